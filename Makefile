@@ -1,0 +1,37 @@
+# tablectl: the two set-up commands of the README, and the gates of CI.
+#   make demo   installs everything into .venv and runs the main job on its default
+#   make test   installs everything into .venv and runs every gate and the whole test suite
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+
+.PHONY: install demo test lint typecheck pytest bench clean
+
+$(BIN)/tablectl: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet --editable '.[test]'
+	touch $@
+
+install: $(BIN)/tablectl
+
+demo: install
+	$(BIN)/tablectl showdown
+
+lint: install
+	$(BIN)/ruff format --check .
+	$(BIN)/ruff check .
+
+typecheck: install
+	$(BIN)/mypy --strict controller drivers simulator
+
+pytest: install
+	$(BIN)/python -m pytest
+
+test: lint typecheck pytest
+
+bench: install
+	$(BIN)/python benchmarks/evaluators.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

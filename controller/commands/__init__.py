@@ -1,0 +1,1 @@
+"""Sub-commands of ``tablectl``; each module has ``register(subparsers)``."""

@@ -1,0 +1,1 @@
+"""Serial drivers for the table's card shoe and dealer panel."""
