@@ -15,7 +15,10 @@ from typing import Final
 
 from controller import __version__
 
-COMMAND_MODULES: Final[tuple[str, ...]] = ()
+COMMAND_MODULES: Final[tuple[str, ...]] = (
+    "controller.commands.devices",
+    "controller.commands.enroll",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
