@@ -31,7 +31,8 @@ WAIT = 5.0
 def settings(backend: Backend, **overrides: Any) -> LinkSettings:
     values: dict[str, Any] = {
         "url": backend.url,
-        "heartbeat_timeout": 0.5,
+        # Well above the device's 0.1 s heartbeat: a loaded machine must not fake a loss.
+        "heartbeat_timeout": 1.5,
         "query_interval": 0.1,
         "backoff_initial": 0.02,
         "backoff_max": 0.1,
@@ -190,7 +191,7 @@ def test_a_shoe_with_another_serial_number_is_refused(backend: Backend) -> None:
 
 def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: Backend) -> None:
     """No heartbeat for longer than the timeout: CommLost; when it speaks again, resumed."""
-    with shoe_link(backend) as (device, _driver, events):
+    with shoe_link(backend, heartbeat_timeout=0.5) as (device, _driver, events):
         wait_for(events, DeviceReady)
         device.faults.silent = True
         lost = wait_for(events, CommLost)[-1]
@@ -230,7 +231,7 @@ def test_the_driver_starts_and_stops_without_a_device(backend: Backend) -> None:
     driver = ShoeDriver(settings(backend), events)
     started = time.monotonic()
     driver.start()
-    assert time.monotonic() - started < 0.1
+    assert time.monotonic() - started < 0.5
     time.sleep(0.3)
     stopping = time.monotonic()
     driver.stop()
