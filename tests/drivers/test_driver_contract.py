@@ -353,3 +353,23 @@ def test_light_and_show_refuse_what_the_panel_cannot_display(backend: Backend) -
         driver.light(11)
     with pytest.raises(ValueError, match="at most 40"):
         driver.show("x" * 41)
+
+
+def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
+    backend: Backend,
+) -> None:
+    """The panel's presses survive an unplug like the shoe's reads: once each, in order."""
+    with panel_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.submit(Press(0, Button.CHECK_CALL))
+        wait_for(events, PanelPress)
+        device.unplug()
+        wait_for(events, CommLost)
+        device.submit(Press(0, Button.FOLD))
+        device.submit(Press(0, Button.BET_RAISE))
+        device.replug()
+        assert wait_for(events, DeviceReady)[-1].outcome is HelloOutcome.RESUMED
+        presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        presses += [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        assert [p.button for p in presses] == [Button.FOLD, Button.BET_RAISE]
+        assert quiet(events, 0.2) == []
