@@ -338,21 +338,6 @@ def _bad_hand(cards: object, expected: str, counts: range) -> HandError:
     return HandError(cards, expected, f"{', '.join(twice)} more than once")
 
 
-def _checked(cards: Sequence[Card], expected: str, counts: range) -> tuple[int, ...]:
-    """The cards' indices, after checking count, type and that no card repeats."""
-    try:
-        indices = tuple(card.index for card in cards)
-    except (AttributeError, TypeError):
-        raise _bad_hand(cards, expected, counts) from None
-    if (
-        len(indices) not in counts
-        or len(set(indices)) != len(indices)
-        or not all(isinstance(card, Card) for card in cards)
-    ):
-        raise _bad_hand(cards, expected, counts)
-    return indices
-
-
 _FIVE: Final = "exactly 5 distinct cards"
 _THREE: Final = "exactly 3 distinct cards"
 _FOUR: Final = "exactly 4 distinct cards (three own cards and the community card)"
@@ -460,8 +445,20 @@ def mambo_low_strength(cards: Sequence[Card]) -> int:
 
 def partial_high_strength(cards: Sequence[Card]) -> int:
     """Strength of 1-4 up-cards as a partial high hand (14.13(f); NOTES.md, High hands)."""
-    indices = _checked(cards, _PARTIAL_COUNT, _ONE_TO_4)
-    return _PARTIAL_OF[prod(_PRIME[index] for index in indices)]
+    key = 1
+    seen = 0
+    try:
+        if not 1 <= len(cards) <= 4:
+            raise _bad_hand(cards, _PARTIAL_COUNT, _ONE_TO_4)
+        for card in cards:
+            bit = 1 << card.index
+            if seen & bit:
+                raise _bad_hand(cards, _PARTIAL_COUNT, _ONE_TO_4)
+            seen |= bit
+            key *= _PRIME[card.index]
+    except (AttributeError, TypeError, IndexError):
+        raise _bad_hand(cards, _PARTIAL_COUNT, _ONE_TO_4) from None
+    return _PARTIAL_OF[key]
 
 
 # --- categories, for the engine's display and the tests --------------------------------------
