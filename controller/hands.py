@@ -5,12 +5,13 @@ wins and whose equal strengths tie, lows included (a better low has a greater
 strength), so the engine takes the max. Strengths compare only within one
 evaluator.
 
-Speed comes from tables built once at import (a few tens of milliseconds): a
-hand's ranks are keyed by the product of one prime per rank, which names the
-rank multiset whatever the order of the cards, and a flush is told apart by
-its sign (five cards) or by a second prime per suit (three cards). Each
-evaluator has an integer fast path (``*_strength``) beside the public function;
-both check their input the same way.
+Speed comes from tables built once at import (about 0.15 s): a hand's ranks
+are keyed by the product of one prime per rank, which names the rank multiset
+whatever the order of the cards, and a flush is told apart by the key's sign
+(five cards) or by a second prime per suit (three cards). Each evaluator has
+an integer fast path (``*_strength``) beside the public function; both reject
+a wrong count or something that is not a card with HandError, and the public
+functions also reject a card given twice.
 
 Rules: NOTES.md, sections Cards, High hands, Three-card high, Six-or-better
 low and Deuce-to-seven low; 14.13(f),(h), 14.13A(j)-(l), 14.12A(l).
@@ -25,6 +26,7 @@ from enum import IntEnum
 from functools import cache
 from itertools import combinations, combinations_with_replacement
 from math import prod
+from operator import attrgetter
 from typing import Final
 
 from controller.cards import DECK, Card, Rank, format_cards
@@ -106,6 +108,8 @@ _RANK_PRIME: Final = {rank: _RANK_PRIMES[rank - 2] for rank in range(2, 15)}
 _PRIME: Final = tuple(_RANK_PRIME[card.rank] for card in DECK)
 _RANK_SUIT_PRIME: Final = tuple(_RANK_PRIME[card.rank] * _SUIT_PRIMES[card.suit] for card in DECK)
 
+# Ranks as called in a hand's name: "two", as in "pair of twos" and
+# "three-two-ace low" (Rank.spoken says "deuce" for the card itself).
 _WORD: Final = {
     ACE_LOW: "ace",
     2: "two",
@@ -516,22 +520,26 @@ def _describe(shape: _Shape, royal: bool) -> str:
     )
 
 
-def _in_called_order(cards: Iterable[Card], shape: _Shape) -> tuple[Card, ...]:
+_STRAIGHTS: Final = (Category.STRAIGHT, Category.STRAIGHT_FLUSH)
+_BY_INDEX: Final = attrgetter("index")  # rank-major, so descending is rank then suit
+
+
+def _ace_low_index(card: Card) -> int:
+    """Card.index with the ace moved below the two, for a straight the ace starts."""
+    return card.index - 52 if card.rank == ACE else card.index
+
+
+def _in_called_order(cards: Sequence[Card], shape: _Shape) -> tuple[Card, ...]:
     """The cards best first: bigger groups, then higher ranks, then higher suits.
 
-    In a straight whose top is not the ace, an ace plays low and goes last.
+    In a straight whose top is not the ace, the ace plays low and goes last.
     """
-    cards = tuple(cards)
-    counts = Counter(card.rank for card in cards)
-    ace_low = (
-        shape.category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH) and shape.called[0] != ACE
-    )
-
-    def value(card: Card) -> tuple[int, int, int]:
-        rank = ACE_LOW if ace_low and card.rank == ACE else int(card.rank)
-        return counts[card.rank], rank, int(card.suit)
-
-    return tuple(sorted(cards, key=value, reverse=True))
+    if shape.category in _STRAIGHTS and shape.called[0] != ACE:
+        return tuple(sorted(cards, key=_ace_low_index, reverse=True))
+    if shape.category in _STRAIGHTS or len(shape.called) == len(cards):
+        return tuple(sorted(cards, key=_BY_INDEX, reverse=True))  # no two cards share a rank
+    place = {rank: position for position, rank in enumerate(shape.called)}
+    return tuple(sorted(cards, key=lambda card: (place[card.rank], -card.suit)))
 
 
 def _low_order(cards: Iterable[Card]) -> tuple[Card, ...]:

@@ -257,8 +257,9 @@ def test_mambo_rich_path_matches_the_fast_path_and_names_its_three_cards() -> No
 
 
 def test_rich_paths_match_fast_paths_on_a_seeded_sample_of_five_card_hands() -> None:
-    """five_card_high and deuce_to_seven_low give the fast path's strength and hold the same
-    five cards, on 20,000 seeded random hands."""
+    """five_card_high and deuce_to_seven_low give the fast path's strength and list the same
+    five cards best first (bigger groups, higher ranks, higher suits), on 20,000 seeded
+    random hands."""
     rng = random.Random(2_598_960)
     for _ in range(20_000):
         hand = rng.sample(DECK, 5)
@@ -267,6 +268,12 @@ def test_rich_paths_match_fast_paths_on_a_seeded_sample_of_five_card_hands() -> 
         assert high.strength == five_card_high_strength(hand)
         assert low.strength == deuce_to_seven_strength(hand)
         assert sorted(high.cards, key=id) == sorted(low.cards, key=id) == sorted(hand, key=id)
+        for value in (high, low):
+            ranks = [card.rank for card in value.cards]
+            if ranks[0] == Rank.FIVE and ranks[-1] == Rank.ACE and "straight" in value.description:
+                continue  # 5-4-3-2-A: the ace plays low and is called last
+            called = [(ranks.count(card.rank), card.rank, card.suit) for card in value.cards]
+            assert called == sorted(called, reverse=True), value  # groups, ranks, suits: best first
 
 
 def test_three_card_rich_path_matches_the_fast_path_on_every_hand() -> None:
