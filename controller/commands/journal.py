@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.journal import verify
+from controller.journal import Anchor, verify
 
 #: Where the controller keeps its journal unless told otherwise.
 DEFAULT_JOURNAL_DIR: Final = Path("journal")
@@ -35,6 +35,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="DIR",
         help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
     )
+    check.add_argument(
+        "--anchor",
+        type=_anchor,
+        metavar="SEQ:HASH",
+        help="a head noted earlier (verify prints it): that record must still be there, "
+        "unchanged; this catches records cut off the end",
+    )
     check.set_defaults(run=run_verify)
 
 
@@ -42,7 +49,7 @@ def run_verify(args: argparse.Namespace) -> int:
     """Verify the journal in ``args.journal``; print the verdict; return the exit status."""
     directory: Path = args.journal
     try:
-        report = verify(directory)
+        report = verify(directory, anchor=args.anchor)
     except FileNotFoundError as error:
         print(f"tablectl journal verify: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -54,6 +61,13 @@ def run_verify(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     print("\n".join(report.summary()))
     return EXIT_INTACT if report.intact else EXIT_PROBLEM
+
+
+def _anchor(text: str) -> Anchor:
+    try:
+        return Anchor.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -5,11 +5,12 @@ See docs/journal.md for the record format, the chain, durability and recovery.
 
 from controller.journal.record import GENESIS, JsonObject, JsonValue, Record, RecordError
 from controller.journal.store import JournalError, JournalReader, Position, TornTail, set_aside
-from controller.journal.verify import VerifyReport, verify
+from controller.journal.verify import Anchor, VerifyReport, verify
 from controller.journal.writer import JournalWriter, utc_now
 
 __all__ = [
     "GENESIS",
+    "Anchor",
     "JournalError",
     "JournalReader",
     "JournalWriter",
