@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -195,3 +196,30 @@ def test_each_torn_tail_set_aside_keeps_its_own_file(tmp_path: Path) -> None:
         write_journal(tmp_path, 1, first=first)
     assert len(verify(tmp_path).set_aside) == 2
     assert verify(tmp_path).intact
+
+
+def test_the_torn_bytes_are_on_disk_before_they_are_cut_off_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Setting aside fsyncs the .torn file and its directory entry, then the cut journal file."""
+    write_journal(tmp_path, 2)
+    journal_file = tmp_path / FIRST
+    intact_size = journal_file.stat().st_size
+    with journal_file.open("ab") as stream:
+        stream.write(b'{"data":{"ca')
+    calls: list[tuple[str, int]] = []
+    real_fsync = os.fsync
+
+    def observing_fsync(descriptor: int) -> None:
+        calls.append((os.readlink(f"/proc/self/fd/{descriptor}"), journal_file.stat().st_size))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", observing_fsync)
+    with JournalWriter.open(tmp_path, clock=StepClock()):
+        pass
+    torn_file = tmp_path / f"{FIRST}.{intact_size}.torn"
+    assert calls == [
+        (str(torn_file), intact_size + 12),  # the torn bytes are still in the journal file
+        (str(tmp_path), intact_size + 12),
+        (str(journal_file), intact_size),
+    ]

@@ -169,24 +169,28 @@ class JournalReader:
             )
 
 
-def set_aside(torn: TornTail) -> Path:
+def set_aside(torn: TornTail, *, fsync: bool = True) -> Path:
     """Move the torn bytes to ``<file>.<offset>.torn`` and cut them off the file, both fsynced.
 
     Safe to repeat after a crash part-way: the ``.torn`` file is rewritten
     with the same bytes, and the cut happens only once they are on disk.
+    ``fsync=False`` is for tests and benchmarks, as for the writer.
     """
     target = torn.file.with_name(f"{torn.file.name}.{torn.offset}{_TORN_SUFFIX}")
     descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         write_all(descriptor, torn.content)
-        os.fsync(descriptor)
+        if fsync:
+            os.fsync(descriptor)
     finally:
         os.close(descriptor)
-    fsync_directory(torn.file.parent)
+    if fsync:
+        fsync_directory(torn.file.parent)
     descriptor = os.open(torn.file, os.O_WRONLY)
     try:
         os.ftruncate(descriptor, torn.offset)
-        os.fsync(descriptor)
+        if fsync:
+            os.fsync(descriptor)
     finally:
         os.close(descriptor)
     return target

@@ -194,7 +194,7 @@ class JournalWriter:
             if replay is not None:
                 replay(record)
         if reader.torn is not None:
-            set_aside(reader.torn)
+            set_aside(reader.torn, fsync=self.fsync)
             self.recovered_torn = reader.torn
         self._last = reader.last
         if not reader.files:
