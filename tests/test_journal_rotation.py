@@ -84,6 +84,18 @@ def test_rotate_by_hand_continues_the_chain_in_the_new_file(tmp_path: Path) -> N
     _assert_one_chain_across_files(tmp_path)
 
 
+def test_rotate_keeps_a_file_that_is_still_empty(tmp_path: Path) -> None:
+    """Rotating twice, or before the first record, leaves no empty file behind the last."""
+    with JournalWriter.open(tmp_path, clock=StepClock(), fsync=False) as writer:
+        assert writer.rotate() == tmp_path / "journal-000001.jsonl"
+        writer.append(*table_record(0))
+        assert writer.rotate() == tmp_path / "journal-000002.jsonl"
+        assert writer.rotate() == tmp_path / "journal-000002.jsonl"
+        writer.append(*table_record(1))
+    assert [len(kinds) for kinds in _kinds_by_file(tmp_path).values()] == [1, 1]
+    _assert_one_chain_across_files(tmp_path)
+
+
 @pytest.mark.parametrize("missing", [1, 2, 3])
 def test_a_deleted_file_is_detected_and_named(tmp_path: Path, missing: int) -> None:
     """Deleting any file but the last breaks the numbering: verify and open name it."""

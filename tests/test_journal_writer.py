@@ -221,3 +221,29 @@ def test_rotation_settings_must_be_positive(
     """A rotation setting below 1 is refused, naming the setting."""
     with pytest.raises(ValueError, match=message):
         JournalWriter.open(tmp_path, **option)  # type: ignore[arg-type]  # one setting at a time
+
+
+def test_a_failed_rotation_stops_the_writer_and_reopening_uses_the_new_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """If the new file's directory entry cannot be fsynced, nothing goes into it until reopened."""
+    with JournalWriter.open(tmp_path, clock=StepClock(), hands_per_file=1) as writer:
+        first = writer.append("hand_started", {"hand": 1})
+
+        def failing_fsync(descriptor: int) -> None:
+            raise OSError(errno.EIO, "Input/output error")
+
+        monkeypatch.setattr(os, "fsync", failing_fsync)
+        with pytest.raises(JournalError, match=r"\(seq 2\): appending seq 2 failed"):
+            writer.append("hand_started", {"hand": 2})
+        monkeypatch.undo()
+        with pytest.raises(JournalError, match="reopen"):
+            writer.append("hand_started", {"hand": 2})
+    second = tmp_path / "journal-000002.jsonl"
+    assert second.read_bytes() == b""
+    with JournalWriter.open(tmp_path, clock=StepClock(), hands_per_file=1) as writer:
+        assert writer.current_file == second
+        record = writer.append("hand_started", {"hand": 2})
+    assert (record.seq, record.prev) == (2, first.hash)
+    assert second.read_bytes() == record.line()
+    assert verify(tmp_path).intact

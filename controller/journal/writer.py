@@ -139,11 +139,11 @@ class JournalWriter:
         seq = 1 if self._last is None else self._last.seq + 1
         prev = GENESIS if self._last is None else self._last.hash
         record = make_record(seq, self._clock(), kind, data, prev)
-        if self._rotation_due(kind):
-            self.rotate()
         line = record.line()
         try:
-            assert self._file is not None  # _resume or rotate opened it
+            if self._rotation_due(kind):
+                self._open_file(self._file_number + 1, create=True)
+            assert self._file is not None  # _resume opened the first file
             write_all(self._file, line)
             if self.fsync:
                 os.fsync(self._file)
@@ -159,9 +159,14 @@ class JournalWriter:
         return record
 
     def rotate(self) -> Path:
-        """Start the next file now; the chain goes on in it. Returns the new file."""
+        """Start the next file now; the chain goes on in it. Returns the file now in use.
+
+        A current file that is still empty is kept: no file is left empty
+        behind the last one.
+        """
         self._check_usable()
-        self._open_file(self._file_number + 1, create=True)
+        if self._file_size > 0:
+            self._open_file(self._file_number + 1, create=True)
         return self._path()
 
     def close(self) -> None:
