@@ -10,6 +10,7 @@ import pytest
 from journal_support import write_journal
 
 from controller.cli import main
+from controller.journal import JournalWriter, verify
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -122,3 +123,17 @@ def test_the_console_entry_point_runs_verify(tmp_path: Path) -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "intact" in result.stdout
+
+
+def test_verify_says_when_a_writer_has_the_journal_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Verifying a live journal says so: it may grow, and its last line may be mid-write."""
+    write_journal(tmp_path, 2)
+    with JournalWriter.open(tmp_path, fsync=False):
+        status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
+        assert status == 0
+        assert "a writer has the journal open" in out
+        assert verify(tmp_path).writer_open
+    assert not verify(tmp_path).writer_open
+    assert "a writer" not in _run(capsys, "verify", "--journal", str(tmp_path))[1]

@@ -8,6 +8,7 @@ reported, never taken for a record, and :func:`set_aside` moves it away.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import re
 from collections.abc import Generator, Iterator
@@ -211,3 +212,28 @@ def fsync_directory(directory: Path) -> None:
         os.fsync(descriptor)
     finally:
         os.close(descriptor)
+
+
+def lock_for_writing(directory: Path) -> int:
+    """Take the directory's exclusive lock (held while the descriptor is open), or refuse."""
+    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(descriptor)
+        raise JournalError(
+            directory, None, None, "the journal is already open for writing by another writer"
+        ) from None
+    return descriptor
+
+
+def held_by_writer(directory: Path) -> bool:
+    """True if a writer has the journal open now (it may append while it is read)."""
+    descriptor = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(descriptor, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(descriptor)  # closing releases the shared lock if it was taken
+    return False

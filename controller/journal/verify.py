@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Final
 
 from controller.journal.record import Record
-from controller.journal.store import JournalError, JournalReader, TornTail, torn_files
+from controller.journal.store import (
+    JournalError,
+    JournalReader,
+    TornTail,
+    held_by_writer,
+    torn_files,
+)
 
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
@@ -54,6 +60,7 @@ class VerifyReport:
     problem: JournalError | None  #: the first bad record, file or link
     torn: TornTail | None  #: a torn last record not yet set aside
     set_aside: tuple[Path, ...]  #: torn tails set aside earlier (``*.torn``)
+    writer_open: bool  #: a writer had the journal open: it may have grown while read
 
     @property
     def intact(self) -> bool:
@@ -72,6 +79,11 @@ class VerifyReport:
         if self.torn is not None:
             lines.append(f"  {self.torn.describe()}")
             lines.append("  (set aside when the journal is next opened for writing)")
+        if self.writer_open:
+            lines.append(
+                "  a writer has the journal open: it may have grown while being read, and a "
+                "torn last record may be one being written; verify again to be sure"
+            )
         if self.set_aside:
             names = ", ".join(path.name for path in self.set_aside)
             lines.append(f"  torn tails set aside earlier: {names}")
@@ -99,6 +111,7 @@ def verify(
     """
     path = Path(directory)
     reader = JournalReader(path)
+    writer_open = path.is_dir() and held_by_writer(path)
     records = 0
     problem: JournalError | None = None
     try:
@@ -126,6 +139,7 @@ def verify(
         problem=problem,
         torn=reader.torn,
         set_aside=tuple(torn_files(path)),
+        writer_open=writer_open,
     )
 
 

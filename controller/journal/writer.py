@@ -8,7 +8,6 @@ new file is fsynced into its directory before any record goes into it.
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ from controller.journal.store import (
     TornTail,
     file_name,
     fsync_directory,
+    lock_for_writing,
     set_aside,
     write_all,
 )
@@ -102,7 +102,7 @@ class JournalWriter:
             raise ValueError(f"max_bytes is {max_bytes}; expected 1 or more")
         path = Path(directory)
         _make_directory(path, fsync=fsync)
-        lock = _lock_directory(path)
+        lock = lock_for_writing(path)
         writer = cls(
             path,
             lock=lock,
@@ -253,15 +253,3 @@ def _make_directory(path: Path, *, fsync: bool) -> None:
     path.mkdir(parents=True)
     if fsync:
         fsync_directory(path.parent)
-
-
-def _lock_directory(path: Path) -> int:
-    descriptor = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(descriptor)
-        raise JournalError(
-            path, None, None, "the journal is already open for writing by another writer"
-        ) from None
-    return descriptor
