@@ -12,7 +12,7 @@ import json
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Final, TypeAlias
 
@@ -40,7 +40,10 @@ class UnparsableError(RecordError):
 
 @dataclass(frozen=True, slots=True)
 class Record:
-    """A journal record as stored: ``hash`` is SHA-256 over the canonical record without it."""
+    """A journal record as stored: ``hash`` is SHA-256 over the canonical record without it.
+
+    ``data`` is a plain dict for the caller's convenience; treat it as read-only.
+    """
 
     seq: int
     ts: str
@@ -94,9 +97,7 @@ def make_record(
         raise RecordError("record kind is empty; expected a name such as 'card_read'")
     payload = json_object(data, "data")
     unhashed = Record(seq=seq, ts=format_ts(moment), kind=kind, data=payload, prev=prev, hash="")
-    return Record(
-        seq=seq, ts=unhashed.ts, kind=kind, data=payload, prev=prev, hash=unhashed.computed_hash()
-    )
+    return replace(unhashed, hash=unhashed.computed_hash())
 
 
 def json_object(value: object, where: str) -> JsonObject:
