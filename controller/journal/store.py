@@ -60,7 +60,7 @@ class Position:
 
     file: Path
     line: int
-    end: int  #: byte offset just past the record's newline
+    end: int  #: byte offset just past the record's newline (for progress by bytes)
 
 
 def file_name(number: int) -> str:
@@ -157,7 +157,7 @@ class JournalReader:
                 number,
                 expected,
                 f"found seq {record.seq}, expected seq {expected} "
-                "(a record before it is missing, or records were reordered)",
+                "(a record is missing, records were reordered, or this seq was changed)",
             )
         prev = GENESIS if self.last is None else self.last.hash
         if record.prev != prev:
