@@ -48,7 +48,9 @@ def _run_and_kill(directory: Path, after: float) -> int:
     time.sleep(after)
     child.send_signal(signal.SIGKILL)
     out, _ = child.communicate(timeout=30)
-    acked = [int(line.split()[1]) for line in out.splitlines() if line.startswith("ack ")]
+    # The kill may cut the child's last line short: an ack counts once its newline is out.
+    complete_lines = out[: out.rfind("\n") + 1].splitlines()
+    acked = [int(line.split()[1]) for line in complete_lines if line.startswith("ack ")]
     return max(acked, default=0)
 
 
