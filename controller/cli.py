@@ -15,7 +15,10 @@ from typing import Final
 
 from controller import __version__
 
-COMMAND_MODULES: Final[tuple[str, ...]] = ("controller.commands.showdown",)
+COMMAND_MODULES: Final[tuple[str, ...]] = (
+    "controller.commands.journal",
+    "controller.commands.showdown",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
