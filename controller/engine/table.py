@@ -1,0 +1,839 @@
+"""The table: one game's hands, input by input, as the procedures say.
+
+``Table(spec, config).apply(input)`` takes one ``TableInput`` (a card the shoe
+read, a tag it could not map, a button the dealer pressed) and returns the
+events it causes. Nothing here reads a clock, does I/O or draws a random
+number: the same inputs always give the same events, so a journal replays
+exactly. Undo is event-sourced: the hand is rebuilt from its start without
+the last accepted input.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final
+
+from controller.cards import Card
+from controller.engine.config import ConfigError, TableConfig
+from controller.engine.events import (
+    BURN,
+    COMMUNITY,
+    SEAT,
+    ActionRequired,
+    ActionTaken,
+    Alarm,
+    CardDealt,
+    CardExpected,
+    CardMucked,
+    Event,
+    HandSettled,
+    HandStarted,
+    HandVoided,
+    NewHandExpected,
+    Option,
+    Refused,
+    RoundCompleted,
+    RoundStarted,
+    SeatAmount,
+    ShownHand,
+    StreetStarted,
+    Undone,
+)
+from controller.engine.events import Showdown as ShowdownEvent
+from controller.engine.machine import (
+    BETTING,
+    DEALING,
+    IN_HAND,
+    SETTLED,
+    VOID,
+    WAITING,
+    Phase,
+    machine_for,
+)
+from controller.engine.pots import settle_pots
+from controller.games.spec import Face, ForcedBet, GameSpec, Rated, SeatView
+from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+
+#: The bring-in seat does not get to act again when every other player only calls
+#: the bring-in: posting it was its action (docs/rules-interpretation.md, Bring-in).
+BRING_IN_HAS_OPTION: Final = False
+#: An all-in that is less than a full raise does not reopen the betting for the
+#: seats that already acted (docs/rules-interpretation.md, Short all-in).
+SHORT_ALL_IN_REOPENS: Final = False
+
+_BETTING_BUTTONS: Final = (Button.FOLD, Button.CHECK_CALL, Button.BET_RAISE, Button.ALL_IN)
+
+Destination = tuple[str, int | None, str | None]  # (BURN|SEAT|COMMUNITY, seat, face)
+
+
+def describe_input(inp: TableInput) -> str:
+    """An input as the scripts write it: ``Kd slot``, ``tag 04a1 (reason)``, ``fold``."""
+    if isinstance(inp, CardRead):
+        return f"{inp.card.code} {inp.point.value}"
+    if isinstance(inp, ForeignTag):
+        return f"tag {inp.tag} {inp.point.value} ({inp.reason})"
+    return inp.button.value
+
+
+def _describe_destination(dest: Destination) -> str:
+    kind, seat, face = dest
+    if kind == BURN:
+        return "a burn"
+    if kind == COMMUNITY:
+        return "the community card"
+    return f"a card face {face} to seat {seat}"
+
+
+class _Hand:
+    """Everything about the hand in play; the Table mutates it input by input."""
+
+    __slots__ = (
+        "acted",
+        "actor",
+        "all_in",
+        "bets",
+        "burns",
+        "committed",
+        "community",
+        "current_bet",
+        "down",
+        "folded",
+        "forced_pending",
+        "holder",
+        "mucked",
+        "no_raise",
+        "order",
+        "queue",
+        "queue_pos",
+        "round_commit",
+        "street",
+        "to_act",
+        "unit",
+        "up",
+    )
+
+    def __init__(self, order: tuple[int, ...]) -> None:
+        self.order = order
+        self.folded: set[int] = set()
+        self.all_in: set[int] = set()
+        self.down: dict[int, list[Card]] = {seat: [] for seat in order}
+        self.up: dict[int, list[Card]] = {seat: [] for seat in order}
+        self.community: list[Card] = []
+        self.burns: list[Card] = []
+        # Card index -> the seat holding it (None: burn or board): what this hand has seen.
+        self.holder: dict[int, int | None] = {}
+        self.mucked: set[int] = set()
+        self.committed: dict[int, int] = dict.fromkeys(order, 0)
+        self.street = 0
+        self.queue: list[Destination] = []
+        self.queue_pos = 0
+        # Betting round
+        self.unit = 0
+        self.current_bet = 0
+        self.bets = 0
+        self.round_commit: dict[int, int] = dict.fromkeys(order, 0)
+        self.to_act: set[int] = set()
+        self.acted: set[int] = set()
+        self.no_raise: set[int] = set()
+        self.actor: int | None = None
+        self.forced_pending = False
+
+    def live(self) -> list[int]:
+        return [seat for seat in self.order if seat not in self.folded]
+
+    def able(self) -> list[int]:
+        """Seats still in that can still bet (not all-in)."""
+        return [s for s in self.order if s not in self.folded and s not in self.all_in]
+
+    def pot(self) -> int:
+        return sum(self.committed.values())
+
+
+@dataclass(frozen=True, slots=True)
+class SeatState:
+    """One seat in the table's snapshot."""
+
+    seat: int
+    stack: int | None
+    down: tuple[str, ...]
+    up: tuple[str, ...]
+    committed: int
+    folded: bool
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class TableState:
+    """A snapshot of the table for displays and tests."""
+
+    game: str
+    phase: str
+    hand: int
+    street: str | None
+    dealer: int
+    pot: int
+    community: tuple[str, ...]
+    seats: tuple[SeatState, ...]
+    pending: Event
+    alarm: Alarm | None
+
+
+class Table:
+    """One table dealing one game; see the package docstring for the public surface."""
+
+    def __init__(self, spec: GameSpec, config: TableConfig) -> None:
+        config.validate(spec)
+        if spec.has_draws:
+            raise ConfigError(
+                f"game {spec.key!r}: draws are declared but not dealt by this engine yet"
+            )
+        if spec.forced_bet is ForcedBet.BLINDS:
+            raise ConfigError(
+                f"game {spec.key!r}: blinds are declared but not dealt by this engine yet"
+            )
+        self.spec = spec
+        self.config = config
+        self.stakes = config.stakes
+        machine = machine_for(spec)
+        self._fire: dict[str, Callable[[Phase], bool]] = {
+            name: event.trigger for name, event in machine.events.items()
+        }
+        self._phase = Phase()
+        self._seats = tuple(sorted(config.seats))
+        self._stacks: dict[int, int | None] = {s: config.stacks.get(s) for s in self._seats}
+        self._dealer = config.dealer
+        self._hand_number = 0
+        self._hand: _Hand | None = None
+        self._inputs: list[TableInput] = []
+        self._start: tuple[dict[int, int | None], int, int] = (dict(self._stacks), self._dealer, 0)
+        self._alarm: Alarm | None = None
+        self._pending: Event = NewHandExpected(1)
+        self._last_settlement: HandSettled | HandVoided | None = None
+
+    # ----------------------------------------------------------------- public surface
+    @property
+    def phase(self) -> str:
+        """The machine's phase: waiting, dealing, betting, showdown, settled or void."""
+        return self._phase.state
+
+    @property
+    def pending(self) -> Event:
+        """What the table waits for now: CardExpected, ActionRequired, NewHandExpected or Alarm."""
+        return self._alarm if self._alarm is not None else self._pending
+
+    @property
+    def hand_number(self) -> int:
+        """The number of the current (or last) hand at this table, from 1."""
+        return self._hand_number
+
+    @property
+    def stacks(self) -> dict[int, int | None]:
+        """Every seat's chips behind (None when unknown)."""
+        return dict(self._stacks)
+
+    @property
+    def last_settlement(self) -> HandSettled | HandVoided | None:
+        """How the last finished hand ended."""
+        return self._last_settlement
+
+    @property
+    def state(self) -> TableState:
+        """A snapshot of the whole table."""
+        hand = self._hand
+        seats = []
+        for seat in self._seats:
+            in_hand = hand is not None and seat in hand.order
+            seats.append(
+                SeatState(
+                    seat=seat,
+                    stack=self._stacks[seat],
+                    down=tuple(c.code for c in hand.down[seat]) if hand and in_hand else (),
+                    up=tuple(c.code for c in hand.up[seat]) if hand and in_hand else (),
+                    committed=hand.committed[seat] if hand and in_hand else 0,
+                    folded=bool(hand and in_hand and seat in hand.folded),
+                    all_in=bool(hand and in_hand and seat in hand.all_in),
+                )
+            )
+        street = None
+        if hand is not None and self.phase in IN_HAND:
+            street = self.spec.streets[min(hand.street, len(self.spec.streets) - 1)].name
+        return TableState(
+            game=self.spec.key,
+            phase=self.phase,
+            hand=self._hand_number,
+            street=street,
+            dealer=self._dealer,
+            pot=hand.pot() if hand else 0,
+            community=tuple(c.code for c in hand.community) if hand else (),
+            seats=tuple(seats),
+            pending=self.pending,
+            alarm=self._alarm,
+        )
+
+    def apply(self, inp: TableInput) -> list[Event]:
+        """Apply one input; return the events it causes (a Refused event if it is refused)."""
+        out: list[Event] = []
+        if isinstance(inp, ButtonPress) and inp.button is Button.UNDO:
+            self._undo(out)
+            return out
+        if self._alarm is not None and not (
+            isinstance(inp, ButtonPress) and inp.button is Button.MISDEAL
+        ):
+            out.append(
+                Refused(
+                    describe_input(inp),
+                    f"the hand is held by an alarm ({self._alarm.read}: {self._alarm.reason}); "
+                    "press undo to dismiss the read, or misdeal",
+                )
+            )
+            return out
+        if self._step(inp, out):
+            if isinstance(inp, ButtonPress) and inp.button is Button.NEW_HAND:
+                self._inputs = []
+            else:
+                self._inputs.append(inp)
+        return out
+
+    # ----------------------------------------------------------------- dispatch
+    def _step(self, inp: TableInput, out: list[Event]) -> bool:
+        """Apply ``inp``; return whether it was accepted (an alarm is: it holds the hand)."""
+        if isinstance(inp, CardRead):
+            if inp.point is ReadPoint.DISCARD_READER:
+                return self._muck(inp, out)
+            return self._deal(inp, out)
+        if isinstance(inp, ForeignTag):
+            reason = f"not a card of the active deck: {inp.reason}"
+            return self._raise_alarm(inp, f"tag {inp.tag}", self._expectation(), reason, out)
+        return self._press(inp.button, out)
+
+    def _press(self, button: Button, out: list[Event]) -> bool:
+        if button is Button.NEW_HAND:
+            return self._new_hand(out)
+        if button is Button.MISDEAL:
+            return self._misdeal(out)
+        if button in _BETTING_BUTTONS:
+            return self._act(button, out)
+        out.append(Refused(button.value, f"{self.spec.name} has no draws; {self._expectation()}"))
+        return False
+
+    def _expectation(self) -> str:
+        """What the table expects now, in words, for refusals and alarms."""
+        pending = self._pending
+        if isinstance(pending, CardExpected):
+            return "expected " + _describe_destination(
+                (pending.destination, pending.seat, pending.face)
+            )
+        if isinstance(pending, ActionRequired):
+            return f"expected seat {pending.seat} to act, no card"
+        return "expected no card: the hand is over; press new hand"
+
+    def _raise_alarm(
+        self, inp: TableInput, read: str, expected: str, reason: str, out: list[Event]
+    ) -> bool:
+        point = inp.point.value if isinstance(inp, CardRead | ForeignTag) else ""
+        alarm = Alarm(read=read, point=point, expected=expected, reason=reason)
+        out.append(alarm)
+        if self.phase == WAITING:  # no hand to hold yet
+            return False
+        self._alarm = alarm
+        return True
+
+    # ----------------------------------------------------------------- hands
+    def _new_hand(self, out: list[Event]) -> bool:
+        if self.phase in IN_HAND:
+            out.append(
+                Refused("new_hand", f"hand {self._hand_number} is in play; finish it or misdeal")
+            )
+            return False
+        if self.spec.button_moves and self._hand_number:
+            self._dealer = self._next_occupied(self._dealer)
+        dealt = [s for s in self._seats if self._stacks[s] != 0]
+        if len(dealt) < 2:
+            out.append(Refused("new_hand", f"fewer than two seats have chips: {dealt}"))
+            return False
+        self._start = (dict(self._stacks), self._dealer, self._hand_number)
+        self._begin(out)
+        return True
+
+    def _next_occupied(self, position: int) -> int:
+        later = [s for s in self._seats if s > position]
+        return later[0] if later else self._seats[0]
+
+    def _begin(self, out: list[Event]) -> None:
+        self._hand_number += 1
+        dealt = [s for s in self._seats if self._stacks[s] != 0]
+        # 14.13(c), 14.13A(c): dealing starts with the first player left of the dealer.
+        first = [s for s in dealt if s > self._dealer]
+        order = tuple(first + [s for s in dealt if s <= self._dealer])
+        hand = self._hand = _Hand(order)
+        self._alarm = None
+        self._fire["new_hand"](self._phase)
+        antes = []
+        if self.stakes.ante:  # 14.13(b), 14.13A(b): the posted ante
+            for seat in order:
+                antes.append(SeatAmount(seat, self._put(hand, seat, self.stakes.ante)))
+                hand.round_commit[seat] = 0  # antes are dead money, not part of the first round
+        out.append(HandStarted(self._hand_number, self.spec.key, order, self._dealer, tuple(antes)))
+        self._start_street(out)
+
+    def _put(self, hand: _Hand, seat: int, amount: int) -> int:
+        """Move up to ``amount`` chips from the seat's stack to the pot; mark an all-in."""
+        stack = self._stacks[seat]
+        if stack is not None:
+            if amount >= stack:
+                amount = stack
+                hand.all_in.add(seat)
+            self._stacks[seat] = stack - amount
+        hand.committed[seat] += amount
+        hand.round_commit[seat] += amount
+        return amount
+
+    # ----------------------------------------------------------------- dealing
+    def _start_street(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
+        street = self.spec.streets[hand.street]
+        out.append(StreetStarted(street.name, hand.street + 1))
+        queue: list[Destination] = []
+        if street.burn:  # 14.13(f),(g), 14.13A(f),(h): burn before every later street
+            queue.append((BURN, None, None))
+        live = hand.live()
+        for face in street.deal:  # 14.13(f),(g): only to players still in
+            queue.extend((SEAT, seat, face.value) for seat in live)
+        queue.extend((COMMUNITY, None, Face.UP.value) for _ in range(street.community))
+        hand.queue = queue
+        hand.queue_pos = 0
+        self._expect_card(out)
+
+    def _expect_card(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
+        kind, seat, face = hand.queue[hand.queue_pos]
+        self._pending = CardExpected(kind, seat, face)
+        out.append(self._pending)
+
+    def _deal(self, inp: CardRead, out: list[Event]) -> bool:
+        card = inp.card
+        hand = self._hand
+        if self.phase != DEALING or hand is None:
+            return self._raise_alarm(
+                inp, card.code, self._expectation(), "a card when none is expected", out
+            )
+        expected = hand.queue[hand.queue_pos]
+        if card.index in hand.holder:
+            holder = hand.holder[card.index]
+            where = "a burn or the board" if holder is None else f"seat {holder}"
+            return self._raise_alarm(
+                inp,
+                card.code,
+                "expected " + _describe_destination(expected),
+                f"{card.code} was already seen this hand ({where})",
+                out,
+            )
+        kind, seat, face = expected
+        # A card where a burn is expected is the burn (integrity rules of the issue).
+        hand.holder[card.index] = seat
+        if kind == SEAT:
+            assert seat is not None
+            (hand.up if face == "up" else hand.down)[seat].append(card)
+        elif kind == BURN:
+            hand.burns.append(card)
+        else:
+            hand.community.append(card)
+        out.append(CardDealt(card.code, kind, seat, face))
+        hand.queue_pos += 1
+        if hand.queue_pos < len(hand.queue):
+            self._expect_card(out)
+        else:
+            self._street_dealt(out)
+        return True
+
+    def _muck(self, inp: CardRead, out: list[Event]) -> bool:
+        """A card passed over the discard reader into the muck: a folded or finished hand's."""
+        card = inp.card
+        hand = self._hand
+        if hand is None:
+            return self._raise_alarm(
+                inp,
+                card.code,
+                "no card: no hand has been dealt",
+                "a card when none is expected",
+                out,
+            )
+        if card.index not in hand.holder:
+            return self._raise_alarm(
+                inp,
+                card.code,
+                "only cards dealt this hand at the discard reader",
+                f"{card.code} was not dealt this hand",
+                out,
+            )
+        holder = hand.holder[card.index]
+        if self.phase in IN_HAND and holder is not None and holder not in hand.folded:
+            return self._raise_alarm(
+                inp,
+                card.code,
+                "only folded hands at the discard reader",
+                f"{card.code} belongs to seat {holder}, still in the hand",
+                out,
+            )
+        hand.mucked.add(card.index)
+        out.append(CardMucked(card.code, holder))
+        return True
+
+    def _street_dealt(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
+        if len(hand.able()) >= 2:
+            self._fire["cards_dealt"](self._phase)
+            self._begin_round(out)
+            return
+        # Fewer than two can bet (the rest all-in): no round; the cards run out.
+        street = self.spec.streets[hand.street]
+        out.append(RoundCompleted(street.name, hand.pot(), skipped=True))
+        if hand.street + 1 < len(self.spec.streets):
+            self._fire["no_betting"](self._phase)
+            hand.street += 1
+            self._start_street(out)
+        else:
+            self._fire["to_showdown"](self._phase)
+            self._showdown(out)
+
+    # ----------------------------------------------------------------- betting
+    def _begin_round(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
+        street = self.spec.streets[hand.street]
+        betting = street.betting
+        hand.unit = self.stakes.bet(betting.size)
+        hand.current_bet = 0
+        hand.bets = 0
+        for seat in hand.order:
+            hand.round_commit[seat] = 0
+        able = hand.able()
+        hand.to_act = set(able)
+        hand.acted = set()
+        hand.no_raise = set()
+        views = [SeatView(s, tuple(hand.up[s])) for s in hand.live()]
+        opener, reason = betting.opener(views, hand.community)
+        hand.forced_pending = betting.forced and opener in hand.to_act
+        hand.actor = opener if opener in hand.to_act else self._next_to_act(opener)
+        out.append(RoundStarted(street.name, hand.unit, opener, reason, betting.forced))
+        self._prompt(out, reason)
+
+    def _next_to_act(self, after: int) -> int | None:
+        hand = self._hand
+        assert hand is not None
+        order = hand.order
+        i = order.index(after)
+        n = len(order)
+        for step in range(1, n + 1):
+            seat = order[(i + step) % n]
+            if seat in hand.to_act:
+                return seat
+        return None
+
+    def _raise_to(self, hand: _Hand) -> int:
+        # A bet, or the completion of a bring-in, is one unit; a raise adds one unit.
+        return hand.unit if hand.current_bet < hand.unit else hand.current_bet + hand.unit
+
+    def _options(self, seat: int) -> tuple[int, list[Option]]:
+        """The legal buttons for the seat to act, with their amounts, and what it owes."""
+        hand = self._hand
+        assert hand is not None
+        stack = self._stacks[seat]
+        commit = hand.round_commit[seat]
+        to_call = hand.current_bet - commit
+        options: list[Option] = []
+        if hand.forced_pending:
+            # 14.13(d), 14.13A(d): the lowest up-card must bring in; no fold, no check.
+            bring_in = self.stakes.bring_in or hand.unit
+            if stack is None or stack > bring_in:
+                meaning = "bring in" if bring_in < hand.unit else "bet"
+                button = Button.CHECK_CALL if bring_in < hand.unit else Button.BET_RAISE
+                options.append(Option(button.value, bring_in, f"{meaning} {bring_in}"))
+            if (
+                bring_in < hand.unit
+                and self.spec.completes_bring_in
+                and (stack is None or stack > hand.unit)
+            ):
+                options.append(
+                    Option(Button.BET_RAISE.value, hand.unit, f"bring in for {hand.unit}")
+                )
+            if stack is not None and 0 < stack <= hand.unit:
+                options.append(Option(Button.ALL_IN.value, stack, f"all-in for {stack}"))
+            return 0, options
+        options.append(Option(Button.FOLD.value, 0, "fold"))
+        if to_call == 0:
+            options.append(Option(Button.CHECK_CALL.value, 0, "check"))
+        elif stack is None or stack > to_call:
+            options.append(Option(Button.CHECK_CALL.value, to_call, f"call {to_call}"))
+        raise_to = self._raise_to(hand)
+        can_raise = hand.bets < self.stakes.cap and seat not in hand.no_raise
+        if can_raise and (stack is None or stack > raise_to - commit):
+            if hand.current_bet == 0:
+                meaning = f"bet {raise_to}"
+            elif hand.current_bet < hand.unit:
+                meaning = f"complete to {raise_to}"
+            else:
+                meaning = f"raise to {raise_to}"
+            options.append(Option(Button.BET_RAISE.value, raise_to - commit, meaning))
+        limit = raise_to - commit if can_raise else to_call
+        if stack is not None and 0 < stack <= max(limit, to_call):
+            options.append(Option(Button.ALL_IN.value, stack, f"all-in for {stack}"))
+        return to_call, options
+
+    def _prompt(self, out: list[Event], reason: str = "") -> None:
+        hand = self._hand
+        assert hand is not None
+        assert hand.actor is not None
+        seat = hand.actor
+        to_call, options = self._options(seat)
+        if not reason:
+            reason = f"to call {to_call}" if to_call else "no bet to call"
+        self._pending = ActionRequired(seat, reason, to_call, tuple(options))
+        out.append(self._pending)
+
+    def _refusal(self, button: Button, seat: int) -> str:
+        """Why ``button`` is not legal for the seat to act (it is not among its options)."""
+        hand = self._hand
+        assert hand is not None
+        stack = self._stacks[seat]
+        if hand.forced_pending:
+            return self._forced_refusal(button, seat, stack)
+        if button is Button.CHECK_CALL:
+            to_call = hand.current_bet - hand.round_commit[seat]
+            return f"seat {seat} has {stack}, less than the {to_call} to call; press all-in"
+        if button is Button.BET_RAISE:
+            return self._raise_refusal(hand, seat, stack)
+        if stack is None:
+            return f"seat {seat}'s stack is not known; all-in needs the stack"
+        if stack == 0:
+            return f"seat {seat} has no chips left"
+        return (
+            f"seat {seat} has {stack}, more than the fixed limit lets it put in now; "
+            "call, raise or fold"
+        )
+
+    @staticmethod
+    def _forced_refusal(button: Button, seat: int, stack: int | None) -> str:
+        if button is Button.FOLD:
+            return f"seat {seat} must make the forced bet (14.13(d), 14.13A(d)); it cannot fold"
+        if button is Button.ALL_IN:
+            return (
+                f"seat {seat} has {'an unknown stack' if stack is None else stack}; all-in "
+                "is only for a stack no larger than the bet"
+            )
+        return f"seat {seat} has {stack}, not enough to bring in; press all-in"
+
+    def _raise_refusal(self, hand: _Hand, seat: int, stack: int | None) -> str:
+        if hand.bets >= self.stakes.cap:
+            return (
+                f"the cap of {self.stakes.cap} bets this round is reached "
+                "(NOTES.md, Betting structure); call or fold"
+            )
+        if seat in hand.no_raise:
+            return (
+                f"seat {seat} already acted and a short all-in does not reopen the betting; "
+                "call or fold"
+            )
+        cost = self._raise_to(hand) - hand.round_commit[seat]
+        return f"seat {seat} has {stack}, not enough for the {cost} a raise costs; press all-in"
+
+    def _act(self, button: Button, out: list[Event]) -> bool:
+        hand = self._hand
+        if self.phase != BETTING or hand is None or hand.actor is None:
+            out.append(Refused(button.value, f"no one is to act; {self._expectation()}"))
+            return False
+        seat = hand.actor
+        _, options = self._options(seat)
+        option = next((o for o in options if o.button == button.value), None)
+        if option is None:
+            out.append(Refused(button.value, self._refusal(button, seat)))
+            return False
+        self._apply_action(hand, seat, button, option.amount, out)
+        return True
+
+    def _apply_action(
+        self, hand: _Hand, seat: int, button: Button, amount: int, out: list[Event]
+    ) -> None:
+        hand.to_act.discard(seat)
+        if button is Button.FOLD:
+            hand.folded.add(seat)
+            out.append(ActionTaken(seat, "folds", 0, hand.round_commit[seat], False))
+            if len(hand.folded) == len(hand.order) - 1:  # everyone else folded: the hand ends now
+                self._fire["everyone_folded"](self._phase)
+                self._settle(out, showdown=False)
+                return
+        else:
+            was_forced = hand.forced_pending
+            hand.forced_pending = False
+            self._put(hand, seat, amount)
+            level = hand.round_commit[seat]
+            is_all_in = seat in hand.all_in
+            if level > hand.current_bet:
+                raise_to = self._raise_to(hand)
+                if was_forced and level < hand.unit:
+                    word = "brings in"  # the bring-in is not a bet: it does not count to the cap
+                    hand.acted = {seat}
+                    hand.to_act = set(hand.able()) - {seat}
+                elif level >= raise_to:
+                    word = (
+                        "bets"
+                        if hand.current_bet == 0
+                        else ("completes" if hand.current_bet < hand.unit else "raises")
+                    )
+                    if was_forced:
+                        word = "brings in for a full bet"
+                    hand.bets += 1
+                    hand.acted = {seat}
+                    hand.no_raise = set()
+                    hand.to_act = set(hand.able()) - {seat}
+                else:  # a short all-in: others must match it, but it reopens nothing
+                    word = "raises all-in (short)"
+                    if not SHORT_ALL_IN_REOPENS:
+                        hand.no_raise |= hand.acted
+                    hand.acted.add(seat)
+                    hand.to_act |= {s for s in hand.able() if hand.round_commit[s] < level}
+                hand.current_bet = level
+            else:
+                word = "checks" if amount == 0 else "calls"
+                hand.acted.add(seat)
+            hand.to_act.discard(seat)
+            out.append(ActionTaken(seat, word, amount, level, is_all_in))
+        self._after_action(hand, seat, out)
+
+    @staticmethod
+    def _bet_word(hand: _Hand, was_forced: bool) -> str:
+        if was_forced:
+            return "brings in for a full bet"
+        if hand.current_bet == 0:
+            return "bets"
+        return "completes" if hand.current_bet < hand.unit else "raises"
+
+    def _after_action(self, hand: _Hand, seat: int, out: list[Event]) -> None:
+        next_seat = self._next_to_act(seat) if hand.to_act else None
+        if next_seat is not None:
+            hand.actor = next_seat
+            self._prompt(out)
+            return
+        hand.actor = None
+        street = self.spec.streets[hand.street]
+        out.append(RoundCompleted(street.name, hand.pot()))
+        if hand.street + 1 < len(self.spec.streets):
+            self._fire["next_street"](self._phase)
+            hand.street += 1
+            self._start_street(out)
+        else:
+            self._fire["to_showdown"](self._phase)
+            self._showdown(out)
+
+    # ----------------------------------------------------------------- the end of a hand
+    def _showdown(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
+        rated: dict[str, dict[int, Rated | None]] = {}
+        shown: list[ShownHand] = []
+        for share in self.spec.showdown.shares:
+            values: dict[int, Rated | None] = {}
+            for seat in hand.live():
+                value = share.evaluate(hand.down[seat] + hand.up[seat] + hand.community)
+                values[seat] = value
+                shown.append(
+                    ShownHand(
+                        seat=seat,
+                        share=share.name,
+                        cards=tuple(c.code for c in value.cards) if value else (),
+                        description=value.description if value else "no qualifying low",
+                        qualifies=value is not None,
+                    )
+                )
+            rated[share.name] = values
+        out.append(ShowdownEvent(tuple(shown)))
+        self._fire["settle"](self._phase)
+        self._settle(out, showdown=True, rated=rated)
+
+    def _settle(
+        self,
+        out: list[Event],
+        showdown: bool,
+        rated: dict[str, dict[int, Rated | None]] | None = None,
+    ) -> None:
+        hand = self._hand
+        assert hand is not None
+        pots, rake = settle_pots(
+            committed=hand.committed,
+            live=hand.live(),
+            order=hand.order,
+            stakes=self.stakes,
+            showdown=self.spec.showdown,
+            rated=rated or {},
+        )
+        won: dict[int, int] = dict.fromkeys(hand.order, 0)
+        for pot in pots:
+            for award in pot.awards:
+                won[award.seat] += award.amount
+        for seat in hand.order:
+            stack = self._stacks[seat]
+            if stack is not None:
+                self._stacks[seat] = stack + won[seat]
+        settled = HandSettled(
+            hand=self._hand_number,
+            uncontested=not showdown,
+            pots=tuple(pots),
+            rake=rake,
+            net=tuple(SeatAmount(s, won[s] - hand.committed[s]) for s in hand.order),
+            stacks=tuple(
+                SeatAmount(s, st) for s in self._seats if (st := self._stacks[s]) is not None
+            ),
+        )
+        self._last_settlement = settled
+        out.append(settled)
+        self._pending = NewHandExpected(self._hand_number + 1)
+        out.append(self._pending)
+
+    def _misdeal(self, out: list[Event]) -> bool:
+        hand = self._hand
+        if self.phase not in IN_HAND or hand is None:
+            out.append(Refused("misdeal", f"no hand is in play to void; {self._expectation()}"))
+            return False
+        self._fire["misdeal"](self._phase)
+        for seat in hand.order:  # every bet and ante goes back
+            stack = self._stacks[seat]
+            if stack is not None:
+                self._stacks[seat] = stack + hand.committed[seat]
+        voided = HandVoided(
+            self._hand_number, tuple(SeatAmount(s, hand.committed[s]) for s in hand.order)
+        )
+        self._alarm = None
+        self._last_settlement = voided
+        out.append(voided)
+        self._pending = NewHandExpected(self._hand_number + 1)
+        out.append(self._pending)
+        return True
+
+    # ----------------------------------------------------------------- undo
+    def _undo(self, out: list[Event]) -> None:
+        if not self._inputs:
+            out.append(Refused("undo", "nothing to undo since the hand began"))
+            return
+        undone = self._inputs.pop()
+        replay = self._inputs
+        stacks, dealer, number = self._start
+        self._stacks = dict(stacks)
+        self._dealer = dealer
+        self._hand_number = number
+        self._alarm = None
+        self._phase.state = WAITING
+        silent: list[Event] = []
+        self._begin(silent)
+        for inp in replay:
+            self._step(inp, silent)
+        self._inputs = replay
+        what = describe_input(undone)
+        out.append(Undone(what, f"undid {what}; the hand is as it was before it"))
+        out.append(self.pending)
+
+
+__all__ = ["SETTLED", "VOID", "Table", "TableState"]
