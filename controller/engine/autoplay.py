@@ -1,0 +1,56 @@
+"""Play whole hands through a Table from a deck order and a chooser of actions.
+
+The simulator, the property tests and the benchmark drive the engine with
+this: it answers every ``CardExpected`` with the next card of ``deck`` at the
+dealing slot and every ``ActionRequired`` with the option ``choose`` picks.
+It adds no randomness of its own; the caller's deck order and chooser decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from controller.cards import Card
+from controller.engine.events import ActionRequired, CardExpected, Event, NewHandExpected, Option
+from controller.engine.table import Table
+from controller.inputs import Button, ButtonPress, CardRead, TableInput
+
+Chooser = Callable[[ActionRequired], Option]
+
+_NEW_HAND = ButtonPress(Button.NEW_HAND)
+_PRESS = {button.value: ButtonPress(button) for button in Button}
+
+
+def play_hand(
+    table: Table,
+    deck: Sequence[Card],
+    choose: Chooser,
+    record: list[TableInput] | None = None,
+) -> list[Event]:
+    """Play one hand from ``new_hand`` to its settlement; return every event.
+
+    ``record`` (when given) receives the inputs, so a failing hand can be
+    written out as a script. Raises RuntimeError if the table refuses an input
+    or raises an alarm, or if the deck runs out: both mean a bug in the caller
+    or in the engine.
+    """
+    events: list[Event] = []
+    cards = iter(deck)
+    inp: TableInput = _NEW_HAND
+    while True:
+        if record is not None:
+            record.append(inp)
+        produced = table.apply(inp)
+        events.extend(produced)
+        pending = table.pending
+        if isinstance(pending, NewHandExpected):
+            return events
+        if isinstance(pending, CardExpected):
+            card = next(cards, None)
+            if card is None:
+                raise RuntimeError("the deck ran out before the hand was over")
+            inp = CardRead(card)
+        elif isinstance(pending, ActionRequired):
+            inp = _PRESS[choose(pending).button]
+        else:
+            raise RuntimeError(f"the table stopped on {pending!r} after {produced!r}")
