@@ -50,7 +50,7 @@ def test_14_13_d_lowest_up_card_brings_in_with_suit_ties() -> None:
     assert announce(of_kind(events, ActionRequired)[0]) == (
         "Seat 2 brings in: lowest up-card 2 of clubs"
     )
-    options = {o.button: o.amount for o in t.pending.options}  # type: ignore[attr-defined]  # ActionRequired
+    options = {o.button: o.amount for o in t.pending.options}
     assert options == {"check_call": 2, "bet_raise": 5}  # bring in 2, or a full small bet
 
 
@@ -78,7 +78,7 @@ def test_14_13_f_burn_then_one_card_up_only_to_players_who_called() -> None:
     t = table("five-card-stud")
     # Bring-in by seat 2; seat 3 calls; seat 1 folds.
     play(t, DEAL_TWO + " check_call check_call fold")
-    assert (t.pending.destination, t.pending.seat) == ("burn", None)  # type: ignore[attr-defined]  # CardExpected
+    assert (t.pending.destination, t.pending.seat) == ("burn", None)
     seen = [(e.destination, e.seat, e.face) for e in of_kind(play(t, "5d 6d"), CardExpected)]
     assert seen == [("seat", 2, "up"), ("seat", 3, "up")]
 
@@ -113,7 +113,7 @@ def test_14_13_g_burn_before_each_of_the_two_last_streets() -> None:
         ("seat", 1, "up")
     ]
     play(t, "9d Td check_call check_call")
-    assert t.pending.destination == "burn"  # type: ignore[attr-defined]  # CardExpected
+    assert t.pending.destination == "burn"
 
 
 def test_14_13_h_showdown_the_highest_five_card_hand_wins() -> None:

@@ -44,7 +44,7 @@ def test_14_13a_f_burn_third_card_down_to_callers_highest_up_card_opens_by_suit(
     t = table("mambo", seats=(1, 2, 3, 4))
     # Ups Kh Ks 2c Qd: seat 3 brings in, seat 4 folds, seats 1 and 2 call.
     play(t, "new_hand 2h 3d 4c 5c Kh Ks 2c Qd check_call fold check_call check_call")
-    assert t.pending.destination == "burn"  # type: ignore[attr-defined]  # CardExpected
+    assert t.pending.destination == "burn"
     events = play(t, "7s 8d 8h")
     expected = [(e.seat, e.face) for e in of_kind(events, CardExpected)]
     assert expected == [(1, "down"), (2, "down"), (3, "down")]  # seat 4 folded: none
