@@ -11,7 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from controller.cards import Card
-from controller.engine.events import ActionRequired, CardExpected, Event, NewHandExpected, Option
+from controller.engine.events import (
+    ActionRequired,
+    Alarm,
+    CardExpected,
+    Event,
+    NewHandExpected,
+    Option,
+    Refused,
+)
 from controller.engine.table import Table
 from controller.inputs import Button, ButtonPress, CardRead, TableInput
 
@@ -42,6 +50,8 @@ def play_hand(
             record.append(inp)
         produced = table.apply(inp)
         events.extend(produced)
+        if isinstance(produced[-1], Refused | Alarm):  # a refusal or an alarm ends the output
+            raise RuntimeError(f"the table did not take {inp!r}: {produced!r}")
         pending = table.pending
         if isinstance(pending, NewHandExpected):
             return events

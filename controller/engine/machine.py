@@ -2,10 +2,18 @@
 
 The machine knows only phases (between hands, dealing, betting, drawing,
 showdown, settled, void) and which phase may follow which; the engine fires
-its triggers at phase changes, never per card, so a hand costs a dozen
-transitions. A game without draws has no drawing phase. The machine is built
-once per game (cached) with no model attached: every table keeps its phase in
-its own ``Phase`` object and fires events on it, so no hand ever rebuilds it.
+its triggers at phase changes, never per card. A game without draws has no
+drawing phase. The machine is built once per game (cached) with no model
+attached: every table keeps its phase in its own ``Phase`` object, so no hand
+ever rebuilds it.
+
+The machine has no callbacks: a transition only changes the phase. So the
+engine fires a trigger through ``moves_for(spec)``, the machine's own
+transition table read out once as ``(trigger, source) -> destination``; a
+trigger the machine does not allow from the current phase raises
+``MachineError`` exactly as ``transitions`` would. This keeps a move at a dict
+look-up instead of transitions' ~15 us event dispatch (the engine benchmark,
+docs/performance.md); a test checks that both agree on every trigger and phase.
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from __future__ import annotations
 from functools import cache
 from typing import Any, Final
 
-from transitions import Machine
+from transitions import Machine, MachineError
 
 from controller.games.spec import GameSpec
 
@@ -76,3 +84,22 @@ def machine_for(spec: GameSpec) -> Machine:
         auto_transitions=False,
         send_event=False,
     )
+
+
+@cache
+def moves_for(spec: GameSpec) -> dict[tuple[str, str], str]:
+    """The game machine's transitions as ``(trigger, source phase) -> destination phase``."""
+    machine = machine_for(spec)
+    return {
+        (name, source): str(transitions[0].dest)
+        for name, event in machine.events.items()
+        for source, transitions in event.transitions.items()
+    }
+
+
+def move(moves: dict[tuple[str, str], str], trigger: str, phase: str) -> str:
+    """The phase ``trigger`` leads to from ``phase``; MachineError if the machine forbids it."""
+    try:
+        return moves[trigger, phase]
+    except KeyError:
+        raise MachineError(f"Can't trigger event {trigger} from state {phase}!") from None

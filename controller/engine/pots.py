@@ -33,6 +33,10 @@ def build_pots(committed: Mapping[int, int], live: Sequence[int]) -> list[Pot]:
 
     ``live`` is in dealing order; eligible seats keep that order.
     """
+    top = max(committed.values())
+    if len(live) > 1 and all(committed[seat] == top for seat in live):
+        # Nobody went all-in short: one pot, and every seat still in called all of it.
+        return [Pot(sum(committed.values()), tuple(live))]
     levels = sorted({amount for amount in committed.values() if amount > 0})
     pots: list[Pot] = []
     previous = 0

@@ -10,8 +10,8 @@ the last accepted input.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from typing import Final
 
 from controller.cards import Card
@@ -49,7 +49,8 @@ from controller.engine.machine import (
     VOID,
     WAITING,
     Phase,
-    machine_for,
+    move,
+    moves_for,
 )
 from controller.engine.pots import settle_pots
 from controller.games.spec import Face, ForcedBet, GameSpec, Rated, SeatView
@@ -62,9 +63,16 @@ BRING_IN_HAS_OPTION: Final = False
 #: seats that already acted (docs/rules-interpretation.md, Short all-in).
 SHORT_ALL_IN_REOPENS: Final = False
 
-_BETTING_BUTTONS: Final = (Button.FOLD, Button.CHECK_CALL, Button.BET_RAISE, Button.ALL_IN)
-
-Destination = tuple[str, int | None, str | None]  # (BURN|SEAT|COMMUNITY, seat, face)
+_BETTING_BUTTONS: Final = frozenset(
+    (Button.FOLD, Button.CHECK_CALL, Button.BET_RAISE, Button.ALL_IN)
+)
+# Button names as plain strings for the options (the hot path avoids enum look-ups).
+_FOLD: Final = Button.FOLD.value
+_CHECK_CALL: Final = Button.CHECK_CALL.value
+_BET_RAISE: Final = Button.BET_RAISE.value
+_ALL_IN: Final = Button.ALL_IN.value
+_UP: Final = Face.UP.value
+_SLOT: Final = ReadPoint.DEALING_SLOT
 
 
 def describe_input(inp: TableInput) -> str:
@@ -76,13 +84,29 @@ def describe_input(inp: TableInput) -> str:
     return inp.button.value
 
 
-def _describe_destination(dest: Destination) -> str:
-    kind, seat, face = dest
-    if kind == BURN:
+def _describe_destination(expected: CardExpected) -> str:
+    if expected.destination == BURN:
         return "a burn"
-    if kind == COMMUNITY:
+    if expected.destination == COMMUNITY:
         return "the community card"
-    return f"a card face {face} to seat {seat}"
+    return f"a card face {expected.face} to seat {expected.seat}"
+
+
+@cache
+def _option(button: str, amount: int, word: str, shown: int | None = None) -> Option:
+    """An option, shared: options are immutable and the same few recur all through a hand."""
+    return Option(button, amount, f"{word} {amount if shown is None else shown}")
+
+
+@cache
+def _to_call_reason(to_call: int) -> str:
+    return f"to call {to_call}" if to_call else "no bet to call"
+
+
+_FOLD_OPTION: Final = Option(_FOLD, 0, "fold")
+_CHECK_OPTION: Final = Option(_CHECK_CALL, 0, "check")
+_BURN_EXPECTED: Final = CardExpected(BURN, None, None)
+_COMMUNITY_EXPECTED: Final = CardExpected(COMMUNITY, None, Face.UP.value)
 
 
 class _Hand:
@@ -126,7 +150,7 @@ class _Hand:
         self.mucked: set[int] = set()
         self.committed: dict[int, int] = dict.fromkeys(order, 0)
         self.street = 0
-        self.queue: list[Destination] = []
+        self.queue: list[CardExpected] = []
         self.queue_pos = 0
         # Betting round
         self.unit = 0
@@ -195,10 +219,7 @@ class Table:
         self.spec = spec
         self.config = config
         self.stakes = config.stakes
-        machine = machine_for(spec)
-        self._fire: dict[str, Callable[[Phase], bool]] = {
-            name: event.trigger for name, event in machine.events.items()
-        }
+        self._moves = moves_for(spec)
         self._phase = Phase()
         self._seats = tuple(sorted(config.seats))
         self._stacks: dict[int, int | None] = {s: config.stacks.get(s) for s in self._seats}
@@ -274,6 +295,16 @@ class Table:
     def apply(self, inp: TableInput) -> list[Event]:
         """Apply one input; return the events it causes (a Refused event if it is refused)."""
         out: list[Event] = []
+        if self._alarm is None:
+            # The two inputs of every hand first: a card at the slot, a betting button.
+            if isinstance(inp, CardRead) and inp.point is _SLOT:
+                if self._deal(inp, out):
+                    self._inputs.append(inp)
+                return out
+            if isinstance(inp, ButtonPress) and inp.button in _BETTING_BUTTONS:
+                if self._act(inp.button, out):
+                    self._inputs.append(inp)
+                return out
         if isinstance(inp, ButtonPress) and inp.button is Button.UNDO:
             self._undo(out)
             return out
@@ -294,6 +325,10 @@ class Table:
             else:
                 self._inputs.append(inp)
         return out
+
+    def _move(self, trigger: str) -> None:
+        """Fire a trigger of the game's machine on this table's phase."""
+        self._phase.state = move(self._moves, trigger, self._phase.state)
 
     # ----------------------------------------------------------------- dispatch
     def _step(self, inp: TableInput, out: list[Event]) -> bool:
@@ -321,9 +356,7 @@ class Table:
         """What the table expects now, in words, for refusals and alarms."""
         pending = self._pending
         if isinstance(pending, CardExpected):
-            return "expected " + _describe_destination(
-                (pending.destination, pending.seat, pending.face)
-            )
+            return "expected " + _describe_destination(pending)
         if isinstance(pending, ActionRequired):
             return f"expected seat {pending.seat} to act, no card"
         return "expected no card: the hand is over; press new hand"
@@ -368,7 +401,7 @@ class Table:
         order = tuple(first + [s for s in dealt if s <= self._dealer])
         hand = self._hand = _Hand(order)
         self._alarm = None
-        self._fire["new_hand"](self._phase)
+        self._move("new_hand")
         antes = []
         if self.stakes.ante:  # 14.13(b), 14.13A(b): the posted ante
             for seat in order:
@@ -395,23 +428,17 @@ class Table:
         assert hand is not None
         street = self.spec.streets[hand.street]
         out.append(StreetStarted(street.name, hand.street + 1))
-        queue: list[Destination] = []
+        queue: list[CardExpected] = []
         if street.burn:  # 14.13(f),(g), 14.13A(f),(h): burn before every later street
-            queue.append((BURN, None, None))
+            queue.append(_BURN_EXPECTED)
         live = hand.live()
         for face in street.deal:  # 14.13(f),(g): only to players still in
-            queue.extend((SEAT, seat, face.value) for seat in live)
-        queue.extend((COMMUNITY, None, Face.UP.value) for _ in range(street.community))
+            queue.extend(CardExpected(SEAT, seat, face.value) for seat in live)
+        queue.extend(_COMMUNITY_EXPECTED for _ in range(street.community))
         hand.queue = queue
         hand.queue_pos = 0
-        self._expect_card(out)
-
-    def _expect_card(self, out: list[Event]) -> None:
-        hand = self._hand
-        assert hand is not None
-        kind, seat, face = hand.queue[hand.queue_pos]
-        self._pending = CardExpected(kind, seat, face)
-        out.append(self._pending)
+        self._pending = queue[0]
+        out.append(queue[0])
 
     def _deal(self, inp: CardRead, out: list[Event]) -> bool:
         card = inp.card
@@ -421,9 +448,13 @@ class Table:
                 inp, card.code, self._expectation(), "a card when none is expected", out
             )
         expected = hand.queue[hand.queue_pos]
-        if card.index in hand.holder:
-            holder = hand.holder[card.index]
-            where = "a burn or the board" if holder is None else f"seat {holder}"
+        holder = hand.holder
+        if card.index in holder:
+            where = (
+                "a burn or the board"
+                if holder[card.index] is None
+                else f"seat {holder[card.index]}"
+            )
             return self._raise_alarm(
                 inp,
                 card.code,
@@ -431,12 +462,11 @@ class Table:
                 f"{card.code} was already seen this hand ({where})",
                 out,
             )
-        kind, seat, face = expected
+        kind, seat, face = expected.destination, expected.seat, expected.face
         # A card where a burn is expected is the burn (integrity rules of the issue).
-        hand.holder[card.index] = seat
-        if kind == SEAT:
-            assert seat is not None
-            (hand.up if face == "up" else hand.down)[seat].append(card)
+        holder[card.index] = seat
+        if seat is not None:
+            (hand.up if face == _UP else hand.down)[seat].append(card)
         elif kind == BURN:
             hand.burns.append(card)
         else:
@@ -444,7 +474,8 @@ class Table:
         out.append(CardDealt(card.code, kind, seat, face))
         hand.queue_pos += 1
         if hand.queue_pos < len(hand.queue):
-            self._expect_card(out)
+            self._pending = hand.queue[hand.queue_pos]
+            out.append(self._pending)
         else:
             self._street_dealt(out)
         return True
@@ -486,18 +517,18 @@ class Table:
         hand = self._hand
         assert hand is not None
         if len(hand.able()) >= 2:
-            self._fire["cards_dealt"](self._phase)
+            self._move("cards_dealt")
             self._begin_round(out)
             return
         # Fewer than two can bet (the rest all-in): no round; the cards run out.
         street = self.spec.streets[hand.street]
         out.append(RoundCompleted(street.name, hand.pot(), skipped=True))
         if hand.street + 1 < len(self.spec.streets):
-            self._fire["no_betting"](self._phase)
+            self._move("no_betting")
             hand.street += 1
             self._start_street(out)
         else:
-            self._fire["to_showdown"](self._phase)
+            self._move("to_showdown")
             self._showdown(out)
 
     # ----------------------------------------------------------------- betting
@@ -545,43 +576,39 @@ class Table:
         stack = self._stacks[seat]
         commit = hand.round_commit[seat]
         to_call = hand.current_bet - commit
+        unit = hand.unit
         options: list[Option] = []
         if hand.forced_pending:
             # 14.13(d), 14.13A(d): the lowest up-card must bring in; no fold, no check.
-            bring_in = self.stakes.bring_in or hand.unit
-            if stack is None or stack > bring_in:
-                meaning = "bring in" if bring_in < hand.unit else "bet"
-                button = Button.CHECK_CALL if bring_in < hand.unit else Button.BET_RAISE
-                options.append(Option(button.value, bring_in, f"{meaning} {bring_in}"))
+            bring_in = self.stakes.bring_in or unit
+            if stack is None or stack >= bring_in:
+                if bring_in < unit:
+                    options.append(_option(_CHECK_CALL, bring_in, "bring in"))
+                else:
+                    options.append(_option(_BET_RAISE, bring_in, "bet"))
             if (
-                bring_in < hand.unit
+                bring_in < unit
                 and self.spec.completes_bring_in
-                and (stack is None or stack > hand.unit)
+                and (stack is None or stack >= unit)
             ):
-                options.append(
-                    Option(Button.BET_RAISE.value, hand.unit, f"bring in for {hand.unit}")
-                )
-            if stack is not None and 0 < stack <= hand.unit:
-                options.append(Option(Button.ALL_IN.value, stack, f"all-in for {stack}"))
+                options.append(_option(_BET_RAISE, unit, "bring in for"))
+            if stack is not None and 0 < stack <= unit:
+                options.append(_option(_ALL_IN, stack, "all-in for"))
             return 0, options
-        options.append(Option(Button.FOLD.value, 0, "fold"))
+        options.append(_FOLD_OPTION)
         if to_call == 0:
-            options.append(Option(Button.CHECK_CALL.value, 0, "check"))
-        elif stack is None or stack > to_call:
-            options.append(Option(Button.CHECK_CALL.value, to_call, f"call {to_call}"))
-        raise_to = self._raise_to(hand)
+            options.append(_CHECK_OPTION)
+        elif stack is None or stack >= to_call:
+            options.append(_option(_CHECK_CALL, to_call, "call"))
+        current = hand.current_bet
+        raise_to = unit if current < unit else current + unit
         can_raise = hand.bets < self.stakes.cap and seat not in hand.no_raise
-        if can_raise and (stack is None or stack > raise_to - commit):
-            if hand.current_bet == 0:
-                meaning = f"bet {raise_to}"
-            elif hand.current_bet < hand.unit:
-                meaning = f"complete to {raise_to}"
-            else:
-                meaning = f"raise to {raise_to}"
-            options.append(Option(Button.BET_RAISE.value, raise_to - commit, meaning))
+        if can_raise and (stack is None or stack >= raise_to - commit):
+            word = "bet" if current == 0 else ("complete to" if current < unit else "raise to")
+            options.append(_option(_BET_RAISE, raise_to - commit, word, raise_to))
         limit = raise_to - commit if can_raise else to_call
         if stack is not None and 0 < stack <= max(limit, to_call):
-            options.append(Option(Button.ALL_IN.value, stack, f"all-in for {stack}"))
+            options.append(_option(_ALL_IN, stack, "all-in for"))
         return to_call, options
 
     def _prompt(self, out: list[Event], reason: str = "") -> None:
@@ -591,7 +618,7 @@ class Table:
         seat = hand.actor
         to_call, options = self._options(seat)
         if not reason:
-            reason = f"to call {to_call}" if to_call else "no bet to call"
+            reason = _to_call_reason(to_call)
         self._pending = ActionRequired(seat, reason, to_call, tuple(options))
         out.append(self._pending)
 
@@ -643,12 +670,18 @@ class Table:
 
     def _act(self, button: Button, out: list[Event]) -> bool:
         hand = self._hand
-        if self.phase != BETTING or hand is None or hand.actor is None:
+        if self._phase.state != BETTING or hand is None or hand.actor is None:
             out.append(Refused(button.value, f"no one is to act; {self._expectation()}"))
             return False
         seat = hand.actor
-        _, options = self._options(seat)
-        option = next((o for o in options if o.button == button.value), None)
+        pending = self._pending
+        # The options were worked out when the seat was prompted; nothing has changed since.
+        options = pending.options if isinstance(pending, ActionRequired) else self._options(seat)[1]
+        option = None
+        for candidate in options:
+            if candidate.button == button:
+                option = candidate
+                break
         if option is None:
             out.append(Refused(button.value, self._refusal(button, seat)))
             return False
@@ -663,7 +696,7 @@ class Table:
             hand.folded.add(seat)
             out.append(ActionTaken(seat, "folds", 0, hand.round_commit[seat], False))
             if len(hand.folded) == len(hand.order) - 1:  # everyone else folded: the hand ends now
-                self._fire["everyone_folded"](self._phase)
+                self._move("everyone_folded")
                 self._settle(out, showdown=False)
                 return
         else:
@@ -679,13 +712,7 @@ class Table:
                     hand.acted = {seat}
                     hand.to_act = set(hand.able()) - {seat}
                 elif level >= raise_to:
-                    word = (
-                        "bets"
-                        if hand.current_bet == 0
-                        else ("completes" if hand.current_bet < hand.unit else "raises")
-                    )
-                    if was_forced:
-                        word = "brings in for a full bet"
+                    word = self._bet_word(hand, was_forced)
                     hand.bets += 1
                     hand.acted = {seat}
                     hand.no_raise = set()
@@ -722,11 +749,11 @@ class Table:
         street = self.spec.streets[hand.street]
         out.append(RoundCompleted(street.name, hand.pot()))
         if hand.street + 1 < len(self.spec.streets):
-            self._fire["next_street"](self._phase)
+            self._move("next_street")
             hand.street += 1
             self._start_street(out)
         else:
-            self._fire["to_showdown"](self._phase)
+            self._move("to_showdown")
             self._showdown(out)
 
     # ----------------------------------------------------------------- the end of a hand
@@ -751,7 +778,7 @@ class Table:
                 )
             rated[share.name] = values
         out.append(ShowdownEvent(tuple(shown)))
-        self._fire["settle"](self._phase)
+        self._move("settle")
         self._settle(out, showdown=True, rated=rated)
 
     def _settle(
@@ -798,7 +825,7 @@ class Table:
         if self.phase not in IN_HAND or hand is None:
             out.append(Refused("misdeal", f"no hand is in play to void; {self._expectation()}"))
             return False
-        self._fire["misdeal"](self._phase)
+        self._move("misdeal")
         for seat in hand.order:  # every bet and ante goes back
             stack = self._stacks[seat]
             if stack is not None:

@@ -33,6 +33,9 @@ from controller.games.spec import (
 )
 from controller.hands import five_card_high, partial_high, partial_high_strength
 
+#: Partial-hand strength -> how a dealer calls it ("pair of jacks"); filled as hands are seen.
+_SHOWING: dict[int, str] = {}
+
 
 def highest_hand_showing(seats: Sequence[SeatView], community: Sequence[Card]) -> tuple[int, str]:
     """The highest partial hand showing opens; equal hands go to the player closest to
@@ -44,7 +47,10 @@ def highest_hand_showing(seats: Sequence[SeatView], community: Sequence[Card]) -
         strength = partial_high_strength(view.up_cards)
         if strength > best_strength:
             best, best_strength = view, strength
-    return best.seat, f"highest hand showing, {partial_high(best.up_cards).description}"
+    description = _SHOWING.get(best_strength)
+    if description is None:  # the call depends on the ranks showing only: worked out once
+        description = _SHOWING[best_strength] = partial_high(best.up_cards).description
+    return best.seat, f"highest hand showing, {description}"
 
 
 def _later_street(name: str, size: BetSize) -> Street:
