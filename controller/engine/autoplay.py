@@ -26,6 +26,7 @@ from controller.inputs import Button, ButtonPress, CardRead, TableInput
 Chooser = Callable[[ActionRequired], Option]
 
 _NEW_HAND = ButtonPress(Button.NEW_HAND)
+_STOPS = (Refused, Alarm)
 _PRESS = {button.value: ButtonPress(button) for button in Button}
 
 
@@ -45,22 +46,24 @@ def play_hand(
     events: list[Event] = []
     cards = iter(deck)
     inp: TableInput = _NEW_HAND
+    apply = table.apply
     while True:
         if record is not None:
             record.append(inp)
-        produced = table.apply(inp)
-        events.extend(produced)
-        if isinstance(produced[-1], Refused | Alarm):  # a refusal or an alarm ends the output
+        produced = apply(inp)
+        events += produced
+        if isinstance(produced[-1], _STOPS):  # a refusal or an alarm ends the output
             raise RuntimeError(f"the table did not take {inp!r}: {produced!r}")
         pending = table.pending
-        if isinstance(pending, NewHandExpected):
-            return events
-        if isinstance(pending, CardExpected):
+        kind = type(pending)
+        if kind is CardExpected:
             card = next(cards, None)
             if card is None:
                 raise RuntimeError("the deck ran out before the hand was over")
             inp = CardRead(card)
-        elif isinstance(pending, ActionRequired):
-            inp = _PRESS[choose(pending).button]
+        elif kind is ActionRequired:
+            inp = _PRESS[choose(pending).button]  # type: ignore[arg-type]  # kind checked above
+        elif kind is NewHandExpected:
+            return events
         else:
             raise RuntimeError(f"the table stopped on {pending!r} after {produced!r}")

@@ -118,6 +118,7 @@ class _Hand:
         "all_in",
         "bets",
         "burns",
+        "clockwise",
         "committed",
         "community",
         "current_bet",
@@ -139,6 +140,10 @@ class _Hand:
 
     def __init__(self, order: tuple[int, ...]) -> None:
         self.order = order
+        # Seat -> every other seat in clockwise order after it, itself last.
+        self.clockwise: dict[int, tuple[int, ...]] = {
+            seat: order[i + 1 :] + order[: i + 1] for i, seat in enumerate(order)
+        }
         self.folded: set[int] = set()
         self.all_in: set[int] = set()
         self.down: dict[int, list[Card]] = {seat: [] for seat in order}
@@ -556,12 +561,9 @@ class Table:
     def _next_to_act(self, after: int) -> int | None:
         hand = self._hand
         assert hand is not None
-        order = hand.order
-        i = order.index(after)
-        n = len(order)
-        for step in range(1, n + 1):
-            seat = order[(i + step) % n]
-            if seat in hand.to_act:
+        to_act = hand.to_act
+        for seat in hand.clockwise[after]:
+            if seat in to_act:
                 return seat
         return None
 
