@@ -54,6 +54,7 @@ from controller.engine.machine import (
 )
 from controller.engine.pots import settle_pots
 from controller.games.spec import Face, ForcedBet, GameSpec, Rated, SeatView
+from controller.hands import NO_QUALIFYING_LOW
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 #: The bring-in seat does not get to act again when every other player only calls
@@ -774,7 +775,7 @@ class Table:
                         seat=seat,
                         share=share.name,
                         cards=tuple(c.code for c in value.cards) if value else (),
-                        description=value.description if value else "no qualifying low",
+                        description=value.description if value else NO_QUALIFYING_LOW,
                         qualifies=value is not None,
                     )
                 )
