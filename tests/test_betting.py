@@ -161,3 +161,13 @@ def test_short_all_in_does_not_reopen_the_betting_for_those_who_acted() -> None:
     assert t.pending.seat == 1
     assert "bet_raise" not in options
     assert options["check_call"] == "call 3"
+
+
+def test_rules_interpretation_the_bring_in_has_no_option_when_everyone_just_calls() -> None:
+    """docs/rules-interpretation.md, Bring-in (BRING_IN_HAS_OPTION = False): bring-in, call,
+    call ends the round; the bring-in is not asked again.
+    """
+    t = table("five-card-stud")
+    events = play(t, DEAL_TWO + " check_call check_call check_call")
+    assert [a.seat for a in of_kind(events, ActionTaken)] == [2, 3, 1]
+    assert t.pending.destination == "burn"

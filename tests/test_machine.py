@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from tablehelp import play, table
+from transitions import MachineError
 
 from controller.engine.diagram import document
-from controller.engine.machine import machine_for
+from controller.engine.machine import Phase, machine_for, move, moves_for
 from controller.games import GAMES
 
 DIAGRAM = Path(__file__).resolve().parent.parent / "docs" / "engine-machine.md"
@@ -44,3 +45,26 @@ def test_phases_follow_the_hand() -> None:
     assert t.phase == "betting"
     play(t, "check_call fold")
     assert t.phase == "settled"
+
+
+def test_the_engines_move_table_agrees_with_transitions_on_every_trigger_and_phase() -> None:
+    """The engine fires triggers through the machine's transition table read out once; for
+    every trigger from every phase it lands where ``transitions`` itself would, or refuses.
+    """
+    for spec in GAMES.values():
+        machine = machine_for(spec)
+        moves = moves_for(spec)
+        for trigger, event in machine.events.items():
+            for phase in machine.states:
+                model = Phase()
+                model.state = phase
+                try:
+                    event.trigger(model)
+                    expected: str | None = model.state
+                except MachineError:
+                    expected = None
+                try:
+                    got: str | None = move(moves, trigger, phase)
+                except MachineError:
+                    got = None
+                assert got == expected, (spec.key, trigger, phase)
