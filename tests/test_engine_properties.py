@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -30,8 +31,9 @@ from controller.engine.events import (
 from controller.games import GAMES
 from controller.games.spec import GameSpec
 
-HANDS_PER_EXAMPLE = 6
-EXAMPLES = 250  # x 6 hands x 2 games: 3000 random hands in the default run
+HANDS_PER_EXAMPLE = 12
+EXAMPLES = 100  # x 12 hands: 1200 random hands of each game in the default run
+SOAK_EXAMPLES = 1000  # the slow soak: 12000 hands of each game
 
 
 def _expected_order(
@@ -136,3 +138,16 @@ def test_mambo_random_hands_conserve_chips_and_follow_14_13a(data: st.DataObject
     procedure's card order, over random legal Mambo hands.
     """
     _play(GAMES["mambo"], data)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_soak_random_hands_of_every_game_keep_every_property(game: str) -> None:
+    """The same properties over 12000 random hands of each game (run with -m slow)."""
+
+    @settings(max_examples=SOAK_EXAMPLES)
+    @given(st.data())
+    def soak(data: st.DataObject) -> None:
+        _play(GAMES[game], data)
+
+    soak()
