@@ -52,9 +52,9 @@ def play_hand(
             record.append(inp)
         produced = apply(inp)
         events += produced
-        if isinstance(produced[-1], _STOPS):  # a refusal or an alarm ends the output
-            raise RuntimeError(f"the table did not take {inp!r}: {produced!r}")
-        pending = table.pending
+        # The last event of an input says what the table waits for next (table.pending),
+        # unless it is a refusal or an alarm.
+        pending = produced[-1]
         kind = type(pending)
         if kind is CardExpected:
             card = next(cards, None)
@@ -65,5 +65,7 @@ def play_hand(
             inp = _PRESS[choose(pending).button]  # type: ignore[arg-type]  # kind checked above
         elif kind is NewHandExpected:
             return events
+        elif kind in _STOPS:
+            raise RuntimeError(f"the table did not take {inp!r}: {produced!r}")
         else:
             raise RuntimeError(f"the table stopped on {pending!r} after {produced!r}")

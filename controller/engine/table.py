@@ -100,6 +100,11 @@ def _option(button: str, amount: int, word: str, shown: int | None = None) -> Op
 
 
 @cache
+def _seat_expected(seat: int, face: str) -> CardExpected:
+    return CardExpected(SEAT, seat, face)
+
+
+@cache
 def _to_call_reason(to_call: int) -> str:
     return f"to call {to_call}" if to_call else "no bet to call"
 
@@ -226,6 +231,10 @@ class Table:
         self.config = config
         self.stakes = config.stakes
         self._moves = moves_for(spec)
+        # The option sets seen so far, by everything they depend on (see _options).
+        self._option_sets: dict[
+            tuple[bool, int | None, int, int, int, int, bool], tuple[Option, ...]
+        ] = {}
         self._phase = Phase()
         self._seats = tuple(sorted(config.seats))
         self._stacks: dict[int, int | None] = {s: config.stacks.get(s) for s in self._seats}
@@ -439,7 +448,7 @@ class Table:
             queue.append(_BURN_EXPECTED)
         live = hand.live()
         for face in street.deal:  # 14.13(f),(g): only to players still in
-            queue.extend(CardExpected(SEAT, seat, face.value) for seat in live)
+            queue.extend(_seat_expected(seat, face.value) for seat in live)
         queue.extend(_COMMUNITY_EXPECTED for _ in range(street.community))
         hand.queue = queue
         hand.queue_pos = 0
@@ -572,12 +581,25 @@ class Table:
         # A bet, or the completion of a bring-in, is one unit; a raise adds one unit.
         return hand.unit if hand.current_bet < hand.unit else hand.current_bet + hand.unit
 
-    def _options(self, seat: int) -> tuple[int, list[Option]]:
+    def _options(self, seat: int) -> tuple[int, tuple[Option, ...]]:
         """The legal buttons for the seat to act, with their amounts, and what it owes."""
         hand = self._hand
         assert hand is not None
         stack = self._stacks[seat]
         commit = hand.round_commit[seat]
+        current = hand.current_bet
+        unit = hand.unit
+        if stack is not None and stack > current + 2 * unit:
+            stack = None  # deeper than any amount this round can ask: as good as unlimited
+        key = (hand.forced_pending, stack, commit, current, unit, hand.bets, seat in hand.no_raise)
+        known = self._option_sets.get(key)
+        if known is None:
+            known = self._option_sets[key] = self._work_out_options(hand, seat, stack, commit)
+        return current - commit, known
+
+    def _work_out_options(
+        self, hand: _Hand, seat: int, stack: int | None, commit: int
+    ) -> tuple[Option, ...]:
         to_call = hand.current_bet - commit
         unit = hand.unit
         options: list[Option] = []
@@ -597,7 +619,7 @@ class Table:
                 options.append(_option(_BET_RAISE, unit, "bring in for"))
             if stack is not None and 0 < stack <= unit:
                 options.append(_option(_ALL_IN, stack, "all-in for"))
-            return 0, options
+            return tuple(options)
         options.append(_FOLD_OPTION)
         if to_call == 0:
             options.append(_CHECK_OPTION)
@@ -612,7 +634,7 @@ class Table:
         limit = raise_to - commit if can_raise else to_call
         if stack is not None and 0 < stack <= max(limit, to_call):
             options.append(_option(_ALL_IN, stack, "all-in for"))
-        return to_call, options
+        return tuple(options)
 
     def _prompt(self, out: list[Event], reason: str = "") -> None:
         hand = self._hand
@@ -622,7 +644,7 @@ class Table:
         to_call, options = self._options(seat)
         if not reason:
             reason = _to_call_reason(to_call)
-        self._pending = ActionRequired(seat, reason, to_call, tuple(options))
+        self._pending = ActionRequired(seat, reason, to_call, options)
         out.append(self._pending)
 
     def _refusal(self, button: Button, seat: int) -> str:
