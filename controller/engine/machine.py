@@ -50,23 +50,25 @@ def definition(spec: GameSpec) -> tuple[list[str], list[dict[str, Any]]]:
     """The states and transitions of the game's machine (the diagram draws the same data)."""
     in_hand = [DEALING, BETTING, SHOWDOWN]
     states = [WAITING, DEALING, BETTING, SHOWDOWN, SETTLED, VOID]
+    # A street starts from the betting round before it, or straight from the cards (or
+    # the draw) before it when fewer than two players can still bet.
+    street_sources = [BETTING, DEALING]
+    if spec.has_draws:
+        states.insert(3, DRAWING)
+        in_hand.append(DRAWING)
+        street_sources.append(DRAWING)
     transitions: list[dict[str, Any]] = [
         {"trigger": "new_hand", "source": [WAITING, SETTLED, VOID], "dest": DEALING},
         {"trigger": "cards_dealt", "source": DEALING, "dest": BETTING},
-        # Fewer than two players can still bet (the rest all-in): deal on without a round.
-        {"trigger": "no_betting", "source": DEALING, "dest": DEALING},
-        {"trigger": "next_street", "source": BETTING, "dest": DEALING},
-        {"trigger": "to_showdown", "source": [BETTING, DEALING], "dest": SHOWDOWN},
+        {"trigger": "deal_street", "source": street_sources, "dest": DEALING},
+        {"trigger": "to_showdown", "source": street_sources, "dest": SHOWDOWN},
         {"trigger": "everyone_folded", "source": BETTING, "dest": SETTLED},
         {"trigger": "settle", "source": SHOWDOWN, "dest": SETTLED},
     ]
     if spec.has_draws:
-        states.insert(3, DRAWING)
-        in_hand.append(DRAWING)
         transitions += [
-            {"trigger": "draw", "source": BETTING, "dest": DRAWING},
+            {"trigger": "draw_street", "source": street_sources, "dest": DRAWING},
             {"trigger": "draw_complete", "source": DRAWING, "dest": BETTING},
-            {"trigger": "everyone_folded", "source": DRAWING, "dest": SETTLED},
         ]
     transitions.append({"trigger": "misdeal", "source": in_hand, "dest": VOID})
     return states, transitions

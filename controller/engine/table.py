@@ -529,18 +529,24 @@ class Table:
         return True
 
     def _street_dealt(self, out: list[Event]) -> None:
+        """The street's cards (or its draw) are out: bet, or deal on when no one can."""
         hand = self._hand
         assert hand is not None
         if len(hand.able()) >= 2:
-            self._move("cards_dealt")
+            self._move("cards_dealt" if self._phase.state == DEALING else "draw_complete")
             self._begin_round(out)
             return
         # Fewer than two can bet (the rest all-in): no round; the cards run out.
         street = self.spec.streets[hand.street]
         out.append(RoundCompleted(street.name, hand.pot(), skipped=True))
+        self._next_street(out)
+
+    def _next_street(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
         if hand.street + 1 < len(self.spec.streets):
-            self._move("no_betting")
             hand.street += 1
+            self._move("draw_street" if self.spec.streets[hand.street].draw else "deal_street")
             self._start_street(out)
         else:
             self._move("to_showdown")
@@ -773,13 +779,7 @@ class Table:
         hand.actor = None
         street = self.spec.streets[hand.street]
         out.append(RoundCompleted(street.name, hand.pot()))
-        if hand.street + 1 < len(self.spec.streets):
-            self._move("next_street")
-            hand.street += 1
-            self._start_street(out)
-        else:
-            self._move("to_showdown")
-            self._showdown(out)
+        self._next_street(out)
 
     # ----------------------------------------------------------------- the end of a hand
     def _showdown(self, out: list[Event]) -> None:
