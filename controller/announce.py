@@ -86,6 +86,21 @@ _RENDER: dict[type[Any], Callable[[Any], str]] = {
     ev.CardExpected: _card_expected,
     ev.CardDealt: _card_dealt,
     ev.CardMucked: lambda e: f"{e.card} to the muck.",
+    ev.BlindPosted: lambda e: (
+        f"Seat {e.seat} posts the {e.blind} blind {e.amount}{', all-in' if e.all_in else ''}."
+    ),
+    ev.DrawExpected: lambda e: (
+        f"Seat {e.seat} draws"
+        + (f" ({len(e.discards)} discarded so far)" if e.discards else "")
+        + ": discards over the reader, then draw done."
+    ),
+    ev.CardDiscarded: lambda e: f"Seat {e.seat} discards {e.card}.",
+    ev.DrawDeclared: lambda e: (
+        f"Seat {e.seat} draws {len(e.discards)}." if e.discards else f"Seat {e.seat} stands pat."
+    ),
+    ev.DiscardsReshuffled: lambda e: (
+        f"The stub is short: {len(e.cards)} discards, not seat {e.seat}'s, are reshuffled."
+    ),
     ev.RoundStarted: lambda e: f"Betting, {e.bet} a bet: seat {e.opener} opens, {e.reason}.",
     ev.ActionRequired: _action_required,
     ev.ActionTaken: _action_taken,

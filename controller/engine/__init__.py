@@ -14,8 +14,13 @@ inputs replays to the same events. Events are frozen dataclasses
 (``controller.engine.events``) with ``kind`` and JSON-ready fields;
 ``controller.announce`` renders them as a dealer's sentences.
 
-Not yet dealt by this engine: draws and blinds (the spec declares them for
-Triple Draw 2-7; a Table refuses a spec that uses them).
+Button games are dealt too: blinds posted left of the button (the button
+moving after every hand), and draws, in which each player in turn passes its
+discards over the discard reader, presses ``draw_done`` (none passed: stands
+pat) and is dealt its replacements, the burn before the draw's first new
+card, the discards reshuffled when the stub runs short (14.12A(f)). Triple
+Draw 2-7's spec is registered in its own issue; tests/test_draw_game.py
+declares one and plays it.
 """
 
 from __future__ import annotations

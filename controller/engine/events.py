@@ -142,6 +142,55 @@ class CardMucked(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class BlindPosted(Event):
+    """A blind posted at the start of a button game's hand (14.10(c),(d); NOTES.md)."""
+
+    kind: ClassVar[str] = "blind_posted"
+    seat: int
+    blind: str  # "small" / "big"
+    amount: int
+    all_in: bool
+
+
+@dataclass(frozen=True, slots=True)
+class DrawExpected(Event):
+    """A player's turn to draw: discards over the discard reader, then draw done."""
+
+    kind: ClassVar[str] = "draw_expected"
+    seat: int
+    discards: tuple[str, ...]
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardDiscarded(Event):
+    """A card of the drawing player's hand read at the discard reader."""
+
+    kind: ClassVar[str] = "card_discarded"
+    card: str
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class DrawDeclared(Event):
+    """Draw done: the player's discards (none: stands pat); the replacements follow."""
+
+    kind: ClassVar[str] = "draw_declared"
+    seat: int
+    discards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DiscardsReshuffled(Event):
+    """The stub is short: the discards of everyone but the drawing player are reshuffled
+    (14.12A(f); NOTES.md, Burns and draws)."""
+
+    kind: ClassVar[str] = "discards_reshuffled"
+    seat: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class RoundStarted(Event):
     """A betting round opens: its bet size and the seat that must open it, and why."""
 

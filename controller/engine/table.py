@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
-from controller.cards import Card
+from controller.cards import DECK, Card
 from controller.engine.config import ConfigError, TableConfig
 from controller.engine.events import (
     BURN,
@@ -23,9 +23,14 @@ from controller.engine.events import (
     ActionRequired,
     ActionTaken,
     Alarm,
+    BlindPosted,
     CardDealt,
+    CardDiscarded,
     CardExpected,
     CardMucked,
+    DiscardsReshuffled,
+    DrawDeclared,
+    DrawExpected,
     Event,
     HandSettled,
     HandStarted,
@@ -44,6 +49,7 @@ from controller.engine.events import Showdown as ShowdownEvent
 from controller.engine.machine import (
     BETTING,
     DEALING,
+    DRAWING,
     IN_HAND,
     SETTLED,
     VOID,
@@ -109,6 +115,7 @@ def _to_call_reason(to_call: int) -> str:
     return f"to call {to_call}" if to_call else "no bet to call"
 
 
+_DRAW_REASON: Final = "discards over the discard reader, then draw done (none: stands pat)"
 _FOLD_OPTION: Final = Option(_FOLD, 0, "fold")
 _CHECK_OPTION: Final = Option(_CHECK_CALL, 0, "check")
 _BURN_EXPECTED: Final = CardExpected(BURN, None, None)
@@ -123,12 +130,17 @@ class _Hand:
         "actor",
         "all_in",
         "bets",
+        "burned_draw",
         "burns",
         "clockwise",
         "committed",
         "community",
         "current_bet",
+        "discarded",
+        "discards",
         "down",
+        "drawer_pos",
+        "drawers",
         "folded",
         "forced_pending",
         "holder",
@@ -137,6 +149,8 @@ class _Hand:
         "order",
         "queue",
         "queue_pos",
+        "replacing",
+        "reshuffled",
         "round_commit",
         "street",
         "to_act",
@@ -173,6 +187,15 @@ class _Hand:
         self.no_raise: set[int] = set()
         self.actor: int | None = None
         self.forced_pending = False
+        # Draws (14.12A(f),(h),(j))
+        self.drawers: list[int] = []
+        self.drawer_pos = 0
+        self.discards: list[Card] = []
+        self.replacing = False
+        self.burned_draw = False
+        # Card index -> the seat that discarded it; cards reshuffled back into the stub.
+        self.discarded: dict[int, int] = {}
+        self.reshuffled: set[int] = set()
 
     def live(self) -> list[int]:
         return [seat for seat in self.order if seat not in self.folded]
@@ -219,13 +242,9 @@ class Table:
 
     def __init__(self, spec: GameSpec, config: TableConfig) -> None:
         config.validate(spec)
-        if spec.has_draws:
+        if spec.forced_bet is ForcedBet.BLINDS and not config.stakes.big_blind:
             raise ConfigError(
-                f"game {spec.key!r}: draws are declared but not dealt by this engine yet"
-            )
-        if spec.forced_bet is ForcedBet.BLINDS:
-            raise ConfigError(
-                f"game {spec.key!r}: blinds are declared but not dealt by this engine yet"
+                f"stakes: big_blind=0; {spec.name} opens with blinds, expected a big blind"
             )
         self.spec = spec
         self.config = config
@@ -364,6 +383,8 @@ class Table:
             return self._misdeal(out)
         if button in _BETTING_BUTTONS:
             return self._act(button, out)
+        if button is Button.DRAW_DONE and self.spec.has_draws:
+            return self._draw_done(out)
         out.append(Refused(button.value, f"{self.spec.name} has no draws; {self._expectation()}"))
         return False
 
@@ -374,6 +395,8 @@ class Table:
             return "expected " + _describe_destination(pending)
         if isinstance(pending, ActionRequired):
             return f"expected seat {pending.seat} to act, no card"
+        if isinstance(pending, DrawExpected):
+            return f"expected seat {pending.seat}'s discards at the discard reader, or draw done"
         return "expected no card: the hand is over; press new hand"
 
     def _raise_alarm(
@@ -423,7 +446,22 @@ class Table:
                 antes.append(SeatAmount(seat, self._put(hand, seat, self.stakes.ante)))
                 hand.round_commit[seat] = 0  # antes are dead money, not part of the first round
         out.append(HandStarted(self._hand_number, self.spec.key, order, self._dealer, tuple(antes)))
+        if self.spec.forced_bet is ForcedBet.BLINDS:
+            self._post_blinds(hand, out)
         self._start_street(out)
+
+    def _post_blinds(self, hand: _Hand, out: list[Event]) -> None:
+        """Small blind left of the button, big blind next; heads-up the button posts the small
+        blind (14.10(c),(d); NOTES.md, Forced bets). Blinds are live bets of the first round.
+        """
+        order = hand.order
+        small, big = (order[1], order[0]) if len(order) == 2 else (order[0], order[1])
+        for seat, blind, amount in (
+            (small, "small", self.stakes.small_blind),
+            (big, "big", self.stakes.big_blind),
+        ):
+            posted = self._put(hand, seat, amount)
+            out.append(BlindPosted(seat, blind, posted, seat in hand.all_in))
 
     def _put(self, hand: _Hand, seat: int, amount: int) -> int:
         """Move up to ``amount`` chips from the seat's stack to the pot; mark an all-in."""
@@ -443,6 +481,13 @@ class Table:
         assert hand is not None
         street = self.spec.streets[hand.street]
         out.append(StreetStarted(street.name, hand.street + 1))
+        if street.draw is not None:
+            # 14.12A(f),(h),(j): every player still in draws in turn from the button's left.
+            hand.drawers = hand.live()
+            hand.drawer_pos = 0
+            hand.burned_draw = False
+            self._expect_draw(out)
+            return
         queue: list[CardExpected] = []
         if street.burn:  # 14.13(f),(g), 14.13A(f),(h): burn before every later street
             queue.append(_BURN_EXPECTED)
@@ -458,13 +503,17 @@ class Table:
     def _deal(self, inp: CardRead, out: list[Event]) -> bool:
         card = inp.card
         hand = self._hand
-        if self.phase != DEALING or hand is None:
+        phase = self._phase.state
+        if hand is None or not (phase == DEALING or (phase == DRAWING and hand.replacing)):
             return self._raise_alarm(
                 inp, card.code, self._expectation(), "a card when none is expected", out
             )
         expected = hand.queue[hand.queue_pos]
         holder = hand.holder
-        if card.index in holder:
+        if card.index in hand.reshuffled:  # 14.12A(f): a reshuffled discard, back in play
+            hand.reshuffled.discard(card.index)
+            del hand.discarded[card.index]
+        elif card.index in holder:
             where = (
                 "a burn or the board"
                 if holder[card.index] is None
@@ -491,8 +540,69 @@ class Table:
         if hand.queue_pos < len(hand.queue):
             self._pending = hand.queue[hand.queue_pos]
             out.append(self._pending)
+        elif phase == DRAWING:  # the drawing player's replacements are all out
+            hand.drawer_pos += 1
+            self._expect_draw(out)
         else:
             self._street_dealt(out)
+        return True
+
+    # ----------------------------------------------------------------- draws
+    def _expect_draw(self, out: list[Event]) -> None:
+        hand = self._hand
+        assert hand is not None
+        if hand.drawer_pos >= len(hand.drawers):
+            self._street_dealt(out)
+            return
+        hand.discards = []
+        hand.replacing = False
+        self._pending = DrawExpected(hand.drawers[hand.drawer_pos], (), _DRAW_REASON)
+        out.append(self._pending)
+
+    def _discard(self, hand: _Hand, card: Card, out: list[Event]) -> bool:
+        """A card of the drawing player's hand over the discard reader: a discard (14.12A(f))."""
+        seat = hand.drawers[hand.drawer_pos]
+        cards = hand.down[seat] if card in hand.down[seat] else hand.up[seat]
+        cards.remove(card)
+        hand.discards.append(card)
+        hand.discarded[card.index] = seat
+        out.append(CardDiscarded(card.code, seat))
+        codes = tuple(c.code for c in hand.discards)
+        self._pending = DrawExpected(seat, codes, _DRAW_REASON)
+        out.append(self._pending)
+        return True
+
+    def _draw_done(self, out: list[Event]) -> bool:
+        hand = self._hand
+        if self._phase.state != DRAWING or hand is None or hand.replacing:
+            out.append(Refused("draw_done", f"no one is drawing; {self._expectation()}"))
+            return False
+        street = self.spec.streets[hand.street]
+        assert street.draw is not None
+        seat = hand.drawers[hand.drawer_pos]
+        count = len(hand.discards)
+        out.append(DrawDeclared(seat, tuple(c.code for c in hand.discards)))
+        if not count:  # stands pat
+            hand.drawer_pos += 1
+            self._expect_draw(out)
+            return True
+        queue: list[CardExpected] = []
+        if street.draw.burn and not hand.burned_draw:
+            # 14.12A(f): burn before the first player of the draw receives any new card.
+            queue.append(_BURN_EXPECTED)
+            hand.burned_draw = True
+        queue.extend(_seat_expected(seat, Face.DOWN.value) for _ in range(count))
+        stub = len(DECK) - len(hand.holder) + len(hand.reshuffled)
+        if stub < len(queue) and street.draw.reshuffle_discards:
+            # 14.12A(f): the stub is short; every discard but the drawing player's is reshuffled.
+            pool = {i for i, by in hand.discarded.items() if by != seat} - hand.reshuffled
+            hand.reshuffled |= pool
+            out.append(DiscardsReshuffled(seat, tuple(DECK[i].code for i in sorted(pool))))
+        hand.replacing = True
+        hand.queue = queue
+        hand.queue_pos = 0
+        self._pending = queue[0]
+        out.append(queue[0])
         return True
 
     def _muck(self, inp: CardRead, out: list[Event]) -> bool:
@@ -516,6 +626,12 @@ class Table:
                 out,
             )
         holder = hand.holder[card.index]
+        drawing = self._phase.state == DRAWING and not hand.replacing
+        if drawing and holder == hand.drawers[hand.drawer_pos] and card.index not in hand.discarded:
+            return self._discard(hand, card, out)
+        if card.index in hand.discarded:  # a discard passed over the reader again: muck
+            out.append(CardMucked(card.code, hand.discarded[card.index]))
+            return True
         if self.phase in IN_HAND and holder is not None and holder not in hand.folded:
             return self._raise_alarm(
                 inp,
@@ -559,17 +675,25 @@ class Table:
         street = self.spec.streets[hand.street]
         betting = street.betting
         hand.unit = self.stakes.bet(betting.size)
-        hand.current_bet = 0
-        hand.bets = 0
-        for seat in hand.order:
-            hand.round_commit[seat] = 0
+        if betting.forced and self.spec.forced_bet is ForcedBet.BLINDS:
+            # The blinds are the round's live opening bet (14.10(d)); the big blind counts
+            # as its first bet toward the cap.
+            hand.current_bet = self.stakes.big_blind
+            hand.bets = 1
+        else:
+            hand.current_bet = 0
+            hand.bets = 0
+            for seat in hand.order:
+                hand.round_commit[seat] = 0
         able = hand.able()
         hand.to_act = set(able)
         hand.acted = set()
         hand.no_raise = set()
         views = [SeatView(s, tuple(hand.up[s])) for s in hand.live()]
         opener, reason = betting.opener(views, hand.community)
-        hand.forced_pending = betting.forced and opener in hand.to_act
+        hand.forced_pending = (
+            betting.forced and self.spec.forced_bet is ForcedBet.BRING_IN and opener in hand.to_act
+        )
         hand.actor = opener if opener in hand.to_act else self._next_to_act(opener)
         out.append(RoundStarted(street.name, hand.unit, opener, reason, betting.forced))
         self._prompt(out, reason)

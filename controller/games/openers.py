@@ -66,3 +66,14 @@ def first_live_seat(seats: Sequence[SeatView], community: Sequence[Card]) -> tup
     """The first live player left of the button (triple draw's later rounds, 14.12A(k))."""
     del community  # position alone decides
     return seats[0].seat, "first player left of the button"
+
+
+def left_of_big_blind(seats: Sequence[SeatView], community: Sequence[Card]) -> tuple[int, str]:
+    """The first round of a button game: the player left of the big blind opens (14.10(d),(f);
+    NOTES.md, Forced bets). ``seats`` start left of the button: the small blind, the big blind,
+    then the rest; heads-up the button is the small blind and acts first.
+    """
+    del community  # position alone decides
+    if len(seats) == 2:
+        return seats[1].seat, "the small blind on the button, heads-up"
+    return seats[2 % len(seats)].seat, "first player left of the big blind"

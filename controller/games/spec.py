@@ -90,8 +90,9 @@ class BettingRound:
 class Draw:
     """A draw: each live player in turn discards over the discard reader and is dealt replacements.
 
-    Declared for Triple Draw 2-7 (14.12A(f),(h),(j)); the stud engine does not
-    run draws yet (see the engine package docstring).
+    Triple Draw 2-7 (14.12A(f),(h),(j)): the players still in draw in turn from
+    the button's left; each passes its discards over the discard reader and
+    presses draw done, then is dealt as many cards face down.
     """
 
     #: Burn before the first replacement of the draw (14.12A(f); NOTES.md, Burns and draws).
