@@ -81,6 +81,7 @@ TRIPLE_DRAW = GameSpec(
     ),
 )
 STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
+DRAW_EXAMPLES = 30  # x 5 hands; the slow soak below plays 1500 x 5
 
 
 def _table(seats: tuple[int, ...] = (1, 2, 3), button: int = 3) -> Table:
@@ -236,7 +237,7 @@ def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players(
     assert format_cards(Card.parse(c) for c in t.state.seats[3].down) == " ".join(reshuffled[:5])
 
 
-@settings(max_examples=30)
+@settings(max_examples=DRAW_EXAMPLES)
 @given(st.integers(2, 7), st.integers(0, 2**32))
 def test_random_triple_draw_hands_conserve_chips_and_keep_five_cards(
     players: int, seed: int

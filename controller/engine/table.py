@@ -10,11 +10,20 @@ the last accepted input.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cache
 from typing import Final
 
 from controller.cards import DECK, Card
+from controller.engine.betting import (
+    BETTING_BUTTONS,
+    BRING_IN_HAS_OPTION,
+    SHORT_ALL_IN_REOPENS,
+    bet_word,
+    raise_to,
+    refusal,
+    to_call_reason,
+    work_out_options,
+)
 from controller.engine.config import ConfigError, TableConfig
 from controller.engine.events import (
     BURN,
@@ -46,6 +55,7 @@ from controller.engine.events import (
     Undone,
 )
 from controller.engine.events import Showdown as ShowdownEvent
+from controller.engine.hand import HandState, SeatState, TableState
 from controller.engine.machine import (
     BETTING,
     DEALING,
@@ -63,21 +73,6 @@ from controller.games.spec import Face, ForcedBet, GameSpec, Rated, SeatView
 from controller.hands import NO_QUALIFYING_LOW
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
-#: The bring-in seat does not get to act again when every other player only calls
-#: the bring-in: posting it was its action (docs/rules-interpretation.md, Bring-in).
-BRING_IN_HAS_OPTION: Final = False
-#: An all-in that is less than a full raise does not reopen the betting for the
-#: seats that already acted (docs/rules-interpretation.md, Short all-in).
-SHORT_ALL_IN_REOPENS: Final = False
-
-_BETTING_BUTTONS: Final = frozenset(
-    (Button.FOLD, Button.CHECK_CALL, Button.BET_RAISE, Button.ALL_IN)
-)
-# Button names as plain strings for the options (the hot path avoids enum look-ups).
-_FOLD: Final = Button.FOLD.value
-_CHECK_CALL: Final = Button.CHECK_CALL.value
-_BET_RAISE: Final = Button.BET_RAISE.value
-_ALL_IN: Final = Button.ALL_IN.value
 _UP: Final = Face.UP.value
 _SLOT: Final = ReadPoint.DEALING_SLOT
 
@@ -100,141 +95,13 @@ def _describe_destination(expected: CardExpected) -> str:
 
 
 @cache
-def _option(button: str, amount: int, word: str, shown: int | None = None) -> Option:
-    """An option, shared: options are immutable and the same few recur all through a hand."""
-    return Option(button, amount, f"{word} {amount if shown is None else shown}")
-
-
-@cache
 def _seat_expected(seat: int, face: str) -> CardExpected:
     return CardExpected(SEAT, seat, face)
 
 
-@cache
-def _to_call_reason(to_call: int) -> str:
-    return f"to call {to_call}" if to_call else "no bet to call"
-
-
 _DRAW_REASON: Final = "discards over the discard reader, then draw done (none: stands pat)"
-_FOLD_OPTION: Final = Option(_FOLD, 0, "fold")
-_CHECK_OPTION: Final = Option(_CHECK_CALL, 0, "check")
 _BURN_EXPECTED: Final = CardExpected(BURN, None, None)
 _COMMUNITY_EXPECTED: Final = CardExpected(COMMUNITY, None, Face.UP.value)
-
-
-class _Hand:
-    """Everything about the hand in play; the Table mutates it input by input."""
-
-    __slots__ = (
-        "acted",
-        "actor",
-        "all_in",
-        "bets",
-        "burned_draw",
-        "burns",
-        "clockwise",
-        "committed",
-        "community",
-        "current_bet",
-        "discarded",
-        "discards",
-        "down",
-        "drawer_pos",
-        "drawers",
-        "folded",
-        "forced_pending",
-        "holder",
-        "mucked",
-        "no_raise",
-        "order",
-        "queue",
-        "queue_pos",
-        "replacing",
-        "reshuffled",
-        "round_commit",
-        "street",
-        "to_act",
-        "unit",
-        "up",
-    )
-
-    def __init__(self, order: tuple[int, ...]) -> None:
-        self.order = order
-        # Seat -> every other seat in clockwise order after it, itself last.
-        self.clockwise: dict[int, tuple[int, ...]] = {
-            seat: order[i + 1 :] + order[: i + 1] for i, seat in enumerate(order)
-        }
-        self.folded: set[int] = set()
-        self.all_in: set[int] = set()
-        self.down: dict[int, list[Card]] = {seat: [] for seat in order}
-        self.up: dict[int, list[Card]] = {seat: [] for seat in order}
-        self.community: list[Card] = []
-        self.burns: list[Card] = []
-        # Card index -> the seat holding it (None: burn or board): what this hand has seen.
-        self.holder: dict[int, int | None] = {}
-        self.mucked: set[int] = set()
-        self.committed: dict[int, int] = dict.fromkeys(order, 0)
-        self.street = 0
-        self.queue: list[CardExpected] = []
-        self.queue_pos = 0
-        # Betting round
-        self.unit = 0
-        self.current_bet = 0
-        self.bets = 0
-        self.round_commit: dict[int, int] = dict.fromkeys(order, 0)
-        self.to_act: set[int] = set()
-        self.acted: set[int] = set()
-        self.no_raise: set[int] = set()
-        self.actor: int | None = None
-        self.forced_pending = False
-        # Draws (14.12A(f),(h),(j))
-        self.drawers: list[int] = []
-        self.drawer_pos = 0
-        self.discards: list[Card] = []
-        self.replacing = False
-        self.burned_draw = False
-        # Card index -> the seat that discarded it; cards reshuffled back into the stub.
-        self.discarded: dict[int, int] = {}
-        self.reshuffled: set[int] = set()
-
-    def live(self) -> list[int]:
-        return [seat for seat in self.order if seat not in self.folded]
-
-    def able(self) -> list[int]:
-        """Seats still in that can still bet (not all-in)."""
-        return [s for s in self.order if s not in self.folded and s not in self.all_in]
-
-    def pot(self) -> int:
-        return sum(self.committed.values())
-
-
-@dataclass(frozen=True, slots=True)
-class SeatState:
-    """One seat in the table's snapshot."""
-
-    seat: int
-    stack: int | None
-    down: tuple[str, ...]
-    up: tuple[str, ...]
-    committed: int
-    folded: bool
-    all_in: bool
-
-
-@dataclass(frozen=True, slots=True)
-class TableState:
-    """A snapshot of the table for displays and tests."""
-
-    game: str
-    phase: str
-    hand: int
-    street: str | None
-    dealer: int
-    pot: int
-    community: tuple[str, ...]
-    seats: tuple[SeatState, ...]
-    pending: Event
-    alarm: Alarm | None
 
 
 class Table:
@@ -259,7 +126,7 @@ class Table:
         self._stacks: dict[int, int | None] = {s: config.stacks.get(s) for s in self._seats}
         self._dealer = config.dealer
         self._hand_number = 0
-        self._hand: _Hand | None = None
+        self._hand: HandState | None = None
         self._inputs: list[TableInput] = []
         self._start: tuple[dict[int, int | None], int, int] = (dict(self._stacks), self._dealer, 0)
         self._alarm: Alarm | None = None
@@ -335,7 +202,7 @@ class Table:
                 if self._deal(inp, out):
                     self._inputs.append(inp)
                 return out
-            if isinstance(inp, ButtonPress) and inp.button in _BETTING_BUTTONS:
+            if isinstance(inp, ButtonPress) and inp.button in BETTING_BUTTONS:
                 if self._act(inp.button, out):
                     self._inputs.append(inp)
                 return out
@@ -381,7 +248,7 @@ class Table:
             return self._new_hand(out)
         if button is Button.MISDEAL:
             return self._misdeal(out)
-        if button in _BETTING_BUTTONS:
+        if button in BETTING_BUTTONS:
             return self._act(button, out)
         if button is Button.DRAW_DONE and self.spec.has_draws:
             return self._draw_done(out)
@@ -437,7 +304,7 @@ class Table:
         # 14.13(c), 14.13A(c): dealing starts with the first player left of the dealer.
         first = [s for s in dealt if s > self._dealer]
         order = tuple(first + [s for s in dealt if s <= self._dealer])
-        hand = self._hand = _Hand(order)
+        hand = self._hand = HandState(order)
         self._alarm = None
         self._move("new_hand")
         antes = []
@@ -450,7 +317,7 @@ class Table:
             self._post_blinds(hand, out)
         self._start_street(out)
 
-    def _post_blinds(self, hand: _Hand, out: list[Event]) -> None:
+    def _post_blinds(self, hand: HandState, out: list[Event]) -> None:
         """Small blind left of the button, big blind next; heads-up the button posts the small
         blind (14.10(c),(d); NOTES.md, Forced bets). Blinds are live bets of the first round.
         """
@@ -463,7 +330,7 @@ class Table:
             posted = self._put(hand, seat, amount)
             out.append(BlindPosted(seat, blind, posted, seat in hand.all_in))
 
-    def _put(self, hand: _Hand, seat: int, amount: int) -> int:
+    def _put(self, hand: HandState, seat: int, amount: int) -> int:
         """Move up to ``amount`` chips from the seat's stack to the pot; mark an all-in."""
         stack = self._stacks[seat]
         if stack is not None:
@@ -559,7 +426,7 @@ class Table:
         self._pending = DrawExpected(hand.drawers[hand.drawer_pos], (), _DRAW_REASON)
         out.append(self._pending)
 
-    def _discard(self, hand: _Hand, card: Card, out: list[Event]) -> bool:
+    def _discard(self, hand: HandState, card: Card, out: list[Event]) -> bool:
         """A card of the drawing player's hand over the discard reader: a discard (14.12A(f))."""
         seat = hand.drawers[hand.drawer_pos]
         cards = hand.down[seat] if card in hand.down[seat] else hand.up[seat]
@@ -594,8 +461,9 @@ class Table:
         queue.extend(_seat_expected(seat, Face.DOWN.value) for _ in range(count))
         stub = len(DECK) - len(hand.holder) + len(hand.reshuffled)
         if stub < len(queue) and street.draw.reshuffle_discards:
-            # 14.12A(f): the stub is short; every discard but the drawing player's is reshuffled.
-            pool = {i for i, by in hand.discarded.items() if by != seat} - hand.reshuffled
+            # 14.12A(f): the stub is short; every discard but the ones the drawing player
+            # just made is reshuffled (folded hands are discards too; docs/rules-interpretation.md).
+            pool = set(hand.discarded) - hand.reshuffled - {c.index for c in hand.discards}
             hand.reshuffled |= pool
             out.append(DiscardsReshuffled(seat, tuple(DECK[i].code for i in sorted(pool))))
         hand.replacing = True
@@ -707,10 +575,6 @@ class Table:
                 return seat
         return None
 
-    def _raise_to(self, hand: _Hand) -> int:
-        # A bet, or the completion of a bring-in, is one unit; a raise adds one unit.
-        return hand.unit if hand.current_bet < hand.unit else hand.current_bet + hand.unit
-
     def _options(self, seat: int) -> tuple[int, tuple[Option, ...]]:
         """The legal buttons for the seat to act, with their amounts, and what it owes."""
         hand = self._hand
@@ -724,47 +588,15 @@ class Table:
         key = (hand.forced_pending, stack, commit, current, unit, hand.bets, seat in hand.no_raise)
         known = self._option_sets.get(key)
         if known is None:
-            known = self._option_sets[key] = self._work_out_options(hand, seat, stack, commit)
+            known = self._option_sets[key] = work_out_options(
+                hand,
+                seat,
+                stack,
+                commit,
+                stakes=self.stakes,
+                completes_bring_in=self.spec.completes_bring_in,
+            )
         return current - commit, known
-
-    def _work_out_options(
-        self, hand: _Hand, seat: int, stack: int | None, commit: int
-    ) -> tuple[Option, ...]:
-        to_call = hand.current_bet - commit
-        unit = hand.unit
-        options: list[Option] = []
-        if hand.forced_pending:
-            # 14.13(d), 14.13A(d): the lowest up-card must bring in; no fold, no check.
-            bring_in = self.stakes.bring_in or unit
-            if stack is None or stack >= bring_in:
-                if bring_in < unit:
-                    options.append(_option(_CHECK_CALL, bring_in, "bring in"))
-                else:
-                    options.append(_option(_BET_RAISE, bring_in, "bet"))
-            if (
-                bring_in < unit
-                and self.spec.completes_bring_in
-                and (stack is None or stack >= unit)
-            ):
-                options.append(_option(_BET_RAISE, unit, "bring in for"))
-            if stack is not None and 0 < stack <= unit:
-                options.append(_option(_ALL_IN, stack, "all-in for"))
-            return tuple(options)
-        options.append(_FOLD_OPTION)
-        if to_call == 0:
-            options.append(_CHECK_OPTION)
-        elif stack is None or stack >= to_call:
-            options.append(_option(_CHECK_CALL, to_call, "call"))
-        current = hand.current_bet
-        raise_to = unit if current < unit else current + unit
-        can_raise = hand.bets < self.stakes.cap and seat not in hand.no_raise
-        if can_raise and (stack is None or stack >= raise_to - commit):
-            word = "bet" if current == 0 else ("complete to" if current < unit else "raise to")
-            options.append(_option(_BET_RAISE, raise_to - commit, word, raise_to))
-        limit = raise_to - commit if can_raise else to_call
-        if stack is not None and 0 < stack <= max(limit, to_call):
-            options.append(_option(_ALL_IN, stack, "all-in for"))
-        return tuple(options)
 
     def _prompt(self, out: list[Event], reason: str = "") -> None:
         hand = self._hand
@@ -773,55 +605,9 @@ class Table:
         seat = hand.actor
         to_call, options = self._options(seat)
         if not reason:
-            reason = _to_call_reason(to_call)
+            reason = to_call_reason(to_call)
         self._pending = ActionRequired(seat, reason, to_call, options)
         out.append(self._pending)
-
-    def _refusal(self, button: Button, seat: int) -> str:
-        """Why ``button`` is not legal for the seat to act (it is not among its options)."""
-        hand = self._hand
-        assert hand is not None
-        stack = self._stacks[seat]
-        if hand.forced_pending:
-            return self._forced_refusal(button, seat, stack)
-        if button is Button.CHECK_CALL:
-            to_call = hand.current_bet - hand.round_commit[seat]
-            return f"seat {seat} has {stack}, less than the {to_call} to call; press all-in"
-        if button is Button.BET_RAISE:
-            return self._raise_refusal(hand, seat, stack)
-        if stack is None:
-            return f"seat {seat}'s stack is not known; all-in needs the stack"
-        if stack == 0:
-            return f"seat {seat} has no chips left"
-        return (
-            f"seat {seat} has {stack}, more than the fixed limit lets it put in now; "
-            "call, raise or fold"
-        )
-
-    @staticmethod
-    def _forced_refusal(button: Button, seat: int, stack: int | None) -> str:
-        if button is Button.FOLD:
-            return f"seat {seat} must make the forced bet (14.13(d), 14.13A(d)); it cannot fold"
-        if button is Button.ALL_IN:
-            return (
-                f"seat {seat} has {'an unknown stack' if stack is None else stack}; all-in "
-                "is only for a stack no larger than the bet"
-            )
-        return f"seat {seat} has {stack}, not enough to bring in; press all-in"
-
-    def _raise_refusal(self, hand: _Hand, seat: int, stack: int | None) -> str:
-        if hand.bets >= self.stakes.cap:
-            return (
-                f"the cap of {self.stakes.cap} bets this round is reached "
-                "(NOTES.md, Betting structure); call or fold"
-            )
-        if seat in hand.no_raise:
-            return (
-                f"seat {seat} already acted and a short all-in does not reopen the betting; "
-                "call or fold"
-            )
-        cost = self._raise_to(hand) - hand.round_commit[seat]
-        return f"seat {seat} has {stack}, not enough for the {cost} a raise costs; press all-in"
 
     def _act(self, button: Button, out: list[Event]) -> bool:
         hand = self._hand
@@ -838,17 +624,22 @@ class Table:
                 option = candidate
                 break
         if option is None:
-            out.append(Refused(button.value, self._refusal(button, seat)))
+            out.append(
+                Refused(button.value, refusal(hand, button, seat, self._stacks[seat], self.stakes))
+            )
             return False
         self._apply_action(hand, seat, button, option.amount, out)
         return True
 
     def _apply_action(
-        self, hand: _Hand, seat: int, button: Button, amount: int, out: list[Event]
+        self, hand: HandState, seat: int, button: Button, amount: int, out: list[Event]
     ) -> None:
         hand.to_act.discard(seat)
         if button is Button.FOLD:
             hand.folded.add(seat)
+            if self.spec.has_draws:  # a folded hand joins the discards a short stub reshuffles
+                for card in hand.down[seat] + hand.up[seat]:
+                    hand.discarded[card.index] = seat
             out.append(ActionTaken(seat, "folds", 0, hand.round_commit[seat], False))
             if len(hand.folded) == len(hand.order) - 1:  # everyone else folded: the hand ends now
                 self._move("everyone_folded")
@@ -861,13 +652,15 @@ class Table:
             level = hand.round_commit[seat]
             is_all_in = seat in hand.all_in
             if level > hand.current_bet:
-                raise_to = self._raise_to(hand)
+                level_to = raise_to(hand)
                 if was_forced and level < hand.unit:
                     word = "brings in"  # the bring-in is not a bet: it does not count to the cap
                     hand.acted = {seat}
-                    hand.to_act = set(hand.able()) - {seat}
-                elif level >= raise_to:
-                    word = self._bet_word(hand, was_forced)
+                    hand.to_act = set(hand.able())
+                    if not BRING_IN_HAS_OPTION:  # posting it was the bring-in's action
+                        hand.to_act.discard(seat)
+                elif level >= level_to:
+                    word = bet_word(hand, was_forced)
                     hand.bets += 1
                     hand.acted = {seat}
                     hand.no_raise = set()
@@ -886,15 +679,7 @@ class Table:
             out.append(ActionTaken(seat, word, amount, level, is_all_in))
         self._after_action(hand, seat, out)
 
-    @staticmethod
-    def _bet_word(hand: _Hand, was_forced: bool) -> str:
-        if was_forced:
-            return "brings in for a full bet"
-        if hand.current_bet == 0:
-            return "bets"
-        return "completes" if hand.current_bet < hand.unit else "raises"
-
-    def _after_action(self, hand: _Hand, seat: int, out: list[Event]) -> None:
+    def _after_action(self, hand: HandState, seat: int, out: list[Event]) -> None:
         next_seat = self._next_to_act(seat) if hand.to_act else None
         if next_seat is not None:
             hand.actor = next_seat
