@@ -8,6 +8,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tablehelp import of_kind, play, settlement
@@ -245,6 +246,18 @@ def test_random_triple_draw_hands_conserve_chips_and_keep_five_cards(
     """Random legal triple-draw hands with random discards (reshuffles included): chips are
     conserved and every hand at the showdown holds five distinct cards.
     """
+    _random_draw_hands(players, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500)
+@given(st.integers(2, 7), st.integers(0, 2**32))
+def test_soak_random_triple_draw_hands(players: int, seed: int) -> None:
+    """The same over 7500 random hands (run with -m slow)."""
+    _random_draw_hands(players, seed)
+
+
+def _random_draw_hands(players: int, seed: int) -> None:
     rng = random.Random(seed)
     seats = tuple(range(1, players + 1))
     t = Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=players))
