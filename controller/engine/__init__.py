@@ -26,6 +26,7 @@ declares one and plays it.
 from __future__ import annotations
 
 from controller.engine.config import ConfigError, Stakes, TableConfig
-from controller.engine.table import Table, TableState
+from controller.engine.hand import TableState
+from controller.engine.table import Table
 
 __all__ = ["ConfigError", "Stakes", "Table", "TableConfig", "TableState"]

@@ -71,6 +71,8 @@ def definition(spec: GameSpec) -> tuple[list[str], list[dict[str, Any]]]:
             {"trigger": "draw_complete", "source": DRAWING, "dest": BETTING},
         ]
     transitions.append({"trigger": "misdeal", "source": in_hand, "dest": VOID})
+    # Undo rebuilds the hand from its start: back to before its new_hand, then replayed.
+    transitions.append({"trigger": "rewind", "source": [*in_hand, SETTLED, VOID], "dest": WAITING})
     return states, transitions
 
 

@@ -61,8 +61,6 @@ from controller.engine.machine import (
     DEALING,
     DRAWING,
     IN_HAND,
-    SETTLED,
-    VOID,
     WAITING,
     Phase,
     move,
@@ -284,12 +282,13 @@ class Table:
                 Refused("new_hand", f"hand {self._hand_number} is in play; finish it or misdeal")
             )
             return False
-        if self.spec.button_moves and self._hand_number:
-            self._dealer = self._next_occupied(self._dealer)
         dealt = [s for s in self._seats if self._stacks[s] != 0]
         if len(dealt) < 2:
             out.append(Refused("new_hand", f"fewer than two seats have chips: {dealt}"))
             return False
+        if self.spec.button_moves and self._hand_number:
+            # 14.10(c): the button moves one occupied seat clockwise after every hand.
+            self._dealer = self._next_occupied(self._dealer)
         self._start = (dict(self._stacks), self._dealer, self._hand_number)
         self._begin(out)
         return True
@@ -786,7 +785,7 @@ class Table:
         self._dealer = dealer
         self._hand_number = number
         self._alarm = None
-        self._phase.state = WAITING
+        self._move("rewind")
         silent: list[Event] = []
         self._begin(silent)
         for inp in replay:
@@ -795,6 +794,3 @@ class Table:
         what = describe_input(undone)
         out.append(Undone(what, f"undid {what}; the hand is as it was before it"))
         out.append(self.pending)
-
-
-__all__ = ["SETTLED", "VOID", "Table", "TableState"]
