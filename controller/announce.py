@@ -80,7 +80,8 @@ def _settled(e: ev.HandSettled) -> str:
     return f"Hand {e.hand} settled. {pots}. Results: {nets}."
 
 
-_RENDER: dict[type[Any], Callable[[Any], str]] = {
+#: Each event class and the function that says it.
+RENDERERS: dict[type[Any], Callable[[Any], str]] = {
     ev.HandStarted: _hand_started,
     ev.StreetStarted: lambda e: f"{e.street.capitalize()}.",
     ev.CardExpected: _card_expected,
@@ -121,7 +122,7 @@ _RENDER: dict[type[Any], Callable[[Any], str]] = {
 
 def announce(event: ev.Event) -> str:
     """The sentence a dealer hears for ``event``."""
-    render = _RENDER.get(type(event))
+    render = RENDERERS.get(type(event))
     if render is None:
         raise TypeError(
             f"no announcement for event {type(event).__name__}; expected an engine event"

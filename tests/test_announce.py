@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from tablehelp import play, table
 
-from controller.announce import announce
+from controller.announce import RENDERERS, announce
+from controller.engine import events as events_module
 from controller.engine.events import Event, Refused
 from controller.inputs import Button, ButtonPress
 
@@ -43,3 +44,14 @@ def test_the_settlement_sentence_names_the_pot_the_winners_and_the_odd_chip() ->
         "four-two-ace low; odd chip 1 to seat 1 (14.13A(j)1). Results: seat 1 +2, seat 2 +1, "
         "seat 3 -3."
     )
+
+
+def test_every_kind_of_event_has_an_announcement() -> None:
+    """No event class of the engine is left without a sentence."""
+    kinds = [
+        cls
+        for cls in vars(events_module).values()
+        if isinstance(cls, type) and issubclass(cls, Event) and cls is not Event
+    ]
+    assert len(kinds) >= 20
+    assert all(cls in RENDERERS for cls in kinds), [c.__name__ for c in kinds if c not in RENDERERS]

@@ -8,6 +8,8 @@ Public surface::
                        # NewHandExpected, or the open Alarm
     table.state        # a TableState snapshot
     table.phase        # the machine's phase (controller.engine.machine)
+    table.stacks       # every seat's chips behind (None: unknown)
+    table.last_settlement  # the last hand's HandSettled or HandVoided
 
 The engine is pure: no clock, I/O, threads or randomness, so a journal of
 inputs replays to the same events. Events are frozen dataclasses
