@@ -68,9 +68,8 @@ def play_hand(
             record.append(inp)
         produced = apply(inp)
         events += produced
-        for event in produced:
-            if isinstance(event, DiscardsReshuffled):  # 14.12A(f): back in play after the stub
-                cards = chain(cards, [Card.parse(code) for code in event.cards])
+        if inp is _DRAW_DONE:  # only draw done can reshuffle the discards (14.12A(f))
+            cards = _with_reshuffled(cards, produced)
         # The last event of an input says what the table waits for next (table.pending),
         # unless it is a refusal or an alarm.
         pending = produced[-1]
@@ -97,3 +96,11 @@ def play_hand(
 def _hand_of(table: Table, seat: int) -> tuple[Card, ...]:
     state = next(s for s in table.state.seats if s.seat == seat)
     return tuple(Card.parse(code) for code in state.down + state.up)
+
+
+def _with_reshuffled(cards: Iterator[Card], produced: list[Event]) -> Iterator[Card]:
+    """The cards still to come, then any discards a short stub reshuffled (14.12A(f))."""
+    for event in produced:
+        if isinstance(event, DiscardsReshuffled):
+            cards = chain(cards, [Card.parse(code) for code in event.cards])
+    return cards

@@ -376,7 +376,7 @@ class Table:
             )
         expected = hand.queue[hand.queue_pos]
         holder = hand.holder
-        if card.index in hand.reshuffled:  # 14.12A(f): a reshuffled discard, back in play
+        if hand.reshuffled and card.index in hand.reshuffled:  # 14.12A(f): back in play
             hand.reshuffled.discard(card.index)
             del hand.discarded[card.index]
         elif card.index in holder:
