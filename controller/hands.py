@@ -5,12 +5,13 @@ wins and whose equal strengths tie, lows included (a better low has a greater
 strength), so the engine takes the max. Strengths compare only within one
 evaluator.
 
-Speed comes from tables built once at import (a few tens of milliseconds): a
-hand's ranks are keyed by the product of one prime per rank, which names the
-rank multiset whatever the order of the cards, and a flush is told apart by
-its sign (five cards) or by a second prime per suit (three cards). Each
-evaluator has an integer fast path (``*_strength``) beside the public function;
-both check their input the same way.
+Speed comes from tables built once at import (about 0.15 s): a hand's ranks
+are keyed by the product of one prime per rank, which names the rank multiset
+whatever the order of the cards, and a flush is told apart by the key's sign
+(five cards) or by a second prime per suit (three cards). Each evaluator has
+an integer fast path (``*_strength``) beside the public function; both reject
+a wrong count or something that is not a card with HandError, and the public
+functions also reject a card given twice.
 
 Rules: NOTES.md, sections Cards, High hands, Three-card high, Six-or-better
 low and Deuce-to-seven low; 14.13(f),(h), 14.13A(j)-(l), 14.12A(l).
@@ -22,8 +23,10 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cache
 from itertools import combinations, combinations_with_replacement
 from math import prod
+from operator import attrgetter
 from typing import Final
 
 from controller.cards import DECK, Card, Rank, format_cards
@@ -100,12 +103,13 @@ _RANK_PRIMES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
 _SUIT_PRIMES: Final = (43, 47, 53, 59)
 _RANK_PRIME: Final = {rank: _RANK_PRIMES[rank - 2] for rank in range(2, 15)}
 
-# Per card, by Card.index: the rank prime, a suit bit (five flush-bits AND to
-# non-zero only in a flush) and rank prime times suit prime (three-card keys).
+# Per card, by Card.index: the rank prime, and rank prime times suit prime
+# (three-card keys).
 _PRIME: Final = tuple(_RANK_PRIME[card.rank] for card in DECK)
-_SUIT_BIT: Final = tuple(1 << card.suit for card in DECK)
 _RANK_SUIT_PRIME: Final = tuple(_RANK_PRIME[card.rank] * _SUIT_PRIMES[card.suit] for card in DECK)
 
+# Ranks as called in a hand's name: "two", as in "pair of twos" and
+# "three-two-ace low" (Rank.spoken says "deuce" for the card itself).
 _WORD: Final = {
     ACE_LOW: "ace",
     2: "two",
@@ -333,24 +337,14 @@ def _bad_hand(cards: object, expected: str, counts: range) -> HandError:
         return HandError(cards, expected, f"{strangers[0]!r} is not a card")
     if len(cards) not in counts:
         return HandError(cards, expected, f"{len(cards)} cards")
-    seen = Counter(cards)
-    twice = [card.code for card, times in seen.items() if times > 1]
-    return HandError(cards, expected, f"{', '.join(twice)} more than once")
+    twice = [card.code for card, times in Counter(cards).items() if times > 1]
+    return HandError(cards, expected, f"{', '.join(twice) or 'a card'} more than once")
 
 
-def _checked(cards: Sequence[Card], expected: str, counts: range) -> tuple[int, ...]:
-    """The cards' indices, after checking count, type and that no card repeats."""
-    try:
-        indices = tuple(card.index for card in cards)
-    except (AttributeError, TypeError):
-        raise _bad_hand(cards, expected, counts) from None
-    if (
-        len(indices) not in counts
-        or len(set(indices)) != len(indices)
-        or not all(isinstance(card, Card) for card in cards)
-    ):
+def _require_distinct(cards: Sequence[Card], expected: str, counts: range) -> None:
+    """Raise HandError if a card is given twice (the fast paths leave this to the caller)."""
+    if len(set(cards)) != len(cards):
         raise _bad_hand(cards, expected, counts)
-    return indices
 
 
 _FIVE: Final = "exactly 5 distinct cards"
@@ -364,23 +358,24 @@ _ONE_TO_4: Final = range(1, 5)
 
 
 # --- fast integer paths -----------------------------------------------------------------------
-# Each returns the same strength as its public function and checks the same
-# things; the unpacking is spelled out because it is the hot path.
+# Each returns its public function's strength and raises HandError for a wrong
+# count or something that is not a card. Unlike the public functions they do
+# not look for a card given twice: that check costs as much as the evaluation,
+# a deck cannot deal a card twice, and a tag read twice is caught by the
+# integrity checks (NOTES.md, Integrity). The unpacking is spelled out because
+# this is the hot path.
 
 
 def five_card_high_strength(cards: Sequence[Card]) -> int:
-    """Strength of exactly five cards as a high hand (14.13(h); NOTES.md, High hands)."""
+    """Strength of five cards as a high hand (14.13(h); NOTES.md, High hands)."""
     try:
         c1, c2, c3, c4, c5 = cards
         a, b, c, d, e = c1.index, c2.index, c3.index, c4.index, c5.index
-        key = _PRIME[a] * _PRIME[b] * _PRIME[c] * _PRIME[d] * _PRIME[e]
-    except (AttributeError, TypeError, ValueError, IndexError):
+        if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:  # Card.index % 4 is the suit
+            return _FIVE_HIGH_OF[-_PRIME[a] * _PRIME[b] * _PRIME[c] * _PRIME[d] * _PRIME[e]]
+        return _FIVE_HIGH_OF[_PRIME[a] * _PRIME[b] * _PRIME[c] * _PRIME[d] * _PRIME[e]]
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
         raise _bad_hand(cards, _FIVE, _EXACTLY_5) from None
-    if len({a, b, c, d, e}) != 5:
-        raise _bad_hand(cards, _FIVE, _EXACTLY_5)
-    if _SUIT_BIT[a] & _SUIT_BIT[b] & _SUIT_BIT[c] & _SUIT_BIT[d] & _SUIT_BIT[e]:
-        return _FIVE_HIGH_OF[-key]
-    return _FIVE_HIGH_OF[key]
 
 
 def deuce_to_seven_strength(cards: Sequence[Card]) -> int:
@@ -388,80 +383,84 @@ def deuce_to_seven_strength(cards: Sequence[Card]) -> int:
     try:
         c1, c2, c3, c4, c5 = cards
         a, b, c, d, e = c1.index, c2.index, c3.index, c4.index, c5.index
-        key = _PRIME[a] * _PRIME[b] * _PRIME[c] * _PRIME[d] * _PRIME[e]
-    except (AttributeError, TypeError, ValueError, IndexError):
+        if a & 3 == b & 3 == c & 3 == d & 3 == e & 3:  # Card.index % 4 is the suit
+            return _DEUCE_TO_SEVEN_OF[-_PRIME[a] * _PRIME[b] * _PRIME[c] * _PRIME[d] * _PRIME[e]]
+        return _DEUCE_TO_SEVEN_OF[_PRIME[a] * _PRIME[b] * _PRIME[c] * _PRIME[d] * _PRIME[e]]
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
         raise _bad_hand(cards, _FIVE, _EXACTLY_5) from None
-    if len({a, b, c, d, e}) != 5:
-        raise _bad_hand(cards, _FIVE, _EXACTLY_5)
-    if _SUIT_BIT[a] & _SUIT_BIT[b] & _SUIT_BIT[c] & _SUIT_BIT[d] & _SUIT_BIT[e]:
-        return _DEUCE_TO_SEVEN_OF[-key]
-    return _DEUCE_TO_SEVEN_OF[key]
 
 
 def three_card_high_strength(cards: Sequence[Card]) -> int:
-    """Strength of exactly three cards as a three-card high hand (NOTES.md, Three-card high)."""
+    """Strength of three cards as a three-card high hand (NOTES.md, Three-card high)."""
     try:
         c1, c2, c3 = cards
-        a, b, c = c1.index, c2.index, c3.index
-        key = _RANK_SUIT_PRIME[a] * _RANK_SUIT_PRIME[b] * _RANK_SUIT_PRIME[c]
-    except (AttributeError, TypeError, ValueError, IndexError):
+        return _THREE_HIGH_OF[
+            _RANK_SUIT_PRIME[c1.index] * _RANK_SUIT_PRIME[c2.index] * _RANK_SUIT_PRIME[c3.index]
+        ]
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
         raise _bad_hand(cards, _THREE, _EXACTLY_3) from None
-    if len({a, b, c}) != 3:
-        raise _bad_hand(cards, _THREE, _EXACTLY_3)
-    return _THREE_HIGH_OF[key]
 
 
 def six_or_better_low_strength(cards: Sequence[Card]) -> int:
     """Strength of three cards as a six-or-better low, 0 if it does not qualify (14.13A(k))."""
     try:
         c1, c2, c3 = cards
-        a, b, c = c1.index, c2.index, c3.index
-        key = _RANK_SUIT_PRIME[a] * _RANK_SUIT_PRIME[b] * _RANK_SUIT_PRIME[c]
-    except (AttributeError, TypeError, ValueError, IndexError):
-        raise _bad_hand(cards, _THREE, _EXACTLY_3) from None
-    if len({a, b, c}) != 3:
-        raise _bad_hand(cards, _THREE, _EXACTLY_3)
-    return _LOW_OF.get(key, 0)
-
-
-def _mambo_keys(cards: Sequence[Card]) -> tuple[int, int, int, int]:
-    """The keys of the four three-card hands in four cards, after the checks."""
-    try:
-        c1, c2, c3, c4 = cards
-        a, b, c, d = c1.index, c2.index, c3.index, c4.index
-        pa, pb, pc, pd = (
-            _RANK_SUIT_PRIME[a],
-            _RANK_SUIT_PRIME[b],
-            _RANK_SUIT_PRIME[c],
-            _RANK_SUIT_PRIME[d],
+        return _LOW_OF.get(
+            _RANK_SUIT_PRIME[c1.index] * _RANK_SUIT_PRIME[c2.index] * _RANK_SUIT_PRIME[c3.index],
+            0,
         )
     except (AttributeError, TypeError, ValueError, IndexError):
-        raise _bad_hand(cards, _FOUR, _EXACTLY_4) from None
-    if len({a, b, c, d}) != 4:
-        raise _bad_hand(cards, _FOUR, _EXACTLY_4)
-    ab = pa * pb
-    cd = pc * pd
-    return ab * pc, ab * pd, pa * cd, pb * cd
+        raise _bad_hand(cards, _THREE, _EXACTLY_3) from None
 
 
 def mambo_high_strength(cards: Sequence[Card]) -> int:
     """Strength of the best three-card high hand of four cards (14.13A(j),(l))."""
-    k1, k2, k3, k4 = _mambo_keys(cards)
-    table = _THREE_HIGH_OF
-    return max(table[k1], table[k2], table[k3], table[k4])
+    try:
+        c1, c2, c3, c4 = cards
+        a = _RANK_SUIT_PRIME[c1.index]
+        b = _RANK_SUIT_PRIME[c2.index]
+        c = _RANK_SUIT_PRIME[c3.index]
+        d = _RANK_SUIT_PRIME[c4.index]
+        ab = a * b
+        cd = c * d
+        table = _THREE_HIGH_OF
+        return max(table[ab * c], table[ab * d], table[a * cd], table[b * cd])
+    except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+        raise _bad_hand(cards, _FOUR, _EXACTLY_4) from None
 
 
 def mambo_low_strength(cards: Sequence[Card]) -> int:
     """Strength of the best six-or-better low of four cards, 0 if none (14.13A(k),(l))."""
-    k1, k2, k3, k4 = _mambo_keys(cards)
-    get = _LOW_OF.get
-    return max(get(k1, 0), get(k2, 0), get(k3, 0), get(k4, 0))
+    try:
+        c1, c2, c3, c4 = cards
+        a = _RANK_SUIT_PRIME[c1.index]
+        b = _RANK_SUIT_PRIME[c2.index]
+        c = _RANK_SUIT_PRIME[c3.index]
+        d = _RANK_SUIT_PRIME[c4.index]
+        ab = a * b
+        cd = c * d
+        get = _LOW_OF.get
+        return max(get(ab * c, 0), get(ab * d, 0), get(a * cd, 0), get(b * cd, 0))
+    except (AttributeError, TypeError, ValueError, IndexError):
+        raise _bad_hand(cards, _FOUR, _EXACTLY_4) from None
 
 
 def partial_high_strength(cards: Sequence[Card]) -> int:
     """Strength of 1-4 up-cards as a partial high hand (14.13(f); NOTES.md, High hands)."""
-    indices = _checked(cards, _PARTIAL_COUNT, _ONE_TO_4)
-    return _PARTIAL_OF[prod(_PRIME[index] for index in indices)]
+    key = 1
+    seen = 0
+    try:
+        if not 1 <= len(cards) <= 4:
+            raise _bad_hand(cards, _PARTIAL_COUNT, _ONE_TO_4)
+        for card in cards:
+            bit = 1 << card.index
+            if seen & bit:
+                raise _bad_hand(cards, _PARTIAL_COUNT, _ONE_TO_4)
+            seen |= bit
+            key *= _PRIME[card.index]
+    except (AttributeError, TypeError, IndexError):
+        raise _bad_hand(cards, _PARTIAL_COUNT, _ONE_TO_4) from None
+    return _PARTIAL_OF[key]
 
 
 # --- categories, for the engine's display and the tests --------------------------------------
@@ -504,6 +503,7 @@ _CALLS: Final = {
 }
 
 
+@cache  # a few thousand shapes, each called the same way every time
 def _describe(shape: _Shape, royal: bool) -> str:
     """A hand as a dealer calls it: "kings full of fours", "ten-high straight", "ace-king high".
 
@@ -520,22 +520,26 @@ def _describe(shape: _Shape, royal: bool) -> str:
     )
 
 
-def _in_called_order(cards: Iterable[Card], shape: _Shape) -> tuple[Card, ...]:
+_STRAIGHTS: Final = (Category.STRAIGHT, Category.STRAIGHT_FLUSH)
+_BY_INDEX: Final = attrgetter("index")  # rank-major, so descending is rank then suit
+
+
+def _ace_low_index(card: Card) -> int:
+    """Card.index with the ace moved below the two, for a straight the ace starts."""
+    return card.index - 52 if card.rank == ACE else card.index
+
+
+def _in_called_order(cards: Sequence[Card], shape: _Shape) -> tuple[Card, ...]:
     """The cards best first: bigger groups, then higher ranks, then higher suits.
 
-    In a straight whose top is not the ace, an ace plays low and goes last.
+    In a straight whose top is not the ace, the ace plays low and goes last.
     """
-    cards = tuple(cards)
-    counts = Counter(card.rank for card in cards)
-    ace_low = (
-        shape.category in (Category.STRAIGHT, Category.STRAIGHT_FLUSH) and shape.called[0] != ACE
-    )
-
-    def value(card: Card) -> tuple[int, int, int]:
-        rank = ACE_LOW if ace_low and card.rank == ACE else int(card.rank)
-        return counts[card.rank], rank, int(card.suit)
-
-    return tuple(sorted(cards, key=value, reverse=True))
+    if shape.category in _STRAIGHTS and shape.called[0] != ACE:
+        return tuple(sorted(cards, key=_ace_low_index, reverse=True))
+    if shape.category in _STRAIGHTS or len(shape.called) == len(cards):
+        return tuple(sorted(cards, key=_BY_INDEX, reverse=True))  # no two cards share a rank
+    place = {rank: position for position, rank in enumerate(shape.called)}
+    return tuple(sorted(cards, key=lambda card: (place[card.rank], -card.suit)))
 
 
 def _low_order(cards: Iterable[Card]) -> tuple[Card, ...]:
@@ -554,6 +558,7 @@ def _describe_low(strength: int) -> str:
 def five_card_high(cards: Sequence[Card]) -> HandValue:
     """Five cards as a high hand: five-card stud's showdown (14.13(h); NOTES.md, High hands)."""
     strength = five_card_high_strength(cards)
+    _require_distinct(cards, _FIVE, _EXACTLY_5)
     shape = _FIVE_HIGH.shapes[strength]
     return HandValue(strength, _in_called_order(cards, shape), _describe(shape, royal=True))
 
@@ -576,6 +581,7 @@ def deuce_to_seven_low(cards: Sequence[Card]) -> HandValue:
     ("seven-five low"); any other is called as the made hand it is.
     """
     strength = deuce_to_seven_strength(cards)
+    _require_distinct(cards, _FIVE, _EXACTLY_5)
     shape = _DEUCE_TO_SEVEN.shapes[strength]
     if shape.category is Category.HIGH_CARD:
         description = "-".join(_WORD[rank] for rank in shape.called[:2]) + " low"
@@ -587,6 +593,7 @@ def deuce_to_seven_low(cards: Sequence[Card]) -> HandValue:
 def three_card_high(cards: Sequence[Card]) -> HandValue:
     """Three cards as a three-card high hand (NOTES.md, Three-card high; 14.13A(l)1)."""
     strength = three_card_high_strength(cards)
+    _require_distinct(cards, _THREE, _EXACTLY_3)
     shape = _THREE_HIGH.shapes[strength]
     return HandValue(strength, _in_called_order(cards, shape), _describe(shape, royal=False))
 
@@ -594,6 +601,7 @@ def three_card_high(cards: Sequence[Card]) -> HandValue:
 def six_or_better_low(cards: Sequence[Card]) -> HandValue | None:
     """Three cards as a six-or-better low; None if they do not qualify (14.13A(k))."""
     strength = six_or_better_low_strength(cards)
+    _require_distinct(cards, _THREE, _EXACTLY_3)
     if strength == 0:
         return None
     return HandValue(strength, _low_order(cards), _describe_low(strength))
@@ -602,6 +610,7 @@ def six_or_better_low(cards: Sequence[Card]) -> HandValue | None:
 def mambo_high(cards: Sequence[Card]) -> HandValue:
     """The best three-card high hand of a Mambo player's four cards (14.13A(j),(l))."""
     strength = mambo_high_strength(cards)
+    _require_distinct(cards, _FOUR, _EXACTLY_4)
     best = next(
         trio for trio in combinations(cards, 3) if three_card_high_strength(trio) == strength
     )
@@ -615,6 +624,7 @@ def mambo_low(cards: Sequence[Card]) -> HandValue | None:
     NO_QUALIFYING_LOW.
     """
     strength = mambo_low_strength(cards)
+    _require_distinct(cards, _FOUR, _EXACTLY_4)
     if strength == 0:
         return None
     best = next(
