@@ -23,7 +23,7 @@ def _options(t: Table) -> dict[str, str]:
 
 def test_14_13a_g_check_only_when_no_bet_is_faced() -> None:
     """14.13A(g): the opener may check; after a bet, check/call means call, never check."""
-    t = table("five-card-stud", seats=(1, 2))
+    t = table("mambo", seats=(1, 2))
     play(t, "new_hand 2h 3d Kh 2c check_call check_call 5d 6d 7d")
     assert _options(t)["check_call"] == "check"
     events = play(t, "bet_raise")
@@ -34,7 +34,7 @@ def test_14_13a_g_check_only_when_no_bet_is_faced() -> None:
 
 def test_14_13a_g_round_ends_when_every_player_has_checked() -> None:
     """14.13A(g): two checks end the round; the next street's burn is expected."""
-    t = table("five-card-stud", seats=(1, 2))
+    t = table("mambo", seats=(1, 2))
     play(t, "new_hand 2h 3d Kh 2c check_call check_call 5d 6d 7d check_call check_call")
     assert t.pending.destination == "burn"
 
@@ -80,7 +80,7 @@ def _side_pot_hand(rake_percent: int = 0) -> list[Event]:
         t,
         DEAL_TWO + " check_call bet_raise check_call all_in"  # 2 brings in, 3 completes, 1 calls,
         # seat 2 calls all-in for 1 less than it owes
-        " 5d 9d Kc 3h check_call check_call"  # seat 1 shows a pair and opens
+        " 5d 9d Kc 3h bet_raise check_call"  # seat 1 shows a pair, opens and bets (14.13(f))
         " 5s 4c Ks 7h check_call check_call"  # seat 2 (all-in) shows kings; seat 3 acts first
         " 5h 6c Js 8d check_call check_call",
     )
@@ -88,27 +88,27 @@ def _side_pot_hand(rake_percent: int = 0) -> list[Event]:
 
 def test_notes_betting_structure_an_all_in_for_less_makes_a_side_pot() -> None:
     """NOTES.md, Betting structure: seat 2 all-in for 4 in total wins the main pot of 12 with
-    three kings; the side pot of 4, which seat 2 cannot win, goes to seat 1's nines.
+    three kings; the side pot of 14, which seat 2 cannot win, goes to seat 1's nines.
     """
     events = _side_pot_hand()
     pots = settlement(events).pots
     assert [(p.name, p.amount, p.eligible) for p in pots] == [
         ("main pot", 12, (1, 2, 3)),
-        ("side pot 1", 4, (1, 3)),
+        ("side pot 1", 14, (1, 3)),
     ]
     assert [a.seat for p in pots for a in p.awards] == [2, 1]
-    assert net(events) == {1: -2, 2: 8, 3: -6}
+    assert net(events) == {1: 3, 2: 8, 3: -11}
 
 
 def test_notes_betting_structure_the_rake_is_taken_before_division_from_the_main_pot() -> None:
-    """NOTES.md, Betting structure (14.19(c)): 10% of 16 is 1 chip, taken from the main pot
+    """NOTES.md, Betting structure (14.19(c)): 10% of 26 is 2 chips, taken from the main pot
     before it is awarded; chips are conserved: nets plus rake sum to zero.
     """
     events = _side_pot_hand(rake_percent=10)
     settled = settlement(events)
-    assert settled.rake == 1
-    assert [(p.rake, p.amount) for p in settled.pots] == [(1, 12), (0, 4)]
-    assert net(events) == {1: -2, 2: 7, 3: -6}
+    assert settled.rake == 2
+    assert [(p.rake, p.amount) for p in settled.pots] == [(2, 12), (0, 14)]
+    assert net(events) == {1: 3, 2: 6, 3: -11}
     assert sum(net(events).values()) + settled.rake == 0
 
 

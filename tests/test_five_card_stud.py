@@ -10,11 +10,13 @@ from controller.engine import ConfigError, TableConfig
 from controller.engine.events import (
     ActionRequired,
     CardExpected,
+    Refused,
     RoundStarted,
     Showdown,
     StreetStarted,
 )
 from controller.games import GAMES
+from controller.inputs import Button, ButtonPress
 
 # Seats 1, 2, 3, dealer before seat 1: dealt in the order 1, 2, 3.
 DEAL_TWO = "new_hand Ah Kd Qc 9s 2c 2h"  # downs A K Q; ups 9s 2c 2h: seat 2's 2c brings in
@@ -107,28 +109,31 @@ def test_14_13_g_burn_before_each_of_the_two_last_streets() -> None:
     """14.13(g): fourth and fifth streets are each preceded by a burn and dealt face up."""
     t = table("five-card-stud", seats=(1, 2))
     play(t, "new_hand 2h 3d Kh 2c check_call check_call")  # bring-in 2c, call
-    play(t, "5d 6d 7d check_call check_call")  # third street, checked through
+    play(t, "5d 6d 7d bet_raise check_call")  # third street: seat 1 bets, seat 2 calls
     events = play(t, "8d")
     assert [(e.destination, e.seat, e.face) for e in of_kind(events, CardExpected)] == [
         ("seat", 1, "up")
     ]
-    play(t, "9d Td check_call check_call")
+    play(t, "9d Td bet_raise check_call")
     assert t.pending.destination == "burn"
 
 
 def test_14_13_h_showdown_the_highest_five_card_hand_wins() -> None:
-    """14.13(h): seat 1's pair of kings beats seat 2's ace high; seat 1 wins the antes and bets."""
+    """14.13(h): seat 1's pair of kings beats seat 2's ace high; seat 1 wins the antes and bets.
+
+    Each later round's opener bets and the other calls (14.13(f)): 28 from each seat.
+    """
     t = table("five-card-stud", seats=(1, 2))
     events = play(
         t,
         "new_hand Kh 3d Kc 2c check_call check_call"  # downs Kh 3d, ups Kc 2c
-        " 5d 6d 7s check_call check_call"  # burn 5d
-        " 8d 9c Jh check_call check_call"  # burn 8d
-        " Td Qs As check_call check_call",  # burn Td
+        " 5d 6d 7s bet_raise check_call"  # burn 5d; seat 1 (K-6) bets 5
+        " 8d 9c Jh bet_raise check_call"  # burn 8d; seat 1 (K-9-6) bets 10
+        " Td Qs As bet_raise check_call",  # burn Td; seat 2 (A-J-7-2) bets 10
     )
     shown = of_kind(events, Showdown)[0]
     assert {h.seat: h.description for h in shown.hands}[1] == "pair of kings"
-    assert net(events) == {1: 3, 2: -3}  # ante 1 + bring-in 2 from seat 2
+    assert net(events) == {1: 28, 2: -28}
 
 
 def test_a_hand_everyone_else_folds_ends_at_once_without_a_showdown() -> None:
@@ -142,20 +147,39 @@ def test_a_hand_everyone_else_folds_ends_at_once_without_a_showdown() -> None:
 
 
 def test_notes_odd_chips_five_card_stud_odd_chip_to_the_highest_card_by_suit() -> None:
-    """NOTES.md, Odd chips: two identical straights split an odd pot; the spade ace holder
-    gets the odd chip.
+    """NOTES.md, Odd chips: two identical straights split an odd pot of 59; the holder of
+    the ace of spades gets the odd chip.
     """
     t = table("five-card-stud", seats=(1, 2, 3))
     events = play(
         t,
         # downs As Ah 2d, ups Kd Kc 3c: seat 3 brings in, all call; pot 3 antes + 3 x 2 = 9.
         "new_hand As Ah 2d Kd Kc 3c check_call check_call check_call"
-        " 4h Qs Qd 5c check_call check_call check_call"
-        " 4d Jd Js 6c check_call check_call check_call"
-        " 4s Th Tc 7c check_call check_call fold",  # seats 1 and 2: ace-high straights
+        " 4h Qs Qd 5c bet_raise check_call fold"  # seat 1 opens by position and bets
+        " 4d Jd Js bet_raise check_call"
+        " 4s Th Tc bet_raise check_call",  # seats 1 and 2: ace-high straights
     )
     settled = settlement(events)
     pot = settled.pots[0]
-    assert pot.amount == 9
-    assert {a.seat: a.amount for a in pot.awards} == {1: 5, 2: 4}
+    assert pot.amount == 59
+    assert {a.seat: a.amount for a in pot.awards} == {1: 30, 2: 29}
     assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(1, 1, "NOTES.md, Odd chips")]
+
+
+def test_14_13_f_the_opener_of_a_later_round_is_required_to_bet() -> None:
+    """14.13(f) "shall be required to bet", then (e) fold, call or raise: the opener's only
+    button is the bet; check and fold are refused naming the rule, and nothing changes.
+    """
+    t = table("five-card-stud", seats=(1, 2))
+    play(t, "new_hand 2h 3d Kh 2c check_call check_call 5d 6d 7d")
+    pending = t.pending
+    assert isinstance(pending, ActionRequired)
+    assert [(o.button, o.meaning) for o in pending.options] == [("bet_raise", "bet 5")]
+    before = t.state
+    for button in (Button.CHECK_CALL, Button.FOLD):
+        refused = t.apply(ButtonPress(button))[0]
+        assert isinstance(refused, Refused)
+        assert refused.reason == "seat 1 opens this round and must bet (14.13(f))"
+        assert t.state == before
+    play(t, "bet_raise")
+    assert {o.button for o in t.pending.options} == {"fold", "check_call", "bet_raise"}

@@ -12,8 +12,9 @@ import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
 from controller.engine import ConfigError, TableConfig
-from controller.engine.events import CardExpected, RoundStarted, Showdown
+from controller.engine.events import ActionRequired, CardExpected, Refused, RoundStarted, Showdown
 from controller.games import GAMES
+from controller.inputs import Button, ButtonPress
 
 CHECKS = " check_call check_call check_call"
 
@@ -172,3 +173,17 @@ def test_14_13a_l_2_ace_four_five_suited_is_a_flush_high_and_a_low() -> None:
     shown = {(h.seat, h.share): h for h in of_kind(events, Showdown)[0].hands}
     assert set(shown[1, "high"].cards) == set(shown[1, "low"].cards) == {"Ah", "4h", "5h"}
     assert net(events) == {1: 3, 2: -3}
+
+
+def test_14_13a_f_the_opener_must_bet_or_check_and_may_not_fold() -> None:
+    """14.13A(f) "shall be required to bet or check": the second round's opener may check or
+    bet; fold is refused naming the rule.
+    """
+    t = table("mambo", seats=(1, 2))
+    play(t, "new_hand 2h 3d Kh 2c check_call check_call 5d 6d 7d")
+    pending = t.pending
+    assert isinstance(pending, ActionRequired)
+    assert [o.meaning for o in pending.options] == ["check", "bet 5"]
+    refused = t.apply(ButtonPress(Button.FOLD))[0]
+    assert isinstance(refused, Refused)
+    assert refused.reason == "seat 1 opens this round and must bet or check (14.13A(f))"

@@ -14,6 +14,7 @@ from typing import Final
 from controller.engine.config import Stakes
 from controller.engine.events import Option
 from controller.engine.hand import HandState
+from controller.games.spec import OpenerDuty
 from controller.inputs import Button
 
 #: The bring-in seat does not get to act again when every other player only calls
@@ -65,35 +66,53 @@ def work_out_options(
     completes_bring_in: bool,
 ) -> tuple[Option, ...]:
     """The legal buttons of ``seat`` with their amounts (``stack`` None: unlimited)."""
-    to_call = hand.current_bet - commit
-    unit = hand.unit
-    options: list[Option] = []
     if hand.forced_pending:
-        # 14.13(d), 14.13A(d): the lowest up-card must bring in; no fold, no check.
-        bring_in = stakes.bring_in or unit
-        if stack is None or stack >= bring_in:
-            if bring_in < unit:
-                options.append(option(_CHECK_CALL, bring_in, "bring in"))
-            else:
-                options.append(option(_BET_RAISE, bring_in, "bet"))
-        if bring_in < unit and completes_bring_in and (stack is None or stack >= unit):
-            options.append(option(_BET_RAISE, unit, "bring in for"))
-        if stack is not None and 0 < stack <= unit:
-            options.append(option(_ALL_IN, stack, "all-in for"))
-        return tuple(options)
-    options.append(FOLD_OPTION)
+        return _bring_in_options(hand.unit, stack, stakes, completes_bring_in)
+    if hand.duty is not None:
+        return _opener_options(hand.duty, hand.unit, stack)
+    unit = hand.unit
+    current = hand.current_bet
+    to_call = current - commit
+    options = [FOLD_OPTION]
     if to_call == 0:
         options.append(CHECK_OPTION)
     elif stack is None or stack >= to_call:
         options.append(option(_CHECK_CALL, to_call, "call"))
-    current = hand.current_bet
-    raise_to = unit if current < unit else current + unit
+    level = unit if current < unit else current + unit
     can_raise = hand.bets < stakes.cap and seat not in hand.no_raise
-    if can_raise and (stack is None or stack >= raise_to - commit):
+    if can_raise and (stack is None or stack >= level - commit):
         word = "bet" if current == 0 else ("complete to" if current < unit else "raise to")
-        options.append(option(_BET_RAISE, raise_to - commit, word, raise_to))
-    limit = raise_to - commit if can_raise else to_call
+        options.append(option(_BET_RAISE, level - commit, word, level))
+    limit = level - commit if can_raise else to_call
     if stack is not None and 0 < stack <= max(limit, to_call):
+        options.append(option(_ALL_IN, stack, "all-in for"))
+    return tuple(options)
+
+
+def _bring_in_options(
+    unit: int, stack: int | None, stakes: Stakes, completes_bring_in: bool
+) -> tuple[Option, ...]:
+    # 14.13(d), 14.13A(d): the lowest up-card must bring in; no fold, no check.
+    bring_in = stakes.bring_in or unit
+    options = []
+    if stack is None or stack >= bring_in:
+        if bring_in < unit:
+            options.append(option(_CHECK_CALL, bring_in, "bring in"))
+        else:
+            options.append(option(_BET_RAISE, bring_in, "bet"))
+    if bring_in < unit and completes_bring_in and (stack is None or stack >= unit):
+        options.append(option(_BET_RAISE, unit, "bring in for"))
+    if stack is not None and 0 < stack <= unit:
+        options.append(option(_ALL_IN, stack, "all-in for"))
+    return tuple(options)
+
+
+def _opener_options(duty: OpenerDuty, unit: int, stack: int | None) -> tuple[Option, ...]:
+    # 14.13(f): the opener "shall be required to bet"; 14.13A(f),(h): "to bet or check".
+    options = [CHECK_OPTION] if duty is OpenerDuty.BET_OR_CHECK else []
+    if stack is None or stack >= unit:
+        options.append(option(_BET_RAISE, unit, "bet"))
+    if stack is not None and 0 < stack <= unit:
         options.append(option(_ALL_IN, stack, "all-in for"))
     return tuple(options)
 
@@ -102,11 +121,17 @@ def refusal(hand: HandState, button: Button, seat: int, stack: int | None, stake
     """Why ``button`` is not legal for the seat to act (it is not among its options)."""
     if hand.forced_pending:
         return _forced_refusal(button, seat, stack)
+    if hand.duty is not None and button in {Button.FOLD, Button.CHECK_CALL}:
+        return f"seat {seat} opens this round and must {hand.duty.value} ({hand.duty_rule})"
     if button is Button.CHECK_CALL:
         to_call = hand.current_bet - hand.round_commit[seat]
         return f"seat {seat} has {stack}, less than the {to_call} to call; press all-in"
     if button is Button.BET_RAISE:
         return _raise_refusal(hand, seat, stack, stakes)
+    return _all_in_refusal(seat, stack)
+
+
+def _all_in_refusal(seat: int, stack: int | None) -> str:
     if stack is None:
         return f"seat {seat}'s stack is not known; all-in needs the stack"
     if stack == 0:

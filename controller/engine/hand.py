@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from controller.cards import Card
 from controller.engine.events import Alarm, CardExpected, Event
+from controller.games.spec import OpenerDuty
 
 
 class HandState:
@@ -32,6 +33,8 @@ class HandState:
         "down",
         "drawer_pos",
         "drawers",
+        "duty",
+        "duty_rule",
         "folded",
         "forced_pending",
         "holder",
@@ -78,6 +81,9 @@ class HandState:
         self.no_raise: set[int] = set()
         self.actor: int | None = None
         self.forced_pending = False
+        # The opener's duty while it has not acted (None: no duty beyond the options).
+        self.duty: OpenerDuty | None = None
+        self.duty_rule = ""
         # Draws (14.12A(f),(h),(j))
         self.drawers: list[int] = []
         self.drawer_pos = 0

@@ -67,7 +67,7 @@ from controller.engine.machine import (
     moves_for,
 )
 from controller.engine.pots import settle_pots
-from controller.games.spec import Face, ForcedBet, GameSpec, Rated, SeatView
+from controller.games.spec import Face, ForcedBet, GameSpec, OpenerDuty, Rated, SeatView
 from controller.hands import NO_QUALIFYING_LOW
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
@@ -117,7 +117,8 @@ class Table:
         self._moves = moves_for(spec)
         # The option sets seen so far, by everything they depend on (see _options).
         self._option_sets: dict[
-            tuple[bool, int | None, int, int, int, int, bool], tuple[Option, ...]
+            tuple[bool, OpenerDuty | None, int | None, int, int, int, int, bool],
+            tuple[Option, ...],
         ] = {}
         self._phase = Phase()
         self._seats = tuple(sorted(config.seats))
@@ -562,6 +563,9 @@ class Table:
             betting.forced and self.spec.forced_bet is ForcedBet.BRING_IN and opener in hand.to_act
         )
         hand.actor = opener if opener in hand.to_act else self._next_to_act(opener)
+        duty = betting.opener_duty
+        if not betting.forced and opener in hand.to_act and duty is not OpenerDuty.ANY:
+            hand.duty, hand.duty_rule = duty, betting.duty_rule
         out.append(RoundStarted(street.name, hand.unit, opener, reason, betting.forced))
         self._prompt(out, reason)
 
@@ -584,7 +588,16 @@ class Table:
         unit = hand.unit
         if stack is not None and stack > current + 2 * unit:
             stack = None  # deeper than any amount this round can ask: as good as unlimited
-        key = (hand.forced_pending, stack, commit, current, unit, hand.bets, seat in hand.no_raise)
+        key = (
+            hand.forced_pending,
+            hand.duty,
+            stack,
+            commit,
+            current,
+            unit,
+            hand.bets,
+            seat in hand.no_raise,
+        )
         known = self._option_sets.get(key)
         if known is None:
             known = self._option_sets[key] = work_out_options(
@@ -634,6 +647,7 @@ class Table:
         self, hand: HandState, seat: int, button: Button, amount: int, out: list[Event]
     ) -> None:
         hand.to_act.discard(seat)
+        hand.duty = None  # whatever the opener did, its duty is done
         if button is Button.FOLD:
             hand.folded.add(seat)
             if self.spec.has_draws:  # a folded hand joins the discards a short stub reshuffles

@@ -5,7 +5,9 @@
   dealer (14.13(c)); the lowest up-card, ties by suit, brings in (14.13(d)).
 - Burn, then one card up to each player still in, three times (14.13(f),(g));
   each of those rounds is opened by the highest partial hand showing, ties to
-  the player closest to the dealer's left (14.13(f), NOTES.md, High hands).
+  the player closest to the dealer's left (14.13(f), NOTES.md, High hands),
+  who "shall be required to bet": the opener bets (no check, no fold), and the
+  others fold, call or raise (14.13(e); docs/rules-interpretation.md).
 - Bet sizes: rounds 1-2 the small bet, rounds 3-4 the big bet (NOTES.md,
   Betting structure).
 - Showdown: the best five-card high hand wins (14.13(h)); odd chips to the tied
@@ -26,6 +28,7 @@ from controller.games.spec import (
     ForcedBet,
     GameSpec,
     OddChip,
+    OpenerDuty,
     SeatView,
     Showdown,
     ShowdownShare,
@@ -54,10 +57,12 @@ def highest_hand_showing(seats: Sequence[SeatView], community: Sequence[Card]) -
 
 
 def _later_street(name: str, size: BetSize) -> Street:
-    # 14.13(f),(g): burn, one card up to each player still in, bet opened by the best hand showing.
-    return Street(
-        name, burn=True, deal=(Face.UP,), betting=BettingRound(size, highest_hand_showing)
+    # 14.13(f),(g): burn, one card up to each player still in, bet opened by the best hand
+    # showing, which "shall be required to bet"; the others fold, call or raise (14.13(e)).
+    betting = BettingRound(
+        size, highest_hand_showing, opener_duty=OpenerDuty.BET, duty_rule="14.13(f)"
     )
+    return Street(name, burn=True, deal=(Face.UP,), betting=betting)
 
 
 FIVE_CARD_STUD: Final = GameSpec(

@@ -31,6 +31,7 @@ from controller.games.spec import (
     ForcedBet,
     GameSpec,
     OddChip,
+    OpenerDuty,
     Showdown,
     ShowdownShare,
     Street,
@@ -56,7 +57,12 @@ MAMBO: Final = GameSpec(
             "second round",
             burn=True,
             deal=(Face.DOWN,),
-            betting=BettingRound(BetSize.SMALL, highest_up_card),
+            betting=BettingRound(
+                BetSize.SMALL,
+                highest_up_card,
+                opener_duty=OpenerDuty.BET_OR_CHECK,  # "required to bet or check"
+                duty_rule="14.13A(f)",
+            ),
         ),
         # 14.13A(h),(i): burn, one community card up; pair with it, else highest up-card.
         Street(
@@ -64,7 +70,12 @@ MAMBO: Final = GameSpec(
             burn=True,
             deal=(),
             community=1,
-            betting=BettingRound(BetSize.BIG, pair_with_community_or_highest_up_card),
+            betting=BettingRound(
+                BetSize.BIG,
+                pair_with_community_or_highest_up_card,
+                opener_duty=OpenerDuty.BET_OR_CHECK,  # "required to bet or check"
+                duty_rule="14.13A(h)",
+            ),
         ),
     ),
     showdown=Showdown(

@@ -59,6 +59,17 @@ class OddChip(StrEnum):
     FIRST_LEFT_OF_BUTTON = "first tied player clockwise from the button"
 
 
+class OpenerDuty(StrEnum):
+    """What the seat that opens a betting round (other than by a forced bet) may do."""
+
+    #: Bet, check or fold, like any player facing no bet.
+    ANY = "bet, check or fold"
+    #: Bet or check, not fold: "shall be required to bet or check" (14.13A(f),(h)).
+    BET_OR_CHECK = "bet or check"
+    #: Bet: "shall be required to bet" (14.13(f)); the others then fold, call or raise (14.13(e)).
+    BET = "bet"
+
+
 @dataclass(frozen=True, slots=True)
 class SeatView:
     """What an opener rule may look at: one live seat and its cards, in dealing order."""
@@ -84,6 +95,9 @@ class BettingRound:
     opener: Opener
     #: Whether this round starts with the forced bet (bring-in or blinds).
     forced: bool = False
+    #: What the opener may do, and the subsection that says so.
+    opener_duty: OpenerDuty = OpenerDuty.ANY
+    duty_rule: str = ""
 
 
 @dataclass(frozen=True, slots=True)
