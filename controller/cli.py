@@ -19,6 +19,7 @@ COMMAND_MODULES: Final[tuple[str, ...]] = (
     "controller.commands.devices",
     "controller.commands.enroll",
     "controller.commands.journal",
+    "controller.commands.replay",
     "controller.commands.showdown",
 )
 
