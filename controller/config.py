@@ -17,14 +17,10 @@ file; ``check_files`` looks at the deck files the settings name, at start-up.
 
 from __future__ import annotations
 
-import difflib
-import json
-import math
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import StrEnum
+from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
 from typing import Final
@@ -32,24 +28,54 @@ from typing import Final
 from controller.engine.config import ConfigError, Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
+from controller.settings import (
+    BAUDRATES,
+    DECK_NAMES,
+    DEFAULT_BAUDRATE,
+    DEFAULT_HANDS_PER_FILE,
+    DEFAULT_HEARTBEAT_TIMEOUT,
+    DEFAULT_JOURNAL_DIR,
+    DEFAULT_MAX_BYTES,
+    DEVICE_NAMES,
+    HEARTBEAT_INTERVAL,
+    MAX_HEARTBEAT_TIMEOUT,
+    DeckSettings,
+    DeviceSettings,
+    JournalSettings,
+    LogFormat,
+    LogLevel,
+    LogSettings,
+    TableSettings,
+    UdevMatch,
+)
+from controller.tomlcheck import MISSING, Problem, Section, SettingsError
 
-# --- Defaults (docs/deploy.md, Configuration reference) ----------------------------------
+__all__ = [
+    "BAUDRATES",
+    "DEFAULT_BAUDRATE",
+    "DEFAULT_HANDS_PER_FILE",
+    "DEFAULT_HEARTBEAT_TIMEOUT",
+    "DEFAULT_JOURNAL_DIR",
+    "DEFAULT_MAX_BYTES",
+    "MISSING",
+    "SECTION_KEYS",
+    "DeckSettings",
+    "DeviceSettings",
+    "JournalSettings",
+    "LogFormat",
+    "LogLevel",
+    "LogSettings",
+    "Problem",
+    "SettingsError",
+    "TableSettings",
+    "UdevMatch",
+    "check_files",
+    "engine_problem",
+    "load_config",
+    "parse_config",
+]
 
-#: docs/protocol.md, 1: the devices MUST support 115200 baud and SHOULD support these.
-BAUDRATES: Final = (9600, 19200, 38400, 57600, 115200)
-DEFAULT_BAUDRATE: Final = 115_200
-#: docs/protocol.md, 6: the host's communication-loss timeout, 3 s by default.
-DEFAULT_HEARTBEAT_TIMEOUT: Final = 3.0
-#: docs/protocol.md, 6: the device sends a heartbeat every second, so a shorter
-#: timeout would declare a loss between two healthy heartbeats.
-HEARTBEAT_INTERVAL: Final = 1.0
-#: A longer silence than this leaves a dealing table blind for too long to be a setting.
-MAX_HEARTBEAT_TIMEOUT: Final = 60.0
-#: StateDirectory=tablectl in docs/examples/tablectl.service.
-DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
-#: The journal writer's own defaults (controller/journal/writer.py).
-DEFAULT_HANDS_PER_FILE: Final = 500
-DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
+# --- Reading one section ------------------------------------------------------------------
 
 #: A table id appears in every log line and journal record: short and shell-safe.
 _TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
@@ -60,171 +86,15 @@ _USB_ID: Final = re.compile(r"[0-9A-Fa-f]{4}")
 #: A pyserial URL: ``scheme://rest`` (socket://, rfc2217://, loop://, the simulator's sim://).
 _URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
 
-DEVICE_NAMES: Final = ("shoe", "panel")
-DECK_NAMES: Final = ("a", "b")
-
-
-class LogLevel(StrEnum):
-    """How much the controller logs."""
-
-    DEBUG = "debug"
-    INFO = "info"
-    WARNING = "warning"
-    ERROR = "error"
-    CRITICAL = "critical"
-
-
-class LogFormat(StrEnum):
-    """How log lines are written: JSON lines, a person's console, or by the output."""
-
-    #: Console at a terminal, JSON lines otherwise (journald, a file, a pipe).
-    AUTO = "auto"
-    JSON = "json"
-    CONSOLE = "console"
-
-
-# --- Settings -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class UdevMatch:
-    """A device found by its USB identity (docs/protocol.md, 1; udev/README.md)."""
-
-    vendor_id: str  # four lowercase hex digits, as udev's ID_VENDOR_ID
-    product_id: str
-    serial: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceSettings:
-    """How to reach the shoe or the panel and how patient to be with it.
-
-    Exactly one of ``url`` (a pyserial URL or a device path) and ``match`` is set.
-    ``serial`` is the serial number the device must announce in its hello
-    (docs/protocol.md, 4); None accepts any. The fields mirror the drivers'
-    ``LinkSettings`` (url, baudrate, expected_serial, heartbeat_timeout).
-    """
-
-    name: str
-    url: str | None
-    match: UdevMatch | None
-    serial: str | None
-    baudrate: int = DEFAULT_BAUDRATE
-    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT
-
-
-@dataclass(frozen=True, slots=True)
-class DeckSettings:
-    """The enrollment files of the table's two decks (NOTES.md, Integrity) and the one in play."""
-
-    a: Path
-    b: Path
-    #: "a" or "b": the deck in play when the table opens; afterwards the journal knows.
-    active: str = "a"
-
-    @property
-    def active_file(self) -> Path:
-        """The enrollment file of the deck in play at opening."""
-        return self.a if self.active == "a" else self.b
-
-
-@dataclass(frozen=True, slots=True)
-class JournalSettings:
-    """Where and how the journal is written (docs/journal.md)."""
-
-    dir: Path = DEFAULT_JOURNAL_DIR
-    #: False only for tests and benchmarks: a power cut may then lose acknowledged records.
-    fsync: bool = True
-    hands_per_file: int = DEFAULT_HANDS_PER_FILE
-    max_bytes: int = DEFAULT_MAX_BYTES
-
-
-@dataclass(frozen=True, slots=True)
-class LogSettings:
-    """The log's level, format and destination (None: standard error, for journald)."""
-
-    level: LogLevel = LogLevel.INFO
-    format: LogFormat = LogFormat.AUTO
-    file: Path | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TableSettings:
-    """A whole, checked ``table.toml``."""
-
-    source: str
-    table_id: str
-    game: GameSpec
-    seats: tuple[int, ...]
-    #: The dealer's position (stud) or the button's seat (button games): TableConfig.dealer.
-    dealer: int
-    stakes: Stakes
-    stacks: Mapping[int, int]
-    shoe: DeviceSettings
-    panel: DeviceSettings
-    decks: DeckSettings
-    journal: JournalSettings = field(default_factory=JournalSettings)
-    log: LogSettings = field(default_factory=LogSettings)
-
-    def table_config(self) -> TableConfig:
-        """The engine's configuration of this table (checked against the game on load)."""
-        return TableConfig(
-            seats=self.seats, stakes=self.stakes, dealer=self.dealer, stacks=self.stacks
-        )
-
-
-# --- Problems -----------------------------------------------------------------------------
-
-
-class _Missing:
-    def __repr__(self) -> str:
-        return "(missing)"
-
-
-MISSING: Final = _Missing()
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong in the file: the key, the value found there, and what is allowed."""
-
-    key: str
-    value: object
-    #: What is allowed, usually starting "expected".
-    expected: str
-
-    def __str__(self) -> str:
-        return f"{self.key} = {show(self.value)}: {self.expected}"
-
-
-class SettingsError(ConfigError):
-    """The configuration file cannot be used; ``problems`` lists every reason at once."""
-
-    def __init__(self, source: str, problems: Sequence[Problem]) -> None:
-        self.source = source
-        self.problems = tuple(problems)
-        count = len(self.problems)
-        lines = [f"{source}: {count} error{'s' if count != 1 else ''} in the table's configuration"]
-        lines.extend(f"  {problem}" for problem in self.problems)
-        super().__init__("\n".join(lines))
-
-
-def show(value: object) -> str:
-    """A value as it would be written in TOML, for an error message."""
-    if value is MISSING:
-        return "(missing)"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str | int | float):
-        return json.dumps(value)
-    if isinstance(value, list):
-        return "[" + ", ".join(show(item) for item in value) + "]"
-    if isinstance(value, dict):
-        return "{" + ", ".join(f"{key} = {show(item)}" for key, item in value.items()) + "}"
-    return str(value)
-
-
-# --- Reading one section ------------------------------------------------------------------
+_DEVICE_KEYS: Final = (
+    "path",
+    "url",
+    "vendor_id",
+    "product_id",
+    "serial",
+    "baudrate",
+    "heartbeat_timeout",
+)
 
 #: Every section's keys, for unknown-key errors and "did you mean".
 SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
@@ -245,188 +115,13 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "rake_without_showdown",
         ),
         "devices": DEVICE_NAMES,
-        "devices.*": (
-            "path",
-            "url",
-            "vendor_id",
-            "product_id",
-            "serial",
-            "baudrate",
-            "heartbeat_timeout",
-        ),
+        "devices.shoe": _DEVICE_KEYS,
+        "devices.panel": _DEVICE_KEYS,
         "decks": ("a", "b", "active"),
         "journal": ("dir", "fsync", "hands_per_file", "max_bytes"),
         "log": ("level", "format", "file"),
     }
 )
-
-
-def _dotted(prefix: str, key: str) -> str:
-    return f"{prefix}.{key}" if prefix else key
-
-
-class _Section:
-    """One TOML table being read: typed getters that record a problem instead of raising."""
-
-    def __init__(
-        self,
-        problems: list[Problem],
-        prefix: str,
-        data: Mapping[str, object],
-        known: tuple[str, ...] | None,
-    ) -> None:
-        self.problems = problems
-        self.prefix = prefix
-        self.data = data
-        if known is not None:  # None: the section's reader judges its own keys
-            self._unknown(known)
-
-    def _unknown(self, known: tuple[str, ...]) -> None:
-        for key, value in self.data.items():
-            if key in known:
-                continue
-            expected = f"one of the keys of [{self.prefix}]" if self.prefix else "a section"
-            expected = f"no such key; expected {expected}: {', '.join(known)}"
-            close = difflib.get_close_matches(key, known, n=1)
-            if close:
-                expected += f" (did you mean {close[0]!r}?)"
-            else:
-                home = [
-                    section
-                    for section, keys in SECTION_KEYS.items()
-                    if section not in ("", self.prefix) and key in keys
-                ]
-                if home:
-                    expected += f" ({key!r} belongs in [{home[0].replace('*', 'shoe')}])"
-            self.problems.append(Problem(self.key(key), value, expected))
-
-    def key(self, name: str) -> str:
-        return _dotted(self.prefix, name)
-
-    def has(self, name: str) -> bool:
-        return name in self.data
-
-    def fail(self, name: str, expected: str) -> None:
-        self.problems.append(Problem(self.key(name), self.data.get(name, MISSING), expected))
-
-    def section(
-        self, name: str, known: tuple[str, ...] | None, *, required: bool
-    ) -> _Section | None:
-        value = self.data.get(name, MISSING)
-        if value is MISSING:
-            if required:
-                self.fail(name, f"expected a [{self.key(name)}] section")
-            return None
-        if not isinstance(value, dict):
-            self.fail(name, f"expected a [{self.key(name)}] section, not a single value")
-            return None
-        return _Section(self.problems, self.key(name), value, known)
-
-    def integer(
-        self,
-        name: str,
-        default: int | None = None,
-        *,
-        minimum: int = 0,
-        maximum: int | None = None,
-        what: str = "",
-    ) -> int | None:
-        """An integer in range; None (with a problem recorded unless it has a default) if not."""
-        value = self.data.get(name, MISSING)
-        if value is MISSING:
-            if default is None:
-                self.fail(name, f"expected {what or 'an integer'}; this key is required")
-            return default
-        bounds = f"at least {minimum}" if maximum is None else f"{minimum} to {maximum}"
-        if (
-            not isinstance(value, int)
-            or isinstance(value, bool)
-            or value < minimum
-            or (maximum is not None and value > maximum)
-        ):
-            self.fail(name, f"expected {what + ': ' if what else ''}a whole number, {bounds}")
-            return None
-        return value
-
-    def seconds(self, name: str, default: float, *, above: float, maximum: float) -> float | None:
-        value = self.data.get(name, MISSING)
-        if value is MISSING:
-            return default
-        if (
-            not isinstance(value, int | float)
-            or isinstance(value, bool)
-            or not math.isfinite(value)
-            or not above < value <= maximum
-        ):
-            self.fail(
-                name,
-                f"expected a number of seconds, more than {above:g} (the devices' heartbeat "
-                f"interval, docs/protocol.md 6) and at most {maximum:g}",
-            )
-            return None
-        return float(value)
-
-    def boolean(self, name: str, default: bool) -> bool | None:
-        value = self.data.get(name, MISSING)
-        if value is MISSING:
-            return default
-        if not isinstance(value, bool):
-            self.fail(name, "expected true or false")
-            return None
-        return value
-
-    def string(
-        self, name: str, *, pattern: re.Pattern[str] | None = None, what: str, required: bool
-    ) -> str | None:
-        value = self.data.get(name, MISSING)
-        if value is MISSING:
-            if required:
-                self.fail(name, f"expected {what}; this key is required")
-            return None
-        if not isinstance(value, str) or (pattern is not None and not pattern.fullmatch(value)):
-            self.fail(name, f"expected {what}")
-            return None
-        return value
-
-    def choice(self, name: str, choices: Sequence[str], default: str | None) -> str | None:
-        value = self.data.get(name, MISSING)
-        if value is MISSING:
-            if default is None:
-                self.fail(name, f"expected {_or(choices)}; this key is required")
-            return default
-        if value not in choices:
-            hint = ""
-            if isinstance(value, str):
-                close = difflib.get_close_matches(value, choices, n=1)
-                hint = f" (did you mean {close[0]!r}?)" if close else ""
-            self.fail(name, f"expected {_or(choices)}{hint}")
-            return None
-        assert isinstance(value, str)  # value is one of the string choices
-        return value
-
-    def path(
-        self, name: str, base: Path, *, what: str, required: bool, default: Path | None = None
-    ) -> Path | None:
-        """A path; a relative one is taken from the configuration file's folder."""
-        if name not in self.data:
-            if required:
-                self.fail(name, f"expected {what}; this key is required")
-            return default
-        value = self.string(name, what=what, required=True)
-        if value is None:
-            return None
-        if not value.strip() or "\0" in value:
-            self.fail(name, f"expected {what}")
-            return None
-        return base / value
-
-
-def _or(choices: Sequence[str]) -> str:
-    quoted = [json.dumps(choice) for choice in choices]
-    if len(quoted) == 1:
-        return quoted[0]
-    either = "one of " if len(quoted) > 2 else ""
-    return either + ", ".join(quoted[:-1]) + " or " + quoted[-1]
 
 
 # --- The sections -------------------------------------------------------------------------
@@ -440,7 +135,7 @@ class _Table:
     dealer: int | None
 
 
-def _read_table(section: _Section, games: Mapping[str, GameSpec]) -> _Table:
+def _read_table(section: Section, games: Mapping[str, GameSpec]) -> _Table:
     table_id = section.string(
         "id",
         pattern=_TABLE_ID,
@@ -455,7 +150,7 @@ def _read_table(section: _Section, games: Mapping[str, GameSpec]) -> _Table:
     return _Table(table_id, spec, seats, dealer)
 
 
-def _read_seats(section: _Section, spec: GameSpec | None) -> tuple[int, ...] | None:
+def _read_seats(section: Section, spec: GameSpec | None) -> tuple[int, ...] | None:
     value = section.data.get("seats", MISSING)
     most = spec.max_seats if spec is not None else None
     allowed = f"1 to {most}" if most is not None else "numbered from 1"
@@ -479,7 +174,7 @@ def _read_seats(section: _Section, spec: GameSpec | None) -> tuple[int, ...] | N
 
 
 def _read_dealer(
-    section: _Section, spec: GameSpec | None, seats: tuple[int, ...] | None
+    section: Section, spec: GameSpec | None, seats: tuple[int, ...] | None
 ) -> int | None:
     if spec is None:
         return None
@@ -509,7 +204,7 @@ def _read_dealer(
     )
 
 
-def _read_stakes(section: _Section, spec: GameSpec | None) -> dict[str, int | bool] | None:
+def _read_stakes(section: Section, spec: GameSpec | None) -> dict[str, int | bool] | None:
     """The stakes' keys, each checked alone and against the others (NOTES.md, Betting structure)."""
     before = len(section.problems)
     chip = section.integer("chip", 1, minimum=1, what="the smallest chip")
@@ -550,9 +245,7 @@ def _read_stakes(section: _Section, spec: GameSpec | None) -> dict[str, int | bo
     return stakes
 
 
-def _check_forced_bets(
-    section: _Section, spec: GameSpec, amounts: Mapping[str, int | None]
-) -> None:
+def _check_forced_bets(section: Section, spec: GameSpec, amounts: Mapping[str, int | None]) -> None:
     if spec.forced_bet is ForcedBet.BRING_IN:
         # 14.13(d), 14.13A(d): the stud games open with the low card's bring-in, not blinds.
         for name in ("small_blind", "big_blind"):
@@ -585,14 +278,14 @@ def _check_forced_bets(
         section.fail("big_blind", f"expected at most the small bet, stakes.small_bet = {small_bet}")
 
 
-def _chip(stakes: _Section | None) -> int:
+def _chip(stakes: Section | None) -> int:
     """The smallest chip the stacks are counted in (its own errors are the stakes' to report)."""
     chip = stakes.data.get("chip", 1) if stakes else 1
     return chip if isinstance(chip, int) and not isinstance(chip, bool) and chip >= 1 else 1
 
 
 def _read_stacks(
-    section: _Section | None, seats: tuple[int, ...] | None, chip: int
+    section: Section | None, seats: tuple[int, ...] | None, chip: int
 ) -> dict[int, int]:
     stacks: dict[int, int] = {}
     if section is None:
@@ -617,7 +310,7 @@ def _read_stacks(
     return stacks
 
 
-def _read_device(section: _Section) -> DeviceSettings | None:
+def _read_device(section: Section) -> DeviceSettings | None:
     before = len(section.problems)
     ways = [name for name in ("path", "url") if section.has(name)]
     matched = [name for name in ("vendor_id", "product_id") if section.has(name)]
@@ -680,7 +373,7 @@ def _read_device(section: _Section) -> DeviceSettings | None:
     return DeviceSettings(name, url, match, serial, baudrate, timeout)
 
 
-def _read_decks(section: _Section, base: Path) -> DeckSettings | None:
+def _read_decks(section: Section, base: Path) -> DeckSettings | None:
     before = len(section.problems)
     what = "the path of a deck's enrollment file (one card a line: code and tag UID)"
     a = section.path("a", base, what=what, required=True)
@@ -694,7 +387,7 @@ def _read_decks(section: _Section, base: Path) -> DeckSettings | None:
     return DeckSettings(a, b, active)
 
 
-def _read_journal(section: _Section | None, base: Path) -> JournalSettings | None:
+def _read_journal(section: Section | None, base: Path) -> JournalSettings | None:
     if section is None:
         return JournalSettings()
     before = len(section.problems)
@@ -711,7 +404,7 @@ def _read_journal(section: _Section | None, base: Path) -> JournalSettings | Non
     return JournalSettings(directory, fsync, hands, size)
 
 
-def _read_log(section: _Section | None, base: Path) -> LogSettings | None:
+def _read_log(section: Section | None, base: Path) -> LogSettings | None:
     if section is None:
         return LogSettings()
     before = len(section.problems)
@@ -773,7 +466,7 @@ def parse_config(
     except tomllib.TOMLDecodeError as exc:
         raise SettingsError(source, [Problem("(file)", MISSING, f"expected TOML: {exc}")]) from None
     problems: list[Problem] = []
-    top = _Section(problems, "", data, SECTION_KEYS[""])
+    top = Section(problems, "", data, SECTION_KEYS[""], SECTION_KEYS)
 
     table_section = top.section("table", SECTION_KEYS["table"], required=True)
     table = _read_table(table_section, games) if table_section else None
@@ -829,13 +522,13 @@ def parse_config(
     )
 
 
-def _read_devices(top: _Section) -> tuple[DeviceSettings, DeviceSettings] | None:
+def _read_devices(top: Section) -> tuple[DeviceSettings, DeviceSettings] | None:
     devices_section = top.section("devices", SECTION_KEYS["devices"], required=True)
     if devices_section is None:
         return None
     found = []
     for name in DEVICE_NAMES:
-        section = devices_section.section(name, SECTION_KEYS["devices.*"], required=True)
+        section = devices_section.section(name, SECTION_KEYS[f"devices.{name}"], required=True)
         found.append(_read_device(section) if section else None)
     shoe, panel = found
     if shoe is None or panel is None:

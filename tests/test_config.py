@@ -403,11 +403,19 @@ def test_an_unknown_key_is_an_error_with_did_you_mean(where: str, typo: str, mea
     assert f"did you mean {meant!r}?" in str(found[0])
 
 
-def test_an_unknown_key_that_belongs_elsewhere_says_where() -> None:
+@pytest.mark.parametrize(
+    ("where", "key", "home"),
+    [
+        ("table", "big_bet", "stakes"),
+        ("stakes", "baudrate", "devices.shoe"),
+        ("log", "fsync", "journal"),
+    ],
+)
+def test_an_unknown_key_that_belongs_elsewhere_says_where(where: str, key: str, home: str) -> None:
     """A key written in the wrong section names the section it belongs in."""
     data = valid()
-    section(data, "table")["big_bet"] = 10
-    assert "'big_bet' belongs in [stakes]" in str(problem_at(data, "table.big_bet"))
+    section(data, where)[key] = 10
+    assert f"{key!r} belongs in [{home}]" in str(problem_at(data, f"{where}.{key}"))
 
 
 def test_an_unknown_key_with_nothing_close_lists_the_keys_allowed() -> None:
