@@ -29,7 +29,8 @@ from typing import Final, TextIO
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
-from controller.config import LogFormat, LogLevel, LogSettings, Problem, SettingsError
+from controller.settings import LogFormat, LogLevel, LogSettings
+from controller.tomlcheck import Problem, SettingsError
 
 #: The fields every JSON line starts with, in this order; the event's own fields follow.
 LEADING_FIELDS: Final = ("timestamp", "level", "table", "hand", "seq", "logger", "event")
