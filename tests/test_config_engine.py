@@ -11,10 +11,17 @@ import dataclasses
 
 import pytest
 from confighelp import TomlValue, load, problems, section, to_toml, valid
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.config import MISSING, SettingsError, engine_problem, parse_config
+from controller.config import (
+    MISSING,
+    SECTION_KEYS,
+    Problem,
+    SettingsError,
+    engine_problem,
+    parse_config,
+)
 from controller.engine import ConfigError, Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
@@ -153,3 +160,68 @@ def test_a_stud_table_refuses_a_button_key_even_among_other_errors() -> None:
     data = valid()
     section(data, "table").update(button=2, seats=[1])
     assert [p.key for p in problems(data)] == ["table.seats", "table.button"]
+
+
+# --- Robustness ---------------------------------------------------------------------------
+
+_SCALARS = st.one_of(
+    st.integers(min_value=-(2**63), max_value=2**63 - 1),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.booleans(),
+    st.text(max_size=12),
+    st.lists(st.integers(min_value=-3, max_value=15), max_size=5),
+)
+
+
+def _section_of(keys: tuple[str, ...]) -> st.SearchStrategy[dict[str, TomlValue]]:
+    names = st.sampled_from((*keys, "typo", "1", "x-y"))
+    return st.dictionaries(names, _SCALARS, max_size=6)
+
+
+@settings(max_examples=40)  # a soak of this is a slow run: see the test below
+@given(
+    table=_section_of(SECTION_KEYS["table"]),
+    stakes=_section_of(SECTION_KEYS["stakes"]),
+    shoe=_section_of(SECTION_KEYS["devices.shoe"]),
+    decks=_section_of(SECTION_KEYS["decks"]),
+    journal=_section_of(SECTION_KEYS["journal"]),
+    log=_section_of(SECTION_KEYS["log"]),
+    stacks=_section_of(("1", "2", "3")),
+)
+def test_any_file_is_either_settings_or_a_settings_error(**sections: dict[str, TomlValue]) -> None:
+    """Whatever a file holds, the loader answers with settings or a SettingsError naming keys;
+    it never fails with another exception (a traceback instead of an answer).
+    """
+    _either_settings_or_problems(sections)
+
+
+@pytest.mark.slow
+@settings(max_examples=3000)
+@given(
+    table=_section_of(SECTION_KEYS["table"]),
+    stakes=_section_of(SECTION_KEYS["stakes"]),
+    shoe=_section_of(SECTION_KEYS["devices.shoe"]),
+    decks=_section_of(SECTION_KEYS["decks"]),
+    journal=_section_of(SECTION_KEYS["journal"]),
+    log=_section_of(SECTION_KEYS["log"]),
+    stacks=_section_of(("1", "2", "3")),
+)
+def test_soak_any_file_is_either_settings_or_a_settings_error(
+    **sections: dict[str, TomlValue],
+) -> None:
+    """The same as above over 3000 files (slow run)."""
+    _either_settings_or_problems(sections)
+
+
+def _either_settings_or_problems(sections: dict[str, dict[str, TomlValue]]) -> None:
+    data = valid()
+    for name, keys in sections.items():
+        target = section(data, "devices.shoe" if name == "shoe" else name)
+        target.update(keys)
+    found: tuple[Problem, ...] = ()
+    try:
+        parse_config(to_toml(data))
+    except SettingsError as exc:
+        found = exc.problems
+        assert found, "a SettingsError names at least one problem"
+    assert all(problem.key and problem.expected for problem in found)
