@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from confighelp import section, to_toml, valid
+from confighelp import TomlValue, section, to_toml, valid
 
 from controller.cli import main
 
 
-def _write(tmp_path: Path, **stakes: int) -> Path:
-    data = valid()
+def _write(tmp_path: Path, data: dict[str, TomlValue] | None = None, **stakes: int) -> Path:
+    data = data or valid()
     section(data, "stakes").update(stakes)
     data["decks"] = {"a": "a.txt", "b": "b.txt"}
     path = tmp_path / "table.toml"
@@ -28,6 +28,28 @@ def test_a_valid_file_is_summarised(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert out[1] == "table T1: Mambo stud (N.J.A.C. 13:69F-14.13A), seats 1, 2, 3, dealer 0"
     assert out[2] == "stakes: ante 1, bring-in 2, bets 5/10, cap 4, chip 1, no rake"
     assert out[3] == "shoe: /dev/tablectl/shoe, 115200 baud, heartbeat timeout 3 s"
+    # The defaults (journal in /var/lib/tablectl, log to journald) need no caution.
+    assert [line for line in out if line.startswith("caution:")] == []
+
+
+def test_settings_the_example_unit_would_defeat_are_cautioned(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Valid but unwise under the example unit: fsync off, folders it cannot write, IP devices."""
+    data = valid()
+    data["journal"] = {"dir": "/srv/journal", "fsync": False}
+    data["log"] = {"file": "/tmp/tablectl.log"}
+    section(data, "devices.panel").clear()
+    section(data, "devices.panel")["url"] = "socket://192.0.2.1:7001"
+    path = _write(tmp_path, data)
+    assert main(["config", "check", "--config", str(path)]) == 0
+    cautions = [line for line in capsys.readouterr().out.splitlines() if "caution" in line]
+    assert [line.split(" = ")[0] for line in cautions] == [
+        "caution: journal.fsync",
+        "caution: journal.dir",
+        "caution: log.file",
+        "caution: devices.panel.url",
+    ]
 
 
 def test_an_invalid_file_lists_every_mistake(

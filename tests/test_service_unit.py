@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.commands.config import DEFAULT_CONFIG
+from controller.commands.config import DEFAULT_CONFIG, LOGS_DIRECTORY, STATE_DIRECTORY
 from controller.config import DEFAULT_JOURNAL_DIR, load_config
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
@@ -107,6 +107,9 @@ def test_the_journal_folder_is_the_only_place_it_writes(unit: Unit) -> None:
     assert str(state) in words(service["ReadWritePaths"])
     journal = load_config(EXAMPLES / "table.toml").journal.dir
     assert journal.is_relative_to(state)
+    # tablectl config check cautions against folders outside these two.
+    assert state == STATE_DIRECTORY
+    assert Path("/var/log") / service["LogsDirectory"][0] == LOGS_DIRECTORY
 
 
 def _systemd_analyze() -> str:

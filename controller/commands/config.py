@@ -18,6 +18,11 @@ from controller.games.spec import ForcedBet
 
 #: Where the systemd unit (docs/examples/tablectl.service) reads the configuration.
 DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
+#: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
+STATE_DIRECTORY: Final = Path("/var/lib/tablectl")
+LOGS_DIRECTORY: Final = Path("/var/log/tablectl")
+#: pyserial URL schemes that reach a device over the network (the unit allows no IP).
+NETWORK_SCHEMES: Final = ("socket", "rfc2217")
 
 EXIT_VALID: Final = 0
 EXIT_INVALID: Final = 1
@@ -60,6 +65,8 @@ def run_check(args: argparse.Namespace) -> int:
         print(error, file=sys.stderr)
         return EXIT_INVALID
     print(summary(settings))
+    for caution in cautions(settings):
+        print(f"caution: {caution}")
     return EXIT_VALID
 
 
@@ -96,6 +103,35 @@ def summary(settings: TableSettings) -> str:
             f"log: {log.level.value}, {log.format.value}, to {log.file or 'standard error'}",
         ]
     )
+
+
+def cautions(settings: TableSettings) -> list[str]:
+    """Valid settings that will not work as meant under docs/examples/tablectl.service."""
+    found = []
+    journal, log = settings.journal, settings.log
+    if not journal.fsync:
+        found.append(
+            "journal.fsync = false: a power cut may lose acknowledged records "
+            "(for tests and benchmarks only)"
+        )
+    if not journal.dir.is_relative_to(STATE_DIRECTORY):
+        found.append(
+            f"journal.dir = {journal.dir} is outside {STATE_DIRECTORY}, where the example unit "
+            "lets the service write: add it to the unit's ReadWritePaths="
+        )
+    if log.file is not None and not log.file.is_relative_to(LOGS_DIRECTORY):
+        found.append(
+            f"log.file = {log.file} is outside {LOGS_DIRECTORY}, where the example unit "
+            "lets the service write: add its folder to the unit's ReadWritePaths="
+        )
+    for device in (settings.shoe, settings.panel):
+        scheme = device.url.partition("://")[0] if device.url else ""
+        if scheme in NETWORK_SCHEMES:
+            found.append(
+                f"devices.{device.name}.url = {device.url}: a network URL needs AF_INET (or "
+                "AF_INET6) in the example unit's RestrictAddressFamilies="
+            )
+    return found
 
 
 def _device(device: DeviceSettings) -> str:
