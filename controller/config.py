@@ -204,8 +204,10 @@ def _read_dealer(
     )
 
 
-def _read_stakes(section: Section, spec: GameSpec | None) -> dict[str, int | bool] | None:
-    """The stakes' keys, each checked alone and against the others (NOTES.md, Betting structure)."""
+def _read_stakes(section: Section, spec: GameSpec | None) -> Stakes | None:
+    """The stakes, each key checked alone and against the others (NOTES.md, Betting structure),
+    then by the engine's Stakes itself.
+    """
     before = len(section.problems)
     chip = section.integer("chip", 1, minimum=1, what="the smallest chip")
     amounts = {
@@ -235,14 +237,23 @@ def _read_stakes(section: Section, spec: GameSpec | None) -> dict[str, int | boo
         _check_forced_bets(section, spec, amounts)
     if len(section.problems) > before:
         return None
-    stakes: dict[str, int | bool] = {
-        name: amount for name, amount in amounts.items() if amount is not None
-    }
-    stakes.update(chip=chip or 1, cap=cap or 4, rake_percent=rake_percent or 0)
-    if rake_cap is not None and rake_cap >= 0:
-        stakes["rake_cap"] = rake_cap
-    stakes["rake_without_showdown"] = bool(without)
-    return stakes
+    try:
+        return Stakes(
+            small_bet=small or 0,
+            big_bet=big or 0,
+            ante=amounts["ante"] or 0,
+            bring_in=bring_in or 0,
+            small_blind=amounts["small_blind"] or 0,
+            big_blind=amounts["big_blind"] or 0,
+            cap=cap or 0,
+            chip=chip or 0,
+            rake_percent=rake_percent or 0,
+            rake_cap=None if rake_cap is None or rake_cap < 0 else rake_cap,
+            rake_without_showdown=bool(without),
+        )
+    except ConfigError as exc:  # the engine's own checks, should the loader's miss one
+        section.problems.append(engine_problem("stakes", section.data, exc))
+        return None
 
 
 def _check_forced_bets(section: Section, spec: GameSpec, amounts: Mapping[str, int | None]) -> None:
@@ -472,7 +483,7 @@ def parse_config(
     table = _read_table(table_section, games) if table_section else None
     spec = table.game if table else None
     stakes_section = top.section("stakes", SECTION_KEYS["stakes"], required=True)
-    stakes_fields = _read_stakes(stakes_section, spec) if stakes_section else None
+    stakes = _read_stakes(stakes_section, spec) if stakes_section else None
     stacks_section = top.section("stacks", None, required=False)
     stacks = _read_stacks(stacks_section, table.seats if table else None, _chip(stakes_section))
     devices = _read_devices(top)
@@ -481,12 +492,6 @@ def parse_config(
     journal = _read_journal(top.section("journal", SECTION_KEYS["journal"], required=False), base)
     log = _read_log(top.section("log", SECTION_KEYS["log"], required=False), base)
 
-    stakes: Stakes | None = None
-    if stakes_fields is not None and stakes_section is not None:
-        try:
-            stakes = Stakes(**stakes_fields)  # type: ignore[arg-type]  # keys checked above
-        except ConfigError as exc:
-            problems.append(engine_problem("stakes", stakes_section.data, exc))
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
             TableConfig(table.seats, stakes, table.dealer, stacks).validate(spec)
