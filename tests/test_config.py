@@ -504,3 +504,10 @@ def test_check_files_names_each_unreadable_deck_file(tmp_path: Path) -> None:
     ]
     (tmp_path / "b.txt").write_text("# deck b\n", encoding="ascii")
     check_files(settings)
+
+
+def test_notes_integrity_a_table_keeps_two_decks_in_two_files() -> None:
+    """NOTES.md, Integrity (14.5(d)): decks A and B are two decks; one file cannot enroll both."""
+    data = valid()
+    section(data, "decks")["b"] = "/etc/tablectl/decks/a.txt"
+    assert "the table keeps two decks" in str(problem_at(data, "decks.b"))
