@@ -359,7 +359,7 @@ def _read_device(section: Section) -> DeviceSettings | None:
             name: section.string(
                 name,
                 pattern=_USB_ID,
-                what='four hex digits as lsusb shows them, e.g. "0483"',
+                what='four hex digits as lsusb shows them, e.g. "1209"',
                 required=True,
             )
             for name in ("vendor_id", "product_id")

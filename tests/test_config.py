@@ -370,7 +370,7 @@ def test_a_udev_match_needs_vendor_product_and_serial() -> None:
         "devices.shoe.vendor_id",
     ]
     assert found["devices.shoe.vendor_id"] == (
-        'devices.shoe.vendor_id = "483": expected four hex digits as lsusb shows them, e.g. "0483"'
+        'devices.shoe.vendor_id = "483": expected four hex digits as lsusb shows them, e.g. "1209"'
     )
     assert "required" in found["devices.shoe.serial"]
 
