@@ -1,0 +1,162 @@
+"""The table's two decks of RFID-tagged cards, their enrollment files, shuffle and cut.
+
+Every card carries an ISO/IEC 15693 tag: an 8-byte UID written, as
+docs/protocol.md (Common field types, ``uid``) requires, most significant byte
+first, so it always begins ``E0``. The simulator makes both decks' tags from a
+seed, so a test or a technician gets the same tags, and the same enrollment
+files, every time.
+
+Pure: no I/O except ``write_deck_file`` / ``read_deck_file``; randomness only
+from a ``random.Random`` seeded by the caller.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from controller.cards import DECK, Card, CardError
+
+#: ISO/IEC 15693 UIDs begin with E0, then the manufacturer code (04: NXP) and the
+#: chip type (01: ICODE SLIX); the last five bytes are the chip's serial.
+UID_PREFIX: Final = "E00401"
+#: The two decks of a table (NOTES.md, Integrity; Shuffle, cut and decks).
+DECK_NAMES: Final = ("A", "B")
+#: A cut takes at least ten cards off the top (NOTES.md, Shuffle, cut and decks).
+MIN_CUT: Final = 10
+
+
+class DeckError(ValueError):
+    """A deck, a deck file or a deck operation that is not what the table expects."""
+
+
+@dataclass(frozen=True, slots=True)
+class TagDeck:
+    """One deck: a tag UID for each of the 52 cards."""
+
+    name: str
+    uids: Mapping[Card, str]
+
+    def __post_init__(self) -> None:
+        missing = [card.code for card in DECK if card not in self.uids]
+        if missing:
+            raise DeckError(f"deck {self.name} has no tag for {' '.join(missing)}")
+        if len(set(self.uids.values())) != len(DECK):
+            raise DeckError(f"deck {self.name} has two cards with the same tag")
+
+    def uid(self, card: Card) -> str:
+        """The tag UID of a card of this deck."""
+        return self.uids[card]
+
+    def card(self, uid: str) -> Card | None:
+        """The card carrying this tag, or None if the tag is not in this deck."""
+        for card, tag in self.uids.items():
+            if tag == uid:
+                return card
+        return None
+
+
+def _uid(rng: random.Random) -> str:
+    return UID_PREFIX + "".join(f"{rng.randrange(256):02X}" for _ in range(5))
+
+
+def make_decks(seed: int) -> tuple[TagDeck, TagDeck]:
+    """The table's decks A and B, their tags drawn from ``seed``; no tag is in both."""
+    rng = random.Random(f"tablectl-decks-{seed}")
+    seen: set[str] = set()
+    decks = []
+    for name in DECK_NAMES:
+        uids: dict[Card, str] = {}
+        for card in DECK:
+            uid = _uid(rng)
+            while uid in seen:
+                uid = _uid(rng)
+            seen.add(uid)
+            uids[card] = uid
+        decks.append(TagDeck(name, uids))
+    return decks[0], decks[1]
+
+
+def foreign_uid(seed: int, number: int, decks: Iterable[TagDeck]) -> str:
+    """The ``number``-th tag that belongs to no deck of the table (a stray tag)."""
+    known = {uid for deck in decks for uid in deck.uids.values()}
+    rng = random.Random(f"tablectl-foreign-{seed}-{number}")
+    uid = _uid(rng)
+    while uid in known:
+        uid = _uid(rng)
+    return uid
+
+
+def shuffled(seed: int) -> list[Card]:
+    """The 52 cards in the order a shuffle from ``seed`` leaves them, top card first."""
+    cards = list(DECK)
+    random.Random(f"tablectl-shuffle-{seed}").shuffle(cards)
+    return cards
+
+
+def cut(cards: Sequence[Card], count: int) -> list[Card]:
+    """The stack after cutting ``count`` cards off the top and putting them beneath.
+
+    NOTES.md, Shuffle, cut and decks: at least ten cards off the top; and a cut
+    must leave a card on the cover card, so at most all but one.
+    """
+    if not MIN_CUT <= count <= len(cards) - 1:
+        raise DeckError(
+            f"cut of {count} cards: expected at least {MIN_CUT} off the top "
+            f"(NOTES.md, Shuffle, cut and decks) and at most {len(cards) - 1} of {len(cards)}"
+        )
+    return [*cards[count:], *cards[:count]]
+
+
+# --- Enrollment files ---------------------------------------------------------------------
+#
+# One card a line, new-deck order: the card code, a space, the tag UID. Lines starting
+# with '#' are comments. This is the simulator's writer and reader of the drivers' deck
+# file (drivers/deck.py, not merged yet when this was written: see docs/simulator.md).
+
+_HEADER: Final = "# tablectl deck file: one card a line, '<card> <tag UID, MSB first>'\n"
+
+
+def format_deck_file(deck: TagDeck, note: str = "") -> str:
+    """The text of a deck's enrollment file."""
+    lines = [_HEADER, f"# deck {deck.name}{': ' + note if note else ''}\n"]
+    lines.extend(f"{card.code} {deck.uid(card)}\n" for card in DECK)
+    return "".join(lines)
+
+
+def write_deck_file(path: Path, deck: TagDeck, note: str = "") -> None:
+    """Write a deck's enrollment file (replacing it whole, never half-written)."""
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(format_deck_file(deck, note), encoding="ascii")
+    partial.replace(path)
+
+
+def parse_deck_file(name: str, text: str) -> TagDeck:
+    """Read an enrollment file's text; DeckError names the line and what was expected."""
+    uids: dict[Card, str] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split()
+        where = f"deck {name} line {number} {line!r}"
+        if len(parts) != 2:
+            raise DeckError(f"{where}: expected a card code and a tag UID")
+        try:
+            card = Card.parse(parts[0])
+        except CardError as exc:
+            raise DeckError(f"{where}: {exc}") from None
+        uid = parts[1]
+        if len(uid) != 16 or not uid.startswith("E0") or uid.strip("0123456789ABCDEF"):
+            raise DeckError(f"{where}: expected a tag UID of 16 uppercase hex digits, E0 first")
+        if card in uids:
+            raise DeckError(f"{where}: {card.code} is enrolled twice")
+        uids[card] = uid
+    return TagDeck(name, uids)
+
+
+def read_deck_file(path: Path, name: str) -> TagDeck:
+    """Read a deck's enrollment file."""
+    return parse_deck_file(name, path.read_text(encoding="ascii"))

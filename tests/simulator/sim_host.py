@@ -1,0 +1,68 @@
+"""A minimal host for the simulator's tests, built only from the drivers' pure codec.
+
+It plays the host's part of docs/protocol.md (query, welcome, acknowledge
+every sequenced sentence) so the device side can be tested before, and
+independently of, the drivers' transports.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from drivers import panel, shoe
+from drivers.panel import Press
+from drivers.sentences import Codec, DecodeError, Heartbeat, Hello, Query, Sentence
+from drivers.session import Delivery, HostReceiver
+from drivers.shoe import CardSeen, ShoeStatus
+
+
+@dataclass
+class MiniHost:
+    """The host's end of one device link: decode, answer, and keep what was accepted."""
+
+    device: str
+    codec: Codec = field(init=False)
+    receiver: HostReceiver = field(init=False)
+    accepted: list[Sentence] = field(default_factory=list)
+    heard: list[Sentence] = field(default_factory=list)
+    errors: list[DecodeError] = field(default_factory=list)
+    deliveries: list[Delivery] = field(default_factory=list)
+    ack: bool = True
+
+    def __post_init__(self) -> None:
+        self.codec = shoe.host_codec() if self.device == "shoe" else panel.host_codec()
+        self.receiver = HostReceiver(self.device)
+
+    def query(self) -> bytes:
+        return self.codec.encode(Query())
+
+    def feed(self, data: bytes) -> bytes:
+        """Take the device's bytes; return the host's answer bytes."""
+        reply = bytearray()
+        for item in self.codec.feed(data):
+            if isinstance(item, DecodeError):
+                self.errors.append(item)
+                continue
+            self.heard.append(item)
+            if isinstance(item, Hello):
+                reply += self.codec.encode(self.receiver.on_hello(item).reply)
+            elif isinstance(item, Heartbeat):
+                again = self.receiver.on_heartbeat(item)
+                if again is not None and self.ack:
+                    reply += self.codec.encode(again)
+            elif isinstance(item, CardSeen | ShoeStatus | Press):
+                delivery, ack = self.receiver.on_sequenced(item.seq)
+                self.deliveries.append(delivery)
+                if delivery is Delivery.ACCEPTED:
+                    self.accepted.append(item)
+                if ack is not None and self.ack:
+                    reply += self.codec.encode(ack)
+        return bytes(reply)
+
+    @property
+    def cards(self) -> list[str]:
+        return [s.uid for s in self.accepted if isinstance(s, CardSeen)]
+
+    @property
+    def buttons(self) -> list[str]:
+        return [s.button.value for s in self.accepted if isinstance(s, Press)]
