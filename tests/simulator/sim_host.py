@@ -66,3 +66,34 @@ class MiniHost:
     @property
     def buttons(self) -> list[str]:
         return [s.button.value for s in self.accepted if isinstance(s, Press)]
+
+
+class PortHost:
+    """A MiniHost on a real serial port (a pty or a ``sim://`` URL), run from the test's thread."""
+
+    def __init__(self, port: object, device: str) -> None:
+        import serial  # noqa: PLC0415 -- only the transport tests need pyserial here
+
+        assert isinstance(port, serial.SerialBase)
+        self.port = port
+        self.host = MiniHost(device)
+
+    def connect(self, timeout: float = 5.0) -> None:
+        """Query the device and wait for the welcome to be sent."""
+        self.port.write(self.host.query())
+        self.until(lambda: self.host.receiver.boot is not None, timeout)
+
+    def pump(self) -> None:
+        data = self.port.read(self.port.in_waiting or 1)
+        if data:
+            reply = self.host.feed(data)
+            if reply:
+                self.port.write(reply)
+
+    def until(self, condition, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]  # a test helper
+        import time  # noqa: PLC0415 -- kept local to the helper
+
+        deadline = time.monotonic() + timeout
+        while not condition():
+            assert time.monotonic() < deadline, "timed out waiting on the simulator"
+            self.pump()
