@@ -345,7 +345,7 @@ class VirtualShoe(DeviceCore):
     def cut(self, count: int) -> None:
         """Cut the stub: at least ten cards off the top, before any card is dealt."""
         if self.dealt:
-            raise DeviceError("cut: cards have been dealt from this stub; shuffle first")
+            raise DeviceError("cards have been dealt from this stub; shuffle before the cut")
         self.stub = cut(self.stub, count)  # NOTES.md, Shuffle, cut and decks: >= 10 cards
 
     # --- reads ----------------------------------------------------------------------------

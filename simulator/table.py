@@ -102,6 +102,7 @@ class Simulator:
         clock: Callable[[], float] = time.monotonic,
         shoe_identity: Identity = SHOE_IDENTITY,
         panel_identity: Identity = PANEL_IDENTITY,
+        on_display: Callable[[int, str], None] | None = None,
     ) -> None:
         if transport == "pty" and directory is None:
             raise ValueError("a pty simulator needs a directory for its 'shoe' and 'panel' links")

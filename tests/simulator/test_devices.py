@@ -198,7 +198,7 @@ def test_cut_after_a_deal_is_refused() -> None:
     shoe, _ = shoe_bench()
     shoe.cut(10)
     shoe.deal()
-    with pytest.raises(DeviceError, match="shuffle first"):
+    with pytest.raises(DeviceError, match="shuffle before the cut"):
         shoe.cut(10)
 
 
