@@ -7,10 +7,14 @@ is the contract.
 
 from __future__ import annotations
 
+import queue
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
-from controller.inputs import Button
+from controller.inputs import Button, ButtonPress
 from drivers.nmea import EncodeError, Talker
 from drivers.sentences import (
     Ack,
@@ -28,6 +32,7 @@ from drivers.sentences import (
     parse_int,
     parse_seq,
 )
+from drivers.transport import DeviceDriver, LinkEvent, LinkSettings
 
 #: Seats a panel can light; 0 puts every light out.
 MAX_SEAT: Final = 10
@@ -112,3 +117,79 @@ def host_codec() -> Codec:
 def device_codec() -> Codec:
     """The panel's end (for the simulator and tests): decodes host sentences, encodes panel ones."""
     return Codec(Talker.HOST, Talker.PANEL, HOST_TO_PANEL)
+
+
+# --- The host's driver --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PanelPress:
+    """The dealer pressed a button (accepted once, in order)."""
+
+    button: Button
+    seq: int
+
+    def to_input(self) -> ButtonPress:
+        """The engine's input for this press (the wire token is the Button's value)."""
+        return ButtonPress(self.button)
+
+
+class PanelDriver(DeviceDriver[PanelPress]):
+    """The host's driver for the panel: yields PanelPress; lights a seat and shows text.
+
+    ``light`` and ``show`` may be called from any thread. The panel's display
+    is state: it is written at once, after every welcome, and again every
+    ``refresh`` seconds, so a lost frame is repaired (docs/protocol.md, 3.4).
+    """
+
+    device = "panel"
+
+    def __init__(
+        self,
+        settings: LinkSettings,
+        events: queue.Queue[PanelPress | LinkEvent],
+        refresh: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.refresh = refresh
+        self._state_lock = threading.Lock()
+        self._light = Light(0)
+        self._text = Text("")
+        self._last_refresh: float | None = None
+        super().__init__(settings, events, clock)
+
+    def make_codec(self) -> Codec:
+        return host_codec()
+
+    def light(self, seat: int) -> None:
+        """Light the seat to act (0: none); raises EncodeError for a seat the panel has not."""
+        sentence = Light(seat)
+        sentence.to_fields()
+        with self._state_lock:
+            self._light = sentence
+        self.send(sentence)
+
+    def show(self, text: str) -> None:
+        """Show a line of text; raises EncodeError if it is not 40 printable ASCII or fewer."""
+        sentence = Text(text)
+        sentence.to_fields()
+        with self._state_lock:
+            self._text = sentence
+        self.send(sentence)
+
+    def on_accepted(self, sentence: Sentence, now: float) -> None:
+        if isinstance(sentence, Press):
+            self._log.info("button", button=sentence.button.value, seq=sentence.seq)
+            self.events.put(PanelPress(sentence.button, sentence.seq))
+
+    def on_welcomed(self) -> None:
+        self._last_refresh = None
+
+    def on_tick(self, now: float) -> None:
+        if self._last_refresh is not None and now - self._last_refresh < self.refresh:
+            return
+        self._last_refresh = now
+        with self._state_lock:
+            state = (self._light, self._text)
+        for sentence in state:
+            self.send(sentence)

@@ -7,7 +7,10 @@ reports its lid, reader and feed. docs/protocol.md is the contract.
 
 from __future__ import annotations
 
+import queue
 import re
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import ClassVar, Final, Self
@@ -29,6 +32,7 @@ from drivers.sentences import (
     parse_choice,
     parse_seq,
 )
+from drivers.transport import DeviceDriver, LinkEvent, LinkSettings
 
 _UID = re.compile(r"E0[0-9A-F]{14}")
 
@@ -144,3 +148,90 @@ def host_codec() -> Codec:
 def device_codec() -> Codec:
     """The shoe's end (for the simulator and tests): decodes host sentences, encodes shoe ones."""
     return Codec(Talker.HOST, Talker.SHOE, HOST_TO_SHOE)
+
+
+# --- The host's driver --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TagRead:
+    """The shoe read a tag (repeats within the window already dropped)."""
+
+    uid: str
+    point: ReadPoint
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeState:
+    """The shoe's lid, reader and feed changed (or were reported after power-up)."""
+
+    lid: Lid
+    reader: Reader
+    feed: Feed
+
+
+ShoeEvent = TagRead | ShoeState
+
+
+class RepeatFilter:
+    """Drops a tag read again at the same read point within ``window`` seconds of the last.
+
+    An RFID reader reads a tag over and over while it lingers in the field
+    (docs/protocol.md, 7). The window slides: a tag that stays in the field
+    stays filtered.
+    """
+
+    def __init__(self, window: float) -> None:
+        if window < 0:
+            raise ValueError(f"RFID repeat window {window}: expected 0 or more seconds")
+        self.window = window
+        self._last: dict[tuple[str, ReadPoint], float] = {}
+
+    def is_repeat(self, uid: str, point: ReadPoint, now: float) -> bool:
+        """Record a read at ``now``; True if it repeats one within the window."""
+        last = self._last.get((uid, point))
+        self._last[(uid, point)] = now
+        if len(self._last) > 1024:  # two decks at two points is 208: prune the forgotten
+            self._last = {k: t for k, t in self._last.items() if now - t < self.window}
+        return last is not None and now - last < self.window
+
+
+class ShoeDriver(DeviceDriver[ShoeEvent]):
+    """The host's driver for the shoe: yields TagRead and ShoeState, plus link events."""
+
+    device = "shoe"
+
+    def __init__(
+        self,
+        settings: LinkSettings,
+        events: queue.Queue[ShoeEvent | LinkEvent],
+        repeat_window: float = 0.5,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.repeats = RepeatFilter(repeat_window)
+        super().__init__(settings, events, clock)
+
+    def make_codec(self) -> Codec:
+        return host_codec()
+
+    def on_accepted(self, sentence: Sentence, now: float) -> None:
+        if isinstance(sentence, CardSeen):
+            if self.repeats.is_repeat(sentence.uid, sentence.point, now):
+                self._log.info(
+                    "rfid_repeat_dropped",
+                    uid=sentence.uid,
+                    point=sentence.point.value,
+                    seq=sentence.seq,
+                    window=self.repeats.window,
+                )
+                return
+            self.events.put(TagRead(sentence.uid, sentence.point, sentence.seq))
+        elif isinstance(sentence, ShoeStatus):
+            self._log.info(
+                "shoe_status",
+                lid=sentence.lid.value,
+                reader=sentence.reader.value,
+                feed=sentence.feed.value,
+            )
+            self.events.put(ShoeState(sentence.lid, sentence.reader, sentence.feed))
