@@ -15,7 +15,11 @@ from typing import Final
 
 from controller import __version__
 
-COMMAND_MODULES: Final[tuple[str, ...]] = ("controller.commands.sim",)
+COMMAND_MODULES: Final[tuple[str, ...]] = (
+    "controller.commands.devices",
+    "controller.commands.enroll",
+    "controller.commands.sim",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

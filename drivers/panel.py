@@ -137,9 +137,10 @@ class PanelPress:
 class PanelDriver(DeviceDriver[PanelPress]):
     """The host's driver for the panel: yields PanelPress; lights a seat and shows text.
 
-    ``light`` and ``show`` may be called from any thread. The panel's display
-    is state: it is written at once, after every welcome, and again every
-    ``refresh`` seconds, so a lost frame is repaired (docs/protocol.md, 3.4).
+    ``light`` and ``show`` may be called from any thread and never block. The
+    panel's display is state: the reading thread writes it on every change,
+    after every welcome, and again every ``refresh`` seconds, so a lost frame
+    is repaired (docs/protocol.md, 3.4).
     """
 
     device = "panel"
@@ -155,6 +156,7 @@ class PanelDriver(DeviceDriver[PanelPress]):
         self._state_lock = threading.Lock()
         self._light = Light(0)
         self._text = Text("")
+        self._changed = False
         self._last_refresh: float | None = None
         super().__init__(settings, events, clock)
 
@@ -162,20 +164,26 @@ class PanelDriver(DeviceDriver[PanelPress]):
         return host_codec()
 
     def light(self, seat: int) -> None:
-        """Light the seat to act (0: none); raises EncodeError for a seat the panel has not."""
+        """Light the seat to act (0: none); raises EncodeError for a seat the panel has not.
+
+        Never blocks: the reading thread writes it within one read slice.
+        """
         sentence = Light(seat)
         sentence.to_fields()
         with self._state_lock:
             self._light = sentence
-        self.send(sentence)
+            self._changed = True
 
     def show(self, text: str) -> None:
-        """Show a line of text; raises EncodeError if it is not 40 printable ASCII or fewer."""
+        """Show a line of text; raises EncodeError if it is not 40 printable ASCII or fewer.
+
+        Never blocks: the reading thread writes it within one read slice.
+        """
         sentence = Text(text)
         sentence.to_fields()
         with self._state_lock:
             self._text = sentence
-        self.send(sentence)
+            self._changed = True
 
     def on_accepted(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, Press):
@@ -186,10 +194,12 @@ class PanelDriver(DeviceDriver[PanelPress]):
         self._last_refresh = None
 
     def on_tick(self, now: float) -> None:
-        if self._last_refresh is not None and now - self._last_refresh < self.refresh:
-            return
-        self._last_refresh = now
+        due = self._last_refresh is None or now - self._last_refresh >= self.refresh
         with self._state_lock:
+            if not (due or self._changed):
+                return
             state = (self._light, self._text)
+            self._changed = False
+        self._last_refresh = now
         for sentence in state:
             self.send(sentence)

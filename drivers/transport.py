@@ -18,7 +18,7 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final, Generic, TypeVar
+from typing import Final, Generic, Self, TypeVar
 
 import serial
 import structlog
@@ -37,6 +37,8 @@ from drivers.session import Delivery, HelloOutcome, HostReceiver
 
 #: How long one read waits: bounds how late a stop or a timer is noticed.
 _READ_SLICE: Final = 0.02
+#: A device that stops draining its input must not hang the reading thread on a write.
+_WRITE_TIMEOUT: Final = 0.5
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,8 @@ class DeviceDriver(ABC, Generic[E]):
         self._codec = self.make_codec()
         self.welcomed = False
         self.refused: str | None = None
+        # True from a CommLost until the next DeviceReady: one loss, one event.
+        self._outage_reported = False
 
     # --- What a device adds ------------------------------------------------------------
 
@@ -167,7 +171,7 @@ class DeviceDriver(ABC, Generic[E]):
             self._thread.join()
             self._thread = None
 
-    def __enter__(self) -> DeviceDriver[E]:
+    def __enter__(self) -> Self:
         self.start()
         return self
 
@@ -184,7 +188,11 @@ class DeviceDriver(ABC, Generic[E]):
         return self._codec.counters
 
     def send(self, sentence: Sentence) -> bool:
-        """Write a host sentence if the port is open; False (and nothing written) if not."""
+        """Write a host sentence if the port is open; False (and nothing written) if not.
+
+        Called on the reading thread; a write waits at most 0.5 s for a device
+        that has stopped reading.
+        """
         wire = self._codec.encode(sentence)
         with self._write_lock:
             port = self._port
@@ -212,7 +220,8 @@ class DeviceDriver(ABC, Generic[E]):
             try:
                 self._serve(port)
             except (serial.SerialException, OSError) as exc:
-                self._lost(f"port failed: {exc}")
+                if not self._outage_reported:
+                    self._lost(f"port failed: {exc}")
             finally:
                 with self._write_lock:
                     self._port = None
@@ -223,10 +232,16 @@ class DeviceDriver(ABC, Generic[E]):
     def _open(self) -> serial.SerialBase | None:
         try:
             port = serial.serial_for_url(
-                self.settings.url, baudrate=self.settings.baudrate, timeout=_READ_SLICE
+                self.settings.url,
+                baudrate=self.settings.baudrate,
+                timeout=_READ_SLICE,
+                write_timeout=_WRITE_TIMEOUT,
             )
         except (serial.SerialException, OSError, ValueError) as exc:
             self._log.debug("open_failed", error=str(exc))
+            if not self._outage_reported:
+                # Said once per outage: the controller learns the device is missing at start-up.
+                self._lost(f"cannot open {self.settings.url}: {exc}")
             return None
         with self._write_lock:
             self._port = port
@@ -257,7 +272,8 @@ class DeviceDriver(ABC, Generic[E]):
                 silent = True
                 self.welcomed = False
                 last_query = None
-                self._lost(f"silent for more than {self.settings.heartbeat_timeout:g} s")
+                if not self._outage_reported:
+                    self._lost(f"silent for more than {self.settings.heartbeat_timeout:g} s")
             if self.welcomed:
                 self.on_tick(now)
 
@@ -303,9 +319,10 @@ class DeviceDriver(ABC, Generic[E]):
             self._log.warning(
                 "device_restarted", boot=hello.boot, detail="unsent reads before the restart lost"
             )
-        if self.welcomed:
+        if self.welcomed and verdict.outcome is HelloOutcome.RESUMED:
             return  # a repeated hello: already welcomed, already announced
         self.welcomed = True
+        self._outage_reported = False
         self._log.info(
             "device_ready",
             model=hello.model,
@@ -335,5 +352,6 @@ class DeviceDriver(ABC, Generic[E]):
 
     def _lost(self, reason: str) -> None:
         self.welcomed = False
+        self._outage_reported = True
         self._log.warning("comm_lost", reason=reason)
         self.events.put(CommLost(self.device, reason))

@@ -6,7 +6,7 @@ first, so it always begins ``E0``. The simulator makes both decks' tags from a
 seed, so a test or a technician gets the same tags, and the same enrollment
 files, every time.
 
-Pure: no I/O except ``write_deck_file`` / ``read_deck_file``; randomness only
+Pure: no I/O except ``write_deck_file`` and ``read_deck_file``; randomness only
 from a ``random.Random`` seeded by the caller.
 """
 
@@ -18,7 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.cards import DECK, Card, CardError
+from controller.cards import DECK, Card
+from drivers.deck import Deck
 
 #: ISO/IEC 15693 UIDs begin with E0, then the manufacturer code (04: NXP) and the
 #: chip type (01: ICODE SLIX); the last five bytes are the chip's serial.
@@ -113,50 +114,21 @@ def cut(cards: Sequence[Card], count: int) -> list[Card]:
 
 # --- Enrollment files ---------------------------------------------------------------------
 #
-# One card a line, new-deck order: the card code, a space, the tag UID. Lines starting
-# with '#' are comments. This is the simulator's writer and reader of the drivers' deck
-# file (drivers/deck.py, not merged yet when this was written: see docs/simulator.md).
-
-_HEADER: Final = "# tablectl deck file: one card a line, '<card> <tag UID, MSB first>'\n"
+# Written and read in the drivers' deck file format (drivers.deck), so the controller loads
+# the simulator's decks exactly as it loads decks enrolled through a real shoe.
 
 
-def format_deck_file(deck: TagDeck, note: str = "") -> str:
-    """The text of a deck's enrollment file."""
-    lines = [_HEADER, f"# deck {deck.name}{': ' + note if note else ''}\n"]
-    lines.extend(f"{card.code} {deck.uid(card)}\n" for card in DECK)
-    return "".join(lines)
+def enrolled(deck: TagDeck) -> Deck:
+    """The deck as the drivers hold an enrolled deck."""
+    return Deck(deck.name, {uid: card for card, uid in deck.uids.items()})
 
 
-def write_deck_file(path: Path, deck: TagDeck, note: str = "") -> None:
-    """Write a deck's enrollment file (replacing it whole, never half-written)."""
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(format_deck_file(deck, note), encoding="ascii")
-    partial.replace(path)
+def write_deck_file(path: Path, deck: TagDeck) -> None:
+    """Write a deck's enrollment file (whole or not at all: ``drivers.deck.Deck.save``)."""
+    enrolled(deck).save(path)
 
 
-def parse_deck_file(name: str, text: str) -> TagDeck:
-    """Read an enrollment file's text; DeckError names the line and what was expected."""
-    uids: dict[Card, str] = {}
-    for number, line in enumerate(text.splitlines(), start=1):
-        if not line.strip() or line.startswith("#"):
-            continue
-        parts = line.split()
-        where = f"deck {name} line {number} {line!r}"
-        if len(parts) != 2:
-            raise DeckError(f"{where}: expected a card code and a tag UID")
-        try:
-            card = Card.parse(parts[0])
-        except CardError as exc:
-            raise DeckError(f"{where}: {exc}") from None
-        uid = parts[1]
-        if len(uid) != 16 or not uid.startswith("E0") or uid.strip("0123456789ABCDEF"):
-            raise DeckError(f"{where}: expected a tag UID of 16 uppercase hex digits, E0 first")
-        if card in uids:
-            raise DeckError(f"{where}: {card.code} is enrolled twice")
-        uids[card] = uid
-    return TagDeck(name, uids)
-
-
-def read_deck_file(path: Path, name: str) -> TagDeck:
-    """Read a deck's enrollment file."""
-    return parse_deck_file(name, path.read_text(encoding="ascii"))
+def read_deck_file(path: Path) -> TagDeck:
+    """Read an enrollment file back into the simulator's deck."""
+    loaded = Deck.load(path)
+    return TagDeck(loaded.name, {card: uid for uid, card in loaded.cards.items()})

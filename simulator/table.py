@@ -194,7 +194,7 @@ class Simulator:
         paths = []
         for deck in self.decks:
             path = directory / f"deck-{deck.name}.txt"
-            write_deck_file(path, deck, f"simulated, seed {self.seed}")
+            write_deck_file(path, deck)
             paths.append(path)
         return paths
 

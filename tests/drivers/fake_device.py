@@ -39,6 +39,8 @@ class Faults:
     drop_frames: int = 0
     ignore_acks: int = 0
     silent: bool = False
+    #: Host sentences to lose on the way in (as if corrupted on the line).
+    lose_incoming: int = 0
     garbage_before_each: bytes = b""
 
 
@@ -123,6 +125,10 @@ class FakeDevice:
         """Put the cable back."""
         self.do(self._plug)
 
+    def force_hello(self) -> None:
+        """Say hello at the next chance (a device does on power-up)."""
+        self._last_hello = None
+
     def hello(self) -> Hello:
         return Hello(
             self.sender.oldest, "TEST-1", self.serial, "0.1", self.protocol, self.sender.boot
@@ -155,6 +161,9 @@ class FakeDevice:
         if isinstance(item, DecodeError):
             with self.seen.lock:
                 self.seen.errors.append(item)
+            return
+        if self.faults.lose_incoming and not isinstance(item, Query | Welcome):
+            self.faults.lose_incoming -= 1
             return
         with self.seen.lock:
             self.seen.sentences.append(item)

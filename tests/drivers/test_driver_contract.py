@@ -21,7 +21,7 @@ from fake_device import FakeDevice
 from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
-from drivers.session import HelloOutcome
+from drivers.session import DeviceSender, HelloOutcome
 from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
@@ -90,7 +90,6 @@ def shoe_link(
         FakeDevice(backend, **kwargs) as device,
         ShoeDriver(settings(backend, **overrides), events, repeat_window=repeat_window) as driver,
     ):
-        assert isinstance(driver, ShoeDriver)
         yield device, driver, events
 
 
@@ -213,6 +212,7 @@ def test_an_unplug_mid_hand_loses_no_card(backend: Backend) -> None:
         device.unplug()
         lost = wait_for(events, CommLost)[-1]
         assert "port failed" in lost.reason or "silent" in lost.reason
+        assert not [e for e in quiet(events, 0.2) if isinstance(e, CommLost)], "one loss, one event"
         for n in range(3, 6):
             device.submit(card(n))
         time.sleep(0.15)  # the host retries against a missing port meanwhile
@@ -224,17 +224,40 @@ def test_an_unplug_mid_hand_loses_no_card(backend: Backend) -> None:
 
 
 def test_the_driver_starts_and_stops_without_a_device(backend: Backend) -> None:
-    """Nothing on the line: start returns at once, the driver retries, stop ends it promptly."""
+    """No device: start returns at once, one CommLost says the port cannot be opened (however
+    often the driver retries), and stop ends the thread promptly."""
     events: queue.Queue[Any] = queue.Queue()
     driver = ShoeDriver(settings(backend), events)
     started = time.monotonic()
     driver.start()
     assert time.monotonic() - started < 0.1
-    time.sleep(0.2)
+    time.sleep(0.3)
     stopping = time.monotonic()
     driver.stop()
     assert time.monotonic() - stopping < 1.0
-    assert events.empty()
+    (lost,) = quiet(events, 0)
+    assert isinstance(lost, CommLost)
+    assert lost.reason.startswith(f"cannot open {backend.url}")
+
+
+def test_a_power_cycled_device_is_announced_as_restarted(backend: Backend) -> None:
+    """A hello with a new boot id, even without a silence first, is a DeviceReady(restarted):
+    the controller learns that reads the device had not sent are lost."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.submit(card(1))
+        reads(events, 1)
+
+        def power_cycle() -> None:
+            device.sender = DeviceSender("0BADBEEF")
+            device.sender.on_query()
+            device.force_hello()
+
+        device.do(power_cycle)
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.RESTARTED
+        device.submit(card(2))
+        assert [r.uid for r in reads(events, 1)] == [uid(2)]
 
 
 def test_noise_on_the_line_is_counted_and_costs_no_card(backend: Backend) -> None:
@@ -271,7 +294,6 @@ def panel_link(
         FakeDevice(backend, kind="panel", serial="PANEL0001") as device,
         PanelDriver(settings(backend), events, refresh=0.1) as driver,
     ):
-        assert isinstance(driver, PanelDriver)
         yield device, driver, events
 
 
@@ -291,17 +313,20 @@ def test_panel_presses_arrive_as_engine_buttons(backend: Backend) -> None:
 def test_the_panel_lights_the_seat_and_shows_text_and_repairs_a_lost_frame(
     backend: Backend,
 ) -> None:
-    """LIT and TXT reach the panel at once and again each refresh, so a lost one is repaired."""
+    """LIT and TXT reach the panel, and the refresh repeats them, so lost ones are repaired."""
     with panel_link(backend) as (device, driver, events):
         wait_for(events, DeviceReady)
+        time.sleep(0.05)
+        device.faults.lose_incoming = 4  # the next light and text, and their first refresh
         driver.light(3)
         driver.show("Seat 3: call 20, raise or fold")
         deadline = time.monotonic() + WAIT
-        while len(device.seen.of(Light)) < 3 or len(device.seen.of(Text)) < 3:
-            assert time.monotonic() < deadline
+        while Light(3) not in device.seen.of(Light) or Text(
+            "Seat 3: call 20, raise or fold"
+        ) not in device.seen.of(Text):
+            assert time.monotonic() < deadline, device.seen.sentences
             time.sleep(0.02)
-        assert device.seen.of(Light)[-1] == Light(3)
-        assert device.seen.of(Text)[-1] == Text("Seat 3: call 20, raise or fold")
+        assert device.faults.lose_incoming == 0
         assert device.seen.errors == []
 
 

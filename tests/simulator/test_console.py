@@ -64,8 +64,8 @@ def test_the_deck_files_are_written_for_the_controller(tmp_path: Path) -> None:
     result = run_piped(tmp_path / "links", "quit\n", "--seed", "8", "--decks", str(tmp_path / "d"))
     assert result.returncode == 0
     a, b = make_decks(8)
-    assert read_deck_file(tmp_path / "d" / "deck-A.txt", "A") == a
-    assert read_deck_file(tmp_path / "d" / "deck-B.txt", "B") == b
+    assert read_deck_file(tmp_path / "d" / "deck-A.txt") == a
+    assert read_deck_file(tmp_path / "d" / "deck-B.txt") == b
 
 
 def test_a_bad_command_says_which_and_what_was_expected_and_the_run_fails(tmp_path: Path) -> None:

@@ -7,14 +7,15 @@ from pathlib import Path
 import pytest
 
 from controller.cards import DECK, Card
-from drivers.shoe import parse_uid
+from controller.inputs import CardRead, ForeignTag, ReadPoint
+from drivers.deck import FORMAT_LINE, Deck, DeckSet
+from drivers.shoe import TagRead, parse_uid
 from simulator.decks import (
     DeckError,
     cut,
+    enrolled,
     foreign_uid,
-    format_deck_file,
     make_decks,
-    parse_deck_file,
     read_deck_file,
     shuffled,
     write_deck_file,
@@ -53,31 +54,34 @@ def test_a_foreign_tag_is_in_neither_deck() -> None:
     assert foreign_uid(3, 1, decks) != uid
 
 
-def test_enrollment_file_round_trips_in_new_deck_order(tmp_path: Path) -> None:
-    """A written deck file reads back as the same deck; its lines are in new-deck order."""
+def test_enrollment_files_are_the_drivers_deck_files_in_new_deck_order(tmp_path: Path) -> None:
+    """The simulator writes drivers.deck's format; it reads back as the same deck."""
     deck = make_decks(5)[1]
     path = tmp_path / "deck-B.txt"
-    write_deck_file(path, deck, "seed 5")
-    assert read_deck_file(path, "B") == deck
-    lines = [ln for ln in path.read_text().splitlines() if not ln.startswith("#")]
-    assert [ln.split()[0] for ln in lines] == [card.code for card in DECK]
+    write_deck_file(path, deck)
+    assert read_deck_file(path) == deck
+    assert Deck.load(path) == enrolled(deck)
+    lines = path.read_text().splitlines()
+    assert lines[:2] == [FORMAT_LINE, "deck B"]
+    assert [ln.split()[0] for ln in lines[2:]] == [card.code for card in DECK]
     assert not list(tmp_path.glob("*.partial"))
 
 
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        (lambda t: t.replace("As E0", "As E1"), "line 54"),
-        (lambda t: t.replace("As E0", "Xs E0"), "not a card"),
-        (lambda t: t.replace("2c E0", "As E0"), "enrolled twice"),
-        (lambda t: "\n".join(t.splitlines()[:-1]), "no tag for As"),
-    ],
-)
-def test_a_bad_enrollment_file_is_refused_naming_the_line(change, message) -> None:  # type: ignore[no-untyped-def]  # lambdas in a parametrize table
-    """A deck file with a bad UID, a bad card, a duplicate or a missing card is refused."""
-    text = change(format_deck_file(make_decks(5)[0]))
-    with pytest.raises(DeckError, match=message):
-        parse_deck_file("A", text)
+def test_the_controller_tells_the_decks_apart_by_their_files(tmp_path: Path) -> None:
+    """NOTES.md, Integrity: loaded into a DeckSet, the other deck's card and a stray tag alarm."""
+    a, b = make_decks(6)
+    for deck in (a, b):
+        write_deck_file(tmp_path / f"deck-{deck.name}.txt", deck)
+    decks = DeckSet(Deck.load(tmp_path / "deck-A.txt"), Deck.load(tmp_path / "deck-B.txt"))
+    king = Card.parse("Kd")
+    slot = ReadPoint.DEALING_SLOT
+    assert decks.lookup(TagRead(a.uid(king), slot, 0)) == CardRead(king, slot)
+    other = decks.lookup(TagRead(b.uid(king), slot, 1))
+    assert isinstance(other, ForeignTag)
+    assert "other deck (B), Kd" in other.reason
+    stray = decks.lookup(TagRead(foreign_uid(6, 0, (a, b)), slot, 2))
+    assert isinstance(stray, ForeignTag)
+    assert stray.reason == "not enrolled in either deck"
 
 
 def test_a_shuffle_from_a_seed_is_a_repeatable_permutation_of_the_deck() -> None:
