@@ -157,11 +157,20 @@ class Console(cmd.Cmd):
     # --- dealing --------------------------------------------------------------------------
 
     def do_deal(self, arg: str) -> None:
-        """deal [CARD]: deal the top card through the shoe's slot, or a named card from the stub.
+        """deal [CARD | COUNT]: deal the top card (or COUNT cards), or a named card from the stub.
 
-        Example: 'deal' deals the top card; 'deal Kd' takes the king of diamonds wherever it is.
+        Examples: 'deal' deals the top card; 'deal Kd' takes the king of diamonds wherever
+        it is; 'deal 5' deals the top five.
         """
-        words = self.args(arg, 0, 1, "'deal' or 'deal CARD' (e.g. 'deal Kd')")
+        words = self.args(arg, 0, 1, "'deal', 'deal CARD' (e.g. 'deal Kd') or 'deal COUNT'")
+        if words and words[0].isdigit():
+            count = int(words[0])
+            if not 1 <= count <= 52:
+                raise UsageError(f"count {count}: expected 1 to 52 cards")
+            for _ in range(count):
+                card = self.sim.deal()
+                self.say(f"dealt {card.code} {self._tag_and_stub(card)}")
+            return
         card = self.sim.deal(Card.parse(words[0]) if words else None)
         self.say(f"dealt {card.code} {self._tag_and_stub(card)}")
 
@@ -217,6 +226,15 @@ class Console(cmd.Cmd):
             shoe = self.sim.shoe
             top = shoe.stub[0].code if shoe.stub else "-"
             self.say(f"deck {shoe.deck.name} {what}: {len(shoe.stub)} cards, top card {top}")
+
+    def do_newdeck(self, arg: str) -> None:
+        """newdeck: load the deck in play in new-deck order (2c 2d 2h 2s 3c ... As), unshuffled.
+
+        Example: 'newdeck', then 'deal 52' while 'tablectl enroll' reads the shoe.
+        """
+        self.args(arg, 0, 0, "'newdeck' with no arguments")
+        self.sim.new_deck_order()
+        self._say_stub("in new-deck order")
 
     def do_cut(self, arg: str) -> None:
         """cut COUNT: cut COUNT cards off the top to the bottom (at least 10, NOTES.md).

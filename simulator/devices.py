@@ -262,10 +262,12 @@ class VirtualShoe(DeviceCore):
         identity: Identity = SHOE_IDENTITY,
         timing: Timing | None = None,
         first_seq: int = 0,
+        stub: Sequence[Card] = (),
     ) -> None:
         self.decks = decks
         self.active = 0
-        self.stub: list[Card] = []
+        #: The cards in the shoe, top first; a shoe may power up loaded.
+        self.stub: list[Card] = list(stub)
         self.dealt: list[Dealt] = []
         self.lid = Lid.CLOSED
         self.reader = Reader.OK

@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, Literal, TypeVar
 
-from controller.cards import Card
+from controller.cards import DECK, Card
 from controller.inputs import Button
 from drivers.shoe import Lid, Reader
-from simulator.decks import TagDeck, foreign_uid, make_decks, write_deck_file
+from simulator.decks import TagDeck, foreign_uid, make_decks, shuffled, write_deck_file
 from simulator.devices import (
     PANEL_IDENTITY,
     RESEND_POLL,
@@ -115,10 +115,15 @@ class Simulator:
         self._foreign_tags = 0
         now = clock()
         timing = timing or Timing()
+        # The shoe powers up loaded with deck A shuffled, so its first status says 'ok'.
         shoe = VirtualShoe(
-            self.decks, boot_id(seed, "shoe", 1), now, identity=shoe_identity, timing=timing
+            self.decks,
+            boot_id(seed, "shoe", 1),
+            now,
+            identity=shoe_identity,
+            timing=timing,
+            stub=shuffled(seed),
         )
-        shoe.shuffle(seed)
         panel = VirtualPanel(boot_id(seed, "panel", 1), now, identity=panel_identity, timing=timing)
         self.devices: dict[str, SimDevice] = {}
         for core in (shoe, panel):
@@ -300,6 +305,10 @@ class Simulator:
     def shuffle(self, seed: int) -> None:
         """Load the deck in play, shuffled from ``seed``."""
         self._act(lambda: self.shoe.shuffle(seed))
+
+    def new_deck_order(self) -> None:
+        """Load the deck in play unshuffled, 2c 2d 2h 2s 3c ... As (to enroll it)."""
+        self._act(lambda: self.shoe.load(DECK))
 
     def cut(self, count: int) -> None:
         """Cut the stub (at least ten cards off the top: NOTES.md, Shuffle, cut and decks)."""

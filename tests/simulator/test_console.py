@@ -59,6 +59,15 @@ def test_piped_commands_print_results_and_the_stub_follows_the_seed(tmp_path: Pa
     assert not (tmp_path / "shoe").exists(), "the links go when the simulator stops"
 
 
+def test_newdeck_loads_new_deck_order_and_deal_takes_a_count(tmp_path: Path) -> None:
+    """'newdeck' then 'deal 5' deals 2c 2d 2h 2s 3c, the order 'tablectl enroll' expects."""
+    result = run_piped(tmp_path, "newdeck\ndeal 5\ndeal 53\n")
+    lines = result.stdout.splitlines()[3:]
+    assert lines[1] == "deck A in new-deck order: 52 cards, top card 2c"
+    assert [line.split()[1] for line in lines[2:7]] == ["2c", "2d", "2h", "2s", "3c"]
+    assert lines[7] == "error: deal: count 53: expected 1 to 52 cards"
+
+
 def test_the_deck_files_are_written_for_the_controller(tmp_path: Path) -> None:
     """Both decks' enrollment files are written, and read back as the seed's decks."""
     result = run_piped(tmp_path / "links", "quit\n", "--seed", "8", "--decks", str(tmp_path / "d"))
