@@ -403,6 +403,22 @@ class Console(cmd.Cmd):
         self.args(arg, 0, 0, "'state' with no arguments")
         self.say(self.sim.describe())
 
+    def do_trace(self, arg: str) -> None:
+        """trace DEVICE on|all|off: print what DEVICE writes (>) and hears (<) on its line.
+
+        'on' leaves out heartbeats, 'all' shows them too. Example: 'trace shoe on', then 'deal'.
+        """
+        words = self.args(arg, 2, 2, "'trace DEVICE on|all|off' (e.g. 'trace shoe on')")
+        device, mode = _device(words[0].lower()), words[1].lower()
+        if mode not in ("on", "all", "off"):
+            raise UsageError(f"trace {mode!r}: expected on, all or off")
+        self.sim.trace(device, None if mode == "off" else self.say, heartbeats=mode == "all")
+        self.say(f"trace of the {device} {mode}")
+
+    def complete_trace(self, text: str, line: str, begidx: int, _end: int) -> list[str]:
+        words = line[:begidx].split()
+        return _complete(list(DEVICES) if len(words) == 1 else ["on", "all", "off"], text)
+
     def do_paths(self, arg: str) -> None:
         """paths: show where programs open the shoe and the panel.
 

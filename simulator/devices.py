@@ -213,7 +213,9 @@ class DeviceCore:
         out.extend(self._encode(s) for s in self.sender.due(now))  # type: ignore[arg-type]  # Sequenced is a Sentence
         if now >= self._next_heartbeat:
             out.append(self._encode(self.sender.heartbeat()))
-            self._next_heartbeat = max(self._next_heartbeat + self.timing.heartbeat, now)
+            self._next_heartbeat += self.timing.heartbeat
+            if self._next_heartbeat <= now:  # polled late: one beat now, the next a period on
+                self._next_heartbeat = now + self.timing.heartbeat
         return out
 
     def next_deadline(self) -> float:

@@ -54,6 +54,15 @@ def boot_id(seed: int, device: str, power_ups: int) -> str:
     return f"{random.Random(f'tablectl-boot-{seed}-{device}-{power_ups}').getrandbits(32):08X}"
 
 
+Trace = Callable[[str], None]
+
+
+def wire_lines(data: bytes) -> list[str]:
+    """Bytes on the wire as printable lines, one a sentence (noise shown escaped)."""
+    text = data.decode("ascii", "backslashreplace")
+    return [line for line in text.replace("\r\n", "\n").split("\n") if line]
+
+
 @dataclass(slots=True)
 class SimDevice:
     """One virtual device: its core, its line and its connector."""
@@ -62,9 +71,13 @@ class SimDevice:
     line: LineFaults
     endpoint: Endpoint
     power_ups: int = 1
+    #: Prints the wire's traffic (``trace``); heartbeats too when ``trace_heartbeats``.
+    trace: Trace | None = None
+    trace_heartbeats: bool = False
 
     def from_host(self, data: bytes, now: float) -> None:
         """The host wrote ``data``."""
+        self._trace("<", data)
         heard = self.line.incoming(data, now)
         if heard:
             self.core.receive(heard, now)
@@ -73,7 +86,15 @@ class SimDevice:
         """Write whatever is due now."""
         data = self.line.apply(self.core.poll(now), now)
         if data:
+            self._trace(">", data)
             self.endpoint.send(data)
+
+    def _trace(self, direction: str, data: bytes) -> None:
+        if self.trace is None:
+            return
+        for line in wire_lines(data):
+            if self.trace_heartbeats or line[3:6] != "HBT":
+                self.trace(f"{self.core.name} {direction} {line}")
 
     def deadline(self, now: float) -> float:
         """When ``pump`` next has work."""
@@ -126,20 +147,29 @@ class Simulator:
         )
         panel = VirtualPanel(boot_id(seed, "panel", 1), now, identity=panel_identity, timing=timing)
         self.devices: dict[str, SimDevice] = {}
-        for core in (shoe, panel):
-            name = core.name
-            line = LineFaults(random.Random(f"tablectl-line-{seed}-{name}"))
-            receive = self._receiver(name)
-            endpoint: Endpoint
-            if transport == "pty":
-                assert directory is not None  # checked above
-                endpoint = PtyEndpoint(name, receive, directory)
-            else:
-                endpoint = MemoryEndpoint(name, receive, table)
-            self.devices[name] = SimDevice(core, line, endpoint)
+        try:
+            for core in (shoe, panel):
+                self.devices[core.name] = SimDevice(
+                    core,
+                    LineFaults(random.Random(f"tablectl-line-{seed}-{core.name}")),
+                    self._endpoint(core.name, transport, directory, table),
+                )
+        except ValueError:  # the table's sim:// name is taken: give back the one registered
+            for device in self.devices.values():
+                device.endpoint.close()
+            raise
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake_r, self._wake_w = -1, -1
+
+    def _endpoint(
+        self, name: str, transport: Transport, directory: Path | None, table: str
+    ) -> Endpoint:
+        receive = self._receiver(name)
+        if transport == "pty":
+            assert directory is not None  # checked by the constructor
+            return PtyEndpoint(name, receive, directory)
+        return MemoryEndpoint(name, receive, table)
 
     # --- life -----------------------------------------------------------------------------
 
@@ -440,6 +470,13 @@ class Simulator:
         return self._act(lambda: self.shoe.read_again(card))
 
     # --- what the technician sees -----------------------------------------------------------
+
+    def trace(self, device: str, printer: Trace | None, heartbeats: bool = False) -> None:
+        """Print every sentence ``device`` writes (>) and hears (<); None stops it."""
+        sim_device = self._device(device)
+        with self._lock:
+            sim_device.trace = printer
+            sim_device.trace_heartbeats = heartbeats
 
     def describe(self) -> str:
         """Both devices' state, in a few lines of text."""

@@ -213,3 +213,12 @@ def test_at_a_terminal_the_console_prompts_completes_and_keeps_history(tmp_path:
             os.close(master)
     assert history.read_text().splitlines()[-2:] == ["bogus", "quit"]
     assert "state" in history.read_text().splitlines()
+
+
+def test_trace_prints_the_wire_both_ways(tmp_path: Path) -> None:
+    """'trace shoe all' prints each sentence the shoe writes, heartbeats and noise included."""
+    result = run_piped(tmp_path, "trace shoe all\nfault noise shoe 4\nwait 1.1\ntrace shoe off\n")
+    traced = [line for line in result.stdout.splitlines() if line.startswith("shoe > ")]
+    assert any(line.startswith("shoe > $SHHEL,0,RS-200,SHOE0001,") for line in traced)
+    assert any(line.startswith("shoe > $SHHBT,") for line in traced)
+    assert result.stdout.splitlines()[-1] == "trace of the shoe off"

@@ -318,3 +318,13 @@ def test_sequence_numbers_wrap_from_9999_to_0() -> None:
     bench.run(0.05)
     assert [s.seq for s in bench.host.heard if isinstance(s, Press)] == [9998, 9999, 0]
     assert bench.host.deliveries == [Delivery.ACCEPTED] * 3
+
+
+def test_a_late_poll_sends_one_heartbeat_not_a_burst() -> None:
+    """Section 6: once a second; a device polled late beats once and keeps its rhythm."""
+    panel = VirtualPanel("0C0FFEE0", 0.0)
+    panel.poll(0.0)
+    assert sum(s.startswith(b"$PNHBT") for s in panel.poll(3.5)) == 1
+    assert not any(s.startswith(b"$PNHBT") for s in panel.poll(3.5))
+    assert not any(s.startswith(b"$PNHBT") for s in panel.poll(4.4))
+    assert any(s.startswith(b"$PNHBT") for s in panel.poll(4.5))

@@ -177,3 +177,21 @@ def test_two_in_process_tables_run_side_by_side() -> None:
             host = PortHost(port, "shoe")
             host.connect()
             port.close()
+
+
+def test_a_trace_shows_what_the_device_hears_and_says() -> None:
+    """trace: '<' for the host's sentences, '>' for the device's; heartbeats only when asked."""
+    lines: list[str] = []
+    with Simulator(transport="memory", table="traced") as sim:
+        sim.trace("panel", lines.append)
+        port = serial.serial_for_url("sim://traced/panel", timeout=0.05)
+        host = PortHost(port, "panel")
+        host.connect()
+        sim.press(Button.FOLD)
+        host.until(lambda: host.host.buttons == ["fold"])
+        sim.trace("panel", None)
+        port.close()
+    assert "panel < $HCQRY,1*4C" in lines
+    assert any(line.startswith("panel > $PNHEL,") for line in lines)
+    assert any(line.startswith("panel > $PNBTN,") and "fold" in line for line in lines)
+    assert not any("HBT" in line for line in lines)
