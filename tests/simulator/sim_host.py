@@ -7,7 +7,11 @@ independently of, the drivers' transports.
 
 from __future__ import annotations
 
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import serial
 
 from drivers import panel, shoe
 from drivers.panel import Press
@@ -71,9 +75,7 @@ class MiniHost:
 class PortHost:
     """A MiniHost on a real serial port (a pty or a ``sim://`` URL), run from the test's thread."""
 
-    def __init__(self, port: object, device: str) -> None:
-        import serial  # noqa: PLC0415 -- only the transport tests need pyserial here
-
+    def __init__(self, port: serial.SerialBase, device: str) -> None:
         assert isinstance(port, serial.SerialBase)
         self.port = port
         self.host = MiniHost(device)
@@ -84,15 +86,15 @@ class PortHost:
         self.until(lambda: self.host.receiver.boot is not None, timeout)
 
     def pump(self) -> None:
+        """Read what has come and answer it."""
         data = self.port.read(self.port.in_waiting or 1)
         if data:
             reply = self.host.feed(data)
             if reply:
                 self.port.write(reply)
 
-    def until(self, condition, timeout: float = 5.0) -> None:  # type: ignore[no-untyped-def]  # a test helper
-        import time  # noqa: PLC0415 -- kept local to the helper
-
+    def until(self, condition: Callable[[], bool], timeout: float = 5.0) -> None:
+        """Pump until ``condition`` holds; fail after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while not condition():
             assert time.monotonic() < deadline, "timed out waiting on the simulator"
