@@ -12,6 +12,7 @@ passed in; transports (simulator.transports) supply the bytes and the clock.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
@@ -36,6 +37,8 @@ from drivers.session import WINDOW, DeviceSender
 from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
 from simulator.decks import TagDeck, cut, shuffled
 
+_TOKEN: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")
+
 #: docs/protocol.md section 10: heartbeat and hello repeat once a second, resend after 200 ms.
 HEARTBEAT_INTERVAL: Final = 1.0
 HELLO_INTERVAL: Final = 1.0
@@ -58,6 +61,17 @@ class Identity:
     serial: str
     firmware: str
     protocol: int = PROTOCOL_VERSION
+
+    def __post_init__(self) -> None:
+        # docs/protocol.md 3.1 HEL: model, serial and firmware are tokens; protocol 1..999.
+        for name in ("model", "serial", "firmware"):
+            value = getattr(self, name)
+            if not _TOKEN.fullmatch(value):
+                raise ValueError(
+                    f"{name} {value!r}: expected 1 to 16 letters, digits, '.', '_' or '-'"
+                )
+        if not 1 <= self.protocol <= 999:
+            raise ValueError(f"protocol {self.protocol}: expected a version from 1 to 999")
 
 
 SHOE_IDENTITY: Final = Identity("RS-200", "SHOE0001", "2.1.0")

@@ -145,7 +145,13 @@ class Simulator:
             timing=timing,
             stub=shuffled(seed),
         )
-        panel = VirtualPanel(boot_id(seed, "panel", 1), now, identity=panel_identity, timing=timing)
+        panel = VirtualPanel(
+            boot_id(seed, "panel", 1),
+            now,
+            identity=panel_identity,
+            timing=timing,
+            on_display=on_display,
+        )
         self.devices: dict[str, SimDevice] = {}
         try:
             for core in (shoe, panel):

@@ -14,7 +14,7 @@ import fcntl
 import os
 import sys
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -122,7 +122,6 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     """Run the simulator and its console until 'quit' or the end of the input."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    interactive = stdin.isatty()
     directory: Path = args.dir or default_directory()
 
     def show(seat: int, text: str) -> None:
@@ -130,17 +129,43 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         stdout.write(f"\npanel: {lit}; {text!r}\n")
         stdout.flush()
 
+    try:
+        shoe = Identity(
+            SHOE_IDENTITY.model, args.shoe_serial, SHOE_IDENTITY.firmware, args.protocol
+        )
+        panel = Identity(
+            PANEL_IDENTITY.model, args.panel_serial, PANEL_IDENTITY.firmware, args.protocol
+        )
+    except ValueError as exc:
+        print(f"tablectl sim: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _serve(
+            args, directory, shoe=shoe, panel=panel, stdin=stdin, stdout=stdout, show=show
+        )
+    except OSError as exc:
+        print(f"tablectl sim: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _serve(
+    args: argparse.Namespace,
+    directory: Path,
+    *,
+    shoe: Identity,
+    panel: Identity,
+    stdin: TextIO,
+    stdout: TextIO,
+    show: Callable[[int, str], None],
+) -> int:
+    interactive = stdin.isatty()
     with _claimed(directory):
         sim = Simulator(
             transport="pty",
             directory=directory,
             seed=args.seed,
-            shoe_identity=Identity(
-                SHOE_IDENTITY.model, args.shoe_serial, SHOE_IDENTITY.firmware, args.protocol
-            ),
-            panel_identity=Identity(
-                PANEL_IDENTITY.model, args.panel_serial, PANEL_IDENTITY.firmware, args.protocol
-            ),
+            shoe_identity=shoe,
+            panel_identity=panel,
             on_display=show if args.watch else None,
         )
         with sim:

@@ -9,10 +9,12 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import serial
 from sim_host import PortHost
 
 from controller.cli import build_parser
+from drivers.panel import Light, Text
 from simulator.decks import make_decks, read_deck_file, shuffled
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -127,6 +129,7 @@ def test_help_lists_every_command_and_every_fault(tmp_path: Path) -> None:
     assert "Example: 'cut 17'." in out
 
 
+@pytest.mark.timeout(60)
 def test_a_host_on_the_pty_receives_what_the_console_deals(tmp_path: Path) -> None:
     """End to end: the console's 'deal' and 'press' reach a host that opened the links."""
     with subprocess.Popen(
@@ -222,3 +225,41 @@ def test_trace_prints_the_wire_both_ways(tmp_path: Path) -> None:
     assert any(line.startswith("shoe > $SHHEL,0,RS-200,SHOE0001,") for line in traced)
     assert any(line.startswith("shoe > $SHHBT,") for line in traced)
     assert result.stdout.splitlines()[-1] == "trace of the shoe off"
+
+
+def test_a_bad_option_is_refused_before_anything_starts(tmp_path: Path) -> None:
+    """A serial the hello cannot carry, or a folder that cannot be made: a clear error, status 2."""
+    result = run_piped(tmp_path, "", "--shoe-serial", "SHOE 1")
+    assert result.returncode == 2
+    assert "serial 'SHOE 1': expected 1 to 16 letters, digits" in result.stderr
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    result = run_piped(blocked / "sub", "")
+    assert result.returncode == 2
+    assert "tablectl sim: error:" in result.stderr
+
+
+@pytest.mark.timeout(60)
+def test_watch_prints_what_the_host_shows_on_the_panel(tmp_path: Path) -> None:
+    """--watch: the seat light and text the controller sets appear on the console."""
+    with subprocess.Popen(
+        tablectl_sim(tmp_path, "--watch"),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    ) as process:
+        assert process.stdin is not None
+        assert process.stdout is not None
+        for _ in range(4):
+            process.stdout.readline()
+        with serial.Serial(str(tmp_path / "panel"), 115200, timeout=0.05) as port:
+            host = PortHost(port, "panel")
+            host.connect()
+            port.write(host.host.codec.encode(Light(5)) + host.host.codec.encode(Text("Seat 5")))
+            lines = [process.stdout.readline() for _ in range(4)]
+        process.stdin.write("quit\n")
+        process.stdin.flush()
+        assert process.wait(timeout=10) == 0
+    assert "panel: seat 5 lit; ''\n" in lines
+    assert "panel: seat 5 lit; 'Seat 5'\n" in lines

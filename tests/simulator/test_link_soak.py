@@ -77,7 +77,7 @@ def unplug_and_replug(
     sim.unplug(device)
     tally.unplugs += 1
     for _ in range(rng.randint(0, 3)):
-        act()
+        act(False)
     time.sleep(rng.uniform(0.0, 0.05))
     sim.replug(device)
 
@@ -120,8 +120,12 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
             time.sleep(REPEAT_WINDOW * 1.5)
             sim.shuffle(rng.randrange(10**6))
 
-    def act() -> None:
+    def act(cable_in: bool = True) -> None:
         if rng.random() < 0.6:
+            with sim.locked():
+                empty = not sim.shoe.stub
+            if empty and not cable_in:
+                return  # no shuffle with a cable out: the dealer waits for the shoe
             shuffle_when_empty()
             try:
                 card = sim.deal()
