@@ -18,6 +18,8 @@ from controller import __version__
 COMMAND_MODULES: Final[tuple[str, ...]] = (
     "controller.commands.devices",
     "controller.commands.enroll",
+    "controller.commands.journal",
+    "controller.commands.showdown",
     "controller.commands.sim",
 )
 

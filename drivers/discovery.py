@@ -20,6 +20,8 @@ import pyudev
 import structlog
 
 STABLE_DIR: Final = "/dev/tablectl"
+#: The devices of a table, by the names the udev rules give them.
+ROLES: Final = ("shoe", "panel")
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,10 +72,12 @@ def judge(properties: Mapping[str, str], identities: Iterable[DeviceIdentity]) -
         "serial": properties.get("ID_SERIAL_SHORT", ""),
     }
     reasons = []
+    for link in links:
+        # The udev rules match vendor, product and serial; their name alone is enough.
+        if link.startswith(STABLE_DIR + "/") and link.rsplit("/", 1)[1] in ROLES:
+            role = link.rsplit("/", 1)[1]
+            return Verdict(role, (f"{role}: has the stable name {link}",))
     for identity in identities:
-        if identity.stable_name in links:
-            reasons.append(f"{identity.role}: has the stable name {identity.stable_name}")
-            return Verdict(identity.role, tuple(reasons))
         wanted = {
             "vendor": identity.vendor_id,
             "product": identity.model_id,

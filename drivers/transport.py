@@ -225,7 +225,7 @@ class DeviceDriver(ABC, Generic[E]):
             finally:
                 with self._write_lock:
                     self._port = None
-                port.close()
+                _close(port)
             if self.refused is not None:
                 return
 
@@ -355,3 +355,15 @@ class DeviceDriver(ABC, Generic[E]):
         self._outage_reported = True
         self._log.warning("comm_lost", reason=reason)
         self.events.put(CommLost(self.device, reason))
+
+
+def _close(port: serial.SerialBase) -> None:
+    """Close a port, socket included.
+
+    pyserial's ``socket://`` close skips ``socket.close()`` when ``shutdown``
+    fails, as it does once the peer has gone: the descriptor would leak.
+    """
+    sock = getattr(port, "_socket", None)
+    port.close()
+    if sock is not None:
+        sock.close()  # closing twice is harmless

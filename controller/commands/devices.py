@@ -1,4 +1,4 @@
-"""``tablectl devices``: list the tty devices and say why each is, or is not, the shoe or panel."""
+"""tablectl devices: list the tty devices and say why each is, or is not, the shoe or panel."""
 
 from __future__ import annotations
 

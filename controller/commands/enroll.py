@@ -1,8 +1,8 @@
-"""``tablectl enroll``: read a new deck through the shoe and write its deck file.
+"""tablectl enroll: read a new deck through the shoe and write its deck file.
 
 The technician passes the deck through the dealing slot in new-deck order
 (2c 2d 2h 2s 3c ... As), or in any order naming each card as its tag is
-read (``--any-order``). A tag read twice, a tag of the other deck, or a
+read (--any-order). A tag read twice, a tag of the other deck, or a
 missing card refuses the enrollment and writes nothing.
 """
 
@@ -49,7 +49,11 @@ def register(subparsers: Any) -> None:
         description=__doc__,
     )
     parser.add_argument("--deck", required=True, type=Path, help="the deck file to write")
-    parser.add_argument("--port", required=True, help="the shoe's port or URL")
+    parser.add_argument(
+        "--port",
+        default="/dev/tablectl/shoe",
+        help="the shoe's port or serial_for_url URL (default: %(default)s, udev's stable name)",
+    )
     parser.add_argument("--name", help="the deck's name (default: the file's stem)")
     parser.add_argument("--any-order", action="store_true", help="name each card as it is read")
     parser.add_argument("--other-deck", type=Path, help="the table's other deck file")

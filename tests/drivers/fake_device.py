@@ -10,6 +10,7 @@ file descriptors are never used by two threads at once.
 from __future__ import annotations
 
 import queue
+import random
 import threading
 import time
 from collections.abc import Callable
@@ -41,6 +42,10 @@ class Faults:
     silent: bool = False
     #: Host sentences to lose on the way in (as if corrupted on the line).
     lose_incoming: int = 0
+    #: Chances (0..1) of losing each outgoing sequenced frame and each incoming ack.
+    loss_rate: float = 0.0
+    ack_loss_rate: float = 0.0
+    rng: random.Random = field(default_factory=lambda: random.Random(5))
     garbage_before_each: bytes = b""
 
 
@@ -177,7 +182,7 @@ class FakeDevice:
         elif isinstance(item, Ack):
             if self.faults.ignore_acks:
                 self.faults.ignore_acks -= 1
-            else:
+            elif self.faults.rng.random() >= self.faults.ack_loss_rate:
                 self.sender.on_ack(item)
 
     def _send_due(self, wire: DeviceWire, now: float) -> None:
@@ -194,7 +199,10 @@ class FakeDevice:
         if self.rejected is None:
             out.extend(self.sender.due(now))
         for sentence in out:
-            if self.faults.drop_frames and not isinstance(sentence, Hello | Heartbeat):
-                self.faults.drop_frames -= 1
-                continue
+            if not isinstance(sentence, Hello | Heartbeat):
+                if self.faults.drop_frames:
+                    self.faults.drop_frames -= 1
+                    continue
+                if self.faults.rng.random() < self.faults.loss_rate:
+                    continue
             wire.write(self.faults.garbage_before_each + self.codec.encode(sentence))

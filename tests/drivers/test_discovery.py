@@ -44,7 +44,8 @@ def test_another_serial_number_is_not_the_shoe_and_the_reason_says_so() -> None:
 
 
 def test_the_stable_name_from_the_udev_rules_is_enough() -> None:
-    """A tty carrying /dev/tablectl/panel is the panel."""
+    """A tty carrying /dev/tablectl/panel is the panel, with or without a configured identity."""
+    assert judge(props("0000", "0000", "", "/dev/tablectl/shoe"), []).role == "shoe"
     verdict = judge(
         props("0000", "0000", "", "/dev/serial/by-id/x /dev/tablectl/panel"), [SHOE, PANEL]
     )
