@@ -787,6 +787,31 @@ class Table:
         out.append(self._pending)
         return True
 
+    # ----------------------------------------------------------------- between hands
+    def rebuy(self, seat: int, chips: int) -> None:
+        """A player buys ``chips`` more between hands (table stakes: never during a hand).
+
+        Only a known stack can grow; a ValueError names the seat, the amount and
+        what was expected. The chips close the last hand: undo no longer reaches into it
+        (its settlement paid the stacks the chips are added to).
+        """
+        if seat not in self._stacks:
+            raise ValueError(f"rebuy: seat {seat} is not an occupied seat {self._seats}")
+        stack = self._stacks[seat]
+        if stack is None:
+            raise ValueError(f"rebuy: seat {seat}'s stack is unknown; expected a known stack")
+        if chips <= 0 or chips % self.stakes.chip:
+            raise ValueError(
+                f"rebuy: {chips} chips for seat {seat}; expected a positive multiple of the "
+                f"smallest chip {self.stakes.chip}"
+            )
+        if self.phase in IN_HAND:
+            raise ValueError(
+                f"rebuy: hand {self._hand_number} is in play; expected chips only between hands"
+            )
+        self._stacks[seat] = stack + chips
+        self._inputs = []
+
     # ----------------------------------------------------------------- undo
     def _undo(self, out: list[Event]) -> None:
         if not self._inputs:
