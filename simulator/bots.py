@@ -1,0 +1,543 @@
+"""Dealer bots: what a dealer does at the table, act by act, with no I/O.
+
+A bot decides the dealer's next act: shuffle and cut, deal the top card
+(or a named card), pass a card over the discard reader, press a button, put
+reshuffled discards back in the shoe, sell a player chips between hands.
+It keeps its own engine ``Table`` to know what the procedure expects and what
+is legal, and a ``HandRecord`` of every hand: the inputs it produced and the
+settlement it expects, for comparison with what the controller computes from
+the hardware path. ``simulator.runner.BotRunner`` performs the acts on the
+simulator's devices; ``feed`` performs them on any ``Table`` directly.
+
+- ``ScriptedBot(script)`` plays a hand script (docs/hand-script.md) exactly.
+- ``RandomBot(game, seats, stakes, seed)`` plays whole hands of any game
+  legally, dealing from the simulator's deck model: the deck shuffled anew
+  from the seed before every hand and cut (13:69F-14.5; NOTES.md, Shuffle,
+  cut and decks).
+
+Pure: the only randomness is a ``random.Random`` seeded by the caller.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from controller.cards import Card
+from controller.engine import Stakes, Table, TableConfig
+from controller.engine.events import (
+    ActionRequired,
+    Alarm,
+    CardDealt,
+    CardDiscarded,
+    CardExpected,
+    DiscardsReshuffled,
+    DrawExpected,
+    Event,
+    HandSettled,
+    HandStarted,
+    HandVoided,
+    NewHandExpected,
+    Option,
+    PotResult,
+    Refused,
+)
+from controller.games import GAMES
+from controller.games.spec import ForcedBet, GameSpec
+from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.script import HandScript
+from simulator.decks import DECK_NAMES, MIN_CUT, cut, shuffled
+
+# --- Acts: what the dealer does -----------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Shuffle:
+    """Put ``deck`` in play shuffled from ``seed``, then cut ``cut`` cards off the top
+    (13:69F-14.5; NOTES.md, Shuffle, cut and decks: at least ten)."""
+
+    deck: str
+    seed: int
+    cut: int
+
+
+@dataclass(frozen=True, slots=True)
+class Deal:
+    """Deal a card through the shoe's slot: the top card, which is ``card``; or, when
+    ``named``, ``card`` from wherever it is (a script names its cards, not their order)."""
+
+    card: Card
+    named: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Discard:
+    """Pass ``card`` over the discard reader into the muck (a draw's discard, a folded hand)."""
+
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class Press:
+    """Press a button on the dealer's panel."""
+
+    button: Button
+
+
+@dataclass(frozen=True, slots=True)
+class Restock:
+    """Put the reshuffled discards, in this order, under the stub (14.12A(f))."""
+
+    cards: tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Rebuy:
+    """Sell ``seat`` ``chips`` between hands (the engine learns it by ``Table.rebuy``)."""
+
+    seat: int
+    chips: int
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    """A tag that is no card of the active deck passes a reader (scripts of incidents)."""
+
+    uid: str
+    point: ReadPoint
+    reason: str
+
+
+Act = Shuffle | Deal | Discard | Press | Restock | Rebuy | Tag
+
+
+def table_input(act: Act) -> TableInput | None:
+    """The engine input an act makes the devices report; None for acts the devices do not
+    report (a shuffle, a restock, a rebuy)."""
+    if isinstance(act, Deal):
+        return CardRead(act.card, ReadPoint.DEALING_SLOT)
+    if isinstance(act, Discard):
+        return CardRead(act.card, ReadPoint.DISCARD_READER)
+    if isinstance(act, Press):
+        return ButtonPress(act.button)
+    if isinstance(act, Tag):
+        return ForeignTag(act.uid, act.reason, act.point)
+    return None
+
+
+def feed(table: Table, act: Act) -> list[Event]:
+    """Perform ``act`` on ``table`` as the controller would see it; return the events."""
+    if isinstance(act, Rebuy):
+        table.rebuy(act.seat, act.chips)
+        return []
+    inp = table_input(act)
+    return [] if inp is None else table.apply(inp)
+
+
+# --- The record of a hand -----------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class HandRecord:
+    """One hand as the bot produced it and the settlement it expects.
+
+    ``acts`` runs from the hand's shuffle (and the rebuys before it) to its last
+    input; ``inputs`` are the engine inputs among them, in order; ``settlement``
+    is the ``HandSettled`` (every seat's net, the pots, the rake) or ``HandVoided``
+    the bot's own table computed.
+    """
+
+    hand: int
+    game: str
+    acts: tuple[Act, ...]
+    inputs: tuple[TableInput, ...]
+    settlement: HandSettled | HandVoided
+
+    @property
+    def net(self) -> dict[int, int]:
+        """Every dealt seat's net result (0 for all in a voided hand)."""
+        if isinstance(self.settlement, HandVoided):
+            return {a.seat: 0 for a in self.settlement.returned}
+        return {a.seat: a.amount for a in self.settlement.net}
+
+    @property
+    def pots(self) -> tuple[PotResult, ...]:
+        """The pots as settled (none in a voided hand)."""
+        return self.settlement.pots if isinstance(self.settlement, HandSettled) else ()
+
+    @property
+    def rake(self) -> int:
+        """The chips the house took from this hand."""
+        return self.settlement.rake if isinstance(self.settlement, HandSettled) else 0
+
+    def differences(self, actual: HandSettled | HandVoided | None) -> list[str]:
+        """What differs between the expected settlement and ``actual`` (empty: they match)."""
+        expected = self.settlement
+        if actual is None:
+            return [f"hand {self.hand}: expected {expected.kind}, the controller settled nothing"]
+        if type(actual) is not type(expected):
+            return [f"hand {self.hand}: expected {expected.kind}, got {actual.kind}"]
+        out = []
+        for name in expected.__dataclass_fields__:
+            want, got = getattr(expected, name), getattr(actual, name)
+            if want != got:
+                out.append(f"hand {self.hand}: {name} expected {want!r}, got {got!r}")
+        return out
+
+
+class BotError(RuntimeError):
+    """The bot's own table did not take an act the bot chose: a bug in the bot or engine."""
+
+
+# --- The shared core ----------------------------------------------------------------------
+
+
+class _Bot:
+    """A stream of acts, each performed on the bot's own table, with a record per hand."""
+
+    def __init__(self, spec: GameSpec, config: TableConfig) -> None:
+        self.spec = spec
+        self.config = config
+        self.table = Table(spec, config)
+        self.records: list[HandRecord] = []
+        self._acts: list[Act] = []
+        self._inputs: list[TableInput] = []
+        self._plan: deque[Act] = deque()
+
+    def __iter__(self) -> Iterator[Act]:
+        while (act := self.next_act()) is not None:
+            yield act
+
+    def next_act(self) -> Act | None:
+        """The dealer's next act (already performed on the bot's own table); None when done."""
+        act = self._plan.popleft() if self._plan else self._decide()
+        if act is None:
+            return None
+        self._perform(act)
+        return act
+
+    def _decide(self) -> Act | None:
+        raise NotImplementedError
+
+    def _perform(self, act: Act) -> None:
+        self._acts.append(act)
+        inp = table_input(act)
+        if inp is not None:
+            self._inputs.append(inp)
+            events = self.table.apply(inp)
+        else:
+            events = feed(self.table, act)
+        self._check(act, events)
+        for event in events:
+            self._seen(event)
+            kind = type(event)
+            if kind is HandSettled or kind is HandVoided:
+                assert isinstance(event, HandSettled | HandVoided)
+                self._close(event)
+            elif kind is DiscardsReshuffled:
+                assert isinstance(event, DiscardsReshuffled)
+                self._reshuffled(event)
+
+    def _check(self, act: Act, events: list[Event]) -> None:
+        del act, events
+
+    def _seen(self, event: Event) -> None:
+        del event
+
+    def _reshuffled(self, event: DiscardsReshuffled) -> None:
+        del event
+
+    def _close(self, settlement: HandSettled | HandVoided) -> None:
+        self.records.append(
+            HandRecord(
+                hand=settlement.hand,
+                game=self.spec.key,
+                acts=tuple(self._acts),
+                inputs=tuple(self._inputs),
+                settlement=settlement,
+            )
+        )
+        self._acts = []
+        self._inputs = []
+
+
+# --- The scripted bot ---------------------------------------------------------------------
+
+
+class ScriptedBot(_Bot):
+    """Plays a hand script (docs/hand-script.md) exactly, input by input.
+
+    Cards are dealt by name (a script does not say where they lie in the shoe);
+    before each ``new_hand`` the deck is shuffled from ``seed`` and the hand's
+    number, so every named card is in the shoe. Refusals and alarms the script
+    holds are part of what it reproduces: they are not errors here.
+    """
+
+    def __init__(self, script: HandScript, game: str | None = None, seed: int = 0) -> None:
+        key = script.game or game
+        if key is None:
+            raise ValueError("the script names no game and none was given; expected 'game KEY'")
+        if game is not None and script.game is not None and game != script.game:
+            raise ValueError(f"the script is {script.game!r} but the game given is {game!r}")
+        if key not in GAMES:
+            raise ValueError(f"game {key!r}: expected one of {', '.join(sorted(GAMES))}")
+        super().__init__(GAMES[key], script.config)
+        self.script = script
+        self._seed = seed
+        self._lines = iter(script.lines)
+        self._shuffles = 0
+
+    def _decide(self) -> Act | None:
+        line = next(self._lines, None)
+        if line is None:
+            return None
+        inp = line.input
+        if isinstance(inp, CardRead):
+            if inp.point is ReadPoint.DISCARD_READER:
+                return Discard(inp.card)
+            return Deal(inp.card, named=True)
+        if isinstance(inp, ForeignTag):
+            return Tag(inp.tag, inp.point, inp.reason)
+        if inp.button is Button.NEW_HAND:
+            self._shuffles += 1
+            self._plan.append(Press(Button.NEW_HAND))
+            return Shuffle(DECK_NAMES[0], self._seed * 1_000_003 + self._shuffles, MIN_CUT)
+        return Press(inp.button)
+
+
+# --- The random bot -----------------------------------------------------------------------
+
+_IRREGULAR: Final = (Refused, Alarm)
+
+#: How often the random bot picks each betting button when it is legal (relative weights).
+DEFAULT_WEIGHTS: Final[Mapping[Button, int]] = {
+    Button.FOLD: 2,
+    Button.CHECK_CALL: 10,
+    Button.BET_RAISE: 5,
+    Button.ALL_IN: 1,
+}
+
+
+def default_stakes(spec: GameSpec) -> Stakes:
+    """Stakes a table of this game can be dealt with: ante and bring-in, or blinds."""
+    if spec.forced_bet is ForcedBet.BLINDS:
+        return Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
+    return Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10)
+
+
+def _seats(seats: int | Sequence[int], spec: GameSpec) -> tuple[int, ...]:
+    if isinstance(seats, int):
+        if not 2 <= seats <= spec.max_seats:
+            raise ValueError(
+                f"seats={seats}: {spec.name} seats 2 to {spec.max_seats} players ({spec.rule})"
+            )
+        return tuple(range(1, seats + 1))
+    return tuple(seats)
+
+
+@dataclass(frozen=True, slots=True)
+class RebuyRule:
+    """Chips for known stacks: every seat starts with ``buy_in``; a seat whose stack has
+    fallen below ``below`` after a hand buys back up to ``buy_in`` (table stakes: chips
+    come only between hands), so play goes on for as many hands as asked."""
+
+    buy_in: int = 200
+    below: int = 1
+
+    def __post_init__(self) -> None:
+        if self.buy_in <= 0:
+            raise ValueError(f"buy_in={self.buy_in}: expected a positive number of chips")
+        if not 0 < self.below <= self.buy_in:
+            raise ValueError(f"below={self.below}: expected 1 to the buy-in {self.buy_in}")
+
+
+@dataclass(slots=True)
+class _Shoe:
+    """The bot's model of the shoe: the cards in it, top first."""
+
+    stub: list[Card] = field(default_factory=list)
+
+
+class RandomBot(_Bot):
+    """Plays whole hands of ``game`` legally, choosing at random from a seeded generator.
+
+    ``game`` is a key of ``controller.games.GAMES`` or a ``GameSpec``; ``seats``
+    the occupied seats (or how many, from seat 1); ``stakes`` defaults to
+    ``default_stakes``. ``rebuy`` gives known stacks and their rebuy rule; None
+    leaves the stacks unknown (no one can go all-in). ``hands`` stops the bot
+    after that many hands (None: never). ``weights`` are the relative odds of
+    the betting buttons when legal; ``muck_folds`` passes a folded hand over the
+    discard reader, as a dealer does when the hand goes on. ``alternate_decks``
+    puts decks A and B in play in turn, hand by hand (NOTES.md, Shuffle, cut
+    and decks); by default deck A is shuffled again before every hand.
+    """
+
+    def __init__(
+        self,
+        game: str | GameSpec,
+        seats: int | Sequence[int] = 6,
+        stakes: Stakes | None = None,
+        seed: int = 0,
+        *,
+        rebuy: RebuyRule | None = RebuyRule(),  # frozen: one shared default is safe
+        hands: int | None = None,
+        weights: Mapping[Button, int] = DEFAULT_WEIGHTS,
+        muck_folds: bool = True,
+        alternate_decks: bool = False,
+        dealer: int = 0,
+    ) -> None:
+        if isinstance(game, str):
+            if game not in GAMES:
+                raise ValueError(f"game {game!r}: expected one of {', '.join(sorted(GAMES))}")
+            spec = GAMES[game]
+        else:
+            spec = game
+        if hands is not None and hands < 0:
+            raise ValueError(f"hands={hands}: expected a number of hands >= 0, or None")
+        unknown = set(weights) - set(DEFAULT_WEIGHTS)
+        if unknown or any(w < 0 for w in weights.values()):
+            raise ValueError(
+                f"weights {dict(weights)}: expected non-negative weights of "
+                f"{' '.join(b.value for b in DEFAULT_WEIGHTS)}"
+            )
+        occupied = _seats(seats, spec)
+        stacks = dict.fromkeys(occupied, rebuy.buy_in) if rebuy else {}
+        config = TableConfig(
+            seats=occupied, stakes=stakes or default_stakes(spec), dealer=dealer, stacks=stacks
+        )
+        super().__init__(spec, config)
+        self.seed = seed
+        self.rebuy = rebuy
+        self.hands = hands
+        self.weights = dict(weights)
+        self.muck_folds = muck_folds
+        self.alternate_decks = alternate_decks
+        self.rebought = 0
+        self._rng = random.Random(f"tablectl-bot-{seed}")
+        self._shoe = _Shoe()
+        self._started = 0
+        #: Cards out of play this hand that a short stub would reshuffle (14.12A(f)).
+        self._pool: set[Card] = set()
+        #: The cards each seat holds this hand, as the bot's table dealt them.
+        self._holdings: dict[int, list[Card]] = {}
+
+    # --- deciding -------------------------------------------------------------------------
+
+    def _decide(self) -> Act | None:
+        pending = self.table.pending
+        if isinstance(pending, NewHandExpected):
+            return self._new_hand()
+        if isinstance(pending, CardExpected):
+            if not self._shoe.stub:
+                raise BotError(f"hand {self.table.hand_number}: the shoe is empty; {pending}")
+            return Deal(self._shoe.stub.pop(0))
+        if isinstance(pending, ActionRequired):
+            return Press(Button(self._choose(pending.options).button))
+        if isinstance(pending, DrawExpected):
+            return self._draw(pending)
+        raise BotError(f"hand {self.table.hand_number}: the table stopped on {pending!r}")
+
+    def _new_hand(self) -> Act | None:
+        if self.hands is not None and self._started >= self.hands:
+            return None
+        self._started += 1
+        rule = self.rebuy
+        if rule is not None:
+            for seat, stack in sorted(self.table.stacks.items()):
+                if stack is not None and stack < rule.below:
+                    self._plan.append(Rebuy(seat, rule.buy_in - stack))
+        deck = DECK_NAMES[(self._started - 1) % 2] if self.alternate_decks else DECK_NAMES[0]
+        shuffle = Shuffle(deck, self._rng.randrange(2**32), self._rng.randint(MIN_CUT, 42))
+        self._shoe.stub = cut(shuffled(shuffle.seed), shuffle.cut)
+        self._plan.append(shuffle)
+        self._plan.append(Press(Button.NEW_HAND))
+        return self._plan.popleft()
+
+    def _choose(self, options: Sequence[Option]) -> Option:
+        weights = [self.weights.get(Button(o.button), 0) for o in options]
+        if not any(weights):  # every legal button weighs nothing: take the first
+            return options[0]
+        return self._rng.choices(options, weights)[0]
+
+    def _draw(self, pending: DrawExpected) -> Act:
+        """Discards for the drawing seat, passed over the discard reader, then draw done."""
+        hand = self._hand_of(pending.seat)
+        # Never ask for more cards than the stub and the discards a short stub would
+        # reshuffle can give (14.12A(f)); one more for the draw's burn.
+        spare = len(self._shoe.stub) + len(self._pool) - 1
+        count = min(self._rng.randint(0, len(hand)), max(spare, 0))
+        for card in self._rng.sample(hand, count):
+            self._plan.append(Discard(card))
+        self._plan.append(Press(Button.DRAW_DONE))
+        return self._plan.popleft()
+
+    def _hand_of(self, seat: int) -> list[Card]:
+        return list(self._holdings.get(seat, ()))
+
+    # --- performing -----------------------------------------------------------------------
+
+    def _perform(self, act: Act) -> None:
+        if isinstance(act, Rebuy):
+            self.rebought += act.chips
+        pending = self.table.pending
+        folder = (
+            pending.seat
+            if isinstance(act, Press)
+            and act.button is Button.FOLD
+            and isinstance(pending, ActionRequired)
+            else None
+        )
+        folded = self._hand_of(folder) if folder is not None else []
+        super()._perform(act)
+        if folder is None:
+            return
+        self._pool.update(folded)  # a folded hand joins the discards (14.12A(f))
+        if self.muck_folds and not isinstance(self.table.pending, NewHandExpected):
+            self._plan.extend(Discard(card) for card in folded)
+
+    def _seen(self, event: Event) -> None:
+        kind = type(event)
+        if kind is CardDealt:
+            assert isinstance(event, CardDealt)
+            if event.seat is not None:
+                self._holdings[event.seat].append(Card.parse(event.card))
+        elif kind is CardDiscarded:
+            assert isinstance(event, CardDiscarded)
+            card = Card.parse(event.card)
+            self._holdings[event.seat].remove(card)
+            self._pool.add(card)
+        elif kind is HandStarted:
+            assert isinstance(event, HandStarted)
+            self._pool = set()
+            self._holdings = {seat: [] for seat in event.seats}
+
+    def _check(self, act: Act, events: list[Event]) -> None:
+        for event in events:
+            if type(event) in _IRREGULAR:
+                raise BotError(
+                    f"hand {self.table.hand_number}: the table did not take {act!r}: {event!r}"
+                )
+
+    def _reshuffled(self, event: DiscardsReshuffled) -> None:
+        # 14.12A(f): the dealer reshuffles the discards; they go under what is left.
+        cards = [Card.parse(code) for code in event.cards]
+        self._rng.shuffle(cards)
+        self._shoe.stub.extend(cards)
+        self._plan.appendleft(Restock(tuple(cards)))
+        self._pool.difference_update(cards)
+
+    @property
+    def chips_in_play(self) -> int:
+        """The chips at the table now: every known stack and the pot of a hand in play."""
+        stacks = sum(s for s in self.table.stacks.values() if s is not None)
+        if isinstance(self.table.pending, NewHandExpected):  # the last hand's pot is paid out
+            return stacks
+        return stacks + self.table.state.pot
+
+    @property
+    def raked(self) -> int:
+        """Every chip the house has taken so far."""
+        return sum(record.rake for record in self.records)
