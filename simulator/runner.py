@@ -53,6 +53,8 @@ class Pace:
     ``shuffle`` is how long a shuffle and cut (or reshuffling the discards)
     takes: it must exceed the host's RFID repeat window, or a card dealt again
     after the shuffle would be dropped as a repeat of its last read.
+    ``repeat`` is the gap before a card already read at the slot is read there
+    again (a script's card dealt twice), for the same reason.
     ``stall`` is how long the runner waits for a jammed feed (a full store: the
     host is not acknowledging) to clear before it gives up.
     """
@@ -60,17 +62,19 @@ class Pace:
     card: float = 0.0
     button: float = 0.0
     shuffle: float = DEFAULT_REPEAT_WINDOW + 0.1
+    repeat: float = DEFAULT_REPEAT_WINDOW + 0.1
     stall: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("card", "button", "shuffle", "stall"):
+        for name in ("card", "button", "shuffle", "repeat", "stall"):
             if getattr(self, name) < 0:
                 raise ValueError(f"pace: {name}={getattr(self, name)}; expected 0 or more seconds")
 
     @classmethod
     def fast(cls, repeat_window: float = DEFAULT_REPEAT_WINDOW) -> Pace:
         """As fast as the devices take it; shuffles just outlast the repeat window."""
-        return cls(shuffle=repeat_window * 1.2 + 0.01)
+        outlast = repeat_window * 1.2 + 0.01
+        return cls(shuffle=outlast, repeat=outlast)
 
     @classmethod
     def human(cls) -> Pace:
@@ -187,7 +191,9 @@ class BotRunner:
             in_shoe = act.card in sim.shoe.stub
         if in_shoe:
             self._unjammed(lambda: sim.deal(act.card))
-        else:  # a script may deal a card twice (an integrity incident): it is read again
+        else:  # a script may deal a card twice (an integrity incident): it is read again,
+            # later than the host's repeat window, or the host takes it for the same read
+            self._stop.wait(self.pace.repeat)
             self._unjammed(lambda: sim.dealt_twice(act.card))
 
     def _unjammed(self, action: Callable[[], _T]) -> _T:
