@@ -98,7 +98,6 @@ class LinkState:
     queries: int = 0
     welcomes: int = 0
     acks: int = 0
-    ignored: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -201,8 +200,11 @@ class DeviceCore:
             self._obey_device(sentence)
 
     def _obey_device(self, sentence: Sentence) -> None:
-        """A sentence only this kind of device understands (the panel's LIT and TXT)."""
-        self.link.ignored += 1
+        """A sentence only this kind of device understands (the panel's LIT and TXT).
+
+        Each device's codec decodes only its own catalogue, so anything else
+        never gets here: it is a decode error, counted and shown by ``state``.
+        """
 
     def _acknowledged(self) -> None:
         """Room was made in the store."""
@@ -463,6 +465,10 @@ class VirtualPanel(DeviceCore):
         codec = panel_protocol.device_codec()
         super().__init__(identity, codec, boot, now, timing or Timing(), first_seq=first_seq)
 
+    def _power_up(self, boot: str, now: float) -> None:
+        super()._power_up(boot, now)
+        self.light, self.text = 0, ""  # a panel powers up dark; the host repaints it
+
     def press(self, button: Button) -> None:
         """The dealer presses a button (docs/protocol.md 3.2 ``BTN``)."""
         if self.room < 1:
@@ -480,7 +486,6 @@ class VirtualPanel(DeviceCore):
             changed = sentence.text != self.text
             self.text = sentence.text
         else:
-            super()._obey_device(sentence)
             return
         if changed and self._on_display is not None:
             self._on_display(self.light, self.text)
