@@ -19,6 +19,7 @@ from sim_host import PortHost
 from controller.cli import build_parser
 from drivers.panel import Light, Text
 from simulator.decks import make_decks, read_deck_file, shuffled
+from simulator.table import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -286,3 +287,73 @@ def test_watch_prints_what_the_host_shows_on_the_panel(tmp_path: Path) -> None:
         assert process.wait(timeout=10) == 0
     assert "panel: seat 5 lit; ''\n" in lines
     assert "panel: seat 5 lit; 'Seat 5'\n" in lines
+
+
+def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Path) -> None:
+    """Each fault listed by 'help fault' runs from the console; 'state' and 'paths' reflect them."""
+    script = """
+        deal
+        fault drop shoe 2
+        fault garble panel
+        fault delay shoe 0.5 2
+        fault noise panel 16
+        fault silent panel
+        fault speak panel
+        fault silent shoe 0.2
+        fault clear shoe
+        fault lid open
+        fault reader fault
+        deal
+        fault reader ok
+        fault jam on
+        deal
+        fault jam off
+        fault duplicate 3
+        deal
+        fault foreign
+        fault other-deck Kd
+        fault twice
+        fault power-cycle panel
+        fault unplug shoe
+        paths
+        state
+        fault replug shoe
+    """
+    result = run_console(tmp_path, "\n".join(line.strip() for line in script.splitlines()))
+    out = result.stdout
+    assert [line for line in out.splitlines() if line.startswith("error:")] == [
+        "error: deal: the feed is jammed (a card is stuck): no card can leave the shoe"
+    ]
+    assert result.returncode == 1
+    for expected in (
+        "the shoe's next 2 sentence(s) will be dropped",
+        "the panel's next 1 sentence(s) will be garbled",
+        "the shoe's next 2 sentence(s) will be held 0.5 s",
+        "16 bytes of noise on the panel's line",
+        "the panel is silent until 'fault speak'",
+        "the shoe is silent for 0.2 s",
+        "the shoe has no line fault armed",
+        "(tag E0",
+        "NOT read (reader fault)",
+        "read 4 times",
+        "passed the slot (enrolled in neither deck)",
+        "Kd of the deck not in play passed the slot",
+        "dealt already, passed the slot again",
+        "the panel was switched off and on",
+        f"shoe: {tmp_path / 'shoe'} (unplugged)",
+        f"shoe: {tmp_path / 'shoe'} (UNPLUGGED)",
+        "lid open, reader ok, feed ok",
+        f"the shoe is plugged back in at {tmp_path / 'shoe'}",
+    ):
+        assert expected in out, expected
+
+
+def test_a_power_cycled_panel_comes_back_dark() -> None:
+    """A panel that loses power shows no light and no text until the host repaints it."""
+    with Simulator(transport="memory", table="dark") as sim:
+        with sim.locked():
+            sim.panel.receive(b"$HCLIT,3*45\r\n$HCTXT,*7F\r\n", sim.clock())
+            assert sim.panel.light == 3
+        sim.power_cycle("panel")
+        with sim.locked():
+            assert (sim.panel.light, sim.panel.text) == (0, "")
