@@ -186,6 +186,7 @@ class DeviceCore:
             self.link.refusal = ""
             self._next_hello = None
             self.sender.on_welcome()
+            self._welcomed()
         elif isinstance(sentence, Reject):
             # Section 4, 5: send nothing sequenced, show why, go on answering QRY.
             self.link.welcomed = False
@@ -208,6 +209,9 @@ class DeviceCore:
 
     def _acknowledged(self) -> None:
         """Room was made in the store."""
+
+    def _welcomed(self) -> None:
+        """The host has just welcomed the device."""
 
     # --- output ---------------------------------------------------------------------------
 
@@ -317,6 +321,11 @@ class VirtualShoe(DeviceCore):
 
     def _acknowledged(self) -> None:
         self._report_status()  # a full store that drains clears the jam
+
+    def _welcomed(self) -> None:
+        # Section 3.1 STA: after every WEL too, so a host that has just connected knows the state.
+        self._reported = None
+        self._report_status()
 
     def set_lid(self, lid: Lid) -> None:
         """Open or close the lid."""
