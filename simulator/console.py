@@ -292,7 +292,7 @@ class Console(cmd.Cmd):
         spec = FAULTS.get(name)
         if spec is None:
             raise UsageError(f"no fault {name!r}; expected one of: {' '.join(FAULTS)}")
-        form = f"'fault {name} {spec.arguments}'".replace(" '", "'")
+        form = "'" + " ".join(filter(None, ("fault", name, spec.arguments))) + "'"
         low = len([a for a in spec.arguments.split() if not a.startswith("[")])
         high = len(spec.arguments.split())
         if not low <= len(rest) <= high:

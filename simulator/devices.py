@@ -98,7 +98,6 @@ class LinkState:
     queries: int = 0
     welcomes: int = 0
     acks: int = 0
-    ignored: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -187,6 +186,7 @@ class DeviceCore:
             self.link.refusal = ""
             self._next_hello = None
             self.sender.on_welcome()
+            self._welcomed()
         elif isinstance(sentence, Reject):
             # Section 4, 5: send nothing sequenced, show why, go on answering QRY.
             self.link.welcomed = False
@@ -201,11 +201,17 @@ class DeviceCore:
             self._obey_device(sentence)
 
     def _obey_device(self, sentence: Sentence) -> None:
-        """A sentence only this kind of device understands (the panel's LIT and TXT)."""
-        self.link.ignored += 1
+        """A sentence only this kind of device understands (the panel's LIT and TXT).
+
+        Each device's codec decodes only its own catalogue, so anything else
+        never gets here: it is a decode error, counted and shown by ``state``.
+        """
 
     def _acknowledged(self) -> None:
         """Room was made in the store."""
+
+    def _welcomed(self) -> None:
+        """The host has just welcomed the device."""
 
     # --- output ---------------------------------------------------------------------------
 
@@ -315,6 +321,11 @@ class VirtualShoe(DeviceCore):
 
     def _acknowledged(self) -> None:
         self._report_status()  # a full store that drains clears the jam
+
+    def _welcomed(self) -> None:
+        # Section 3.1 STA: after every WEL too, so a host that has just connected knows the state.
+        self._reported = None
+        self._report_status()
 
     def set_lid(self, lid: Lid) -> None:
         """Open or close the lid."""
@@ -463,6 +474,10 @@ class VirtualPanel(DeviceCore):
         codec = panel_protocol.device_codec()
         super().__init__(identity, codec, boot, now, timing or Timing(), first_seq=first_seq)
 
+    def _power_up(self, boot: str, now: float) -> None:
+        super()._power_up(boot, now)
+        self.light, self.text = 0, ""  # a panel powers up dark; the host repaints it
+
     def press(self, button: Button) -> None:
         """The dealer presses a button (docs/protocol.md 3.2 ``BTN``)."""
         if self.room < 1:
@@ -480,7 +495,6 @@ class VirtualPanel(DeviceCore):
             changed = sentence.text != self.text
             self.text = sentence.text
         else:
-            super()._obey_device(sentence)
             return
         if changed and self._on_display is not None:
             self._on_display(self.light, self.text)

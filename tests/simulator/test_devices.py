@@ -15,7 +15,7 @@ from drivers.sentences import Heartbeat, Hello, Reject, RejectReason
 from drivers.session import Delivery
 from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
 from simulator.decks import make_decks, shuffled
-from simulator.devices import DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
+from simulator.devices import Dealt, DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
 from simulator.faults import LineFaults
 
 BOOT = "5A17C0DE"
@@ -120,7 +120,7 @@ def test_a_named_card_is_taken_from_anywhere_in_the_stub() -> None:
 
 
 def test_status_is_reported_on_every_change_and_the_last_card_empties_the_feed() -> None:
-    """3.1 STA: the whole state on every change; no card left is feed 'empty'."""
+    """3.1 STA: the whole state on power-up, every change and every WEL; no card left: 'empty'."""
     shoe, bench = shoe_bench()
     shoe.set_lid(Lid.OPEN)
     shoe.set_reader(Reader.FAULT)
@@ -130,8 +130,11 @@ def test_status_is_reported_on_every_change_and_the_last_card_empties_the_feed()
         shoe.deal()
     bench.run(0.5)
     statuses = [(s.lid, s.reader, s.feed) for s in bench.host.accepted if isinstance(s, ShoeStatus)]
+    # Power-up (empty), the shuffle, and one after each of the two welcomes (section 3.1 STA).
     assert statuses == [
         (Lid.CLOSED, Reader.OK, Feed.EMPTY),
+        (Lid.CLOSED, Reader.OK, Feed.OK),
+        (Lid.CLOSED, Reader.OK, Feed.OK),
         (Lid.CLOSED, Reader.OK, Feed.OK),
         (Lid.OPEN, Reader.OK, Feed.OK),
         (Lid.OPEN, Reader.FAULT, Feed.OK),
@@ -210,7 +213,7 @@ def test_unacknowledged_sentences_are_resent_oldest_first_after_200_ms() -> None
     shoe.deal()
     bench.run(0.45)
     sent = [s for s in bench.host.heard if isinstance(s, CardSeen)]
-    assert [s.seq for s in sent] == [2, 3, 2, 3, 2, 3]
+    assert [s.seq for s in sent] == [4, 5, 4, 5, 4, 5]
     bench.host.ack = True
     bench.run(0.3)
     assert len(bench.host.cards) == 2
@@ -232,20 +235,27 @@ def test_at_most_eight_unacknowledged_the_rest_wait_in_order() -> None:
 
 def test_a_full_store_jams_the_feed_and_drops_no_read() -> None:
     """Section 5: a shoe whose store is full reports 'jam' and stops the cards until acked."""
-    shoe = VirtualShoe(make_decks(0), BOOT, 0.0, timing=Timing(store=6))
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0, timing=Timing(store=10))
     shoe.shuffle(0)
     bench = Bench(shoe, MiniHost("shoe"))
     bench.host.ack = False
     bench.connect()
-    dealt = [shoe.deal() for _ in range(3)]  # the power-up and shuffle STAs, three CRDs
-    with pytest.raises(DeviceError, match="jam"):
-        shoe.deal()
+    dealt: list[Dealt] = []
+    refusal = ""
+    for _ in range(10):
+        try:
+            dealt.append(shoe.deal())
+        except DeviceError as exc:
+            refusal = str(exc)
+            break
+    assert "jam" in refusal
     assert shoe.feed is Feed.JAM
     bench.host.ack = True
     bench.run(0.5)
     assert bench.host.cards == [d.uid for d in dealt]
     statuses = [s.feed for s in bench.host.accepted if isinstance(s, ShoeStatus)]
-    assert statuses == [Feed.EMPTY, Feed.OK, Feed.JAM, Feed.OK]
+    assert statuses[-2:] == [Feed.JAM, Feed.OK]
+    assert statuses.count(Feed.JAM) == 1
     shoe.deal()
 
 
@@ -328,3 +338,17 @@ def test_a_late_poll_sends_one_heartbeat_not_a_burst() -> None:
     assert not any(s.startswith(b"$PNHBT") for s in panel.poll(3.5))
     assert not any(s.startswith(b"$PNHBT") for s in panel.poll(4.4))
     assert any(s.startswith(b"$PNHBT") for s in panel.poll(4.5))
+
+
+def test_every_welcome_is_followed_by_the_shoes_status() -> None:
+    """3.1 STA: after every WEL, so a host that has just connected learns the state at once."""
+    shoe, bench = shoe_bench()
+    shoe.set_lid(Lid.OPEN)
+    bench.run(0.05)
+    bench.host.accepted.clear()
+    shoe.link_lost()
+    shoe.link_back(bench.now)
+    bench.run(0.05)
+    (status,) = bench.host.accepted
+    assert isinstance(status, ShoeStatus)
+    assert (status.lid, status.reader, status.feed) == (Lid.OPEN, Reader.OK, Feed.OK)
