@@ -188,6 +188,35 @@ class HandRecord:
         return out
 
 
+def describe_act(act: Act) -> str:
+    """An act in a dealer's words, for a console or a log."""
+    match act:
+        case Shuffle():
+            text = f"shuffle deck {act.deck} (seed {act.seed}), cut {act.cut}"
+        case Deal():
+            text = f"deal {act.card.code}" + (" (by name)" if act.named else "")
+        case Discard():
+            text = f"discard {act.card.code}"
+        case Press():
+            text = f"press {act.button.value}"
+        case Restock():
+            text = f"reshuffled discards under the stub: {' '.join(c.code for c in act.cards)}"
+        case Rebuy():
+            text = f"seat {act.seat} buys {act.chips} chips"
+        case Tag():
+            text = f"tag {act.uid} at the {act.point.value} ({act.reason})"
+    return text
+
+
+def describe_record(record: HandRecord) -> str:
+    """A hand's expected settlement in one line: every seat's net, the pots and the rake."""
+    if isinstance(record.settlement, HandVoided):
+        return f"hand {record.hand}: void, every bet returned"
+    nets = " ".join(f"{seat}:{net:+d}" for seat, net in sorted(record.net.items()))
+    pots = " ".join(f"{pot.name} {pot.amount}" for pot in record.pots)
+    return f"hand {record.hand}: net {nets}; pots {pots}; rake {record.rake}"
+
+
 class BotError(RuntimeError):
     """The bot's own table did not take an act the bot chose: a bug in the bot or engine."""
 
@@ -368,7 +397,9 @@ class RandomBot(_Bot):
     the occupied seats (or how many, from seat 1); ``stakes`` defaults to
     ``default_stakes``. ``rebuy`` gives known stacks and their rebuy rule; None
     leaves the stacks unknown (no one can go all-in). ``hands`` stops the bot
-    after that many hands (None: never). ``weights`` are the relative odds of
+    after that many hands (None: never). ``config`` plays a table configured
+    elsewhere (a ``table.toml``): its seats, stakes, dealer and stacks as they
+    are, the rebuy rule topping up only the known stacks. ``weights`` are the relative odds of
     the betting buttons when legal; ``muck_folds`` passes a folded hand over the
     discard reader, as a dealer does when the hand goes on. ``alternate_decks``
     puts decks A and B in play in turn, hand by hand (NOTES.md, Shuffle, cut
@@ -388,6 +419,7 @@ class RandomBot(_Bot):
         muck_folds: bool = True,
         alternate_decks: bool = False,
         dealer: int = 0,
+        config: TableConfig | None = None,
     ) -> None:
         if isinstance(game, str):
             if game not in GAMES:
@@ -403,11 +435,12 @@ class RandomBot(_Bot):
                 f"weights {dict(weights)}: expected non-negative weights of "
                 f"{' '.join(b.value for b in DEFAULT_WEIGHTS)}"
             )
-        occupied = _seats(seats, spec)
-        stacks = dict.fromkeys(occupied, rebuy.buy_in) if rebuy else {}
-        config = TableConfig(
-            seats=occupied, stakes=stakes or default_stakes(spec), dealer=dealer, stacks=stacks
-        )
+        if config is None:
+            occupied = _seats(seats, spec)
+            stacks = dict.fromkeys(occupied, rebuy.buy_in) if rebuy else {}
+            config = TableConfig(
+                seats=occupied, stakes=stakes or default_stakes(spec), dealer=dealer, stacks=stacks
+            )
         super().__init__(spec, config)
         self.seed = seed
         self.rebuy = rebuy

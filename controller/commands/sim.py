@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from drivers.sentences import PROTOCOL_VERSION
+from simulator.botcli import Bot, add_bot_options, bot_session, make_bot
 from simulator.console import Console
 from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
 from simulator.table import DEVICES, Simulator
@@ -79,6 +80,7 @@ def register(subparsers: Any) -> None:
         default=HISTORY_FILE,
         help=f"the console's history file at a terminal (default {HISTORY_FILE})",
     )
+    add_bot_options(parser)
     parser.set_defaults(run=run)
 
 
@@ -136,12 +138,13 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         panel = Identity(
             PANEL_IDENTITY.model, args.panel_serial, PANEL_IDENTITY.firmware, args.protocol
         )
+        bot = make_bot(args)
     except ValueError as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
     try:
         return _serve(
-            args, directory, shoe=shoe, panel=panel, stdin=stdin, stdout=stdout, show=show
+            args, directory, shoe=shoe, panel=panel, stdin=stdin, stdout=stdout, show=show, bot=bot
         )
     except OSError as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
@@ -157,6 +160,7 @@ def _serve(
     stdin: TextIO,
     stdout: TextIO,
     show: Callable[[int, str], None],
+    bot: Bot | None = None,
 ) -> int:
     interactive = stdin.isatty()
     with _claimed(directory):
@@ -182,7 +186,10 @@ def _serve(
                 if interactive
                 else f"seed {args.seed}: deck A in play, shuffled, top card {top}."
             )
-            with _history(args.history, interactive):
+            with (
+                _history(args.history, interactive),
+                bot_session(bot, args, sim, console.say, wait_at_end=not interactive),
+            ):
                 _loop(console)
     return 1 if console.failures and not interactive else 0
 

@@ -1,0 +1,177 @@
+"""``tablectl sim --bot ...``: a dealer bot plays through the simulated devices.
+
+The technician watches the bot deal (each act printed as ``bot: ...``, each
+hand's expected settlement when it is over) while the console stays open for
+faults and state. ``controller/commands/sim.py`` calls ``add_bot_options``,
+``make_bot`` and ``bot_session``; everything about the bot lives here.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from controller.config import load_config
+from controller.engine import ConfigError
+from controller.games import GAMES
+from controller.script import ScriptError, parse_script
+from simulator.bots import (
+    Act,
+    BotError,
+    RandomBot,
+    RebuyRule,
+    ScriptedBot,
+    describe_act,
+    describe_record,
+)
+from simulator.devices import DeviceError
+from simulator.runner import BotRunner, Pace, RunnerError
+from simulator.table import Simulator
+
+Bot = RandomBot | ScriptedBot
+
+#: A dealer waits for a jammed feed (no host acknowledging) as long as it takes.
+_STALL = 24 * 3600.0
+
+
+def add_bot_options(parser: argparse.ArgumentParser) -> None:
+    """The dealer bot's options of ``tablectl sim``."""
+    group = parser.add_argument_group(
+        "dealer bot", "let a bot deal through the devices (docs/simulator.md, Dealer bots)"
+    )
+    group.add_argument(
+        "--bot",
+        nargs="+",
+        metavar="KIND",
+        help="'random' (legal random hands) or 'script FILE' (a hand script, played exactly)",
+    )
+    group.add_argument(
+        "--game",
+        default=None,
+        help=f"the random bot's game: {', '.join(sorted(GAMES))} (default mambo)",
+    )
+    group.add_argument("--hands", type=int, default=None, help="hands to play (default: no end)")
+    group.add_argument("--seats", type=int, default=6, help="occupied seats 1..N (default 6)")
+    group.add_argument(
+        "--buy-in",
+        type=int,
+        default=None,
+        help="known stacks of this many chips, bought again when a seat runs out "
+        "(default: unknown stacks, as a table.toml without [stacks])",
+    )
+    group.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="take the game, seats, dealer, stakes and stacks from the controller's table.toml",
+    )
+    group.add_argument(
+        "--pace",
+        choices=("human", "fast"),
+        default="human",
+        help="a dealer's pace, to watch (default), or as fast as the devices take it",
+    )
+
+
+def make_bot(args: argparse.Namespace) -> Bot | None:
+    """The bot the options ask for (None: no --bot); a ValueError says what was expected."""
+    kind: list[str] | None = args.bot
+    if not kind:
+        return None
+    if kind[0] == "script":
+        if len(kind) != 2:
+            raise ValueError(f"--bot {' '.join(kind)}: expected 'script FILE'")
+        path = Path(kind[1])
+        try:
+            script = parse_script(path.read_text(encoding="utf-8"), str(path))
+        except (OSError, ScriptError) as error:
+            raise ValueError(f"--bot script {path}: {error}") from None
+        if script.errors:
+            raise ValueError(f"--bot script {path}: {script.errors[0]}")
+        return ScriptedBot(script, game=args.game, seed=args.seed)
+    if kind != ["random"]:
+        raise ValueError(f"--bot {' '.join(kind)}: expected 'random' or 'script FILE'")
+    rebuy = RebuyRule(buy_in=args.buy_in) if args.buy_in is not None else None
+    if args.config is not None:
+        try:
+            settings = load_config(args.config)
+        except ConfigError as error:  # the loader's SettingsError lists every problem
+            raise ValueError(f"--config {args.config}: {error}") from None
+        if args.game is not None and args.game != settings.game.key:
+            raise ValueError(f"--game {args.game}: the table.toml deals {settings.game.key}")
+        return RandomBot(
+            settings.game,
+            seed=args.seed,
+            hands=args.hands,
+            rebuy=rebuy or RebuyRule(),
+            config=settings.table_config(),
+        )
+    return RandomBot(
+        args.game or "mambo", seats=args.seats, seed=args.seed, hands=args.hands, rebuy=rebuy
+    )
+
+
+@contextlib.contextmanager
+def bot_session(
+    bot: Bot | None,
+    args: argparse.Namespace,
+    sim: Simulator,
+    say: Callable[[str], None],
+    wait_at_end: bool,
+) -> Iterator[BotRunner | None]:
+    """Run ``bot`` on ``sim`` in a thread for the length of the console session.
+
+    When the console ends (``quit``, end of the input), the bot stops at once,
+    unless ``wait_at_end`` (piped input) and the bot has an end: then its hands
+    are played out first.
+    """
+    if bot is None:
+        yield None
+        return
+    pace = Pace.human() if args.pace == "human" else Pace.fast()
+    pace = Pace(pace.card, pace.button, pace.shuffle, pace.repeat, stall=_STALL)
+    runner = BotRunner(bot, sim, pace, on_act=_printer(bot, say))
+    thread = threading.Thread(target=_play, args=(runner, say), name="tablectl-bot", daemon=True)
+    say(f"bot: {_describe_bot(bot)}")
+    thread.start()
+    try:
+        yield runner
+    finally:
+        finite = isinstance(bot, ScriptedBot) or (bot.hands is not None)
+        if not (wait_at_end and finite):
+            runner.stop()
+        thread.join()
+
+
+def _describe_bot(bot: Bot) -> str:
+    config = bot.config
+    seats = " ".join(str(s) for s in config.seats)
+    if isinstance(bot, ScriptedBot):
+        return f"playing a {bot.spec.name} hand script, seats {seats}"
+    hands = "no end" if bot.hands is None else f"{bot.hands} hands"
+    return f"random {bot.spec.name}, seats {seats}, seed {bot.seed}, {hands}"
+
+
+def _printer(bot: Bot, say: Callable[[str], None]) -> Callable[[Act], None]:
+    done = [0]
+
+    def show(act: Act) -> None:
+        say(f"bot: {describe_act(act)}")
+        while done[0] < len(bot.records):
+            say(f"bot: {describe_record(bot.records[done[0]])}")
+            done[0] += 1
+
+    return show
+
+
+def _play(runner: BotRunner, say: Callable[[str], None]) -> None:
+    try:
+        runner.run()
+    except (BotError, RunnerError, DeviceError) as error:
+        say(f"bot: stopped: {error}")
+        return
+    hands = len(runner.bot.records)
+    say(f"bot: {'stopped' if runner.stopped else 'done'} after {hands} hands")

@@ -1,0 +1,102 @@
+"""``tablectl sim --bot``: a technician watches a dealer bot play through the devices."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+from controller.cli import build_parser
+from controller.engine import Table
+from controller.engine.events import HandSettled
+from controller.games import GAMES
+from controller.script import parse_script
+from simulator.bots import HandRecord, RandomBot, RebuyRule, ScriptedBot, describe_record
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "docs/scripts/mambo-split.hand"
+
+
+def run_sim(directory: Path, commands: str, *extra: str) -> tuple[int, str, str]:
+    """``tablectl sim`` in this process, piped: (status, stdout, stderr)."""
+    args = build_parser().parse_args(["sim", "--dir", str(directory), *extra])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = args.run(args, stdin=io.StringIO(commands), stdout=out)
+    return status, out.getvalue(), err.getvalue()
+
+
+def bot_lines(stdout: str) -> list[str]:
+    return [line.removeprefix("bot: ") for line in stdout.splitlines() if line.startswith("bot: ")]
+
+
+def test_sim_help_lists_the_bot_options() -> None:
+    """The options of the dealer bot are in ``tablectl sim --help``."""
+    sim = build_parser()._subparsers._group_actions[0].choices["sim"]  # type: ignore[union-attr]  # argparse keeps its sub-parsers privately
+    text = sim.format_help()
+    for option in ("--bot", "--game", "--hands", "--seats", "--buy-in", "--config", "--pace"):
+        assert option in text
+
+
+def test_a_random_bot_plays_its_hands_then_the_piped_console_ends(tmp_path: Path) -> None:
+    """Piped, the console waits for the bot's hands to be played out; each act and each hand's
+    expected settlement is printed, as the same bot computes them on its own."""
+    status, out, err = run_sim(
+        tmp_path,
+        "state\n",
+        *("--seed", "4", "--bot", "random", "--game", "five-card-stud", "--hands", "3"),
+        *("--seats", "4", "--buy-in", "30", "--pace", "fast"),
+    )
+    assert status == 0, out + err
+    lines = bot_lines(out)
+    assert lines[0] == "random five-card stud, seats 1 2 3 4, seed 4, 3 hands"
+    assert lines[-1] == "done after 3 hands"
+    twin = RandomBot("five-card-stud", seats=4, seed=4, hands=3, rebuy=RebuyRule(buy_in=30))
+    list(twin)
+    expected = [describe_record(record) for record in twin.records]
+    assert [line for line in lines if line.startswith("hand ")] == expected
+
+
+def test_a_script_bot_plays_the_script_and_prints_its_settlement(tmp_path: Path) -> None:
+    """``--bot script FILE`` deals the script's cards by name; the expected settlement printed
+    is the one the script replays to (14.13A(j)1: the odd chip to the high hand)."""
+    status, out, err = run_sim(tmp_path, "", "--bot", "script", str(SCRIPT), "--pace", "fast")
+    assert status == 0, out + err
+    script = parse_script(SCRIPT.read_text(), str(SCRIPT))
+    table = Table(GAMES["mambo"], script.config)
+    events = [e for line in script.lines for e in table.apply(line.input)]
+    (settled,) = [e for e in events if isinstance(e, HandSettled)]
+    record = HandRecord(1, "mambo", (), (), settled)
+    lines = bot_lines(out)
+    assert describe_record(record) in lines
+    assert "deal Kh (by name)" in lines
+    assert lines[-1] == "done after 1 hands"
+    assert ScriptedBot(script).spec.key == "mambo"
+
+
+def test_a_bot_from_the_tables_configuration(tmp_path: Path) -> None:
+    """``--config table.toml`` plays the controller's own table: its game, seats and stakes."""
+    example = ROOT / "docs/examples/table.toml"
+    status, out, err = run_sim(
+        tmp_path, "", "--bot", "random", "--config", str(example), "--hands", "1", "--pace", "fast"
+    )
+    assert status == 0, out + err
+    lines = bot_lines(out)
+    assert lines[0].startswith("random Mambo stud, seats 1 2 3 4 5 6 7 8 9 10 11, seed 0")
+    assert lines[-1] == "done after 1 hands"
+
+
+def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:
+    """A bot that cannot be made is an error naming the option and what was expected (exit 2)."""
+    cases = [
+        (("--bot", "dance"), "--bot dance: expected 'random' or 'script FILE'"),
+        (("--bot", "script"), "--bot script: expected 'script FILE'"),
+        (("--bot", "script", str(tmp_path / "none.hand")), "--bot script"),
+        (("--bot", "random", "--game", "poker"), "game 'poker': expected one of"),
+        (("--bot", "random", "--seats", "1"), "seats=1: Mambo stud seats 2 to 11"),
+    ]
+    for options, message in cases:
+        status, out, err = run_sim(tmp_path / "d", "", *options)
+        assert status == 2, (options, out, err)
+        assert message in err, (options, err)
+        assert "shoe:" not in out
