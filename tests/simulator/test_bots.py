@@ -318,3 +318,23 @@ def test_random_bot_records_every_act_of_a_hand() -> None:
         assert isinstance(record, HandRecord)
         first_press = record.acts.index(Press(Button.NEW_HAND))
         assert all(isinstance(a, Rebuy | Shuffle) for a in record.acts[:first_press])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", THREE_GAMES, ids=lambda spec: spec.key)
+@pytest.mark.parametrize("full", [False, True], ids=["heads-up", "full-table"])
+def test_random_bot_soak_20000_hands_heads_up_and_at_a_full_table(
+    spec: GameSpec, full: bool
+) -> None:
+    """The long run: 20,000 hands heads-up and at a full table, each settled as recorded,
+    nothing refused, the chips conserved."""
+    seats = spec.max_seats if full else 2
+    bot = RandomBot(spec, seats=seats, stakes=raked(spec), seed=100 + seats, hands=20_000)
+    start = bot.chips_in_play
+    table, settlements, events = play_against_fresh_table(bot)
+    assert len(bot.records) == len(settlements) == 20_000
+    assert isinstance(table.pending, NewHandExpected)
+    for record, settled in zip(bot.records, settlements, strict=True):
+        assert record.differences(settled) == []
+    assert not any(e.kind in {"refused", "alarm"} for e in events)
+    assert start + bot.rebought - bot.raked == bot.chips_in_play
