@@ -164,7 +164,7 @@ class BotRunner:
         elif isinstance(act, Discard):
             self._unjammed(lambda: sim.discard(act.card))
         elif isinstance(act, Press):
-            sim.press(act.button)
+            self._unjammed(lambda: sim.press(act.button))
         elif isinstance(act, Restock):
             with sim.locked():  # 14.12A(f): the reshuffled discards go under the stub
                 sim.shoe.load([*sim.shoe.stub, *act.cards])
@@ -197,8 +197,8 @@ class BotRunner:
             self._unjammed(lambda: sim.dealt_twice(act.card))
 
     def _unjammed(self, action: Callable[[], _T]) -> _T:
-        """Do ``action``; while the feed is jammed (the host not acknowledging), wait as a
-        dealer waits, up to ``pace.stall`` seconds."""
+        """Do ``action``; while the shoe's feed is jammed or a device's store is full (the
+        host not acknowledging), wait as a dealer waits, up to ``pace.stall`` seconds."""
         deadline = time.monotonic() + self.pace.stall
         while True:
             try:
@@ -208,6 +208,6 @@ class BotRunner:
                     raise
                 if time.monotonic() >= deadline:
                     raise RunnerError(
-                        f"the shoe stayed jammed for {self.pace.stall} s: {error}"
+                        f"the devices stayed jammed for {self.pace.stall} s: {error}"
                     ) from error
                 time.sleep(0.01)

@@ -9,16 +9,18 @@ settles as the bot's record says.
 from __future__ import annotations
 
 import queue
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from test_draw_game import TRIPLE_DRAW
 
 from controller.engine import Table
 from controller.engine.events import HandSettled, HandVoided
-from controller.inputs import TableInput
+from controller.inputs import ButtonPress, TableInput
 from controller.script import parse_script
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
@@ -119,6 +121,18 @@ def test_random_hands_arrive_through_the_drivers_exactly_as_the_bot_dealt_them(
     assert any(isinstance(a, Rebuy) for r in bot.records for a in r.acts)
 
 
+def test_a_draw_with_reshuffled_discards_arrives_as_the_bot_dealt_it(sim: Simulator) -> None:
+    """Triple Draw 2-7 at seven seats runs the stub short: the reshuffled discards go back in
+    the shoe (14.12A(f)) and are dealt from it; the controller's table settles as recorded."""
+    bot = RandomBot(TRIPLE_DRAW, seats=7, seed=2, hands=2)
+    host = Host(sim, Table(bot.spec, bot.config))
+    run_in_lockstep(sim, bot, host)
+    assert any(isinstance(a, Restock) for r in bot.records for a in r.acts)
+    assert host.arrived == [inp for record in bot.records for inp in record.inputs]
+    for record, settled in zip(bot.records, host.settled, strict=True):
+        assert record.differences(settled) == []
+
+
 def test_a_script_with_a_card_dealt_twice_arrives_as_written(sim: Simulator) -> None:
     """A named deal of a card already dealt is read again at the slot (NOTES.md, Integrity):
     the controller sees the alarm the script records, then the undo, then the misdeal."""
@@ -178,3 +192,43 @@ def test_the_pace_waits_before_each_act_and_stop_ends_the_run(sim: Simulator) ->
     assert runner.stopped
     assert len(seen) == runner.performed == 20
     assert time.monotonic() - began >= 0.19
+
+
+def test_a_full_store_stalls_the_bot_until_the_host_acknowledges(tmp_path: Path) -> None:
+    """docs/protocol.md 5: with no host acknowledging, a small store fills and the shoe's feed
+    jams; the runner waits, as a dealer would, and deals on once the host connects. Nothing
+    is lost: every input arrives, in order."""
+    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=6)
+    with Simulator(transport="memory", table="stall", seed=8, timing=timing) as sim:
+        bot = RandomBot("mambo", seats=3, seed=8, hands=2)
+        runner = BotRunner(bot, sim, Pace(shuffle=0.1, stall=WAIT))
+        worker = threading.Thread(target=runner.run)
+        worker.start()
+        time.sleep(0.3)  # the store fills: nobody acknowledges yet
+        assert worker.is_alive(), "the bot waits on the jammed feed"
+        host = Host(sim, Table(bot.spec, bot.config))
+        with (
+            ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
+            PanelDriver(link(sim, "panel"), host.events),
+        ):
+            worker.join(timeout=WAIT * 2)
+            assert not worker.is_alive()
+            wanted = [inp for record in bot.records for inp in record.inputs]
+            cards = [i for i in wanted if not isinstance(i, ButtonPress)]
+            presses = [i for i in wanted if isinstance(i, ButtonPress)]
+            got_cards: list[TableInput] = []
+            got_presses: list[TableInput] = []
+            while len(got_cards) < len(cards) or len(got_presses) < len(presses):
+                inp = host.next_input()
+                (got_presses if isinstance(inp, ButtonPress) else got_cards).append(inp)
+        assert got_cards == cards
+        assert got_presses == presses
+
+
+def test_a_store_that_never_drains_is_a_clear_error() -> None:
+    """With nobody acknowledging past ``stall``, the runner says the devices stayed jammed."""
+    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=4)
+    with Simulator(transport="memory", table="jam", seed=8, timing=timing) as sim:
+        runner = BotRunner(RandomBot("mambo", seats=3, seed=8), sim, Pace(shuffle=0, stall=0.2))
+        with pytest.raises(RunnerError, match=r"the devices stayed jammed for 0.2 s: .*full"):
+            runner.run()
