@@ -302,18 +302,27 @@ class ScriptedBot(_Bot):
     Cards are dealt by name (a script does not say where they lie in the shoe);
     before each ``new_hand`` the deck is shuffled from ``seed`` and the hand's
     number, so every named card is in the shoe. Refusals and alarms the script
-    holds are part of what it reproduces: they are not errors here.
+    holds are part of what it reproduces: they are not errors here. ``game``
+    (a key or a spec) is needed when the script has no ``game`` line, and must
+    agree with it otherwise; a hand the script leaves unfinished has no record.
     """
 
-    def __init__(self, script: HandScript, game: str | None = None, seed: int = 0) -> None:
-        key = script.game or game
+    def __init__(
+        self, script: HandScript, game: str | GameSpec | None = None, seed: int = 0
+    ) -> None:
+        given = game.key if isinstance(game, GameSpec) else game
+        key = script.game or given
         if key is None:
             raise ValueError("the script names no game and none was given; expected 'game KEY'")
-        if game is not None and script.game is not None and game != script.game:
-            raise ValueError(f"the script is {script.game!r} but the game given is {game!r}")
-        if key not in GAMES:
+        if given is not None and script.game is not None and given != script.game:
+            raise ValueError(f"the script is {script.game!r} but the game given is {given!r}")
+        if isinstance(game, GameSpec):
+            spec = game
+        elif key in GAMES:
+            spec = GAMES[key]
+        else:
             raise ValueError(f"game {key!r}: expected one of {', '.join(sorted(GAMES))}")
-        super().__init__(GAMES[key], script.config)
+        super().__init__(spec, script.config)
         self.script = script
         self._seed = seed
         self._lines = iter(script.lines)

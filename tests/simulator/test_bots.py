@@ -27,7 +27,7 @@ from controller.engine.events import (
 from controller.games import GAMES
 from controller.games.spec import GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
-from controller.script import parse_script
+from controller.script import parse_script, write_script
 from simulator.bots import (
     Deal,
     Discard,
@@ -289,6 +289,22 @@ def test_scripted_bot_keeps_refusals_alarms_and_undo_as_the_script_has_them() ->
     (record,) = bot.records
     assert isinstance(record.settlement, HandVoided)
     assert record.net == {1: 0, 2: 0}
+
+
+@pytest.mark.parametrize("spec", THREE_GAMES, ids=lambda spec: spec.key)
+def test_random_hands_written_as_a_script_are_played_back_exactly(spec: GameSpec) -> None:
+    """Ten random hands written out as a hand script (controller.script.write_script) and
+    played by the scripted bot: the same inputs, hand by hand, and the same settlements."""
+    random_bot = RandomBot(spec, seats=4, seed=3, hands=10, rebuy=RebuyRule(buy_in=1000))
+    list(random_bot)
+    inputs = [inp for record in random_bot.records for inp in record.inputs]
+    text = write_script(spec.key, random_bot.config, inputs)
+    scripted = ScriptedBot(parse_script(text, "written"), game=spec)
+    list(scripted)
+    assert len(scripted.records) == 10
+    for played, dealt in zip(scripted.records, random_bot.records, strict=True):
+        assert played.inputs == dealt.inputs
+        assert played.differences(dealt.settlement) == []
 
 
 def test_scripted_bot_needs_a_game() -> None:
