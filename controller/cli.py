@@ -15,7 +15,7 @@ from typing import Final
 
 from controller import __version__
 
-COMMAND_MODULES: Final[tuple[str, ...]] = ()
+COMMAND_MODULES: Final[tuple[str, ...]] = ("controller.commands.display",)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -173,7 +173,11 @@ class SeatBox(PartStatic[SeatPart]):
 
     def draw(self, part: SeatPart) -> Text:
         flat_lines = 2 + (part.shown is not None)
-        body = render.seat_body(part.seat, tall=self.content_size.height > flat_lines)
+        body = render.seat_body(
+            part.seat,
+            width=self.content_size.width,
+            tall=self.content_size.height > flat_lines,
+        )
         if part.shown is not None:
             body.append("\n")
             body.append_text(render.hand_description(part.shown))
@@ -423,7 +427,7 @@ class DealerDisplay(App[None]):
     }
     #felt {
         height: 1fr; padding: 0 1; overflow: hidden hidden;
-        background: #0d4a2b; border: round #1f7a4a;
+        background: #0d4a2b; border: round #1f7a4a; align-vertical: middle;
     }
     #pots { height: auto; }
     #next-card { height: auto; margin: 1 0 0 0; }
@@ -434,6 +438,7 @@ class DealerDisplay(App[None]):
     }
     #act.-paused { border: heavy #6c7a89; border-title-background: #6c7a89; color: #9aa5b1; }
     #act.-paused #act-digits { color: #6c7a89; }
+    #act.-paused #act-prompt { text-opacity: 60%; }
     #act-digits { color: #ffd75f; text-style: bold; width: auto; margin: 0 3 0 1; }
     #act-prompt { width: 1fr; height: auto; }
     #showdown { height: auto; margin: 1 0 0 0; }

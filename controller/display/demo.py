@@ -188,7 +188,7 @@ def alarm() -> TableView:
         street="3rd street",
         stakes="Limit 5/10 · ante 1 · bring-in 2",
         seats=seats,
-        pots=(PotView("Main pot", 46, (1, 2, 3, 5)),),
+        pots=(PotView("Main pot", 28, (1, 2, 3, 5)),),
         next_card=NextCard(Destination.FACE_UP, 5, "3rd street: seat 5 is the last to receive"),
         alarms=(
             AlarmView(

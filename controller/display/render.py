@@ -132,15 +132,36 @@ def seat_tag(seat: SeatView, *, to_act: bool, next_card: bool, won: int = 0) -> 
     return _STATUS_TAGS[seat.status]
 
 
-def seat_body(seat: SeatView, *, tall: bool = False) -> Text:
-    """The seat's cards (``tall``: two lines each), then its stack and the chips in front of it."""
+def compact_cards_text(cards: Iterable[ShownCard]) -> Text:
+    """Cards edge to edge, a back one cell wide: five hole cards fit a narrow seat box."""
+    text = Text()
+    for card in cards:
+        text.append_text(Text("▚", style=_BACK) if isinstance(card, FaceDown) else card_text(card))
+    return text
+
+
+def fitted_cards_text(cards: tuple[ShownCard, ...], width: int, *, tall: bool) -> Text:
+    """The seat's cards in the largest form that fits ``width`` cells (two lines if ``tall``)."""
+    count = len(cards)
+    if tall and 4 * count - 1 <= width:
+        return tall_cards_text(cards)
+    if 3 * count - 1 <= width:
+        return cards_text(cards)
+    return compact_cards_text(cards)
+
+
+def seat_body(seat: SeatView, *, width: int = 80, tall: bool = False) -> Text:
+    """The seat's cards as large as ``width`` and ``tall`` allow, then its stack and bet."""
     body = Text()
     if not seat.cards:
         body.append("no cards" if seat.in_hand else "", style="dim")
         if tall:
             body.append("\n")
     else:
-        body.append_text(tall_cards_text(seat.cards) if tall else cards_text(seat.cards))
+        cards = fitted_cards_text(seat.cards, width, tall=tall)
+        body.append_text(cards)
+        if tall and "\n" not in cards.plain:
+            body.append("\n")
     body.append("\n")
     stack = "stack ?" if seat.stack is None else f"stack {chips(seat.stack)}"
     body.append(stack, style="bold")
