@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
 
 from controller.cli import main
+from controller.commands.display import DemoDisplay
+from controller.display.demo import SCENES
+from controller.display.view import TableView
 
 
 def test_without_demo_the_display_says_what_it_needs_and_exits_2(
@@ -45,3 +49,45 @@ def test_a_bad_option_is_refused_naming_it(
         main(["display", "--demo", *option])
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_the_demo_steps_through_its_scenes_on_n_and_wraps_around() -> None:
+    """``n`` shows the next scene; after the last comes the first again."""
+    views = [SCENES["bring-in"](), SCENES["alarm"]()]
+
+    async def session() -> list[int | None]:
+        app = DemoDisplay(views, interval=3600)
+        seen = []
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(3):
+                await pilot.pause()
+                seen.append(app.view.hand_number)
+                await pilot.press("n")
+        return seen
+
+    assert asyncio.run(session()) == [1042, 88, 1042]
+
+
+def test_the_demo_moves_on_by_itself_every_interval() -> None:
+    """The demo's timer shows the next scene after ``interval`` seconds, without a key."""
+    views = [SCENES["bring-in"](), SCENES["draw"]()]
+
+    async def session() -> tuple[int, TableView]:
+        app = DemoDisplay(views, interval=0.05)
+        async with app.run_test(size=(120, 40)) as pilot:
+            for _ in range(100):
+                if app.steps:
+                    break
+                await pilot.pause(0.02)
+            app.exit()
+            return app.steps, app.views[app.position]
+
+    steps, current = asyncio.run(session())
+    assert steps >= 1
+    assert current in views
+
+
+def test_a_demo_without_views_is_refused() -> None:
+    """The error says what the demo expected."""
+    with pytest.raises(ValueError, match="expected at least one view"):
+        DemoDisplay([], interval=1)

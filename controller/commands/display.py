@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import itertools
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
+
+from textual.binding import Binding, BindingType
 
 from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
@@ -62,6 +64,36 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
+class DemoDisplay(DealerDisplay):
+    """The display cycling through demonstration views: a new one every ``interval`` seconds.
+
+    ``n`` shows the next view at once. The timer lives here, at the edge, not in
+    the display, which only ever shows what it is given.
+    """
+
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("n", "next_view", "Next scene")]
+
+    def __init__(self, views: Sequence[TableView], interval: float) -> None:
+        if not views:
+            raise ValueError("demo: expected at least one view to show")
+        super().__init__(views[0])
+        self.views = tuple(views)
+        self.interval = interval
+        self.position = 0
+        #: Scene changes so far, by the timer or by ``n``.
+        self.steps = 0
+
+    def on_mount(self) -> None:
+        if len(self.views) > 1:
+            self.set_interval(self.interval, self.action_next_view)
+
+    def action_next_view(self) -> None:
+        """Show the next demonstration view (after the last, the first again)."""
+        self.position = (self.position + 1) % len(self.views)
+        self.steps += 1
+        self.show(self.views[self.position])
+
+
 async def screenshot(view: TableView, size: tuple[int, int]) -> str:
     """The display showing ``view`` at ``size``, as SVG, rendered without a terminal."""
     app = DealerDisplay(view)
@@ -83,11 +115,7 @@ def run(args: argparse.Namespace) -> int:
     if args.screenshot is not None:
         args.screenshot.write_text(asyncio.run(screenshot(SCENES[names[0]](), args.size)))
         return 0
-    views = itertools.cycle([SCENES[name]() for name in names])
-    app = DealerDisplay(next(views))
-    if len(names) > 1:
-        app.call_later(lambda: app.set_interval(args.interval, lambda: app.show(next(views))))
-    app.run()
+    DemoDisplay([SCENES[name]() for name in names], args.interval).run()
     return 0
 
 

@@ -495,7 +495,8 @@ class DealerDisplay(App[None]):
     async def on_dealer_display_view_ready(self, message: ViewReady) -> None:
         with self._lock:
             view, self._pending = self._pending, None
-        if view is not None:
+        # A view that arrives while the display closes has no screen left to draw on.
+        if view is not None and not (self._exit or self._closing):
             await self.apply(view)
 
     async def apply(self, view: TableView) -> None:
