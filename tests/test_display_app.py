@@ -25,7 +25,7 @@ from controller.display.app import (
     seat_boxes,
 )
 from controller.display.demo import alarm, bring_in, device_lost_scene, draw, showdown
-from controller.display.view import SeatView, TableView
+from controller.display.view import AlarmView, SeatView, Severity, TableView
 
 
 def _text(widget: Static) -> str:
@@ -263,3 +263,35 @@ def test_a_heads_up_table_lays_out_without_a_top_row() -> None:
         assert one.y == two.y
 
     run_display(_two_seats(), script)
+
+
+def test_views_keep_coming_while_the_help_is_open() -> None:
+    """The table's screen follows the table behind the help; closing the help shows it current."""
+
+    async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpScreen)
+        app.show(device_lost_scene())
+        await pilot.pause()
+        await pilot.press("escape")
+        await pilot.pause()
+        assert [box.part.seat.number for box in seat_boxes(app)] == [1, 2, 3, 4, 5]
+        assert app.query_one(DeviceBanner).display
+        assert app.screen.query_one(TableGrid) is app.query_one(TableGrid)
+
+    run_display(bring_in(), script)
+
+
+def test_an_alarm_of_warnings_only_is_amber_not_red() -> None:
+    """Only an alarm that holds the hand (NOTES.md, Integrity) is red; a warning is amber."""
+    warning = AlarmView(Severity.WARNING, "Stack of seat 3 unknown.", "Count the stack.")
+
+    async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
+        banner = app.query_one(AlarmBanner)
+        assert banner.has_class("-warnings")
+        assert " WARNING  Stack of seat 3 unknown." in _text(banner)
+        app.show(dataclasses.replace(app.view, alarms=(warning, *alarm().alarms)))
+        await pilot.pause()
+        assert not banner.has_class("-warnings")
+
+    run_display(dataclasses.replace(bring_in(), alarms=(warning,)), script)

@@ -38,6 +38,7 @@ from controller.display.view import (
     NextCard,
     SeatStatus,
     SeatView,
+    Severity,
     ShowdownView,
     ShownHand,
     TableView,
@@ -113,6 +114,8 @@ class AlarmBanner(PartStatic[tuple[AlarmView, ...]]):
 
     def restyle(self, part: tuple[AlarmView, ...]) -> None:
         self.display = bool(part)
+        # Warnings alone do not hold the hand: amber, not red.
+        self.set_class(all(alarm.severity is Severity.WARNING for alarm in part), "-warnings")
 
 
 class DeviceBanner(PartStatic[tuple[DeviceView, ...]]):
@@ -380,7 +383,8 @@ HELP_TEXT: Final = """\
    the card aside and press UNDO, or press MISDEAL).
 [b]Amber banner[/b]  a device is lost: the table is paused until it is reconnected.
 [b]Seats[/b]  clockwise from seat 1 on your left. Face-up cards by rank and suit; blue backs are
-   hole cards. Ⓓ marks the button. TO ACT: yellow border. NEXT CARD: blue border.
+   hole cards. A white D marks the button. Borders: yellow TO ACT, blue NEXT CARD,
+   green WINS at the showdown; greyed seats are out of the hand.
 [b]Felt[/b]  the pot (side pots with their seats), the board, the next card and where it goes,
    the seat to act in large digits with the panel buttons it may press and what each does.
 [b]Bottom[/b]  the last announcements.
@@ -400,6 +404,7 @@ class DealerDisplay(App[None]):
         background: #b00020; color: #ffffff; text-style: bold;
         border: heavy #ff5f5f;
     }
+    #alarms.-warnings { background: #8a6d00; border: heavy #ffd75f; }
     #devices {
         height: auto; padding: 0 1;
         background: #b35900; color: #ffffff; text-style: bold;
@@ -475,10 +480,11 @@ class DealerDisplay(App[None]):
         yield Footer(show_command_palette=False)
 
     def on_resize(self, event: Resize) -> None:
-        self.screen.set_class(event.size.width < NARROW_WIDTH, "narrow")
+        # The table's screen, even while the help or a question is on top of it.
+        self.default_screen.set_class(event.size.width < NARROW_WIDTH, "narrow")
 
     def on_mount(self) -> None:
-        self.screen.set_class(self.size.width < NARROW_WIDTH, "narrow")
+        self.default_screen.set_class(self.size.width < NARROW_WIDTH, "narrow")
 
     def show(self, view: TableView) -> None:
         """Show ``view`` as soon as the screen can; safe to call from any thread.
@@ -500,8 +506,16 @@ class DealerDisplay(App[None]):
             await self.apply(view)
 
     async def apply(self, view: TableView) -> None:
-        """Bring every part of the screen up to ``view``, redrawing only what changed."""
-        self.view = view
+        """Bring every part of the screen up to ``view``, redrawing only what changed.
+
+        A new alarm or a newly lost device also rings the terminal's bell.
+        """
+        previous, self.view = self.view, view
+        if set(view.alarms) - set(previous.alarms) or (
+            set(view.lost_devices) - set(previous.lost_devices)
+        ):
+            self.bell()
+        # App queries look in the table's screen, also while the help is on top of it.
         self.query_one(HeaderBar).show(view)
         self.query_one(AlarmBanner).show(view.alarms)
         self.query_one(DeviceBanner).show(view.lost_devices)
@@ -511,7 +525,7 @@ class DealerDisplay(App[None]):
         else:
             # Seats joined or left: lay the table out afresh.
             await grid.remove()
-            await self.mount(TableGrid(view), before=self.query_one(LogPanel))
+            await self.default_screen.mount(TableGrid(view), before=self.query_one(LogPanel))
         self.query_one(LogPanel).show(view.log)
 
     def action_help(self) -> None:
