@@ -18,6 +18,7 @@ from controller.display.app import (
     HeaderBar,
     HelpScreen,
     NextCardPanel,
+    PotPanel,
     PromptText,
     SeatBox,
     ShowdownPanel,
@@ -152,7 +153,16 @@ def test_only_the_parts_that_changed_are_redrawn() -> None:
 
     async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
         before = {box.part.seat.number: box.draws for box in seat_boxes(app)}
-        alarms_before = app.query_one(AlarmBanner).draws
+        others = {
+            type(w).__name__: w.draws
+            for w in (
+                app.query_one(AlarmBanner),
+                app.query_one(HeaderBar),
+                app.query_one(NextCardPanel),
+                app.query_one(PromptText),
+            )
+        }
+        pot_draws = app.query_one(PotPanel).draws
         view = app.view
         seats = tuple(
             dataclasses.replace(seat, bet=5, stack=194) if seat.number == 3 else seat
@@ -163,7 +173,18 @@ def test_only_the_parts_that_changed_are_redrawn() -> None:
         after = {box.part.seat.number: box.draws for box in seat_boxes(app)}
         assert after[3] == before[3] + 1
         assert {n: after[n] for n in after if n != 3} == {n: before[n] for n in before if n != 3}
-        assert app.query_one(AlarmBanner).draws == alarms_before
+        now = {
+            type(w).__name__: w.draws
+            for w in (
+                app.query_one(AlarmBanner),
+                app.query_one(HeaderBar),
+                app.query_one(NextCardPanel),
+                app.query_one(PromptText),
+            )
+        }
+        assert now == others
+        assert app.query_one(PotPanel).draws == pot_draws + 1
+        assert "+ 5 in front" in _text(app.query_one(PotPanel))
         assert "bet 5" in _text(_box(app, 3))
 
     run_display(bring_in(), script)

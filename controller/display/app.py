@@ -88,10 +88,10 @@ class PartStatic(Static, Generic[Part]):
         """Set the classes that depend on the part (hidden, highlighted)."""
 
 
-class HeaderBar(PartStatic[TableView]):
+class HeaderBar(PartStatic[render.Heading]):
     """Game, table, hand, street and stakes on the left, device lights on the right."""
 
-    def draw(self, part: TableView) -> Text:
+    def draw(self, part: render.Heading) -> Text:
         lights = render.devices_text(part.devices)
         room = max(0, self.size.width - lights.cell_len - 1)
         header = render.header_text(part)
@@ -190,10 +190,10 @@ class SeatBox(PartStatic[SeatPart]):
         self._draw()
 
 
-class PotPanel(PartStatic[TableView]):
+class PotPanel(PartStatic[render.Pots]):
     """The pot total, the side pots with their seats, and the board."""
 
-    def draw(self, part: TableView) -> Text:
+    def draw(self, part: render.Pots) -> Text:
         return render.pots_text(part)
 
 
@@ -277,7 +277,7 @@ class Felt(Vertical):
         self.view = view
 
     def compose(self) -> ComposeResult:
-        yield PotPanel(self.view, id="pots")
+        yield PotPanel(render.Pots.of(self.view), id="pots")
         yield NextCardPanel(self.view.next_card, id="next-card")
         yield ActPanel(self.view.to_act, paused=bool(self.view.lost_devices))
         yield ShowdownPanel(self.view.showdown, id="showdown")
@@ -285,7 +285,7 @@ class Felt(Vertical):
     def show(self, view: TableView) -> None:
         """Bring the felt up to ``view``."""
         self.view = view
-        self.query_one(PotPanel).show(view)
+        self.query_one(PotPanel).show(render.Pots.of(view))
         self.query_one(NextCardPanel).show(view.next_card)
         self.query_one(ActPanel).show(view.to_act, paused=bool(view.lost_devices))
         self.query_one(ShowdownPanel).show(view.showdown)
@@ -472,7 +472,7 @@ class DealerDisplay(App[None]):
         self._lock = threading.Lock()
 
     def compose(self) -> ComposeResult:
-        yield HeaderBar(self.view, id="header")
+        yield HeaderBar(render.Heading.of(self.view), id="header")
         yield AlarmBanner(self.view.alarms, id="alarms")
         yield DeviceBanner(self.view.lost_devices, id="devices")
         yield TableGrid(self.view)
@@ -516,7 +516,7 @@ class DealerDisplay(App[None]):
         ):
             self.bell()
         # App queries look in the table's screen, also while the help is on top of it.
-        self.query_one(HeaderBar).show(view)
+        self.query_one(HeaderBar).show(render.Heading.of(view))
         self.query_one(AlarmBanner).show(view.alarms)
         self.query_one(DeviceBanner).show(view.lost_devices)
         grid = self.query_one(TableGrid)

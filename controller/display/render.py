@@ -9,6 +9,7 @@ face; a face-down card is a blue back that carries no rank or suit.
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Final
 
 from rich.console import Group, RenderableType
@@ -180,18 +181,37 @@ def hand_description(hand: ShownHand) -> Text:
     return text
 
 
-def header_text(view: TableView, *, stakes: bool = True) -> Text:
+@dataclass(frozen=True, slots=True)
+class Heading:
+    """The part of a view the top line shows."""
+
+    game: str
+    table_id: str
+    hand_number: int | None
+    street: str
+    stakes: str
+    devices: tuple[DeviceView, ...]
+
+    @classmethod
+    def of(cls, view: TableView) -> Heading:
+        """The heading of ``view``."""
+        return cls(
+            view.game, view.table_id, view.hand_number, view.street, view.stakes, view.devices
+        )
+
+
+def header_text(heading: Heading, *, stakes: bool = True) -> Text:
     """The top line: game, table, hand number, street and (if ``stakes``) the stakes."""
     text = Text()
-    text.append(f" {view.game.upper()} ", style="bold #101010 on #ffd75f")
-    text.append(f"  Table {view.table_id}", style="bold")
-    if view.hand_number is not None:
-        text.append(f"   Hand #{view.hand_number}", style="bold")
-    if view.street:
+    text.append(f" {heading.game.upper()} ", style="bold #101010 on #ffd75f")
+    text.append(f"  Table {heading.table_id}", style="bold")
+    if heading.hand_number is not None:
+        text.append(f"   Hand #{heading.hand_number}", style="bold")
+    if heading.street:
         text.append("   ")
-        text.append(view.street, style="bold #5fd7ff")
-    if stakes and view.stakes:
-        text.append(f"   {view.stakes}", style="dim")
+        text.append(heading.street, style="bold #5fd7ff")
+    if stakes and heading.stakes:
+        text.append(f"   {heading.stakes}", style="dim")
     return text
 
 
@@ -227,21 +247,34 @@ def device_banner_text(devices: Iterable[DeviceView]) -> Text:
     )
 
 
-def pots_text(view: TableView) -> Text:
-    """The pots: total first, then each pot with the seats eligible for it."""
+@dataclass(frozen=True, slots=True)
+class Pots:
+    """The part of a view the pot panel shows: the pots, the bets in front, the board."""
+
+    pots: tuple[PotView, ...]
+    bets: int
+    community: tuple[Card, ...]
+
+    @classmethod
+    def of(cls, view: TableView) -> Pots:
+        """The pots of ``view``."""
+        return cls(view.pots, sum(seat.bet for seat in view.seats), view.community)
+
+
+def pots_text(pots: Pots) -> Text:
+    """The pots: total first, then each pot with the seats eligible for it, then the board."""
     text = Text()
     text.append("POT ", style="bold")
-    text.append(chips(view.pot_total), style="bold #ffd75f")
-    bets = sum(seat.bet for seat in view.seats)
-    if bets:
-        text.append(f"   + {chips(bets)} in front", style="dim")
-    if len(view.pots) > 1:
-        for pot in view.pots:
+    text.append(chips(sum(pot.amount for pot in pots.pots)), style="bold #ffd75f")
+    if pots.bets:
+        text.append(f"   + {chips(pots.bets)} in front", style="dim")
+    if len(pots.pots) > 1:
+        for pot in pots.pots:
             text.append("\n")
             text.append_text(pot_line(pot))
-    if view.community:
+    if pots.community:
         text.append("\nBOARD ", style="bold")
-        text.append_text(cards_text(view.community))
+        text.append_text(cards_text(pots.community))
     return text
 
 
