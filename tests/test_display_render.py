@@ -109,3 +109,18 @@ def test_the_log_shows_the_newest_announcement_last_and_bold() -> None:
     text = render.log_text(["Seat 5 checks.", "Seat 1 bets 5."])
     assert text.plain == "▸ Seat 5 checks.\n▸ Seat 1 bets 5."
     assert any("bold" in str(span.style) for span in text.spans)
+
+
+def test_a_bet_that_does_not_fit_beside_the_stack_goes_below_it() -> None:
+    """In a narrow seat box the chips in front of the seat get their own line."""
+    seat = SeatView(3, "Chen", 1003, 10, (FACE_DOWN,))
+    assert render.seat_body(seat, width=12).plain.split("\n")[1:] == ["stack 1,003", "bet 10"]
+    assert render.seat_body(seat, width=20).plain.split("\n")[1:] == ["stack 1,003  bet 10"]
+
+
+def test_cards_take_the_largest_form_that_fits_the_seat_box() -> None:
+    """Two lines tall when there is room, then one line, then edge to edge."""
+    cards = (FACE_DOWN, *parse_cards("Qs Qh Qd Qc"))
+    assert render.fitted_cards_text(cards, 19, tall=True).plain.count("\n") == 1
+    assert render.fitted_cards_text(cards, 18, tall=True).plain == "▚▞ Q♠ Q♥ Q♦ Q♣"
+    assert render.fitted_cards_text(cards, 13, tall=False).plain == "▚Q♠Q♥Q♦Q♣"

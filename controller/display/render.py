@@ -152,22 +152,22 @@ def fitted_cards_text(cards: tuple[ShownCard, ...], width: int, *, tall: bool) -
 
 
 def seat_body(seat: SeatView, *, width: int = 80, tall: bool = False) -> Text:
-    """The seat's cards as large as ``width`` and ``tall`` allow, then its stack and bet."""
+    """The seat's cards as large as ``width`` and ``tall`` allow, then its stack and bet.
+
+    The bet goes on a line of its own when it does not fit beside the stack.
+    """
     body = Text()
-    if not seat.cards:
-        body.append("no cards" if seat.in_hand else "", style="dim")
-        if tall:
-            body.append("\n")
+    if seat.cards:
+        body.append_text(fitted_cards_text(seat.cards, width, tall=tall))
     else:
-        cards = fitted_cards_text(seat.cards, width, tall=tall)
-        body.append_text(cards)
-        if tall and "\n" not in cards.plain:
-            body.append("\n")
+        body.append("no cards" if seat.in_hand else "", style="dim")
     body.append("\n")
     stack = "stack ?" if seat.stack is None else f"stack {chips(seat.stack)}"
     body.append(stack, style="bold")
     if seat.bet:
-        body.append("  bet ", style="dim")
+        bet = f"bet {chips(seat.bet)}"
+        fits = len(stack) + 2 + len(bet) <= width
+        body.append("  bet " if fits else "\nbet ", style="dim")
         body.append(chips(seat.bet), style="bold #ffd75f")
     return body
 
