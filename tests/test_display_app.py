@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 
@@ -316,3 +317,31 @@ def test_an_alarm_of_warnings_only_is_amber_not_red() -> None:
         assert not banner.has_class("-warnings")
 
     run_display(dataclasses.replace(bring_in(), alarms=(warning,)), script)
+
+
+def test_a_view_shown_before_the_display_starts_is_drawn_when_it_starts() -> None:
+    """The adapter may have a newer view before the screen is up; the screen starts on it."""
+
+    async def session() -> int | None:
+        app = DealerDisplay(bring_in())
+        app.show(alarm())
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+            return app.view.hand_number
+
+    assert asyncio.run(session()) == 88
+
+
+def test_a_view_shown_after_the_display_closed_is_dropped_quietly() -> None:
+    """A late view from the adapter neither raises nor waits for a screen that is gone."""
+
+    async def session() -> DealerDisplay:
+        app = DealerDisplay(bring_in())
+        async with app.run_test(size=(120, 40)) as pilot:
+            await pilot.pause()
+        return app
+
+    app = asyncio.run(session())
+    app.show(alarm())
+    app.show(draw())
+    assert app.view.hand_number == 1042

@@ -495,8 +495,10 @@ class DealerDisplay(App[None]):
         with self._lock:
             waiting = self._pending is not None
             self._pending = view
-        if not waiting:
-            self.post_message(self.ViewReady())
+        if not waiting and not self.post_message(self.ViewReady()):
+            # The display has closed: nothing will draw this view, or wake for the next.
+            with self._lock:
+                self._pending = None
 
     async def on_dealer_display_view_ready(self, message: ViewReady) -> None:
         with self._lock:
