@@ -31,3 +31,12 @@ def run_display(
             return await script(app, pilot)
 
     return asyncio.run(session())
+
+
+async def settle(pilot: Pilot[None], done: Callable[[], bool], seconds: float = 5.0) -> bool:
+    """Let the app run until ``done()`` holds or ``seconds`` pass (a loaded CI machine is slow)."""
+    for _ in range(int(seconds / 0.02)):
+        if done():
+            return True
+        await pilot.pause(0.02)
+    return done()

@@ -6,7 +6,7 @@ import asyncio
 import dataclasses
 import threading
 
-from display_harness import SMALL, run_display
+from display_harness import SMALL, run_display, settle
 from textual.pilot import Pilot
 from textual.widgets import Digits, Static
 
@@ -140,9 +140,7 @@ def test_views_shown_from_another_thread_appear_and_the_newest_wins() -> None:
         feeder = threading.Thread(target=lambda: [app.show(v) for v in burst], name="adapter")
         feeder.start()
         feeder.join()
-        await pilot.pause()
-        await pilot.pause()
-        assert app.view == burst[-1]
+        assert await settle(pilot, lambda: app.view == burst[-1])
         assert app.query_one(AlarmBanner).display
         assert "Hand #88" in _text(app.query_one(HeaderBar))
 

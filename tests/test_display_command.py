@@ -6,6 +6,7 @@ import asyncio
 from pathlib import Path
 
 import pytest
+from display_harness import settle
 
 from controller.cli import main
 from controller.commands.display import DemoDisplay
@@ -75,10 +76,7 @@ def test_the_demo_moves_on_by_itself_every_interval() -> None:
     async def session() -> tuple[int, TableView]:
         app = DemoDisplay(views, interval=0.05)
         async with app.run_test(size=(120, 40)) as pilot:
-            for _ in range(100):
-                if app.steps:
-                    break
-                await pilot.pause(0.02)
+            await settle(pilot, lambda: app.steps > 0)
             app.exit()
             return app.steps, app.views[app.position]
 
