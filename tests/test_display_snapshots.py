@@ -42,8 +42,18 @@ CASES = [
 
 
 def _screenshot(view: TableView, size: tuple[int, int]) -> str:
+    """The screen once it has settled: two screenshots in a row are the same."""
+
     async def script(app: DealerDisplay, pilot: Pilot[None]) -> str:
-        return app.export_screenshot(simplify=True)
+        # Seat boxes redraw after their first layout; on a loaded machine that can take
+        # more than one pause, so wait until the picture stops changing.
+        previous, svg = "", app.export_screenshot(simplify=True)
+        for _ in range(20):
+            if svg == previous:
+                break
+            await pilot.pause()
+            previous, svg = svg, app.export_screenshot(simplify=True)
+        return svg
 
     return run_display(view, script, size)
 

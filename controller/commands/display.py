@@ -14,13 +14,16 @@ import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar
+from typing import ClassVar, Final
 
 from textual.binding import Binding, BindingType
 
 from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
 from controller.display.view import TableView
+
+#: At most this many redraws before a screenshot is taken as it is.
+SETTLE_ROUNDS: Final = 20
 
 
 def _size(text: str) -> tuple[int, int]:
@@ -98,8 +101,14 @@ async def screenshot(view: TableView, size: tuple[int, int]) -> str:
     """The display showing ``view`` at ``size``, as SVG, rendered without a terminal."""
     app = DealerDisplay(view)
     async with app.run_test(size=size) as pilot:
-        await pilot.pause()
-        return app.export_screenshot()
+        # Seat boxes redraw once laid out: wait until two pictures in a row agree.
+        previous, svg = "", app.export_screenshot()
+        for _ in range(SETTLE_ROUNDS):
+            if svg == previous:
+                break
+            await pilot.pause()
+            previous, svg = svg, app.export_screenshot()
+        return svg
 
 
 def run(args: argparse.Namespace) -> int:
