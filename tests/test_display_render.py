@@ -52,7 +52,9 @@ def test_the_button_seat_carries_the_dealer_button_and_a_short_title_fits_small_
     seat = SeatView(1, "Alice", button=True)
     assert render.seat_title(seat).endswith("Seat 1 · Alice")
     assert render.BUTTON_PUCK in render.seat_title(seat)
-    assert render.seat_title(SeatView(10, "Jon"), short=True) == "10 · Jon"
+    assert render.seat_title(SeatView(10, "Jon"), room=14) == "Seat 10 · Jon"
+    assert render.seat_title(SeatView(10, "Jon"), room=12) == "10 · Jon"
+    assert render.seat_title(seat, room=17).endswith("] 1 · Alice")
 
 
 def test_the_seat_tag_puts_a_win_before_the_turn_before_the_next_card_before_status() -> None:

@@ -48,8 +48,6 @@ from controller.display.view import (
 LOG_LINES: Final = 4
 #: Seat boxes with this many lines inside show cards two lines tall.
 TALL_CARD_LINES: Final = 3
-#: Seat boxes narrower than this title the seat ``3 · Alice`` instead of ``Seat 3 · Alice``.
-SHORT_TITLE_WIDTH: Final = 20
 #: Below this many columns the log gives its lines to the table.
 NARROW_WIDTH: Final = 100
 
@@ -164,7 +162,8 @@ class SeatBox(PartStatic[SeatPart]):
 
     def restyle(self, part: SeatPart) -> None:
         seat = part.seat
-        self.border_title = render.seat_title(seat, short=self.size.width < SHORT_TITLE_WIDTH)
+        # The title sits in the top border, between the corners and a cell of margin each.
+        self.border_title = render.seat_title(seat, room=self.outer_size.width - 4)
         self.border_subtitle = render.seat_tag(
             seat, to_act=part.to_act, next_card=part.next_card, won=part.won
         )

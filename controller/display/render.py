@@ -102,15 +102,16 @@ def chips(amount: int) -> str:
 BUTTON_PUCK: Final = "[b #101418 on #f4f1e8] D [/] "
 
 
-def seat_title(seat: SeatView, *, short: bool = False) -> str:
-    """The seat's border title (markup): ``Seat 3 · Alice``, ``3 · Alice`` when ``short``.
+def seat_title(seat: SeatView, *, room: int = 80) -> str:
+    """The seat's border title (markup): ``Seat 3 · Alice``, or ``3 · Alice`` if ``room`` is short.
 
     The button seat carries the dealer button's puck before its name.
     """
-    label = seat.label
-    if short:
-        label = f"{seat.number} · {seat.player}" if seat.player else str(seat.number)
     puck = BUTTON_PUCK if seat.button else ""
+    puck_cells = 4 if seat.button else 0
+    label = seat.label
+    if puck_cells + len(label) > room:
+        label = f"{seat.number} · {seat.player}" if seat.player else str(seat.number)
     return puck + escape(label)
 
 
