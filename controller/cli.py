@@ -15,7 +15,11 @@ from typing import Final
 
 from controller import __version__
 
-COMMAND_MODULES: Final[tuple[str, ...]] = ("controller.commands.display",)
+COMMAND_MODULES: Final[tuple[str, ...]] = (
+    "controller.commands.display",
+    "controller.commands.journal",
+    "controller.commands.showdown",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,75 @@
+"""``tablectl journal verify``: check the journal's hash chain and name the first bad record."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Final
+
+from controller.journal import Anchor, verify
+
+#: Where the controller keeps its journal unless told otherwise.
+DEFAULT_JOURNAL_DIR: Final = Path("journal")
+
+EXIT_INTACT: Final = 0
+EXIT_PROBLEM: Final = 1
+EXIT_USAGE: Final = 2
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``journal`` and its ``verify`` sub-command."""
+    parser = subparsers.add_parser("journal", help="check the table's journal")
+    parser.set_defaults(run=lambda _args: _usage(parser))
+    actions = parser.add_subparsers(title="actions", metavar="ACTION")
+    check = actions.add_parser(
+        "verify",
+        help="check every record and link of the hash chain",
+        description="Check the journal's hash chain across its files. Exit status: 0 intact, "
+        "1 a problem found (the first bad record is named), 2 usage error.",
+    )
+    check.add_argument(
+        "--journal",
+        type=Path,
+        default=DEFAULT_JOURNAL_DIR,
+        metavar="DIR",
+        help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
+    )
+    check.add_argument(
+        "--anchor",
+        type=_anchor,
+        metavar="SEQ:HASH",
+        help="a head noted earlier (verify prints it): that record must still be there, "
+        "unchanged; this catches records cut off the end",
+    )
+    check.set_defaults(run=run_verify)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Verify the journal in ``args.journal``; print the verdict; return the exit status."""
+    directory: Path = args.journal
+    try:
+        report = verify(directory, anchor=args.anchor)
+    except FileNotFoundError as error:
+        print(f"tablectl journal verify: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if not report.files and report.problem is None:
+        print(
+            f"tablectl journal verify: no journal files (journal-NNNNNN.jsonl) in {directory}",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    print("\n".join(report.summary()))
+    return EXIT_INTACT if report.intact else EXIT_PROBLEM
+
+
+def _anchor(text: str) -> Anchor:
+    try:
+        return Anchor.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE

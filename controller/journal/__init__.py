@@ -1,0 +1,27 @@
+"""The table's journal: every input and decision, hash-chained, on disk before it is acknowledged.
+
+See docs/journal.md for the record format, the chain, durability and recovery.
+"""
+
+from controller.journal.record import GENESIS, JsonObject, JsonValue, Record, RecordError
+from controller.journal.store import JournalError, JournalReader, Position, TornTail, set_aside
+from controller.journal.verify import Anchor, VerifyReport, verify
+from controller.journal.writer import JournalWriter, utc_now
+
+__all__ = [
+    "GENESIS",
+    "Anchor",
+    "JournalError",
+    "JournalReader",
+    "JournalWriter",
+    "JsonObject",
+    "JsonValue",
+    "Position",
+    "Record",
+    "RecordError",
+    "TornTail",
+    "VerifyReport",
+    "set_aside",
+    "utc_now",
+    "verify",
+]

@@ -1,0 +1,215 @@
+"""One journal record: its canonical bytes, its hash and the link to the record before it.
+
+Pure: no I/O, no clock. A record is one line of JSON Lines in canonical form
+(sorted keys, no spaces, UTF-8, no NaN or infinity) so that its bytes, and
+therefore its hash, follow from its content alone.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Final, TypeAlias
+
+JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
+JsonObject: TypeAlias = dict[str, JsonValue]
+
+#: ``prev`` of the first record of a journal (seq 1): no record came before it.
+GENESIS: Final = "0" * 64
+
+#: The fields of every record, in canonical (sorted) order.
+FIELDS: Final = ("data", "hash", "kind", "prev", "seq", "ts")
+
+_HASH_RE: Final = re.compile(r"[0-9a-f]{64}")
+_TS_RE: Final = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z")
+_TS_FORMAT: Final = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+
+class RecordError(ValueError):
+    """A line or a payload that is not a well-formed journal record; says what was expected."""
+
+
+class UnparsableError(RecordError):
+    """A line that is not even JSON: what a write cut short by a power cut leaves behind."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """A journal record as stored: ``hash`` is SHA-256 over the canonical record without it.
+
+    ``data`` is a plain dict for the caller's convenience; treat it as read-only.
+    """
+
+    seq: int
+    ts: str
+    kind: str
+    data: JsonObject
+    prev: str
+    hash: str
+
+    def line(self) -> bytes:
+        """The record's canonical line, newline included, as it is written to the file."""
+        return canonical_json(self._fields(with_hash=True)) + b"\n"
+
+    def computed_hash(self) -> str:
+        """SHA-256 (hex) of the canonical record without its ``hash`` field."""
+        return hashlib.sha256(canonical_json(self._fields(with_hash=False))).hexdigest()
+
+    def _fields(self, *, with_hash: bool) -> JsonObject:
+        fields: JsonObject = {
+            "seq": self.seq,
+            "ts": self.ts,
+            "kind": self.kind,
+            "data": self.data,
+            "prev": self.prev,
+        }
+        if with_hash:
+            fields["hash"] = self.hash
+        return fields
+
+
+def canonical_json(value: JsonValue) -> bytes:
+    """Canonical JSON: sorted keys, no spaces, UTF-8 (not ASCII-escaped), no NaN or infinity."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8", errors="strict")
+
+
+def format_ts(moment: datetime) -> str:
+    """``moment`` as UTC ISO-8601 with microseconds, e.g. ``2026-11-29T14:05:25.000123Z``."""
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise RecordError(
+            f"the journal clock returned a naive datetime {moment.isoformat()!r}; "
+            "expected a timezone-aware one (e.g. datetime.now(UTC))"
+        )
+    return moment.astimezone(UTC).strftime(_TS_FORMAT)
+
+
+def make_record(
+    seq: int, moment: datetime, kind: str, data: Mapping[str, object], prev: str
+) -> Record:
+    """The record that follows the one whose hash is ``prev``; ``data`` is copied and checked."""
+    if not kind:
+        raise RecordError("record kind is empty; expected a name such as 'card_read'")
+    payload = json_object(data, "data")
+    unhashed = Record(seq=seq, ts=format_ts(moment), kind=kind, data=payload, prev=prev, hash="")
+    return replace(unhashed, hash=unhashed.computed_hash())
+
+
+def json_object(value: object, where: str) -> JsonObject:
+    """A fresh copy of ``value`` if it is a JSON object; else a RecordError naming ``where``."""
+    if not isinstance(value, Mapping):
+        raise RecordError(f"{where} is a {type(value).__name__}; expected a JSON object (a dict)")
+    copy: JsonObject = {}
+    for key, item in value.items():
+        if not isinstance(key, str):
+            raise RecordError(f"{where} has the key {key!r}; expected string keys only")
+        _check_text(key, f"{where} key {key!r}")
+        copy[key] = _json_value(item, f"{where}[{key!r}]")
+    return copy
+
+
+def _json_value(value: object, where: str) -> JsonValue:
+    # bool before int: bool is an int, and both are JSON as they are.
+    if value is None or isinstance(value, bool | int):
+        return value
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise RecordError(f"{where} is {value}; expected a finite number (JSON has no NaN)")
+        return value
+    if isinstance(value, str):
+        _check_text(value, where)
+        return value
+    if isinstance(value, list):
+        return [_json_value(item, f"{where}[{i}]") for i, item in enumerate(value)]
+    if isinstance(value, Mapping):
+        return json_object(value, where)
+    raise RecordError(
+        f"{where} is a {type(value).__name__}; expected a JSON value "
+        "(dict, list, str, int, float, bool or None)"
+    )
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise RecordError(f"{where} is not encodable as UTF-8 ({error.reason})") from None
+
+
+def parse_line(line: bytes) -> Record:
+    """The record on ``line`` (without its newline), checked for form and for its own hash.
+
+    Checks what one line can show alone: JSON, the six fields and their types,
+    the hash over the content, and the canonical form. The link to the record
+    before (``seq``, ``prev``) is the reader's to check.
+    """
+    try:
+        value = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise UnparsableError(f"not UTF-8 at byte {error.start}") from None
+    except ValueError as error:
+        raise UnparsableError(f"not JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise RecordError(f"a JSON {type(value).__name__}; expected a JSON object (a record)")
+    if tuple(sorted(value)) != FIELDS:
+        raise RecordError(
+            f"fields are {', '.join(sorted(value)) or 'none'}; expected {', '.join(FIELDS)}"
+        )
+    record = Record(
+        seq=_field_seq(value["seq"]),
+        ts=_field_ts(value["ts"]),
+        kind=_field_kind(value["kind"]),
+        data=_field_data(value["data"]),
+        prev=_field_hash(value["prev"], "prev"),
+        hash=_field_hash(value["hash"], "hash"),
+    )
+    computed = record.computed_hash()
+    if computed != record.hash:
+        raise RecordError(
+            f"hash {record.hash} does not match the record's content, which hashes to {computed} "
+            "(the record was edited)"
+        )
+    if record.line() != line + b"\n":
+        raise RecordError("not in canonical form (sorted keys, no spaces, UTF-8); it was rewritten")
+    return record
+
+
+def _field_seq(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise RecordError(f"seq is {value!r}; expected a positive integer")
+    return value
+
+
+def _field_ts(value: object) -> str:
+    if not isinstance(value, str) or not _TS_RE.fullmatch(value):
+        raise RecordError(
+            f"ts is {value!r}; expected UTC ISO-8601 such as 2026-11-29T14:05:25.000123Z"
+        )
+    try:
+        datetime.strptime(value, _TS_FORMAT)
+    except ValueError:
+        raise RecordError(f"ts is {value!r}, which is not a real date and time") from None
+    return value
+
+
+def _field_kind(value: object) -> str:
+    if not isinstance(value, str) or not value:
+        raise RecordError(f"kind is {value!r}; expected a non-empty string")
+    return value
+
+
+def _field_data(value: object) -> JsonObject:
+    if not isinstance(value, dict):
+        raise RecordError(f"data is {value!r}; expected a JSON object")
+    return json_object(value, "data")
+
+
+def _field_hash(value: object, name: str) -> str:
+    if not isinstance(value, str) or not _HASH_RE.fullmatch(value):
+        raise RecordError(f"{name} is {value!r}; expected 64 lowercase hex digits (SHA-256)")
+    return value

@@ -1,0 +1,155 @@
+"""``verify``: check a journal's whole chain without changing it, and say what is wrong first.
+
+A chain shows any edit, deletion or reordering of a record that has a record
+after it, but a journal cut at a record boundary at its end looks like the
+same journal read earlier. An anchor (a seq and its hash, noted outside the
+journal: printed by an earlier verify, or logged by the controller) closes
+that gap: the anchored record must still be there, unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from controller.journal.record import Record
+from controller.journal.store import (
+    JournalError,
+    JournalReader,
+    TornTail,
+    held_by_writer,
+    torn_files,
+)
+
+_HEX64: Final = re.compile(r"[0-9a-f]{64}")
+
+
+@dataclass(frozen=True, slots=True)
+class Anchor:
+    """A record known from outside the journal to exist: its seq and its hash."""
+
+    seq: int
+    hash: str
+
+    @classmethod
+    def parse(cls, text: str) -> Anchor:
+        """``SEQ:HASH`` as verify prints the head, e.g. ``42:3f9a...`` (64 hex digits)."""
+        seq_text, _, hash_text = text.partition(":")
+        if not seq_text.isdecimal() or int(seq_text) < 1 or not _HEX64.fullmatch(hash_text):
+            raise ValueError(
+                f"anchor {text!r} is not SEQ:HASH; expected a positive seq, a colon and "
+                "64 lowercase hex digits, e.g. 42:" + "0" * 64
+            )
+        return cls(int(seq_text), hash_text)
+
+    def __str__(self) -> str:
+        return f"{self.seq}:{self.hash}"
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    """What ``verify`` found: the records checked, and the first problem if there is one."""
+
+    directory: Path
+    records: int  #: records checked and found intact (before the problem, if any)
+    files: tuple[Path, ...]
+    last: Record | None  #: the last intact record: its seq and hash are the chain's head
+    problem: JournalError | None  #: the first bad record, file or link
+    torn: TornTail | None  #: a torn last record not yet set aside
+    set_aside: tuple[Path, ...]  #: torn tails set aside earlier (``*.torn``)
+    writer_open: bool  #: a writer had the journal open: it may have grown while read
+
+    @property
+    def intact(self) -> bool:
+        """True when every record checks and no torn tail is waiting to be set aside."""
+        return self.problem is None and self.torn is None
+
+    def summary(self) -> list[str]:
+        """The verdict for an operator, one line per fact, the verdict first."""
+        lines = [self._verdict()]
+        head = "none (empty journal)"
+        if self.last is not None:
+            head = f"seq {self.last.seq} at {self.last.ts}; anchor {self.last.seq}:{self.last.hash}"
+        lines.append(f"  {self.records} records checked in {len(self.files)} files; head: {head}")
+        if self.problem is not None:
+            lines.append(f"  first bad record: {self.problem}")
+        if self.torn is not None:
+            lines.append(f"  {self.torn.describe()}")
+            lines.append("  (set aside when the journal is next opened for writing)")
+        if self.writer_open:
+            lines.append(
+                "  a writer has the journal open: it may have grown while being read, and a "
+                "torn last record may be one being written; verify again to be sure"
+            )
+        if self.set_aside:
+            names = ", ".join(path.name for path in self.set_aside)
+            lines.append(f"  torn tails set aside earlier: {names}")
+        return lines
+
+    def _verdict(self) -> str:
+        if self.problem is not None:
+            return f"journal {self.directory}: NOT INTACT"
+        if self.torn is not None:
+            return f"journal {self.directory}: TORN TAIL (intact up to seq {self.torn.after_seq})"
+        return f"journal {self.directory}: intact"
+
+
+def verify(
+    directory: Path | str,
+    *,
+    anchor: Anchor | None = None,
+    progress: Callable[[Record], None] | None = None,
+) -> VerifyReport:
+    """Check every record and link of the journal in ``directory``; changes nothing.
+
+    With an ``anchor``, the record of that seq must be there with that hash.
+    Raises FileNotFoundError if the directory does not exist. ``progress``,
+    if given, is called with each record once it is checked.
+    """
+    path = Path(directory)
+    reader = JournalReader(path)
+    writer_open = path.is_dir() and held_by_writer(path)
+    records = 0
+    problem: JournalError | None = None
+    try:
+        for record in reader:
+            if anchor is not None and record.seq == anchor.seq:
+                _check_anchor(record, reader, anchor)
+            records += 1
+            if progress is not None:
+                progress(record)
+        if anchor is not None and records < anchor.seq:
+            raise JournalError(
+                reader.files[-1] if reader.files else path,
+                None,
+                anchor.seq,
+                f"the journal ends at seq {records}, but the anchor {anchor} says seq "
+                f"{anchor.seq} was written: records were cut off its end",
+            )
+    except JournalError as error:
+        problem = error
+    return VerifyReport(
+        directory=path,
+        records=records,
+        files=tuple(reader.files),
+        last=reader.last,
+        problem=problem,
+        torn=reader.torn,
+        set_aside=tuple(torn_files(path)),
+        writer_open=writer_open,
+    )
+
+
+def _check_anchor(record: Record, reader: JournalReader, anchor: Anchor) -> None:
+    if record.hash != anchor.hash:
+        assert reader.position is not None  # set before each record is yielded
+        raise JournalError(
+            reader.position.file,
+            reader.position.line,
+            record.seq,
+            f"hash is {record.hash}, but the anchor {anchor} says {anchor.hash}: "
+            "the journal was rewritten up to here",
+        )

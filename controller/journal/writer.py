@@ -1,0 +1,255 @@
+"""The journal writer: appends one record at a time, on disk before ``append`` returns.
+
+The controller acknowledges a device sentence only after the record it caused
+is appended, so an acknowledged card is never lost: with ``fsync=True`` (the
+default) ``append`` returns only once the line is written and fsynced, and a
+new file is fsynced into its directory before any record goes into it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Final, Self
+
+from controller.journal.record import GENESIS, Record, make_record
+from controller.journal.store import (
+    JournalError,
+    JournalReader,
+    TornTail,
+    file_name,
+    fsync_directory,
+    lock_for_writing,
+    set_aside,
+    write_all,
+)
+
+Clock = Callable[[], datetime]
+
+DEFAULT_HANDS_PER_FILE: Final = 500
+DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
+DEFAULT_HAND_START_KIND: Final = "hand_started"
+
+
+def utc_now() -> datetime:
+    """The wall clock in UTC: the journal's default clock."""
+    return datetime.now(UTC)
+
+
+class JournalWriter:
+    """Appends records to a journal directory, continuing its chain across files.
+
+    Open it with :meth:`open`, which checks the journal written so far, sets a
+    torn tail aside (``recovered_torn`` tells which) and resumes the chain.
+    Rotation starts a new file before a record of kind ``hand_start_kind``
+    once the current file holds ``hands_per_file`` hands, and before any
+    record once the current file has reached ``max_bytes``. One writer per
+    directory: a second one is refused. A failed write or fsync leaves the
+    writer refusing further appends; reopen the journal to recover.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        lock: int,
+        clock: Clock,
+        fsync: bool,
+        hands_per_file: int,
+        max_bytes: int,
+        hand_start_kind: str,
+    ) -> None:
+        self.directory = directory
+        self.fsync = fsync
+        self.hands_per_file = hands_per_file
+        self.max_bytes = max_bytes
+        self.hand_start_kind = hand_start_kind
+        self.recovered_torn: TornTail | None = None
+        self._clock = clock
+        self._lock: int | None = lock
+        self._file: int | None = None
+        self._file_number = 0
+        self._file_size = 0
+        self._hands_in_file = 0
+        self._last: Record | None = None
+        self._failure: str | None = None
+
+    @classmethod
+    def open(
+        cls,
+        directory: Path | str,
+        *,
+        clock: Clock = utc_now,
+        fsync: bool = True,
+        hands_per_file: int = DEFAULT_HANDS_PER_FILE,
+        max_bytes: int = DEFAULT_MAX_BYTES,
+        hand_start_kind: str = DEFAULT_HAND_START_KIND,
+        replay: Callable[[Record], None] | None = None,
+    ) -> JournalWriter:
+        """Open (or create) the journal in ``directory``, checked and ready to append.
+
+        ``replay``, if given, is called with each record, in order, as the
+        journal is checked: the controller rebuilds the engine in that pass.
+        ``fsync=False`` is for benchmarks and tests only: records then survive a
+        crash of the process but not a power cut.
+        """
+        if hands_per_file < 1:
+            raise ValueError(f"hands_per_file is {hands_per_file}; expected 1 or more")
+        if max_bytes < 1:
+            raise ValueError(f"max_bytes is {max_bytes}; expected 1 or more")
+        path = Path(directory)
+        _make_directory(path, fsync=fsync)
+        lock = lock_for_writing(path)
+        writer = cls(
+            path,
+            lock=lock,
+            clock=clock,
+            fsync=fsync,
+            hands_per_file=hands_per_file,
+            max_bytes=max_bytes,
+            hand_start_kind=hand_start_kind,
+        )
+        try:
+            writer._resume(replay)
+        except BaseException:
+            writer.close()
+            raise
+        return writer
+
+    @property
+    def last(self) -> Record | None:
+        """The last record in the journal, None while it is empty."""
+        return self._last
+
+    @property
+    def current_file(self) -> Path | None:
+        """The file the next record goes into (unless it is due for rotation)."""
+        return self.directory / file_name(self._file_number) if self._file_number else None
+
+    def append(self, kind: str, data: Mapping[str, object]) -> Record:
+        """Append one record and return it once it is on disk (fsynced, unless fsync is off).
+
+        ``data`` must be a JSON object (dict of str to JSON values); it is
+        copied, so later changes to it do not reach the journal.
+        """
+        self._check_usable()
+        seq = 1 if self._last is None else self._last.seq + 1
+        prev = GENESIS if self._last is None else self._last.hash
+        record = make_record(seq, self._clock(), kind, data, prev)
+        line = record.line()
+        try:
+            if self._rotation_due(kind):
+                self._open_file(self._file_number + 1, create=True)
+            assert self._file is not None  # _resume opened the first file
+            write_all(self._file, line)
+            if self.fsync:
+                os.fsync(self._file)
+        except OSError as error:
+            # After a failed write or fsync the file's state is unknown (and Linux
+            # may forget a failed fsync): stop here; reopening checks the file.
+            self._failure = f"appending seq {seq} failed: {error}"
+            raise JournalError(self._path(), None, seq, self._failure) from error
+        self._file_size += len(line)
+        if kind == self.hand_start_kind:
+            self._hands_in_file += 1
+        self._last = record
+        return record
+
+    def rotate(self) -> Path:
+        """Start the next file now; the chain goes on in it. Returns the file now in use.
+
+        A current file that is still empty is kept: no file is left empty
+        behind the last one.
+        """
+        self._check_usable()
+        if self._file_size > 0:
+            self._open_file(self._file_number + 1, create=True)
+        return self._path()
+
+    def close(self) -> None:
+        """Close the current file and release the directory; safe to call twice."""
+        for descriptor in (self._file, self._lock):
+            if descriptor is not None:
+                os.close(descriptor)
+        self._file = self._lock = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _resume(self, replay: Callable[[Record], None] | None) -> None:
+        reader = JournalReader(self.directory)
+        hands_file, hands = None, 0
+        for record in reader:  # the reader checks every record and link as it goes
+            assert reader.position is not None  # set before each record is yielded
+            if reader.position.file != hands_file:
+                hands_file, hands = reader.position.file, 0
+            if record.kind == self.hand_start_kind:
+                hands += 1
+            if replay is not None:
+                replay(record)
+        if reader.torn is not None:
+            set_aside(reader.torn, fsync=self.fsync)
+            self.recovered_torn = reader.torn
+        self._last = reader.last
+        if not reader.files:
+            self._open_file(1, create=True)
+            return
+        self._open_file(len(reader.files), create=False)
+        if hands_file == reader.files[-1]:
+            self._hands_in_file = hands
+
+    def _rotation_due(self, kind: str) -> bool:
+        if self._file_size == 0:
+            return False  # an empty file takes any record: no file is ever left empty
+        if self._file_size >= self.max_bytes:
+            return True
+        return kind == self.hand_start_kind and self._hands_in_file >= self.hands_per_file
+
+    def _open_file(self, number: int, *, create: bool) -> None:
+        path = self.directory / file_name(number)
+        flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT | os.O_EXCL if create else 0)
+        descriptor = os.open(path, flags, 0o644)
+        try:
+            if create and self.fsync:
+                fsync_directory(self.directory)
+        except OSError:
+            os.close(descriptor)
+            raise
+        if self._file is not None:
+            os.close(self._file)
+        self._file = descriptor
+        self._file_number = number
+        self._file_size = os.fstat(descriptor).st_size
+        self._hands_in_file = 0
+
+    def _check_usable(self) -> None:
+        if self._lock is None:
+            raise JournalError(self.directory, None, None, "the journal writer is closed")
+        if self._failure is not None:
+            raise JournalError(
+                self.directory, None, None, f"{self._failure}; reopen the journal to recover"
+            )
+
+    def _path(self) -> Path:
+        return self.directory / file_name(self._file_number)
+
+
+def _make_directory(path: Path, *, fsync: bool) -> None:
+    if path.is_dir():
+        return
+    if path.exists():
+        raise NotADirectoryError(f"journal path {str(path)!r} exists and is not a directory")
+    path.mkdir(parents=True)
+    if fsync:
+        fsync_directory(path.parent)

@@ -1,0 +1,139 @@
+"""``tablectl journal verify``: the verdict it prints and its exit status (0, 1, 2)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from journal_support import write_journal
+
+from controller.cli import main
+from controller.journal import JournalWriter, verify
+
+
+def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    status = main(["journal", *argv])
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_intact_journal_exits_0_and_prints_the_head(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An intact journal: exit 0, 'intact', the record and file counts, the head as an anchor."""
+    records = write_journal(tmp_path, 9, hands_per_file=1)
+    status, out, err = _run(capsys, "verify", "--journal", str(tmp_path))
+    assert status == 0
+    assert out.splitlines()[0] == f"journal {tmp_path}: intact"
+    assert "9 records checked in 3 files" in out
+    assert f"anchor 9:{records[-1].hash}" in out
+    assert err == ""
+
+
+def test_tampered_journal_exits_1_naming_the_first_bad_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An edited record: exit 1, NOT INTACT, and file:line (seq) of the first bad record."""
+    write_journal(tmp_path, 9, hands_per_file=1)
+    second = tmp_path / "journal-000002.jsonl"
+    second.write_bytes(second.read_bytes().replace(b'"seat":4', b'"seat":5'))
+    status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
+    assert status == 1
+    assert out.splitlines()[0] == f"journal {tmp_path}: NOT INTACT"
+    assert "4 records checked" in out
+    assert "first bad record: journal-000002.jsonl:2 (seq 5): hash" in out
+    assert "(the record was edited)" in out
+
+
+def test_torn_tail_exits_1_and_says_where(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A torn last record is reported (exit 1) with its place and the seq it follows."""
+    write_journal(tmp_path, 4)
+    with (tmp_path / "journal-000001.jsonl").open("ab") as stream:
+        stream.write(b'{"data":{"card"')
+    status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
+    assert status == 1
+    assert out.splitlines()[0] == f"journal {tmp_path}: TORN TAIL (intact up to seq 4)"
+    assert "journal-000001.jsonl:5: torn last record, 15 bytes" in out
+
+
+def test_anchor_catches_records_cut_off_the_end(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With --anchor SEQ:HASH from an earlier verify, a journal cut short exits 1."""
+    records = write_journal(tmp_path, 4)
+    anchor = f"4:{records[-1].hash}"
+    assert _run(capsys, "verify", "--journal", str(tmp_path), "--anchor", anchor)[0] == 0
+    journal_file = tmp_path / "journal-000001.jsonl"
+    journal_file.write_bytes(journal_file.read_bytes()[: -len(records[-1].line())])
+    status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path), "--anchor", anchor)
+    assert status == 1
+    assert "the journal ends at seq 3" in out
+
+
+def test_missing_directory_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A --journal that does not exist: exit 2 and the path named on stderr."""
+    status, out, err = _run(capsys, "verify", "--journal", str(tmp_path / "nope"))
+    assert status == 2
+    assert out == ""
+    assert f"journal directory '{tmp_path / 'nope'}' does not exist" in err
+
+
+def test_directory_without_journal_files_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Pointing at a directory with no journal files is not called intact: exit 2."""
+    status, _, err = _run(capsys, "verify", "--journal", str(tmp_path))
+    assert status == 2
+    assert "no journal files (journal-NNNNNN.jsonl)" in err
+
+
+def test_bad_anchor_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--anchor that is not SEQ:HASH: argparse exits 2 and says what was expected."""
+    with pytest.raises(SystemExit) as exit_info:
+        main(["journal", "verify", "--journal", str(tmp_path), "--anchor", "4:abc"])
+    assert exit_info.value.code == 2
+    assert "expected a positive seq, a colon and 64 lowercase hex digits" in capsys.readouterr().err
+
+
+def test_journal_without_an_action_prints_help_and_exits_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """``tablectl journal`` alone names the actions and exits 2."""
+    status, _, err = _run(capsys)
+    assert status == 2
+    assert "verify" in err
+
+
+def test_the_console_entry_point_runs_verify(tmp_path: Path) -> None:
+    """``python -m controller journal verify`` works end to end in a fresh process."""
+    write_journal(tmp_path, 2)
+    result = subprocess.run(
+        [sys.executable, "-m", "controller", "journal", "verify", "--journal", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=Path(__file__).resolve().parent.parent,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "intact" in result.stdout
+
+
+def test_verify_says_when_a_writer_has_the_journal_open(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Verifying a live journal says so: it may grow, and its last line may be mid-write."""
+    write_journal(tmp_path, 2)
+    with JournalWriter.open(tmp_path, fsync=False):
+        status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
+        assert status == 0
+        assert "a writer has the journal open" in out
+        assert verify(tmp_path).writer_open
+    assert not verify(tmp_path).writer_open
+    assert "a writer" not in _run(capsys, "verify", "--journal", str(tmp_path))[1]

@@ -1,0 +1,225 @@
+"""A power cut mid-write: the torn last record is reported and set aside; nothing before is lost."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from journal_support import StepClock, write_journal
+
+from controller.journal import JournalError, JournalWriter, Record, TornTail, set_aside, verify
+
+FIRST = "journal-000001.jsonl"
+
+
+def _reopen_and_append(directory: Path) -> tuple[JournalWriter, list[Record], Record]:
+    replayed: list[Record] = []
+    writer = JournalWriter.open(directory, clock=StepClock(), fsync=False, replay=replayed.append)
+    with writer:
+        appended = writer.append("button", {"button": "fold"})
+    return writer, replayed, appended
+
+
+def test_torn_last_record_is_reported_set_aside_and_appending_resumes(tmp_path: Path) -> None:
+    """N records then half a line: reopening keeps the N, moves the half away, and goes on."""
+    records = write_journal(tmp_path, 5)
+    journal_file = tmp_path / FIRST
+    intact = journal_file.read_bytes()
+    half = b'{"data":{"card":"As","point":"slot"},"hash":"3f9a'
+    with journal_file.open("ab") as stream:  # the power cut: half of a line reached the disk
+        stream.write(half)
+
+    writer, replayed, appended = _reopen_and_append(tmp_path)
+
+    assert replayed == records
+    torn = writer.recovered_torn
+    assert torn is not None
+    assert (torn.file, torn.line, torn.offset, torn.after_seq) == (journal_file, 6, len(intact), 5)
+    assert torn.content == half
+    assert "no newline" in torn.reason
+    set_aside_file = tmp_path / f"{FIRST}.{len(intact)}.torn"
+    assert set_aside_file.read_bytes() == half
+    assert journal_file.read_bytes() == intact + appended.line()
+    assert (appended.seq, appended.prev) == (6, records[-1].hash)
+    report = verify(tmp_path)
+    assert report.intact
+    assert report.set_aside == (set_aside_file,)
+
+
+def test_a_power_cut_at_every_byte_of_the_last_record_loses_only_that_record(
+    tmp_path: Path,
+) -> None:
+    """Cut the last record at each of its bytes: the rest reopens intact and appending resumes."""
+    records = write_journal(tmp_path / "whole", 4)
+    whole = (tmp_path / "whole" / FIRST).read_bytes()
+    last_start = len(whole) - len(records[-1].line())
+    for cut in range(last_start, len(whole)):
+        directory = tmp_path / f"cut-{cut}"
+        directory.mkdir()
+        (directory / FIRST).write_bytes(whole[:cut])
+
+        writer, replayed, appended = _reopen_and_append(directory)
+
+        assert replayed == records[:-1], f"cut at byte {cut}"
+        torn = writer.recovered_torn
+        if cut == last_start:
+            assert torn is None, "a cut at a record boundary leaves nothing torn"
+        else:
+            assert torn is not None, f"cut at byte {cut}"
+            assert torn.content == whole[last_start:cut]
+            assert torn.after_seq == 3
+        assert (appended.seq, appended.prev) == (4, records[-2].hash)
+        assert verify(directory).intact, f"cut at byte {cut}"
+
+
+@pytest.mark.parametrize(
+    ("tail", "reason"),
+    [
+        (b"\x00" * 40, "no newline"),  # size extended, data blocks never written
+        (b'{"data":{"card":"As"},"ha', "no newline"),
+        (b"\x00\x00\x00\n", "not JSON"),
+        (b"\n", "not JSON"),
+        (b'{"data":\xff\xfe}\n', "not UTF-8"),
+    ],
+)
+def test_any_unfinished_or_unreadable_last_line_is_torn(
+    tmp_path: Path, tail: bytes, reason: str
+) -> None:
+    """What a cut-short write can leave (partial, zeros, garbage) is torn, never a record."""
+    records = write_journal(tmp_path, 3)
+    with (tmp_path / FIRST).open("ab") as stream:
+        stream.write(tail)
+    report = verify(tmp_path)
+    assert report.problem is None
+    assert report.torn is not None
+    assert report.torn.content == tail
+    assert reason in report.torn.reason
+    assert report.records == 3
+    assert not report.intact
+    writer, replayed, _ = _reopen_and_append(tmp_path)
+    assert replayed == records
+    assert writer.recovered_torn == report.torn
+
+
+def test_verify_reports_a_torn_tail_without_touching_it(tmp_path: Path) -> None:
+    """verify only reads: the torn bytes stay until a writer opens the journal."""
+    write_journal(tmp_path, 3)
+    with (tmp_path / FIRST).open("ab") as stream:
+        stream.write(b'{"data"')
+    before = (tmp_path / FIRST).read_bytes()
+    report = verify(tmp_path)
+    assert report.torn is not None
+    assert report.torn.after_seq == 3
+    assert (tmp_path / FIRST).read_bytes() == before
+    assert not list(tmp_path.glob("*.torn"))
+
+
+def test_a_whole_last_line_that_is_json_but_a_bad_record_is_an_error_not_torn(
+    tmp_path: Path,
+) -> None:
+    """A complete, readable line was written whole: if it fails the checks it was edited."""
+    write_journal(tmp_path, 3)
+    journal_file = tmp_path / FIRST
+    lines = journal_file.read_bytes().splitlines(keepends=True)
+    journal_file.write_bytes(b"".join(lines[:-1]) + lines[-1].replace(b"card_read", b"card_redd"))
+    report = verify(tmp_path)
+    assert report.torn is None
+    assert report.problem is not None
+    assert (report.problem.line, report.problem.seq) == (3, 3)
+    with pytest.raises(JournalError, match=r"journal-000001.jsonl:3 \(seq 3\).*edited"):
+        JournalWriter.open(tmp_path, fsync=False)
+
+
+def test_an_unreadable_line_before_the_last_is_an_error_not_torn(tmp_path: Path) -> None:
+    """Only the very last line may be torn: garbage with records after it is an error."""
+    write_journal(tmp_path, 2)
+    with (tmp_path / FIRST).open("ab") as stream:
+        stream.write(b'{"data":\n')
+    write_journal(tmp_path / "other", 1)
+    with (tmp_path / FIRST).open("ab") as stream:
+        stream.write((tmp_path / "other" / FIRST).read_bytes())
+    with pytest.raises(JournalError, match=r"journal-000001.jsonl:3 \(seq 3\): not JSON"):
+        JournalWriter.open(tmp_path, fsync=False)
+
+
+def test_a_torn_line_in_a_file_before_the_last_is_an_error(tmp_path: Path) -> None:
+    """A file the chain has moved on from was complete: a cut in it is damage, not a torn tail."""
+    write_journal(tmp_path, 6, hands_per_file=1)
+    first = tmp_path / FIRST
+    first.write_bytes(first.read_bytes()[:-10])
+    report = verify(tmp_path)
+    assert report.torn is None
+    assert report.problem is not None
+    assert (report.problem.file, report.problem.line, report.problem.seq) == (first, 3, 3)
+    assert "no newline" in str(report.problem)
+
+
+def test_a_torn_first_record_of_a_new_file_leaves_that_file_empty_and_in_use(
+    tmp_path: Path,
+) -> None:
+    """Cut during the first record after a rotation: the new file is emptied and written again."""
+    records = write_journal(tmp_path, 3, hands_per_file=1)
+    second = tmp_path / "journal-000002.jsonl"
+    second.write_bytes(b'{"data":{"hand":2')
+    writer, replayed, appended = _reopen_and_append(tmp_path)
+    assert replayed == records
+    assert writer.recovered_torn is not None
+    assert writer.recovered_torn.file == second
+    assert second.read_bytes() == appended.line()
+    assert verify(tmp_path).intact
+
+
+def test_setting_aside_again_after_a_crash_part_way_is_harmless(tmp_path: Path) -> None:
+    """If the power fails between saving the torn bytes and the cut, the next start redoes both."""
+    write_journal(tmp_path, 2)
+    journal_file = tmp_path / FIRST
+    intact_size = journal_file.stat().st_size
+    with journal_file.open("ab") as stream:
+        stream.write(b'{"da')
+    torn = verify(tmp_path).torn
+    assert isinstance(torn, TornTail)
+    saved = set_aside(torn)
+    journal_file.write_bytes(journal_file.read_bytes() + b'{"da')  # as if the cut never happened
+    assert set_aside(torn) == saved
+    assert saved.read_bytes() == b'{"da'
+    assert journal_file.stat().st_size == intact_size
+    assert verify(tmp_path).intact
+
+
+def test_each_torn_tail_set_aside_keeps_its_own_file(tmp_path: Path) -> None:
+    """Two power cuts at different places leave two .torn files, named by their offsets."""
+    write_journal(tmp_path, 2)
+    for first in (2, 3):
+        with (tmp_path / FIRST).open("ab") as stream:
+            stream.write(b'{"torn":')
+        write_journal(tmp_path, 1, first=first)
+    assert len(verify(tmp_path).set_aside) == 2
+    assert verify(tmp_path).intact
+
+
+def test_the_torn_bytes_are_on_disk_before_they_are_cut_off_the_journal(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Setting aside fsyncs the .torn file and its directory entry, then the cut journal file."""
+    write_journal(tmp_path, 2)
+    journal_file = tmp_path / FIRST
+    intact_size = journal_file.stat().st_size
+    with journal_file.open("ab") as stream:
+        stream.write(b'{"data":{"ca')
+    calls: list[tuple[str, int]] = []
+    real_fsync = os.fsync
+
+    def observing_fsync(descriptor: int) -> None:
+        calls.append((os.readlink(f"/proc/self/fd/{descriptor}"), journal_file.stat().st_size))
+        real_fsync(descriptor)
+
+    monkeypatch.setattr(os, "fsync", observing_fsync)
+    with JournalWriter.open(tmp_path, clock=StepClock()):
+        pass
+    torn_file = tmp_path / f"{FIRST}.{intact_size}.torn"
+    assert calls == [
+        (str(torn_file), intact_size + 12),  # the torn bytes are still in the journal file
+        (str(tmp_path), intact_size + 12),
+        (str(journal_file), intact_size),
+    ]
