@@ -203,18 +203,6 @@ def test_a_change_of_seats_lays_the_table_out_again() -> None:
     run_display(bring_in(), script)
 
 
-def test_question_mark_opens_the_help_and_escape_closes_it() -> None:
-    """``?`` explains how to read the display."""
-
-    async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
-        await pilot.press("question_mark")
-        assert isinstance(app.screen, HelpScreen)
-        await pilot.press("escape")
-        assert not isinstance(app.screen, HelpScreen)
-
-    run_display(bring_in(), script)
-
-
 def test_q_during_a_hand_asks_first_and_n_keeps_the_display() -> None:
     """Closing the screen mid-hand takes a second key: ``y`` closes, ``n`` stays."""
 
@@ -288,8 +276,8 @@ def test_a_heads_up_table_lays_out_without_a_top_row() -> None:
     run_display(_two_seats(), script)
 
 
-def test_views_keep_coming_while_the_help_is_open() -> None:
-    """The table's screen follows the table behind the help; closing the help shows it current."""
+def test_question_mark_opens_the_help_and_the_table_follows_behind_it() -> None:
+    """``?`` explains the display; views keep coming behind it; escape shows the table current."""
 
     async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
         await pilot.press("question_mark")
