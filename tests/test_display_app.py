@@ -119,7 +119,7 @@ def test_the_showdown_marks_each_winner_and_the_split_and_odd_chip() -> None:
         assert _box(app, 2).border_subtitle == "WINS 47"
         assert _box(app, 7).border_subtitle == "ALL-IN"
         assert "pair of kings" in _text(_box(app, 5))
-        assert "4-2-A low" in _text(_box(app, 2))
+        assert "four-two-ace low" in _text(_box(app, 2))
         panel = app.query_one(ShowdownPanel)
         assert panel.display
         assert panel.part is not None

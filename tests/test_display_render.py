@@ -126,3 +126,17 @@ def test_cards_take_the_largest_form_that_fits_the_seat_box() -> None:
     assert render.fitted_cards_text(cards, 19, tall=True).plain.count("\n") == 1
     assert render.fitted_cards_text(cards, 18, tall=True).plain == "▚▞ Q♠ Q♥ Q♦ Q♣"
     assert render.fitted_cards_text(cards, 13, tall=False).plain == "▚Q♠Q♥Q♦Q♣"
+
+
+def test_the_showdown_lists_each_hand_with_its_winnings_and_what_it_makes() -> None:
+    """14.13A(j): each winner starred with the chips it won; every hand called high and low."""
+    result = showdown().showdown
+    assert result is not None
+    assert render.shown_hands_text(result).plain.split("\n") == [
+        "★ Seat 2  A♠ 2♣ 6♥  wins 47",
+        "    ace-six high · four-two-ace low",
+        "★ Seat 5  K♠ K♥ 8♣  wins 48",
+        "    pair of kings · no qualifying low",
+        "  Seat 7  Q♣ J♣ 9♦",
+        "    queen-jack high · no qualifying low",
+    ]

@@ -22,6 +22,7 @@ from controller.display.view import (
     ViewError,
     device_lost,
 )
+from controller.hands import NO_QUALIFYING_LOW, mambo_high, mambo_low
 from controller.inputs import Button
 
 
@@ -183,3 +184,26 @@ def test_the_showdown_scene_divides_every_pot_to_the_chip() -> None:
     main = {a.seat: a.amount for a in result.awards if a.pot == "Main pot"}
     assert main == {5: 38, 2: 37}
     assert [(o.seat, o.amount) for o in result.odd_chips] == [(5, 1)]
+
+
+def test_the_showdown_scene_calls_the_hands_as_the_evaluators_do() -> None:
+    """14.13A(j), (k), (l): best high and best qualifying low of three own cards plus the board.
+
+    The demo's descriptions and winners are those of controller.hands, so the
+    snapshot shows what the engine will say.
+    """
+    view = showdown()
+    result = view.showdown
+    assert result is not None
+    highs = {h.seat: mambo_high((*h.cards, *view.community)) for h in result.hands}
+    lows = {h.seat: mambo_low((*h.cards, *view.community)) for h in result.hands}
+    for hand in result.hands:
+        low = lows[hand.seat]
+        assert hand.high == highs[hand.seat].description
+        assert hand.low == (NO_QUALIFYING_LOW if low is None else low.description)
+    best_high = max(highs, key=lambda seat: highs[seat].strength)
+    qualified = {seat: low for seat, low in lows.items() if low is not None}
+    best_low = max(qualified, key=lambda seat: qualified[seat].strength)
+    main = {a.seat: a.share for a in result.awards if a.pot == "Main pot"}
+    assert main[best_high].startswith("high")
+    assert main[best_low] == "low"

@@ -130,9 +130,9 @@ def showdown() -> TableView:
     """
     board = _c("4d")
     hands = {
-        2: ShownHand(2, (_c("As"), _c("2c"), _c("6h")), "ace-six-four high", "4-2-A low"),
-        5: ShownHand(5, (_c("Ks"), _c("Kh"), _c("8c")), "pair of kings", "no low"),
-        7: ShownHand(7, (_c("Qc"), _c("Jc"), _c("9d")), "queen-jack-nine high", "no low"),
+        2: ShownHand(2, (_c("As"), _c("2c"), _c("6h")), "ace-six high", "four-two-ace low"),
+        5: ShownHand(5, (_c("Ks"), _c("Kh"), _c("8c")), "pair of kings", "no qualifying low"),
+        7: ShownHand(7, (_c("Qc"), _c("Jc"), _c("9d")), "queen-jack high", "no qualifying low"),
     }
     seats = (
         SeatView(1, "Alice", 193, status=SeatStatus.FOLDED),
@@ -164,7 +164,7 @@ def showdown() -> TableView:
         ),
         log=(
             "Seat 7 is all-in for 21.",
-            "Showdown: seat 5 pair of kings, seat 2 4-2-A low.",
+            "Showdown: seat 5 pair of kings, seat 2 four-two-ace low.",
             "Main pot 75: seat 5 high 38 with the odd chip, seat 2 low 37.",
             "Side pot 20: seat 5 high 10, seat 2 low 10.",
         ),

@@ -14,7 +14,6 @@ from typing import Final
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.table import Table
 from rich.text import Text
 
 from controller.cards import Card, Rank, Suit
@@ -174,11 +173,12 @@ def seat_body(seat: SeatView, *, width: int = 80, tall: bool = False) -> Text:
 
 
 def hand_description(hand: ShownHand) -> Text:
-    """What a shown hand makes: ``pair of kings``, or ``pair of kings · no low``."""
+    """What a shown hand makes: ``pair of kings``, or ``pair of kings · no qualifying low``."""
     text = Text(hand.high, style="bold")
     if hand.low is not None:
         text.append(" · ")
-        text.append(hand.low, style="bold" if hand.low != "no low" else "dim")
+        # "no qualifying low" (14.13A(k)) is said, but quietly.
+        text.append(hand.low, style="dim" if hand.low.startswith("no ") else "bold")
     return text
 
 
@@ -313,33 +313,25 @@ def prompt_text(prompt: ActionPrompt) -> Text:
     return text
 
 
-def showdown_table(showdown: ShowdownView) -> Table:
-    """The hands turned up, one row per seat: cards, high, low, chips won (winners starred)."""
-    has_low = any(hand.low is not None for hand in showdown.hands)
-    table = Table(box=None, padding=(0, 1), header_style="bold #ffd75f", expand=False)
-    table.add_column("Seat", justify="right", no_wrap=True)
-    table.add_column("Cards", no_wrap=True)
-    table.add_column("High" if has_low else "Hand")
-    if has_low:
-        table.add_column("Low")
-    table.add_column("Wins", justify="right", no_wrap=True)
+def shown_hands_text(showdown: ShowdownView) -> Text:
+    """Each hand turned up: seat, cards and winnings on one line, what it makes beneath.
+
+    Winners are starred and their winnings green.
+    """
+    text = Text()
     winners = set(showdown.winners())
     for hand in showdown.hands:
         won = hand.seat in winners
-        row: list[Text] = [
-            Text(f"{'★ ' if won else ''}{hand.seat}", style="bold #5fd75f" if won else ""),
-            cards_text(hand.cards),
-            Text(hand.high),
-        ]
-        if has_low:
-            row.append(Text(hand.low or "", style="" if hand.low else "dim"))
-        row.append(
-            Text(chips(showdown.won_by(hand.seat)), style="bold #5fd75f")
-            if won
-            else Text("-", style="dim")
-        )
-        table.add_row(*row)
-    return table
+        if text:
+            text.append("\n")
+        text.append("★ " if won else "  ", style="bold #5fd75f")
+        text.append(f"Seat {hand.seat}  ", style="bold")
+        text.append_text(cards_text(hand.cards))
+        if won:
+            text.append(f"  wins {chips(showdown.won_by(hand.seat))}", style="bold #5fd75f")
+        text.append("\n    ")
+        text.append_text(hand_description(hand))
+    return text
 
 
 def awards_text(showdown: ShowdownView) -> Text:
@@ -369,7 +361,7 @@ def showdown_renderable(showdown: ShowdownView, *, hands: bool = True) -> Group:
     """The showdown panel: a title, the hands (if ``hands``), then the division of the pots."""
     parts: list[RenderableType] = [Text("SHOWDOWN", style="bold #ffd75f")]
     if hands:
-        parts.append(showdown_table(showdown))
+        parts += [shown_hands_text(showdown), Text()]
     parts.append(awards_text(showdown))
     return Group(*parts)
 
