@@ -16,6 +16,7 @@ from controller.display.app import (
     AlarmBanner,
     ConfirmQuit,
     DealerDisplay,
+    DealerPromptPanel,
     DeviceBanner,
     HeaderBar,
     HelpScreen,
@@ -27,7 +28,14 @@ from controller.display.app import (
     TableGrid,
     seat_boxes,
 )
-from controller.display.demo import alarm, bring_in, device_lost_scene, draw, showdown
+from controller.display.demo import (
+    alarm,
+    between_hands,
+    bring_in,
+    device_lost_scene,
+    draw,
+    showdown,
+)
 from controller.display.view import AlarmView, SeatView, Severity, TableView
 
 
@@ -334,3 +342,21 @@ def test_a_view_shown_after_the_display_closed_is_dropped_quietly() -> None:
     app.show(alarm())
     app.show(draw())
     assert app.view.hand_number == 1042
+
+
+def test_between_hands_the_felt_tells_the_dealer_what_to_do() -> None:
+    """With no seat to act and no card due, the dealer's own task is on the felt."""
+
+    async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
+        prompt = app.query_one(DealerPromptPanel)
+        assert prompt.display
+        assert _text(prompt) == "DEALER Shuffle and cut the other deck, then press NEW HAND"
+        assert not app.query_one(ActPanel).display
+        assert not app.query_one(PotPanel).display
+        assert _box(app, 6).border_subtitle == "SITTING OUT"
+        app.show(bring_in())
+        await pilot.pause()
+        assert not prompt.display
+        assert app.query_one(PotPanel).display
+
+    run_display(between_hands(), script)

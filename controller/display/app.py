@@ -195,12 +195,26 @@ class PotPanel(PartStatic[render.Pots]):
     def draw(self, part: render.Pots) -> Text:
         return render.pots_text(part)
 
+    def restyle(self, part: render.Pots) -> None:
+        # Between hands there is nothing in the middle to count.
+        self.display = bool(part.pots or part.bets or part.community)
+
 
 class NextCardPanel(PartStatic[NextCard]):
     """The next card the shoe must deal and where it goes."""
 
     def draw(self, part: NextCard) -> Text:
         return render.next_card_text(part)
+
+
+class DealerPromptPanel(PartStatic[str]):
+    """What the dealer must do now when no seat acts and no card is due."""
+
+    def draw(self, part: str) -> Text:
+        return render.dealer_prompt_text(part)
+
+    def restyle(self, part: str) -> None:
+        self.display = bool(part)
 
 
 class PromptText(PartStatic[ActionPrompt | None]):
@@ -278,6 +292,7 @@ class Felt(Vertical):
     def compose(self) -> ComposeResult:
         yield PotPanel(render.Pots.of(self.view), id="pots")
         yield NextCardPanel(self.view.next_card, id="next-card")
+        yield DealerPromptPanel(self.view.dealer_prompt, id="dealer-prompt")
         yield ActPanel(self.view.to_act, paused=bool(self.view.lost_devices))
         yield ShowdownPanel(self.view.showdown, id="showdown")
 
@@ -286,6 +301,7 @@ class Felt(Vertical):
         self.view = view
         self.query_one(PotPanel).show(render.Pots.of(view))
         self.query_one(NextCardPanel).show(view.next_card)
+        self.query_one(DealerPromptPanel).show(view.dealer_prompt)
         self.query_one(ActPanel).show(view.to_act, paused=bool(view.lost_devices))
         self.query_one(ShowdownPanel).show(view.showdown)
 
@@ -435,6 +451,7 @@ class DealerDisplay(App[None]):
     }
     #pots { height: auto; }
     #next-card { height: auto; margin: 1 0 0 0; }
+    #dealer-prompt { height: auto; margin: 1 0 0 0; }
     #act {
         height: auto; margin: 1 0 0 0; padding: 0 1;
         border: heavy #ffd75f; border-title-color: #101418; border-title-background: #ffd75f;
@@ -448,7 +465,7 @@ class DealerDisplay(App[None]):
     #showdown { height: auto; margin: 1 0 0 0; }
     #log { height: auto; max-height: 4; padding: 0 1; background: #1c2530; }
     .narrow #log { display: none; }
-    .narrow #next-card, .narrow #act, .narrow #showdown { margin: 0; }
+    .narrow #next-card, .narrow #dealer-prompt, .narrow #act, .narrow #showdown { margin: 0; }
     .narrow #table { grid-gutter: 0 0; padding: 0; }
     HelpScreen, ConfirmQuit { align: center middle; }
     #help, #confirm {

@@ -10,6 +10,7 @@ reviewed and the snapshot tests have honest subjects:
   odd chip to the best high hand (14.13A(j)1).
 - ``alarm``: five-card stud, a card seen twice this hand (NOTES.md, Integrity).
 - ``device-lost``: Mambo stud, the shoe stops answering mid-hand.
+- ``between-hands``: Triple Draw 2-7, the dealer is to start the next hand.
 """
 
 from __future__ import annotations
@@ -245,6 +246,32 @@ def device_lost_scene() -> TableView:
     )
 
 
+def between_hands() -> TableView:
+    """Triple draw after hand 377: the button moved one seat on (14.12A(c)); a new hand is due."""
+    seats = (
+        SeatView(1, "Alice", 480),
+        SeatView(2, "Bruno", 390, button=True),
+        SeatView(3, "Chen", 655),
+        SeatView(4, "Dana", 160),
+        SeatView(5, "Emeka", 505),
+        SeatView(6, "Farah", 370, status=SeatStatus.SITTING_OUT),
+    )
+    return TableView(
+        game="Triple Draw 2-7",
+        table_id="TD-1",
+        hand_number=377,
+        street="Between hands",
+        stakes="Limit 10/20 · blinds 5/10",
+        seats=seats,
+        dealer_prompt="Shuffle and cut the other deck, then press NEW HAND",
+        log=(
+            "Seat 2 wins 160 with eight-six low.",
+            "Hand 377 settled.",
+            "Button to seat 2.",
+        ),
+    )
+
+
 #: The demonstration scenes by name, in the order the demo shows them.
 SCENES: Final[dict[str, Callable[[], TableView]]] = {
     "bring-in": bring_in,
@@ -252,4 +279,5 @@ SCENES: Final[dict[str, Callable[[], TableView]]] = {
     "showdown": showdown,
     "alarm": alarm,
     "device-lost": device_lost_scene,
+    "between-hands": between_hands,
 }

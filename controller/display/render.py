@@ -159,8 +159,6 @@ def seat_body(seat: SeatView, *, width: int = 80, tall: bool = False) -> Text:
     body = Text()
     if seat.cards:
         body.append_text(fitted_cards_text(seat.cards, width, tall=tall))
-    else:
-        body.append("no cards" if seat.in_hand else "", style="dim")
     body.append("\n")
     stack = "stack ?" if seat.stack is None else f"stack {chips(seat.stack)}"
     body.append(stack, style="bold")
@@ -295,6 +293,13 @@ def next_card_text(next_card: NextCard) -> Text:
     if next_card.note:
         text.append(f"\n{next_card.note}", style="dim")
     return text
+
+
+def dealer_prompt_text(prompt: str) -> Text:
+    """``DEALER  Shuffle and cut, then press NEW HAND``; empty when the dealer has nothing to do."""
+    if not prompt:
+        return Text()
+    return Text.assemble(("DEALER ", "bold"), (prompt, "bold #5fd7ff"))
 
 
 def option_text(option: ActionOption) -> Text:

@@ -336,6 +336,9 @@ class TableView:
     alarms: tuple[AlarmView, ...] = ()
     devices: tuple[DeviceView, ...] = (DeviceView("shoe"), DeviceView("panel"))
     showdown: ShowdownView | None = None
+    #: What the dealer must do when no seat acts and no card is due: "Shuffle and cut,
+    #: then press NEW HAND", "Pass seat 4's discards over the discard reader, then DRAW DONE".
+    dealer_prompt: str = ""
     #: Recent announcements, oldest first: the sentences a dealer hears.
     log: tuple[str, ...] = field(default=())
     #: A hand is under way (dealing, betting, drawing): quitting asks to confirm.
