@@ -29,7 +29,7 @@ def test_a_face_up_card_reads_rank_and_suit_hearts_and_diamonds_in_red() -> None
 
 
 def test_a_face_down_card_shows_only_its_back() -> None:
-    """NOTES.md, Integrity: the screen shows what the table shows; a hole card is a back."""
+    """The screen shows what the table shows (issue 7): a hole card is a back, nothing more."""
     back = render.card_text(FACE_DOWN).plain
     assert not set(back) & set("AKQJT98765432♠♥♦♣")
     tall = render.tall_cards_text((FACE_DOWN, Card.parse("Td"))).plain.split("\n")

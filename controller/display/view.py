@@ -4,11 +4,11 @@ The display renders a :class:`TableView`; it never reads the engine. An adapter
 (written against the engine's state) builds a fresh ``TableView`` after every
 input and hands it to the display, which redraws only the parts that changed.
 
-The screen beside the dealer shows only what the table shows (NOTES.md,
-Integrity: the controller knows every card by its tag, the dealer's screen must
-not): up-cards and community cards by their faces, hole cards as backs. A
-face-down card is therefore :data:`FACE_DOWN` in the view, never a ``Card``, so a
-hidden card cannot leak onto the screen by a rendering mistake.
+The screen beside the dealer shows only what the table shows (issue 7): up-cards
+and community cards by their faces, hole cards as backs. The controller knows
+every card by its tag (NOTES.md, Integrity); the screen must not show the hidden
+ones. A face-down card is therefore :data:`FACE_DOWN` in the view, never a
+``Card``, so a hole card cannot leak onto the screen by a rendering mistake.
 
 Everything here is pure: frozen dataclasses, no I/O, no Textual. Constructors
 check their input and raise :class:`ViewError` naming the field and what was
@@ -17,7 +17,7 @@ expected, so an adapter bug shows up where it is made, not as a garbled screen.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Final
 
@@ -340,7 +340,7 @@ class TableView:
     #: then press NEW HAND", "Pass seat 4's discards over the discard reader, then DRAW DONE".
     dealer_prompt: str = ""
     #: Recent announcements, oldest first: the sentences a dealer hears.
-    log: tuple[str, ...] = field(default=())
+    log: tuple[str, ...] = ()
     #: A hand is under way (dealing, betting, drawing): quitting asks to confirm.
     hand_in_progress: bool = False
 
