@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from controller.cards import Card, parse_cards
+from hypothesis import given
+from hypothesis import strategies as st
+
+from controller.cards import DECK, Card, parse_cards
 from controller.display import render
 from controller.display.demo import showdown
 from controller.display.view import (
@@ -13,6 +16,7 @@ from controller.display.view import (
     SeatStatus,
     SeatView,
     Severity,
+    ShownCard,
     TableView,
     device_lost,
 )
@@ -140,3 +144,33 @@ def test_the_showdown_lists_each_hand_with_its_winnings_and_what_it_makes() -> N
         "  Seat 7  Q♣ J♣ 9♦",
         "    queen-jack high · no qualifying low",
     ]
+
+
+_FACES = frozenset("AKQJT98765432♠♥♦♣")
+_shown_cards = st.lists(
+    st.one_of(st.just(FACE_DOWN), st.sampled_from(DECK)), min_size=1, max_size=5
+).map(tuple)
+
+
+@given(cards=_shown_cards, width=st.integers(min_value=0, max_value=30), tall=st.booleans())
+def test_cards_fit_their_box_whenever_any_form_can(
+    cards: tuple[ShownCard, ...], width: int, tall: bool
+) -> None:
+    """Whatever the cards, the chosen form is no wider than the box if the narrowest form fits."""
+    lines = render.fitted_cards_text(cards, width, tall=tall).plain.split("\n")
+    narrowest = render.compact_cards_text(cards).cell_len
+    if narrowest <= width:
+        assert max(len(line) for line in lines) <= width
+
+
+@given(cards=_shown_cards, width=st.integers(min_value=0, max_value=30), tall=st.booleans())
+def test_a_face_down_card_never_shows_a_rank_or_suit_in_any_form(
+    cards: tuple[ShownCard, ...], width: int, tall: bool
+) -> None:
+    """The screen shows what the table shows (issue 7): as many faces as face-up cards, no more."""
+    text = render.fitted_cards_text(cards, width, tall=tall).plain
+    up = [card for card in cards if isinstance(card, Card)]
+    suits = sum(text.count(symbol) for symbol in render.SUIT_SYMBOLS.values())
+    assert suits == len(up)
+    backs_only = render.fitted_cards_text((FACE_DOWN,) * len(cards), width, tall=tall).plain
+    assert not set(backs_only) & _FACES
