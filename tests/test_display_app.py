@@ -110,6 +110,8 @@ def test_the_draw_shows_the_replacement_due_and_the_button() -> None:
 
     async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
         assert "Replacement for seat 4" in _text(app.query_one(NextCardPanel))
+        assert app.query_one(NextCardPanel).border_title == "NEXT CARD"
+        assert app.query_one(NextCardPanel).has_class("-due")
         assert "1 of 2 replacements" in _text(app.query_one(NextCardPanel))
         assert _box(app, 4).has_class("-next-card")
         assert _box(app, 1).has_class("-out")

@@ -34,6 +34,7 @@ from controller.display.layout import Cell, table_layout
 from controller.display.view import (
     ActionPrompt,
     AlarmView,
+    Destination,
     DeviceView,
     NextCard,
     SeatStatus,
@@ -201,10 +202,15 @@ class PotPanel(PartStatic[render.Pots]):
 
 
 class NextCardPanel(PartStatic[NextCard]):
-    """The next card the shoe must deal and where it goes."""
+    """The next card the shoe must deal and where it goes, boxed in blue when one is due."""
 
     def draw(self, part: NextCard) -> Text:
-        return render.next_card_text(part)
+        return render.next_card_text(part, boxed=part.destination is not Destination.NONE)
+
+    def restyle(self, part: NextCard) -> None:
+        due = part.destination is not Destination.NONE
+        self.set_class(due, "-due")
+        self.border_title = "NEXT CARD" if due else None
 
 
 class DealerPromptPanel(PartStatic[str]):
@@ -451,6 +457,11 @@ class DealerDisplay(App[None]):
     }
     #pots { height: auto; }
     #next-card { height: auto; margin: 1 0 0 0; }
+    #next-card.-due {
+        padding: 0 1; background: #0a3a22;
+        border: heavy #5fd7ff; border-title-color: #101418; border-title-background: #5fd7ff;
+        border-title-style: bold;
+    }
     #dealer-prompt { height: auto; margin: 1 0 0 0; }
     #act {
         height: auto; margin: 1 0 0 0; padding: 0 1;

@@ -285,10 +285,11 @@ def pot_line(pot: PotView) -> Text:
     )
 
 
-def next_card_text(next_card: NextCard) -> Text:
-    """``NEXT CARD  Seat 4, face up`` with the note beneath."""
+def next_card_text(next_card: NextCard, *, boxed: bool = False) -> Text:
+    """``NEXT CARD  Seat 4, face up`` with the note beneath; ``boxed``: the box titles it."""
     text = Text()
-    text.append("NEXT CARD ", style="bold")
+    if not boxed:
+        text.append("NEXT CARD ", style="bold")
     text.append(next_card.sentence, style="bold #5fd7ff")
     if next_card.note:
         text.append(f"\n{next_card.note}", style="dim")
