@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,19 +27,28 @@ from controller.display.view import TableView
 SETTLE_ROUNDS: Final = 20
 
 
+#: The smallest screenshot that still shows a table.
+MIN_SIZE: Final = (40, 12)
+
+
 def _size(text: str) -> tuple[int, int]:
     columns, sep, rows = text.partition("x")
     if not sep or not columns.isdigit() or not rows.isdigit():
         raise argparse.ArgumentTypeError(f"size {text!r}: expected COLUMNSxROWS, e.g. 120x40")
-    return int(columns), int(rows)
+    size = int(columns), int(rows)
+    if size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]:
+        raise argparse.ArgumentTypeError(
+            f"size {text!r}: expected at least {MIN_SIZE[0]}x{MIN_SIZE[1]}"
+        )
+    return size
 
 
 def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = 0.0
-    if value <= 0:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"interval {text!r}: expected seconds above 0, e.g. 5")
     return value
 
