@@ -32,6 +32,7 @@ test: lint typecheck pytest
 
 bench: install
 	$(BIN)/python benchmarks/evaluators.py
+	$(BIN)/python benchmarks/engine.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis

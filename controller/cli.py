@@ -2,24 +2,26 @@
 
 Each command module defines ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning the exit status).
-Adding a command is one line in ``COMMAND_MODULES``.
+Every module in the ``controller.commands`` package is a command: adding a
+command is adding its module.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import pkgutil
 import sys
 from collections.abc import Sequence
-from typing import Final
 
-from controller import __version__
+from controller import __version__, commands
 
-COMMAND_MODULES: Final[tuple[str, ...]] = (
-    "controller.commands.display",
-    "controller.commands.journal",
-    "controller.commands.showdown",
-)
+
+def command_modules() -> list[str]:
+    """The sub-command modules, in name order (the order ``--help`` lists them)."""
+    return sorted(
+        f"{commands.__name__}.{info.name}" for info in pkgutil.iter_modules(commands.__path__)
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -30,7 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name in COMMAND_MODULES:
+    for name in command_modules():
         importlib.import_module(name).register(subparsers)
     return parser
 

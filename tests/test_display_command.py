@@ -9,8 +9,8 @@ import pytest
 from display_harness import settle
 
 from controller.cli import main
-from controller.commands.display import DemoDisplay
 from controller.display.demo import SCENES
+from controller.display.demo_app import DemoDisplay
 from controller.display.view import TableView
 
 

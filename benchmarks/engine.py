@@ -1,0 +1,158 @@
+"""Benchmark: complete hands per second through the engine, against PokerKit.
+
+Plays N hands of each game through ``controller.engine`` (6-handed, a shuffled
+deck read card by card at the dealing slot, random legal buttons), then the
+same number of 6-handed fixed-limit five-card stud hands in PokerKit (>= 0.7.7)
+declared as a custom ``State`` (one down one up, three up streets, low-card
+bring-in, burns, antes). Both sides use the same policy: never fold when a
+check is free, otherwise a uniform choice among the legal actions. Prints the
+hands per second and the ratio; the target is at least 5x PokerKit.
+
+    python benchmarks/engine.py [--hands N] [--seed S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from controller.cards import DECK
+from controller.engine import Stakes, Table, TableConfig
+from controller.engine.autoplay import play_hand
+from controller.engine.events import ActionRequired, Option
+from controller.games import GAMES
+
+SEATS = (1, 2, 3, 4, 5, 6)
+STAKES = Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10, cap=4)
+STACK = 1_000_000  # deep stacks on both sides: no all-ins, hands are comparable
+CHUNK = 250  # hands per game per interleaved round
+
+
+def _chooser(rng: random.Random) -> Callable[[ActionRequired], Option]:
+    def choose(pending: ActionRequired) -> Option:
+        options = pending.options
+        if pending.to_call == 0 and len(options) > 1 and options[0].button == "fold":
+            options = options[1:]  # no fold when a check is free
+        return options[int(rng.random() * len(options))]
+
+    return choose
+
+
+def engine_seconds(game: str, hands: int, rng: random.Random) -> float:
+    """CPU seconds the engine takes to play ``hands`` hands of ``game``."""
+    stacks = dict.fromkeys(SEATS, STACK)
+    table = Table(GAMES[game], TableConfig(seats=SEATS, stakes=STAKES, stacks=stacks))
+    choose = _chooser(rng)
+    decks = []
+    for _ in range(hands):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        decks.append(deck)
+    start = time.process_time()
+    for deck in decks:
+        play_hand(table, deck, choose)
+    return time.process_time() - start
+
+
+def pokerkit_seconds(hands: int, rng: random.Random) -> float:
+    """CPU seconds PokerKit takes to play ``hands`` 6-handed fixed-limit five-card stud hands."""
+    from pokerkit import (  # noqa: PLC0415  -- a benchmark-only dependency
+        Automation,
+        BettingStructure,
+        Deck,
+        Mode,
+        Opening,
+        StandardHighHand,
+        State,
+        Street,
+    )
+
+    automations = (
+        Automation.ANTE_POSTING,
+        Automation.BET_COLLECTION,
+        Automation.BLIND_OR_STRADDLE_POSTING,
+        Automation.CARD_BURNING,
+        Automation.HOLE_DEALING,
+        Automation.BOARD_DEALING,
+        Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+        Automation.HAND_KILLING,
+        Automation.CHIPS_PUSHING,
+        Automation.CHIPS_PULLING,
+    )
+    streets = (
+        Street(False, (False, True), 0, False, Opening.LOW_CARD, 5, 4),
+        Street(True, (True,), 0, False, Opening.HIGH_HAND, 5, 4),
+        Street(True, (True,), 0, False, Opening.HIGH_HAND, 10, 4),
+        Street(True, (True,), 0, False, Opening.HIGH_HAND, 10, 4),
+    )
+    start = time.process_time()
+    for _ in range(hands):
+        state = State(
+            automations,
+            Deck.STANDARD,
+            (StandardHighHand,),
+            streets,
+            BettingStructure.FIXED_LIMIT,
+            True,
+            1,  # ante
+            0,  # no blinds
+            2,  # bring-in
+            STACK,
+            len(SEATS),
+            mode=Mode.CASH_GAME,
+        )
+        while state.status:
+            if state.can_post_bring_in():
+                state.post_bring_in()
+                continue
+            actions = []
+            check_is_free = state.checking_or_calling_amount == 0
+            if state.can_fold() and not check_is_free:
+                actions.append(state.fold)
+            if state.can_check_or_call():
+                actions.append(state.check_or_call)
+            if state.can_complete_bet_or_raise_to():
+                actions.append(state.complete_bet_or_raise_to)
+            actions[int(rng.random() * len(actions))]()
+    return time.process_time() - start
+
+
+def main() -> int:
+    """Run the benchmark and print the table of results."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    seconds = dict.fromkeys([*GAMES, "pokerkit"], 0.0)
+    # Interleaved chunks, in CPU time: a machine shared with other work slows both sides alike.
+    chunk = max(1, min(CHUNK, args.hands))
+    done = 0
+    while done < args.hands:
+        size = min(chunk, args.hands - done)
+        for game in GAMES:
+            seconds[game] += engine_seconds(game, size, rng)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # PokerKit warns on legal but pointless actions
+            seconds["pokerkit"] += pokerkit_seconds(size, rng)
+        done += size
+    rates = {name: args.hands / spent for name, spent in seconds.items()}
+    print(f"hands per game: {args.hands}, 6-handed, seed {args.seed}, CPU time, interleaved")
+    for game in GAMES:
+        print(f"tablectl engine, {game:15s} {rates[game]:10.0f} hands/s")
+    pokerkit = rates["pokerkit"]
+    print(f"PokerKit, five-card-stud        {pokerkit:10.0f} hands/s")
+    ratio = rates["five-card-stud"] / pokerkit
+    print(f"ratio (five-card stud, engine / PokerKit): {ratio:.1f}x (target >= 5x)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

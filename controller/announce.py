@@ -1,0 +1,130 @@
+"""Every engine event as the sentence a dealer hears.
+
+For example: "Seat 4 brings in: lowest up-card 2 of clubs".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from controller.engine import events as ev
+
+
+def _amounts(entries: tuple[ev.SeatAmount, ...]) -> str:
+    return ", ".join(f"seat {e.seat} {e.amount}" for e in entries) or "nothing"
+
+
+def _signed(amount: int) -> str:
+    return f"+{amount}" if amount > 0 else str(amount)
+
+
+def _hand_started(e: ev.HandStarted) -> str:
+    antes = f"; antes in: {_amounts(e.antes)}" if e.antes else ""
+    return f"Hand {e.hand}, {e.game}: seats {', '.join(map(str, e.seats))} dealt in{antes}."
+
+
+def _card_expected(e: ev.CardExpected) -> str:
+    if e.destination == ev.BURN:
+        return "Burn a card."
+    if e.destination == ev.COMMUNITY:
+        return "Community card, face up."
+    return f"Seat {e.seat}, face {e.face}."
+
+
+def _card_dealt(e: ev.CardDealt) -> str:
+    if e.destination == ev.BURN:
+        return f"Burned {e.card}."
+    if e.destination == ev.COMMUNITY:
+        return f"Community card {e.card}."
+    return f"Seat {e.seat} gets {e.card} face {e.face}."
+
+
+def _action_required(e: ev.ActionRequired) -> str:
+    options = ", ".join(o.meaning for o in e.options)
+    if any(o.meaning.startswith("bring in") for o in e.options):
+        return f"Seat {e.seat} brings in: {e.reason}"
+    return f"Seat {e.seat} to act ({e.reason}): {options}."
+
+
+def _action_taken(e: ev.ActionTaken) -> str:
+    amount = f" {e.amount}" if e.amount else ""
+    all_in = ", all-in" if e.all_in else ""
+    return f"Seat {e.seat} {e.action}{amount}{all_in}."
+
+
+def _showdown(e: ev.Showdown) -> str:
+    parts = [
+        f"seat {h.seat} {h.share}: {h.description}" + (f" ({' '.join(h.cards)})" if h.cards else "")
+        for h in e.hands
+    ]
+    return "Showdown: " + "; ".join(parts) + "."
+
+
+def _pot(p: ev.PotResult) -> str:
+    if p.returned:
+        return f"{p.name} {p.amount} returned to seat {p.eligible[0]} (uncalled)"
+    shares = "; ".join(
+        f"{s.share} {s.amount} to seat{'s' if len(s.winners) > 1 else ''} "
+        f"{', '.join(map(str, s.winners))}" + (f" with {s.description}" if s.description else "")
+        for s in p.shares
+    )
+    rake = f", rake {p.rake}" if p.rake else ""
+    odd = "".join(f"; odd chip {o.chips} to seat {o.seat} ({o.rule})" for o in p.odd_chips)
+    return f"{p.name} {p.amount}{rake}: {shares}{odd}"
+
+
+def _settled(e: ev.HandSettled) -> str:
+    pots = ". ".join(_pot(p) for p in e.pots)
+    nets = ", ".join(f"seat {n.seat} {_signed(n.amount)}" for n in e.net)
+    return f"Hand {e.hand} settled. {pots}. Results: {nets}."
+
+
+#: Each event class and the function that says it.
+RENDERERS: dict[type[Any], Callable[[Any], str]] = {
+    ev.HandStarted: _hand_started,
+    ev.StreetStarted: lambda e: f"{e.street.capitalize()}.",
+    ev.CardExpected: _card_expected,
+    ev.CardDealt: _card_dealt,
+    ev.CardMucked: lambda e: f"{e.card} to the muck.",
+    ev.BlindPosted: lambda e: (
+        f"Seat {e.seat} posts the {e.blind} blind {e.amount}{', all-in' if e.all_in else ''}."
+    ),
+    ev.DrawExpected: lambda e: (
+        f"Seat {e.seat} draws"
+        + (f" ({len(e.discards)} discarded so far)" if e.discards else "")
+        + ": discards over the reader, then draw done."
+    ),
+    ev.CardDiscarded: lambda e: f"Seat {e.seat} discards {e.card}.",
+    ev.DrawDeclared: lambda e: (
+        f"Seat {e.seat} draws {len(e.discards)}." if e.discards else f"Seat {e.seat} stands pat."
+    ),
+    ev.DiscardsReshuffled: lambda e: (
+        f"The stub is short: {len(e.cards)} discards, not seat {e.seat}'s, are reshuffled."
+    ),
+    ev.RoundStarted: lambda e: f"Betting, {e.bet} a bet: seat {e.opener} opens, {e.reason}.",
+    ev.ActionRequired: _action_required,
+    ev.ActionTaken: _action_taken,
+    ev.RoundCompleted: lambda e: (
+        f"No betting on {e.street}; the pot is {e.pot}."
+        if e.skipped
+        else f"Betting on {e.street} complete; the pot is {e.pot}."
+    ),
+    ev.Showdown: _showdown,
+    ev.HandSettled: _settled,
+    ev.HandVoided: lambda e: f"Misdeal: hand {e.hand} is void; returned {_amounts(e.returned)}.",
+    ev.Alarm: lambda e: f"Alarm: {e.read} at the {e.point}: {e.reason}; {e.expected}.",
+    ev.Refused: lambda e: f"Refused {e.input}: {e.reason}.",
+    ev.Undone: lambda e: f"Undone: {e.input}.",
+    ev.NewHandExpected: lambda e: f"Press new hand for hand {e.hand}.",
+}
+
+
+def announce(event: ev.Event) -> str:
+    """The sentence a dealer hears for ``event``."""
+    render = RENDERERS.get(type(event))
+    if render is None:
+        raise TypeError(
+            f"no announcement for event {type(event).__name__}; expected an engine event"
+        )
+    return render(event)

@@ -1,0 +1,149 @@
+"""``tablectl config check``: load table.toml as ``tablectl run`` will, and say what it found."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Final
+
+from controller.config import (
+    DeviceSettings,
+    SettingsError,
+    TableSettings,
+    check_files,
+    load_config,
+)
+from controller.games.spec import ForcedBet
+
+#: Where the systemd unit (docs/examples/tablectl.service) reads the configuration.
+DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
+#: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
+STATE_DIRECTORY: Final = Path("/var/lib/tablectl")
+LOGS_DIRECTORY: Final = Path("/var/log/tablectl")
+#: pyserial URL schemes that reach a device over the network (the unit allows no IP).
+NETWORK_SCHEMES: Final = ("socket", "rfc2217")
+
+EXIT_VALID: Final = 0
+EXIT_INVALID: Final = 1
+EXIT_USAGE: Final = 2
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``config`` and its ``check`` sub-command."""
+    parser = subparsers.add_parser("config", help="check the table's configuration")
+    parser.set_defaults(run=lambda _args: _usage(parser))
+    actions = parser.add_subparsers(title="actions", metavar="ACTION")
+    check = actions.add_parser(
+        "check",
+        help="load table.toml, list every mistake in it, or summarise it",
+        description="Load the table's configuration as 'tablectl run' does. Exit status: "
+        "0 valid (a summary is printed), 1 not valid (every mistake is listed), 2 usage error.",
+    )
+    check.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"the configuration file (default: {DEFAULT_CONFIG})",
+    )
+    check.add_argument(
+        "--files",
+        action="store_true",
+        help="also check that the deck files it names can be read (as at start-up)",
+    )
+    check.set_defaults(run=run_check)
+
+
+def run_check(args: argparse.Namespace) -> int:
+    """Check ``args.config``; print the summary or the problems; return the exit status."""
+    try:
+        settings = load_config(args.config)
+        if args.files:
+            check_files(settings)
+    except SettingsError as error:
+        print(error, file=sys.stderr)
+        return EXIT_INVALID
+    print(summary(settings))
+    for caution in cautions(settings):
+        print(f"caution: {caution}")
+    return EXIT_VALID
+
+
+def summary(settings: TableSettings) -> str:
+    """The settings in a few lines, as a supervisor checks them against the posted stakes."""
+    stakes = settings.stakes
+    seats = ", ".join(map(str, settings.seats))
+    where = "button" if settings.game.button_moves else "dealer"
+    rake = (
+        f"rake {stakes.rake_percent}%"
+        + (f" up to {stakes.rake_cap}" if stakes.rake_cap is not None else "")
+        if stakes.rake_percent
+        else "no rake"
+    )
+    forced = (
+        f"blinds {stakes.small_blind}/{stakes.big_blind}"
+        if settings.game.forced_bet is ForcedBet.BLINDS
+        else f"bring-in {stakes.bring_in or f'the small bet ({stakes.small_bet})'}"
+    )
+    journal = settings.journal
+    log = settings.log
+    return "\n".join(
+        [
+            f"{settings.source}: valid",
+            f"table {settings.table_id}: {settings.game.name} ({settings.game.rule}), "
+            f"seats {seats}, {where} {settings.dealer}",
+            f"stakes: ante {stakes.ante}, {forced}, bets {stakes.small_bet}/{stakes.big_bet}, "
+            f"cap {stakes.cap}, chip {stakes.chip}, {rake}",
+            f"shoe: {_device(settings.shoe)}",
+            f"panel: {_device(settings.panel)}",
+            f"decks: a {settings.decks.a}, b {settings.decks.b}; {settings.decks.active} in play",
+            f"journal: {journal.dir}, fsync {'on' if journal.fsync else 'OFF'}, "
+            f"{journal.hands_per_file} hands or {journal.max_bytes} bytes a file",
+            f"log: {log.level.value}, {log.format.value}, to {log.file or 'standard error'}",
+        ]
+    )
+
+
+def cautions(settings: TableSettings) -> list[str]:
+    """Valid settings that will not work as meant under docs/examples/tablectl.service."""
+    found = []
+    journal, log = settings.journal, settings.log
+    if not journal.fsync:
+        found.append(
+            "journal.fsync = false: a power cut may lose acknowledged records "
+            "(for tests and benchmarks only)"
+        )
+    if not journal.dir.is_relative_to(STATE_DIRECTORY):
+        found.append(
+            f"journal.dir = {journal.dir} is outside {STATE_DIRECTORY}, where the example unit "
+            "lets the service write: add it to the unit's ReadWritePaths="
+        )
+    if log.file is not None and not log.file.is_relative_to(LOGS_DIRECTORY):
+        found.append(
+            f"log.file = {log.file} is outside {LOGS_DIRECTORY}, where the example unit "
+            "lets the service write: add its folder to the unit's ReadWritePaths="
+        )
+    for device in (settings.shoe, settings.panel):
+        scheme = device.url.partition("://")[0] if device.url else ""
+        if scheme in NETWORK_SCHEMES:
+            found.append(
+                f"devices.{device.name}.url = {device.url}: a network URL needs AF_INET (or "
+                "AF_INET6) in the example unit's RestrictAddressFamilies="
+            )
+    return found
+
+
+def _device(device: DeviceSettings) -> str:
+    if device.match is not None:
+        where = (
+            f"USB {device.match.vendor_id}:{device.match.product_id} serial {device.match.serial}"
+        )
+    else:
+        where = f"{device.url}" + (f", serial {device.serial}" if device.serial else "")
+    return f"{where}, {device.baudrate} baud, heartbeat timeout {device.heartbeat_timeout:g} s"
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help(sys.stderr)
+    return EXIT_USAGE

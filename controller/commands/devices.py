@@ -1,0 +1,56 @@
+"""tablectl devices: list the tty devices and say why each is, or is not, the shoe or panel."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from drivers.discovery import Candidate, DeviceIdentity, scan
+
+
+def register(subparsers: Any) -> None:
+    """Add ``devices`` to the ``tablectl`` command line."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "devices",
+        help="list tty devices and whether each is the shoe or the panel",
+        description=__doc__,
+    )
+    parser.add_argument("--shoe", metavar="VID:PID:SERIAL", help="the shoe's USB identity")
+    parser.add_argument("--panel", metavar="VID:PID:SERIAL", help="the panel's USB identity")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """List what libudev knows; 0 if every named device was found, 1 if one is missing."""
+    try:
+        identities = [
+            DeviceIdentity.parse(role, text)
+            for role, text in (("shoe", args.shoe), ("panel", args.panel))
+            if text
+        ]
+    except ValueError as exc:
+        print(f"error: {exc}")
+        return 2
+    return report(scan(identities), identities, print)
+
+
+def report(
+    candidates: list[Candidate], identities: Iterable[DeviceIdentity], say: Callable[[str], None]
+) -> int:
+    """Print each device and its verdict; the status says whether all named ones were found."""
+    if not candidates:
+        say("no tty devices with a hardware parent")
+    for found in candidates:
+        usb = f"usb {found.vendor_id or '----'}:{found.model_id or '----'}"
+        say(f"{found.node}  {usb}  serial {found.serial or '-'}  ({found.sys_path})")
+        if found.links:
+            say(f"    names: {' '.join(found.links)}")
+        if found.verdict.role:
+            say(f"    => the {found.verdict.role}")
+        for reason in found.verdict.reasons:
+            say(f"    {reason}")
+    missing = [i.role for i in identities if not any(c.verdict.role == i.role for c in candidates)]
+    for role in missing:
+        say(f"the {role} was not found")
+    return 1 if missing else 0

@@ -1,0 +1,181 @@
+"""tablectl enroll: read a new deck through the shoe and write its deck file.
+
+The technician passes the deck through the dealing slot in new-deck order
+(2c 2d 2h 2s 3c ... As), or in any order naming each card as its tag is
+read (--any-order). A tag read twice, a tag of the other deck, or a
+missing card refuses the enrollment and writes nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.cards import Card, CardError
+from controller.inputs import ReadPoint
+from drivers.deck import Deck, DeckError, Enrollment
+from drivers.shoe import Feed, ShoeDriver, ShoeState, TagRead
+from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
+
+#: Exit statuses.
+OK, REFUSED, NO_SHOE = 0, 1, 2
+
+
+@dataclass(frozen=True)
+class EnrollRequest:
+    """What to enroll and from where."""
+
+    path: Path
+    name: str
+    link: LinkSettings
+    any_order: bool = False
+    other_deck: Path | None = None
+    #: Give up if the shoe is silent this long (no hello, or no next card).
+    timeout: float = 60.0
+    force: bool = False
+    #: RFID repeats of a tag within this many seconds are one read (docs/protocol.md, 7).
+    repeat_window: float = 0.5
+
+
+def register(subparsers: Any) -> None:
+    """Add ``enroll`` to the ``tablectl`` command line."""
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        "enroll",
+        help="read a deck through the shoe and write its deck file",
+        description=__doc__,
+    )
+    parser.add_argument("--deck", required=True, type=Path, help="the deck file to write")
+    parser.add_argument(
+        "--port",
+        default="/dev/tablectl/shoe",
+        help="the shoe's port or serial_for_url URL (default: %(default)s, udev's stable name)",
+    )
+    parser.add_argument("--name", help="the deck's name (default: the file's stem)")
+    parser.add_argument("--any-order", action="store_true", help="name each card as it is read")
+    parser.add_argument("--other-deck", type=Path, help="the table's other deck file")
+    parser.add_argument("--baudrate", type=int, default=115_200)
+    parser.add_argument("--serial", help="the shoe's serial number, if it must match")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds of silence allowed")
+    parser.add_argument("--force", action="store_true", help="overwrite an existing deck file")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``enroll`` command: talk to the technician on the terminal."""
+    request = EnrollRequest(
+        path=args.deck,
+        name=args.name or args.deck.stem,
+        link=LinkSettings(args.port, baudrate=args.baudrate, expected_serial=args.serial),
+        any_order=args.any_order,
+        other_deck=args.other_deck,
+        timeout=args.timeout,
+        force=args.force,
+    )
+    return enroll(request, ask=input, say=print)
+
+
+def enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
+    """Run one enrollment; returns the exit status. Nothing is written unless all 52 are in."""
+    if request.path.exists() and not request.force:
+        say(f"error: {request.path} exists; pass --force to replace it")
+        return REFUSED
+    try:
+        other = Deck.load(request.other_deck).cards if request.other_deck else {}
+    except DeckError as exc:
+        say(f"error: {exc}")
+        return REFUSED
+    enrollment = Enrollment(request.name, other)
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(request.link, events, repeat_window=request.repeat_window):
+        status = _session(request, enrollment, events, ask, say)
+    if status != OK:
+        return status
+    deck = enrollment.finish()
+    deck.save(request.path)
+    say(f"wrote {request.path}: deck {deck.name}, 52 cards")
+    return OK
+
+
+def _session(
+    request: EnrollRequest,
+    enrollment: Enrollment,
+    events: queue.Queue[Any],
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+) -> int:
+    say(f"waiting for the shoe on {request.link.url} ...")
+    while enrollment.missing:
+        try:
+            event = events.get(timeout=request.timeout)
+        except queue.Empty:
+            return _refuse(enrollment, say, f"nothing from the shoe for {request.timeout:g} s")
+        if isinstance(event, DeviceReady):
+            say(f"shoe {event.hello.model} serial {event.hello.serial} ready")
+            say(_instructions(request))
+        elif isinstance(event, DeviceRefused):
+            say(f"error: {event.reason}")
+            return NO_SHOE
+        elif isinstance(event, CommLost):
+            say(f"shoe connection lost ({event.reason}); reconnecting, keep the cards")
+        elif isinstance(event, ShoeState) and event.feed is Feed.EMPTY:
+            return _refuse(enrollment, say, "the shoe is empty")
+        elif isinstance(event, TagRead):
+            status = _tag(request, enrollment, event, ask, say)
+            if status != OK:
+                return status
+    return OK
+
+
+def _instructions(request: EnrollRequest) -> str:
+    if request.any_order:
+        return f"deal deck {request.name} through the slot; name each card as it is read"
+    return f"deal deck {request.name} through the slot in new-deck order: 2c 2d 2h 2s 3c ... As"
+
+
+def _tag(
+    request: EnrollRequest,
+    enrollment: Enrollment,
+    read: TagRead,
+    ask: Callable[[str], str],
+    say: Callable[[str], None],
+) -> int:
+    if read.point is not ReadPoint.DEALING_SLOT:
+        say(f"tag {read.uid} read at the discard reader: ignored, deal through the slot")
+        return OK
+    try:
+        enrollment.check_tag(read.uid)
+    except DeckError as exc:
+        return _refuse(enrollment, say, str(exc))
+    card = _ask_card(enrollment, read.uid, ask, say) if request.any_order else None
+    card = enrollment.add(read.uid, card)
+    say(f"{52 - len(enrollment.missing):2d}/52  {card.code:3s} {read.uid}")
+    return OK
+
+
+def _ask_card(
+    enrollment: Enrollment, uid: str, ask: Callable[[str], str], say: Callable[[str], None]
+) -> Card:
+    while True:
+        answer = ask(f"tag {uid}: which card? ")
+        try:
+            card = Card.parse(answer)
+        except CardError as exc:
+            say(str(exc))
+            continue
+        if card in enrollment.cards.values():
+            say(f"{card} is already enrolled; name the card this tag is on")
+            continue
+        return card
+
+
+def _refuse(enrollment: Enrollment, say: Callable[[str], None], why: str) -> int:
+    say(f"enrollment refused: {why}")
+    if enrollment.missing:
+        missing = " ".join(c.code for c in enrollment.missing)
+        say(f"{len(enrollment.missing)} cards have no tag: {missing}")
+    say("nothing was written")
+    return REFUSED

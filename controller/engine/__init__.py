@@ -1,0 +1,34 @@
+"""The game engine: one interpreter for every declared game (``controller.games``).
+
+Public surface::
+
+    table = Table(GAMES["mambo"], TableConfig(seats=(1, 2, 3), stakes=Stakes(...)))
+    events = table.apply(ButtonPress(Button.NEW_HAND))   # -> list[Event]
+    table.pending      # what is expected now: CardExpected, ActionRequired,
+                       # NewHandExpected, or the open Alarm
+    table.state        # a TableState snapshot
+    table.phase        # the machine's phase (controller.engine.machine)
+    table.stacks       # every seat's chips behind (None: unknown)
+    table.last_settlement  # the last hand's HandSettled or HandVoided
+
+The engine is pure: no clock, I/O, threads or randomness, so a journal of
+inputs replays to the same events. Events are frozen dataclasses
+(``controller.engine.events``) with ``kind`` and JSON-ready fields;
+``controller.announce`` renders them as a dealer's sentences.
+
+Button games are dealt too: blinds posted left of the button (the button
+moving after every hand), and draws, in which each player in turn passes its
+discards over the discard reader, presses ``draw_done`` (none passed: stands
+pat) and is dealt its replacements, the burn before the draw's first new
+card, the discards reshuffled when the stub runs short (14.12A(f)). Triple
+Draw 2-7's spec is registered in its own issue; tests/test_draw_game.py
+declares one and plays it.
+"""
+
+from __future__ import annotations
+
+from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.hand import TableState
+from controller.engine.table import Table
+
+__all__ = ["ConfigError", "Stakes", "Table", "TableConfig", "TableState"]

@@ -1,0 +1,188 @@
+"""The controller's log: structlog, one event a line, for journald, a log shipper or a person.
+
+``configure_logging(settings, table_id=...)`` sets up structlog and the standard
+library's ``logging`` together, so the controller's events and those of the
+libraries it uses (pyserial, pyudev, transitions) come out the same way:
+
+- JSON lines (``format = "json"``, or ``"auto"`` when the output is not a
+  terminal: journald, a file, a pipe): one JSON object a line, with
+  ``timestamp`` (ISO 8601, UTC), ``level``, ``table`` (the table id), ``hand``
+  (the hand number, once the controller has bound one), ``seq`` (the line's
+  number since start-up, so a shipper can see a line lost or reordered),
+  ``event`` and the event's own fields;
+- structlog's ConsoleRenderer (``format = "console"``, or ``"auto"`` at a terminal).
+
+The hand number is bound with ``bind_hand(n)`` (structlog's context variables),
+so every line logged while hand ``n`` is dealt carries it, from any module.
+``reset_logging()`` removes what ``configure_logging`` installed (and closes a
+log file); tests and a re-configuration use it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import sys
+from collections.abc import Iterator
+from typing import Final, TextIO
+
+import structlog
+from structlog.typing import EventDict, Processor, WrappedLogger
+
+from controller.settings import LogFormat, LogLevel, LogSettings
+from controller.tomlcheck import Problem, SettingsError
+
+#: The fields every JSON line starts with, in this order; the event's own fields follow.
+LEADING_FIELDS: Final = ("timestamp", "level", "table", "hand", "seq", "logger", "event")
+
+_LEVELS: Final = {
+    LogLevel.DEBUG: logging.DEBUG,
+    LogLevel.INFO: logging.INFO,
+    LogLevel.WARNING: logging.WARNING,
+    LogLevel.ERROR: logging.ERROR,
+    LogLevel.CRITICAL: logging.CRITICAL,
+}
+
+#: Marks the handler configure_logging installs on the root logger, to find it again.
+_HANDLER_NAME: Final = "tablectl"
+
+
+class _Stamp:
+    """Adds the table id and the line's sequence number, at the moment the line is written."""
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        # Called under the logging handler's lock, so numbers follow the order of the lines.
+        self._numbers: Iterator[int] = itertools.count(1)
+
+    def __call__(self, logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
+        event_dict["table"] = self.table_id
+        event_dict["seq"] = next(self._numbers)
+        return event_dict
+
+
+#: A traceback as structured data; without the frames' local variables, which could carry
+#: anything (and make a line kilobytes long).
+_TRACEBACKS: Final = structlog.processors.ExceptionRenderer(
+    structlog.tracebacks.ExceptionDictTransformer(show_locals=False)
+)
+
+
+def _leading_fields_first(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
+    ordered = {key: event_dict.pop(key) for key in LEADING_FIELDS if key in event_dict}
+    ordered.update(event_dict)
+    return ordered
+
+
+def _level_name(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
+    # structlog's add_log_level says "warning" for both warn() and warning(); stdlib records
+    # need the same lowercase names.
+    level = event_dict.get("level")
+    if isinstance(level, str):
+        event_dict["level"] = level.lower()
+    return event_dict
+
+
+def configure_logging(
+    settings: LogSettings, *, table_id: str, stream: TextIO | None = None
+) -> logging.Handler:
+    """Send every log line (structlog's and the standard library's) to the configured output.
+
+    The output is ``settings.file`` (appended to) when set, else ``stream``
+    (standard error by default, which systemd hands to journald). Returns the
+    handler installed; ``reset_logging`` removes it.
+    """
+    reset_logging()
+    handler: logging.Handler
+    if settings.file is not None:
+        try:
+            handler = logging.FileHandler(settings.file, mode="a", encoding="utf-8")
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            problem = Problem(
+                "log.file", str(settings.file), f"expected a file to append to: {reason}"
+            )
+            raise SettingsError("log", [problem]) from None
+        at_terminal = False  # a file is read by a machine, or later by a person
+    else:
+        out = stream if stream is not None else sys.stderr
+        handler = logging.StreamHandler(out)
+        at_terminal = _is_terminal(out)
+    console = settings.format is LogFormat.CONSOLE or (
+        settings.format is LogFormat.AUTO and at_terminal
+    )
+    handler.name = _HANDLER_NAME
+
+    timestamper = structlog.processors.TimeStamper(fmt="iso", utc=True)
+    # Both structlog's events and foreign (standard library) records pass through these.
+    shared: list[Processor] = [
+        structlog.contextvars.merge_contextvars,
+        structlog.stdlib.add_log_level,
+        _level_name,
+        structlog.stdlib.add_logger_name,
+        timestamper,
+    ]
+    renderer: Processor
+    final: list[Processor]
+    if console:
+        renderer = structlog.dev.ConsoleRenderer(colors=at_terminal)
+        final = [_Stamp(table_id), renderer]
+    else:
+        renderer = structlog.processors.JSONRenderer(default=str)
+        # One line per event: a traceback becomes a structured field, never extra lines.
+        final = [
+            _Stamp(table_id),
+            _TRACEBACKS,
+            _leading_fields_first,
+            renderer,
+        ]
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *final],
+        )
+    )
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(_LEVELS[settings.level])
+
+    structlog.configure(
+        processors=[
+            structlog.stdlib.filter_by_level,
+            *shared,
+            structlog.processors.StackInfoRenderer(),
+            structlog.stdlib.ProcessorFormatter.wrap_for_formatter,
+        ],
+        logger_factory=structlog.stdlib.LoggerFactory(),
+        wrapper_class=structlog.stdlib.BoundLogger,
+        # Not cached: a logger made before configure_logging still follows it.
+        cache_logger_on_first_use=False,
+    )
+    return handler
+
+
+def _is_terminal(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def reset_logging() -> None:
+    """Undo ``configure_logging``: remove and close its handler, restore structlog's defaults."""
+    root = logging.getLogger()
+    for handler in list(root.handlers):
+        if handler.name == _HANDLER_NAME:
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(logging.WARNING)
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()
+
+
+def bind_hand(number: int) -> None:
+    """Every line logged from now on carries ``hand=number`` (until ``unbind_hand``)."""
+    structlog.contextvars.bind_contextvars(hand=number)
+
+
+def unbind_hand() -> None:
+    """Lines logged between hands carry no hand number."""
+    structlog.contextvars.unbind_contextvars("hand")

@@ -1,0 +1,146 @@
+"""The table's settings, as ``controller.config`` reads them from ``table.toml``: data only.
+
+Frozen dataclasses and the defaults they take; docs/deploy.md (Configuration
+reference) documents each key.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Final
+
+from controller.engine.config import Stakes, TableConfig
+from controller.games.spec import GameSpec
+
+# --- Defaults (docs/deploy.md, Configuration reference) ----------------------------------
+
+#: docs/protocol.md, 1: the devices MUST support 115200 baud and SHOULD support these.
+BAUDRATES: Final = (9600, 19200, 38400, 57600, 115200)
+DEFAULT_BAUDRATE: Final = 115_200
+#: docs/protocol.md, 6: the host's communication-loss timeout, 3 s by default.
+DEFAULT_HEARTBEAT_TIMEOUT: Final = 3.0
+#: docs/protocol.md, 6: the device sends a heartbeat every second, so a shorter
+#: timeout would declare a loss between two healthy heartbeats.
+HEARTBEAT_INTERVAL: Final = 1.0
+#: A longer silence than this leaves a dealing table blind for too long to be a setting.
+MAX_HEARTBEAT_TIMEOUT: Final = 60.0
+#: StateDirectory=tablectl in docs/examples/tablectl.service.
+DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
+#: The journal writer's own defaults (controller/journal/writer.py).
+DEFAULT_HANDS_PER_FILE: Final = 500
+DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
+
+DEVICE_NAMES: Final = ("shoe", "panel")
+DECK_NAMES: Final = ("a", "b")
+
+
+class LogLevel(StrEnum):
+    """How much the controller logs."""
+
+    DEBUG = "debug"
+    INFO = "info"
+    WARNING = "warning"
+    ERROR = "error"
+    CRITICAL = "critical"
+
+
+class LogFormat(StrEnum):
+    """How log lines are written: JSON lines, a person's console, or by the output."""
+
+    #: Console at a terminal, JSON lines otherwise (journald, a file, a pipe).
+    AUTO = "auto"
+    JSON = "json"
+    CONSOLE = "console"
+
+
+# --- Settings -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class UdevMatch:
+    """A device found by its USB identity (docs/protocol.md, 1; udev/README.md)."""
+
+    vendor_id: str  # four lowercase hex digits, as udev's ID_VENDOR_ID
+    product_id: str
+    serial: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSettings:
+    """How to reach the shoe or the panel and how patient to be with it.
+
+    Exactly one of ``url`` (a pyserial URL or a device path) and ``match`` is set.
+    ``serial`` is the serial number the device must announce in its hello
+    (docs/protocol.md, 4); None accepts any. The fields mirror the drivers'
+    ``LinkSettings`` (url, baudrate, expected_serial, heartbeat_timeout).
+    """
+
+    name: str
+    url: str | None
+    match: UdevMatch | None
+    serial: str | None
+    baudrate: int = DEFAULT_BAUDRATE
+    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT
+
+
+@dataclass(frozen=True, slots=True)
+class DeckSettings:
+    """The enrollment files of the table's two decks (NOTES.md, Integrity) and the one in play."""
+
+    a: Path
+    b: Path
+    #: "a" or "b": the deck in play when the table opens; afterwards the journal knows.
+    active: str = "a"
+
+    @property
+    def active_file(self) -> Path:
+        """The enrollment file of the deck in play at opening."""
+        return self.a if self.active == "a" else self.b
+
+
+@dataclass(frozen=True, slots=True)
+class JournalSettings:
+    """Where and how the journal is written (docs/journal.md)."""
+
+    dir: Path = DEFAULT_JOURNAL_DIR
+    #: False only for tests and benchmarks: a power cut may then lose acknowledged records.
+    fsync: bool = True
+    hands_per_file: int = DEFAULT_HANDS_PER_FILE
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+@dataclass(frozen=True, slots=True)
+class LogSettings:
+    """The log's level, format and destination (None: standard error, for journald)."""
+
+    level: LogLevel = LogLevel.INFO
+    format: LogFormat = LogFormat.AUTO
+    file: Path | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableSettings:
+    """A whole, checked ``table.toml``."""
+
+    source: str
+    table_id: str
+    game: GameSpec
+    seats: tuple[int, ...]
+    #: The dealer's position (stud) or the button's seat (button games): TableConfig.dealer.
+    dealer: int
+    stakes: Stakes
+    stacks: Mapping[int, int]
+    shoe: DeviceSettings
+    panel: DeviceSettings
+    decks: DeckSettings
+    journal: JournalSettings = field(default_factory=JournalSettings)
+    log: LogSettings = field(default_factory=LogSettings)
+
+    def table_config(self) -> TableConfig:
+        """The engine's configuration of this table (checked against the game on load)."""
+        return TableConfig(
+            seats=self.seats, stakes=self.stakes, dealer=self.dealer, stacks=self.stacks
+        )

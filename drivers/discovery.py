@@ -1,0 +1,226 @@
+"""Finding the shoe and the panel among the tty devices, and seeing them come and go.
+
+A device is the shoe (or the panel) if it carries the stable name the
+project's udev rules give it (``/dev/tablectl/shoe``), or if its USB vendor
+ID, product ID and serial number are the ones the table's configuration
+names. ``judge`` is the pure rule; ``scan`` applies it to what libudev knows;
+``HotplugMonitor`` watches udev on a thread and hands add and remove events
+to a queue (and wakes the matching driver, so it reconnects at once).
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+import pyudev
+import structlog
+
+STABLE_DIR: Final = "/dev/tablectl"
+#: The devices of a table, by the names the udev rules give them.
+ROLES: Final = ("shoe", "panel")
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceIdentity:
+    """How the table's configuration names one device."""
+
+    role: str
+    vendor_id: str
+    model_id: str
+    serial: str
+
+    def __post_init__(self) -> None:
+        for name in ("vendor_id", "model_id"):
+            value = getattr(self, name)
+            if len(value) != 4 or any(c not in "0123456789abcdef" for c in value):
+                raise ValueError(f"{self.role} {name} {value!r}: expected 4 lowercase hex digits")
+        if not self.serial:
+            raise ValueError(f"{self.role} serial: expected the device's USB serial number")
+
+    @property
+    def stable_name(self) -> str:
+        """The name the udev rules give the device (udev/99-tablectl.rules)."""
+        return f"{STABLE_DIR}/{self.role}"
+
+    @classmethod
+    def parse(cls, role: str, text: str) -> DeviceIdentity:
+        """``VID:PID:SERIAL`` (``1209:7ab1:SHOE0001``) as a command line gives it."""
+        parts = text.split(":")
+        if len(parts) != 3:
+            raise ValueError(f"{role} {text!r}: expected VENDOR:PRODUCT:SERIAL, e.g. 1209:7ab1:SN1")
+        return cls(role, parts[0].lower(), parts[1].lower(), parts[2])
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """Which role a tty device plays (None: neither) and why, one reason per identity."""
+
+    role: str | None
+    reasons: tuple[str, ...]
+
+
+def judge(properties: Mapping[str, str], identities: Iterable[DeviceIdentity]) -> Verdict:
+    """Decide from a tty device's udev properties whether it is one of ``identities``."""
+    links = properties.get("DEVLINKS", "").split()
+    found = {
+        "vendor": properties.get("ID_VENDOR_ID", "").lower(),
+        "product": properties.get("ID_MODEL_ID", "").lower(),
+        "serial": properties.get("ID_SERIAL_SHORT", ""),
+    }
+    reasons = []
+    for link in links:
+        # The udev rules match vendor, product and serial; their name alone is enough.
+        if link.startswith(STABLE_DIR + "/") and link.rsplit("/", 1)[1] in ROLES:
+            role = link.rsplit("/", 1)[1]
+            return Verdict(role, (f"{role}: has the stable name {link}",))
+    for identity in identities:
+        wanted = {
+            "vendor": identity.vendor_id,
+            "product": identity.model_id,
+            "serial": identity.serial,
+        }
+        wrong = [
+            f"{key} {found[key] or 'none'} (want {value})"
+            for key, value in wanted.items()
+            if found[key] != value
+        ]
+        if not wrong:
+            reasons.append(
+                f"{identity.role}: vendor {identity.vendor_id}, product {identity.model_id} "
+                f"and serial {identity.serial} match"
+            )
+            return Verdict(identity.role, tuple(reasons))
+        reasons.append(f"not the {identity.role}: " + ", ".join(wrong))
+    return Verdict(None, tuple(reasons))
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A tty device libudev knows, what it is, and the verdict on it."""
+
+    node: str
+    sys_path: str
+    vendor_id: str
+    model_id: str
+    serial: str
+    links: tuple[str, ...]
+    verdict: Verdict
+
+
+def candidate(device: Any, identities: Iterable[DeviceIdentity]) -> Candidate:
+    """Judge one pyudev tty device."""
+    properties = {key: str(device.properties.get(key, "")) for key in device.properties}
+    return Candidate(
+        node=str(device.device_node or properties.get("DEVNAME", "")),
+        sys_path=str(device.sys_path),
+        vendor_id=properties.get("ID_VENDOR_ID", ""),
+        model_id=properties.get("ID_MODEL_ID", ""),
+        serial=properties.get("ID_SERIAL_SHORT", ""),
+        links=tuple(properties.get("DEVLINKS", "").split()),
+        verdict=judge(properties, identities),
+    )
+
+
+def scan(
+    identities: Iterable[DeviceIdentity], context: pyudev.Context | None = None
+) -> list[Candidate]:
+    """Every tty device with a hardware parent (virtual consoles skipped), judged."""
+    context = context or pyudev.Context()
+    identities = tuple(identities)
+    return [
+        candidate(device, identities)
+        for device in context.list_devices(subsystem="tty")
+        if "/virtual/" not in device.sys_path
+    ]
+
+
+def find_port(identity: DeviceIdentity, context: pyudev.Context | None = None) -> Candidate | None:
+    """The tty device that is ``identity``, or None."""
+    return next(
+        (c for c in scan([identity], context) if c.verdict.role == identity.role),
+        None,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class HotplugEvent:
+    """A device of the table came (``add``) or went (``remove``)."""
+
+    role: str
+    action: str
+    node: str
+
+
+class HotplugMonitor:
+    """Watches udev for the table's devices on a thread; events go to ``events``.
+
+    ``on_add`` maps a role to what to call when that device comes back
+    (a driver's ``wake``), so the driver reopens its port at once instead of
+    at the end of its backoff.
+    """
+
+    def __init__(
+        self,
+        identities: Iterable[DeviceIdentity],
+        events: queue.Queue[HotplugEvent],
+        on_add: Mapping[str, Callable[[], None]] | None = None,
+        context: pyudev.Context | None = None,
+    ) -> None:
+        self.identities = tuple(identities)
+        self.events = events
+        self.on_add = dict(on_add or {})
+        self._context = context or pyudev.Context()
+        self._stopping = threading.Event()
+        self._ready = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._log = structlog.get_logger("drivers.discovery")
+
+    def start(self) -> None:
+        """Start watching; returns once the monitor is listening."""
+        self._thread = threading.Thread(target=self._run, name="tablectl-hotplug", daemon=True)
+        self._thread.start()
+        self._ready.wait(5)
+
+    def stop(self) -> None:
+        """Stop watching and release the udev socket."""
+        self._stopping.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def __enter__(self) -> HotplugMonitor:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def _run(self) -> None:
+        monitor = pyudev.Monitor.from_netlink(self._context)
+        monitor.filter_by("tty")
+        monitor.start()
+        self._ready.set()
+        try:
+            while not self._stopping.is_set():
+                device = monitor.poll(timeout=0.05)
+                if device is not None:
+                    self._seen(device)
+        finally:
+            # libudev closes the netlink socket when the last reference goes.
+            del monitor
+
+    def _seen(self, device: Any) -> None:
+        found = candidate(device, self.identities)
+        role = found.verdict.role
+        action = str(device.action)
+        if role is None or action not in ("add", "remove"):
+            return
+        self._log.info("hotplug", role=role, action=action, node=found.node)
+        self.events.put(HotplugEvent(role, action, found.node))
+        wake = self.on_add.get(role)
+        if action == "add" and wake is not None:
+            wake()

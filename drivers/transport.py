@@ -1,0 +1,369 @@
+"""The host's end of one device link: a port, a reading thread, and the events it yields.
+
+``DeviceDriver`` is the abstract link in the python-can style: it opens its
+port only with ``serial.serial_for_url`` (so a pty, ``socket://`` or the
+simulator's URL stand in for hardware), runs all reading on one thread per
+device, and hands what happened to the controller through a
+``queue.Queue``; nothing it does blocks the caller. It says hello, acks
+and de-duplicates by sequence number (drivers.session), declares a
+communication loss on silence or a failed port, and reopens the port with
+backoff. ``ShoeDriver`` and ``PanelDriver`` add their device's sentences.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from abc import ABC, abstractmethod
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Generic, Self, TypeVar
+
+import serial
+import structlog
+
+from drivers.sentences import (
+    Codec,
+    CodecCounters,
+    DecodeError,
+    Heartbeat,
+    Hello,
+    Query,
+    Reject,
+    Sentence,
+)
+from drivers.session import Delivery, HelloOutcome, HostReceiver
+
+#: How long one read waits: bounds how late a stop or a timer is noticed.
+_READ_SLICE: Final = 0.02
+#: A device that stops draining its input must not hang the reading thread on a write.
+_WRITE_TIMEOUT: Final = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class LinkSettings:
+    """How to reach one device and how patient to be with it (docs/protocol.md, 10)."""
+
+    url: str
+    baudrate: int = 115_200
+    #: The serial number the table's configuration names; None accepts any.
+    expected_serial: str | None = None
+    #: Silence longer than this is a communication loss.
+    heartbeat_timeout: float = 3.0
+    #: How often to repeat QRY until the device says hello.
+    query_interval: float = 1.0
+    #: Reopen the port after this long, doubling up to ``backoff_max``.
+    backoff_initial: float = 0.1
+    backoff_max: float = 2.0
+
+    def __post_init__(self) -> None:
+        for name in ("heartbeat_timeout", "query_interval", "backoff_initial", "backoff_max"):
+            if getattr(self, name) <= 0:
+                raise ValueError(f"link setting {name} = {getattr(self, name)}: expected > 0")
+        if self.backoff_max < self.backoff_initial:
+            raise ValueError(
+                f"link setting backoff_max = {self.backoff_max}: expected at least "
+                f"backoff_initial ({self.backoff_initial})"
+            )
+
+
+# --- Events every driver yields --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceReady:
+    """The device said hello and was welcomed: communication is (re)established."""
+
+    device: str
+    hello: Hello
+    #: new_session on first contact, resumed after a reconnect, restarted after a power cycle.
+    outcome: HelloOutcome
+
+
+@dataclass(frozen=True, slots=True)
+class CommLost:
+    """Communication with the device is lost (silence or a failed port); the driver retries."""
+
+    device: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRefused:
+    """The device was refused (protocol version or identity); the driver has stopped."""
+
+    device: str
+    reason: str
+
+
+LinkEvent = DeviceReady | CommLost | DeviceRefused
+
+E = TypeVar("E")
+
+
+class DeviceDriver(ABC, Generic[E]):
+    """One device's link, read on its own thread; events go to ``events``.
+
+    ``E`` is the type of the device's own events (card reads, button presses).
+    Use as a context manager, or call ``start`` and ``stop``.
+    """
+
+    #: "shoe" or "panel": names the device in events and the log.
+    device: str = "device"
+
+    def __init__(
+        self,
+        settings: LinkSettings,
+        events: queue.Queue[E | LinkEvent],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.settings = settings
+        self.events = events
+        self._clock = clock
+        self._log = structlog.get_logger(f"drivers.{self.device}").bind(
+            device=self.device, url=settings.url
+        )
+        self.receiver = HostReceiver(self.device, settings.expected_serial)
+        self._port: serial.SerialBase | None = None
+        self._write_lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._codec = self.make_codec()
+        self.welcomed = False
+        self.refused: str | None = None
+        # True from a CommLost until the next DeviceReady: one loss, one event.
+        self._outage_reported = False
+
+    # --- What a device adds ------------------------------------------------------------
+
+    @abstractmethod
+    def make_codec(self) -> Codec:
+        """The host end of this device's codec."""
+
+    @abstractmethod
+    def on_accepted(self, sentence: Sentence, now: float) -> None:
+        """A sequenced sentence accepted in order: turn it into this device's event."""
+
+    def on_welcomed(self) -> None:
+        """The device was just welcomed (first contact or after a reconnect)."""
+
+    def on_tick(self, now: float) -> None:
+        """Called after every read slice while connected (periodic refreshes)."""
+
+    # --- Life cycle --------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the reading thread; it opens the port and keeps it open."""
+        if self._thread is not None:
+            raise RuntimeError(f"{self.device} driver already started")
+        self._thread = threading.Thread(
+            target=self._run, name=f"tablectl-{self.device}", daemon=True
+        )
+        self._thread.start()
+
+    def stop(self) -> None:
+        """Stop the thread and close the port; returns when both are done."""
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.stop()
+
+    def wake(self) -> None:
+        """Try to reopen the port now (a hotplug 'add' arrived), not at the end of the backoff."""
+        self._wake.set()
+
+    @property
+    def counters(self) -> CodecCounters:
+        """Sentences decoded and input dropped, by reason, over the driver's life."""
+        return self._codec.counters
+
+    def send(self, sentence: Sentence) -> bool:
+        """Write a host sentence if the port is open; False (and nothing written) if not.
+
+        Called on the reading thread; a write waits at most 0.5 s for a device
+        that has stopped reading.
+        """
+        wire = self._codec.encode(sentence)
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                return False
+            try:
+                port.write(wire)
+            except (serial.SerialException, OSError) as exc:
+                self._log.info("write_failed", sentence=sentence.KIND, error=str(exc))
+                return False
+        return True
+
+    # --- The reading thread ------------------------------------------------------------
+
+    def _run(self) -> None:
+        backoff = self.settings.backoff_initial
+        while not self._stopping.is_set():
+            port = self._open()
+            if port is None:
+                self._wake.wait(backoff)
+                self._wake.clear()
+                backoff = min(backoff * 2, self.settings.backoff_max)
+                continue
+            backoff = self.settings.backoff_initial
+            try:
+                self._serve(port)
+            except (serial.SerialException, OSError) as exc:
+                if not self._outage_reported:
+                    self._lost(f"port failed: {exc}")
+            finally:
+                with self._write_lock:
+                    self._port = None
+                _close(port)
+            if self.refused is not None:
+                return
+
+    def _open(self) -> serial.SerialBase | None:
+        try:
+            port = serial.serial_for_url(
+                self.settings.url,
+                baudrate=self.settings.baudrate,
+                timeout=_READ_SLICE,
+                write_timeout=_WRITE_TIMEOUT,
+            )
+        except (serial.SerialException, OSError, ValueError) as exc:
+            self._log.debug("open_failed", error=str(exc))
+            if not self._outage_reported:
+                # Said once per outage: the controller learns the device is missing at start-up.
+                self._lost(f"cannot open {self.settings.url}: {exc}")
+            return None
+        with self._write_lock:
+            self._port = port
+        self._log.info("port_opened")
+        return port
+
+    def _serve(self, port: serial.SerialBase) -> None:
+        self.welcomed = False
+        # A fresh port may hold half a sentence from before: start the decoder clean.
+        self._codec = self._fresh_codec()
+        last_heard = self._clock()
+        last_query: float | None = None
+        silent = False
+        while not self._stopping.is_set() and self.refused is None:
+            now = self._clock()
+            if not self.welcomed and (
+                last_query is None or now - last_query >= self.settings.query_interval
+            ):
+                self.send(Query())
+                last_query = now
+            # in_waiting is on every concrete port, not on SerialBase's stub.
+            data = port.read(max(1, int(getattr(port, "in_waiting", 0))))
+            now = self._clock()
+            if data and self._feed(data, now):
+                last_heard = now
+                silent = False
+            elif not silent and now - last_heard > self.settings.heartbeat_timeout:
+                silent = True
+                self.welcomed = False
+                last_query = None
+                if not self._outage_reported:
+                    self._lost(f"silent for more than {self.settings.heartbeat_timeout:g} s")
+            if self.welcomed:
+                self.on_tick(now)
+
+    def _fresh_codec(self) -> Codec:
+        old = self._codec.counters
+        codec = self.make_codec()
+        # Counts cover the driver's whole life, across reconnects.
+        codec.counters = old
+        return codec
+
+    def _feed(self, data: bytes, now: float) -> bool:
+        """Decode and handle input; True if it held at least one valid sentence."""
+        heard = False
+        for item in self._codec.feed(data):
+            if isinstance(item, DecodeError):
+                self._log.warning(
+                    "decode_error", kind=item.kind.value, detail=item.detail, raw=item.raw
+                )
+                continue
+            heard = True
+            self._handle(item, now)
+        return heard
+
+    def _handle(self, sentence: Sentence, now: float) -> None:
+        if isinstance(sentence, Hello):
+            self._hello(sentence)
+        elif isinstance(sentence, Heartbeat):
+            ack = self.receiver.on_heartbeat(sentence)
+            if ack is not None and self.welcomed:
+                self.send(ack)
+        else:
+            self._sequenced(sentence, now)
+
+    def _hello(self, hello: Hello) -> None:
+        verdict = self.receiver.on_hello(hello)
+        self.send(verdict.reply)
+        if isinstance(verdict.reply, Reject):
+            self.refused = verdict.reason
+            self._log.error("device_refused", reason=verdict.reason)
+            self.events.put(DeviceRefused(self.device, verdict.reason))
+            return
+        if verdict.outcome is HelloOutcome.RESTARTED:
+            self._log.warning(
+                "device_restarted", boot=hello.boot, detail="unsent reads before the restart lost"
+            )
+        if self.welcomed and verdict.outcome is HelloOutcome.RESUMED:
+            return  # a repeated hello: already welcomed, already announced
+        self.welcomed = True
+        self._outage_reported = False
+        self._log.info(
+            "device_ready",
+            model=hello.model,
+            serial=hello.serial,
+            firmware=hello.firmware,
+            outcome=verdict.outcome.value,
+        )
+        self.events.put(DeviceReady(self.device, hello, verdict.outcome))
+        self.on_welcomed()
+
+    def _sequenced(self, sentence: Sentence, now: float) -> None:
+        seq = getattr(sentence, "seq", None)
+        if not isinstance(seq, int):
+            self._log.warning("unsequenced_sentence", sentence=sentence.KIND)
+            return
+        if not self.welcomed:
+            # Not acked: the device sends it again once it has been welcomed.
+            self._log.info("before_hello", sentence=sentence.KIND, seq=seq)
+            return
+        delivery, ack = self.receiver.on_sequenced(seq)
+        if ack is not None:
+            self.send(ack)
+        if delivery is Delivery.ACCEPTED:
+            self.on_accepted(sentence, now)
+        else:
+            self._log.debug(delivery.value, sentence=sentence.KIND, seq=seq)
+
+    def _lost(self, reason: str) -> None:
+        self.welcomed = False
+        self._outage_reported = True
+        self._log.warning("comm_lost", reason=reason)
+        self.events.put(CommLost(self.device, reason))
+
+
+def _close(port: serial.SerialBase) -> None:
+    """Close a port, socket included.
+
+    pyserial's ``socket://`` close skips ``socket.close()`` when ``shutdown``
+    fails, as it does once the peer has gone: the descriptor would leak.
+    """
+    sock = getattr(port, "_socket", None)
+    port.close()
+    if sock is not None:
+        sock.close()  # closing twice is harmless

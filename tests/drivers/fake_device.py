@@ -1,0 +1,208 @@
+"""A small test-side shoe or panel, built from the protocol's own device half.
+
+It is not the simulator: it does just enough of docs/protocol.md to drive the
+host's driver in the contract suite, with faults to order (lose outgoing
+frames, ignore acks, go silent, speak another protocol version). Everything
+it does happens on its own thread, plugging and unplugging included, so its
+file descriptors are never used by two threads at once.
+"""
+
+from __future__ import annotations
+
+import queue
+import random
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from backends import Backend, DeviceWire
+
+from drivers import panel, shoe
+from drivers.sentences import (
+    Ack,
+    Codec,
+    DecodeError,
+    Heartbeat,
+    Hello,
+    Query,
+    Reject,
+    Sentence,
+    Welcome,
+)
+from drivers.session import DeviceSender, Sequenced
+
+
+@dataclass
+class Faults:
+    """Faults to order; counts run down as they are used."""
+
+    drop_frames: int = 0
+    ignore_acks: int = 0
+    silent: bool = False
+    #: Host sentences to lose on the way in (as if corrupted on the line).
+    lose_incoming: int = 0
+    #: Chances (0..1) of losing each outgoing sequenced frame and each incoming ack.
+    loss_rate: float = 0.0
+    ack_loss_rate: float = 0.0
+    rng: random.Random = field(default_factory=lambda: random.Random(5))
+    garbage_before_each: bytes = b""
+
+
+@dataclass
+class Seen:
+    """What the device received from the host."""
+
+    sentences: list[Sentence] = field(default_factory=list)
+    errors: list[DecodeError] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def of(self, kind: type[Sentence]) -> list[Sentence]:
+        with self.lock:
+            return [s for s in self.sentences if isinstance(s, kind)]
+
+
+class FakeDevice:
+    """A shoe (``kind="shoe"``) or panel on a backend's line; use as a context manager."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        kind: str = "shoe",
+        serial: str = "SHOE0001",
+        protocol: int = 1,
+        boot: str = "5A17C0DE",
+        heartbeat: float = 0.1,
+        resend_after: float = 0.05,
+    ) -> None:
+        self.backend = backend
+        self.kind = kind
+        self.serial = serial
+        self.protocol = protocol
+        self.heartbeat_interval = heartbeat
+        self.codec: Codec = shoe.device_codec() if kind == "shoe" else panel.device_codec()
+        self.sender = DeviceSender(boot, resend_after=resend_after)
+        self.faults = Faults()
+        self.seen = Seen()
+        self.rejected: Reject | None = None
+        self._commands: queue.Queue[Callable[[], None]] = queue.Queue()
+        self._wire: DeviceWire | None = None
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"fake-{kind}", daemon=True)
+        self._last_hello: float | None = None
+        self._last_beat = 0.0
+
+    # --- Test-facing ---------------------------------------------------------------------
+
+    def __enter__(self) -> FakeDevice:
+        self._thread.start()
+        self.do(self._plug)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.do(self._unplug)
+        self._stopping.set()
+        self._thread.join()
+
+    def do(self, command: Callable[[], None]) -> None:
+        """Run ``command`` on the device's thread and wait for it."""
+        done = threading.Event()
+
+        def run() -> None:
+            command()
+            done.set()
+
+        self._commands.put(run)
+        assert done.wait(5), "fake device thread did not answer"
+
+    def submit(self, sentence: Sequenced) -> Sequenced:
+        """Queue a card read, a status or a button press (numbered by the device)."""
+        out: list[Sequenced] = []
+        self.do(lambda: out.append(self.sender.submit(sentence)))
+        return out[0]
+
+    def unplug(self) -> None:
+        """Pull the cable; what is unacknowledged stays on the device."""
+        self.do(self._unplug)
+
+    def replug(self) -> None:
+        """Put the cable back."""
+        self.do(self._plug)
+
+    def force_hello(self) -> None:
+        """Say hello at the next chance (a device does on power-up)."""
+        self._last_hello = None
+
+    def hello(self) -> Hello:
+        return Hello(
+            self.sender.oldest, "TEST-1", self.serial, "0.1", self.protocol, self.sender.boot
+        )
+
+    # --- The device's thread -------------------------------------------------------------
+
+    def _plug(self) -> None:
+        self._wire = self.backend.plug()
+        self._last_hello = None
+
+    def _unplug(self) -> None:
+        self._wire = None
+        self.backend.unplug()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            while not self._commands.empty():
+                self._commands.get()()
+            wire = self._wire
+            if wire is None:
+                time.sleep(0.005)
+                continue
+            data = wire.read(0.005)
+            for item in self.codec.feed(data):
+                self._receive(item)
+            self._send_due(wire, time.monotonic())
+
+    def _receive(self, item: Sentence | DecodeError) -> None:
+        if isinstance(item, DecodeError):
+            with self.seen.lock:
+                self.seen.errors.append(item)
+            return
+        if self.faults.lose_incoming and not isinstance(item, Query | Welcome):
+            self.faults.lose_incoming -= 1
+            return
+        with self.seen.lock:
+            self.seen.sentences.append(item)
+        if isinstance(item, Query):
+            self.sender.on_query()
+            self._last_hello = None
+        elif isinstance(item, Welcome):
+            self.sender.on_welcome()
+        elif isinstance(item, Reject):
+            self.rejected = item
+        elif isinstance(item, Ack):
+            if self.faults.ignore_acks:
+                self.faults.ignore_acks -= 1
+            elif self.faults.rng.random() >= self.faults.ack_loss_rate:
+                self.sender.on_ack(item)
+
+    def _send_due(self, wire: DeviceWire, now: float) -> None:
+        if self.faults.silent:
+            return
+        out: list[Sentence] = []
+        hello_due = self._last_hello is None or now - self._last_hello >= 0.1
+        if not self.sender.welcomed and self.rejected is None and hello_due:
+            out.append(self.hello())
+            self._last_hello = now
+        if now - self._last_beat >= self.heartbeat_interval:
+            out.append(self.sender.heartbeat())
+            self._last_beat = now
+        if self.rejected is None:
+            out.extend(self.sender.due(now))
+        for sentence in out:
+            if not isinstance(sentence, Hello | Heartbeat):
+                if self.faults.drop_frames:
+                    self.faults.drop_frames -= 1
+                    continue
+                if self.faults.rng.random() < self.faults.loss_rate:
+                    continue
+            wire.write(self.faults.garbage_before_each + self.codec.encode(sentence))

@@ -1,0 +1,154 @@
+"""Deck files, enrollment, and mapping tags to the engine's inputs (NOTES.md, Integrity)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from controller.cards import DECK, Card
+from controller.inputs import CardRead, ForeignTag, ReadPoint
+from drivers.deck import Deck, DeckError, DeckFileError, DeckSet, Enrollment, EnrollmentError
+from drivers.shoe import TagRead
+
+
+def tags(base: int) -> list[str]:
+    return [f"E0{base:06X}{n:08X}" for n in range(52)]
+
+
+def deck(name: str, base: int) -> Deck:
+    return Deck(name, dict(zip(tags(base), DECK, strict=True)))
+
+
+RED, BLUE = deck("red", 1), deck("blue", 2)
+
+
+def test_a_deck_file_round_trips_in_new_deck_order(tmp_path: Path) -> None:
+    """Saved and loaded, a deck is the same; the file lists cards 2c 2d 2h 2s ... As."""
+    path = tmp_path / "red.deck"
+    RED.save(path)
+    assert Deck.load(path) == RED
+    lines = path.read_text().splitlines()
+    assert lines[:4] == [
+        "# tablectl deck file, format 1",
+        "deck red",
+        f"2c {tags(1)[0]}",
+        f"2d {tags(1)[1]}",
+    ]
+    assert lines[-1] == f"As {tags(1)[51]}"
+    assert not (tmp_path / "red.deck.partial").exists()
+
+
+@pytest.mark.parametrize(
+    ("edit", "match"),
+    [
+        (lambda t: t.replace("# tablectl deck file, format 1", "# something"), ":1: expected"),
+        (lambda t: t.replace("2d E0", "2d e0"), ":4: tag UID"),
+        (lambda t: t.replace("2d ", "2x "), ":4: not a card"),
+        (lambda t: t.replace("2d ", "2c "), ":4: 2c has a tag already"),
+        (lambda t: t.replace(tags(1)[1], tags(1)[0]), ":4: tag .* is already the 2c"),
+        (
+            lambda t: "\n".join(t.splitlines()[:-1]),
+            "51 tags; expected one per card of 52; missing As",
+        ),
+        (lambda t: t.replace("deck red\n", ""), ":2: expected 'deck NAME'"),
+        (lambda t: t.replace("2d E0", "2d  E0 extra E0"), ":4: .*expected a card code and a tag"),
+    ],
+)
+def test_a_bad_deck_file_is_refused_naming_the_line(
+    tmp_path: Path, edit: Callable[[str], str], match: str
+) -> None:
+    """A wrong header, bad UID, bad card, doubled card or tag, or missing card names its line."""
+    path = tmp_path / "red.deck"
+    path.write_text(edit(RED.dumps()))
+    with pytest.raises(DeckFileError, match=match):
+        Deck.load(path)
+
+
+def test_a_missing_deck_file_is_named(tmp_path: Path) -> None:
+    """A deck file that cannot be read is named in the error."""
+    with pytest.raises(DeckFileError, match=r"nothing\.deck: cannot read"):
+        Deck.load(tmp_path / "nothing.deck")
+
+
+def test_a_tag_of_the_active_deck_is_a_card_read_at_its_point() -> None:
+    """NOTES.md, Integrity: every card is known by its tag; the active deck's tag is its card."""
+    decks = DeckSet(RED, BLUE)
+    read = TagRead(tags(1)[51], ReadPoint.DISCARD_READER, 0)
+    assert decks.lookup(read) == CardRead(Card.parse("As"), ReadPoint.DISCARD_READER)
+
+
+def test_a_tag_of_the_other_deck_is_an_integrity_alarm_naming_the_card() -> None:
+    """NOTES.md, Integrity: a card not in the active deck is an alarm; the reason names it."""
+    decks = DeckSet(RED, BLUE)
+    alarm = decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0))
+    assert alarm == ForeignTag(
+        tags(2)[0], "a card of the other deck (blue), 2c", ReadPoint.DEALING_SLOT
+    )
+
+
+def test_an_unknown_tag_is_an_integrity_alarm() -> None:
+    """NOTES.md, Integrity: a tag in neither deck is an alarm."""
+    alarm = DeckSet(RED, BLUE).lookup(TagRead("E0FFFFFFFFFFFFFF", ReadPoint.DEALING_SLOT, 0))
+    assert isinstance(alarm, ForeignTag)
+    assert alarm.reason == "not enrolled in either deck"
+
+
+def test_switching_decks_makes_the_other_deck_active() -> None:
+    """NOTES.md, Shuffle, cut and decks: the decks alternate; after a switch blue is in play."""
+    decks = DeckSet(RED, BLUE)
+    assert decks.switch() is BLUE
+    assert decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0)) == CardRead(DECK[0])
+    assert isinstance(decks.lookup(TagRead(tags(1)[0], ReadPoint.DEALING_SLOT, 0)), ForeignTag)
+
+
+def test_two_decks_sharing_a_tag_or_a_name_are_refused() -> None:
+    """NOTES.md, Integrity: a tag names one card of one deck; two decks need two names."""
+    with pytest.raises(DeckError, match="share tags"):
+        DeckSet(RED, deck("blue", 1))
+    with pytest.raises(DeckError, match="both decks are named"):
+        DeckSet(RED, deck("red", 2))
+    with pytest.raises(DeckError, match="active deck 'green'"):
+        DeckSet(RED, BLUE, active="green")
+
+
+def test_enrollment_in_new_deck_order_gives_each_tag_the_next_card() -> None:
+    """In new-deck order the tags become 2c 2d 2h 2s 3c ... As."""
+    enrollment = Enrollment("red")
+    assigned = [enrollment.add(uid) for uid in tags(1)]
+    assert assigned == list(DECK)
+    assert enrollment.finish() == RED
+
+
+def test_enrollment_refuses_a_duplicate_tag() -> None:
+    """A tag read twice is refused, naming the card it already is."""
+    enrollment = Enrollment("red")
+    enrollment.add(tags(1)[0])
+    with pytest.raises(EnrollmentError, match="already the 2c of deck red"):
+        enrollment.add(tags(1)[0])
+
+
+def test_enrollment_refuses_a_tag_of_the_other_deck() -> None:
+    """A tag of the other deck cannot join this one."""
+    enrollment = Enrollment("red", other_tags=BLUE.cards)
+    with pytest.raises(EnrollmentError, match="other deck"):
+        enrollment.add(tags(2)[5])
+
+
+def test_enrollment_refuses_a_missing_card_naming_it() -> None:
+    """Fewer than 52 tags: finish names every card without one."""
+    enrollment = Enrollment("red")
+    for uid in tags(1)[:50]:
+        enrollment.add(uid)
+    with pytest.raises(EnrollmentError, match="2 cards have no tag: Ah As"):
+        enrollment.finish()
+
+
+def test_enrollment_in_any_order_takes_the_named_card_and_refuses_it_twice() -> None:
+    """In any order the technician names each card; naming one twice is refused."""
+    enrollment = Enrollment("red")
+    assert enrollment.add(tags(1)[0], Card.parse("As")) == Card.parse("As")
+    assert enrollment.next_card == DECK[0]
+    with pytest.raises(EnrollmentError, match="As is already enrolled"):
+        enrollment.add(tags(1)[1], Card.parse("As"))

@@ -1,0 +1,375 @@
+"""The host's shoe and panel drivers over real lines: the contract every backend must meet.
+
+Each test runs once per backend in backends.BACKENDS (a real pty pair, a TCP
+socket; the simulator adds its own), with a test-side device speaking
+docs/protocol.md. Timings are shortened through the drivers' settings.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+import structlog
+from backends import Backend
+from fake_device import FakeDevice
+
+from controller.inputs import Button, ButtonPress, ReadPoint
+from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
+from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
+from drivers.session import DeviceSender, HelloOutcome
+from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
+from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
+
+WAIT = 5.0
+
+
+def settings(backend: Backend, **overrides: Any) -> LinkSettings:
+    values: dict[str, Any] = {
+        "url": backend.url,
+        # Well above the device's 0.1 s heartbeat: a loaded machine must not fake a loss.
+        "heartbeat_timeout": 1.5,
+        "query_interval": 0.1,
+        "backoff_initial": 0.02,
+        "backoff_max": 0.1,
+    }
+    values.update(overrides)
+    return LinkSettings(**values)
+
+
+def uid(n: int) -> str:
+    return f"E0040150{n:08X}"
+
+
+def card(n: int, point: ReadPoint = ReadPoint.DEALING_SLOT) -> CardSeen:
+    return CardSeen(0, point, uid(n))
+
+
+def wait_for(events: queue.Queue[Any], kind: type, timeout: float = WAIT) -> list[Any]:
+    """Every event up to and including the first of ``kind``; fails after ``timeout``."""
+    seen: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            event = events.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            pytest.fail(f"no {kind.__name__} within {timeout} s; saw {seen}")
+        seen.append(event)
+        if isinstance(event, kind):
+            return seen
+
+
+def reads(events: queue.Queue[Any], count: int) -> list[TagRead]:
+    """The next ``count`` tag reads (other events skipped)."""
+    got: list[TagRead] = []
+    while len(got) < count:
+        got.extend(e for e in wait_for(events, TagRead) if isinstance(e, TagRead))
+    return got
+
+
+def quiet(events: queue.Queue[Any], seconds: float) -> list[Any]:
+    """Whatever arrives within ``seconds`` (to show nothing more does)."""
+    time.sleep(seconds)
+    out = []
+    while not events.empty():
+        out.append(events.get_nowait())
+    return out
+
+
+@contextmanager
+def shoe_link(
+    backend: Backend, **kwargs: Any
+) -> Iterator[tuple[FakeDevice, ShoeDriver, queue.Queue[Any]]]:
+    events: queue.Queue[Any] = queue.Queue()
+    overrides = {k: kwargs.pop(k) for k in list(kwargs) if k in LinkSettings.__dataclass_fields__}
+    repeat_window = kwargs.pop("repeat_window", 0.3)
+    with (
+        FakeDevice(backend, **kwargs) as device,
+        ShoeDriver(settings(backend, **overrides), events, repeat_window=repeat_window) as driver,
+    ):
+        yield device, driver, events
+
+
+def test_the_shoe_says_hello_and_its_reads_arrive_in_order(backend: Backend) -> None:
+    """Hello is welcomed (new session); each card read becomes one TagRead, in order."""
+    with shoe_link(backend) as (device, _driver, events):
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.NEW_SESSION
+        assert ready.hello.serial == "SHOE0001"
+        for n in range(10):
+            device.submit(
+                card(n, ReadPoint.DISCARD_READER if n % 3 == 0 else ReadPoint.DEALING_SLOT)
+            )
+        got = reads(events, 10)
+        assert [r.uid for r in got] == [uid(n) for n in range(10)]
+        assert got[3].point is ReadPoint.DISCARD_READER
+        assert got[4].point is ReadPoint.DEALING_SLOT
+        assert quiet(events, 0.2) == []
+
+
+def test_shoe_status_changes_arrive(backend: Backend) -> None:
+    """Lid, reader and feed come through as a ShoeState."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.submit(ShoeStatus(0, Lid.OPEN, Reader.FAULT, Feed.JAM))
+        state = wait_for(events, ShoeState)[-1]
+        assert state == ShoeState(Lid.OPEN, Reader.FAULT, Feed.JAM)
+
+
+def test_a_lost_frame_loses_no_card_and_doubles_none(backend: Backend) -> None:
+    """Frames lost on the line are resent; every card arrives exactly once, in order."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.faults.drop_frames = 3
+        for n in range(6):
+            device.submit(card(n))
+        assert [r.uid for r in reads(events, 6)] == [uid(n) for n in range(6)]
+        assert quiet(events, 0.3) == []
+
+
+def test_a_lost_ack_makes_a_resend_that_is_dropped_as_a_duplicate(backend: Backend) -> None:
+    """The device resends what it thinks unacknowledged; the host passes it on only once."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.faults.ignore_acks = 4
+        for n in range(3):
+            device.submit(card(n))
+        assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
+        assert quiet(events, 0.4) == []
+        assert device.sender.backlog == 0
+
+
+def test_rfid_repeats_within_the_window_are_dropped_and_logged(backend: Backend) -> None:
+    """The same tag at the same point within the window is one read; the log says so."""
+    with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        for _ in range(3):
+            device.submit(card(7))
+        device.submit(card(7, ReadPoint.DISCARD_READER))
+        got = reads(events, 2)
+        assert [(r.uid, r.point) for r in got] == [
+            (uid(7), ReadPoint.DEALING_SLOT),
+            (uid(7), ReadPoint.DISCARD_READER),
+        ]
+        assert quiet(events, 0.1) == []
+        time.sleep(0.35)
+        device.submit(card(7))
+        assert reads(events, 1)[0].uid == uid(7)
+    dropped = [entry for entry in logs if entry["event"] == "rfid_repeat_dropped"]
+    assert len(dropped) == 2
+    assert dropped[0]["uid"] == uid(7)
+    assert dropped[0]["point"] == "slot"
+
+
+def test_a_protocol_version_the_host_does_not_speak_is_refused_and_the_driver_stops(
+    backend: Backend,
+) -> None:
+    """A version-2 device gets REJ,protocol,1; the controller gets a clear DeviceRefused."""
+    with shoe_link(backend, protocol=2) as (device, driver, events):
+        refused = wait_for(events, DeviceRefused)[-1]
+        assert "speaks protocol version 2; this host speaks only version 1" in refused.reason
+        deadline = time.monotonic() + WAIT
+        while device.rejected is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert device.rejected == Reject(RejectReason.PROTOCOL, "1")
+        device.submit(card(1))
+        assert quiet(events, 0.2) == []
+        assert driver.refused is not None
+
+
+def test_a_shoe_with_another_serial_number_is_refused(backend: Backend) -> None:
+    """The configuration names the shoe; an impostor is refused by identity."""
+    with shoe_link(backend, expected_serial="SHOE0002") as (_device, _driver, events):
+        refused = wait_for(events, DeviceRefused)[-1]
+        assert "serial SHOE0001" in refused.reason
+        assert "SHOE0002" in refused.reason
+
+
+def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: Backend) -> None:
+    """No heartbeat for longer than the timeout: CommLost; when it speaks again, resumed."""
+    with shoe_link(backend, heartbeat_timeout=0.5) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.faults.silent = True
+        lost = wait_for(events, CommLost)[-1]
+        assert "silent for more than 0.5 s" in lost.reason
+        device.submit(card(1))
+        device.faults.silent = False
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.RESUMED
+        assert [r.uid for r in reads(events, 1)] == [uid(1)]
+
+
+def test_an_unplug_mid_hand_loses_no_card(backend: Backend) -> None:
+    """Cards dealt while the cable is out arrive after the replug, once each, in order."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        for n in range(3):
+            device.submit(card(n))
+        assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
+        device.unplug()
+        lost = wait_for(events, CommLost)[-1]
+        assert "port failed" in lost.reason or "silent" in lost.reason
+        assert not [e for e in quiet(events, 0.2) if isinstance(e, CommLost)], "one loss, one event"
+        for n in range(3, 6):
+            device.submit(card(n))
+        time.sleep(0.15)  # the host retries against a missing port meanwhile
+        device.replug()
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.RESUMED
+        assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3, 6)]
+        assert quiet(events, 0.3) == []
+
+
+def test_the_driver_starts_and_stops_without_a_device(backend: Backend) -> None:
+    """No device: start returns at once, one CommLost says the port cannot be opened (however
+    often the driver retries), and stop ends the thread promptly."""
+    events: queue.Queue[Any] = queue.Queue()
+    driver = ShoeDriver(settings(backend), events)
+    started = time.monotonic()
+    driver.start()
+    assert time.monotonic() - started < 0.5
+    time.sleep(0.3)
+    stopping = time.monotonic()
+    driver.stop()
+    assert time.monotonic() - stopping < 1.0
+    (lost,) = quiet(events, 0)
+    assert isinstance(lost, CommLost)
+    assert lost.reason.startswith(f"cannot open {backend.url}")
+
+
+def test_a_power_cycled_device_is_announced_as_restarted(backend: Backend) -> None:
+    """A hello with a new boot id, even without a silence first, is a DeviceReady(restarted):
+    the controller learns that reads the device had not sent are lost."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.submit(card(1))
+        reads(events, 1)
+
+        def power_cycle() -> None:
+            device.sender = DeviceSender("0BADBEEF")
+            device.sender.on_query()
+            device.force_hello()
+
+        device.do(power_cycle)
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.RESTARTED
+        device.submit(card(2))
+        assert [r.uid for r in reads(events, 1)] == [uid(2)]
+
+
+def test_noise_on_the_line_is_counted_and_costs_no_card(backend: Backend) -> None:
+    """Garbage before every sentence is counted as noise; every card still arrives."""
+    with shoe_link(backend) as (device, driver, events):
+        wait_for(events, DeviceReady)
+        device.faults.garbage_before_each = b"\x00\xff~\r\n"
+        for n in range(4):
+            device.submit(card(n))
+        assert [r.uid for r in reads(events, 4)] == [uid(n) for n in range(4)]
+        assert driver.counters.noise_bytes > 0
+
+
+def test_a_panel_on_the_shoe_port_is_reported_as_the_wrong_talker(backend: Backend) -> None:
+    """Swapped cables: the shoe driver counts the panel's sentences as wrong_talker."""
+    events: queue.Queue[Any] = queue.Queue()
+    with (
+        FakeDevice(backend, kind="panel", serial="PANEL0001"),
+        ShoeDriver(settings(backend), events) as driver,
+    ):
+        deadline = time.monotonic() + WAIT
+        while not driver.counters.errors.get(DecodeErrorKind.WRONG_TALKER):
+            assert time.monotonic() < deadline, "no wrong_talker counted"
+            time.sleep(0.02)
+    assert not any(isinstance(e, DeviceReady) for e in quiet(events, 0))
+
+
+@contextmanager
+def panel_link(
+    backend: Backend,
+) -> Iterator[tuple[FakeDevice, PanelDriver, queue.Queue[Any]]]:
+    events: queue.Queue[Any] = queue.Queue()
+    with (
+        FakeDevice(backend, kind="panel", serial="PANEL0001") as device,
+        PanelDriver(settings(backend), events, refresh=0.1) as driver,
+    ):
+        yield device, driver, events
+
+
+def test_panel_presses_arrive_as_engine_buttons(backend: Backend) -> None:
+    """Every button press arrives once, in order, and maps 1:1 to the engine's Button."""
+    with panel_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.faults.drop_frames = 2
+        for button in Button:
+            device.submit(Press(0, button))
+        presses: list[PanelPress] = []
+        while len(presses) < len(Button):
+            presses.extend(e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress))
+        assert [p.to_input() for p in presses] == [ButtonPress(b) for b in Button]
+
+
+def test_the_panel_lights_the_seat_and_shows_text_and_repairs_a_lost_frame(
+    backend: Backend,
+) -> None:
+    """LIT and TXT reach the panel, and the refresh repeats them, so lost ones are repaired."""
+    with panel_link(backend) as (device, driver, events):
+        wait_for(events, DeviceReady)
+        time.sleep(0.05)
+        device.faults.lose_incoming = 4  # the next light and text, and their first refresh
+        driver.light(3)
+        driver.show("Seat 3: call 20, raise or fold")
+        deadline = time.monotonic() + WAIT
+        while Light(3) not in device.seen.of(Light) or Text(
+            "Seat 3: call 20, raise or fold"
+        ) not in device.seen.of(Text):
+            assert time.monotonic() < deadline, device.seen.sentences
+            time.sleep(0.02)
+        assert device.faults.lose_incoming == 0
+        assert device.seen.errors == []
+
+
+def test_the_host_acks_every_sequenced_sentence(backend: Backend) -> None:
+    """Each accepted press is acknowledged by number."""
+    with panel_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        for _ in range(3):
+            device.submit(Press(0, Button.FOLD))
+        for _ in range(3):
+            wait_for(events, PanelPress)
+        deadline = time.monotonic() + WAIT
+        while {0, 1, 2} - {a.seq for a in device.seen.of(Ack) if isinstance(a, Ack)}:
+            assert time.monotonic() < deadline
+            time.sleep(0.01)
+
+
+def test_light_and_show_refuse_what_the_panel_cannot_display(backend: Backend) -> None:
+    """A seat past 10 or a line past 40 characters is refused in the caller's thread."""
+    events: queue.Queue[Any] = queue.Queue()
+    driver = PanelDriver(settings(backend), events)
+    with pytest.raises(ValueError, match="seat 11"):
+        driver.light(11)
+    with pytest.raises(ValueError, match="at most 40"):
+        driver.show("x" * 41)
+
+
+def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
+    backend: Backend,
+) -> None:
+    """The panel's presses survive an unplug like the shoe's reads: once each, in order."""
+    with panel_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        device.submit(Press(0, Button.CHECK_CALL))
+        wait_for(events, PanelPress)
+        device.unplug()
+        wait_for(events, CommLost)
+        device.submit(Press(0, Button.FOLD))
+        device.submit(Press(0, Button.BET_RAISE))
+        device.replug()
+        assert wait_for(events, DeviceReady)[-1].outcome is HelloOutcome.RESUMED
+        presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        presses += [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        assert [p.button for p in presses] == [Button.FOLD, Button.BET_RAISE]
+        assert quiet(events, 0.2) == []

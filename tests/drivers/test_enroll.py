@@ -1,0 +1,145 @@
+"""`tablectl enroll`: a deck read through a shoe on a real pty becomes a deck file, or nothing."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from backends import PtyBackend
+from fake_device import FakeDevice
+
+from controller.cards import DECK, Card
+from controller.cli import main
+from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
+from controller.inputs import ReadPoint
+from drivers.deck import Deck
+from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
+from drivers.transport import LinkSettings
+
+TAGS = [f"E0AA0000{n:08X}" for n in range(52)]
+
+
+@pytest.fixture
+def shoe(tmp_path: Path) -> Iterator[FakeDevice]:
+    backend = PtyBackend(tmp_path)
+    with FakeDevice(backend) as device:
+        yield device
+    backend.close()
+
+
+def request(shoe: FakeDevice, path: Path, **kwargs: object) -> EnrollRequest:
+    link = LinkSettings(shoe.backend.url, query_interval=0.1, backoff_initial=0.02)
+    values: dict[str, object] = {"path": path, "name": "red", "link": link, "timeout": 5.0}
+    values.update(kwargs)
+    return EnrollRequest(**values)  # type: ignore[arg-type]  # the test's overrides are typed by name
+
+
+def deal(shoe: FakeDevice, tags: list[str], point: ReadPoint = ReadPoint.DEALING_SLOT) -> None:
+    for uid in tags:
+        shoe.submit(CardSeen(0, point, uid))
+
+
+def test_a_deck_in_new_deck_order_is_enrolled_and_written(shoe: FakeDevice, tmp_path: Path) -> None:
+    """52 tags in new-deck order become 2c 2d 2h 2s ... As; discard-reader reads are ignored."""
+    path = tmp_path / "red.deck"
+    deal(shoe, TAGS[:2])
+    deal(shoe, ["E0FF000000000001"], ReadPoint.DISCARD_READER)
+    deal(shoe, TAGS[2:])
+    said: list[str] = []
+    assert enroll(request(shoe, path), ask=input, say=said.append) == OK
+    assert Deck.load(path) == Deck("red", dict(zip(TAGS, DECK, strict=True)))
+    assert any("discard reader: ignored" in line for line in said)
+    assert said[-1] == f"wrote {path}: deck red, 52 cards"
+
+
+def test_a_duplicate_tag_refuses_the_enrollment_and_writes_nothing(
+    shoe: FakeDevice, tmp_path: Path
+) -> None:
+    """A tag read twice (past the RFID repeat window) is refused; no file is written."""
+    path = tmp_path / "red.deck"
+    deal(shoe, TAGS[:5])
+    said: list[str] = []
+
+    def later_repeat(line: str) -> None:
+        said.append(line)
+        if line.startswith(" 5/52"):
+            time.sleep(0.1)  # past the repeat window: a real duplicate, not an RFID repeat
+            deal(shoe, [TAGS[1]])
+
+    status = enroll(request(shoe, path, repeat_window=0.05), ask=input, say=later_repeat)
+    assert status == REFUSED
+    assert not path.exists()
+    assert f"enrollment refused: tag {TAGS[1]} read again: it is already the 2d of deck red" in (
+        "\n".join(said)
+    )
+    assert said[-1] == "nothing was written"
+
+
+def test_an_empty_shoe_with_cards_missing_refuses_naming_them(
+    shoe: FakeDevice, tmp_path: Path
+) -> None:
+    """The shoe runs empty at 50 cards: refused, the two missing cards named."""
+    path = tmp_path / "red.deck"
+    deal(shoe, TAGS[:50])
+    shoe.submit(ShoeStatus(0, Lid.CLOSED, Reader.OK, Feed.EMPTY))
+    said: list[str] = []
+    assert enroll(request(shoe, path), ask=input, say=said.append) == REFUSED
+    assert "2 cards have no tag: Ah As" in said
+    assert not path.exists()
+
+
+def test_a_tag_of_the_other_deck_is_refused(shoe: FakeDevice, tmp_path: Path) -> None:
+    """The other deck's file is given: its tags cannot join this deck."""
+    other = tmp_path / "blue.deck"
+    Deck("blue", dict(zip(TAGS, DECK, strict=True))).save(other)
+    deal(shoe, TAGS[:1])
+    said: list[str] = []
+    status = enroll(request(shoe, tmp_path / "red.deck", other_deck=other), input, said.append)
+    assert status == REFUSED
+    assert any("belongs to the other deck" in line for line in said)
+
+
+def test_an_existing_deck_file_is_not_replaced_without_force(tmp_path: Path) -> None:
+    """Enrollment will not overwrite a deck file unless told to."""
+    path = tmp_path / "red.deck"
+    path.write_text("keep me")
+    link = LinkSettings("/nonexistent/port")
+    said: list[str] = []
+    assert enroll(EnrollRequest(path, "red", link), input, said.append) == REFUSED
+    assert said == [f"error: {path} exists; pass --force to replace it"]
+    assert path.read_text() == "keep me"
+
+
+def test_a_shoe_speaking_another_protocol_is_reported(tmp_path: Path) -> None:
+    """A refused shoe stops the enrollment with the driver's reason."""
+    backend = PtyBackend(tmp_path)
+    with FakeDevice(backend, protocol=2) as shoe:
+        said: list[str] = []
+        assert enroll(request(shoe, tmp_path / "red.deck"), input, said.append) == NO_SHOE
+    assert any("speaks protocol version 2" in line for line in said)
+
+
+def test_tablectl_enroll_in_any_order_asks_for_each_card(
+    shoe: FakeDevice,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """--any-order: the technician names each card; a typo or a card named twice is asked again."""
+    order = list(reversed(DECK))
+    answers = iter(["Zz", order[0].code, order[0].code] + [c.code for c in order[1:]])
+    monkeypatch.setattr("builtins.input", lambda prompt: next(answers))
+    deal(shoe, TAGS)
+    path = tmp_path / "red.deck"
+    status = main(
+        ["enroll", "--deck", str(path), "--port", shoe.backend.url, "--any-order", "--timeout", "5"]
+    )
+    out = capsys.readouterr().out
+    assert status == OK, out
+    assert "not a card: 'Zz'" in out
+    assert f"{order[0]} is already enrolled" in out
+    deck = Deck.load(path)
+    assert deck.cards[TAGS[0]] == Card.parse("As")
+    assert deck.cards[TAGS[51]] == Card.parse("2c")

@@ -1,0 +1,222 @@
+"""Every shoe and panel sentence, both directions: encode, decode, and each field's error."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.inputs import Button, ReadPoint
+from drivers import panel, shoe
+from drivers.nmea import EncodeError, Talker, encode_frame
+from drivers.panel import Light, Press, Text
+from drivers.sentences import (
+    Ack,
+    Codec,
+    DecodeError,
+    DecodeErrorKind,
+    Heartbeat,
+    Hello,
+    Query,
+    Reject,
+    RejectReason,
+    Sentence,
+    Welcome,
+)
+from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus, UidError, parse_uid
+
+UID = "E004015012345678"
+HELLO = Hello(41, "RS-200", "SHOE0001", "2.1.0", 1, "5A17C0DE")
+
+SHOE_SAYS: list[Sentence] = [
+    HELLO,
+    Heartbeat(41),
+    CardSeen(41, ReadPoint.DEALING_SLOT, UID),
+    CardSeen(9999, ReadPoint.DISCARD_READER, UID),
+    ShoeStatus(0, Lid.OPEN, Reader.FAULT, Feed.JAM),
+    ShoeStatus(7, Lid.CLOSED, Reader.OK, Feed.EMPTY),
+]
+PANEL_SAYS: list[Sentence] = [
+    Hello(0, "DP-8", "PANEL0001", "1.0", 1, "00000001"),
+    Heartbeat(3),
+    *(Press(n, button) for n, button in enumerate(Button)),
+]
+HOST_SAYS_TO_SHOE: list[Sentence] = [
+    Query(),
+    Welcome(),
+    Reject(RejectReason.PROTOCOL, "1"),
+    Reject(RejectReason.IDENTITY, "SHOE0001"),
+    Ack(0),
+    Ack(9999),
+]
+HOST_SAYS_TO_PANEL: list[Sentence] = [
+    *HOST_SAYS_TO_SHOE,
+    Light(0),
+    Light(10),
+    Text(""),
+    Text("Seat 3: call $20, raise or fold!"),
+    Text("x" * 40),
+]
+
+
+@pytest.mark.parametrize(
+    ("sentences", "speaker", "listener"),
+    [
+        (SHOE_SAYS, shoe.device_codec, shoe.host_codec),
+        (PANEL_SAYS, panel.device_codec, panel.host_codec),
+        (HOST_SAYS_TO_SHOE, shoe.host_codec, shoe.device_codec),
+        (HOST_SAYS_TO_PANEL, panel.host_codec, panel.device_codec),
+    ],
+    ids=["shoe-to-host", "panel-to-host", "host-to-shoe", "host-to-panel"],
+)
+def test_every_sentence_round_trips_whole_and_split_at_every_byte(
+    sentences: list[Sentence], speaker: type[Codec], listener: type[Codec]
+) -> None:
+    """What one end encodes the other decodes to the same sentence, however it is cut."""
+    wire = b"".join(speaker().encode(s) for s in sentences)
+    assert listener().feed(wire) == sentences
+    for cut in range(1, len(wire)):
+        codec = listener()
+        assert codec.feed(wire[:cut]) + codec.feed(wire[cut:]) == sentences
+        assert codec.counters.sentences == len(sentences)
+        assert codec.counters.error_total == 0
+
+
+def test_the_documented_card_read_is_exactly_these_bytes() -> None:
+    """A card read at the dealing slot, as docs/protocol.md shows it."""
+    wire = shoe.device_codec().encode(CardSeen(17, ReadPoint.DEALING_SLOT, UID))
+    assert wire == b"$SHCRD,17,slot,E004015012345678*1D\r\n"
+
+
+def test_panel_button_tokens_are_the_engine_button_values() -> None:
+    """Each panel button token on the wire maps 1:1 to a controller Button."""
+    codec = panel.host_codec()
+    for button in Button:
+        (press,) = codec.feed(encode_frame("PN", "BTN", ("1", button.value)))
+        assert press == Press(1, button)
+
+
+def decode_one(codec: Codec, talker: str, kind: str, *fields: str) -> DecodeError:
+    (item,) = codec.feed(encode_frame(talker, kind, fields))
+    assert isinstance(item, DecodeError), item
+    return item
+
+
+@pytest.mark.parametrize(
+    ("fields", "field", "expected"),
+    [
+        (("x", "slot", UID), "seq", "0 to 9999"),
+        (("10000", "slot", UID), "seq", "0 to 9999"),
+        (("-1", "slot", UID), "seq", "0 to 9999"),
+        (("1", "deal", UID), "point", "slot discard"),
+        (("1", "slot", "E00401501234567"), "uid", "16 uppercase hex"),
+        (("1", "slot", "e004015012345678"), "uid", "16 uppercase hex"),
+        (("1", "slot", "78563412500104E0"), "uid", "beginning E0"),
+        (("1", "slot"), "count", "3 fields"),
+    ],
+)
+def test_each_bad_card_field_is_named_with_what_was_expected(
+    fields: tuple[str, ...], field: str, expected: str
+) -> None:
+    """CRD: a bad seq, point or uid (or a missing field) is a bad_field error naming it."""
+    error = decode_one(shoe.host_codec(), "SH", "CRD", *fields)
+    assert error.kind is DecodeErrorKind.BAD_FIELD
+    assert f"CRD field {field} = " in error.detail
+    assert expected in error.detail
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "field"),
+    [
+        ("STA", ("1", "ajar", "ok", "ok"), "lid"),
+        ("STA", ("1", "open", "bad", "ok"), "reader"),
+        ("STA", ("1", "open", "ok", "stuck"), "feed"),
+        ("HEL", ("1", "RS 200", "S1", "1.0", "1", "00000000"), "model"),
+        ("HEL", ("1", "RS", "S" * 17, "1.0", "1", "00000000"), "serial"),
+        ("HEL", ("1", "RS", "S1", "", "1", "00000000"), "firmware"),
+        ("HEL", ("1", "RS", "S1", "1.0", "v1", "00000000"), "protocol"),
+        ("HEL", ("1", "RS", "S1", "1.0", "1", "0000000g"), "boot"),
+        ("HBT", ("one",), "seq"),
+        ("HBT", (), "count"),
+    ],
+)
+def test_each_bad_shoe_field_is_named(kind: str, fields: tuple[str, ...], field: str) -> None:
+    """STA, HEL and HBT: each bad field is a bad_field error naming the sentence and field."""
+    error = decode_one(shoe.host_codec(), "SH", kind, *fields)
+    assert error.kind is DecodeErrorKind.BAD_FIELD
+    assert f"{kind} field {field} = " in error.detail
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "field"),
+    [
+        ("BTN", ("1", "shuffle"), "button"),
+        ("BTN", ("1", "FOLD"), "button"),
+    ],
+)
+def test_each_bad_panel_field_is_named(kind: str, fields: tuple[str, ...], field: str) -> None:
+    """BTN: a token that is not a Button value is a bad_field error listing the buttons."""
+    error = decode_one(panel.host_codec(), "PN", kind, *fields)
+    assert error.kind is DecodeErrorKind.BAD_FIELD
+    assert f"{kind} field {field} = " in error.detail
+    assert "new_hand fold check_call" in error.detail
+
+
+@pytest.mark.parametrize(
+    ("kind", "fields", "field"),
+    [
+        ("LIT", ("11",), "seat"),
+        ("LIT", ("one",), "seat"),
+        ("TXT", ("x" * 41,), "text"),
+        ("ACK", ("99999",), "seq"),
+        ("REJ", ("because", "1"), "reason"),
+        ("QRY", ("0",), "protocol"),
+        ("WEL", (), "count"),
+    ],
+)
+def test_each_bad_host_field_is_named(kind: str, fields: tuple[str, ...], field: str) -> None:
+    """Host sentences decoded on the device side name their bad fields too."""
+    error = decode_one(panel.device_codec(), "HC", kind, *fields)
+    assert error.kind is DecodeErrorKind.BAD_FIELD
+    assert f"{kind} field {field} = " in error.detail
+
+
+def test_a_sentence_from_the_wrong_talker_is_refused() -> None:
+    """The host's shoe link drops a panel's sentence, naming both talkers."""
+    error = decode_one(shoe.host_codec(), "PN", "BTN", "1", "fold")
+    assert error.kind is DecodeErrorKind.WRONG_TALKER
+    assert "'PN'" in error.detail
+    assert "'SH'" in error.detail
+
+
+def test_an_unknown_sentence_type_is_refused_listing_the_known_ones() -> None:
+    """A well-formed sentence of a type the device has not got is unknown_sentence."""
+    error = decode_one(shoe.host_codec(), "SH", "BTN", "1", "fold")
+    assert error.kind is DecodeErrorKind.UNKNOWN_SENTENCE
+    assert "CRD HBT HEL STA" in error.detail
+
+
+@pytest.mark.parametrize(
+    ("sentence", "match"),
+    [
+        (CardSeen(1, ReadPoint.DEALING_SLOT, "78563412500104E0"), "least significant byte"),
+        (CardSeen(10_000, ReadPoint.DEALING_SLOT, UID), "seq 10000"),
+        (Hello(1, "RS 200", "S", "1", 1, "00000000"), "model"),
+        (Hello(1, "RS", "S", "1", 1, "xyz"), "boot"),
+        (Light(11), "seat 11"),
+        (Text("x" * 41), "at most 40"),
+        (Text("caf\u00e9"), "printable ASCII"),
+    ],
+)
+def test_a_sentence_that_cannot_go_on_the_wire_is_refused_by_the_encoder(
+    sentence: Sentence, match: str
+) -> None:
+    """Encoding checks the fields too, so neither end ever writes a sentence the other drops."""
+    codec = Codec(Talker.HOST, Talker.SHOE, {})
+    with pytest.raises(EncodeError, match=match):
+        codec.encode(sentence)
+
+
+def test_parse_uid_names_a_reversed_uid() -> None:
+    """A UID sent least significant byte first is caught and the byte order explained."""
+    assert parse_uid(UID) == UID
+    with pytest.raises(UidError, match="E0"):
+        parse_uid("78563412500104E0")

@@ -1,0 +1,161 @@
+"""Discovery and hotplug against the real libudev, with umockdev emulating the devices.
+
+Run inside ``umockdev-run`` (test_umockdev.py starts it). A shoe and a panel
+are emulated in sysfs as USB serial devices; pyudev enumerates them and a
+pyudev monitor receives their add and remove uevents.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from backends import PtyBackend
+from fake_device import FakeDevice
+from umockdev_bed import (  # the fixture replaces the suite's leak check here
+    PANEL_IDS,
+    SHOE_IDS,
+    Bed,
+    _no_leaked_threads_fds_or_ptys,  # noqa: F401 -- a fixture, used by name
+    under_umockdev,
+)
+
+from controller.commands.devices import report
+from controller.inputs import ReadPoint
+from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, scan
+from drivers.session import HelloOutcome
+from drivers.shoe import CardSeen, ShoeDriver, TagRead
+from drivers.transport import CommLost, DeviceReady, LinkSettings
+
+pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
+
+SHOE = DeviceIdentity("shoe", *SHOE_IDS, "SHOE0001")
+PANEL = DeviceIdentity("panel", *PANEL_IDS, "PANEL0001")
+
+
+@pytest.fixture(scope="module")
+def bed() -> Iterator[Bed]:
+    made = Bed()
+    yield made
+    made.testbed.clear()
+
+
+@pytest.fixture(autouse=True)
+def _empty_bed(bed: Bed) -> Iterator[None]:
+    yield
+    bed.testbed.clear()
+
+
+def test_scan_finds_the_shoe_by_vendor_product_and_serial_and_says_why_not_others(
+    bed: Bed,
+) -> None:
+    """The shoe is the tty whose USB ids and serial match; the others are named with why not."""
+    bed.add_serial("ttyACM0", SHOE_IDS, "SHOE0001")
+    bed.add_serial("ttyACM1", SHOE_IDS, "SHOE0099")
+    bed.add_serial("ttyUSB0", ("0403", "6001"), "FT12345")
+    found = {c.node: c for c in scan([SHOE, PANEL])}
+    assert found["/dev/ttyACM0"].verdict.role == "shoe"
+    assert "shoe: vendor 1209, product 7ab1 and serial SHOE0001 match" in (
+        found["/dev/ttyACM0"].verdict.reasons
+    )
+    other_shoe = found["/dev/ttyACM1"].verdict
+    assert other_shoe.role is None
+    assert "not the shoe: serial SHOE0099 (want SHOE0001)" in other_shoe.reasons
+    assert found["/dev/ttyUSB0"].verdict.role is None
+    assert any("vendor 0403 (want 1209)" in r for r in found["/dev/ttyUSB0"].verdict.reasons)
+
+
+def test_a_device_with_the_stable_name_is_matched_by_it(bed: Bed) -> None:
+    """A tty the udev rules named /dev/tablectl/panel is the panel, whatever its ids."""
+    bed.add_serial("ttyACM3", ("abcd", "0001"), "X1", links="/dev/tablectl/panel")
+    (found,) = [c for c in scan([SHOE, PANEL]) if c.node == "/dev/ttyACM3"]
+    assert found.verdict.role == "panel"
+    assert found.verdict.reasons[-1] == "panel: has the stable name /dev/tablectl/panel"
+
+
+def test_tablectl_devices_lists_each_device_and_its_verdict(bed: Bed) -> None:
+    """`tablectl devices` prints every tty, what it is, and says a missing device is missing."""
+    bed.add_serial("ttyACM0", SHOE_IDS, "SHOE0001")
+    lines: list[str] = []
+    status = report(scan([SHOE, PANEL]), [SHOE, PANEL], lines.append)
+    text = "\n".join(lines)
+    assert "/dev/ttyACM0  usb 1209:7ab1  serial SHOE0001" in text
+    assert "=> the shoe" in text
+    assert "the panel was not found" in text
+    assert status == 1
+
+
+def test_the_monitor_sees_the_shoe_leave_and_come_back(bed: Bed) -> None:
+    """A pyudev monitor on a thread hands the shoe's remove and add to the queue."""
+    events: queue.Queue[HotplugEvent] = queue.Queue()
+    with HotplugMonitor([SHOE, PANEL], events):
+        _usb, tty = bed.add_serial("ttyACM0", SHOE_IDS, "SHOE0001")
+        bed.add_serial("ttyUSB0", ("0403", "6001"), "FT12345")
+        assert events.get(timeout=5) == HotplugEvent("shoe", "add", "/dev/ttyACM0")
+        bed.unplug(tty)
+        assert events.get(timeout=5) == HotplugEvent("shoe", "remove", "/dev/ttyACM0")
+        bed.replug(tty, "ttyACM0", SHOE_IDS, "SHOE0001")
+        assert events.get(timeout=5) == HotplugEvent("shoe", "add", "/dev/ttyACM0")
+    assert events.empty()  # the FTDI adapter was never taken for a table device
+
+
+def wait_for(events: queue.Queue[Any], kind: type, timeout: float = 5.0) -> list[Any]:
+    seen: list[Any] = []
+    deadline = time.monotonic() + timeout
+    while not seen or not isinstance(seen[-1], kind):
+        remaining = deadline - time.monotonic()
+        assert remaining > 0, f"no {kind.__name__} within {timeout} s; saw {seen}"
+        try:
+            seen.append(events.get(timeout=remaining))
+        except queue.Empty:
+            continue
+    return seen
+
+
+def test_an_unplug_and_replug_mid_hand_loses_no_card(bed: Bed, tmp_path: Path) -> None:
+    """The shoe leaves mid-hand and comes back: udev's add wakes the driver at once (its
+    backoff is 30 s), the hand goes on, and the cards dealt meanwhile arrive once each."""
+    uid = [f"E0040150{n:08X}" for n in range(6)]
+    driver_events: queue.Queue[Any] = queue.Queue()
+    hotplug: queue.Queue[HotplugEvent] = queue.Queue()
+    backend = PtyBackend(tmp_path)
+    settings = LinkSettings(
+        backend.url, heartbeat_timeout=5.0, query_interval=0.1, backoff_initial=30, backoff_max=30
+    )
+    _usb, tty = bed.add_serial("ttyACM0", SHOE_IDS, "SHOE0001")
+    with (
+        FakeDevice(backend) as shoe,
+        ShoeDriver(settings, driver_events, repeat_window=0.1) as driver,
+        HotplugMonitor([SHOE], hotplug, on_add={"shoe": driver.wake}),
+    ):
+        wait_for(driver_events, DeviceReady)
+        for n in range(3):
+            shoe.submit(CardSeen(0, ReadPoint.DEALING_SLOT, uid[n]))
+        reads: list[Any] = []
+        while len([r for r in reads if isinstance(r, TagRead)]) < 3:
+            reads += wait_for(driver_events, TagRead)
+
+        shoe.unplug()
+        bed.unplug(tty)
+        assert hotplug.get(timeout=5).action == "remove"
+        wait_for(driver_events, CommLost)
+        for n in range(3, 6):  # dealt while the cable is out
+            shoe.submit(CardSeen(0, ReadPoint.DEALING_SLOT, uid[n]))
+        time.sleep(0.2)
+
+        shoe.replug()
+        replugged = time.monotonic()
+        bed.replug(tty, "ttyACM0", SHOE_IDS, "SHOE0001")
+        assert hotplug.get(timeout=5).action == "add"
+        ready = wait_for(driver_events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.RESUMED
+        assert time.monotonic() - replugged < 5, "reconnected by the hotplug wake, not the backoff"
+        after: list[Any] = []
+        while len([e for e in after if isinstance(e, TagRead)]) < 3:
+            after += wait_for(driver_events, TagRead)
+    got = [e.uid for e in reads + after if isinstance(e, TagRead)]
+    assert got == uid

@@ -1,0 +1,57 @@
+"""What the dealer hears: every engine event rendered as a sentence."""
+
+from __future__ import annotations
+
+from tablehelp import play, table
+
+from controller.announce import RENDERERS, announce
+from controller.engine import events as events_module
+from controller.engine.events import Event, Refused
+from controller.inputs import Button, ButtonPress
+
+
+def test_every_event_of_a_played_hand_has_a_sentence() -> None:
+    """A whole Mambo hand with a misdeal after it: every event renders, none is empty."""
+    t = table("mambo")
+    checks = " check_call check_call check_call"
+    events: list[Event] = play(
+        t, "new_hand Kh Ad Qc Ks 2d 8c" + checks + " 7s 9d 4c 5s" + checks + " 7h Th" + checks
+    )
+    events += play(t, "new_hand 2c misdeal")
+    events += t.apply(ButtonPress(Button.FOLD))  # refused: no hand in play
+    sentences = [announce(e) for e in events]
+    assert all(sentences)
+    assert any(isinstance(e, Refused) for e in events)
+
+
+def test_the_bring_in_sentence_names_the_seat_and_the_card() -> None:
+    """14.13(d): "Seat 2 brings in: lowest up-card 2 of clubs"."""
+    t = table("five-card-stud")
+    play(t, "new_hand Ah Kd Qc 9s 2c 2h")
+    assert announce(t.pending) == "Seat 2 brings in: lowest up-card 2 of clubs"
+
+
+def test_the_settlement_sentence_names_the_pot_the_winners_and_the_odd_chip() -> None:
+    """14.13A(j)1: the split pot is announced with its shares and the odd chip's rule."""
+    t = table("mambo")
+    checks = " check_call check_call check_call"
+    events = play(
+        t, "new_hand Kh Ad Qc Ks 2d 8c" + checks + " 7s 9d 4c 5s" + checks + " 7h Th" + checks
+    )
+    settled = next(announce(e) for e in events if e.kind == "hand_settled")
+    assert settled == (
+        "Hand 1 settled. main pot 9: high 5 to seat 1 with pair of kings; low 4 to seat 2 with "
+        "four-two-ace low; odd chip 1 to seat 1 (14.13A(j)1). Results: seat 1 +2, seat 2 +1, "
+        "seat 3 -3."
+    )
+
+
+def test_every_kind_of_event_has_an_announcement() -> None:
+    """No event class of the engine is left without a sentence."""
+    kinds = [
+        cls
+        for cls in vars(events_module).values()
+        if isinstance(cls, type) and issubclass(cls, Event) and cls is not Event
+    ]
+    assert len(kinds) >= 20
+    assert all(cls in RENDERERS for cls in kinds), [c.__name__ for c in kinds if c not in RENDERERS]

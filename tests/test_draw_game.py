@@ -1,0 +1,276 @@
+"""Draws and blinds, declared as data: a Triple Draw 2-7 spec (14.12A) declared in this test
+and played by the unchanged engine. The game itself is registered in its own issue; this
+proves the engine deals a button game with blinds and three draws.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tablehelp import of_kind, play, settlement
+
+from controller.announce import announce
+from controller.cards import DECK, Card, format_cards
+from controller.engine import Stakes, Table, TableConfig
+from controller.engine.autoplay import play_hand
+from controller.engine.events import (
+    ActionRequired,
+    Alarm,
+    BlindPosted,
+    CardDealt,
+    CardExpected,
+    DiscardsReshuffled,
+    DrawDeclared,
+    DrawExpected,
+    HandStarted,
+    RoundStarted,
+)
+from controller.games.openers import first_live_seat, left_of_big_blind
+from controller.games.spec import (
+    BetSize,
+    BettingRound,
+    Draw,
+    Face,
+    ForcedBet,
+    GameSpec,
+    OddChip,
+    Showdown,
+    ShowdownShare,
+    Street,
+)
+from controller.hands import deuce_to_seven_low
+from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
+
+
+def _draw(name: str, size: BetSize) -> Street:
+    # 14.12A(f),(h),(j): a draw from the button's left, then a round opened left of the button.
+    return Street(
+        name, burn=False, deal=(), draw=Draw(), betting=BettingRound(size, first_live_seat)
+    )
+
+
+TRIPLE_DRAW = GameSpec(
+    key="triple-draw",
+    name="Triple Draw 2-7",
+    rule="N.J.A.C. 13:69F-14.12A",
+    max_seats=7,  # 14.12A(b)
+    forced_bet=ForcedBet.BLINDS,  # 14.12A(c),(e)
+    button_moves=True,  # 14.12A(c), 14.10(c)
+    completes_bring_in=False,
+    streets=(
+        # 14.12A(d): five rounds face down from the button's left, the button last.
+        Street(
+            "the deal",
+            burn=False,
+            deal=(Face.DOWN,) * 5,
+            betting=BettingRound(BetSize.SMALL, left_of_big_blind, forced=True),
+        ),
+        _draw("first draw", BetSize.SMALL),
+        _draw("second draw", BetSize.BIG),
+        _draw("third draw", BetSize.BIG),
+    ),
+    showdown=Showdown(
+        shares=(
+            ShowdownShare(
+                "low", deuce_to_seven_low, OddChip.FIRST_LEFT_OF_BUTTON, "NOTES.md, Odd chips"
+            ),
+        )
+    ),
+)
+STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
+DRAW_EXAMPLES = 30  # x 5 hands; the slow soak below plays 1500 x 5
+
+
+def _table(seats: tuple[int, ...] = (1, 2, 3), button: int = 3) -> Table:
+    return Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=button))
+
+
+def _deal(t: Table, cards: Sequence[Card]) -> None:
+    for card in cards:
+        assert not of_kind(t.apply(CardRead(card)), Alarm)
+
+
+def test_14_12a_d_five_down_from_the_buttons_left_blinds_posted_left_of_the_button() -> None:
+    """14.12A(c),(d), 14.10: button 3: seat 1 posts the small blind, seat 2 the big blind;
+    five rounds face down from seat 1, the button last; seat 3 acts first.
+    """
+    t = _table()
+    events = t.apply(ButtonPress(Button.NEW_HAND))
+    assert [(b.seat, b.blind, b.amount) for b in of_kind(events, BlindPosted)] == [
+        (1, "small", 2),
+        (2, "big", 5),
+    ]
+    for card in DECK[:15]:
+        events += t.apply(CardRead(card))
+    seats = [e.seat for e in of_kind(events, CardDealt)]
+    assert seats == [1, 2, 3] * 5
+    started = of_kind(events, RoundStarted)[0]
+    assert (started.opener, started.reason) == (3, "first player left of the big blind")
+
+
+def test_14_10_f_the_big_blind_keeps_its_option_when_everyone_calls() -> None:
+    """14.10(f) via 14.12A(e): button calls, small blind completes; the big blind may still
+    check or raise.
+    """
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    _deal(t, DECK[:15])
+    play(t, "check_call check_call")
+    pending = t.pending
+    assert isinstance(pending, ActionRequired)
+    assert pending.seat == 2
+    assert {o.button: o.meaning for o in pending.options} == {
+        "fold": "fold",
+        "check_call": "check",
+        "bet_raise": "raise to 10",
+    }
+
+
+def test_notes_forced_bets_heads_up_the_button_posts_the_small_blind_and_acts_first() -> None:
+    """NOTES.md, Forced bets: heads-up, the button (seat 2) posts the small blind and opens."""
+    t = _table(seats=(1, 2), button=2)
+    events = t.apply(ButtonPress(Button.NEW_HAND))
+    assert [(b.seat, b.blind) for b in of_kind(events, BlindPosted)] == [(2, "small"), (1, "big")]
+    for card in DECK[:10]:
+        events += t.apply(CardRead(card))
+    assert of_kind(events, RoundStarted)[0].opener == 2
+
+
+def test_14_10_c_the_button_moves_one_seat_clockwise_after_every_hand() -> None:
+    """14.12A(c), 14.10(c): after hand 1 (button 3) the button is on seat 1."""
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    _deal(t, DECK[:15])
+    play(t, "fold fold")  # the button and the small blind fold to the big blind
+    events = t.apply(ButtonPress(Button.NEW_HAND))
+    started = of_kind(events, HandStarted)[0]
+    assert (started.dealer, started.seats) == (1, (2, 3, 1))
+
+
+def _to_first_draw() -> Table:
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    # Dealt round by round from a new deck: seat 1 gets DECK[0], DECK[3], ...
+    _deal(t, DECK[:15])
+    play(t, "check_call check_call check_call")  # call, complete, big blind checks
+    return t
+
+
+def test_14_12a_f_discards_at_the_reader_then_a_burn_then_the_replacements() -> None:
+    """14.12A(f): seat 1 discards two cards over the discard reader and presses draw done; the
+    burn comes before the first new card, then two cards face down to seat 1; seat 2 stands
+    pat; seat 3's one new card comes without another burn.
+    """
+    t = _to_first_draw()
+    pending = t.pending
+    assert isinstance(pending, DrawExpected)
+    assert (pending.seat, pending.discards) == (1, ())
+    hand1 = t.state.seats[0].down
+    events = t.apply(CardRead(Card.parse(hand1[0]), ReadPoint.DISCARD_READER))
+    events += t.apply(CardRead(Card.parse(hand1[1]), ReadPoint.DISCARD_READER))
+    events += t.apply(ButtonPress(Button.DRAW_DONE))
+    assert of_kind(events, DrawDeclared) == [DrawDeclared(1, hand1[:2])]
+    assert [(e.destination, e.seat) for e in of_kind(events, CardExpected)] == [("burn", None)]
+    _deal(t, DECK[15:18])  # burn, two replacements
+    assert len(t.state.seats[0].down) == 5
+    events = t.apply(ButtonPress(Button.DRAW_DONE))  # seat 2 stands pat
+    assert announce(of_kind(events, DrawDeclared)[0]) == "Seat 2 stands pat."
+    hand3 = t.state.seats[2].down
+    t.apply(CardRead(Card.parse(hand3[4]), ReadPoint.DISCARD_READER))
+    events = t.apply(ButtonPress(Button.DRAW_DONE))
+    assert [(e.destination, e.seat) for e in of_kind(events, CardExpected)] == [("seat", 3)]
+    events = t.apply(CardRead(DECK[18]))
+    started = of_kind(events, RoundStarted)[0]
+    assert (started.opener, started.bet) == (1, 5)  # 14.12A(g), (k): left of the button
+
+
+def test_draw_integrity_a_card_at_the_slot_before_draw_done_or_another_seats_discard_alarms() -> (
+    None
+):
+    """NOTES.md, Integrity: while seat 1 discards, a card at the dealing slot is an alarm, and
+    so is a card of seat 2's hand at the discard reader.
+    """
+    t = _to_first_draw()
+    alarm = of_kind(t.apply(CardRead(DECK[20])), Alarm)[0]
+    assert "discards at the discard reader, or draw done" in alarm.expected
+    t.apply(ButtonPress(Button.UNDO))
+    seat2 = Card.parse(t.state.seats[1].down[0])
+    alarm = of_kind(t.apply(CardRead(seat2, ReadPoint.DISCARD_READER)), Alarm)[0]
+    assert alarm.reason == f"{seat2.code} belongs to seat 2, still in the hand"
+
+
+def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players() -> None:
+    """14.12A(f), NOTES.md Burns and draws: seven players each throw five; seat 4 finds the
+    stub empty, the fifteen discards of seats 1-3 are reshuffled, and seat 4's own discards
+    are not among them.
+    """
+    seats = (1, 2, 3, 4, 5, 6, 7)
+    t = Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=7))
+    t.apply(ButtonPress(Button.NEW_HAND))
+    deck = list(DECK)
+    _deal(t, deck[:35])
+    play(t, "check_call " * 6 + "check_call")  # six calls and the big blind's check
+    stub = deck[35:]
+    reshuffled: list[str] = []
+    for seat in (1, 2, 3, 4):
+        hand = t.state.seats[seat - 1].down
+        for code in hand:
+            t.apply(CardRead(Card.parse(code), ReadPoint.DISCARD_READER))
+        events = t.apply(ButtonPress(Button.DRAW_DONE))
+        if seat == 4:
+            shuffled = of_kind(events, DiscardsReshuffled)[0]
+            reshuffled = list(shuffled.cards)
+            assert len(reshuffled) == 15
+            assert not set(reshuffled) & set(hand)
+            own = Card.parse(hand[0])
+            alarm = of_kind(t.apply(CardRead(own)), Alarm)[0]
+            assert "already seen" in alarm.reason
+            t.apply(ButtonPress(Button.UNDO))
+            _deal(t, [Card.parse(code) for code in reshuffled[:5]])
+        else:
+            needed = (1 if seat == 1 else 0) + 5
+            _deal(t, stub[:needed])
+            stub = stub[needed:]
+    assert format_cards(Card.parse(c) for c in t.state.seats[3].down) == " ".join(reshuffled[:5])
+
+
+@settings(max_examples=DRAW_EXAMPLES)
+@given(st.integers(2, 7), st.integers(0, 2**32))
+def test_random_triple_draw_hands_conserve_chips_and_keep_five_cards(
+    players: int, seed: int
+) -> None:
+    """Random legal triple-draw hands with random discards (reshuffles included): chips are
+    conserved and every hand at the showdown holds five distinct cards.
+    """
+    _random_draw_hands(players, seed)
+
+
+@pytest.mark.slow
+@settings(max_examples=1500)
+@given(st.integers(2, 7), st.integers(0, 2**32))
+def test_soak_random_triple_draw_hands(players: int, seed: int) -> None:
+    """The same over 7500 random hands (run with -m slow)."""
+    _random_draw_hands(players, seed)
+
+
+def _random_draw_hands(players: int, seed: int) -> None:
+    rng = random.Random(seed)
+    seats = tuple(range(1, players + 1))
+    t = Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=players))
+
+    def discard(pending: DrawExpected, hand: tuple[Card, ...]) -> list[Card]:
+        return rng.sample(list(hand), rng.randint(0, len(hand)))
+
+    for _ in range(5):
+        deck = list(DECK)
+        rng.shuffle(deck)
+        events = play_hand(t, deck, lambda p: rng.choice(p.options), discard=discard)
+        settled = settlement(events)
+        assert sum(n.amount for n in settled.net) + settled.rake == 0
+        for seat in t.state.seats:
+            if not seat.folded and not settled.uncontested:
+                assert len(set(seat.down)) == 5

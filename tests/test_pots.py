@@ -1,0 +1,107 @@
+"""Pots and side pots, the rake and odd chips, tested on the pure arithmetic of
+``controller.engine.pots`` (NOTES.md, Betting structure and Odd chips).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from hypothesis import given
+from hypothesis import strategies as st
+from tablehelp import STAKES
+
+from controller.cards import parse_cards
+from controller.engine.pots import Pot, build_pots, divide, settle_pots
+from controller.games.spec import OddChip, Showdown, ShowdownShare
+from controller.hands import HandValue, five_card_high
+
+
+def _value(strength: int, cards: str) -> HandValue:
+    return HandValue(strength, parse_cards(cards), "test hand")
+
+
+def test_notes_betting_structure_each_all_in_level_closes_a_side_pot() -> None:
+    """Seat 1 all-in for 10, seat 2 for 30, seats 3 and 4 for 50, seat 5 folded after 20:
+    the main pot of 50 for all still in, side pots of 70 (seat 5's 20 in it) and 40.
+    """
+    committed = {1: 10, 2: 30, 3: 50, 4: 50, 5: 20}
+    pots = build_pots(committed, live=[1, 2, 3, 4])
+    assert [(p.amount, p.eligible, p.returned) for p in pots] == [
+        (50, (1, 2, 3, 4), False),
+        (70, (2, 3, 4), False),
+        (40, (3, 4), False),
+    ]
+    assert sum(p.amount for p in pots) == sum(committed.values())
+
+
+def test_an_uncalled_bet_is_returned_to_its_owner() -> None:
+    """Seat 2 bets 10 more than anyone called: those 10 are a returned pot, never raked."""
+    pots = build_pots({1: 5, 2: 15, 3: 5}, live=[1, 2])
+    assert [(p.amount, p.eligible, p.returned) for p in pots] == [
+        (15, (1, 2), False),
+        (10, (2,), True),
+    ]
+    stakes = dataclasses.replace(STAKES, rake_percent=100)
+    results, rake = settle_pots(
+        committed={1: 5, 2: 15, 3: 5},
+        live=[2],
+        order=[1, 2, 3],
+        stakes=dataclasses.replace(stakes, rake_without_showdown=True),
+        showdown=Showdown(
+            shares=(ShowdownShare("high", five_card_high, OddChip.HIGHEST_CARD_BY_SUIT, "x"),)
+        ),
+        rated={},
+    )
+    assert rake == 15  # the contested 15, not the returned 10
+    assert [(r.amount, r.rake, r.returned) for r in results] == [(15, 15, False), (10, 0, True)]
+
+
+def test_notes_odd_chips_triple_draw_first_tied_player_clockwise_from_the_button() -> None:
+    """NOTES.md, Odd chips (triple draw, declared now for the next issue): three tied
+    winners share 10; the odd chip goes to the first of them clockwise from the button.
+    """
+    share = ShowdownShare(
+        "low", five_card_high, OddChip.FIRST_LEFT_OF_BUTTON, "NOTES.md, Odd chips"
+    )
+    rated = {
+        "low": {
+            2: _value(7, "2c 3c 4c 5c 7d"),
+            5: _value(7, "2d 3d 4d 5d 7c"),
+            6: _value(7, "2h 3h 4h 5h 7s"),
+        }
+    }
+    result = divide(
+        Pot(10, (2, 5, 6)),
+        name="main pot",
+        rake=0,
+        showdown=Showdown(shares=(share,)),
+        rated=rated,
+        order=[5, 6, 2],  # the button sits at seat 4: seat 5 is first to its left
+        chip=1,
+    )
+    assert {a.seat: a.amount for a in result.awards} == {2: 3, 5: 4, 6: 3}
+    assert [(o.seat, o.chips) for o in result.odd_chips] == [(5, 1)]
+
+
+@given(
+    st.dictionaries(st.integers(1, 9), st.integers(0, 200), min_size=2, max_size=9),
+    st.data(),
+)
+def test_side_pots_hold_every_chip_and_only_eligible_seats_share_them(
+    committed: dict[int, int], data: st.DataObject
+) -> None:
+    """NOTES.md, Betting structure: whatever the commitments, the pots add up to every chip
+    put in, and a pot's eligible seats are seats still in that put in at least its level.
+    """
+    seats = sorted(committed)
+    live = data.draw(st.lists(st.sampled_from(seats), min_size=1, unique=True).map(sorted))
+    if max(committed.values()) == 0:
+        return
+    top_live = max(committed[s] for s in live)
+    if any(committed[s] > top_live for s in seats):
+        return  # a folded seat cannot have put in more than every seat still in
+    pots = build_pots(committed, live)
+    assert sum(p.amount for p in pots) == sum(committed.values())
+    for pot in pots:
+        assert pot.eligible
+        assert set(pot.eligible) <= set(live)
