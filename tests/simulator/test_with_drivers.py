@@ -192,3 +192,12 @@ def test_a_device_speaking_another_protocol_is_refused(tmp_path: Path) -> None:
             refused = next_event(events, DeviceRefused)
             assert "protocol version 2" in refused.reason
             assert sim.wait_for(lambda: sim.shoe.link.refusal == "refused by the host: protocol 1")
+
+
+def test_a_power_cycle_while_connected_is_announced_as_a_restart(sim: Simulator) -> None:
+    """Section 4, 4: a hello with a new boot from a known device tells the controller."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events):
+        next_event(events, DeviceReady)
+        sim.power_cycle("shoe")
+        assert next_event(events, DeviceReady).outcome is HelloOutcome.RESTARTED
