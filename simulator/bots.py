@@ -26,7 +26,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.cards import Card
+from controller.cards import DECK, Card
 from controller.engine import Stakes, Table, TableConfig
 from controller.engine.events import (
     ActionRequired,
@@ -114,15 +114,23 @@ class Tag:
 Act = Shuffle | Deal | Discard | Press | Restock | Rebuy | Tag
 
 
+# The inputs are frozen values: one of each, made once (a bot makes millions of them).
+_SLOT_READS: Final = {card: CardRead(card, ReadPoint.DEALING_SLOT) for card in DECK}
+_DISCARD_READS: Final = {card: CardRead(card, ReadPoint.DISCARD_READER) for card in DECK}
+_PRESSES: Final = {button: ButtonPress(button) for button in Button}
+_CARDS: Final = {card.code: card for card in DECK}
+
+
 def table_input(act: Act) -> TableInput | None:
     """The engine input an act makes the devices report; None for acts the devices do not
     report (a shuffle, a restock, a rebuy)."""
-    if isinstance(act, Deal):
-        return CardRead(act.card, ReadPoint.DEALING_SLOT)
-    if isinstance(act, Discard):
-        return CardRead(act.card, ReadPoint.DISCARD_READER)
-    if isinstance(act, Press):
-        return ButtonPress(act.button)
+    kind = type(act)
+    if kind is Deal:
+        return _SLOT_READS[act.card]  # type: ignore[union-attr]  # kind checked: a Deal
+    if kind is Press:
+        return _PRESSES[act.button]  # type: ignore[union-attr]  # kind checked: a Press
+    if kind is Discard:
+        return _DISCARD_READS[act.card]  # type: ignore[union-attr]  # kind checked: a Discard
     if isinstance(act, Tag):
         return ForeignTag(act.uid, act.reason, act.point)
     return None
@@ -259,9 +267,8 @@ class _Bot:
             events = self.table.apply(inp)
         else:
             events = feed(self.table, act)
-        self._check(act, events)
         for event in events:
-            self._seen(event)
+            self._seen(act, event)
             kind = type(event)
             if kind is HandSettled or kind is HandVoided:
                 assert isinstance(event, HandSettled | HandVoided)
@@ -270,11 +277,9 @@ class _Bot:
                 assert isinstance(event, DiscardsReshuffled)
                 self._reshuffled(event)
 
-    def _check(self, act: Act, events: list[Event]) -> None:
-        del act, events
-
-    def _seen(self, event: Event) -> None:
-        del event
+    def _seen(self, act: Act, event: Event) -> None:
+        """Every event an act caused on the bot's table, in order."""
+        del act, event
 
     def _reshuffled(self, event: DiscardsReshuffled) -> None:
         del event
@@ -540,28 +545,25 @@ class RandomBot(_Bot):
         if self.muck_folds and not isinstance(self.table.pending, NewHandExpected):
             self._plan.extend(Discard(card) for card in folded)
 
-    def _seen(self, event: Event) -> None:
+    def _seen(self, act: Act, event: Event) -> None:
         kind = type(event)
         if kind is CardDealt:
-            assert isinstance(event, CardDealt)
-            if event.seat is not None:
-                self._holdings[event.seat].append(Card.parse(event.card))
+            seat = event.seat  # type: ignore[attr-defined]  # kind checked: a CardDealt
+            if seat is not None:
+                self._holdings[seat].append(_CARDS[event.card])  # type: ignore[attr-defined]  # a CardDealt
         elif kind is CardDiscarded:
             assert isinstance(event, CardDiscarded)
-            card = Card.parse(event.card)
+            card = _CARDS[event.card]
             self._holdings[event.seat].remove(card)
             self._pool.add(card)
         elif kind is HandStarted:
             assert isinstance(event, HandStarted)
             self._pool = set()
             self._holdings = {seat: [] for seat in event.seats}
-
-    def _check(self, act: Act, events: list[Event]) -> None:
-        for event in events:
-            if type(event) in _IRREGULAR:
-                raise BotError(
-                    f"hand {self.table.hand_number}: the table did not take {act!r}: {event!r}"
-                )
+        elif kind in _IRREGULAR:
+            raise BotError(
+                f"hand {self.table.hand_number}: the table did not take {act!r}: {event!r}"
+            )
 
     def _reshuffled(self, event: DiscardsReshuffled) -> None:
         # 14.12A(f): the dealer reshuffles the discards; they go under what is left.

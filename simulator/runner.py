@@ -119,10 +119,16 @@ class BotRunner:
         self.on_rebuy = on_rebuy
         self.performed = 0
         self._stop = threading.Event()
+        #: An act the bot chose that a stop kept the devices from doing (done on resume).
+        self._held: Act | None = None
 
     def stop(self) -> None:
         """Stop after the act in progress (from any thread)."""
         self._stop.set()
+
+    def resume(self) -> None:
+        """Let a stopped runner run again, from the act it had not yet performed."""
+        self._stop.clear()
 
     @property
     def stopped(self) -> bool:
@@ -131,8 +137,14 @@ class BotRunner:
 
     def acts(self) -> Iterator[Act]:
         """Perform the bot's acts one by one, yielding each after the devices performed it."""
-        for act in self.bot:
+        while True:
+            # The bot's table takes an act as the bot chooses it; one a stop interrupts
+            # is held, so the devices never fall an act behind the bot.
+            act, self._held = self._held or self.bot.next_act(), None
+            if act is None:
+                return
             if self._stop.wait(self.pace.before(act)):
+                self._held = act
                 return
             self.perform(act)
             self.performed += 1

@@ -232,3 +232,31 @@ def test_a_store_that_never_drains_is_a_clear_error() -> None:
         runner = BotRunner(RandomBot("mambo", seats=3, seed=8), sim, Pace(shuffle=0, stall=0.2))
         with pytest.raises(RunnerError, match=r"the devices stayed jammed for 0.2 s: .*full"):
             runner.run()
+
+
+def test_a_stopped_runner_resumes_with_the_act_it_held(sim: Simulator) -> None:
+    """A stop during the pause before an act keeps that act for the resume: the devices never
+    fall behind the bot, and the hands arrive whole."""
+    bot = RandomBot("five-card-stud", seats=2, seed=6, hands=1)
+    host = Host(sim, Table(bot.spec, bot.config))
+    runner = BotRunner(bot, sim, Pace.fast(REPEAT_WINDOW), on_act=host.take)
+    with (
+        ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
+        PanelDriver(link(sim, "panel"), host.events),
+    ):
+        acts = runner.acts()
+        for _ in range(3):
+            next(acts)
+        runner.stop()
+        assert list(acts) == []
+        worker = threading.Timer(0.02, runner.stop)  # stopped in the pause of the next act
+        runner.resume()
+        runner.pace = Pace(card=0.5, button=0.5, shuffle=0.5, repeat=0.5)
+        worker.start()
+        assert runner.run() == 0
+        worker.join()
+        runner.pace = Pace.fast(REPEAT_WINDOW)
+        runner.resume()
+        assert runner.run() == 1
+    assert host.arrived == list(bot.records[0].inputs)
+    assert host.settled[0] == bot.records[0].settlement
