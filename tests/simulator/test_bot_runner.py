@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_draw_game import TRIPLE_DRAW
+from bot_games import TRIPLE_DRAW
 
 from controller.engine import Table
 from controller.engine.events import HandSettled, HandVoided

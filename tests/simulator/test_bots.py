@@ -11,7 +11,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from test_draw_game import TRIPLE_DRAW
+from bot_games import THREE_GAMES
 
 from controller.cards import Card
 from controller.engine import Stakes, Table
@@ -46,12 +46,6 @@ from simulator.bots import (
 from simulator.decks import cut, shuffled
 
 ROOT = Path(__file__).resolve().parents[2]
-
-#: The three games: the registry's, and Triple Draw 2-7 as the engine's tests declare it
-#: until its own issue registers it.
-THREE_GAMES: list[GameSpec] = [*GAMES.values()]
-if "triple-draw" not in GAMES:
-    THREE_GAMES.append(TRIPLE_DRAW)
 
 
 def raked(spec: GameSpec) -> Stakes:
