@@ -413,11 +413,12 @@ class RandomBot(_Bot):
     leaves the stacks unknown (no one can go all-in). ``hands`` stops the bot
     after that many hands (None: never). ``config`` plays a table configured
     elsewhere (a ``table.toml``): its seats, stakes, dealer and stacks as they
-    are, the rebuy rule topping up only the known stacks. ``weights`` are the relative odds of
-    the betting buttons when legal; ``muck_folds`` passes a folded hand over the
-    discard reader, as a dealer does when the hand goes on. ``alternate_decks``
-    puts decks A and B in play in turn, hand by hand (NOTES.md, Shuffle, cut
-    and decks); by default deck A is shuffled again before every hand.
+    are, the rebuy rule topping up only the known stacks. ``weights`` are the
+    relative odds of the betting buttons when legal; ``muck_folds`` passes a
+    folded hand over the discard reader, as a dealer does when the hand goes
+    on. ``alternate_decks`` puts decks A and B in play in turn, hand by hand
+    (NOTES.md, Shuffle, cut and decks); by default deck A is shuffled again
+    before every hand (13:69F-14.5).
     """
 
     def __init__(
