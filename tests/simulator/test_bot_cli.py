@@ -100,3 +100,13 @@ def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:
         assert status == 2, (options, out, err)
         assert message in err, (options, err)
         assert "shoe:" not in out
+
+
+def test_a_bot_without_an_end_stops_with_the_console(tmp_path: Path) -> None:
+    """A random bot with no --hands deals until the console ends, then stops at once."""
+    status, out, err = run_sim(tmp_path, "wait 1.5\n", "--bot", "random", "--pace", "fast")
+    assert status == 0, out + err
+    lines = bot_lines(out)
+    assert lines[0] == "random Mambo stud, seats 1 2 3 4 5 6, seed 0, no end"
+    assert "press new_hand" in lines
+    assert lines[-1].startswith("stopped after ")
