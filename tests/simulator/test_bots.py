@@ -331,6 +331,7 @@ def test_random_bot_records_every_act_of_a_hand() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # minutes on a loaded machine: more than the suite's 300 s
 @pytest.mark.parametrize("spec", THREE_GAMES, ids=lambda spec: spec.key)
 @pytest.mark.parametrize("full", [False, True], ids=["heads-up", "full-table"])
 def test_random_bot_soak_20000_hands_heads_up_and_at_a_full_table(
