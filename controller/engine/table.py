@@ -158,6 +158,17 @@ class Table:
         """How the last finished hand ended."""
         return self._last_settlement
 
+    def cards_of(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds in the hand now, down then up (none between hands).
+
+        In a draw game this is the hand exactly, discard by discard and replacement by
+        replacement (14.12A(f)); cheaper than the whole ``state`` snapshot.
+        """
+        hand = self._hand
+        if hand is None or seat not in hand.down:
+            return ()
+        return (*hand.down[seat], *hand.up[seat])
+
     @property
     def state(self) -> TableState:
         """A snapshot of the whole table."""

@@ -1,6 +1,5 @@
-"""Draws and blinds, declared as data: a Triple Draw 2-7 spec (14.12A) declared in this test
-and played by the unchanged engine. The game itself is registered in its own issue; this
-proves the engine deals a button game with blinds and three draws.
+"""Triple Draw 2-7 (N.J.A.C. 13:69F-14.12A, ``controller/games/triple_draw.py``): each rule
+of the procedure and of NOTES.md, tested by the subsection it comes from.
 """
 
 from __future__ import annotations
@@ -29,58 +28,10 @@ from controller.engine.events import (
     HandStarted,
     RoundStarted,
 )
-from controller.games.openers import first_live_seat, left_of_big_blind
-from controller.games.spec import (
-    BetSize,
-    BettingRound,
-    Draw,
-    Face,
-    ForcedBet,
-    GameSpec,
-    OddChip,
-    Showdown,
-    ShowdownShare,
-    Street,
-)
-from controller.hands import deuce_to_seven_low
+from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
 
-
-def _draw(name: str, size: BetSize) -> Street:
-    # 14.12A(f),(h),(j): a draw from the button's left, then a round opened left of the button.
-    return Street(
-        name, burn=False, deal=(), draw=Draw(), betting=BettingRound(size, first_live_seat)
-    )
-
-
-TRIPLE_DRAW = GameSpec(
-    key="triple-draw",
-    name="Triple Draw 2-7",
-    rule="N.J.A.C. 13:69F-14.12A",
-    max_seats=7,  # 14.12A(b)
-    forced_bet=ForcedBet.BLINDS,  # 14.12A(c),(e)
-    button_moves=True,  # 14.12A(c), 14.10(c)
-    completes_bring_in=False,
-    streets=(
-        # 14.12A(d): five rounds face down from the button's left, the button last.
-        Street(
-            "the deal",
-            burn=False,
-            deal=(Face.DOWN,) * 5,
-            betting=BettingRound(BetSize.SMALL, left_of_big_blind, forced=True),
-        ),
-        _draw("first draw", BetSize.SMALL),
-        _draw("second draw", BetSize.BIG),
-        _draw("third draw", BetSize.BIG),
-    ),
-    showdown=Showdown(
-        shares=(
-            ShowdownShare(
-                "low", deuce_to_seven_low, OddChip.FIRST_LEFT_OF_BUTTON, "NOTES.md, Odd chips"
-            ),
-        )
-    ),
-)
+TRIPLE_DRAW = GAMES["triple-draw"]
 STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
 DRAW_EXAMPLES = 30  # x 5 hands; the slow soak below plays 1500 x 5
 
