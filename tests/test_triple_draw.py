@@ -10,11 +10,11 @@ from collections.abc import Sequence
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from tablehelp import of_kind, play, settlement
+from tablehelp import net, of_kind, play, settlement
 
 from controller.announce import announce
 from controller.cards import DECK, Card, format_cards
-from controller.engine import Stakes, Table, TableConfig
+from controller.engine import ConfigError, Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.engine.events import (
     ActionRequired,
@@ -27,6 +27,7 @@ from controller.engine.events import (
     DrawExpected,
     HandStarted,
     RoundStarted,
+    Showdown,
 )
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
@@ -139,9 +140,7 @@ def test_14_12a_f_discards_at_the_reader_then_a_burn_then_the_replacements() -> 
     assert (started.opener, started.bet) == (1, 5)  # 14.12A(g), (k): left of the button
 
 
-def test_draw_integrity_a_card_at_the_slot_before_draw_done_or_another_seats_discard_alarms() -> (
-    None
-):
+def test_14_12a_f_a_card_before_draw_done_or_a_discard_the_player_does_not_hold_alarms() -> None:
     """NOTES.md, Integrity: while seat 1 discards, a card at the dealing slot is an alarm, and
     so is a card of seat 2's hand at the discard reader.
     """
@@ -179,7 +178,10 @@ def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players(
             assert not set(reshuffled) & set(hand)
             own = Card.parse(hand[0])
             alarm = of_kind(t.apply(CardRead(own)), Alarm)[0]
-            assert "already seen" in alarm.reason
+            assert alarm.reason == (
+                f"{own.code} is a discard of seat 4, the player drawing, not among the "
+                "reshuffled discards or the stub (14.12A(f))"
+            )
             t.apply(ButtonPress(Button.UNDO))
             _deal(t, [Card.parse(code) for code in reshuffled[:5]])
         else:
@@ -225,3 +227,161 @@ def _random_draw_hands(players: int, seed: int) -> None:
         for seat in t.state.seats:
             if not seat.folded and not settled.uncontested:
                 assert len(set(seat.down)) == 5
+
+
+def test_14_12a_b_at_most_seven_players() -> None:
+    """14.12A(b): seven seats deal; an eighth seat is refused, naming the rule."""
+    TableConfig(seats=tuple(range(1, 8)), stakes=STAKES).validate(TRIPLE_DRAW)
+    with pytest.raises(ConfigError, match=r"at most 7 players.*14\.12A"):
+        TableConfig(seats=(1, 8), stakes=STAKES).validate(TRIPLE_DRAW)
+
+
+def test_14_10_c_the_button_passes_a_seat_left_without_chips() -> None:
+    """14.12A(c), 14.10(c): seat 1 loses its whole stack in hand 1 (button 3); in hand 2 the
+    button moves one occupied seat clockwise, past the empty seat 1, to seat 2.
+    """
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={1: 2}))
+    events = t.apply(ButtonPress(Button.NEW_HAND))
+    assert of_kind(events, BlindPosted)[0].all_in  # seat 1's small blind is its whole stack
+    # Seat 1 holds the worst hand (pairs), seats 2 and 3 a seven-five and an eight.
+    s1, s2, s3 = "Kc Kd Qc Qd Jc", "7s 5s 4s 3s 2h", "8d 6d 4d 3d 2c"
+    for cards in zip(s1.split(), s2.split(), s3.split(), strict=True):
+        _deal(t, [Card.parse(c) for c in cards])
+    play(t, "check_call check_call")  # seat 3 calls, the big blind checks
+    for _ in range(3):  # seats 2 and 3 stand pat and check three times
+        play(t, "draw_done draw_done draw_done check_call check_call")
+    assert t.stacks[1] == 0
+    started = of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0]
+    assert (started.dealer, started.seats) == (2, (3, 2))
+
+
+def test_14_12a_f_a_replacement_too_few_is_an_alarm() -> None:
+    """14.12A(f): seat 1 discards two and gets one; draw done, or the next player's discard,
+    before the second replacement is an alarm naming what seat 1 is still owed.
+    """
+    t = _to_first_draw()
+    hand1 = t.state.seats[0].down
+    for code in hand1[:2]:
+        t.apply(CardRead(Card.parse(code), ReadPoint.DISCARD_READER))
+    t.apply(ButtonPress(Button.DRAW_DONE))
+    _deal(t, DECK[15:17])  # the burn and one replacement of two
+    alarm = of_kind(t.apply(ButtonPress(Button.DRAW_DONE)), Alarm)[0]
+    assert alarm.reason == "seat 1 is still owed 1 card (a replacement too few, 14.12A(f))"
+    t.apply(ButtonPress(Button.UNDO))
+    seat2 = Card.parse(t.state.seats[1].down[0])
+    alarm = of_kind(t.apply(CardRead(seat2, ReadPoint.DISCARD_READER)), Alarm)[0]
+    assert alarm.reason.startswith("seat 1 is still owed 1 new card (a replacement too few")
+
+
+def test_14_12a_f_a_replacement_too_many_is_an_alarm() -> None:
+    """14.12A(f): seat 1 discards one and is dealt it (after the burn); a second card at the
+    slot before seat 2 draws is an alarm, and undo leaves seat 1 with exactly five cards.
+    """
+    t = _to_first_draw()
+    t.apply(CardRead(Card.parse(t.state.seats[0].down[0]), ReadPoint.DISCARD_READER))
+    t.apply(ButtonPress(Button.DRAW_DONE))
+    _deal(t, DECK[15:17])
+    alarm = of_kind(t.apply(CardRead(DECK[17])), Alarm)[0]
+    assert alarm.reason == "a replacement too many, or a card dealt before draw done"
+    assert alarm.expected == "expected seat 2's discards at the discard reader, or draw done"
+    t.apply(ButtonPress(Button.UNDO))
+    assert len(t.state.seats[0].down) == 5
+
+
+def test_14_12a_f_the_engine_knows_each_hand_exactly_through_the_draw() -> None:
+    """14.12A(f): after seat 1 throws Xx and Yy and is dealt two new cards, its hand is the
+    three it kept and the two new ones, in the order received.
+    """
+    t = _to_first_draw()
+    before = t.cards_of(1)
+    for card in before[:2]:
+        t.apply(CardRead(card, ReadPoint.DISCARD_READER))
+    assert t.cards_of(1) == before[2:]
+    t.apply(ButtonPress(Button.DRAW_DONE))
+    _deal(t, DECK[15:18])  # the burn, then two new cards
+    assert t.cards_of(1) == (*before[2:], DECK[16], DECK[17])
+
+
+def test_14_12a_k_later_rounds_open_with_the_first_live_player_left_of_the_button() -> None:
+    """14.12A(g),(i),(k): seat 1 (left of the button) folds before the draw; the round after
+    the draw opens with seat 2, the first live player left of the button, at the small bet;
+    the rounds after the second and third draws are at the big bet (NOTES.md).
+    """
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    _deal(t, DECK[:15])
+    play(t, "check_call fold check_call")  # the button calls, the small blind folds
+    events = play(t, "draw_done draw_done")  # seats 2 and 3 stand pat
+    started = of_kind(events, RoundStarted)[0]
+    assert (started.opener, started.reason, started.bet) == (
+        2,
+        "first player left of the button",
+        5,
+    )
+    events = play(t, "check_call check_call draw_done draw_done")
+    assert of_kind(events, RoundStarted)[0].bet == 10
+    events = play(t, "check_call check_call draw_done draw_done")
+    assert (of_kind(events, RoundStarted)[0].opener, of_kind(events, RoundStarted)[0].bet) == (
+        2,
+        10,
+    )
+
+
+def test_14_12a_k_heads_up_the_big_blind_opens_the_rounds_after_the_draws() -> None:
+    """14.12A(k), NOTES.md Forced bets: heads-up (button 2 is the small blind and acts first
+    before the draw), the first player left of the button, seat 1 the big blind, opens after it.
+    """
+    t = _table(seats=(1, 2), button=2)
+    t.apply(ButtonPress(Button.NEW_HAND))
+    _deal(t, DECK[:10])
+    events = play(t, "check_call check_call draw_done draw_done")
+    assert of_kind(events, RoundStarted)[0].opener == 1
+
+
+def test_14_12a_l_the_lowest_hand_wins_and_a_tie_gives_the_odd_chip_left_of_the_button() -> None:
+    """14.12A(l), NOTES.md Odd chips: seats 2 and 3 tie with seven-five lows (suits do not
+    count); the pot of 11 splits 5 and 5 and the odd chip goes to seat 2, the first tied player
+    clockwise from the button (seat 3).
+    """
+    stakes = Stakes(small_blind=1, big_blind=5, small_bet=5, big_bet=10)
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=3))
+    t.apply(ButtonPress(Button.NEW_HAND))
+    s1, s2, s3 = "Kc Kd Qc Qd Jc", "7s 5s 4s 3s 2h", "7d 5d 4d 3d 2c"
+    for cards in zip(s1.split(), s2.split(), s3.split(), strict=True):
+        _deal(t, [Card.parse(c) for c in cards])
+    events = play(t, "check_call fold check_call")  # the button calls, the small blind folds
+    for _ in range(3):
+        events += play(t, "draw_done draw_done check_call check_call")
+    shown = {h.seat: h.description for h in of_kind(events, Showdown)[0].hands}
+    assert shown == {2: "seven-five low", 3: "seven-five low"}
+    settled = settlement(events)
+    assert [(o.seat, o.chips, o.rule) for o in settled.pots[0].odd_chips] == [
+        (2, 1, "NOTES.md, Odd chips")
+    ]
+    assert net(events) == {1: -1, 2: 1, 3: 0}
+
+
+def test_14_12a_l_deuce_to_seven_an_ace_is_high_and_a_straight_counts_against_the_hand() -> None:
+    """14.12A(l), NOTES.md Deuce-to-seven low: A-2-3-4-5 is ace high, not a wheel, and 8-7-6-5-4
+    is a straight; seat 3's K-Q-J-9-8 beats both.
+    """
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    s1, s2, s3 = "As 2d 3c 4h 5s", "8c 7d 6h 5d 4c", "Kd Qh Jc 9s 8h"
+    for cards in zip(s1.split(), s2.split(), s3.split(), strict=True):
+        _deal(t, [Card.parse(c) for c in cards])
+    events = play(t, "check_call check_call check_call")
+    for _ in range(3):
+        events += play(t, "draw_done draw_done draw_done check_call check_call check_call")
+    assert settlement(events).pots[0].shares[0].winners == (3,)
+
+
+def test_14_12a_everyone_else_folding_ends_the_hand_at_once() -> None:
+    """A hand everyone else folds ends at once: no draw, the big blind takes the blinds."""
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    _deal(t, DECK[:15])
+    events = play(t, "fold fold")
+    assert not of_kind(events, DrawExpected)
+    assert settlement(events).uncontested
+    assert net(events) == {1: -2, 2: 2, 3: 0}

@@ -306,8 +306,10 @@ class Table:
         return True
 
     def _next_occupied(self, position: int) -> int:
-        later = [s for s in self._seats if s > position]
-        return later[0] if later else self._seats[0]
+        # A seat with no chips is not dealt in: the button passes it like an empty seat.
+        occupied = [s for s in self._seats if self._stacks[s] != 0]
+        later = [s for s in occupied if s > position]
+        return later[0] if later else occupied[0]
 
     def _begin(self, out: list[Event]) -> None:
         self._hand_number += 1
@@ -383,14 +385,28 @@ class Table:
         hand = self._hand
         phase = self._phase.state
         if hand is None or not (phase == DEALING or (phase == DRAWING and hand.replacing)):
-            return self._raise_alarm(
-                inp, card.code, self._expectation(), "a card when none is expected", out
-            )
+            reason = "a card when none is expected"
+            if phase == DRAWING and hand is not None:
+                # 14.12A(f): one new card per discard, and only after draw done.
+                reason = "a replacement too many, or a card dealt before draw done"
+            return self._raise_alarm(inp, card.code, self._expectation(), reason, out)
         expected = hand.queue[hand.queue_pos]
         holder = hand.holder
         if hand.reshuffled and card.index in hand.reshuffled:  # 14.12A(f): back in play
             hand.reshuffled.discard(card.index)
             del hand.discarded[card.index]
+        elif hand.reshuffled_for is not None and (
+            hand.discarded.get(card.index) == hand.reshuffled_for
+        ):
+            # 14.12A(f): the drawing player's own discards are not reshuffled for it.
+            return self._raise_alarm(
+                inp,
+                card.code,
+                "expected " + _describe_destination(expected),
+                f"{card.code} is a discard of seat {hand.reshuffled_for}, the player drawing, "
+                "not among the reshuffled discards or the stub (14.12A(f))",
+                out,
+            )
         elif card.index in holder:
             where = (
                 "a burn or the board"
@@ -434,6 +450,7 @@ class Table:
             return
         hand.discards = []
         hand.replacing = False
+        hand.reshuffled_for = None
         self._pending = DrawExpected(hand.drawers[hand.drawer_pos], (), _DRAW_REASON)
         out.append(self._pending)
 
@@ -452,7 +469,19 @@ class Table:
 
     def _draw_done(self, out: list[Event]) -> bool:
         hand = self._hand
-        if self._phase.state != DRAWING or hand is None or hand.replacing:
+        if self._phase.state == DRAWING and hand is not None and hand.replacing:
+            # 14.12A(f): each discarded card is replaced; draw done before the last is too few.
+            owed = len(hand.queue) - hand.queue_pos
+            seat = hand.drawers[hand.drawer_pos]
+            return self._raise_alarm(
+                ButtonPress(Button.DRAW_DONE),
+                "draw_done",
+                self._expectation(),
+                f"seat {seat} is still owed {owed} card{'s' if owed > 1 else ''} "
+                "(a replacement too few, 14.12A(f))",
+                out,
+            )
+        if self._phase.state != DRAWING or hand is None:
             out.append(Refused("draw_done", f"no one is drawing; {self._expectation()}"))
             return False
         street = self.spec.streets[hand.street]
@@ -476,6 +505,7 @@ class Table:
             # just made is reshuffled (folded hands are discards too; docs/rules-interpretation.md).
             pool = set(hand.discarded) - hand.reshuffled - {c.index for c in hand.discards}
             hand.reshuffled |= pool
+            hand.reshuffled_for = seat
             out.append(DiscardsReshuffled(seat, tuple(DECK[i].code for i in sorted(pool))))
         hand.replacing = True
         hand.queue = queue
@@ -512,13 +542,15 @@ class Table:
             out.append(CardMucked(card.code, hand.discarded[card.index]))
             return True
         if self.phase in IN_HAND and holder is not None and holder not in hand.folded:
-            return self._raise_alarm(
-                inp,
-                card.code,
-                "only folded hands at the discard reader",
-                f"{card.code} belongs to seat {holder}, still in the hand",
-                out,
-            )
+            reason = f"{card.code} belongs to seat {holder}, still in the hand"
+            if hand.replacing and self._phase.state == DRAWING:
+                owed = len(hand.queue) - hand.queue_pos
+                reason = (
+                    f"seat {hand.drawers[hand.drawer_pos]} is still owed {owed} new "
+                    f"card{'s' if owed > 1 else ''} (a replacement too few, 14.12A(f)); {reason}"
+                )
+            expected = "only folded hands at the discard reader"
+            return self._raise_alarm(inp, card.code, expected, reason, out)
         hand.mucked.add(card.index)
         out.append(CardMucked(card.code, holder))
         return True
