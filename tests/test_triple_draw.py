@@ -385,3 +385,50 @@ def test_14_12a_everyone_else_folding_ends_the_hand_at_once() -> None:
     assert not of_kind(events, DrawExpected)
     assert settlement(events).uncontested
     assert net(events) == {1: -2, 2: 2, 3: 0}
+
+
+def _hand_folded_to_the_big_blind(t: Table, players: int) -> HandStarted:
+    started = of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0]
+    _deal(t, DECK[: 5 * players])
+    play(t, " ".join(["fold"] * (players - 1)))
+    return started
+
+
+def test_14_10_c_a_seat_filled_left_of_the_button_gets_the_button_next() -> None:
+    """14.12A(c), 14.10(c): seats 2, 3 and 5 play with the button on 3; seat 4 sits down
+    between hands, and the button moves one occupied seat clockwise: to seat 4.
+    """
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
+    assert _hand_folded_to_the_big_blind(t, 3).dealer == 3
+    t.reseat((2, 3, 4, 5), {4: 100})
+    started = _hand_folded_to_the_big_blind(t, 4)
+    assert (started.dealer, started.seats) == (4, (5, 2, 3, 4))
+    assert t.stacks[4] == 100
+
+
+def test_14_10_c_when_the_button_seat_empties_the_button_moves_to_the_next_occupied_seat() -> None:
+    """14.12A(c), 14.10(c), NOTES.md Forced bets: seat 3 holds the button and leaves; seat 4
+    sits down; the button goes to seat 4, the next occupied seat clockwise; when seats 2 and 4
+    leave, heads-up, the button moves on to seat 5 and posts the small blind.
+    """
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
+    _hand_folded_to_the_big_blind(t, 3)
+    t.reseat((2, 4, 5))
+    assert _hand_folded_to_the_big_blind(t, 3).dealer == 4
+    t.reseat((1, 5))
+    events = t.apply(ButtonPress(Button.NEW_HAND))
+    assert of_kind(events, HandStarted)[0].dealer == 5
+    assert [(b.seat, b.blind) for b in of_kind(events, BlindPosted)] == [(5, "small"), (1, "big")]
+
+
+def test_14_10_c_seats_change_only_between_hands() -> None:
+    """A seat change while a hand is in play is refused, naming the hand; an eighth seat is
+    refused as at setup (14.12A(b)).
+    """
+    t = _table()
+    t.apply(ButtonPress(Button.NEW_HAND))
+    with pytest.raises(ConfigError, match="hand 1 is in play"):
+        t.reseat((1, 2, 3, 4))
+    t.apply(ButtonPress(Button.MISDEAL))
+    with pytest.raises(ConfigError, match="at most 7 players"):
+        t.reseat((1, 2, 8))

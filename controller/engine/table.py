@@ -10,6 +10,8 @@ the last accepted input.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import Final
 
@@ -157,6 +159,29 @@ class Table:
     def last_settlement(self) -> HandSettled | HandVoided | None:
         """How the last finished hand ended."""
         return self._last_settlement
+
+    def reseat(self, seats: tuple[int, ...], stacks: Mapping[int, int] | None = None) -> None:
+        """Between hands, players leave and sit down: the occupied seats become ``seats``.
+
+        A seat staying keeps its chips unless ``stacks`` gives them; a new seat's stack is
+        ``stacks``' or unknown. In a button game the button stays where it is and the next
+        hand moves it one occupied seat clockwise among the seats occupied then, so a seat
+        just filled left of the button is next, and an emptied button seat passes it on
+        (14.12A(c), 14.10(c)). The last hand is closed: undo no longer reaches into it.
+        ConfigError (naming the setting) if a hand is in play or the seats cannot be dealt.
+        """
+        if self.phase in IN_HAND:
+            raise ConfigError(
+                f"seats {seats}: hand {self._hand_number} is in play; change seats between hands"
+            )
+        kept = {s: st for s in seats if (st := self._stacks.get(s)) is not None}
+        known = {**kept, **(stacks or {})}
+        config = replace(self.config, seats=seats, dealer=self._dealer, stacks=known)
+        config.validate(self.spec)
+        self.config = config
+        self._seats = tuple(sorted(seats))
+        self._stacks = {s: known.get(s) for s in self._seats}
+        self._inputs = []
 
     def cards_of(self, seat: int) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the hand now, down then up (none between hands).
