@@ -75,6 +75,9 @@ from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoi
 
 _UP: Final = Face.UP.value
 _SLOT: Final = ReadPoint.DEALING_SLOT
+_DISCARD: Final = ReadPoint.DISCARD_READER
+_DRAW_DONE: Final = Button.DRAW_DONE
+_FOLD: Final = Button.FOLD
 
 
 def describe_input(inp: TableInput) -> str:
@@ -114,6 +117,7 @@ class Table:
                 f"stakes: big_blind=0; {spec.name} opens with blinds, expected a big blind"
             )
         self.spec = spec
+        self._has_draws = spec.has_draws
         self.config = config
         self.stakes = config.stakes
         self._moves = moves_for(spec)
@@ -232,13 +236,9 @@ class Table:
         """Apply one input; return the events it causes (a Refused event if it is refused)."""
         out: list[Event] = []
         if self._alarm is None:
-            # The two inputs of every hand first: a card at the slot, a betting button.
-            if isinstance(inp, CardRead) and inp.point is _SLOT:
-                if self._deal(inp, out):
-                    self._inputs.append(inp)
-                return out
-            if isinstance(inp, ButtonPress) and inp.button in BETTING_BUTTONS:
-                if self._act(inp.button, out):
+            taken = self._usual(inp, out)
+            if taken is not None:
+                if taken:
                     self._inputs.append(inp)
                 return out
         if isinstance(inp, ButtonPress) and inp.button is Button.UNDO:
@@ -261,6 +261,25 @@ class Table:
             else:
                 self._inputs.append(inp)
         return out
+
+    def _usual(self, inp: TableInput, out: list[Event]) -> bool | None:
+        """The inputs of every hand, on a short path: a card at the slot, a betting button;
+        in a draw game a discard at the reader and draw done. Whether the input was accepted;
+        None when it is not one of these.
+        """
+        if isinstance(inp, CardRead):
+            point = inp.point
+            if point is _SLOT:
+                return self._deal(inp, out)
+            if point is _DISCARD:
+                return self._muck(inp, out)
+        elif isinstance(inp, ButtonPress):
+            button = inp.button
+            if button in BETTING_BUTTONS:
+                return self._act(button, out)
+            if button is _DRAW_DONE and self._has_draws:
+                return self._draw_done(out)
+        return None
 
     def _move(self, trigger: str) -> None:
         """Fire a trigger of the game's machine on this table's phase."""
@@ -285,7 +304,7 @@ class Table:
             return self._misdeal(out)
         if button in BETTING_BUTTONS:
             return self._act(button, out)
-        if button is Button.DRAW_DONE and self.spec.has_draws:
+        if button is _DRAW_DONE and self._has_draws:
             return self._draw_done(out)
         out.append(Refused(button.value, f"{self.spec.name} has no draws; {self._expectation()}"))
         return False
@@ -716,9 +735,9 @@ class Table:
     ) -> None:
         hand.to_act.discard(seat)
         hand.duty = None  # whatever the opener did, its duty is done
-        if button is Button.FOLD:
+        if button is _FOLD:
             hand.folded.add(seat)
-            if self.spec.has_draws:  # a folded hand joins the discards a short stub reshuffles
+            if self._has_draws:  # a folded hand joins the discards a short stub reshuffles
                 for card in hand.down[seat] + hand.up[seat]:
                     hand.discarded[card.index] = seat
             out.append(ActionTaken(seat, "folds", 0, hand.round_commit[seat], False))
