@@ -432,3 +432,26 @@ def test_14_10_c_seats_change_only_between_hands() -> None:
     t.apply(ButtonPress(Button.MISDEAL))
     with pytest.raises(ConfigError, match="at most 7 players"):
         t.reseat((1, 2, 8))
+
+
+def test_14_12a_an_all_in_for_less_makes_a_side_pot_as_in_the_stud_games() -> None:
+    """NOTES.md, Betting structure: the button (seat 3) is all-in for 3 against the big blind
+    of 5 and holds the best hand; it wins the main pot of 9, and the side pot of 4 between
+    the blinds goes to seat 1's better hand. Seat 3 still draws, though it cannot bet.
+    """
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={3: 3}))
+    t.apply(ButtonPress(Button.NEW_HAND))
+    s1, s2, s3 = "8s 6s 4s 3s 2h", "Kc Kd Qc Qd Jc", "7d 5d 4d 3d 2c"
+    for cards in zip(s1.split(), s2.split(), s3.split(), strict=True):
+        _deal(t, [Card.parse(c) for c in cards])
+    events = play(t, "all_in check_call check_call")
+    for _ in range(3):
+        draws = play(t, "draw_done draw_done draw_done")
+        assert [d.seat for d in of_kind(draws, DrawDeclared)] == [1, 2, 3]
+        events += draws + play(t, "check_call check_call")
+    pots = settlement(events).pots
+    assert [(p.amount, p.eligible, p.shares[0].winners) for p in pots] == [
+        (9, (1, 2, 3), (3,)),
+        (4, (1, 2), (1,)),
+    ]
+    assert net(events) == {1: -1, 2: -5, 3: 6}

@@ -41,6 +41,7 @@ _NEW_HAND = ButtonPress(Button.NEW_HAND)
 _STOPS = (Refused, Alarm)
 _DRAW_DONE = ButtonPress(Button.DRAW_DONE)
 _PRESS = {button.value: ButtonPress(button) for button in Button}
+_DISCARD = ReadPoint.DISCARD_READER
 
 
 def play_hand(
@@ -86,7 +87,7 @@ def play_hand(
         elif isinstance(pending, DrawExpected):
             if not pending.discards:  # the player's turn begins: decide its discards
                 plan = list(discard(pending, table.cards_of(pending.seat)))
-            inp = CardRead(plan.pop(0), ReadPoint.DISCARD_READER) if plan else _DRAW_DONE
+            inp = CardRead(plan.pop(0), _DISCARD) if plan else _DRAW_DONE
         elif kind in _STOPS:
             raise RuntimeError(f"the table did not take {inp!r}: {produced!r}")
         else:

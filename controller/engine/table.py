@@ -74,6 +74,7 @@ from controller.hands import NO_QUALIFYING_LOW
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 _UP: Final = Face.UP.value
+_DOWN: Final = Face.DOWN.value
 _SLOT: Final = ReadPoint.DEALING_SLOT
 _DISCARD: Final = ReadPoint.DISCARD_READER
 _DRAW_DONE: Final = Button.DRAW_DONE
@@ -417,7 +418,8 @@ class Table:
             queue.append(_BURN_EXPECTED)
         live = hand.live()
         for face in street.deal:  # 14.13(f),(g): only to players still in
-            queue.extend(_seat_expected(seat, face.value) for seat in live)
+            value = face.value
+            queue.extend([_seat_expected(seat, value) for seat in live])
         queue.extend(_COMMUNITY_EXPECTED for _ in range(street.community))
         hand.queue = queue
         hand.queue_pos = 0
@@ -542,7 +544,7 @@ class Table:
             # 14.12A(f): burn before the first player of the draw receives any new card.
             queue.append(_BURN_EXPECTED)
             hand.burned_draw = True
-        queue.extend(_seat_expected(seat, Face.DOWN.value) for _ in range(count))
+        queue.extend([_seat_expected(seat, _DOWN)] * count)
         stub = len(DECK) - len(hand.holder) + len(hand.reshuffled)
         if stub < len(queue) and street.draw.reshuffle_discards:
             # 14.12A(f): the stub is short; every discard but the ones the drawing player
