@@ -154,9 +154,10 @@ def test_14_12a_f_a_card_before_draw_done_or_a_discard_the_player_does_not_hold_
 
 
 def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players() -> None:
-    """14.12A(f), NOTES.md Burns and draws: seven players each throw five; seat 4 finds the
-    stub empty, the fifteen discards of seats 1-3 are reshuffled, and seat 4's own discards
-    are not among them.
+    """14.12A(f), NOTES.md Burns and draws: seven players each throw five; seat 4 finds one
+    card left in the stub, the fifteen discards of seats 1-3 are reshuffled, and seat 4's own
+    discards are not among them. Seat 4 then takes the stub's last card and four reshuffled
+    discards; its own discard, or a card seat 1 holds, is an alarm naming the card.
     """
     seats = (1, 2, 3, 4, 5, 6, 7)
     t = Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=7))
@@ -183,12 +184,17 @@ def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players(
                 "reshuffled discards or the stub (14.12A(f))"
             )
             t.apply(ButtonPress(Button.UNDO))
-            _deal(t, [Card.parse(code) for code in reshuffled[:5]])
+            held = t.state.seats[0].down  # a card seat 1 holds is no replacement for seat 4
+            alarm = of_kind(t.apply(CardRead(Card.parse(held[0]))), Alarm)[0]
+            assert alarm.reason == f"{held[0]} was already seen this hand (seat 1)"
+            t.apply(ButtonPress(Button.UNDO))
+            # The last card of the stub, then four of the reshuffled discards.
+            _deal(t, [stub[0], *(Card.parse(code) for code in reshuffled[:4])])
         else:
             needed = (1 if seat == 1 else 0) + 5
             _deal(t, stub[:needed])
             stub = stub[needed:]
-    assert format_cards(Card.parse(c) for c in t.state.seats[3].down) == " ".join(reshuffled[:5])
+    assert format_cards(t.cards_of(4)) == " ".join([stub[0].code, *reshuffled[:4]])
 
 
 @settings(max_examples=DRAW_EXAMPLES)
