@@ -5,12 +5,14 @@ must give every seat the net result the source gives it (14.12A; NOTES.md).
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from pokerkit import HandHistory
 from tablehelp import of_kind
 
+from controller.cli import main
 from controller.engine import Table
 from controller.engine.events import Alarm, CardDealt, Event, HandSettled, Refused
 from controller.games import GAMES
@@ -111,3 +113,30 @@ def test_another_variant_is_refused_naming_the_variants_converted() -> None:
     text = HANDS[0].read_text(encoding="utf-8").replace("'F2L3D'", "'NT'")
     with pytest.raises(PhhUnsupported, match=r"variant 'NT'; tablectl converts \['F2L3D'\]"):
         to_hand_script(read_phh(text))
+
+
+def test_import_phh_prints_a_hand_script_that_replay_plays(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tablectl import-phh FILE`` prints the hand as a hand script; ``tablectl replay`` plays
+    it through the engine to the source's settlement without a refusal or alarm."""
+    assert main(["import-phh", str(HANDS[-1])]) == 0
+    script = tmp_path / "hand.hand"
+    script.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert main(["replay", str(script)]) == 0
+    kinds = [json.loads(line)["kind"] for line in capsys.readouterr().out.splitlines()]
+    assert "hand_settled" in kinds
+    assert "refused" not in kinds
+    assert "alarm" not in kinds
+
+
+def test_import_phh_says_why_a_hand_is_not_converted(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another variant exits 1 with the reason; a file that cannot be read exits 2."""
+    other = tmp_path / "nt.phh"
+    other.write_text(HANDS[0].read_text(encoding="utf-8").replace("'F2L3D'", "'NT'"))
+    assert main(["import-phh", str(other)]) == 1
+    assert "not converted: variant 'NT'" in capsys.readouterr().err
+    assert main(["import-phh", str(tmp_path / "missing.phh")]) == 2
+    assert "cannot read the file" in capsys.readouterr().err
