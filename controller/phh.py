@@ -177,7 +177,10 @@ class _Converter:
         """A card of the hand: a hidden one (``??``) becomes a card no one in the hand holds."""
         if code == UNKNOWN:
             return next(self.spare)
-        card = Card.parse(code)
+        try:
+            card = Card.parse(code)
+        except CardError as error:
+            raise PhhError(f"a card dealt: {error}") from None
         if card.code in self.dealt:  # the source dealt it again: its reshuffle, not NOTES.md's
             raise PhhUnsupported(
                 f"{card.code} is dealt twice: the source reshuffled its discards under its "
@@ -286,7 +289,10 @@ def _draw(conv: _Converter, segment: list[tuple[int, list[str], str]]) -> None:
         held = conv.held[player]
         for code in thrown:
             # A hidden card: the first card the conversion gave in place of one.
-            thrown_code = next(c for c in held if c not in conv.dealt) if code == UNKNOWN else code
+            hidden = [c for c in held if c not in conv.dealt]
+            thrown_code = (hidden[0] if hidden else code) if code == UNKNOWN else code
+            if thrown_code not in held:
+                raise PhhError(f"p{player} discards {code}, a card it does not hold ({held})")
             held.remove(thrown_code)
             conv.inputs.append(CardRead(Card.parse(thrown_code), ReadPoint.DISCARD_READER))
         conv.inputs.append(ButtonPress(Button.DRAW_DONE))

@@ -140,3 +140,10 @@ def test_import_phh_says_why_a_hand_is_not_converted(
     assert "not converted: variant 'NT'" in capsys.readouterr().err
     assert main(["import-phh", str(tmp_path / "missing.phh")]) == 2
     assert "cannot read the file" in capsys.readouterr().err
+
+
+def test_a_discard_the_player_does_not_hold_is_refused_naming_it() -> None:
+    """14.12A(f): a PHH draw whose discard is not in the player's hand is a malformed history."""
+    text = HANDS[-1].read_text(encoding="utf-8").replace("'p5 sd Th'", "'p5 sd As'")
+    with pytest.raises(PhhError, match="p5 discards As, a card it does not hold"):
+        to_hand_script(read_phh(text))
