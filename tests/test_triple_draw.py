@@ -461,3 +461,27 @@ def test_14_12a_an_all_in_for_less_makes_a_side_pot_as_in_the_stud_games() -> No
         (4, (1, 2), (1,)),
     ]
     assert net(events) == {1: -1, 2: -5, 3: 6}
+
+
+def test_notes_burns_and_draws_a_burn_before_each_of_the_three_draws_none_when_all_stand_pat() -> (
+    None
+):
+    """14.12A(f),(h),(j), NOTES.md Burns and draws: seat 1 throws one card in each draw; each of
+    the three draws burns a card right before seat 1's new card. A draw in which everyone
+    stands pat deals no card at all, so burns nothing.
+    """
+    t = _to_first_draw()
+    stub = iter(DECK[15:])
+    for draw in range(3):
+        t.apply(CardRead(t.cards_of(1)[0], ReadPoint.DISCARD_READER))
+        events = t.apply(ButtonPress(Button.DRAW_DONE))
+        events += t.apply(CardRead(next(stub)))
+        events += t.apply(CardRead(next(stub)))
+        dealt = [(e.destination, e.seat) for e in of_kind(events, CardDealt)]
+        assert dealt == [("burn", None), ("seat", 1)], draw
+        events = play(t, "draw_done draw_done check_call check_call check_call")
+        assert not of_kind(events, CardDealt)
+    t = _to_first_draw()
+    events = play(t, "draw_done draw_done draw_done")
+    assert not of_kind(events, CardDealt)
+    assert of_kind(events, RoundStarted)
