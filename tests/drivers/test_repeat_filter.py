@@ -51,6 +51,9 @@ def test_the_clock_wrapping_to_zero_is_read_forward() -> None:
     assert repeats.repeats(BOOT, A, SLOT, WRAP - 296) is None
     assert repeats.repeats(BOOT, A, SLOT, 203) == WRAP - 296
     assert repeats.repeats(BOOT, A, SLOT, 1_300) is None
+    edge = RepeatFilter(0.5)
+    assert edge.repeats(BOOT, A, SLOT, WRAP - 296) is None
+    assert edge.repeats(BOOT, A, SLOT, 204) is None, "exactly the window on: not a repeat"
 
 
 def test_the_wrap_is_followed_through_the_reads_of_other_tags() -> None:
