@@ -320,13 +320,19 @@ def test_the_driver_starts_and_stops_without_a_device(backend: Backend) -> None:
     often the driver retries), and stop ends the thread promptly."""
     events: queue.Queue[Any] = queue.Queue()
     driver = ShoeDriver(settings(backend), events)
+    # The bounds are loose on purpose (a loaded CI machine); what they catch is a start that
+    # waits out the reconnect backoff, or a stop that does not end the thread.
     started = time.monotonic()
-    driver.start()
-    assert time.monotonic() - started < 0.5
-    time.sleep(0.3)
-    stopping = time.monotonic()
-    driver.stop()
-    assert time.monotonic() - stopping < 1.0
+    try:
+        driver.start()
+        start_took = time.monotonic() - started
+        time.sleep(0.3)
+    finally:
+        stopping = time.monotonic()
+        driver.stop()
+        stop_took = time.monotonic() - stopping
+    assert start_took < 2.0
+    assert stop_took < 3.0
     (lost,) = quiet(events, 0)
     assert isinstance(lost, CommLost)
     assert lost.reason.startswith(f"cannot open {backend.url}")
