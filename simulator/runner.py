@@ -187,7 +187,7 @@ class BotRunner:
 
     def _read_tag(self, act: Tag) -> None:
         with self.sim.locked():
-            self.sim.shoe.read_tag(act.uid, act.point)
+            self.sim.shoe.read_tag(act.uid, act.point, now=self.sim.clock())
 
     def _deal(self, act: Deal) -> None:
         sim = self.sim

@@ -130,7 +130,8 @@ def test_a_bad_command_says_which_and_what_was_expected_and_the_run_fails(tmp_pa
         "error: press: button 'bogus': expected one of: new_hand fold check_call bet_raise "
         "all_in draw_done misdeal undo",
         "error: fault: no fault 'nope'; expected one of: drop garble delay noise silent speak "
-        "unplug replug power-cycle clear lid reader jam duplicate foreign other-deck twice",
+        "unplug replug power-cycle clear lid reader jam duplicate reread uptime foreign other-deck "
+        "twice",
         "error: fault: expected 'fault delay DEVICE SECONDS [COUNT]'; got 'delay shoe'",
         "error: fault: device 'toaster': expected shoe or panel",
         "error: cut: cut of 5 cards: expected at least 10 off the top (NOTES.md, Shuffle, "
@@ -148,7 +149,8 @@ def test_help_lists_every_command_and_every_fault(tmp_path: Path) -> None:
     for command in ("deal", "burn", "discard", "shuffle", "cut", "deck", "press", "fault", "state"):
         assert f"\n  {command}" in out
     for fault in ("drop", "garble", "delay", "noise", "silent", "unplug", "replug", "lid",
-                  "reader", "duplicate", "foreign", "other-deck", "twice"):  # fmt: skip
+                  "reader", "duplicate", "reread", "uptime", "foreign", "other-deck",
+                  "twice"):  # fmt: skip
         assert f"  fault {fault}" in out
     assert "Example: 'cut 17'." in out
 
@@ -310,6 +312,11 @@ def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Pa
         fault jam off
         fault duplicate 3
         deal
+        fault reread 0.5
+        fault uptime 4294967000
+        deal
+        fault uptime 2x
+        fault reread 61
         fault foreign
         fault other-deck Kd
         fault twice
@@ -322,7 +329,9 @@ def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Pa
     result = run_console(tmp_path, "\n".join(line.strip() for line in script.splitlines()))
     out = result.stdout
     assert [line for line in out.splitlines() if line.startswith("error:")] == [
-        "error: deal: the feed is jammed (a card is stuck): no card can leave the shoe"
+        "error: deal: the feed is jammed (a card is stuck): no card can leave the shoe",
+        "error: fault: ms '2x': expected a whole number",
+        "error: fault: reread after 61.0 s: expected more than 0 and at most 60 s",
     ]
     assert result.returncode == 1
     for expected in (
@@ -336,6 +345,9 @@ def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Pa
         "(tag E0",
         "NOT read (reader fault)",
         "read 4 times",
+        "the next card dealt will pass the slot again 0.5 s later",
+        "the shoe's clock reads 4294967000 ms",
+        "read 2 times",
         "passed the slot (enrolled in neither deck)",
         "Kd of the deck not in play passed the slot",
         "dealt already, passed the slot again",
@@ -343,6 +355,7 @@ def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Pa
         f"shoe: {tmp_path / 'shoe'} (unplugged)",
         f"shoe: {tmp_path / 'shoe'} (UNPLUGGED)",
         "lid open, reader ok, feed ok",
+        " ms\n",
         f"the shoe is plugged back in at {tmp_path / 'shoe'}",
     ):
         assert expected in out, expected
