@@ -20,7 +20,7 @@ from bot_games import TRIPLE_DRAW
 
 from controller.engine import Table
 from controller.engine.events import HandSettled, HandVoided
-from controller.inputs import ButtonPress, TableInput
+from controller.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
 from controller.script import parse_script
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
@@ -260,3 +260,27 @@ def test_a_stopped_runner_resumes_with_the_act_it_held(sim: Simulator) -> None:
         assert runner.run() == 1
     assert host.arrived == list(bot.records[0].inputs)
     assert host.settled[0] == bot.records[0].settlement
+
+
+def test_a_scripted_stray_tag_is_read_at_the_slot(sim: Simulator) -> None:
+    """A script's foreign tag passes the shoe's slot reader: the controller's deck lookup makes
+    it a ForeignTag, an integrity alarm (NOTES.md, Integrity), which undo dismisses."""
+    script = parse_script(
+        "game mambo\nseats 1 2\nstakes ante=1 bring-in=2 small-bet=5 big-bet=10\n"
+        "new_hand\ntag E0040100000000AB slot stray\nundo\nmisdeal\n",
+        "stray",
+    )
+    bot = ScriptedBot(script)
+    host = Host(sim, Table(bot.spec, bot.config))
+    run_in_lockstep(sim, bot, host)
+    new_hand, tag, undo, misdeal = host.arrived
+    assert isinstance(tag, ForeignTag)
+    assert (tag.tag, tag.point, tag.reason) == (
+        "E0040100000000AB",
+        ReadPoint.DEALING_SLOT,
+        "not enrolled in either deck",
+    )
+    assert [new_hand, undo, misdeal] == [
+        line.input for line in script.lines if not isinstance(line.input, ForeignTag)
+    ]
+    assert [s.kind for s in host.settled] == ["hand_voided"]
