@@ -18,6 +18,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
 
+from simulator.backends import SimPtyBackend, SimUrlBackend
+
 
 class DeviceWire(Protocol):
     """The device's end of the line."""
@@ -183,4 +185,7 @@ class SocketBackend:
 BACKENDS: dict[str, Callable[[Path], Backend]] = {
     "pty": PtyBackend,
     "socket": SocketBackend,
+    # The simulator's own ports (simulator/backends.py): its raw pty behind a link, and sim://.
+    "sim-pty": SimPtyBackend,
+    "sim-url": SimUrlBackend,
 }

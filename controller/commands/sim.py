@@ -1,0 +1,196 @@
+"""``tablectl sim``: run the simulated shoe and panel on ptys, with the technician's console.
+
+Starts both devices behind stable links (``<dir>/shoe``, ``<dir>/panel``),
+writes the two decks' enrollment files, prints where everything is, and
+takes console commands from the terminal (history and completion) or, piped,
+from stdin. docs/simulator.md is the technician's guide.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TextIO
+
+from drivers.sentences import PROTOCOL_VERSION
+from simulator.console import Console
+from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
+from simulator.table import DEVICES, Simulator
+
+HISTORY_FILE = Path("~/.tablectl_sim_history")
+
+
+def default_directory() -> Path:
+    """Where the links go: /run/tablectl-sim if we may write there, else a per-user folder."""
+    if os.access("/run", os.W_OK):
+        return Path("/run/tablectl-sim")
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime and os.access(runtime, os.W_OK):
+        return Path(runtime) / "tablectl-sim"
+    return Path(tempfile.gettempdir()) / f"tablectl-sim-{os.getuid()}"
+
+
+def register(subparsers: Any) -> None:
+    """Add ``tablectl sim``."""
+    parser = subparsers.add_parser(
+        "sim",
+        help="run the simulated card shoe and dealer panel, with a technician's console",
+        description=(
+            "Run a virtual shoe and panel on pseudo-terminals that the controller (or any serial "
+            "terminal) opens as hardware, and take console commands: deal, press, fault, state. "
+            "Type 'help' at the prompt. See docs/simulator.md."
+        ),
+    )
+    parser.add_argument(
+        "--dir",
+        type=Path,
+        default=None,
+        help=f"folder for the 'shoe' and 'panel' links (default: {default_directory()})",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of the tags, shuffles and faults (default 0)"
+    )
+    parser.add_argument(
+        "--decks",
+        type=Path,
+        default=None,
+        help="folder for the decks' enrollment files deck-A.txt, deck-B.txt (default: --dir)",
+    )
+    parser.add_argument("--shoe-serial", default=SHOE_IDENTITY.serial, help="the shoe's serial")
+    parser.add_argument("--panel-serial", default=PANEL_IDENTITY.serial, help="the panel's serial")
+    parser.add_argument(
+        "--protocol",
+        type=int,
+        default=PROTOCOL_VERSION,
+        help="protocol version the devices claim (another one tests the host's refusal)",
+    )
+    parser.add_argument(
+        "--watch", action="store_true", help="print the panel's light and text when they change"
+    )
+    parser.add_argument(
+        "--history",
+        type=Path,
+        default=HISTORY_FILE,
+        help=f"the console's history file at a terminal (default {HISTORY_FILE})",
+    )
+    parser.set_defaults(run=run)
+
+
+@contextlib.contextmanager
+def _claimed(directory: Path) -> Iterator[None]:
+    """Hold the folder's lock, so two simulators never fight over the same links."""
+    directory.mkdir(parents=True, exist_ok=True)
+    fd = os.open(directory / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(
+                f"tablectl sim: another simulator serves {directory}; give another --dir"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+@contextlib.contextmanager
+def _history(path: Path, interactive: bool) -> Iterator[None]:
+    """Readline history at a terminal, loaded before and saved after."""
+    if not interactive:
+        yield
+        return
+    import readline  # noqa: PLC0415 -- only a terminal session needs line editing
+
+    path = path.expanduser()
+    with contextlib.suppress(OSError):
+        readline.read_history_file(path)
+    readline.set_history_length(1000)
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            readline.write_history_file(path)
+
+
+def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
+    """Run the simulator and its console until 'quit' or the end of the input."""
+    stdin = stdin or sys.stdin
+    stdout = stdout or sys.stdout
+    directory: Path = args.dir or default_directory()
+
+    def show(seat: int, text: str) -> None:
+        lit = f"seat {seat} lit" if seat else "no seat lit"
+        stdout.write(f"\npanel: {lit}; {text!r}\n")
+        stdout.flush()
+
+    try:
+        shoe = Identity(
+            SHOE_IDENTITY.model, args.shoe_serial, SHOE_IDENTITY.firmware, args.protocol
+        )
+        panel = Identity(
+            PANEL_IDENTITY.model, args.panel_serial, PANEL_IDENTITY.firmware, args.protocol
+        )
+    except ValueError as exc:
+        print(f"tablectl sim: error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        return _serve(
+            args, directory, shoe=shoe, panel=panel, stdin=stdin, stdout=stdout, show=show
+        )
+    except OSError as exc:
+        print(f"tablectl sim: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _serve(
+    args: argparse.Namespace,
+    directory: Path,
+    *,
+    shoe: Identity,
+    panel: Identity,
+    stdin: TextIO,
+    stdout: TextIO,
+    show: Callable[[int, str], None],
+) -> int:
+    interactive = stdin.isatty()
+    with _claimed(directory):
+        sim = Simulator(
+            transport="pty",
+            directory=directory,
+            seed=args.seed,
+            shoe_identity=shoe,
+            panel_identity=panel,
+            on_display=show if args.watch else None,
+        )
+        with sim:
+            decks = sim.write_deck_files(args.decks or directory)
+            console = Console(sim, stdin, stdout, interactive, seed=args.seed)
+            for device in DEVICES:
+                console.say(f"{device}: {sim.address(device)}")
+            console.say(f"decks: {' '.join(str(path) for path in decks)}")
+            with sim.locked():
+                top = sim.shoe.stub[0].code
+            console.say(
+                f"seed {args.seed}: deck A in play, shuffled, top card {top}. "
+                "Type 'help' for the commands."
+                if interactive
+                else f"seed {args.seed}: deck A in play, shuffled, top card {top}."
+            )
+            with _history(args.history, interactive):
+                _loop(console)
+    return 1 if console.failures and not interactive else 0
+
+
+def _loop(console: Console) -> None:
+    while True:
+        try:
+            console.cmdloop()
+            return
+        except KeyboardInterrupt:
+            console.say("^C (type 'quit' to leave)")

@@ -1,0 +1,541 @@
+"""A simulated table: the virtual shoe and panel, their lines, their ports and one serving thread.
+
+``Simulator`` is the Python API the console and the tests use. It owns the
+two device cores (simulator.devices), a fault line for each
+(simulator.faults) and a connector for each (simulator.transports: real
+ptys or ``sim://`` URLs). One thread serves both devices: it reads what the
+host writes to the ptys and writes what the devices say when their timers
+fall due. Every action (deal, press, a fault) runs under one lock and its
+output is written at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import selectors
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final, Literal, TypeVar
+
+from controller.cards import DECK, Card
+from controller.inputs import Button
+from drivers.shoe import Lid, Reader
+from simulator.decks import TagDeck, foreign_uid, make_decks, shuffled, write_deck_file
+from simulator.devices import (
+    PANEL_IDENTITY,
+    RESEND_POLL,
+    SHOE_IDENTITY,
+    DeviceCore,
+    DeviceError,
+    Identity,
+    Timing,
+    VirtualPanel,
+    VirtualShoe,
+)
+from simulator.faults import LineFaults
+from simulator.transports import DEFAULT_TABLE, Endpoint, MemoryEndpoint, PtyEndpoint
+
+Transport = Literal["pty", "memory"]
+DEVICES: Final = ("shoe", "panel")
+#: The serving thread wakes at least this often (a fault's timer, a stop request).
+MAX_WAIT: Final = 0.1
+
+_T = TypeVar("_T")
+
+
+def boot_id(seed: int, device: str, power_ups: int) -> str:
+    """The boot id a device picks at its ``power_ups``-th power-up (docs/protocol.md 4)."""
+    return f"{random.Random(f'tablectl-boot-{seed}-{device}-{power_ups}').getrandbits(32):08X}"
+
+
+Trace = Callable[[str], None]
+
+
+def wire_lines(data: bytes) -> list[str]:
+    """Bytes on the wire as printable lines, one a sentence (noise shown escaped)."""
+    text = data.decode("ascii", "backslashreplace")
+    return [line for line in text.replace("\r\n", "\n").split("\n") if line]
+
+
+@dataclass(slots=True)
+class SimDevice:
+    """One virtual device: its core, its line and its connector."""
+
+    core: DeviceCore
+    line: LineFaults
+    endpoint: Endpoint
+    power_ups: int = 1
+    #: Prints the wire's traffic (``trace``); heartbeats too when ``trace_heartbeats``.
+    trace: Trace | None = None
+    trace_heartbeats: bool = False
+
+    def from_host(self, data: bytes, now: float) -> None:
+        """The host wrote ``data``."""
+        self._trace("<", data)
+        heard = self.line.incoming(data, now)
+        if heard:
+            self.core.receive(heard, now)
+
+    def pump(self, now: float) -> None:
+        """Write whatever is due now."""
+        data = self.line.apply(self.core.poll(now), now)
+        if data:
+            self._trace(">", data)
+            self.endpoint.send(data)
+
+    def _trace(self, direction: str, data: bytes) -> None:
+        if self.trace is None:
+            return
+        for line in wire_lines(data):
+            if self.trace_heartbeats or line[3:6] != "HBT":
+                self.trace(f"{self.core.name} {direction} {line}")
+
+    def deadline(self, now: float) -> float:
+        """When ``pump`` next has work."""
+        deadline = min(self.core.next_deadline(), self.line.next_deadline())
+        if self.core.busy:
+            deadline = min(deadline, now + RESEND_POLL)
+        return deadline
+
+
+class Simulator:
+    """The simulated shoe and panel, served on ptys or as ``sim://`` URLs.
+
+    Use it as a context manager (or call ``start`` and ``close``). ``seed``
+    makes the decks' tags, the shuffles, the boot ids and the faults' random
+    choices repeatable.
+    """
+
+    def __init__(
+        self,
+        *,
+        transport: Transport = "pty",
+        directory: Path | None = None,
+        table: str = DEFAULT_TABLE,
+        seed: int = 0,
+        timing: Timing | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        shoe_identity: Identity = SHOE_IDENTITY,
+        panel_identity: Identity = PANEL_IDENTITY,
+        on_display: Callable[[int, str], None] | None = None,
+    ) -> None:
+        if transport == "pty" and directory is None:
+            raise ValueError("a pty simulator needs a directory for its 'shoe' and 'panel' links")
+        self.seed = seed
+        self.clock = clock
+        self.transport = transport
+        self.directory = directory
+        self.decks: tuple[TagDeck, TagDeck] = make_decks(seed)
+        self._lock = threading.RLock()
+        self._foreign_tags = 0
+        now = clock()
+        timing = timing or Timing()
+        # The shoe powers up loaded with deck A shuffled, so its first status says 'ok'.
+        shoe = VirtualShoe(
+            self.decks,
+            boot_id(seed, "shoe", 1),
+            now,
+            identity=shoe_identity,
+            timing=timing,
+            stub=shuffled(seed),
+        )
+        panel = VirtualPanel(
+            boot_id(seed, "panel", 1),
+            now,
+            identity=panel_identity,
+            timing=timing,
+            on_display=on_display,
+        )
+        self.devices: dict[str, SimDevice] = {}
+        try:
+            for core in (shoe, panel):
+                self.devices[core.name] = SimDevice(
+                    core,
+                    LineFaults(random.Random(f"tablectl-line-{seed}-{core.name}")),
+                    self._endpoint(core.name, transport, directory, table),
+                )
+        except ValueError:  # the table's sim:// name is taken: give back the one registered
+            for device in self.devices.values():
+                device.endpoint.close()
+            raise
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._wake_r, self._wake_w = -1, -1
+
+    def _endpoint(
+        self, name: str, transport: Transport, directory: Path | None, table: str
+    ) -> Endpoint:
+        receive = self._receiver(name)
+        if transport == "pty":
+            assert directory is not None  # checked by the constructor
+            return PtyEndpoint(name, receive, directory)
+        return MemoryEndpoint(name, receive, table)
+
+    # --- life -----------------------------------------------------------------------------
+
+    def start(self) -> Simulator:
+        """Plug the devices in and start serving them."""
+        if self._thread is not None:
+            raise RuntimeError("the simulator is running already")
+        if self.directory is not None:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        for device in self.devices.values():
+            device.endpoint.plug()
+        self._wake_r, self._wake_w = os.pipe()
+        os.set_blocking(self._wake_r, False)
+        self._thread = threading.Thread(target=self._serve, name="tablectl-sim", daemon=True)
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and unplug everything; the links and ports are gone afterwards."""
+        if self._thread is not None:
+            self._stop.set()
+            self._wake()
+            self._thread.join()
+            self._thread = None
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+        for device in self.devices.values():
+            device.endpoint.close()
+
+    def __enter__(self) -> Simulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def shoe(self) -> VirtualShoe:
+        """The shoe's core (read its state under ``locked()``)."""
+        core = self.devices["shoe"].core
+        assert isinstance(core, VirtualShoe)
+        return core
+
+    @property
+    def panel(self) -> VirtualPanel:
+        """The panel's core (read its state under ``locked()``)."""
+        core = self.devices["panel"].core
+        assert isinstance(core, VirtualPanel)
+        return core
+
+    def address(self, device: str) -> str:
+        """The path (pty) or URL (memory) a program opens to reach ``device``."""
+        return self._device(device).endpoint.address
+
+    def write_deck_files(self, directory: Path) -> list[Path]:
+        """Write both decks' enrollment files (``deck-A.txt``, ``deck-B.txt``)."""
+        directory.mkdir(parents=True, exist_ok=True)
+        paths = []
+        for deck in self.decks:
+            path = directory / f"deck-{deck.name}.txt"
+            write_deck_file(path, deck)
+            paths.append(path)
+        return paths
+
+    # --- serving --------------------------------------------------------------------------
+
+    def _receiver(self, name: str) -> Callable[[bytes], None]:
+        def receive(data: bytes) -> None:
+            with self._lock:
+                now = self.clock()
+                device = self.devices[name]
+                device.from_host(data, now)
+                device.pump(now)
+
+        return receive
+
+    def _wake(self) -> None:
+        # A full pipe means a wake is pending already; a closed one, that the loop has stopped.
+        with contextlib.suppress(OSError):
+            os.write(self._wake_w, b"!")
+
+    def _serve(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self._wake_r, selectors.EVENT_READ, None)
+            watched: dict[str, tuple[int, int]] = {}  # device -> (fd, generation)
+            while not self._stop.is_set():
+                with self._lock:
+                    self._watch(selector, watched)
+                    now = self.clock()
+                    for device in self.devices.values():
+                        device.pump(now)
+                    deadline = min(d.deadline(now) for d in self.devices.values())
+                wait = min(max(deadline - now, 0.0), MAX_WAIT)
+                for key, _ in selector.select(wait):
+                    if key.data is None:
+                        while True:
+                            try:
+                                if not os.read(self._wake_r, 64):
+                                    break
+                            except BlockingIOError:
+                                break
+                    else:
+                        self._read(key.data, key.fd)
+
+    def _watch(self, selector: selectors.BaseSelector, watched: dict[str, tuple[int, int]]) -> None:
+        """Select on every plugged pty's current master; forget old ones (after a replug)."""
+        for name, device in self.devices.items():
+            endpoint = device.endpoint
+            current = None
+            if isinstance(endpoint, PtyEndpoint) and endpoint.master is not None:
+                current = (endpoint.master, endpoint.generation)
+            if watched.get(name) == current:
+                continue
+            if name in watched:
+                # Closed by an unplug: the kernel has dropped it already.
+                with contextlib.suppress(KeyError, ValueError, OSError):
+                    selector.unregister(watched.pop(name)[0])
+            if current is not None:
+                # The new pty may have reused the old master's number.
+                with contextlib.suppress(KeyError, ValueError, OSError):
+                    selector.unregister(current[0])
+                selector.register(current[0], selectors.EVENT_READ, name)
+                watched[name] = current
+
+    def _read(self, name: str, fd: int) -> None:
+        with self._lock:
+            endpoint = self.devices[name].endpoint
+            if isinstance(endpoint, PtyEndpoint) and endpoint.master == fd:
+                endpoint.read_available()
+
+    @contextmanager
+    def locked(self) -> Iterator[None]:
+        """Hold the simulator still (read a consistent state); write what is due after."""
+        with self._lock:
+            yield
+            now = self.clock()
+            for device in self.devices.values():
+                device.pump(now)
+
+    def _act(self, action: Callable[[], _T]) -> _T:
+        with self.locked():
+            return action()
+
+    def _device(self, name: str) -> SimDevice:
+        device = self.devices.get(name)
+        if device is None:
+            raise DeviceError(f"device {name!r}: expected one of {' '.join(DEVICES)}")
+        return device
+
+    # --- the dealer's and the technician's actions ------------------------------------------
+
+    def deal(self, card: Card | None = None, burn: bool = False) -> Card:
+        """Deal the top card (or a named card) through the shoe's slot; returns it."""
+        return self._act(lambda: self.shoe.deal(card, burn).card)
+
+    def burn(self) -> Card:
+        """Burn the top card: it leaves through the slot, read like any other."""
+        return self.deal(burn=True)
+
+    def discard(self, card: Card) -> None:
+        """Pass a card over the discard reader into the muck."""
+        self._act(lambda: self.shoe.discard(card))
+
+    def shuffle(self, seed: int) -> None:
+        """Load the deck in play, shuffled from ``seed``."""
+        self._act(lambda: self.shoe.shuffle(seed))
+
+    def new_deck_order(self) -> None:
+        """Load the deck in play unshuffled, 2c 2d 2h 2s 3c ... As (to enroll it)."""
+        self._act(lambda: self.shoe.load(DECK))
+
+    def cut(self, count: int) -> None:
+        """Cut the stub (at least ten cards off the top: NOTES.md, Shuffle, cut and decks)."""
+        self._act(lambda: self.shoe.cut(count))
+
+    def use_deck(self, name: str, seed: int) -> None:
+        """Put a deck in play, shuffled (NOTES.md, Shuffle, cut and decks: decks alternate)."""
+
+        def switch() -> None:
+            self.shoe.use_deck(name)
+            self.shoe.shuffle(seed)
+
+        self._act(switch)
+
+    def press(self, button: Button) -> None:
+        """Press a button on the panel."""
+        self._act(lambda: self.panel.press(button))
+
+    # --- faults -----------------------------------------------------------------------------
+
+    def line(self, device: str) -> LineFaults:
+        """The fault line of ``device``; arm faults with ``with sim.locked(): ...`` or below."""
+        return self._device(device).line
+
+    def drop(self, device: str, count: int = 1) -> None:
+        """Lose the next ``count`` sentences ``device`` writes."""
+        self._act(lambda: self.line(device).drop(count))
+
+    def garble(self, device: str, count: int = 1) -> None:
+        """Flip a bit in each of the next ``count`` sentences ``device`` writes."""
+        self._act(lambda: self.line(device).garble(count))
+
+    def delay(self, device: str, seconds: float, count: int = 1) -> None:
+        """Hold ``device``'s next ``count`` sentences for ``seconds`` (the line keeps order)."""
+        self._act(lambda: self.line(device).delay(seconds, count))
+
+    def noise(self, device: str, length: int) -> None:
+        """A burst of ``length`` random bytes on ``device``'s line."""
+        self._act(lambda: self.line(device).noise(length))
+
+    def silence(self, device: str, seconds: float | None = None) -> None:
+        """``device`` hangs: silent and deaf for ``seconds`` (None: until ``speak``)."""
+        self._act(lambda: self.line(device).silence(self.clock(), seconds))
+
+    def speak(self, device: str) -> None:
+        """The hung ``device`` recovers."""
+        self._act(lambda: self.line(device).speak())
+
+    def clear_faults(self, device: str) -> None:
+        """Disarm every line fault of ``device``."""
+        self._act(lambda: self.line(device).clear())
+
+    def unplug(self, device: str) -> None:
+        """Pull ``device``'s USB cable: its port fails and goes; the device keeps its state."""
+
+        def pull() -> None:
+            sim_device = self._device(device)
+            if not sim_device.endpoint.plugged:
+                raise DeviceError(f"the {device} is unplugged already")
+            sim_device.endpoint.unplug()
+            sim_device.core.link_lost()
+
+        self._act(pull)
+        self._wake()
+
+    def replug(self, device: str) -> None:
+        """Plug ``device`` back in: the same path or URL; it says hello again."""
+
+        def plug() -> None:
+            sim_device = self._device(device)
+            if sim_device.endpoint.plugged:
+                raise DeviceError(f"the {device} is plugged in already")
+            sim_device.endpoint.plug()
+            sim_device.core.link_back(self.clock())
+
+        self._act(plug)
+        self._wake()
+
+    def power_cycle(self, device: str) -> None:
+        """Switch ``device`` off and on: a new boot id; what it had not sent is lost."""
+
+        def cycle() -> None:
+            sim_device = self._device(device)
+            sim_device.power_ups += 1
+            boot = boot_id(self.seed, device, sim_device.power_ups)
+            sim_device.core.power_cycle(boot, self.clock())
+
+        self._act(cycle)
+
+    def set_lid(self, lid: Lid) -> None:
+        """Open or close the shoe's lid."""
+        self._act(lambda: self.shoe.set_lid(lid))
+
+    def set_reader(self, reader: Reader) -> None:
+        """The shoe's RFID reader fails (no card is read while it does) or recovers."""
+        self._act(lambda: self.shoe.set_reader(reader))
+
+    def set_jam(self, jammed: bool) -> None:
+        """A card sticks in the shoe's slot, or is freed."""
+        self._act(lambda: self.shoe.set_jam(jammed))
+
+    def duplicate_reads(self, extra: int) -> None:
+        """The next card dealt lingers in the field: read ``extra`` more times."""
+        if not 1 <= extra <= 20:
+            raise DeviceError(f"duplicate reads {extra}: expected 1 to 20 extra reads")
+
+        def arm() -> None:
+            self.shoe.extra_reads = extra
+
+        self._act(arm)
+
+    def foreign_tag(self) -> str:
+        """A tag enrolled in neither deck passes the slot; returns its UID."""
+
+        def read() -> str:
+            uid = foreign_uid(self.seed, self._foreign_tags, self.decks)
+            self._foreign_tags += 1
+            self.shoe.read_tag(uid)
+            return uid
+
+        return self._act(read)
+
+    def other_deck(self, card: Card | None = None) -> Card:
+        """A card of the deck not in play passes the slot (default: the top card's twin)."""
+        return self._act(lambda: self.shoe.read_other_deck(card))
+
+    def dealt_twice(self, card: Card | None = None) -> Card:
+        """A card already dealt passes the slot again (default: the first one dealt)."""
+        return self._act(lambda: self.shoe.read_again(card))
+
+    # --- what the technician sees -----------------------------------------------------------
+
+    def trace(self, device: str, printer: Trace | None, heartbeats: bool = False) -> None:
+        """Print every sentence ``device`` writes (>) and hears (<); None stops it."""
+        sim_device = self._device(device)
+        with self._lock:
+            sim_device.trace = printer
+            sim_device.trace_heartbeats = heartbeats
+
+    def describe(self) -> str:
+        """Both devices' state, in a few lines of text."""
+        with self._lock:
+            return "\n".join(self._describe(name) for name in self.devices)
+
+    def _describe(self, name: str) -> str:
+        device = self.devices[name]
+        core, line, endpoint = device.core, device.line, device.endpoint
+        link = core.link
+        where = endpoint.address + (
+            f" -> {endpoint.slave_name}"
+            if isinstance(endpoint, PtyEndpoint) and endpoint.plugged
+            else ""
+        )
+        host = (
+            "welcomed"
+            if link.welcomed
+            else (link.refusal or ("waiting for the host's welcome" if endpoint.plugged else "-"))
+        )
+        lines = [
+            f"{name}: {where} ({'plugged in' if endpoint.plugged else 'UNPLUGGED'})",
+            f"  {core.identity.model} serial {core.identity.serial} firmware "
+            f"{core.identity.firmware} protocol {core.identity.protocol} boot {core.boot}",
+            f"  host: {host}; queries {link.queries}, welcomes {link.welcomes}, acks {link.acks}",
+            f"  sequence: oldest unacknowledged {core.sender.oldest}, "
+            f"{core.sender.backlog} waiting for an ack",
+            f"  line faults: {line.describe()}; dropped {line.counters.dropped}, garbled "
+            f"{line.counters.garbled}, delayed {line.counters.delayed}, noise bytes "
+            f"{line.counters.noise_bytes}",
+        ]
+        if link.errors:
+            lines.append(f"  last bad input from the host: {link.errors[-1]}")
+        if isinstance(core, VirtualShoe):
+            top = core.stub[0].code if core.stub else "-"
+            last = core.dealt[-1].card.code if core.dealt else "-"
+            lines.append(
+                f"  lid {core.lid}, reader {core.reader}, feed {core.feed}; deck {core.deck.name} "
+                f"in play, {len(core.stub)} cards in the shoe (top {top}), "
+                f"{len(core.dealt)} dealt (last {last})"
+            )
+        elif isinstance(core, VirtualPanel):
+            seat = f"seat {core.light} lit" if core.light else "no seat lit"
+            lines.append(f"  display: {seat}; text {core.text!r}")
+        return "\n".join(lines)
+
+    def wait_for(self, condition: Callable[[], bool], timeout: float = 5.0) -> bool:
+        """Poll ``condition`` (under the lock) until it holds or ``timeout`` passes."""
+        deadline = time.monotonic() + timeout
+        while True:
+            with self._lock:
+                if condition():
+                    return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)

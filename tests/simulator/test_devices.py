@@ -1,0 +1,330 @@
+"""The virtual shoe and panel speak docs/protocol.md from the device's side (pure, a fake clock)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from sim_host import MiniHost
+
+from controller.cards import Card
+from controller.inputs import Button, ReadPoint
+from drivers import shoe as shoe_protocol
+from drivers.panel import Press
+from drivers.sentences import Heartbeat, Hello, Reject, RejectReason
+from drivers.session import Delivery
+from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
+from simulator.decks import make_decks, shuffled
+from simulator.devices import DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
+from simulator.faults import LineFaults
+
+BOOT = "5A17C0DE"
+
+
+class Bench:
+    """A device core, its faulty line and a MiniHost, run on a fake clock in 10 ms steps."""
+
+    def __init__(self, device: DeviceCore, host: MiniHost, seed: int = 0) -> None:
+        self.device = device
+        self.host = host
+        self.line = LineFaults(random.Random(seed))
+        self.now = 0.0
+        self.wire: list[bytes] = []
+
+    def run(self, seconds: float, step: float = 0.01) -> None:
+        end = self.now + seconds
+        while self.now < end:
+            self.exchange()
+            self.now = round(self.now + step, 6)
+
+    def exchange(self) -> None:
+        data = self.line.apply(self.device.poll(self.now), self.now)
+        if data:
+            self.wire.append(data)
+            reply = self.host.feed(data)
+            if reply:
+                self.device.receive(self.line.incoming(reply, self.now), self.now)
+
+    def connect(self) -> None:
+        self.device.receive(self.host.query(), self.now)
+        self.run(0.05)
+
+
+def shoe_bench(seed: int = 0) -> tuple[VirtualShoe, Bench]:
+    shoe = VirtualShoe(make_decks(seed), BOOT, 0.0)
+    shoe.shuffle(seed)
+    bench = Bench(shoe, MiniHost("shoe"), seed)
+    bench.connect()
+    return shoe, bench
+
+
+def panel_bench() -> tuple[VirtualPanel, Bench]:
+    panel = VirtualPanel("0C0FFEE0", 0.0)
+    bench = Bench(panel, MiniHost("panel"))
+    bench.connect()
+    return panel, bench
+
+
+def test_hello_on_power_up_and_on_query_repeated_until_welcome() -> None:
+    """Section 4, 1: HEL at power-up, again on QRY, every second until WEL."""
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0)
+    first = shoe.poll(0.0)
+    hello = Hello(0, "RS-200", "SHOE0001", "2.1.0", 1, BOOT)
+    assert first[0] == shoe_protocol.device_codec().encode(hello)
+    assert not any(s.startswith(b"$SHSTA") for s in first), "nothing sequenced before WEL"
+    assert shoe.poll(0.5) == []
+    assert shoe.poll(1.0)[0].startswith(b"$SHHEL")
+    host = MiniHost("shoe")
+    shoe.receive(host.query(), 1.2)
+    reply = host.feed(b"".join(shoe.poll(1.2)))
+    shoe.receive(reply, 1.2)
+    assert shoe.link.welcomed
+    out = shoe.poll(1.2)
+    assert out[0] == b"$SHSTA,0,closed,ok,empty*0E\r\n", "STA on power-up, sent after WEL"
+    assert not any(s.startswith(b"$SHHEL") for s in shoe.poll(5.0))
+
+
+def test_heartbeat_every_second_carrying_the_oldest_unacknowledged_number() -> None:
+    """Section 6: HBT once a second, welcomed or not; its seq is the oldest unacked."""
+    shoe, bench = shoe_bench()
+    bench.host.heard.clear()
+    bench.run(3.0)
+    beats = [s for s in bench.host.heard if isinstance(s, Heartbeat)]
+    assert len(beats) == 3
+    assert all(b.seq == shoe.sender.oldest for b in beats)
+
+
+def test_the_shoe_deals_the_stub_in_order_each_card_read_once_at_the_slot() -> None:
+    """3.1 CRD: every card that leaves the shoe is reported with its tag, in deal order."""
+    shoe, bench = shoe_bench(seed=4)
+    order = shuffled(4)
+    for _ in range(5):
+        shoe.deal()
+    bench.run(0.1)
+    assert bench.host.cards == [shoe.deck.uid(card) for card in order[:5]]
+    assert shoe.stub == order[5:]
+    assert all(
+        s.point is ReadPoint.DEALING_SLOT for s in bench.host.accepted if isinstance(s, CardSeen)
+    )
+
+
+def test_a_named_card_is_taken_from_anywhere_in_the_stub() -> None:
+    """The technician's 'deal Kd' takes that card; a dealt card cannot be dealt again."""
+    shoe, bench = shoe_bench()
+    king = Card.parse("Kd")
+    shoe.deal(king)
+    bench.run(0.05)
+    assert bench.host.cards == [shoe.deck.uid(king)]
+    with pytest.raises(DeviceError, match="Kd has been dealt"):
+        shoe.deal(king)
+
+
+def test_status_is_reported_on_every_change_and_the_last_card_empties_the_feed() -> None:
+    """3.1 STA: the whole state on every change; no card left is feed 'empty'."""
+    shoe, bench = shoe_bench()
+    shoe.set_lid(Lid.OPEN)
+    shoe.set_reader(Reader.FAULT)
+    shoe.set_reader(Reader.OK)
+    shoe.set_lid(Lid.CLOSED)
+    for _ in range(52):
+        shoe.deal()
+    bench.run(0.5)
+    statuses = [(s.lid, s.reader, s.feed) for s in bench.host.accepted if isinstance(s, ShoeStatus)]
+    assert statuses == [
+        (Lid.CLOSED, Reader.OK, Feed.EMPTY),
+        (Lid.CLOSED, Reader.OK, Feed.OK),
+        (Lid.OPEN, Reader.OK, Feed.OK),
+        (Lid.OPEN, Reader.FAULT, Feed.OK),
+        (Lid.OPEN, Reader.OK, Feed.OK),
+        (Lid.CLOSED, Reader.OK, Feed.OK),
+        (Lid.CLOSED, Reader.OK, Feed.EMPTY),
+    ]
+    with pytest.raises(DeviceError, match="empty"):
+        shoe.deal()
+
+
+def test_a_reader_fault_lets_the_card_leave_unread() -> None:
+    """A failed reader cannot read: the card leaves the shoe but no CRD is sent."""
+    shoe, bench = shoe_bench()
+    shoe.set_reader(Reader.FAULT)
+    dealt = shoe.deal()
+    bench.run(0.05)
+    assert dealt.reads == 0
+    assert bench.host.cards == []
+
+
+def test_duplicate_reads_of_one_card_each_take_a_sequence_number() -> None:
+    """Section 7: the shoe reports every read of a lingering tag; the host filters them."""
+    shoe, bench = shoe_bench()
+    shoe.extra_reads = 2
+    dealt = shoe.deal()
+    bench.run(0.05)
+    assert dealt.reads == 3
+    assert bench.host.cards == [dealt.uid] * 3
+
+
+def test_stray_tag_other_deck_and_card_dealt_twice_reach_the_host_as_reads() -> None:
+    """NOTES.md, Integrity: the faults the controller must catch are plain slot reads."""
+    shoe, bench = shoe_bench()
+    first = shoe.deal()
+    top = shoe.stub[0]
+    assert shoe.read_other_deck() is top
+    assert shoe.read_again() is first.card
+    shoe.read_tag("E004010000000001")
+    bench.run(0.05)
+    assert bench.host.cards == [
+        first.uid,
+        shoe.other_deck.uid(top),
+        first.uid,
+        "E004010000000001",
+    ]
+    assert shoe.stub[0] is top, "the other deck's card did not come out of this stub"
+
+
+def test_the_discard_reader_reports_at_its_own_read_point() -> None:
+    """3.1 CRD point 'discard': cards passed into the muck."""
+    shoe, bench = shoe_bench()
+    dealt = shoe.deal()
+    shoe.discard(dealt.card)
+    bench.run(0.05)
+    assert [(s.point, s.uid) for s in bench.host.accepted if isinstance(s, CardSeen)] == [
+        (ReadPoint.DEALING_SLOT, dealt.uid),
+        (ReadPoint.DISCARD_READER, dealt.uid),
+    ]
+
+
+def test_cut_after_a_deal_is_refused() -> None:
+    """NOTES.md, Shuffle, cut and decks: the cut comes before any card is dealt."""
+    shoe, _ = shoe_bench()
+    shoe.cut(10)
+    shoe.deal()
+    with pytest.raises(DeviceError, match="shuffle before the cut"):
+        shoe.cut(10)
+
+
+def test_unacknowledged_sentences_are_resent_oldest_first_after_200_ms() -> None:
+    """Section 5: go-back-N resend of every unacknowledged sentence until acked."""
+    shoe, bench = shoe_bench()
+    bench.host.ack = False
+    shoe.deal()
+    shoe.deal()
+    bench.run(0.45)
+    sent = [s for s in bench.host.heard if isinstance(s, CardSeen)]
+    assert [s.seq for s in sent] == [2, 3, 2, 3, 2, 3]
+    bench.host.ack = True
+    bench.run(0.3)
+    assert len(bench.host.cards) == 2
+    assert shoe.sender.backlog == 0
+
+
+def test_at_most_eight_unacknowledged_the_rest_wait_in_order() -> None:
+    """Section 5: a window of 8; the rest wait on the device, in order."""
+    shoe, bench = shoe_bench()
+    bench.host.ack = False
+    for _ in range(12):
+        shoe.deal()
+    bench.exchange()
+    assert len([s for s in bench.host.heard if isinstance(s, CardSeen)]) == 8
+    bench.host.ack = True
+    bench.run(0.5)
+    assert len(bench.host.cards) == 12
+
+
+def test_a_full_store_jams_the_feed_and_drops_no_read() -> None:
+    """Section 5: a shoe whose store is full reports 'jam' and stops the cards until acked."""
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0, timing=Timing(store=6))
+    shoe.shuffle(0)
+    bench = Bench(shoe, MiniHost("shoe"))
+    bench.host.ack = False
+    bench.connect()
+    dealt = [shoe.deal() for _ in range(3)]  # the power-up and shuffle STAs, three CRDs
+    with pytest.raises(DeviceError, match="jam"):
+        shoe.deal()
+    assert shoe.feed is Feed.JAM
+    bench.host.ack = True
+    bench.run(0.5)
+    assert bench.host.cards == [d.uid for d in dealt]
+    statuses = [s.feed for s in bench.host.accepted if isinstance(s, ShoeStatus)]
+    assert statuses == [Feed.EMPTY, Feed.OK, Feed.JAM, Feed.OK]
+    shoe.deal()
+
+
+def test_a_rejected_device_sends_nothing_sequenced_and_still_answers_queries() -> None:
+    """Section 4, 5: after REJ no sequenced sentence, the refusal shown, QRY still answered."""
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0)
+    shoe.receive(MiniHost("shoe").codec.encode(Reject(RejectReason.PROTOCOL, "2")), 0.0)
+    assert shoe.link.refusal == "refused by the host: protocol 2"
+    shoe.shuffle(0)
+    shoe.deal()
+    out = b"".join(shoe.poll(0.0) + shoe.poll(3.0))
+    assert b"CRD" not in out
+    assert b"STA" not in out
+    assert out.count(b"HEL") == 1, "the power-up hello; no repeat after REJ"
+    shoe.receive(MiniHost("shoe").query(), 3.0)
+    assert shoe.poll(3.0)[0].startswith(b"$SHHEL")
+
+
+def test_a_power_cycle_changes_the_boot_and_loses_what_was_unsent() -> None:
+    """Section 4: only a power cycle may lose unsent sentences, and it changes the boot."""
+    shoe, bench = shoe_bench()
+    bench.host.ack = False
+    shoe.deal()
+    shoe.power_cycle("0000BEEF", bench.now)
+    assert shoe.sender.backlog == 1, "only the power-up STA"
+    hello = Hello.from_fields(tuple(shoe.poll(bench.now)[0][7:-5].decode().split(",")))
+    assert hello.boot == "0000BEEF"
+
+
+def test_the_panel_reports_each_press_once_in_order() -> None:
+    """3.2 BTN: one sequenced sentence per press, the Button's token on the wire."""
+    panel, bench = panel_bench()
+    for button in (Button.NEW_HAND, Button.CHECK_CALL, Button.FOLD):
+        panel.press(button)
+    bench.run(0.05)
+    assert bench.host.buttons == ["new_hand", "check_call", "fold"]
+    assert bench.wire[-1].startswith(b"$PNBTN") or any(b"$PNBTN" in w for w in bench.wire)
+
+
+def test_the_panel_obeys_light_and_text_repeated_ones_too() -> None:
+    """3.4 LIT and TXT set state; a repeat changes nothing; an escaped comma is shown."""
+    shown: list[tuple[int, str]] = []
+    panel = VirtualPanel("0C0FFEE0", 0.0, on_display=lambda seat, text: shown.append((seat, text)))
+    panel.receive(
+        b"$HCLIT,3*45\r\n$HCLIT,3*45\r\n$HCTXT,Seat 3: call 20^2C raise or fold*0A\r\n", 0
+    )
+    assert (panel.light, panel.text) == (3, "Seat 3: call 20, raise or fold")
+    assert (panel.lights_received, panel.texts_received) == (2, 1)
+    assert shown == [(3, ""), (3, "Seat 3: call 20, raise or fold")]
+    panel.receive(b"$HCLIT,0*46\r\n$HCTXT,*7F\r\n", 0)
+    assert (panel.light, panel.text) == (0, "")
+
+
+def test_the_shoe_ignores_panel_sentences_and_garbage_from_the_host() -> None:
+    """3.4: a device ignores (and counts) what it cannot decode or is not for it."""
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0)
+    shoe.receive(b"$HCLIT,3*45\r\nnoise$HCACK,4*00\r\n", 0.0)
+    assert len(shoe.link.errors) == 2
+    assert "unknown_sentence" in shoe.link.errors[0]
+    assert "checksum" in shoe.link.errors[1]
+
+
+def test_sequence_numbers_wrap_from_9999_to_0() -> None:
+    """Section 5: numbers run 0..9999 and wrap."""
+    panel = VirtualPanel("0C0FFEE0", 0.0, first_seq=9998)
+    bench = Bench(panel, MiniHost("panel"))
+    bench.connect()
+    for _ in range(3):
+        panel.press(Button.CHECK_CALL)
+    bench.run(0.05)
+    assert [s.seq for s in bench.host.heard if isinstance(s, Press)] == [9998, 9999, 0]
+    assert bench.host.deliveries == [Delivery.ACCEPTED] * 3
+
+
+def test_a_late_poll_sends_one_heartbeat_not_a_burst() -> None:
+    """Section 6: once a second; a device polled late beats once and keeps its rhythm."""
+    panel = VirtualPanel("0C0FFEE0", 0.0)
+    panel.poll(0.0)
+    assert sum(s.startswith(b"$PNHBT") for s in panel.poll(3.5)) == 1
+    assert not any(s.startswith(b"$PNHBT") for s in panel.poll(3.5))
+    assert not any(s.startswith(b"$PNHBT") for s in panel.poll(4.4))
+    assert any(s.startswith(b"$PNHBT") for s in panel.poll(4.5))

@@ -1,0 +1,194 @@
+"""The whole simulator against the real host drivers, over a real pty and over sim://.
+
+The drivers (drivers.shoe.ShoeDriver, drivers.panel.PanelDriver) cannot tell
+the simulator from hardware: every card dealt and every button pressed
+arrives exactly once, whatever the line does, an unplug included.
+"""
+
+from __future__ import annotations
+
+import queue
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.inputs import Button, ReadPoint
+from drivers.panel import PanelDriver, PanelPress
+from drivers.session import HelloOutcome
+from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, TagRead
+from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
+from simulator.devices import SHOE_IDENTITY, Identity, Timing
+from simulator.table import Simulator
+
+#: Section 10's timers, shortened alike on both sides so the tests run in well under a second.
+TIMING = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05)
+WAIT = 5.0
+
+
+def link(sim: Simulator, device: str) -> LinkSettings:
+    return LinkSettings(
+        url=sim.address(device),
+        heartbeat_timeout=0.5,
+        query_interval=0.1,
+        backoff_initial=0.02,
+        backoff_max=0.1,
+    )
+
+
+def next_event(events: queue.Queue[Any], kind: type, timeout: float = WAIT) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        event = events.get(timeout=max(0.0, deadline - time.monotonic()))
+        if isinstance(event, kind):
+            return event
+
+
+def collect(events: queue.Queue[Any], kind: type, count: int) -> list[Any]:
+    return [next_event(events, kind) for _ in range(count)]
+
+
+@pytest.fixture(params=["pty", "memory"])
+def sim(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Simulator]:
+    """A running simulator on each transport."""
+    with Simulator(transport=request.param, directory=tmp_path, seed=9, timing=TIMING) as running:
+        yield running
+
+
+def test_every_card_arrives_once_in_order_through_a_faulty_line(sim: Simulator) -> None:
+    """Drops, garbles, noise, a delay and lingering tags: the driver still gets each card once."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.3):
+        next_event(events, DeviceReady)
+        dealt = []
+        for n in range(30):
+            if n % 7 == 1:
+                sim.drop("shoe", 1)
+            if n % 7 == 3:
+                sim.garble("shoe", 2)
+            if n % 7 == 5:
+                sim.noise("shoe", 50)
+            if n == 10:
+                sim.delay("shoe", 0.2, 3)
+            if n % 5 == 0:
+                sim.duplicate_reads(2)
+            dealt.append(sim.deal())
+        reads = collect(events, TagRead, 30)
+        with sim.locked():
+            expected = [sim.shoe.deck.uid(card) for card in dealt]
+        assert [r.uid for r in reads] == expected
+        assert all(r.point is ReadPoint.DEALING_SLOT for r in reads)
+        time.sleep(0.4)
+        assert not [e for e in drain(events) if isinstance(e, TagRead)], "nothing twice"
+
+
+def drain(events: queue.Queue[Any]) -> list[Any]:
+    out = []
+    while not events.empty():
+        out.append(events.get_nowait())
+    return out
+
+
+def test_shoe_status_and_integrity_faults_reach_the_driver(sim: Simulator) -> None:
+    """Lid and reader changes arrive as ShoeState; stray and other-deck tags as plain reads."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0):
+        next_event(events, DeviceReady)
+        sim.set_lid(Lid.OPEN)
+        state = next_event(events, ShoeState)
+        while state.lid is not Lid.OPEN:
+            state = next_event(events, ShoeState)
+        assert state == ShoeState(Lid.OPEN, Reader.OK, Feed.OK)
+        stray = sim.foreign_tag()
+        twin = sim.other_deck()
+        first = sim.deal()
+        again = sim.dealt_twice()
+        reads = [r.uid for r in collect(events, TagRead, 4)]
+        with sim.locked():
+            assert reads == [
+                stray,
+                sim.shoe.other_deck.uid(twin),
+                sim.shoe.deck.uid(first),
+                sim.shoe.deck.uid(again),
+            ]
+
+
+def test_an_unplug_mid_hand_loses_no_card_and_the_session_resumes(sim: Simulator) -> None:
+    """Chart 9.3 for real: CommLost, cards dealt meanwhile, replug, resumed, each card once."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0):
+        next_event(events, DeviceReady)
+        before = sim.deal()
+        collect(events, TagRead, 1)
+        sim.unplug("shoe")
+        next_event(events, CommLost)
+        during = [sim.deal(), sim.deal()]
+        time.sleep(0.2)
+        sim.replug("shoe")
+        ready = next_event(events, DeviceReady)
+        assert ready.outcome is HelloOutcome.RESUMED
+        reads = collect(events, TagRead, 2)
+        with sim.locked():
+            assert [r.uid for r in reads] == [sim.shoe.deck.uid(c) for c in during]
+            assert sim.shoe.deck.uid(before) not in [r.uid for r in reads]
+
+
+def test_a_silent_shoe_is_a_comm_loss_and_catches_up_when_it_speaks(sim: Simulator) -> None:
+    """A hung device: the host declares the loss; the card dealt meanwhile arrives later."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0):
+        next_event(events, DeviceReady)
+        sim.silence("shoe")
+        card = sim.deal()
+        next_event(events, CommLost)
+        sim.speak("shoe")
+        (read,) = collect(events, TagRead, 1)
+        with sim.locked():
+            assert read.uid == sim.shoe.deck.uid(card)
+
+
+def test_a_power_cycle_is_seen_as_a_restart_and_reads_go_on(sim: Simulator) -> None:
+    """Section 4: a new boot id after a power cycle is a restart; the new session's reads pass."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0):
+        next_event(events, DeviceReady)
+        sim.unplug("shoe")
+        next_event(events, CommLost)
+        sim.power_cycle("shoe")
+        sim.replug("shoe")
+        assert next_event(events, DeviceReady).outcome is HelloOutcome.RESTARTED
+        card = sim.deal()
+        (read,) = collect(events, TagRead, 1)
+        with sim.locked():
+            assert read.uid == sim.shoe.deck.uid(card)
+
+
+def test_every_press_arrives_once_and_the_display_follows_the_driver(sim: Simulator) -> None:
+    """3.2 and 3.4 over the real panel driver, with a lost and a garbled frame on the way."""
+    events: queue.Queue[Any] = queue.Queue()
+    with PanelDriver(link(sim, "panel"), events, refresh=0.2) as driver:
+        next_event(events, DeviceReady)
+        sim.drop("panel", 1)
+        sim.garble("panel", 1)
+        for button in Button:
+            sim.press(button)
+        presses = collect(events, PanelPress, len(Button))
+        assert [p.button for p in presses] == list(Button)
+        driver.light(6)
+        driver.show("Seat 6: bring-in 5, complete or fold")
+        assert sim.wait_for(
+            lambda: (sim.panel.light, sim.panel.text) == (6, "Seat 6: bring-in 5, complete or fold")
+        )
+
+
+def test_a_device_speaking_another_protocol_is_refused(tmp_path: Path) -> None:
+    """Section 4, 3: the driver refuses protocol 2 and stops; the shoe shows the refusal."""
+    identity = Identity(SHOE_IDENTITY.model, SHOE_IDENTITY.serial, SHOE_IDENTITY.firmware, 2)
+    with Simulator(directory=tmp_path, timing=TIMING, shoe_identity=identity) as sim:
+        events: queue.Queue[Any] = queue.Queue()
+        with ShoeDriver(link(sim, "shoe"), events):
+            refused = next_event(events, DeviceRefused)
+            assert "protocol version 2" in refused.reason
+            assert sim.wait_for(lambda: sim.shoe.link.refusal == "refused by the host: protocol 1")
