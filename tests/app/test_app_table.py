@@ -10,9 +10,10 @@ from apphelp import dealer, journal_records, sequenced, sim_table
 
 from controller.app import records as rec
 from controller.app.core import TableCore
-from controller.app.loop import wait_until
+from controller.app.loop import Controller, wait_until
 from controller.app.simtable import SimTable
-from controller.engine.events import Alarm, HandSettled, HandVoided
+from controller.display.view import FACE_DOWN, TableView
+from controller.engine.events import Alarm, CardDealt, Event, HandSettled, HandVoided
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
 from drivers.shoe import ShoeDriver
@@ -149,3 +150,30 @@ def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
         bot.run()
         assert len(controller.core.results) == 1
     assert isinstance(controller.core.results[0], HandSettled | HandVoided)
+
+
+def test_the_display_follows_every_input_and_never_shows_a_hole_card(tmp_path: Path) -> None:
+    """docs/display.md: a view after every input; a face-down card reaches it only as FACE_DOWN;
+    the seat to act and the next card agree with the engine; a bring-in is shown (14.13A(d))."""
+    views: list[TableView] = []
+    with sim_table(tmp_path, display=views.append) as table:
+        down_cards: dict[int, set[str]] = {}
+
+        def hole_cards(controller: Controller, events: list[Event]) -> None:
+            hand = down_cards.setdefault(controller.core.table.hand_number, set())
+            hand.update(e.card for e in events if isinstance(e, CardDealt) and e.face == "down")
+
+        table.controller.listeners.append(hole_cards)
+        bot = dealer(table, hands=2)
+        bot.run()
+    assert len(down_cards[1]) >= 6
+    assert len(views) > 50
+    for view in views:
+        for seat in view.seats:
+            for card in seat.cards:
+                hidden = down_cards.get(view.hand_number or 0, set())
+                assert card is FACE_DOWN or card.code not in hidden
+    prompts = [v.to_act for v in views if v.to_act is not None]
+    assert any("bring" in o.action for p in prompts for o in p.options)
+    assert any(v.showdown is not None for v in views)
+    assert any(v.next_card.destination.value == "burn" for v in views)
