@@ -65,14 +65,16 @@ def load_decks(settings: TableSettings) -> DeckSet:
 
 
 def build_controller(
-    settings: TableSettings, display: Callable[[TableView], None] | None = None
+    settings: TableSettings,
+    display: Callable[[TableView], None] | None = None,
+    repeat_window: float = 0.5,
 ) -> Controller:
     """The controller of the configured table, its journal replayed, drivers not yet started."""
     shoe_link, panel_link = link_settings(settings.shoe), link_settings(settings.panel)
 
     def drivers(events: queue.Queue[Any]) -> tuple[ShoeDriver, PanelDriver]:
         return (
-            ShoeDriver(shoe_link, events, ack_after_commit=True),
+            ShoeDriver(shoe_link, events, repeat_window=repeat_window, ack_after_commit=True),
             PanelDriver(panel_link, events, ack_after_commit=True),
         )
 

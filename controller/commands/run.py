@@ -61,6 +61,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="show the dealer's display on this terminal; q quits (default: headless)",
     )
     parser.add_argument(
+        "--repeat-window",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="the shoe's RFID repeat window (docs/protocol.md, 7; default 0.5): shorter only "
+        "for a simulated dealer who shuffles faster than a person",
+    )
+    parser.add_argument(
         "--as-root",
         action="store_true",
         help="allow running as root (a bench or a container with no other user; never the "
@@ -78,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         settings = load_config(args.config)
         check_files(settings)
         configure_logging(settings.log, table_id=settings.table_id)
-        controller = build_controller(settings, display=sink)
+        controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
     except START_ERRORS as error:
         print(f"tablectl run: {error}", file=sys.stderr)
         return EXIT_FAILED
