@@ -10,6 +10,7 @@ they differ: the code changed under a hand in progress.
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass, field
 
 from controller.app import records as rec
@@ -19,6 +20,8 @@ from controller.games.spec import GameSpec
 from controller.journal import JsonObject, Record
 
 DEVICES = ("shoe", "panel")
+#: How many finished hands the core remembers (recall and the tests read more from the journal).
+RESULTS_KEPT = 10_000
 
 
 class ReplayMismatch(Exception):
@@ -55,9 +58,17 @@ class TableCore:
     devices: dict[str, DeviceStatus] = field(init=False)
     #: The events of the last engine input (replay checks them against the decision record).
     last_events: list[Event] = field(default_factory=list, init=False)
-    #: The settled or voided hands seen, in order (hand number, result).
-    results: list[HandSettled | HandVoided] = field(default_factory=list, init=False)
+    #: The last settled or voided hands, in order; bounded, so a table that runs for months
+    #: does not grow (the journal keeps them all).
+    results: deque[HandSettled | HandVoided] = field(
+        default_factory=lambda: deque(maxlen=RESULTS_KEPT), init=False
+    )
     records: int = field(default=0, init=False)
+    #: Totals over every hand finished since the table opened (the journal's whole life).
+    finished: int = field(default=0, init=False)
+    voided: int = field(default=0, init=False)
+    showdowns: int = field(default=0, init=False)
+    net: dict[int, int] = field(default_factory=dict, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -84,8 +95,18 @@ class TableCore:
         self.last_events = events
         for event in events:
             if isinstance(event, HandSettled | HandVoided):
-                self.results.append(event)
+                self._finished(event)
         return events
+
+    def _finished(self, result: HandSettled | HandVoided) -> None:
+        self.results.append(result)
+        self.finished += 1
+        if isinstance(result, HandVoided):
+            self.voided += 1
+            return
+        self.showdowns += not result.uncontested
+        for entry in result.net:
+            self.net[entry.seat] = self.net.get(entry.seat, 0) + entry.amount
 
     def replay(self, record: Record) -> None:
         """Feed one journal record in a replay; check decision records against the engine."""

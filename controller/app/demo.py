@@ -102,7 +102,7 @@ def run_headless(
 
             def advance(ctl: Controller, events: list[Event]) -> None:
                 if any(isinstance(e, HandSettled | HandVoided) for e in events):
-                    bar.update(len(ctl.core.results))
+                    bar.update(ctl.core.finished)
 
             controller.listeners.append(advance)
         dealer = RandomDealer(table.sim, seed=seed, hands=hands, shuffle_pause=FAST_SHUFFLE)
@@ -112,17 +112,13 @@ def run_headless(
         inputs = controller.inputs
     seconds = time.monotonic() - started
     report = verify(options.directory)
-    settled = [r for r in core.results if isinstance(r, HandSettled)]
-    net: dict[int, int] = dict.fromkeys(table.config.seats, 0)
-    for result in settled:
-        for entry in result.net:
-            net[entry.seat] += entry.amount
+    net = {seat: core.net.get(seat, 0) for seat in table.config.seats}
     return Summary(
         game=table.spec.name,
-        hands=len(core.results),
-        settled=len(settled),
-        voided=len(core.results) - len(settled),
-        showdowns=sum(1 for r in settled if not r.uncontested),
+        hands=core.finished,
+        settled=core.finished - core.voided,
+        voided=core.voided,
+        showdowns=core.showdowns,
         inputs=inputs,
         seconds=seconds,
         net=net,

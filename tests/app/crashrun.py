@@ -254,7 +254,7 @@ def crash_run(
     replayed = TableCore(spec, config)
     for record in JournalReader(tmp_path / "journal"):
         replayed.replay(record)
-    assert replayed.results == dealer.results
+    assert list(replayed.results) == dealer.results
     assert replayed.table.stacks == dealer.table.stacks
     assert len(dealer.results) == hands
     return CrashResult(

@@ -47,6 +47,8 @@ def test_hands_are_dealt_settled_and_journaled_each_input_once(tmp_path: Path, g
     assert replayed.table.pending == pending
     # Conservation: the chips the seats won equal the chips they lost (no rake at this table).
     assert sum(n.amount for r in core.results if isinstance(r, HandSettled) for n in r.net) == 0
+    assert sum(core.net.values()) == 0
+    assert core.finished == 6
 
 
 def test_a_sentence_is_acknowledged_only_after_its_record_is_on_disk(tmp_path: Path) -> None:
