@@ -19,6 +19,7 @@ def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> N
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)  # a run of thousands of hands on a shared machine
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud"])
 def test_kill_9_through_1000_hands(tmp_path: Path, game: str) -> None:
     """The larger run of docs/performance.md: 1,000 hands, a kill every second or so."""

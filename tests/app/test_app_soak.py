@@ -84,6 +84,7 @@ def test_soak_through_line_faults_takes_every_input_once(tmp_path: Path, game: s
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)  # a run of thousands of hands on a shared machine
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud"])
 def test_soak_2000_hands(tmp_path: Path, game: str) -> None:
     """Issue 6, the larger run of docs/performance.md: 2,000 hands of each game."""
