@@ -128,7 +128,7 @@ def run_headless(
     )
 
 
-def run_on_display(game: str, directory: Path, *, seed: int = 0, pace: float = 0.25) -> None:
+def run_on_display(game: str, directory: Path, *, seed: int = 0, pace: float = 0.15) -> None:
     """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``."""
     options = JournalOptions(directory / "journal", fsync=False)
     sink = DisplaySink()

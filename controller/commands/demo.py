@@ -56,8 +56,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--pace",
         type=_pace,
-        default=0.25,
-        help="seconds between the dealer's actions on the display (default 0.25)",
+        default=0.15,
+        help="seconds between the dealer's actions on the display (default 0.15: a hand "
+        "takes a few seconds)",
     )
     parser.add_argument(
         "--dir",
