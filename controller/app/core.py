@@ -20,8 +20,9 @@ from controller.games.spec import GameSpec
 from controller.journal import JsonObject, Record
 
 DEVICES = ("shoe", "panel")
-#: How many finished hands the core remembers (recall and the tests read more from the journal).
-RESULTS_KEPT = 10_000
+#: How many finished hands the core remembers: a table runs for months and must not grow
+#: (the journal keeps every hand; recall and the exports read it there).
+RESULTS_KEPT = 100
 
 
 class ReplayMismatch(Exception):
@@ -54,15 +55,14 @@ class TableCore:
 
     spec: GameSpec
     config: TableConfig
+    keep_results: int = RESULTS_KEPT
     table: Table = field(init=False)
     devices: dict[str, DeviceStatus] = field(init=False)
     #: The events of the last engine input (replay checks them against the decision record).
     last_events: list[Event] = field(default_factory=list, init=False)
     #: The last settled or voided hands, in order; bounded, so a table that runs for months
     #: does not grow (the journal keeps them all).
-    results: deque[HandSettled | HandVoided] = field(
-        default_factory=lambda: deque(maxlen=RESULTS_KEPT), init=False
-    )
+    results: deque[HandSettled | HandVoided] = field(init=False)
     records: int = field(default=0, init=False)
     #: Totals over every hand finished since the table opened (the journal's whole life).
     finished: int = field(default=0, init=False)
@@ -72,6 +72,7 @@ class TableCore:
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
+        self.results = deque(maxlen=self.keep_results)
         self.devices = {name: DeviceStatus() for name in DEVICES}
 
     @property

@@ -251,7 +251,7 @@ def crash_run(
     assert status == 0
     report = verify(tmp_path / "journal")
     assert report.intact, report.summary()
-    replayed = TableCore(spec, config)
+    replayed = TableCore(spec, config, keep_results=hands)
     for record in JournalReader(tmp_path / "journal"):
         replayed.replay(record)
     assert list(replayed.results) == dealer.results

@@ -15,6 +15,7 @@ from crashrun import MirrorDealer
 
 from controller.app.loop import JournalOptions, wait_until
 from controller.app.simtable import SimTable
+from controller.engine.events import HandSettled, HandVoided
 from controller.journal import verify
 
 
@@ -48,6 +49,12 @@ def soak(tmp_path: Path, game: str, hands: int, rate: float) -> tuple[int, int, 
         repeat_window=FAST_REPEAT_WINDOW,
     ) as table:
         controller = table.controller
+        results: list[HandSettled | HandVoided] = []
+        controller.listeners.append(
+            lambda _c, events: results.extend(
+                e for e in events if isinstance(e, HandSettled | HandVoided)
+            )
+        )
         assert wait_until(lambda: not controller.core.paused_by, 10.0)
         dealer = MirrorDealer(table.sim, table.spec, table.config, seed=5)
         stop = threading.Event()
@@ -62,7 +69,6 @@ def soak(tmp_path: Path, game: str, hands: int, rate: float) -> tuple[int, int, 
             stop.set()
             injector.join()
         assert wait_until(lambda: controller.inputs == dealer.inputs, 10.0)
-        results = list(controller.core.results)
         stacks = controller.core.table.stacks
     assert results == dealer.results
     assert stacks == dealer.table.stacks

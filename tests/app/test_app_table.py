@@ -41,6 +41,7 @@ def test_hands_are_dealt_settled_and_journaled_each_input_once(tmp_path: Path, g
         seqs = [seq for _boot, seq in sequenced(tmp_path / "journal", device)]
         assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), f"{device}: {seqs}"
     replayed = TableCore(table.spec, table.config)
+    assert replayed.keep_results >= 6
     for record in JournalReader(tmp_path / "journal"):
         replayed.replay(record)
     assert replayed.table.stacks == stacks
