@@ -8,16 +8,16 @@ in-process (``sim://``) and the journal goes to a folder of its own.
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import simulator  # noqa: F401  registers the sim:// scheme with pyserial
 from controller.app.dealer import RandomDealer
 from controller.app.loop import Controller, JournalOptions
+from controller.app.progress import Progress
 from controller.app.screen import DisplaySink, run_with_display
 from controller.app.simtable import SimTable
 from controller.engine.events import Event, HandSettled, HandVoided
@@ -55,31 +55,6 @@ class Summary:
             f"results: {nets}",
             f"journal {self.journal}: {self.records} records, {verdict}",
         ]
-
-
-@dataclass
-class Progress:
-    """A one-line progress bar on a terminal; nothing in a pipe."""
-
-    total: int
-    stream: TextIO = field(default_factory=lambda: sys.stderr)
-    label: str = "hands"
-    done: int = 0
-
-    def __post_init__(self) -> None:
-        self.enabled = bool(getattr(self.stream, "isatty", lambda: False)())
-
-    def update(self, done: int) -> None:
-        if not self.enabled or done == self.done:
-            return
-        self.done = done
-        width = 30
-        filled = width * done // max(1, self.total)
-        bar = "#" * filled + "." * (width - filled)
-        self.stream.write(f"\r[{bar}] {done}/{self.total} {self.label}")
-        if done >= self.total:
-            self.stream.write("\n")
-        self.stream.flush()
 
 
 def run_headless(

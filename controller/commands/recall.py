@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from controller.app.progress import Progress
 from controller.app.recall import format_hand, hands
 from controller.journal import JournalError, JournalReader, Record
 
@@ -48,8 +49,18 @@ def run(args: argparse.Namespace) -> int:
     reader = JournalReader(directory)
     records: list[Record] = []
     problem: JournalError | None = None
+    # A large journal takes a while: a progress bar at a terminal, nothing in a pipe.
+    total = sum(path.stat().st_size for path in directory.glob("journal-*.jsonl"))
+    bar = Progress(max(1, total // 1024), label="KiB read")
+    read = 0
     try:
-        records.extend(reader)
+        for record in reader:
+            records.append(record)
+            read += len(record.line())
+            if bar.enabled and len(records) % 1000 == 0:
+                bar.update(read // 1024)
+        if bar.done:
+            bar.update(bar.total)  # finish the bar's line
     except JournalError as error:
         problem = error
     shown = hands(records, args.count)
