@@ -38,7 +38,7 @@ from controller.engine.events import (
 )
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
-from controller.journal import JournalWriter, JsonObject, Record
+from controller.journal import JournalError, JournalWriter, JsonObject, Record
 from controller.logsetup import bind_hand
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
@@ -162,7 +162,12 @@ class Controller:
             driver.stop()
         # What the drivers queued after the loop's last turn is journaled, not dropped: a read
         # the dealer saw go through the slot is in the journal, and its resend is a duplicate.
-        self.drain()
+        try:
+            self.drain()
+        except JournalError as error:
+            # A failed journal refuses every append: nothing more is acknowledged, and the
+            # devices send it all again to the next start.
+            self._log.error("journal_refused_at_close", error=str(error))
         last = self.journal.last
         self.journal.close()
         table = self.core.table

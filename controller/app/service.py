@@ -19,6 +19,7 @@ import structlog
 
 from controller.app.loop import Controller, JournalOptions
 from controller.display.view import TableView
+from controller.journal import JournalError
 from controller.settings import DeviceSettings, TableSettings
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, find_port
@@ -114,10 +115,21 @@ def stop_on_signals(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, handler)
 
 
-def serve(controller: Controller, stop: threading.Event) -> None:
-    """Run the table until ``stop``; always close (drivers stopped, journal closed, logged)."""
+def serve(controller: Controller, stop: threading.Event) -> bool:
+    """Run the table until ``stop``; always close (drivers stopped, journal closed, logged).
+
+    False if the journal failed: nothing more was acknowledged (docs/journal.md, a failed
+    write or fsync); the service exits and systemd starts it again, and the reopened journal
+    checks what is really on disk.
+    """
     controller.start()
     try:
         controller.run(stop)
+    except JournalError as error:
+        structlog.get_logger("controller.table").critical(
+            "journal_failed", error=str(error), todo="stopping: nothing more is acknowledged"
+        )
+        return False
     finally:
         controller.close()
+    return True

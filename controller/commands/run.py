@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.app.core import ReplayMismatch
+from controller.app.loop import Controller
 from controller.app.records import RecordFormatError
 from controller.app.screen import DisplaySink, run_with_display
 from controller.app.service import (
@@ -92,8 +93,11 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     stop = threading.Event()
     if sink is not None:
-        run_with_display(sink, lambda event: serve(controller, event), stop)
+        run_with_display(sink, lambda event: _serve_quietly(controller, event), stop)
         return EXIT_STOPPED
     stop_on_signals(stop)
-    serve(controller, stop)
-    return EXIT_STOPPED
+    return EXIT_STOPPED if serve(controller, stop) else EXIT_FAILED
+
+
+def _serve_quietly(controller: Controller, stop: threading.Event) -> None:
+    serve(controller, stop)  # a journal failure is logged; the display shows the table closed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from apphelp import dealer, journal_records, sequenced, sim_table
 from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.app.loop import Controller, wait_until
+from controller.app.service import serve
 from controller.app.simtable import SimTable
 from controller.display.view import FACE_DOWN, TableView
 from controller.engine.events import Alarm, CardDealt, Event, HandSettled, HandVoided
@@ -180,3 +182,31 @@ def test_the_display_follows_every_input_and_never_shows_a_hole_card(tmp_path: P
     assert any("bring" in o.action for p in prompts for o in p.options)
     assert any(v.showdown is not None for v in views)
     assert any(v.next_card.destination.value == "burn" for v in views)
+
+
+def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path) -> None:
+    """docs/journal.md, Durability: when the disk refuses a write (ENOSPC) the loop stops and
+    serve says so (the service exits for systemd to restart it); nothing was acknowledged, so a
+    press made meanwhile is taken once by the restarted controller."""
+    with sim_table(tmp_path) as table:
+        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        table.stop_controller()
+        controller = Controller.build(
+            table_id="SIM-1",
+            spec=table.spec,
+            config=table.config,
+            journal=table.journal,
+            decks=table.decks(),
+            make_drivers=table._drivers,
+        )
+        full = os.open("/dev/full", os.O_WRONLY)
+        try:
+            # The journal's file now behaves as a full disk.
+            os.dup2(full, controller.journal._file)  # type: ignore[arg-type]
+        finally:
+            os.close(full)
+        assert serve(controller, threading.Event()) is False
+        table.sim.press(Button.NEW_HAND)  # nobody listens: the panel keeps it
+        controller = table.start_controller()
+        assert wait_until(lambda: controller.core.table.hand_number == 1, 5.0)
+    assert verify(tmp_path / "journal").intact
