@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 from pathlib import Path
@@ -12,10 +13,11 @@ from apphelp import dealer, journal_records, sequenced, sim_table
 from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.app.loop import Controller, wait_until
+from controller.app.records import events_json
 from controller.app.service import serve
 from controller.app.simtable import SimTable
 from controller.display.view import FACE_DOWN, TableView
-from controller.engine.events import Alarm, CardDealt, Event, HandSettled, HandVoided
+from controller.engine.events import Alarm, CardDealt, Event, HandSettled, HandVoided, to_json
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
 from drivers.shoe import ShoeDriver
@@ -210,3 +212,13 @@ def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path
         controller = table.start_controller()
         assert wait_until(lambda: controller.core.table.hand_number == 1, 5.0)
     assert verify(tmp_path / "journal").intact
+
+
+def test_decision_records_hold_the_events_as_the_engine_writes_them(tmp_path: Path) -> None:
+    """The journal's decision records equal the engine's own JSON of its events (to_json)."""
+    seen: list[Event] = []
+    with sim_table(tmp_path, "five-card-stud") as table:
+        table.controller.listeners.append(lambda _c, events: seen.extend(events))
+        dealer(table, hands=3).run()
+    assert len(seen) > 100
+    assert events_json(seen) == [json.loads(to_json(e)) for e in seen]
