@@ -11,6 +11,7 @@ from apphelp import dealer, sim_table
 
 from controller.app.phh import VARIANTS, export_hands
 from controller.app.recall import hands
+from controller.cli import main
 from controller.journal import JournalReader
 
 
@@ -48,3 +49,49 @@ def test_every_settled_hand_exports_as_phh_with_every_card_and_action(
         ]
     last = tomllib.loads(exported[-1][1])
     assert last["finishing_stacks"] == [final_stacks[s] for s in last["seats"]]
+
+
+def test_tablectl_export_writes_one_phh_file_per_settled_hand(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tablectl export --phh: hand-N.phh for every settled hand, stakes from the configuration."""
+    with sim_table(tmp_path, "five-card-stud") as table:
+        dealer(table, hands=2).run()
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""
+[table]
+id = "EXPORT-1"
+game = "five-card-stud"
+seats = [1, 2, 3, 4, 5, 6]
+
+[stakes]
+ante = 1
+bring_in = 2
+small_bet = 5
+big_bet = 10
+
+[devices.shoe]
+path = "/dev/tablectl/shoe"
+
+[devices.panel]
+path = "/dev/tablectl/panel"
+
+[decks]
+a = "deck-a.txt"
+b = "deck-b.txt"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "phh"
+    assert main(["export", "--phh", "--config", str(config), "--out", str(out)]) == 0
+    assert "2 hands written" in capsys.readouterr().out
+    files = sorted(p.name for p in out.iterdir())
+    assert files == ["hand-1.phh", "hand-2.phh"]
+    phh = tomllib.loads((out / "hand-2.phh").read_text(encoding="utf-8"))
+    assert phh["variant"] == "F5S"
+    assert phh["table"] == "EXPORT-1"
+    assert (phh["small_bet"], phh["big_bet"], phh["bring_in"]) == (5, 10, 2)
