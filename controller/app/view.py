@@ -174,13 +174,20 @@ def _next_card(pending: ev.Event, drawing: bool) -> NextCard:
 def _prompt(pending: ev.Event) -> ActionPrompt | None:
     if not isinstance(pending, ev.ActionRequired):
         return None
-    options = tuple(
-        ActionOption(
-            Button(o.button), o.meaning.split(" ")[0] if o.amount else o.meaning, o.amount or None
-        )
-        for o in pending.options
+    return ActionPrompt(
+        pending.seat,
+        pending.reason,
+        tuple(action_option(o) for o in pending.options),
+        pending.to_call,
     )
-    return ActionPrompt(pending.seat, pending.reason, options, pending.to_call)
+
+
+def action_option(option: ev.Option) -> ActionOption:
+    """``raise to 15`` becomes the action ``raise to`` and the amount 15, as the display sets it."""
+    suffix = f" {option.amount}"
+    if option.amount and option.meaning.endswith(suffix):
+        return ActionOption(Button(option.button), option.meaning[: -len(suffix)], option.amount)
+    return ActionOption(Button(option.button), option.meaning)
 
 
 def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:

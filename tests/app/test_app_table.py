@@ -16,8 +16,17 @@ from controller.app.loop import Controller, wait_until
 from controller.app.records import events_json
 from controller.app.service import serve
 from controller.app.simtable import SimTable
+from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
-from controller.engine.events import Alarm, CardDealt, Event, HandSettled, HandVoided, to_json
+from controller.engine.events import (
+    Alarm,
+    CardDealt,
+    Event,
+    HandSettled,
+    HandVoided,
+    Option,
+    to_json,
+)
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
 from drivers.shoe import ShoeDriver
@@ -222,3 +231,13 @@ def test_decision_records_hold_the_events_as_the_engine_writes_them(tmp_path: Pa
         dealer(table, hands=3).run()
     assert len(seen) > 100
     assert events_json(seen) == [json.loads(to_json(e)) for e in seen]
+
+
+def test_the_seat_to_acts_options_read_as_the_engine_says_them() -> None:
+    """docs/display.md: each option is the panel button, what it does now and the chips
+    (``raise to 15``), so the display reads as the dealer's announcement."""
+    raise_to = action_option(Option("bet_raise", 15, "raise to 15"))
+    assert (raise_to.button, raise_to.action, raise_to.amount) == (Button.BET_RAISE, "raise to", 15)
+    assert raise_to.text == "raise to 15"
+    fold = action_option(Option("fold", 0, "fold"))
+    assert (fold.action, fold.amount, fold.text) == ("fold", None, "fold")
