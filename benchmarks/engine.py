@@ -1,12 +1,16 @@
 """Benchmark: complete hands per second through the engine, against PokerKit.
 
 Plays N hands of each game through ``controller.engine`` (6-handed, a shuffled
-deck read card by card at the dealing slot, random legal buttons), then the
-same number of 6-handed fixed-limit five-card stud hands in PokerKit (>= 0.7.7)
+deck read card by card at the dealing slot, random legal buttons; in triple
+draw random discards too, each passed over the discard reader), then the same
+number of 6-handed hands in PokerKit (>= 0.7.7): fixed-limit five-card stud
 declared as a custom ``State`` (one down one up, three up streets, low-card
-bring-in, burns, antes). Both sides use the same policy: never fold when a
-check is free, otherwise a uniform choice among the legal actions. Prints the
-hands per second and the ratio; the target is at least 5x PokerKit.
+bring-in, burns, antes) beside the stud games, and PokerKit's own
+``FixedLimitDeuceToSevenLowballTripleDraw`` beside triple draw. Both sides use
+the same policy: never fold when a check is free, otherwise a uniform choice
+among the legal actions; a drawing player discards each card with probability
+one half. Prints the hands per second and the ratios; the target is at least
+5x PokerKit.
 
     python benchmarks/engine.py [--hands N] [--seed S]
 """
@@ -23,14 +27,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.cards import DECK
+from controller.cards import DECK, Card
 from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import ActionRequired, Option
+from controller.engine.autoplay import Discarder, play_hand, stand_pat
+from controller.engine.events import ActionRequired, DrawExpected, Option
 from controller.games import GAMES
 
 SEATS = (1, 2, 3, 4, 5, 6)
 STAKES = Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10, cap=4)
+#: Triple draw: blinds instead of the ante and bring-in (14.12A(c), 14.10).
+DRAW_STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10, cap=4)
 STACK = 1_000_000  # deep stacks on both sides: no all-ins, hands are comparable
 CHUNK = 250  # hands per game per interleaved round
 
@@ -45,11 +51,22 @@ def _chooser(rng: random.Random) -> Callable[[ActionRequired], Option]:
     return choose
 
 
+def _discarder(rng: random.Random) -> Discarder:
+    def discard(pending: DrawExpected, hand: tuple[Card, ...]) -> list[Card]:
+        del pending
+        return [card for card in hand if rng.random() < 0.5]
+
+    return discard
+
+
 def engine_seconds(game: str, hands: int, rng: random.Random) -> float:
     """CPU seconds the engine takes to play ``hands`` hands of ``game``."""
+    spec = GAMES[game]
     stacks = dict.fromkeys(SEATS, STACK)
-    table = Table(GAMES[game], TableConfig(seats=SEATS, stakes=STAKES, stacks=stacks))
+    stakes = DRAW_STAKES if spec.has_draws else STAKES
+    table = Table(spec, TableConfig(seats=SEATS, stakes=stakes, stacks=stacks, dealer=SEATS[-1]))
     choose = _chooser(rng)
+    discard = _discarder(rng) if spec.has_draws else stand_pat
     decks = []
     for _ in range(hands):
         deck = list(DECK)
@@ -57,7 +74,7 @@ def engine_seconds(game: str, hands: int, rng: random.Random) -> float:
         decks.append(deck)
     start = time.process_time()
     for deck in decks:
-        play_hand(table, deck, choose)
+        play_hand(table, deck, choose, discard=discard)
     return time.process_time() - start
 
 
@@ -124,6 +141,57 @@ def pokerkit_seconds(hands: int, rng: random.Random) -> float:
     return time.process_time() - start
 
 
+def pokerkit_triple_draw_seconds(hands: int, rng: random.Random) -> float:
+    """CPU seconds PokerKit takes to play ``hands`` 6-handed fixed-limit 2-7 triple draw hands."""
+    from pokerkit import (  # noqa: PLC0415  -- a benchmark-only dependency
+        Automation,
+        FixedLimitDeuceToSevenLowballTripleDraw,
+        Mode,
+    )
+
+    automations = (
+        Automation.ANTE_POSTING,
+        Automation.BET_COLLECTION,
+        Automation.BLIND_OR_STRADDLE_POSTING,
+        Automation.CARD_BURNING,
+        Automation.HOLE_DEALING,
+        Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+        Automation.HAND_KILLING,
+        Automation.CHIPS_PUSHING,
+        Automation.CHIPS_PULLING,
+    )
+    start = time.process_time()
+    for _ in range(hands):
+        state = FixedLimitDeuceToSevenLowballTripleDraw.create_state(
+            automations,
+            True,
+            0,  # no ante
+            (DRAW_STAKES.small_blind, DRAW_STAKES.big_blind),
+            DRAW_STAKES.small_bet,
+            DRAW_STAKES.big_bet,
+            STACK,
+            len(SEATS),
+            mode=Mode.CASH_GAME,
+        )
+        while state.status:
+            if state.can_stand_pat_or_discard():
+                index = state.stand_patter_or_discarder_index
+                assert index is not None  # a player is to draw
+                hole = state.hole_cards[index]
+                state.stand_pat_or_discard([card for card in hole if rng.random() < 0.5])
+                continue
+            actions = []
+            check_is_free = state.checking_or_calling_amount == 0
+            if state.can_fold() and not check_is_free:
+                actions.append(state.fold)
+            if state.can_check_or_call():
+                actions.append(state.check_or_call)
+            if state.can_complete_bet_or_raise_to():
+                actions.append(state.complete_bet_or_raise_to)
+            actions[int(rng.random() * len(actions))]()
+    return time.process_time() - start
+
+
 def main() -> int:
     """Run the benchmark and print the table of results."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -131,7 +199,7 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     rng = random.Random(args.seed)
-    seconds = dict.fromkeys([*GAMES, "pokerkit"], 0.0)
+    seconds = dict.fromkeys([*GAMES, "pokerkit", "pokerkit-triple-draw"], 0.0)
     # Interleaved chunks, in CPU time: a machine shared with other work slows both sides alike.
     chunk = max(1, min(CHUNK, args.hands))
     done = 0
@@ -142,15 +210,20 @@ def main() -> int:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # PokerKit warns on legal but pointless actions
             seconds["pokerkit"] += pokerkit_seconds(size, rng)
+            seconds["pokerkit-triple-draw"] += pokerkit_triple_draw_seconds(size, rng)
         done += size
     rates = {name: args.hands / spent for name, spent in seconds.items()}
     print(f"hands per game: {args.hands}, 6-handed, seed {args.seed}, CPU time, interleaved")
     for game in GAMES:
         print(f"tablectl engine, {game:15s} {rates[game]:10.0f} hands/s")
     pokerkit = rates["pokerkit"]
+    pokerkit_draw = rates["pokerkit-triple-draw"]
     print(f"PokerKit, five-card-stud        {pokerkit:10.0f} hands/s")
+    print(f"PokerKit, triple-draw           {pokerkit_draw:10.0f} hands/s")
     ratio = rates["five-card-stud"] / pokerkit
     print(f"ratio (five-card stud, engine / PokerKit): {ratio:.1f}x (target >= 5x)")
+    ratio = rates["triple-draw"] / pokerkit_draw
+    print(f"ratio (triple draw, engine / PokerKit):    {ratio:.1f}x (target >= 5x)")
     return 0
 
 

@@ -35,6 +35,11 @@ from drivers.sentences import (
 from drivers.transport import DeviceDriver, LinkEvent, LinkSettings
 
 _UID = re.compile(r"E0[0-9A-F]{14}")
+_READ_MS = re.compile(r"[0-9]{1,10}")
+
+#: The shoe's clock counts milliseconds since power-up and wraps to 0 here (a 32-bit
+#: millisecond tick, about 49.7 days: docs/protocol.md 2, ``read_ms``).
+DEVICE_CLOCK_MODULUS: Final = 2**32
 
 
 class UidError(ValueError):
@@ -78,14 +83,32 @@ class Feed(StrEnum):
     EMPTY = "empty"
 
 
+def parse_read_ms(kind: str, text: str) -> int:
+    """The device's clock at a read: 1 to 10 decimal digits, 0..4294967295 ms."""
+    if not _READ_MS.fullmatch(text) or int(text) >= DEVICE_CLOCK_MODULUS:
+        raise FieldError(
+            kind,
+            "read_ms",
+            text,
+            f"the shoe's clock in milliseconds, 0 to {DEVICE_CLOCK_MODULUS - 1}",
+        )
+    return int(text)
+
+
 @dataclass(frozen=True, slots=True)
 class CardSeen:
-    """A tag read at a read point (``slot`` or ``discard``)."""
+    """A tag read at a read point (``slot`` or ``discard``), stamped with the shoe's clock.
+
+    ``read_ms`` is when the shoe read the tag, in milliseconds on its own
+    clock (since power-up, wrapping at 2**32): the host judges repeats on it,
+    never on when the sentence arrived (docs/protocol.md 3.1 ``CRD``, 7).
+    """
 
     KIND: ClassVar[str] = "CRD"
     seq: int
     point: ReadPoint
     uid: str
+    read_ms: int
 
     def to_fields(self) -> tuple[str, ...]:
         check_seq(self.seq)
@@ -93,17 +116,27 @@ class CardSeen:
             parse_uid(self.uid)
         except UidError as exc:
             raise EncodeError(str(exc)) from None
-        return (str(self.seq), self.point.value, self.uid)
+        if not 0 <= self.read_ms < DEVICE_CLOCK_MODULUS:
+            raise EncodeError(
+                f"CRD read_ms {self.read_ms}: expected 0 to {DEVICE_CLOCK_MODULUS - 1} "
+                "(the shoe's clock wraps to 0)"
+            )
+        return (str(self.seq), self.point.value, self.uid, str(self.read_ms))
 
     @classmethod
     def from_fields(cls, fields: tuple[str, ...]) -> Self:
-        expect_count(cls.KIND, fields, ("seq", "point", "uid"))
-        seq, point, uid = fields
+        expect_count(cls.KIND, fields, ("seq", "point", "uid", "read_ms"))
+        seq, point, uid, read_ms = fields
         if not _UID.fullmatch(uid):
             raise FieldError(
                 cls.KIND, "uid", uid, "16 uppercase hex digits, MSB first, beginning E0"
             )
-        return cls(parse_seq(cls.KIND, seq), parse_choice(cls.KIND, "point", point, ReadPoint), uid)
+        return cls(
+            parse_seq(cls.KIND, seq),
+            parse_choice(cls.KIND, "point", point, ReadPoint),
+            uid,
+            parse_read_ms(cls.KIND, read_ms),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,11 +188,15 @@ def device_codec() -> Codec:
 
 @dataclass(frozen=True, slots=True)
 class TagRead:
-    """The shoe read a tag (repeats within the window already dropped)."""
+    """The shoe read a tag (repeats within the window already dropped).
+
+    ``read_ms`` is the shoe's clock at the read (docs/protocol.md 3.1 ``CRD``).
+    """
 
     uid: str
     point: ReadPoint
     seq: int
+    read_ms: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,26 +223,50 @@ ShoeEvent = TagRead | ShoeState | RepeatDropped
 
 
 class RepeatFilter:
-    """Drops a tag read again at the same read point within ``window`` seconds of the last.
+    """Drops a tag read again at the same read point within ``window`` seconds of the last,
+    timed on the shoe's own clock (docs/protocol.md 7).
 
-    An RFID reader reads a tag over and over while it lingers in the field
-    (docs/protocol.md, 7). The window slides: a tag that stays in the field
-    stays filtered.
+    An RFID reader reads a tag over and over while it lingers in the field.
+    Whether a read repeats another is decided by the shoe's times of the two
+    reads, never by when their sentences arrived: a resend or an outage
+    delays a sentence but not its ``read_ms``. The window slides: a tag that
+    stays in the field stays filtered. Times of different boots are not
+    comparable, so a new boot id starts afresh.
+
+    The shoe's clock wraps at 2**32 ms. Reads arrive in the order they were
+    made, so each read's time is taken as at or after the previous read's,
+    of any tag: the filter keeps the clock unwrapped, which is right as long
+    as two consecutive reads of a boot are less than 2**32 ms (49.7 days) apart.
     """
 
     def __init__(self, window: float) -> None:
-        if window < 0:
+        if not window >= 0:
             raise ValueError(f"RFID repeat window {window}: expected 0 or more seconds")
         self.window = window
-        self._last: dict[tuple[str, ReadPoint], float] = {}
+        self._window_ms = window * 1000
+        self._boot: str | None = None
+        self._last_read_ms = 0
+        #: The shoe's clock unwrapped: milliseconds since the boot's first read.
+        self._elapsed = 0
+        #: (uid, point) -> (unwrapped time, read_ms) of the last read of that tag there.
+        self._last: dict[tuple[str, ReadPoint], tuple[int, int]] = {}
 
-    def is_repeat(self, uid: str, point: ReadPoint, now: float) -> bool:
-        """Record a read at ``now``; True if it repeats one within the window."""
+    def repeats(self, boot: str, uid: str, point: ReadPoint, read_ms: int) -> int | None:
+        """Record a read; the ``read_ms`` of the read it repeats, or None if it is a new read."""
+        if boot != self._boot:
+            self._boot, self._last, self._elapsed = boot, {}, 0
+        else:
+            # docs/protocol.md 7: the shoe's clock only goes forward, wrapping at 2**32.
+            self._elapsed += (read_ms - self._last_read_ms) % DEVICE_CLOCK_MODULUS
+        self._last_read_ms = read_ms
+        now = self._elapsed
         last = self._last.get((uid, point))
-        self._last[(uid, point)] = now
+        self._last[(uid, point)] = (now, read_ms)
         if len(self._last) > 1024:  # two decks at two points is 208: prune the forgotten
-            self._last = {k: t for k, t in self._last.items() if now - t < self.window}
-        return last is not None and now - last < self.window
+            self._last = {k: v for k, v in self._last.items() if now - v[0] < self._window_ms}
+        if last is not None and now - last[0] < self._window_ms:
+            return last[1]
+        return None
 
 
 class ShoeDriver(DeviceDriver[ShoeEvent]):
@@ -230,19 +291,24 @@ class ShoeDriver(DeviceDriver[ShoeEvent]):
 
     def on_accepted(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, CardSeen):
-            if self.repeats.is_repeat(sentence.uid, sentence.point, now):
+            # Accepted sentences come after a welcomed hello, so the boot is known.
+            boot = self.receiver.boot or ""
+            earlier = self.repeats.repeats(boot, sentence.uid, sentence.point, sentence.read_ms)
+            if earlier is not None:
                 self._log.info(
                     "rfid_repeat_dropped",
                     uid=sentence.uid,
                     point=sentence.point.value,
                     seq=sentence.seq,
+                    read_ms=sentence.read_ms,
+                    previous_read_ms=earlier,
                     window=self.repeats.window,
                 )
                 if self.ack_after_commit:
                     # The controller must journal it too, or it could never be acked in order.
                     self.events.put(RepeatDropped(sentence.uid, sentence.point, sentence.seq))
                 return
-            self.events.put(TagRead(sentence.uid, sentence.point, sentence.seq))
+            self.events.put(TagRead(sentence.uid, sentence.point, sentence.seq, sentence.read_ms))
         elif isinstance(sentence, ShoeStatus):
             self._log.info(
                 "shoe_status",

@@ -60,7 +60,13 @@ FAULTS: Final[dict[str, FaultSpec]] = {
         "fault|ok", "the shoe's RFID reader fails (cards leave unread) or recovers"
     ),
     "jam": FaultSpec("on|off", "a card sticks in the shoe's slot, or is freed"),
-    "duplicate": FaultSpec("[EXTRA]", "the next card dealt is read EXTRA more times (2)"),
+    "duplicate": FaultSpec(
+        "[EXTRA]", "the next card dealt lingers: read EXTRA more times (2), 50 ms apart"
+    ),
+    "reread": FaultSpec(
+        "[SECONDS]", "the next card dealt passes the slot again SECONDS later (1): read twice"
+    ),
+    "uptime": FaultSpec("MS", "the shoe's clock runs on to MS ms (4294967000: it wraps soon)"),
     "foreign": FaultSpec("", "a tag enrolled in neither deck passes the slot"),
     "other-deck": FaultSpec("[CARD]", "a card of the deck not in play passes the slot"),
     "twice": FaultSpec("[CARD]", "a card already dealt passes the slot again"),
@@ -292,7 +298,7 @@ class Console(cmd.Cmd):
         spec = FAULTS.get(name)
         if spec is None:
             raise UsageError(f"no fault {name!r}; expected one of: {' '.join(FAULTS)}")
-        form = f"'fault {name} {spec.arguments}'".replace(" '", "'")
+        form = "'" + " ".join(filter(None, ("fault", name, spec.arguments))) + "'"
         low = len([a for a in spec.arguments.split() if not a.startswith("[")])
         high = len(spec.arguments.split())
         if not low <= len(rest) <= high:
@@ -300,13 +306,11 @@ class Console(cmd.Cmd):
         self.say(self._inject(name, rest))
 
     def _inject(self, name: str, rest: list[str]) -> str:
-        sim = self.sim
         if name in ("lid", "reader", "jam"):
             return self._shoe_state(name, rest[0].lower())
-        if name == "duplicate":
-            extra = int(_number("fault duplicate", "extra", rest[0], int)) if rest else 2
-            sim.duplicate_reads(extra)
-            return f"the next card dealt will be read {extra + 1} times"
+        if name in ("duplicate", "reread", "uptime"):
+            return self._shoe_reader(name, rest)
+        sim = self.sim
         if name == "foreign":
             return f"a stray tag {sim.foreign_tag()} passed the slot (enrolled in neither deck)"
         if name in ("other-deck", "twice"):
@@ -318,6 +322,21 @@ class Console(cmd.Cmd):
             return f"{card.code}, dealt already, passed the slot again"
         device = _device(rest[0].lower())
         return self._line_fault(name, device, rest[1:])
+
+    def _shoe_reader(self, name: str, rest: list[str]) -> str:
+        """The reads the shoe's reader makes, timed on its clock (docs/protocol.md 7)."""
+        where = f"fault {name}"
+        if name == "duplicate":
+            extra = int(_number(where, "extra", rest[0], int)) if rest else 2
+            self.sim.duplicate_reads(extra)
+            return f"the next card dealt will be read {extra + 1} times"
+        if name == "reread":
+            after = _number(where, "seconds", rest[0], float) if rest else 1.0
+            self.sim.reread(after)
+            return f"the next card dealt will pass the slot again {after:g} s later"
+        ms = int(_number(where, "ms", rest[0], int))
+        self.sim.set_uptime(ms)
+        return f"the shoe's clock reads {ms} ms"
 
     def _shoe_state(self, name: str, value: str) -> str:
         choices = {"lid": ("open", "closed"), "reader": ("fault", "ok"), "jam": ("on", "off")}

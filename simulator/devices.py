@@ -34,7 +34,7 @@ from drivers.sentences import (
     Welcome,
 )
 from drivers.session import WINDOW, DeviceSender
-from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
+from drivers.shoe import DEVICE_CLOCK_MODULUS, CardSeen, Feed, Lid, Reader, ShoeStatus
 from simulator.decks import TagDeck, cut, shuffled
 
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")
@@ -47,6 +47,11 @@ RESEND_AFTER: Final = 0.2
 STORE: Final = 256
 #: How often ``next_deadline`` asks to be polled while sentences wait for an ack.
 RESEND_POLL: Final = 0.02
+#: How soon an RFID reader reads a tag again while it lingers in the field: well inside
+#: the host's repeat window (docs/protocol.md 7, 500 ms by default).
+LINGER_INTERVAL: Final = 0.05
+#: The longest a ``reread`` may wait: the longest a technician's fault may hold anything.
+MAX_REREAD_AFTER: Final = 60.0
 
 
 class DeviceError(ValueError):
@@ -98,7 +103,6 @@ class LinkState:
     queries: int = 0
     welcomes: int = 0
     acks: int = 0
-    ignored: int = 0
     errors: list[str] = field(default_factory=list)
 
 
@@ -187,6 +191,7 @@ class DeviceCore:
             self.link.refusal = ""
             self._next_hello = None
             self.sender.on_welcome()
+            self._welcomed()
         elif isinstance(sentence, Reject):
             # Section 4, 5: send nothing sequenced, show why, go on answering QRY.
             self.link.welcomed = False
@@ -201,11 +206,17 @@ class DeviceCore:
             self._obey_device(sentence)
 
     def _obey_device(self, sentence: Sentence) -> None:
-        """A sentence only this kind of device understands (the panel's LIT and TXT)."""
-        self.link.ignored += 1
+        """A sentence only this kind of device understands (the panel's LIT and TXT).
+
+        Each device's codec decodes only its own catalogue, so anything else
+        never gets here: it is a decode error, counted and shown by ``state``.
+        """
 
     def _acknowledged(self) -> None:
         """Room was made in the store."""
+
+    def _welcomed(self) -> None:
+        """The host has just welcomed the device."""
 
     # --- output ---------------------------------------------------------------------------
 
@@ -250,6 +261,15 @@ class DeviceCore:
 # --- The shoe -----------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class _Scheduled:
+    """A read the shoe's reader will make later: a lingering tag, or a card passing again."""
+
+    at: float
+    point: ReadPoint
+    uid: str
+
+
 @dataclass(frozen=True, slots=True)
 class Dealt:
     """A card that left the shoe, its tag, and how many reads the shoe reported of it."""
@@ -265,6 +285,10 @@ class VirtualShoe(DeviceCore):
 
     The stub is the active deck shuffled and cut; ``deal`` takes the top card
     through the slot, whose reader reports it (docs/protocol.md 3.1 ``CRD``).
+    Every read is stamped with the shoe's clock: milliseconds since power-up
+    on the ``now`` passed in, wrapping at 2**32 (``read_ms``). Reads the
+    reader makes later (a lingering tag's repeats, ``reread``) are kept with
+    their time and reported, stamped with it, as soon as that time has come.
     """
 
     name = "shoe"
@@ -288,15 +312,62 @@ class VirtualShoe(DeviceCore):
         self.lid = Lid.CLOSED
         self.reader = Reader.OK
         self.jammed = False
+        #: The next card dealt lingers in the field: read this many more times.
         self.extra_reads = 0
+        #: The next card dealt passes the slot again this many seconds later (None: it does not).
+        self.reread_after: float | None = None
+        self._scheduled: list[_Scheduled] = []
+        self._clock_ms_at = 0
+        self._clock_since = now
         self._reported: tuple[Lid, Reader, Feed] | None = None
         codec = shoe_protocol.device_codec()
         super().__init__(identity, codec, boot, now, timing or Timing(), first_seq=first_seq)
 
     def _power_up(self, boot: str, now: float) -> None:
+        # Section 3.1 CRD: the clock starts at power-up; reads not made yet are never made.
+        self._clock_ms_at, self._clock_since = 0, now
+        self._scheduled = []
         super()._power_up(boot, now)
         self._reported = None
         self._report_status()  # section 3.1 STA: on power-up and on every change
+
+    # --- the shoe's clock -----------------------------------------------------------------
+
+    def clock_ms(self, now: float) -> int:
+        """The shoe's clock at ``now``: ms since power-up, wrapping at 2**32 (3.1 ``CRD``)."""
+        elapsed = round((now - self._clock_since) * 1000)
+        return (self._clock_ms_at + elapsed) % DEVICE_CLOCK_MODULUS
+
+    def set_uptime(self, ms: int, now: float) -> None:
+        """Run the clock on to read ``ms`` at ``now``, as if the shoe had been up that long.
+
+        It only goes forward (modulo 2**32: any reading is forward of another),
+        so a reading near 4294967295 makes the clock wrap soon (docs/protocol.md 7).
+        """
+        if not 0 <= ms < DEVICE_CLOCK_MODULUS:
+            raise DeviceError(f"uptime {ms} ms: expected 0 to {DEVICE_CLOCK_MODULUS - 1}")
+        self._flush_scheduled(now)
+        self._clock_ms_at, self._clock_since = ms, now
+
+    @property
+    def room(self) -> int:
+        """Room in the store, less the reads the reader is still to make."""
+        return super().room - len(self._scheduled)
+
+    def poll(self, now: float) -> list[bytes]:
+        self._flush_scheduled(now)
+        return super().poll(now)
+
+    def next_deadline(self) -> float:
+        deadline = super().next_deadline()
+        return min(deadline, self._scheduled[0].at) if self._scheduled else deadline
+
+    def _flush_scheduled(self, now: float) -> None:
+        # Reads are reported in the order they were made, so the times in CRD never go back.
+        while self._scheduled and self._scheduled[0].at <= now:
+            read = self._scheduled.pop(0)
+            if self.reader is Reader.OK:
+                self.submit(CardSeen(0, read.point, read.uid, self.clock_ms(read.at)))
 
     # --- status ---------------------------------------------------------------------------
 
@@ -315,6 +386,11 @@ class VirtualShoe(DeviceCore):
 
     def _acknowledged(self) -> None:
         self._report_status()  # a full store that drains clears the jam
+
+    def _welcomed(self) -> None:
+        # Section 3.1 STA: after every WEL too, so a host that has just connected knows the state.
+        self._reported = None
+        self._report_status()
 
     def set_lid(self, lid: Lid) -> None:
         """Open or close the lid."""
@@ -380,43 +456,70 @@ class VirtualShoe(DeviceCore):
             self._report_status()
             raise DeviceError("the shoe's store is full: the feed jams until the host acks")
 
-    def _read(self, point: ReadPoint, uid: str, times: int = 1) -> int:
+    def _read(self, point: ReadPoint, uid: str, now: float) -> int:
+        self._flush_scheduled(now)
         if self.reader is Reader.FAULT:
             return 0
-        for _ in range(times):
-            self.submit(CardSeen(0, point, uid))
-        return times
+        self.submit(CardSeen(0, point, uid, self.clock_ms(now)))
+        return 1
 
-    def deal(self, card: Card | None = None, burn: bool = False) -> Dealt:
-        """Deal the top card (or a named card from anywhere in the stub) through the slot."""
+    def _schedule(self, at: float, point: ReadPoint, uid: str) -> None:
+        self._scheduled.append(_Scheduled(at, point, uid))
+        self._scheduled.sort()
+
+    def deal(self, card: Card | None = None, burn: bool = False, *, now: float) -> Dealt:
+        """Deal the top card (or a named card from anywhere in the stub) through the slot.
+
+        A lingering card (``extra_reads``) is read again every 50 ms of the
+        shoe's clock, inside the host's repeat window; a ``reread_after`` card
+        passes the slot again that many seconds later, a second read.
+        """
         if not self.stub:
             raise DeviceError("the shoe is empty: shuffle to load the deck again")
         if card is not None and card not in self.stub:
             where = "has been dealt" if any(d.card is card for d in self.dealt) else "is not here"
             raise DeviceError(f"{card.code} {where}; the stub has {len(self.stub)} cards")
-        times = 1 + self.extra_reads
-        self._check_can_deal(times)
+        later = self.extra_reads + (self.reread_after is not None)
+        self._check_can_deal(1 + later)
         card = card or self.stub[0]
         self.stub.remove(card)
         uid = self.deck.uid(card)
-        reads = self._read(ReadPoint.DEALING_SLOT, uid, times)
-        self.extra_reads = 0
+        reads = self._read(ReadPoint.DEALING_SLOT, uid, now)
+        if reads:
+            for n in range(1, self.extra_reads + 1):
+                self._schedule(now + n * LINGER_INTERVAL, ReadPoint.DEALING_SLOT, uid)
+            if self.reread_after is not None:
+                self._schedule(now + self.reread_after, ReadPoint.DEALING_SLOT, uid)
+            reads += later
+        self.extra_reads, self.reread_after = 0, None
         dealt = Dealt(card, uid, reads, burn)
         self.dealt.append(dealt)
         self._report_status()
         return dealt
 
-    def discard(self, card: Card) -> int:
+    def discard(self, card: Card, *, now: float) -> int:
         """Pass a card of the deck in play over the discard reader into the muck."""
         self._check_room(1)
-        return self._read(ReadPoint.DISCARD_READER, self.deck.uid(card))
+        return self._read(ReadPoint.DISCARD_READER, self.deck.uid(card), now)
 
-    def read_tag(self, uid: str, point: ReadPoint = ReadPoint.DEALING_SLOT) -> int:
+    def read_tag(self, uid: str, point: ReadPoint = ReadPoint.DEALING_SLOT, *, now: float) -> int:
         """A tag read at a read point as it is: a stray tag, another deck's card, a re-read."""
         self._check_room(1)
-        return self._read(point, uid)
+        return self._read(point, uid, now)
 
-    def read_again(self, card: Card | None = None) -> Card:
+    def reread_next(self, after: float) -> None:
+        """The next card dealt passes the slot again ``after`` seconds later on the shoe's clock.
+
+        Past the host's repeat window that is a second read, not a repeat
+        (docs/protocol.md 7): the controller sees the card twice.
+        """
+        if not 0 < after <= MAX_REREAD_AFTER:
+            raise DeviceError(
+                f"reread after {after} s: expected more than 0 and at most {MAX_REREAD_AFTER:g} s"
+            )
+        self.reread_after = after
+
+    def read_again(self, card: Card | None = None, *, now: float) -> Card:
         """A card already dealt read at the slot again (a card dealt twice: NOTES.md, Integrity)."""
         if not self.dealt:
             raise DeviceError("no card has been dealt from this stub yet")
@@ -424,16 +527,16 @@ class VirtualShoe(DeviceCore):
             card = self.dealt[0].card
         elif not any(d.card is card for d in self.dealt):
             raise DeviceError(f"{card.code} has not been dealt from this stub")
-        self.read_tag(self.deck.uid(card))
+        self.read_tag(self.deck.uid(card), now=now)
         return card
 
-    def read_other_deck(self, card: Card | None = None) -> Card:
+    def read_other_deck(self, card: Card | None = None, *, now: float) -> Card:
         """A card of the deck not in play read at the slot (NOTES.md, Integrity)."""
         if card is None:
             if not self.stub:
                 raise DeviceError("the shoe is empty: name the other deck's card")
             card = self.stub[0]
-        self.read_tag(self.other_deck.uid(card))
+        self.read_tag(self.other_deck.uid(card), now=now)
         return card
 
 
@@ -463,6 +566,10 @@ class VirtualPanel(DeviceCore):
         codec = panel_protocol.device_codec()
         super().__init__(identity, codec, boot, now, timing or Timing(), first_seq=first_seq)
 
+    def _power_up(self, boot: str, now: float) -> None:
+        super()._power_up(boot, now)
+        self.light, self.text = 0, ""  # a panel powers up dark; the host repaints it
+
     def press(self, button: Button) -> None:
         """The dealer presses a button (docs/protocol.md 3.2 ``BTN``)."""
         if self.room < 1:
@@ -480,7 +587,6 @@ class VirtualPanel(DeviceCore):
             changed = sentence.text != self.text
             self.text = sentence.text
         else:
-            super()._obey_device(sentence)
             return
         if changed and self._on_display is not None:
             self._on_display(self.light, self.text)

@@ -328,7 +328,7 @@ class Simulator:
 
     def deal(self, card: Card | None = None, burn: bool = False) -> Card:
         """Deal the top card (or a named card) through the shoe's slot; returns it."""
-        return self._act(lambda: self.shoe.deal(card, burn).card)
+        return self._act(lambda: self.shoe.deal(card, burn, now=self.clock()).card)
 
     def burn(self) -> Card:
         """Burn the top card: it leaves through the slot, read like any other."""
@@ -336,7 +336,7 @@ class Simulator:
 
     def discard(self, card: Card) -> None:
         """Pass a card over the discard reader into the muck."""
-        self._act(lambda: self.shoe.discard(card))
+        self._act(lambda: self.shoe.discard(card, now=self.clock()))
 
     def shuffle(self, seed: int) -> None:
         """Load the deck in play, shuffled from ``seed``."""
@@ -447,7 +447,8 @@ class Simulator:
         self._act(lambda: self.shoe.set_jam(jammed))
 
     def duplicate_reads(self, extra: int) -> None:
-        """The next card dealt lingers in the field: read ``extra`` more times."""
+        """The next card dealt lingers in the field: read ``extra`` more times, 50 ms apart on
+        the shoe's clock, inside the host's repeat window (repeats, dropped)."""
         if not 1 <= extra <= 20:
             raise DeviceError(f"duplicate reads {extra}: expected 1 to 20 extra reads")
 
@@ -456,24 +457,33 @@ class Simulator:
 
         self._act(arm)
 
+    def reread(self, after: float = 1.0) -> None:
+        """The next card dealt passes the slot again ``after`` seconds later on the shoe's
+        clock: past the host's repeat window, a second read (a card seen twice)."""
+        self._act(lambda: self.shoe.reread_next(after))
+
+    def set_uptime(self, ms: int) -> None:
+        """Run the shoe's clock on to read ``ms`` now (near 4294967295 it wraps soon)."""
+        self._act(lambda: self.shoe.set_uptime(ms, self.clock()))
+
     def foreign_tag(self) -> str:
         """A tag enrolled in neither deck passes the slot; returns its UID."""
 
         def read() -> str:
             uid = foreign_uid(self.seed, self._foreign_tags, self.decks)
             self._foreign_tags += 1
-            self.shoe.read_tag(uid)
+            self.shoe.read_tag(uid, now=self.clock())
             return uid
 
         return self._act(read)
 
     def other_deck(self, card: Card | None = None) -> Card:
         """A card of the deck not in play passes the slot (default: the top card's twin)."""
-        return self._act(lambda: self.shoe.read_other_deck(card))
+        return self._act(lambda: self.shoe.read_other_deck(card, now=self.clock()))
 
     def dealt_twice(self, card: Card | None = None) -> Card:
         """A card already dealt passes the slot again (default: the first one dealt)."""
-        return self._act(lambda: self.shoe.read_again(card))
+        return self._act(lambda: self.shoe.read_again(card, now=self.clock()))
 
     # --- what the technician sees -----------------------------------------------------------
 
@@ -522,7 +532,7 @@ class Simulator:
             lines.append(
                 f"  lid {core.lid}, reader {core.reader}, feed {core.feed}; deck {core.deck.name} "
                 f"in play, {len(core.stub)} cards in the shoe (top {top}), "
-                f"{len(core.dealt)} dealt (last {last})"
+                f"{len(core.dealt)} dealt (last {last}); clock {core.clock_ms(self.clock())} ms"
             )
         elif isinstance(core, VirtualPanel):
             seat = f"seat {core.light} lit" if core.light else "no seat lit"

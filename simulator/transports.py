@@ -131,8 +131,8 @@ class PtyEndpoint(Endpoint):
             return
         try:
             written = os.write(self.master, data)
-        except BlockingIOError:
-            written = 0  # nobody reads the port and its buffer is full, as with hardware
+        except OSError:  # nobody reads the port and its buffer is full: lost, as with hardware
+            written = 0
         self.lost_bytes += len(data) - written
 
     def read_available(self) -> None:

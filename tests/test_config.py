@@ -169,7 +169,7 @@ REFUSALS: list[tuple[str, Edit, str, str, str]] = [
     ("id with a space", _set("table", "id", "T 1"), "table.id", '"T 1"', "1 to 32 letters"),
     ("id not a string", _set("table", "id", 7), "table.id", "7", "a table id"),
     ("game unknown", _set("table", "game", "holdem"), "table.game", '"holdem"', '"mambo"'),
-    ("game missing", _drop("table", "game"), "table.game", "(missing)", '"five-card-stud" or'),
+    ("game missing", _drop("table", "game"), "table.game", "(missing)", '"mambo" or "triple-draw"'),
     ("seats missing", _drop("table", "seats"), "table.seats", "(missing)", "1 to 11"),
     ("one seat", _set("table", "seats", [1]), "table.seats", "[1]", "at least two"),
     ("a seat twice", _set("table", "seats", [2, 2]), "table.seats", "[2, 2]", "different"),

@@ -9,8 +9,8 @@ import pytest
 from display_harness import settle
 
 from controller.cli import main
-from controller.commands.display import DemoDisplay
 from controller.display.demo import SCENES
+from controller.display.demo_app import DemoDisplay
 from controller.display.view import TableView
 
 
@@ -38,7 +38,9 @@ def test_a_screenshot_of_a_demo_scene_is_written_as_svg(tmp_path: Path) -> None:
     ("option", "message"),
     [
         (["--size", "big"], "size 'big': expected COLUMNSxROWS, e.g. 120x40"),
+        (["--size", "20x5"], "size '20x5': expected at least 40x12"),
         (["--interval", "0"], "interval '0': expected seconds above 0"),
+        (["--interval", "nan"], "interval 'nan': expected seconds above 0"),
         (["--scene", "river"], "invalid choice: 'river'"),
     ],
 )

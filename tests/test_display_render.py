@@ -76,9 +76,10 @@ def test_each_option_names_the_panel_button_and_what_it_does_now() -> None:
         4,
         "Faces a bet of 5",
         (ActionOption(Button.FOLD, "fold"), ActionOption(Button.CHECK_CALL, "call", 5)),
+        to_call=5,
     )
     assert render.prompt_text(prompt).plain.split("\n") == [
-        "Faces a bet of 5",
+        "Faces a bet of 5 · to call 5",
         " FOLD  fold",
         " CHECK/CALL  call 5",
     ]

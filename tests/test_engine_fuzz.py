@@ -9,7 +9,6 @@ import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_draw_game import TRIPLE_DRAW
 
 from controller.cards import DECK, Card
 from controller.engine import Stakes, Table, TableConfig
@@ -26,7 +25,7 @@ from controller.games.spec import GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 STAKES = Stakes(ante=1, bring_in=2, small_blind=2, big_blind=5, small_bet=5, big_bet=10)
-SPECS = [GAMES["five-card-stud"], GAMES["mambo"], TRIPLE_DRAW]
+SPECS = [GAMES["five-card-stud"], GAMES["mambo"], GAMES["triple-draw"]]
 
 
 def _legal(t: Table, rng: random.Random, unseen: list[int]) -> TableInput:

@@ -1,12 +1,15 @@
 """Properties over thousands of random legal hands of each game (hypothesis).
 
 Each example sets a table (2 to the game's seat limit, known and unknown
-stacks, short stacks for all-ins, a rake) and plays several hands with a
-shuffled deck and random legal buttons, checking after every hand that chips
-are conserved exactly, no card is dealt twice, exactly one seat is named
-whenever a decision is pending, and the cards are expected in the order the
-spec's procedure gives; and that the whole run, written as a hand script and
-replayed at a fresh table, gives the same events and the same state.
+stacks, short stacks for all-ins, a rake; blinds in a button game) and plays
+several hands with a shuffled deck, random legal buttons and, in a draw game,
+random discards, checking after every hand that chips are conserved exactly,
+no card is dealt twice unless a short stub legally reshuffled it (14.12A(f)),
+exactly one seat is named whenever a decision is pending, and the cards are
+expected in the order the spec's procedure gives (draws included: in turn from
+the button's left, the burn before the draw's first new card, one replacement
+per discard); and that the whole run, written as a hand script and replayed at
+a fresh table, gives the same events and the same state.
 """
 
 from __future__ import annotations
@@ -17,13 +20,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DECK
+from controller.cards import DECK, Card
 from controller.engine import Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.engine.events import (
     ActionRequired,
     ActionTaken,
     CardDealt,
+    DiscardsReshuffled,
+    DrawDeclared,
+    DrawExpected,
     Event,
     HandSettled,
     HandStarted,
@@ -46,6 +52,8 @@ def _expected_order(
     order = next(e for e in events if isinstance(e, HandStarted)).seats
     folded: set[int] = set()
     expected: list[tuple[str, int | None, str | None]] = []
+    burn_due = False
+    drawers: list[int] = []
     for event in events:
         if isinstance(event, ActionTaken) and event.action == "folds":
             folded.add(event.seat)
@@ -56,7 +64,43 @@ def _expected_order(
             for face in street.deal:  # 14.13(c),(f), 14.13A(c),(f): players still in, in order
                 expected += [("seat", s, face.value) for s in order if s not in folded]
             expected += [("community", None, "up")] * street.community
+            # 14.12A(f),(h),(j): the players still in draw in turn from the button's left.
+            drawers = [s for s in order if s not in folded] if street.draw else []
+            burn_due = street.draw is not None and street.draw.burn
+        elif isinstance(event, DrawDeclared):
+            assert drawers, f"seat {event.seat} drew out of turn"
+            assert event.seat == drawers.pop(0)
+            if event.discards and burn_due:  # 14.12A(f): burn before the first new card
+                expected.append(("burn", None, None))
+                burn_due = False
+            expected += [("seat", event.seat, "down")] * len(event.discards)
     return expected
+
+
+def _check_cards_dealt_once(events: list[Event]) -> None:
+    """No card is dealt twice in a hand, unless a short stub reshuffled it back first; the
+    reshuffle comes only when the stub cannot cover the draw, and never takes the drawing
+    player's own discards of this draw (14.12A(f); NOTES.md, Burns and draws).
+    """
+    seen: set[str] = set()
+    back: set[str] = set()
+    last_draw: DrawDeclared | None = None
+    for event in events:
+        if isinstance(event, CardDealt):
+            if event.card in seen:
+                assert event.card in back, f"{event.card} dealt twice without a reshuffle"
+                back.discard(event.card)
+            seen.add(event.card)
+        elif isinstance(event, DrawDeclared):
+            last_draw = event
+        elif isinstance(event, DiscardsReshuffled):
+            assert last_draw is not None
+            assert last_draw.seat == event.seat
+            assert not set(event.cards) & set(last_draw.discards)
+            assert set(event.cards) <= seen
+            stub = len(DECK) - len(seen) + len(back)
+            assert stub < len(last_draw.discards) + 1  # short even without the burn
+            back |= set(event.cards)
 
 
 def _check_hand(
@@ -72,9 +116,8 @@ def _check_hand(
         if before is not None:
             assert table.stacks[entry.seat] == before + entry.amount
             assert table.stacks[entry.seat] >= 0
-    # No card is dealt twice.
-    dealt = [e.card for e in events if isinstance(e, CardDealt)]
-    assert len(dealt) == len(set(dealt))
+    # No card is dealt twice, unless legally reshuffled (14.12A(f)).
+    _check_cards_dealt_once(events)
     # Cards came in the order the procedure gives.
     got = [(e.destination, e.seat, e.face) for e in events if isinstance(e, CardDealt)]
     assert got == _expected_order(spec, events)[: len(got)]
@@ -87,6 +130,8 @@ def _check_hand(
             assert isinstance(event.seat, int)
             assert event.seat not in folded
             assert event.options
+        if isinstance(event, DrawExpected):
+            assert event.seat not in folded
 
 
 def _table(spec: GameSpec, data: st.DataObject) -> Table:
@@ -98,9 +143,12 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
     stacks = {s: v for s in seats if (v := data.draw(stack, label=f"stack {s}")) is not None}
     if sum(1 for s in seats if stacks.get(s, 1) > 0) < 2:
         stacks = {}
+    blinds = spec.has_draws  # button games open with blinds (14.12A(c), 14.10)
     stakes = Stakes(
         ante=data.draw(st.sampled_from([0, 1])),
-        bring_in=data.draw(st.sampled_from([0, 2])),
+        bring_in=0 if blinds else data.draw(st.sampled_from([0, 2])),
+        small_blind=data.draw(st.sampled_from([2, 3])) if blinds else 0,
+        big_blind=data.draw(st.sampled_from([5, 10])) if blinds else 0,
         small_bet=5,
         big_bet=10,
         cap=data.draw(st.integers(1, 5)),
@@ -115,6 +163,11 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
 def _play(spec: GameSpec, data: st.DataObject) -> None:
     table = _table(spec, data)
     rng = random.Random(data.draw(st.integers(0, 2**32), label="seed"))
+
+    def discard(pending: DrawExpected, hand: tuple[Card, ...]) -> list[Card]:
+        del pending  # any number, any cards (14.12A(f)); five often, so the stub runs short
+        return list(hand) if rng.random() < 0.3 else rng.sample(hand, rng.randint(0, len(hand)))
+
     inputs: list[TableInput] = []
     played: list[Event] = []
     for _ in range(HANDS_PER_EXAMPLE):
@@ -123,7 +176,9 @@ def _play(spec: GameSpec, data: st.DataObject) -> None:
         deck = list(DECK)
         rng.shuffle(deck)
         before = table.stacks
-        events = play_hand(table, deck, lambda pending: rng.choice(pending.options), inputs)
+        events = play_hand(
+            table, deck, lambda pending: rng.choice(pending.options), inputs, discard=discard
+        )
         _check_hand(spec, table, events, before)
         played += events
     # The engine is deterministic: the same inputs, written as a script and read back,
@@ -150,6 +205,17 @@ def test_mambo_random_hands_conserve_chips_and_follow_14_13a(data: st.DataObject
     procedure's card order, over random legal Mambo hands.
     """
     _play(GAMES["mambo"], data)
+
+
+@settings(max_examples=EXAMPLES)
+@given(st.data())
+def test_triple_draw_random_hands_conserve_chips_and_follow_14_12a(data: st.DataObject) -> None:
+    """14.12A and fixed-limit betting with blinds: chips conserved, no card twice unless a
+    short stub reshuffled it (14.12A(f)), one seat to act, draws in turn from the button's
+    left with the burn and one replacement per discard, over random legal triple draw hands
+    with random discards.
+    """
+    _play(GAMES["triple-draw"], data)
 
 
 @pytest.mark.slow

@@ -11,34 +11,36 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import ClassVar, Final
+from typing import Final
 
-from textual.binding import Binding, BindingType
-
-from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
-from controller.display.view import TableView
 
-#: At most this many redraws before a screenshot is taken as it is.
-SETTLE_ROUNDS: Final = 20
+#: The smallest screenshot that still shows a table.
+MIN_SIZE: Final = (40, 12)
 
 
 def _size(text: str) -> tuple[int, int]:
     columns, sep, rows = text.partition("x")
     if not sep or not columns.isdigit() or not rows.isdigit():
         raise argparse.ArgumentTypeError(f"size {text!r}: expected COLUMNSxROWS, e.g. 120x40")
-    return int(columns), int(rows)
+    size = int(columns), int(rows)
+    if size[0] < MIN_SIZE[0] or size[1] < MIN_SIZE[1]:
+        raise argparse.ArgumentTypeError(
+            f"size {text!r}: expected at least {MIN_SIZE[0]}x{MIN_SIZE[1]}"
+        )
+    return size
 
 
 def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        value = 0.0
-    if value <= 0:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
         raise argparse.ArgumentTypeError(f"interval {text!r}: expected seconds above 0, e.g. 5")
     return value
 
@@ -67,50 +69,6 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.set_defaults(run=run)
 
 
-class DemoDisplay(DealerDisplay):
-    """The display cycling through demonstration views: a new one every ``interval`` seconds.
-
-    ``n`` shows the next view at once. The timer lives here, at the edge, not in
-    the display, which only ever shows what it is given.
-    """
-
-    BINDINGS: ClassVar[list[BindingType]] = [Binding("n", "next_view", "Next scene")]
-
-    def __init__(self, views: Sequence[TableView], interval: float) -> None:
-        if not views:
-            raise ValueError("demo: expected at least one view to show")
-        super().__init__(views[0])
-        self.views = tuple(views)
-        self.interval = interval
-        self.position = 0
-        #: Scene changes so far, by the timer or by ``n``.
-        self.steps = 0
-
-    def on_mount(self) -> None:
-        if len(self.views) > 1:
-            self.set_interval(self.interval, self.action_next_view)
-
-    def action_next_view(self) -> None:
-        """Show the next demonstration view (after the last, the first again)."""
-        self.position = (self.position + 1) % len(self.views)
-        self.steps += 1
-        self.show(self.views[self.position])
-
-
-async def screenshot(view: TableView, size: tuple[int, int]) -> str:
-    """The display showing ``view`` at ``size``, as SVG, rendered without a terminal."""
-    app = DealerDisplay(view)
-    async with app.run_test(size=size) as pilot:
-        # Seat boxes redraw once laid out: wait until two pictures in a row agree.
-        previous, svg = "", app.export_screenshot()
-        for _ in range(SETTLE_ROUNDS):
-            if svg == previous:
-                break
-            await pilot.pause()
-            previous, svg = svg, app.export_screenshot()
-        return svg
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the display; returns the exit status."""
     if not args.demo:
@@ -120,6 +78,12 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # Textual loads here, not when ``tablectl`` builds its parser for another command.
+    from controller.display.demo_app import (  # noqa: PLC0415 -- lazy: Textual costs ~0.3 s
+        DemoDisplay,
+        screenshot,
+    )
+
     names = [args.scene] if args.scene else list(SCENES)
     if args.screenshot is not None:
         args.screenshot.write_text(asyncio.run(screenshot(SCENES[names[0]](), args.size)))

@@ -82,7 +82,6 @@ def bring_in() -> TableView:
                 ActionOption(Button.CHECK_CALL, "bring in", 2),
                 ActionOption(Button.BET_RAISE, "complete to", 5),
             ),
-            to_call=2,
         ),
         next_card=NextCard(note="After this round: burn, then a third card face down to each seat"),
         log=(

@@ -311,8 +311,10 @@ def option_text(option: ActionOption) -> Text:
 
 
 def prompt_text(prompt: ActionPrompt) -> Text:
-    """Why the seat acts, then its options, one per line."""
+    """Why the seat acts and what it owes, then its options, one per line."""
     text = Text(prompt.reason, style="bold #ffd75f")
+    if prompt.to_call:
+        text.append(f" · to call {chips(prompt.to_call)}", style="bold")
     for option in prompt.options:
         text.append("\n")
         text.append_text(option_text(option))

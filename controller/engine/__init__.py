@@ -21,8 +21,7 @@ moving after every hand), and draws, in which each player in turn passes its
 discards over the discard reader, presses ``draw_done`` (none passed: stands
 pat) and is dealt its replacements, the burn before the draw's first new
 card, the discards reshuffled when the stub runs short (14.12A(f)). Triple
-Draw 2-7's spec is registered in its own issue; tests/test_draw_game.py
-declares one and plays it.
+Draw 2-7 (``controller/games/triple_draw.py``) is the game that declares them.
 """
 
 from __future__ import annotations

@@ -41,6 +41,7 @@ _NEW_HAND = ButtonPress(Button.NEW_HAND)
 _STOPS = (Refused, Alarm)
 _DRAW_DONE = ButtonPress(Button.DRAW_DONE)
 _PRESS = {button.value: ButtonPress(button) for button in Button}
+_DISCARD = ReadPoint.DISCARD_READER
 
 
 def play_hand(
@@ -85,17 +86,12 @@ def play_hand(
             return events
         elif isinstance(pending, DrawExpected):
             if not pending.discards:  # the player's turn begins: decide its discards
-                plan = list(discard(pending, _hand_of(table, pending.seat)))
-            inp = CardRead(plan.pop(0), ReadPoint.DISCARD_READER) if plan else _DRAW_DONE
+                plan = list(discard(pending, table.cards_of(pending.seat)))
+            inp = CardRead(plan.pop(0), _DISCARD) if plan else _DRAW_DONE
         elif kind in _STOPS:
             raise RuntimeError(f"the table did not take {inp!r}: {produced!r}")
         else:
             raise RuntimeError(f"the table stopped on {pending!r} after {produced!r}")
-
-
-def _hand_of(table: Table, seat: int) -> tuple[Card, ...]:
-    state = next(s for s in table.state.seats if s.seat == seat)
-    return tuple(Card.parse(code) for code in state.down + state.up)
 
 
 def _with_reshuffled(cards: Iterator[Card], produced: list[Event]) -> Iterator[Card]:

@@ -45,6 +45,7 @@ class HandState:
         "queue_pos",
         "replacing",
         "reshuffled",
+        "reshuffled_for",
         "round_commit",
         "street",
         "to_act",
@@ -93,6 +94,8 @@ class HandState:
         # Card index -> the seat that discarded it; cards reshuffled back into the stub.
         self.discarded: dict[int, int] = {}
         self.reshuffled: set[int] = set()
+        # The seat whose short draw brought the last reshuffle: its own discards stay out.
+        self.reshuffled_for: int | None = None
 
     def live(self) -> list[int]:
         return [seat for seat in self.order if seat not in self.folded]

@@ -10,6 +10,8 @@ the last accepted input.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from functools import cache
 from typing import Final
 
@@ -72,7 +74,11 @@ from controller.hands import NO_QUALIFYING_LOW
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 _UP: Final = Face.UP.value
+_DOWN: Final = Face.DOWN.value
 _SLOT: Final = ReadPoint.DEALING_SLOT
+_DISCARD: Final = ReadPoint.DISCARD_READER
+_DRAW_DONE: Final = Button.DRAW_DONE
+_FOLD: Final = Button.FOLD
 
 
 def describe_input(inp: TableInput) -> str:
@@ -112,6 +118,7 @@ class Table:
                 f"stakes: big_blind=0; {spec.name} opens with blinds, expected a big blind"
             )
         self.spec = spec
+        self._has_draws = spec.has_draws
         self.config = config
         self.stakes = config.stakes
         self._moves = moves_for(spec)
@@ -158,6 +165,40 @@ class Table:
         """How the last finished hand ended."""
         return self._last_settlement
 
+    def reseat(self, seats: tuple[int, ...], stacks: Mapping[int, int] | None = None) -> None:
+        """Between hands, players leave and sit down: the occupied seats become ``seats``.
+
+        A seat staying keeps its chips unless ``stacks`` gives them; a new seat's stack is
+        ``stacks``' or unknown. In a button game the button stays where it is and the next
+        hand moves it one occupied seat clockwise among the seats occupied then, so a seat
+        just filled left of the button is next, and an emptied button seat passes it on
+        (14.12A(c), 14.10(c)). The last hand is closed: undo no longer reaches into it.
+        ConfigError (naming the setting) if a hand is in play or the seats cannot be dealt.
+        """
+        if self.phase in IN_HAND:
+            raise ConfigError(
+                f"seats {seats}: hand {self._hand_number} is in play; change seats between hands"
+            )
+        kept = {s: st for s in seats if (st := self._stacks.get(s)) is not None}
+        known = {**kept, **(stacks or {})}
+        config = replace(self.config, seats=seats, dealer=self._dealer, stacks=known)
+        config.validate(self.spec)
+        self.config = config
+        self._seats = tuple(sorted(seats))
+        self._stacks = {s: known.get(s) for s in self._seats}
+        self._inputs = []
+
+    def cards_of(self, seat: int) -> tuple[Card, ...]:
+        """The cards ``seat`` holds in the hand now, down then up (none between hands).
+
+        In a draw game this is the hand exactly, discard by discard and replacement by
+        replacement (14.12A(f)); cheaper than the whole ``state`` snapshot.
+        """
+        hand = self._hand
+        if hand is None or seat not in hand.down:
+            return ()
+        return (*hand.down[seat], *hand.up[seat])
+
     @property
     def state(self) -> TableState:
         """A snapshot of the whole table."""
@@ -196,13 +237,9 @@ class Table:
         """Apply one input; return the events it causes (a Refused event if it is refused)."""
         out: list[Event] = []
         if self._alarm is None:
-            # The two inputs of every hand first: a card at the slot, a betting button.
-            if isinstance(inp, CardRead) and inp.point is _SLOT:
-                if self._deal(inp, out):
-                    self._inputs.append(inp)
-                return out
-            if isinstance(inp, ButtonPress) and inp.button in BETTING_BUTTONS:
-                if self._act(inp.button, out):
+            taken = self._usual(inp, out)
+            if taken is not None:
+                if taken:
                     self._inputs.append(inp)
                 return out
         if isinstance(inp, ButtonPress) and inp.button is Button.UNDO:
@@ -225,6 +262,25 @@ class Table:
             else:
                 self._inputs.append(inp)
         return out
+
+    def _usual(self, inp: TableInput, out: list[Event]) -> bool | None:
+        """The inputs of every hand, on a short path: a card at the slot, a betting button;
+        in a draw game a discard at the reader and draw done. Whether the input was accepted;
+        None when it is not one of these.
+        """
+        if isinstance(inp, CardRead):
+            point = inp.point
+            if point is _SLOT:
+                return self._deal(inp, out)
+            if point is _DISCARD:
+                return self._muck(inp, out)
+        elif isinstance(inp, ButtonPress):
+            button = inp.button
+            if button in BETTING_BUTTONS:
+                return self._act(button, out)
+            if button is _DRAW_DONE and self._has_draws:
+                return self._draw_done(out)
+        return None
 
     def _move(self, trigger: str) -> None:
         """Fire a trigger of the game's machine on this table's phase."""
@@ -249,7 +305,7 @@ class Table:
             return self._misdeal(out)
         if button in BETTING_BUTTONS:
             return self._act(button, out)
-        if button is Button.DRAW_DONE and self.spec.has_draws:
+        if button is _DRAW_DONE and self._has_draws:
             return self._draw_done(out)
         out.append(Refused(button.value, f"{self.spec.name} has no draws; {self._expectation()}"))
         return False
@@ -295,8 +351,10 @@ class Table:
         return True
 
     def _next_occupied(self, position: int) -> int:
-        later = [s for s in self._seats if s > position]
-        return later[0] if later else self._seats[0]
+        # A seat with no chips is not dealt in: the button passes it like an empty seat.
+        occupied = [s for s in self._seats if self._stacks[s] != 0]
+        later = [s for s in occupied if s > position]
+        return later[0] if later else occupied[0]
 
     def _begin(self, out: list[Event]) -> None:
         self._hand_number += 1
@@ -360,7 +418,8 @@ class Table:
             queue.append(_BURN_EXPECTED)
         live = hand.live()
         for face in street.deal:  # 14.13(f),(g): only to players still in
-            queue.extend(_seat_expected(seat, face.value) for seat in live)
+            value = face.value
+            queue.extend([_seat_expected(seat, value) for seat in live])
         queue.extend(_COMMUNITY_EXPECTED for _ in range(street.community))
         hand.queue = queue
         hand.queue_pos = 0
@@ -372,14 +431,28 @@ class Table:
         hand = self._hand
         phase = self._phase.state
         if hand is None or not (phase == DEALING or (phase == DRAWING and hand.replacing)):
-            return self._raise_alarm(
-                inp, card.code, self._expectation(), "a card when none is expected", out
-            )
+            reason = "a card when none is expected"
+            if phase == DRAWING and hand is not None:
+                # 14.12A(f): one new card per discard, and only after draw done.
+                reason = "a replacement too many, or a card dealt before draw done"
+            return self._raise_alarm(inp, card.code, self._expectation(), reason, out)
         expected = hand.queue[hand.queue_pos]
         holder = hand.holder
         if hand.reshuffled and card.index in hand.reshuffled:  # 14.12A(f): back in play
             hand.reshuffled.discard(card.index)
             del hand.discarded[card.index]
+        elif hand.reshuffled_for is not None and (
+            hand.discarded.get(card.index) == hand.reshuffled_for
+        ):
+            # 14.12A(f): the drawing player's own discards are not reshuffled for it.
+            return self._raise_alarm(
+                inp,
+                card.code,
+                "expected " + _describe_destination(expected),
+                f"{card.code} is a discard of seat {hand.reshuffled_for}, the player drawing, "
+                "not among the reshuffled discards or the stub (14.12A(f))",
+                out,
+            )
         elif card.index in holder:
             where = (
                 "a burn or the board"
@@ -423,6 +496,7 @@ class Table:
             return
         hand.discards = []
         hand.replacing = False
+        hand.reshuffled_for = None
         self._pending = DrawExpected(hand.drawers[hand.drawer_pos], (), _DRAW_REASON)
         out.append(self._pending)
 
@@ -441,7 +515,19 @@ class Table:
 
     def _draw_done(self, out: list[Event]) -> bool:
         hand = self._hand
-        if self._phase.state != DRAWING or hand is None or hand.replacing:
+        if self._phase.state == DRAWING and hand is not None and hand.replacing:
+            # 14.12A(f): each discarded card is replaced; draw done before the last is too few.
+            owed = len(hand.queue) - hand.queue_pos
+            seat = hand.drawers[hand.drawer_pos]
+            return self._raise_alarm(
+                ButtonPress(Button.DRAW_DONE),
+                "draw_done",
+                self._expectation(),
+                f"seat {seat} is still owed {owed} card{'s' if owed > 1 else ''} "
+                "(a replacement too few, 14.12A(f))",
+                out,
+            )
+        if self._phase.state != DRAWING or hand is None:
             out.append(Refused("draw_done", f"no one is drawing; {self._expectation()}"))
             return False
         street = self.spec.streets[hand.street]
@@ -458,13 +544,14 @@ class Table:
             # 14.12A(f): burn before the first player of the draw receives any new card.
             queue.append(_BURN_EXPECTED)
             hand.burned_draw = True
-        queue.extend(_seat_expected(seat, Face.DOWN.value) for _ in range(count))
+        queue.extend([_seat_expected(seat, _DOWN)] * count)
         stub = len(DECK) - len(hand.holder) + len(hand.reshuffled)
         if stub < len(queue) and street.draw.reshuffle_discards:
             # 14.12A(f): the stub is short; every discard but the ones the drawing player
             # just made is reshuffled (folded hands are discards too; docs/rules-interpretation.md).
             pool = set(hand.discarded) - hand.reshuffled - {c.index for c in hand.discards}
             hand.reshuffled |= pool
+            hand.reshuffled_for = seat
             out.append(DiscardsReshuffled(seat, tuple(DECK[i].code for i in sorted(pool))))
         hand.replacing = True
         hand.queue = queue
@@ -501,13 +588,15 @@ class Table:
             out.append(CardMucked(card.code, hand.discarded[card.index]))
             return True
         if self.phase in IN_HAND and holder is not None and holder not in hand.folded:
-            return self._raise_alarm(
-                inp,
-                card.code,
-                "only folded hands at the discard reader",
-                f"{card.code} belongs to seat {holder}, still in the hand",
-                out,
-            )
+            reason = f"{card.code} belongs to seat {holder}, still in the hand"
+            if hand.replacing and self._phase.state == DRAWING:
+                owed = len(hand.queue) - hand.queue_pos
+                reason = (
+                    f"seat {hand.drawers[hand.drawer_pos]} is still owed {owed} new "
+                    f"card{'s' if owed > 1 else ''} (a replacement too few, 14.12A(f)); {reason}"
+                )
+            expected = "only folded hands at the discard reader"
+            return self._raise_alarm(inp, card.code, expected, reason, out)
         hand.mucked.add(card.index)
         out.append(CardMucked(card.code, holder))
         return True
@@ -648,9 +737,9 @@ class Table:
     ) -> None:
         hand.to_act.discard(seat)
         hand.duty = None  # whatever the opener did, its duty is done
-        if button is Button.FOLD:
+        if button is _FOLD:
             hand.folded.add(seat)
-            if self.spec.has_draws:  # a folded hand joins the discards a short stub reshuffles
+            if self._has_draws:  # a folded hand joins the discards a short stub reshuffles
                 for card in hand.down[seat] + hand.up[seat]:
                     hand.discarded[card.index] = seat
             out.append(ActionTaken(seat, "folds", 0, hand.round_commit[seat], False))

@@ -1,7 +1,7 @@
 """The games tablectl deals, each declared as a ``GameSpec`` (``controller.games.spec``).
 
 ``GAMES`` maps the key a table's configuration and the hand scripts use to the
-spec; Triple Draw 2-7 ("triple-draw") joins in its own issue.
+spec.
 """
 
 from __future__ import annotations
@@ -11,8 +11,11 @@ from typing import Final
 from controller.games.five_card_stud import FIVE_CARD_STUD
 from controller.games.mambo import MAMBO
 from controller.games.spec import GameSpec
+from controller.games.triple_draw import TRIPLE_DRAW
 
-GAMES: Final[dict[str, GameSpec]] = {spec.key: spec for spec in (FIVE_CARD_STUD, MAMBO)}
+GAMES: Final[dict[str, GameSpec]] = {
+    spec.key: spec for spec in (FIVE_CARD_STUD, MAMBO, TRIPLE_DRAW)
+}
 
 
 def game(key: str) -> GameSpec:

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 from backends import Backend, DeviceWire
 
+from controller.inputs import ReadPoint
 from drivers import panel, shoe
 from drivers.sentences import (
     Ack,
@@ -83,6 +84,8 @@ class FakeDevice:
         self.heartbeat_interval = heartbeat
         self.codec: Codec = shoe.device_codec() if kind == "shoe" else panel.device_codec()
         self.sender = DeviceSender(boot, resend_after=resend_after)
+        # The shoe's clock (docs/protocol.md 3.1 CRD): ms since the device was made.
+        self._clock_since = time.monotonic()
         self.faults = Faults()
         self.seen = Seen()
         self.rejected: Reject | None = None
@@ -121,6 +124,20 @@ class FakeDevice:
         out: list[Sequenced] = []
         self.do(lambda: out.append(self.sender.submit(sentence)))
         return out[0]
+
+    def clock_ms(self) -> int:
+        """The device's clock now: ms since it was made, wrapping at 2**32."""
+        elapsed = round((time.monotonic() - self._clock_since) * 1000)
+        return elapsed % shoe.DEVICE_CLOCK_MODULUS
+
+    def read(
+        self, uid: str, point: ReadPoint = ReadPoint.DEALING_SLOT, at_ms: int | None = None
+    ) -> shoe.CardSeen:
+        """Queue a card read stamped with the device's clock now (or with ``at_ms``)."""
+        read_ms = self.clock_ms() if at_ms is None else at_ms
+        numbered = self.submit(shoe.CardSeen(0, point, uid, read_ms))
+        assert isinstance(numbered, shoe.CardSeen)
+        return numbered
 
     def unplug(self) -> None:
         """Pull the cable; what is unacknowledged stays on the device."""

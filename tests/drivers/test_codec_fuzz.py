@@ -43,7 +43,11 @@ hellos = st.builds(
 )
 heartbeats = st.builds(Heartbeat, seqs)
 cards = st.builds(
-    CardSeen, seqs, st.sampled_from(ReadPoint), st.from_regex(r"E0[0-9A-F]{14}", fullmatch=True)
+    CardSeen,
+    seqs,
+    st.sampled_from(ReadPoint),
+    st.from_regex(r"E0[0-9A-F]{14}", fullmatch=True),
+    st.integers(0, 2**32 - 1),
 )
 statuses = st.builds(
     ShoeStatus, seqs, st.sampled_from(Lid), st.sampled_from(Reader), st.sampled_from(Feed)

@@ -75,14 +75,14 @@ def test_a_missing_deck_file_is_named(tmp_path: Path) -> None:
 def test_a_tag_of_the_active_deck_is_a_card_read_at_its_point() -> None:
     """NOTES.md, Integrity: every card is known by its tag; the active deck's tag is its card."""
     decks = DeckSet(RED, BLUE)
-    read = TagRead(tags(1)[51], ReadPoint.DISCARD_READER, 0)
+    read = TagRead(tags(1)[51], ReadPoint.DISCARD_READER, 0, 0)
     assert decks.lookup(read) == CardRead(Card.parse("As"), ReadPoint.DISCARD_READER)
 
 
 def test_a_tag_of_the_other_deck_is_an_integrity_alarm_naming_the_card() -> None:
     """NOTES.md, Integrity: a card not in the active deck is an alarm; the reason names it."""
     decks = DeckSet(RED, BLUE)
-    alarm = decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0))
+    alarm = decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0, 0))
     assert alarm == ForeignTag(
         tags(2)[0], "a card of the other deck (blue), 2c", ReadPoint.DEALING_SLOT
     )
@@ -90,7 +90,7 @@ def test_a_tag_of_the_other_deck_is_an_integrity_alarm_naming_the_card() -> None
 
 def test_an_unknown_tag_is_an_integrity_alarm() -> None:
     """NOTES.md, Integrity: a tag in neither deck is an alarm."""
-    alarm = DeckSet(RED, BLUE).lookup(TagRead("E0FFFFFFFFFFFFFF", ReadPoint.DEALING_SLOT, 0))
+    alarm = DeckSet(RED, BLUE).lookup(TagRead("E0FFFFFFFFFFFFFF", ReadPoint.DEALING_SLOT, 0, 0))
     assert isinstance(alarm, ForeignTag)
     assert alarm.reason == "not enrolled in either deck"
 
@@ -99,8 +99,8 @@ def test_switching_decks_makes_the_other_deck_active() -> None:
     """NOTES.md, Shuffle, cut and decks: the decks alternate; after a switch blue is in play."""
     decks = DeckSet(RED, BLUE)
     assert decks.switch() is BLUE
-    assert decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0)) == CardRead(DECK[0])
-    assert isinstance(decks.lookup(TagRead(tags(1)[0], ReadPoint.DEALING_SLOT, 0)), ForeignTag)
+    assert decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0, 0)) == CardRead(DECK[0])
+    assert isinstance(decks.lookup(TagRead(tags(1)[0], ReadPoint.DEALING_SLOT, 0, 0)), ForeignTag)
 
 
 def test_two_decks_sharing_a_tag_or_a_name_are_refused() -> None:

@@ -28,7 +28,7 @@ def hello(seq: int = 0, boot: str = "0000BEEF", protocol: int = 1) -> Hello:
 
 
 def card(seq: int = 0) -> CardSeen:
-    return CardSeen(seq, ReadPoint.DEALING_SLOT, UID)
+    return CardSeen(seq, ReadPoint.DEALING_SLOT, UID, seq * 100)
 
 
 def test_sequence_numbers_wrap_at_ten_thousand() -> None:
@@ -187,7 +187,10 @@ def test_host_and_device_together_lose_nothing_when_every_other_frame_is_lost() 
     device = DeviceSender("0000BEEF", resend_after=0.1)
     assert host.on_hello(hello(seq=device.oldest)).reply == Welcome()
     device.on_welcome()
-    sent = [device.submit(CardSeen(0, ReadPoint.DEALING_SLOT, f"E0{n:014X}")) for n in range(20)]
+    sent = [
+        device.submit(CardSeen(0, ReadPoint.DEALING_SLOT, f"E0{n:014X}", n * 100))
+        for n in range(20)
+    ]
     accepted = []
     now = 0.0
     while len(accepted) < len(sent) and now < 100:

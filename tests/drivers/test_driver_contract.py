@@ -22,7 +22,7 @@ from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
 from drivers.session import DeviceSender, HelloOutcome
-from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
+from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
 WAIT = 5.0
@@ -43,10 +43,6 @@ def settings(backend: Backend, **overrides: Any) -> LinkSettings:
 
 def uid(n: int) -> str:
     return f"E0040150{n:08X}"
-
-
-def card(n: int, point: ReadPoint = ReadPoint.DEALING_SLOT) -> CardSeen:
-    return CardSeen(0, point, uid(n))
 
 
 def wait_for(events: queue.Queue[Any], kind: type, timeout: float = WAIT) -> list[Any]:
@@ -101,9 +97,7 @@ def test_the_shoe_says_hello_and_its_reads_arrive_in_order(backend: Backend) -> 
         assert ready.outcome is HelloOutcome.NEW_SESSION
         assert ready.hello.serial == "SHOE0001"
         for n in range(10):
-            device.submit(
-                card(n, ReadPoint.DISCARD_READER if n % 3 == 0 else ReadPoint.DEALING_SLOT)
-            )
+            device.read(uid(n), ReadPoint.DISCARD_READER if n % 3 == 0 else ReadPoint.DEALING_SLOT)
         got = reads(events, 10)
         assert [r.uid for r in got] == [uid(n) for n in range(10)]
         assert got[3].point is ReadPoint.DISCARD_READER
@@ -126,7 +120,7 @@ def test_a_lost_frame_loses_no_card_and_doubles_none(backend: Backend) -> None:
         wait_for(events, DeviceReady)
         device.faults.drop_frames = 3
         for n in range(6):
-            device.submit(card(n))
+            device.read(uid(n))
         assert [r.uid for r in reads(events, 6)] == [uid(n) for n in range(6)]
         assert quiet(events, 0.3) == []
 
@@ -137,32 +131,129 @@ def test_a_lost_ack_makes_a_resend_that_is_dropped_as_a_duplicate(backend: Backe
         wait_for(events, DeviceReady)
         device.faults.ignore_acks = 4
         for n in range(3):
-            device.submit(card(n))
+            device.read(uid(n))
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
         assert quiet(events, 0.4) == []
         assert device.sender.backlog == 0
 
 
+def repeat_log(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [entry for entry in logs if entry["event"] == "rfid_repeat_dropped"]
+
+
 def test_rfid_repeats_within_the_window_are_dropped_and_logged(backend: Backend) -> None:
-    """The same tag at the same point within the window is one read; the log says so."""
+    """protocol.md 7: the same tag at the same point within the window on the shoe's clock is
+    one read, another point is another read; the log names the UID, the point and both times."""
     with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
         wait_for(events, DeviceReady)
-        for _ in range(3):
-            device.submit(card(7))
-        device.submit(card(7, ReadPoint.DISCARD_READER))
-        got = reads(events, 2)
-        assert [(r.uid, r.point) for r in got] == [
-            (uid(7), ReadPoint.DEALING_SLOT),
-            (uid(7), ReadPoint.DISCARD_READER),
+        first = device.read(uid(7))
+        device.read(uid(7), at_ms=first.read_ms + 100)
+        device.read(uid(7), at_ms=first.read_ms + 200)
+        device.read(uid(7), ReadPoint.DISCARD_READER, at_ms=first.read_ms + 250)
+        # The window slides: 350 ms after the first read but 150 after the last repeat.
+        device.read(uid(7), at_ms=first.read_ms + 350)
+        device.read(uid(7), at_ms=first.read_ms + 650)
+        got = reads(events, 3)
+        assert [(r.uid, r.point, r.read_ms) for r in got] == [
+            (uid(7), ReadPoint.DEALING_SLOT, first.read_ms),
+            (uid(7), ReadPoint.DISCARD_READER, first.read_ms + 250),
+            (uid(7), ReadPoint.DEALING_SLOT, first.read_ms + 650),
         ]
         assert quiet(events, 0.1) == []
-        time.sleep(0.35)
-        device.submit(card(7))
-        assert reads(events, 1)[0].uid == uid(7)
-    dropped = [entry for entry in logs if entry["event"] == "rfid_repeat_dropped"]
-    assert len(dropped) == 2
-    assert dropped[0]["uid"] == uid(7)
-    assert dropped[0]["point"] == "slot"
+    dropped = repeat_log(logs)
+    assert [(d["uid"], d["point"], d["read_ms"], d["previous_read_ms"]) for d in dropped] == [
+        (uid(7), "slot", first.read_ms + 100, first.read_ms),
+        (uid(7), "slot", first.read_ms + 200, first.read_ms + 100),
+        (uid(7), "slot", first.read_ms + 350, first.read_ms + 200),
+    ]
+
+
+def test_rfid_repeats_are_judged_on_the_shoe_clock_not_on_arrival(backend: Backend) -> None:
+    """protocol.md 7: reads made further apart than the window on the shoe's clock are two
+    reads, even when they arrive together."""
+    with shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        first = device.read(uid(5), at_ms=1_000)
+        device.read(uid(5), at_ms=1_400)
+        assert [r.read_ms for r in reads(events, 2)] == [first.read_ms, 1_400]
+
+
+def test_a_repeat_lost_and_resent_after_the_window_is_still_dropped(backend: Backend) -> None:
+    """protocol.md 7, chart 9.5: a lingering tag's repeat, 60 ms after its read on the shoe's
+    clock, whose frame is lost and resent later than the window, is still a repeat."""
+    with (
+        structlog.testing.capture_logs() as logs,
+        shoe_link(backend, resend_after=0.5) as (device, _d, events),
+    ):
+        wait_for(events, DeviceReady)
+        first = device.read(uid(7))
+        (got,) = reads(events, 1)
+        arrived = time.monotonic()
+        device.faults.drop_frames = 1
+        device.read(uid(7), at_ms=first.read_ms + 60)  # lost, resent 0.5 s later
+        device.read(uid(8), at_ms=first.read_ms + 70)  # behind it: a gap until the resend
+        (after,) = reads(events, 1)
+        assert time.monotonic() - arrived > 0.3, "the repeat arrived later than the window"
+        assert (got.uid, after.uid) == (uid(7), uid(8))
+        assert quiet(events, 0.1) == []
+    (dropped,) = repeat_log(logs)
+    assert (dropped["read_ms"], dropped["previous_read_ms"]) == (first.read_ms + 60, first.read_ms)
+
+
+def test_a_card_dealt_and_discarded_during_an_unplug_is_read_twice(backend: Backend) -> None:
+    """protocol.md 7: a card read at the slot and then at the discard reader while the cable
+    is out: both reads arrive after the replug (different read points)."""
+    with shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.unplug()
+        wait_for(events, CommLost)
+        dealt = device.read(uid(3))
+        device.read(uid(3), ReadPoint.DISCARD_READER, at_ms=dealt.read_ms + 40)
+        device.replug()
+        got = reads(events, 2)
+        assert [(r.uid, r.point) for r in got] == [
+            (uid(3), ReadPoint.DEALING_SLOT),
+            (uid(3), ReadPoint.DISCARD_READER),
+        ]
+        assert quiet(events, 0.1) == []
+
+
+def test_two_reads_further_apart_than_the_window_kept_through_an_unplug_both_arrive(
+    backend: Backend,
+) -> None:
+    """protocol.md 7, chart 9.6: the same tag at the same point read 500 ms apart on the
+    shoe's clock (window 300 ms) while the cable is out arrives together after the replug:
+    both are passed on; a repeat 100 ms after the first is still dropped."""
+    with shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.unplug()
+        wait_for(events, CommLost)
+        first = device.read(uid(4))
+        device.read(uid(4), at_ms=first.read_ms + 100)
+        device.read(uid(4), at_ms=first.read_ms + 500)
+        device.replug()
+        got = reads(events, 2)
+        assert [(r.uid, r.read_ms) for r in got] == [
+            (uid(4), first.read_ms),
+            (uid(4), first.read_ms + 500),
+        ]
+        assert quiet(events, 0.1) == []
+
+
+def test_the_shoe_clock_wrapping_to_zero_is_read_forward(backend: Backend) -> None:
+    """protocol.md 7, Wrap-around: times run on from 4294967295 to 0: a read at 4294967000
+    and one at 1000 are 1296 ms apart (two reads); one at 1100 repeats the one at 1000."""
+    with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.read(uid(2), at_ms=4_294_967_000)
+        device.read(uid(2), at_ms=1_000)
+        device.read(uid(2), at_ms=1_100)
+        device.read(uid(2), at_ms=1_500)
+        got = reads(events, 3)
+        assert [r.read_ms for r in got] == [4_294_967_000, 1_000, 1_500]
+        assert quiet(events, 0.1) == []
+    (dropped,) = repeat_log(logs)
+    assert (dropped["read_ms"], dropped["previous_read_ms"]) == (1_100, 1_000)
 
 
 def test_a_protocol_version_the_host_does_not_speak_is_refused_and_the_driver_stops(
@@ -176,7 +267,7 @@ def test_a_protocol_version_the_host_does_not_speak_is_refused_and_the_driver_st
         while device.rejected is None and time.monotonic() < deadline:
             time.sleep(0.01)
         assert device.rejected == Reject(RejectReason.PROTOCOL, "1")
-        device.submit(card(1))
+        device.read(uid(1))
         assert quiet(events, 0.2) == []
         assert driver.refused is not None
 
@@ -196,7 +287,7 @@ def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: 
         device.faults.silent = True
         lost = wait_for(events, CommLost)[-1]
         assert "silent for more than 0.5 s" in lost.reason
-        device.submit(card(1))
+        device.read(uid(1))
         device.faults.silent = False
         ready = wait_for(events, DeviceReady)[-1]
         assert ready.outcome is HelloOutcome.RESUMED
@@ -208,14 +299,14 @@ def test_an_unplug_mid_hand_loses_no_card(backend: Backend) -> None:
     with shoe_link(backend) as (device, _driver, events):
         wait_for(events, DeviceReady)
         for n in range(3):
-            device.submit(card(n))
+            device.read(uid(n))
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
         device.unplug()
         lost = wait_for(events, CommLost)[-1]
         assert "port failed" in lost.reason or "silent" in lost.reason
         assert not [e for e in quiet(events, 0.2) if isinstance(e, CommLost)], "one loss, one event"
         for n in range(3, 6):
-            device.submit(card(n))
+            device.read(uid(n))
         time.sleep(0.15)  # the host retries against a missing port meanwhile
         device.replug()
         ready = wait_for(events, DeviceReady)[-1]
@@ -246,7 +337,7 @@ def test_a_power_cycled_device_is_announced_as_restarted(backend: Backend) -> No
     the controller learns that reads the device had not sent are lost."""
     with shoe_link(backend) as (device, _driver, events):
         wait_for(events, DeviceReady)
-        device.submit(card(1))
+        device.read(uid(1))
         reads(events, 1)
 
         def power_cycle() -> None:
@@ -257,8 +348,27 @@ def test_a_power_cycled_device_is_announced_as_restarted(backend: Backend) -> No
         device.do(power_cycle)
         ready = wait_for(events, DeviceReady)[-1]
         assert ready.outcome is HelloOutcome.RESTARTED
-        device.submit(card(2))
+        device.read(uid(2))
         assert [r.uid for r in reads(events, 1)] == [uid(2)]
+
+
+def test_a_read_after_a_power_cycle_is_new_whatever_its_time(backend: Backend) -> None:
+    """protocol.md 7: times of different boots are not compared: after a power cycle the same
+    tag at the same point, stamped 10 ms after the old boot's read, is a new read."""
+    with shoe_link(backend) as (device, _driver, events):
+        wait_for(events, DeviceReady)
+        first = device.read(uid(1))
+        reads(events, 1)
+
+        def power_cycle() -> None:
+            device.sender = DeviceSender("0BADBEEF")
+            device.sender.on_query()
+            device.force_hello()
+
+        device.do(power_cycle)
+        assert wait_for(events, DeviceReady)[-1].outcome is HelloOutcome.RESTARTED
+        device.read(uid(1), at_ms=first.read_ms + 10)
+        assert [r.read_ms for r in reads(events, 1)] == [first.read_ms + 10]
 
 
 def test_noise_on_the_line_is_counted_and_costs_no_card(backend: Backend) -> None:
@@ -267,7 +377,7 @@ def test_noise_on_the_line_is_counted_and_costs_no_card(backend: Backend) -> Non
         wait_for(events, DeviceReady)
         device.faults.garbage_before_each = b"\x00\xff~\r\n"
         for n in range(4):
-            device.submit(card(n))
+            device.read(uid(n))
         assert [r.uid for r in reads(events, 4)] == [uid(n) for n in range(4)]
         assert driver.counters.noise_bytes > 0
 

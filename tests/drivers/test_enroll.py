@@ -15,7 +15,7 @@ from controller.cli import main
 from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
 from controller.inputs import ReadPoint
 from drivers.deck import Deck
-from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
+from drivers.shoe import Feed, Lid, Reader, ShoeStatus
 from drivers.transport import LinkSettings
 
 TAGS = [f"E0AA0000{n:08X}" for n in range(52)]
@@ -38,7 +38,7 @@ def request(shoe: FakeDevice, path: Path, **kwargs: object) -> EnrollRequest:
 
 def deal(shoe: FakeDevice, tags: list[str], point: ReadPoint = ReadPoint.DEALING_SLOT) -> None:
     for uid in tags:
-        shoe.submit(CardSeen(0, point, uid))
+        shoe.read(uid, point)
 
 
 def test_a_deck_in_new_deck_order_is_enrolled_and_written(shoe: FakeDevice, tmp_path: Path) -> None:

@@ -21,7 +21,7 @@ from drivers.nmea import (
     unescape,
 )
 
-CARD = b"$SHCRD,17,slot,E004015012345678*1D\r\n"
+CARD = b"$SHCRD,17,slot,E004015012345678,81523908*3D\r\n"
 
 
 def frames(decoder: FrameDecoder, data: bytes) -> list[Frame | FrameError]:
@@ -30,7 +30,7 @@ def frames(decoder: FrameDecoder, data: bytes) -> list[Frame | FrameError]:
 
 def test_checksum_is_the_xor_of_the_characters_between_dollar_and_star() -> None:
     """The checksum covers exactly the body: '$' and '*' are outside it."""
-    body = b"SHCRD,17,slot,E004015012345678"
+    body = b"SHCRD,17,slot,E004015012345678,81523908"
     value = 0
     for byte in body:
         value ^= byte
@@ -40,13 +40,13 @@ def test_checksum_is_the_xor_of_the_characters_between_dollar_and_star() -> None
 
 def test_encode_frame_writes_dollar_address_fields_checksum_crlf() -> None:
     """A sentence is '$', the address, comma-separated fields, '*hh' and CR LF."""
-    assert encode_frame("SH", "CRD", ("17", "slot", "E004015012345678")) == CARD
+    assert encode_frame("SH", "CRD", ("17", "slot", "E004015012345678", "81523908")) == CARD
 
 
 def test_a_whole_sentence_decodes_to_its_talker_type_and_fields() -> None:
     """Fed whole, a sentence comes back as one frame with its fields."""
     (frame,) = FrameDecoder().feed(CARD)
-    assert frame == Frame("SH", "CRD", ("17", "slot", "E004015012345678"))
+    assert frame == Frame("SH", "CRD", ("17", "slot", "E004015012345678", "81523908"))
     assert isinstance(frame, Frame)
     assert frame.raw == CARD
 
@@ -56,14 +56,16 @@ def test_a_sentence_split_at_any_byte_decodes_once(cut: int) -> None:
     """Partial input is kept between calls: split anywhere, the sentence decodes once."""
     decoder = FrameDecoder()
     assert decoder.feed(CARD[:cut]) == []
-    assert decoder.feed(CARD[cut:]) == [Frame("SH", "CRD", ("17", "slot", "E004015012345678"))]
+    assert decoder.feed(CARD[cut:]) == [
+        Frame("SH", "CRD", ("17", "slot", "E004015012345678", "81523908"))
+    ]
 
 
 def test_a_sentence_fed_one_byte_at_a_time_decodes_once() -> None:
     """Byte-by-byte input (a slow line) decodes like whole input."""
     decoder = FrameDecoder()
     out = [item for byte in CARD for item in decoder.feed(bytes([byte]))]
-    assert out == [Frame("SH", "CRD", ("17", "slot", "E004015012345678"))]
+    assert out == [Frame("SH", "CRD", ("17", "slot", "E004015012345678", "81523908"))]
 
 
 def test_noise_before_and_between_sentences_is_counted_and_dropped() -> None:
@@ -110,12 +112,12 @@ def test_a_sentence_of_exactly_82_characters_is_accepted() -> None:
 @pytest.mark.parametrize(
     ("wire", "kind"),
     [
-        (CARD.replace(b"*1D", b"*1E"), FrameErrorKind.CHECKSUM),
+        (CARD.replace(b"*3D", b"*3E"), FrameErrorKind.CHECKSUM),
         (CARD.replace(b"slot", b"slou"), FrameErrorKind.CHECKSUM),
-        (CARD.replace(b"*1D", b"*1d"), FrameErrorKind.MALFORMED),
-        (CARD.replace(b"*1D\r\n", b"*1D\n"), FrameErrorKind.MALFORMED),
-        (CARD.replace(b"*1D\r\n", b"\r\n"), FrameErrorKind.MALFORMED),
-        (b"$SHCRD,17,sl\x01t,E004015012345678*1D\r\n", FrameErrorKind.BAD_BYTE),
+        (CARD.replace(b"*3D", b"*3d"), FrameErrorKind.MALFORMED),
+        (CARD.replace(b"*3D\r\n", b"*3D\n"), FrameErrorKind.MALFORMED),
+        (CARD.replace(b"*3D\r\n", b"\r\n"), FrameErrorKind.MALFORMED),
+        (b"$SHCRD,17,sl\x01t,E004015012345678,81523908*3D\r\n", FrameErrorKind.BAD_BYTE),
         (encode_frame("SH", "CRD", ("17",)).replace(b"SHCRD", b"shcrd"), FrameErrorKind.CHECKSUM),
         (b"$SH1RD,1*%02X\r\n" % checksum(b"SH1RD,1"), FrameErrorKind.BAD_ADDRESS),
         (b"$SHCR,1*%02X\r\n" % checksum(b"SHCR,1"), FrameErrorKind.BAD_ADDRESS),

@@ -29,8 +29,9 @@ HELLO = Hello(41, "RS-200", "SHOE0001", "2.1.0", 1, "5A17C0DE")
 SHOE_SAYS: list[Sentence] = [
     HELLO,
     Heartbeat(41),
-    CardSeen(41, ReadPoint.DEALING_SLOT, UID),
-    CardSeen(9999, ReadPoint.DISCARD_READER, UID),
+    CardSeen(41, ReadPoint.DEALING_SLOT, UID, 81523907),
+    CardSeen(9999, ReadPoint.DISCARD_READER, UID, 0),
+    CardSeen(0, ReadPoint.DEALING_SLOT, UID, 4294967295),
     ShoeStatus(0, Lid.OPEN, Reader.FAULT, Feed.JAM),
     ShoeStatus(7, Lid.CLOSED, Reader.OK, Feed.EMPTY),
 ]
@@ -82,8 +83,8 @@ def test_every_sentence_round_trips_whole_and_split_at_every_byte(
 
 def test_the_documented_card_read_is_exactly_these_bytes() -> None:
     """A card read at the dealing slot, as docs/protocol.md shows it."""
-    wire = shoe.device_codec().encode(CardSeen(17, ReadPoint.DEALING_SLOT, UID))
-    assert wire == b"$SHCRD,17,slot,E004015012345678*1D\r\n"
+    wire = shoe.device_codec().encode(CardSeen(41, ReadPoint.DEALING_SLOT, UID, 81523907))
+    assert wire == b"$SHCRD,41,slot,E004015012345678,81523907*31\r\n"
 
 
 def test_panel_button_tokens_are_the_engine_button_values() -> None:
@@ -103,20 +104,29 @@ def decode_one(codec: Codec, talker: str, kind: str, *fields: str) -> DecodeErro
 @pytest.mark.parametrize(
     ("fields", "field", "expected"),
     [
-        (("x", "slot", UID), "seq", "0 to 9999"),
-        (("10000", "slot", UID), "seq", "0 to 9999"),
-        (("-1", "slot", UID), "seq", "0 to 9999"),
-        (("1", "deal", UID), "point", "slot discard"),
-        (("1", "slot", "E00401501234567"), "uid", "16 uppercase hex"),
-        (("1", "slot", "e004015012345678"), "uid", "16 uppercase hex"),
-        (("1", "slot", "78563412500104E0"), "uid", "beginning E0"),
-        (("1", "slot"), "count", "3 fields"),
+        (("x", "slot", UID, "5"), "seq", "0 to 9999"),
+        (("10000", "slot", UID, "5"), "seq", "0 to 9999"),
+        (("-1", "slot", UID, "5"), "seq", "0 to 9999"),
+        (("1", "deal", UID, "5"), "point", "slot discard"),
+        (("1", "slot", "E00401501234567", "5"), "uid", "16 uppercase hex"),
+        (("1", "slot", "e004015012345678", "5"), "uid", "16 uppercase hex"),
+        (("1", "slot", "78563412500104E0", "5"), "uid", "beginning E0"),
+        (("1", "slot", UID, ""), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID, "-5"), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID, "+5"), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID, "1.5"), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID, "4294967296"), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID, "00000000001"), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID, "5A"), "read_ms", "0 to 4294967295"),
+        (("1", "slot", UID), "count", "4 fields"),
+        (("1", "slot", UID, "5", "6"), "count", "4 fields"),
     ],
 )
 def test_each_bad_card_field_is_named_with_what_was_expected(
     fields: tuple[str, ...], field: str, expected: str
 ) -> None:
-    """CRD: a bad seq, point or uid (or a missing field) is a bad_field error naming it."""
+    """protocol.md 3.1 CRD: a bad seq, point, uid or read_ms (or a wrong number of fields) is
+    a bad_field error naming the field, the text and what was expected."""
     error = decode_one(shoe.host_codec(), "SH", "CRD", *fields)
     assert error.kind is DecodeErrorKind.BAD_FIELD
     assert f"CRD field {field} = " in error.detail
@@ -197,8 +207,10 @@ def test_an_unknown_sentence_type_is_refused_listing_the_known_ones() -> None:
 @pytest.mark.parametrize(
     ("sentence", "match"),
     [
-        (CardSeen(1, ReadPoint.DEALING_SLOT, "78563412500104E0"), "least significant byte"),
-        (CardSeen(10_000, ReadPoint.DEALING_SLOT, UID), "seq 10000"),
+        (CardSeen(1, ReadPoint.DEALING_SLOT, "78563412500104E0", 0), "least significant byte"),
+        (CardSeen(10_000, ReadPoint.DEALING_SLOT, UID, 0), "seq 10000"),
+        (CardSeen(1, ReadPoint.DEALING_SLOT, UID, 2**32), "read_ms 4294967296"),
+        (CardSeen(1, ReadPoint.DEALING_SLOT, UID, -1), "read_ms -1"),
         (Hello(1, "RS 200", "S", "1", 1, "00000000"), "model"),
         (Hello(1, "RS", "S", "1", 1, "xyz"), "boot"),
         (Light(11), "seat 11"),

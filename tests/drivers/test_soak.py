@@ -16,8 +16,7 @@ import pytest
 from backends import BACKENDS
 from fake_device import FakeDevice
 
-from controller.inputs import ReadPoint
-from drivers.shoe import CardSeen, ShoeDriver, TagRead
+from drivers.shoe import ShoeDriver, TagRead
 from drivers.transport import DeviceReady, LinkSettings
 
 
@@ -48,7 +47,7 @@ def test_five_thousand_cards_over_a_lossy_line_with_unplugs_arrive_once_in_order
         device.faults.ack_loss_rate = 0.1
         for n, uid in enumerate(uids):
             queued_at[uid] = time.monotonic()
-            device.submit(CardSeen(0, ReadPoint.DEALING_SLOT, uid))
+            device.read(uid)
             if n % (total // unplugs) == total // unplugs // 2:
                 device.unplug()
                 time.sleep(0.05)
@@ -95,7 +94,7 @@ def test_a_dealt_card_reaches_the_host_quickly_on_a_clean_line(tmp_path: Path) -
             pass
         for n in range(200):
             sent = time.monotonic()
-            device.submit(CardSeen(0, ReadPoint.DEALING_SLOT, f"E0{n:014X}"))
+            device.read(f"E0{n:014X}")
             while not isinstance(events.get(timeout=5), TagRead):
                 pass
             latencies.append(time.monotonic() - sent)

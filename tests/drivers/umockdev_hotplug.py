@@ -25,10 +25,9 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
 )
 
 from controller.commands.devices import report
-from controller.inputs import ReadPoint
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, scan
 from drivers.session import HelloOutcome
-from drivers.shoe import CardSeen, ShoeDriver, TagRead
+from drivers.shoe import ShoeDriver, TagRead
 from drivers.transport import CommLost, DeviceReady, LinkSettings
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
@@ -134,7 +133,7 @@ def test_an_unplug_and_replug_mid_hand_loses_no_card(bed: Bed, tmp_path: Path) -
     ):
         wait_for(driver_events, DeviceReady)
         for n in range(3):
-            shoe.submit(CardSeen(0, ReadPoint.DEALING_SLOT, uid[n]))
+            shoe.read(uid[n])
         reads: list[Any] = []
         while len([r for r in reads if isinstance(r, TagRead)]) < 3:
             reads += wait_for(driver_events, TagRead)
@@ -144,7 +143,7 @@ def test_an_unplug_and_replug_mid_hand_loses_no_card(bed: Bed, tmp_path: Path) -
         assert hotplug.get(timeout=5).action == "remove"
         wait_for(driver_events, CommLost)
         for n in range(3, 6):  # dealt while the cable is out
-            shoe.submit(CardSeen(0, ReadPoint.DEALING_SLOT, uid[n]))
+            shoe.read(uid[n])
         time.sleep(0.2)
 
         shoe.replug()

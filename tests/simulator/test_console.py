@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import select
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -16,6 +19,7 @@ from sim_host import PortHost
 from controller.cli import build_parser
 from drivers.panel import Light, Text
 from simulator.decks import make_decks, read_deck_file, shuffled
+from simulator.table import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -34,6 +38,24 @@ def run_piped(directory: Path, commands: str, *extra: str) -> subprocess.Complet
         timeout=30,
         check=False,
     )
+
+
+@dataclass(frozen=True)
+class Run:
+    """What a console run printed and its exit status."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_console(directory: Path, commands: str, *extra: str) -> Run:
+    """``tablectl sim`` in this process, its stdin a pipe-like text stream."""
+    args = build_parser().parse_args(["sim", "--dir", str(directory), *extra])
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stderr(err):
+        status = args.run(args, stdin=io.StringIO(commands), stdout=out)
+    return Run(status, out.getvalue(), err.getvalue())
 
 
 def test_sim_is_a_registered_command_with_help() -> None:
@@ -63,7 +85,7 @@ def test_piped_commands_print_results_and_the_stub_follows_the_seed(tmp_path: Pa
 
 def test_newdeck_loads_new_deck_order_and_deal_takes_a_count(tmp_path: Path) -> None:
     """'newdeck' then 'deal 5' deals 2c 2d 2h 2s 3c, the order 'tablectl enroll' expects."""
-    result = run_piped(tmp_path, "newdeck\ndeal 5\ndeal 53\n")
+    result = run_console(tmp_path, "newdeck\ndeal 5\ndeal 53\n")
     lines = result.stdout.splitlines()[3:]
     assert lines[1] == "deck A in new-deck order: 52 cards, top card 2c"
     assert [line.split()[1] for line in lines[2:7]] == ["2c", "2d", "2h", "2s", "3c"]
@@ -72,7 +94,9 @@ def test_newdeck_loads_new_deck_order_and_deal_takes_a_count(tmp_path: Path) -> 
 
 def test_the_deck_files_are_written_for_the_controller(tmp_path: Path) -> None:
     """Both decks' enrollment files are written, and read back as the seed's decks."""
-    result = run_piped(tmp_path / "links", "quit\n", "--seed", "8", "--decks", str(tmp_path / "d"))
+    result = run_console(
+        tmp_path / "links", "quit\n", "--seed", "8", "--decks", str(tmp_path / "d")
+    )
     assert result.returncode == 0
     a, b = make_decks(8)
     assert read_deck_file(tmp_path / "d" / "deck-A.txt") == a
@@ -96,7 +120,7 @@ def test_a_bad_command_says_which_and_what_was_expected_and_the_run_fails(tmp_pa
             "deal",
         ]
     )
-    result = run_piped(tmp_path, script + "\n")
+    result = run_console(tmp_path, script + "\n")
     assert result.returncode == 1
     errors = [line for line in result.stdout.splitlines() if line.startswith("error:")]
     assert errors == [
@@ -106,7 +130,8 @@ def test_a_bad_command_says_which_and_what_was_expected_and_the_run_fails(tmp_pa
         "error: press: button 'bogus': expected one of: new_hand fold check_call bet_raise "
         "all_in draw_done misdeal undo",
         "error: fault: no fault 'nope'; expected one of: drop garble delay noise silent speak "
-        "unplug replug power-cycle clear lid reader jam duplicate foreign other-deck twice",
+        "unplug replug power-cycle clear lid reader jam duplicate reread uptime foreign other-deck "
+        "twice",
         "error: fault: expected 'fault delay DEVICE SECONDS [COUNT]'; got 'delay shoe'",
         "error: fault: device 'toaster': expected shoe or panel",
         "error: cut: cut of 5 cards: expected at least 10 off the top (NOTES.md, Shuffle, "
@@ -119,12 +144,13 @@ def test_a_bad_command_says_which_and_what_was_expected_and_the_run_fails(tmp_pa
 
 def test_help_lists_every_command_and_every_fault(tmp_path: Path) -> None:
     """'help' shows each command with its arguments; 'help fault' each fault."""
-    result = run_piped(tmp_path, "help\nhelp fault\nhelp cut\n")
+    result = run_console(tmp_path, "help\nhelp fault\nhelp cut\n")
     out = result.stdout
     for command in ("deal", "burn", "discard", "shuffle", "cut", "deck", "press", "fault", "state"):
         assert f"\n  {command}" in out
     for fault in ("drop", "garble", "delay", "noise", "silent", "unplug", "replug", "lid",
-                  "reader", "duplicate", "foreign", "other-deck", "twice"):  # fmt: skip
+                  "reader", "duplicate", "reread", "uptime", "foreign", "other-deck",
+                  "twice"):  # fmt: skip
         assert f"  fault {fault}" in out
     assert "Example: 'cut 17'." in out
 
@@ -220,7 +246,7 @@ def test_at_a_terminal_the_console_prompts_completes_and_keeps_history(tmp_path:
 
 def test_trace_prints_the_wire_both_ways(tmp_path: Path) -> None:
     """'trace shoe all' prints each sentence the shoe writes, heartbeats and noise included."""
-    result = run_piped(tmp_path, "trace shoe all\nfault noise shoe 4\nwait 1.1\ntrace shoe off\n")
+    result = run_console(tmp_path, "trace shoe all\nfault noise shoe 4\nwait 1.1\ntrace shoe off\n")
     traced = [line for line in result.stdout.splitlines() if line.startswith("shoe > ")]
     assert any(line.startswith("shoe > $SHHEL,0,RS-200,SHOE0001,") for line in traced)
     assert any(line.startswith("shoe > $SHHBT,") for line in traced)
@@ -229,12 +255,12 @@ def test_trace_prints_the_wire_both_ways(tmp_path: Path) -> None:
 
 def test_a_bad_option_is_refused_before_anything_starts(tmp_path: Path) -> None:
     """A serial the hello cannot carry, or a folder that cannot be made: a clear error, status 2."""
-    result = run_piped(tmp_path, "", "--shoe-serial", "SHOE 1")
+    result = run_console(tmp_path, "", "--shoe-serial", "SHOE 1")
     assert result.returncode == 2
     assert "serial 'SHOE 1': expected 1 to 16 letters, digits" in result.stderr
     blocked = tmp_path / "file"
     blocked.write_text("")
-    result = run_piped(blocked / "sub", "")
+    result = run_console(blocked / "sub", "")
     assert result.returncode == 2
     assert "tablectl sim: error:" in result.stderr
 
@@ -263,3 +289,84 @@ def test_watch_prints_what_the_host_shows_on_the_panel(tmp_path: Path) -> None:
         assert process.wait(timeout=10) == 0
     assert "panel: seat 5 lit; ''\n" in lines
     assert "panel: seat 5 lit; 'Seat 5'\n" in lines
+
+
+def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Path) -> None:
+    """Each fault listed by 'help fault' runs from the console; 'state' and 'paths' reflect them."""
+    script = """
+        deal
+        fault drop shoe 2
+        fault garble panel
+        fault delay shoe 0.5 2
+        fault noise panel 16
+        fault silent panel
+        fault speak panel
+        fault silent shoe 0.2
+        fault clear shoe
+        fault lid open
+        fault reader fault
+        deal
+        fault reader ok
+        fault jam on
+        deal
+        fault jam off
+        fault duplicate 3
+        deal
+        fault reread 0.5
+        fault uptime 4294967000
+        deal
+        fault uptime 2x
+        fault reread 61
+        fault foreign
+        fault other-deck Kd
+        fault twice
+        fault power-cycle panel
+        fault unplug shoe
+        paths
+        state
+        fault replug shoe
+    """
+    result = run_console(tmp_path, "\n".join(line.strip() for line in script.splitlines()))
+    out = result.stdout
+    assert [line for line in out.splitlines() if line.startswith("error:")] == [
+        "error: deal: the feed is jammed (a card is stuck): no card can leave the shoe",
+        "error: fault: ms '2x': expected a whole number",
+        "error: fault: reread after 61.0 s: expected more than 0 and at most 60 s",
+    ]
+    assert result.returncode == 1
+    for expected in (
+        "the shoe's next 2 sentence(s) will be dropped",
+        "the panel's next 1 sentence(s) will be garbled",
+        "the shoe's next 2 sentence(s) will be held 0.5 s",
+        "16 bytes of noise on the panel's line",
+        "the panel is silent until 'fault speak'",
+        "the shoe is silent for 0.2 s",
+        "the shoe has no line fault armed",
+        "(tag E0",
+        "NOT read (reader fault)",
+        "read 4 times",
+        "the next card dealt will pass the slot again 0.5 s later",
+        "the shoe's clock reads 4294967000 ms",
+        "read 2 times",
+        "passed the slot (enrolled in neither deck)",
+        "Kd of the deck not in play passed the slot",
+        "dealt already, passed the slot again",
+        "the panel was switched off and on",
+        f"shoe: {tmp_path / 'shoe'} (unplugged)",
+        f"shoe: {tmp_path / 'shoe'} (UNPLUGGED)",
+        "lid open, reader ok, feed ok",
+        " ms\n",
+        f"the shoe is plugged back in at {tmp_path / 'shoe'}",
+    ):
+        assert expected in out, expected
+
+
+def test_a_power_cycled_panel_comes_back_dark() -> None:
+    """A panel that loses power shows no light and no text until the host repaints it."""
+    with Simulator(transport="memory", table="dark") as sim:
+        with sim.locked():
+            sim.panel.receive(b"$HCLIT,3*45\r\n$HCTXT,*7F\r\n", sim.clock())
+            assert sim.panel.light == 3
+        sim.power_cycle("panel")
+        with sim.locked():
+            assert (sim.panel.light, sim.panel.text) == (0, "")

@@ -75,11 +75,11 @@ def test_the_controller_tells_the_decks_apart_by_their_files(tmp_path: Path) -> 
     decks = DeckSet(Deck.load(tmp_path / "deck-A.txt"), Deck.load(tmp_path / "deck-B.txt"))
     king = Card.parse("Kd")
     slot = ReadPoint.DEALING_SLOT
-    assert decks.lookup(TagRead(a.uid(king), slot, 0)) == CardRead(king, slot)
-    other = decks.lookup(TagRead(b.uid(king), slot, 1))
+    assert decks.lookup(TagRead(a.uid(king), slot, 0, 0)) == CardRead(king, slot)
+    other = decks.lookup(TagRead(b.uid(king), slot, 1, 1000))
     assert isinstance(other, ForeignTag)
     assert "other deck (B), Kd" in other.reason
-    stray = decks.lookup(TagRead(foreign_uid(6, 0, (a, b)), slot, 2))
+    stray = decks.lookup(TagRead(foreign_uid(6, 0, (a, b)), slot, 2, 2000))
     assert isinstance(stray, ForeignTag)
     assert stray.reason == "not enrolled in either deck"
 

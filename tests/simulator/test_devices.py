@@ -15,7 +15,7 @@ from drivers.sentences import Heartbeat, Hello, Reject, RejectReason
 from drivers.session import Delivery
 from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
 from simulator.decks import make_decks, shuffled
-from simulator.devices import DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
+from simulator.devices import Dealt, DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
 from simulator.faults import LineFaults
 
 BOOT = "5A17C0DE"
@@ -99,7 +99,7 @@ def test_the_shoe_deals_the_stub_in_order_each_card_read_once_at_the_slot() -> N
     shoe, bench = shoe_bench(seed=4)
     order = shuffled(4)
     for _ in range(5):
-        shoe.deal()
+        shoe.deal(now=bench.now)
     bench.run(0.1)
     assert bench.host.cards == [shoe.deck.uid(card) for card in order[:5]]
     assert shoe.stub == order[5:]
@@ -112,26 +112,29 @@ def test_a_named_card_is_taken_from_anywhere_in_the_stub() -> None:
     """The technician's 'deal Kd' takes that card; a dealt card cannot be dealt again."""
     shoe, bench = shoe_bench()
     king = Card.parse("Kd")
-    shoe.deal(king)
+    shoe.deal(king, now=bench.now)
     bench.run(0.05)
     assert bench.host.cards == [shoe.deck.uid(king)]
     with pytest.raises(DeviceError, match="Kd has been dealt"):
-        shoe.deal(king)
+        shoe.deal(king, now=bench.now)
 
 
 def test_status_is_reported_on_every_change_and_the_last_card_empties_the_feed() -> None:
-    """3.1 STA: the whole state on every change; no card left is feed 'empty'."""
+    """3.1 STA: the whole state on power-up, every change and every WEL; no card left: 'empty'."""
     shoe, bench = shoe_bench()
     shoe.set_lid(Lid.OPEN)
     shoe.set_reader(Reader.FAULT)
     shoe.set_reader(Reader.OK)
     shoe.set_lid(Lid.CLOSED)
     for _ in range(52):
-        shoe.deal()
+        shoe.deal(now=bench.now)
     bench.run(0.5)
     statuses = [(s.lid, s.reader, s.feed) for s in bench.host.accepted if isinstance(s, ShoeStatus)]
+    # Power-up (empty), the shuffle, and one after each of the two welcomes (section 3.1 STA).
     assert statuses == [
         (Lid.CLOSED, Reader.OK, Feed.EMPTY),
+        (Lid.CLOSED, Reader.OK, Feed.OK),
+        (Lid.CLOSED, Reader.OK, Feed.OK),
         (Lid.CLOSED, Reader.OK, Feed.OK),
         (Lid.OPEN, Reader.OK, Feed.OK),
         (Lid.OPEN, Reader.FAULT, Feed.OK),
@@ -140,37 +143,115 @@ def test_status_is_reported_on_every_change_and_the_last_card_empties_the_feed()
         (Lid.CLOSED, Reader.OK, Feed.EMPTY),
     ]
     with pytest.raises(DeviceError, match="empty"):
-        shoe.deal()
+        shoe.deal(now=bench.now)
 
 
 def test_a_reader_fault_lets_the_card_leave_unread() -> None:
     """A failed reader cannot read: the card leaves the shoe but no CRD is sent."""
     shoe, bench = shoe_bench()
     shoe.set_reader(Reader.FAULT)
-    dealt = shoe.deal()
+    dealt = shoe.deal(now=bench.now)
     bench.run(0.05)
     assert dealt.reads == 0
     assert bench.host.cards == []
 
 
-def test_duplicate_reads_of_one_card_each_take_a_sequence_number() -> None:
-    """Section 7: the shoe reports every read of a lingering tag; the host filters them."""
+def crd(bench: Bench) -> list[tuple[str, int]]:
+    """The UIDs and shoe times of the card reads the host accepted, in order."""
+    return [(s.uid, s.read_ms) for s in bench.host.accepted if isinstance(s, CardSeen)]
+
+
+def test_every_read_is_stamped_with_the_shoe_clock_since_power_up() -> None:
+    """protocol.md 3.1 CRD: read_ms is the shoe's clock at the read, ms since power-up,
+    whenever the sentence is sent."""
+    shoe, bench = shoe_bench()
+    bench.run(1.0)
+    dealt_at = bench.now
+    dealt = shoe.deal(now=dealt_at)
+    shoe.discard(dealt.card, now=dealt_at + 0.25)
+    bench.run(0.5)
+    assert crd(bench) == [
+        (dealt.uid, round(dealt_at * 1000)),
+        (dealt.uid, round(dealt_at * 1000) + 250),
+    ]
+
+
+def test_duplicate_reads_of_a_lingering_card_are_stamped_50_ms_apart() -> None:
+    """protocol.md 7: the shoe reports every read of a lingering tag, each numbered and
+    stamped when the reader made it, inside the host's repeat window."""
     shoe, bench = shoe_bench()
     shoe.extra_reads = 2
-    dealt = shoe.deal()
-    bench.run(0.05)
+    dealt = shoe.deal(now=bench.now)
+    start = round(bench.now * 1000)
+    bench.run(0.2)
     assert dealt.reads == 3
-    assert bench.host.cards == [dealt.uid] * 3
+    assert crd(bench) == [(dealt.uid, start), (dealt.uid, start + 50), (dealt.uid, start + 100)]
+    seqs = [s.seq for s in bench.host.accepted if isinstance(s, CardSeen)]
+    assert len(set(seqs)) == 3
+
+
+def test_a_reread_card_is_read_again_past_the_window_on_the_shoe_clock() -> None:
+    """protocol.md 7: 'reread' makes the next card dealt pass the slot again a second later
+    on the shoe's clock: a second read, not a repeat."""
+    shoe, bench = shoe_bench()
+    shoe.reread_next(1.0)
+    dealt = shoe.deal(now=bench.now)
+    start = round(bench.now * 1000)
+    bench.run(0.5)
+    assert crd(bench) == [(dealt.uid, start)]
+    bench.run(1.0)
+    assert crd(bench) == [(dealt.uid, start), (dealt.uid, start + 1000)]
+    with pytest.raises(DeviceError, match="reread after 0 s"):
+        shoe.reread_next(0)
+
+
+def test_later_reads_due_before_a_new_read_are_reported_first_so_times_never_go_back() -> None:
+    """protocol.md 3.1 CRD: each CRD's time is at or after the previous one's, even when the
+    shoe was not polled between a lingering tag's reads and the next card."""
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0, stub=shuffled(0))
+    shoe.extra_reads = 2
+    first = shoe.deal(now=1.0)
+    second = shoe.deal(now=1.2)  # no poll since the first: its repeats are due already
+    pending = [s for s in shoe.sender._waiting if isinstance(s, CardSeen)]
+    assert [(s.uid, s.read_ms) for s in pending] == [
+        (first.uid, 1000),
+        (first.uid, 1050),
+        (first.uid, 1100),
+        (second.uid, 1200),
+    ]
+
+
+def test_the_shoe_clock_wraps_at_2_to_the_32_ms() -> None:
+    """protocol.md 2 read_ms, 7 Wrap-around: the clock runs from 4294967295 on to 0."""
+    shoe, bench = shoe_bench()
+    shoe.set_uptime(2**32 - 30, bench.now)
+    shoe.extra_reads = 1
+    dealt = shoe.deal(now=bench.now)
+    bench.run(0.1)
+    assert crd(bench) == [(dealt.uid, 2**32 - 30), (dealt.uid, 20)]
+    with pytest.raises(DeviceError, match="uptime 4294967296 ms"):
+        shoe.set_uptime(2**32, bench.now)
+
+
+def test_a_power_cycle_restarts_the_clock_and_forgets_reads_not_made() -> None:
+    """protocol.md 3.1 CRD: the clock restarts at power-up; a lingering read not yet made is
+    never made."""
+    shoe, bench = shoe_bench()
+    shoe.reread_next(1.0)
+    shoe.deal(now=bench.now)
+    shoe.power_cycle("0BADBEEF", 2.0)
+    assert shoe.clock_ms(2.5) == 500
+    assert not shoe._scheduled
 
 
 def test_stray_tag_other_deck_and_card_dealt_twice_reach_the_host_as_reads() -> None:
     """NOTES.md, Integrity: the faults the controller must catch are plain slot reads."""
     shoe, bench = shoe_bench()
-    first = shoe.deal()
+    first = shoe.deal(now=bench.now)
     top = shoe.stub[0]
-    assert shoe.read_other_deck() is top
-    assert shoe.read_again() is first.card
-    shoe.read_tag("E004010000000001")
+    assert shoe.read_other_deck(now=bench.now) is top
+    assert shoe.read_again(now=bench.now) is first.card
+    shoe.read_tag("E004010000000001", now=bench.now)
     bench.run(0.05)
     assert bench.host.cards == [
         first.uid,
@@ -184,8 +265,8 @@ def test_stray_tag_other_deck_and_card_dealt_twice_reach_the_host_as_reads() -> 
 def test_the_discard_reader_reports_at_its_own_read_point() -> None:
     """3.1 CRD point 'discard': cards passed into the muck."""
     shoe, bench = shoe_bench()
-    dealt = shoe.deal()
-    shoe.discard(dealt.card)
+    dealt = shoe.deal(now=bench.now)
+    shoe.discard(dealt.card, now=bench.now)
     bench.run(0.05)
     assert [(s.point, s.uid) for s in bench.host.accepted if isinstance(s, CardSeen)] == [
         (ReadPoint.DEALING_SLOT, dealt.uid),
@@ -197,7 +278,7 @@ def test_cut_after_a_deal_is_refused() -> None:
     """NOTES.md, Shuffle, cut and decks: the cut comes before any card is dealt."""
     shoe, _ = shoe_bench()
     shoe.cut(10)
-    shoe.deal()
+    shoe.deal(now=0.0)
     with pytest.raises(DeviceError, match="shuffle before the cut"):
         shoe.cut(10)
 
@@ -206,11 +287,11 @@ def test_unacknowledged_sentences_are_resent_oldest_first_after_200_ms() -> None
     """Section 5: go-back-N resend of every unacknowledged sentence until acked."""
     shoe, bench = shoe_bench()
     bench.host.ack = False
-    shoe.deal()
-    shoe.deal()
+    shoe.deal(now=bench.now)
+    shoe.deal(now=bench.now)
     bench.run(0.45)
     sent = [s for s in bench.host.heard if isinstance(s, CardSeen)]
-    assert [s.seq for s in sent] == [2, 3, 2, 3, 2, 3]
+    assert [s.seq for s in sent] == [4, 5, 4, 5, 4, 5]
     bench.host.ack = True
     bench.run(0.3)
     assert len(bench.host.cards) == 2
@@ -222,7 +303,7 @@ def test_at_most_eight_unacknowledged_the_rest_wait_in_order() -> None:
     shoe, bench = shoe_bench()
     bench.host.ack = False
     for _ in range(12):
-        shoe.deal()
+        shoe.deal(now=bench.now)
     bench.exchange()
     assert len([s for s in bench.host.heard if isinstance(s, CardSeen)]) == 8
     bench.host.ack = True
@@ -232,21 +313,28 @@ def test_at_most_eight_unacknowledged_the_rest_wait_in_order() -> None:
 
 def test_a_full_store_jams_the_feed_and_drops_no_read() -> None:
     """Section 5: a shoe whose store is full reports 'jam' and stops the cards until acked."""
-    shoe = VirtualShoe(make_decks(0), BOOT, 0.0, timing=Timing(store=6))
+    shoe = VirtualShoe(make_decks(0), BOOT, 0.0, timing=Timing(store=10))
     shoe.shuffle(0)
     bench = Bench(shoe, MiniHost("shoe"))
     bench.host.ack = False
     bench.connect()
-    dealt = [shoe.deal() for _ in range(3)]  # the power-up and shuffle STAs, three CRDs
-    with pytest.raises(DeviceError, match="jam"):
-        shoe.deal()
+    dealt: list[Dealt] = []
+    refusal = ""
+    for _ in range(10):
+        try:
+            dealt.append(shoe.deal(now=bench.now))
+        except DeviceError as exc:
+            refusal = str(exc)
+            break
+    assert "jam" in refusal
     assert shoe.feed is Feed.JAM
     bench.host.ack = True
     bench.run(0.5)
     assert bench.host.cards == [d.uid for d in dealt]
     statuses = [s.feed for s in bench.host.accepted if isinstance(s, ShoeStatus)]
-    assert statuses == [Feed.EMPTY, Feed.OK, Feed.JAM, Feed.OK]
-    shoe.deal()
+    assert statuses[-2:] == [Feed.JAM, Feed.OK]
+    assert statuses.count(Feed.JAM) == 1
+    shoe.deal(now=bench.now)
 
 
 def test_a_rejected_device_sends_nothing_sequenced_and_still_answers_queries() -> None:
@@ -255,7 +343,7 @@ def test_a_rejected_device_sends_nothing_sequenced_and_still_answers_queries() -
     shoe.receive(MiniHost("shoe").codec.encode(Reject(RejectReason.PROTOCOL, "2")), 0.0)
     assert shoe.link.refusal == "refused by the host: protocol 2"
     shoe.shuffle(0)
-    shoe.deal()
+    shoe.deal(now=0.0)
     out = b"".join(shoe.poll(0.0) + shoe.poll(3.0))
     assert b"CRD" not in out
     assert b"STA" not in out
@@ -268,7 +356,7 @@ def test_a_power_cycle_changes_the_boot_and_loses_what_was_unsent() -> None:
     """Section 4: only a power cycle may lose unsent sentences, and it changes the boot."""
     shoe, bench = shoe_bench()
     bench.host.ack = False
-    shoe.deal()
+    shoe.deal(now=bench.now)
     shoe.power_cycle("0000BEEF", bench.now)
     assert shoe.sender.backlog == 1, "only the power-up STA"
     hello = Hello.from_fields(tuple(shoe.poll(bench.now)[0][7:-5].decode().split(",")))
@@ -328,3 +416,17 @@ def test_a_late_poll_sends_one_heartbeat_not_a_burst() -> None:
     assert not any(s.startswith(b"$PNHBT") for s in panel.poll(3.5))
     assert not any(s.startswith(b"$PNHBT") for s in panel.poll(4.4))
     assert any(s.startswith(b"$PNHBT") for s in panel.poll(4.5))
+
+
+def test_every_welcome_is_followed_by_the_shoes_status() -> None:
+    """3.1 STA: after every WEL, so a host that has just connected learns the state at once."""
+    shoe, bench = shoe_bench()
+    shoe.set_lid(Lid.OPEN)
+    bench.run(0.05)
+    bench.host.accepted.clear()
+    shoe.link_lost()
+    shoe.link_back(bench.now)
+    bench.run(0.05)
+    (status,) = bench.host.accepted
+    assert isinstance(status, ShoeStatus)
+    assert (status.lid, status.reader, status.feed) == (Lid.OPEN, Reader.OK, Feed.OK)

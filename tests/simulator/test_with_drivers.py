@@ -165,6 +165,63 @@ def test_a_power_cycle_is_seen_as_a_restart_and_reads_go_on(sim: Simulator) -> N
             assert read.uid == sim.shoe.deck.uid(card)
 
 
+def test_lingering_repeats_kept_through_an_unplug_are_dropped_and_a_reread_is_not(
+    sim: Simulator,
+) -> None:
+    """protocol.md 7: reads made while the shoe is unplugged arrive together after the replug;
+    the lingering card's repeats (50 ms apart on the shoe's clock) are dropped, the card that
+    passed the slot again 0.6 s later (window 0.3 s) is read twice, a discard is its own read."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.3):
+        next_event(events, DeviceReady)
+        sim.unplug("shoe")
+        next_event(events, CommLost)
+        sim.duplicate_reads(3)
+        lingering = sim.deal()
+        sim.reread(0.6)
+        reread = sim.deal()
+        sim.discard(lingering)
+        time.sleep(0.8)  # the reread is made while the cable is still out
+        sim.replug("shoe")
+        reads = collect(events, TagRead, 4)
+        with sim.locked():
+            uid = sim.shoe.deck.uid
+            assert [(r.uid, r.point) for r in reads] == [
+                (uid(lingering), ReadPoint.DEALING_SLOT),
+                (uid(reread), ReadPoint.DEALING_SLOT),
+                (uid(lingering), ReadPoint.DISCARD_READER),
+                (uid(reread), ReadPoint.DEALING_SLOT),
+            ]
+        assert reads[3].read_ms - reads[1].read_ms == 600
+        time.sleep(0.2)
+        assert not [e for e in drain(events) if isinstance(e, TagRead)], "the repeats dropped"
+
+
+def test_the_shoe_clock_wrapping_mid_hand_drops_repeats_and_passes_reads(sim: Simulator) -> None:
+    """protocol.md 7, Wrap-around: a lingering card read across the shoe clock's wrap is one
+    read; a card dealt after the wrap is read."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.3):
+        next_event(events, DeviceReady)
+        with sim.locked():  # one instant: the card is read 60 ms before the wrap
+            now = sim.clock()
+            sim.shoe.set_uptime(2**32 - 60, now)
+            sim.shoe.extra_reads = 3  # at -60, -10, +40 and +90 ms around the wrap
+            lingering = sim.shoe.deal(now=now).card
+        first = collect(events, TagRead, 1)[0]
+        time.sleep(0.5)
+        later = sim.deal()
+        second = collect(events, TagRead, 1)[0]
+        with sim.locked():
+            assert (first.uid, second.uid) == (
+                sim.shoe.deck.uid(lingering),
+                sim.shoe.deck.uid(later),
+            )
+        assert first.read_ms == 2**32 - 60
+        assert second.read_ms < 2_000, "the clock wrapped"
+        assert not [e for e in drain(events) if isinstance(e, TagRead)], "the repeats dropped"
+
+
 def test_every_press_arrives_once_and_the_display_follows_the_driver(sim: Simulator) -> None:
     """3.2 and 3.4 over the real panel driver, with a lost and a garbled frame on the way."""
     events: queue.Queue[Any] = queue.Queue()
@@ -192,3 +249,12 @@ def test_a_device_speaking_another_protocol_is_refused(tmp_path: Path) -> None:
             refused = next_event(events, DeviceRefused)
             assert "protocol version 2" in refused.reason
             assert sim.wait_for(lambda: sim.shoe.link.refusal == "refused by the host: protocol 1")
+
+
+def test_a_power_cycle_while_connected_is_announced_as_a_restart(sim: Simulator) -> None:
+    """Section 4, 4: a hello with a new boot from a known device tells the controller."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(link(sim, "shoe"), events):
+        next_event(events, DeviceReady)
+        sim.power_cycle("shoe")
+        assert next_event(events, DeviceReady).outcome is HelloOutcome.RESTARTED

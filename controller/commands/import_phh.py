@@ -1,0 +1,48 @@
+"""``tablectl import-phh FILE``: a PHH hand history written out as a hand script.
+
+Reads one PHH hand (TOML; fixed-limit 2-7 triple draw, variant ``F2L3D``) and
+prints it as a hand script (docs/hand-script.md) that ``tablectl replay`` plays
+through the engine. Exit status: 0 when the hand was converted, 1 when tablectl
+does not convert it (another variant, or rules that differ from NOTES.md; the
+reason on standard error), 2 when the file cannot be read.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from controller.phh import PhhUnsupported, read_phh, to_hand_script
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``import-phh`` command to the ``tablectl`` parser."""
+    parser = subparsers.add_parser(
+        "import-phh",
+        help="print a PHH hand history as a hand script",
+        description=__doc__.split("\n\n")[0],
+    )
+    parser.add_argument("file", type=Path, help="a PHH file (one hand)")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Convert ``args.file``; return the exit status."""
+    source = str(args.file)
+    try:
+        text = args.file.read_text(encoding="utf-8")
+    except OSError as error:
+        print(f"{source}: cannot read the file: {error.strerror}", file=sys.stderr)
+        return 2
+    try:
+        converted = to_hand_script(read_phh(text, source))
+    except PhhUnsupported as why:
+        print(f"{source}: not converted: {why}", file=sys.stderr)
+        return 1
+    except ValueError as error:  # PhhError, and a card code the file spells wrongly
+        print(f"{source}: {error}", file=sys.stderr)
+        return 2
+    sys.stdout.write(f"# converted from {source}\n{converted.script()}")
+    return 0

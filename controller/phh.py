@@ -1,0 +1,360 @@
+"""PHH hand histories in: read a Poker Hand History file and turn its hand into a hand script.
+
+PHH (the uoftcprg "poker hand history" format, TOML) records a hand as its
+variant, stakes, starting stacks and an ``actions`` list: ``d dh p1 7h6c4c3d2c``
+(cards dealt to a player), ``p3 f`` / ``p3 cc`` / ``p3 cbr 500000`` (fold,
+check or call, bet or raise to), ``p2 sd 9d6c`` (stand pat or discard),
+``p2 sm 7h6d2c8s5s`` (show or muck). ``read_phh`` reads one file into a
+``PhhHand``; ``to_hand_script`` turns a fixed-limit 2-7 triple draw hand
+(``F2L3D``) into the inputs a table would have seen (``controller.script``):
+the cards at the dealing slot in the order the procedure deals them, the
+discards at the discard reader, the dealer's buttons. This is the import half
+of tablectl's PHH support; export lives with the application.
+
+What the conversion supplies: PHH records no burns, so the burn before each
+draw (14.12A(f); NOTES.md, Burns and draws) is a card no one in the hand
+holds; a card the history hides (``??``) is likewise such a card. Players
+``p1..pN`` sit in seats 1..N with the button on seat N, so p1 is the small
+blind (heads-up the button, seat 2, posts it), as PHH orders them.
+What it refuses, with ``PhhUnsupported`` naming why: variants other than
+F2L3D, straddles, unequal antes, a card dealt twice (the source reshuffled
+under its own rules), a showdown hand the history hides.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from controller.cards import DECK, Card, CardError
+from controller.engine.config import Stakes, TableConfig
+from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
+from controller.script import write_script
+
+#: PHH variant codes tablectl can convert, and the game each becomes.
+VARIANTS: Final = {"F2L3D": "triple-draw"}
+UNKNOWN: Final = "??"
+_ROUNDS_AT_SMALL_BET: Final = 2  # NOTES.md, Betting structure: triple draw rounds 1-2 small
+#: NOTES.md, Betting structure: one bet and three raises a round, the big blind the first bet.
+CAP: Final = 4
+
+
+class PhhError(ValueError):
+    """A PHH file that cannot be read: the message names the field and what was expected."""
+
+
+class PhhUnsupported(PhhError):
+    """A well-formed hand tablectl does not convert: another variant, or rules that differ."""
+
+
+@dataclass(frozen=True, slots=True)
+class PhhHand:
+    """The fields of one PHH hand that a conversion uses (others are kept in ``extra``)."""
+
+    variant: str
+    antes: tuple[int, ...]
+    blinds_or_straddles: tuple[int, ...]
+    small_bet: int
+    big_bet: int
+    starting_stacks: tuple[int, ...]
+    actions: tuple[str, ...]
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def players(self) -> int:
+        """How many players the hand seats."""
+        return len(self.starting_stacks)
+
+
+def _ints(data: dict[str, object], key: str, source: str) -> tuple[int, ...]:
+    value = data.get(key)
+    if not isinstance(value, list) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in value
+    ):
+        raise PhhError(f"{source}: {key} = {value!r}; expected a list of whole chip amounts")
+    return tuple(value)
+
+
+def _int(data: dict[str, object], key: str, source: str) -> int:
+    value = data.get(key)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise PhhError(f"{source}: {key} = {value!r}; expected a positive whole amount")
+    return value
+
+
+def read_phh(text: str, source: str = "<phh>") -> PhhHand:
+    """Read one PHH hand (TOML); PhhError names the field that is missing or malformed."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as error:
+        raise PhhError(f"{source}: not TOML: {error}") from None
+    variant = data.get("variant")
+    if not isinstance(variant, str):
+        raise PhhError(f"{source}: variant = {variant!r}; expected a variant code like 'F2L3D'")
+    actions = data.get("actions")
+    if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
+        raise PhhError(f"{source}: actions = {actions!r}; expected a list of action strings")
+    stacks = _ints(data, "starting_stacks", source)
+    hand = PhhHand(
+        variant=variant,
+        antes=_ints(data, "antes", source) if "antes" in data else (0,) * len(stacks),
+        blinds_or_straddles=_ints(data, "blinds_or_straddles", source),
+        small_bet=_int(data, "small_bet", source),
+        big_bet=_int(data, "big_bet", source),
+        starting_stacks=stacks,
+        actions=tuple(actions),
+        extra={k: v for k, v in data.items() if k not in _FIELDS},
+    )
+    for key in ("antes", "blinds_or_straddles"):
+        if len(getattr(hand, key)) != hand.players:
+            raise PhhError(
+                f"{source}: {key} has {len(getattr(hand, key))} entries; expected one per "
+                f"player ({hand.players}, as starting_stacks)"
+            )
+    return hand
+
+
+_FIELDS: Final = frozenset(
+    {"variant", "antes", "blinds_or_straddles", "small_bet", "big_bet", "starting_stacks"}
+    | {"actions"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ConvertedHand:
+    """A PHH hand as a table's setup and inputs; ``script()`` writes it as a hand script."""
+
+    game: str
+    config: TableConfig
+    inputs: tuple[TableInput, ...]
+
+    def script(self) -> str:
+        """The hand as a hand script (docs/hand-script.md)."""
+        return write_script(self.game, self.config, list(self.inputs))
+
+
+def _player(word: str, hand: PhhHand, action: str) -> int:
+    if not (word.startswith("p") and word[1:].isdigit() and 1 <= int(word[1:]) <= hand.players):
+        raise PhhError(f"action {action!r}: {word!r}; expected a player p1 to p{hand.players}")
+    return int(word[1:])
+
+
+def _codes(text: str, action: str) -> list[str]:
+    if len(text) % 2:
+        raise PhhError(f"action {action!r}: {text!r}; expected two-character card codes")
+    return [text[i : i + 2] for i in range(0, len(text), 2)]
+
+
+class _Converter:
+    """Walks the actions, keeping what the table would know: hands, chips in, the bet."""
+
+    def __init__(self, hand: PhhHand) -> None:
+        self.hand = hand
+        self.inputs: list[TableInput] = [ButtonPress(Button.NEW_HAND)]
+        known: set[str] = set()
+        for action in hand.actions:
+            words = action.split()
+            shown = words[:2] == ["d", "dh"] and len(words) == 4
+            if shown or (len(words) == 3 and words[1] in {"sd", "sm"}):
+                known.update(_codes(words[-1], action))
+        try:
+            codes = {Card.parse(code).code for code in known - {UNKNOWN}}
+        except CardError as error:
+            raise PhhError(f"a card of the actions: {error}") from None
+        # Cards no one in the hand holds: the burns, and the cards the history hides.
+        self.spare: Iterator[Card] = iter([c for c in DECK if c.code not in codes])
+        self.held: dict[int, list[str]] = {p: [] for p in range(1, hand.players + 1)}
+        self.dealt: set[str] = set()
+        self.stacks = dict(enumerate(hand.starting_stacks, start=1))
+        self.commit = dict.fromkeys(self.stacks, 0)
+        self.current = 0
+        self.round = 0
+        self.bets = 1  # the big blind is the first round's first bet (docs/rules-interpretation.md)
+
+    def card(self, code: str) -> Card:
+        """A card of the hand: a hidden one (``??``) becomes a card no one in the hand holds."""
+        if code == UNKNOWN:
+            return next(self.spare)
+        try:
+            card = Card.parse(code)
+        except CardError as error:
+            raise PhhError(f"a card dealt: {error}") from None
+        if card.code in self.dealt:  # the source dealt it again: its reshuffle, not NOTES.md's
+            raise PhhUnsupported(
+                f"{card.code} is dealt twice: the source reshuffled its discards under its "
+                "own rules (14.12A(f), NOTES.md, Burns and draws)"
+            )
+        self.dealt.add(card.code)
+        return card
+
+    def put(self, player: int, amount: int) -> None:
+        amount = min(amount, self.stacks[player])
+        self.stacks[player] -= amount
+        self.commit[player] += amount
+
+    def blinds(self) -> None:
+        small, big = self.hand.blinds_or_straddles[:2]
+        if any(self.hand.blinds_or_straddles[2:]):
+            raise PhhUnsupported("blinds_or_straddles has a straddle; triple draw has two blinds")
+        if len(set(self.hand.antes)) != 1:
+            raise PhhUnsupported(f"antes {self.hand.antes}: expected one ante for every player")
+        players = self.hand.players
+        if players == 2:  # heads-up PHH lists the big blind first: p2 is the button
+            small, big = big, small
+        for player, amount in ((1, small), (2, big)):
+            self.put(player, amount)
+        self.current = max(small, big)
+
+    def bet(self, player: int, words: list[str], action: str) -> None:
+        """A betting action as the button the dealer presses, checked against fixed limit."""
+        verb = words[1]
+        if verb == "f":
+            self.inputs.append(ButtonPress(Button.FOLD))
+            return
+        if verb == "cc":
+            to_call = self.current - self.commit[player]
+            short = self.stacks[player] < to_call
+            self.put(player, to_call)
+            self.inputs.append(ButtonPress(Button.ALL_IN if short else Button.CHECK_CALL))
+            return
+        if verb != "cbr" or len(words) != 3 or not words[2].isdigit():
+            raise PhhError(f"action {action!r}: expected f, cc, cbr AMOUNT, sd or sm")
+        unit = self.hand.small_bet if self.round < _ROUNDS_AT_SMALL_BET else self.hand.big_bet
+        level = unit if self.current < unit else self.current + unit
+        target = int(words[2])
+        cost = target - self.commit[player]
+        if target != level and cost != self.stacks[player]:
+            raise PhhUnsupported(
+                f"action {action!r}: a raise to {target}; fixed limit raises to {level}"
+            )
+        all_in = cost >= self.stacks[player] and target <= level
+        if target == level:
+            self.bets += 1
+            if self.bets > CAP:
+                raise PhhUnsupported(
+                    f"action {action!r}: bet {self.bets} of a round; NOTES.md, Betting "
+                    f"structure caps a round at {CAP} (the source's cap differs)"
+                )
+        self.put(player, cost)
+        self.current = max(self.current, self.commit[player])
+        self.inputs.append(
+            ButtonPress(Button.ALL_IN if all_in and target < level else Button.BET_RAISE)
+        )
+
+    def new_round(self) -> None:
+        self.round += 1
+        self.commit = dict.fromkeys(self.stacks, 0)
+        self.current = 0
+        self.bets = 0
+
+
+def _initial_deal(conv: _Converter, actions: Sequence[str]) -> int:
+    """The opening deal: each player's five cards, re-ordered round by round from the button's
+    left, the button last (14.12A(d)). Returns how many actions it used."""
+    hand = conv.hand
+    cards: dict[int, list[str]] = {}
+    used = 0
+    for action in actions:
+        words = action.split()
+        if words[:2] != ["d", "dh"] or len(words) != 4:
+            break
+        player = _player(words[2], hand, action)
+        cards[player] = _codes(words[3], action)
+        used += 1
+    if sorted(cards) != list(range(1, hand.players + 1)) or {len(c) for c in cards.values()} != {5}:
+        raise PhhError("the actions must begin with five cards dealt to every player (d dh)")
+    for round_ in range(5):
+        for player in range(1, hand.players + 1):
+            card = conv.card(cards[player][round_])
+            conv.held[player].append(card.code)
+            conv.inputs.append(CardRead(card))
+    return used
+
+
+def _draw(conv: _Converter, segment: list[tuple[int, list[str], str]]) -> None:
+    """One draw: each player's discards, draw done, then its new cards; the burn before the
+    draw's first new card (14.12A(f)). PHH lists every discard before the new cards; the
+    table deals one player at a time, so the new cards move up to their player."""
+    discards: list[tuple[int, list[str]]] = []
+    replacements: dict[int, list[str]] = {}
+    for player, words, action in segment:
+        if words[0] == "d":
+            replacements.setdefault(player, []).extend(_codes(words[3], action))
+        else:
+            discards.append((player, _codes(words[2], action) if len(words) > 2 else []))
+    burned = False
+    for player, thrown in discards:
+        held = conv.held[player]
+        for code in thrown:
+            # A hidden card: the first card the conversion gave in place of one.
+            hidden = [c for c in held if c not in conv.dealt]
+            thrown_code = (hidden[0] if hidden else code) if code == UNKNOWN else code
+            if thrown_code not in held:
+                raise PhhError(f"p{player} discards {code}, a card it does not hold ({held})")
+            held.remove(thrown_code)
+            conv.inputs.append(CardRead(Card.parse(thrown_code), ReadPoint.DISCARD_READER))
+        conv.inputs.append(ButtonPress(Button.DRAW_DONE))
+        new = replacements.pop(player, [])
+        if len(new) != len(thrown):
+            raise PhhError(f"p{player} discards {len(thrown)} and is dealt {len(new)}")
+        if new and not burned:
+            conv.inputs.append(CardRead(next(conv.spare)))
+            burned = True
+        for code in new:
+            card = conv.card(code)
+            conv.held[player].append(card.code)
+            conv.inputs.append(CardRead(card))
+
+
+def to_hand_script(hand: PhhHand) -> ConvertedHand:
+    """The PHH hand as the inputs of a table of its game; PhhUnsupported says why not."""
+    game = VARIANTS.get(hand.variant)
+    if game is None:
+        raise PhhUnsupported(f"variant {hand.variant!r}; tablectl converts {sorted(VARIANTS)}")
+    conv = _Converter(hand)
+    conv.blinds()
+    actions = list(hand.actions)
+    position = _initial_deal(conv, actions)
+    segment: list[tuple[int, list[str], str]] = []
+    for action in actions[position:]:
+        words = action.split()
+        if words[0] == "d":
+            if words[1] != "dh" or len(words) != 4:
+                raise PhhError(f"action {action!r}: expected 'd dh pN CARDS' in a draw")
+            segment.append((_player(words[2], hand, action), words, action))
+            continue
+        player = _player(words[0], hand, action)
+        verb = words[1] if len(words) > 1 else ""
+        if verb == "sd":
+            if not segment:
+                conv.new_round()
+            segment.append((player, words, action))
+            continue
+        if segment:
+            _draw(conv, segment)
+            segment = []
+        if verb == "sm":
+            if len(words) == 2 and any(c not in conv.dealt for c in conv.held[player]):
+                raise PhhUnsupported(f"p{player} mucks at the showdown a hand the source hides")
+            continue  # the table shows every live hand itself (14.12A(l))
+        conv.bet(player, words, action)
+    if segment:
+        _draw(conv, segment)
+    stakes = Stakes(
+        small_bet=hand.small_bet,
+        big_bet=hand.big_bet,
+        ante=hand.antes[0],
+        small_blind=hand.blinds_or_straddles[0],
+        big_blind=hand.blinds_or_straddles[1],
+        cap=CAP,
+    )
+    seats = tuple(range(1, hand.players + 1))
+    config = TableConfig(
+        seats=seats,
+        stakes=stakes,
+        dealer=hand.players,
+        stacks=dict(zip(seats, hand.starting_stacks, strict=True)),
+    )
+    return ConvertedHand(game, config, tuple(conv.inputs))
