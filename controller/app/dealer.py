@@ -18,6 +18,7 @@ from controller.engine.events import (
     ActionRequired,
     Alarm,
     CardExpected,
+    DiscardsReshuffled,
     DrawExpected,
     Event,
     NewHandExpected,
@@ -57,6 +58,10 @@ class RandomDealer:
     _cond: threading.Condition = field(default_factory=threading.Condition, init=False)
     _seen: Snapshot | None = field(default=None, init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
+    #: Discards the engine reshuffled (14.12A(f)) that the dealer must put under the stub.
+    _restock: list[Card] = field(default_factory=list, init=False)
+    #: The discards still to pass over the reader in the seat's draw (None: not decided yet).
+    _discards: list[Card] | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.rng = random.Random(f"tablectl-dealer-{self.seed}")
@@ -80,7 +85,14 @@ class RandomDealer:
             state.hand,
             {s.seat: s.down + s.up for s in state.seats},
         )
+        reshuffled = [
+            Card.parse(code)
+            for e in events
+            if isinstance(e, DiscardsReshuffled)
+            for code in e.cards
+        ]
         with self._cond:
+            self._restock.extend(reshuffled)
             self._seen = snap
             self._cond.notify_all()
 
@@ -128,6 +140,12 @@ class RandomDealer:
             self._stop.wait(self.shuffle_pause)
             sim.press(Button.NEW_HAND)
         elif isinstance(pending, CardExpected):
+            with self._cond:
+                restock, self._restock = self._restock, []
+            if restock:
+                # 14.12A(f): the short stub's reshuffled discards go under what is left.
+                with sim.locked():
+                    sim.shoe.load([*sim.shoe.stub, *restock])
             sim.deal()
         elif isinstance(pending, ActionRequired):
             weights = [
@@ -136,15 +154,17 @@ class RandomDealer:
             option = self.rng.choices(pending.options, weights)[0]
             sim.press(Button(option.button))
         elif isinstance(pending, DrawExpected):
-            cards = [c for c in snap.seat_cards.get(pending.seat, ()) if c not in pending.discards]
-            if pending.discards or not cards:
-                sim.press(Button.DRAW_DONE)
-            else:
+            # One input at a time: a discard (shoe) and draw done (panel) on two devices could
+            # otherwise arrive in either order.
+            if self._discards is None:
+                cards = list(snap.seat_cards.get(pending.seat, ()))
                 count = self.rng.randint(0, min(3, len(cards)))
-                for code in self.rng.sample(cards, count):
-                    sim.discard(Card.parse(code))
+                self._discards = [Card.parse(c) for c in self.rng.sample(cards, count)]
+            if self._discards:
+                sim.discard(self._discards.pop(0))
+            else:
+                self._discards = None
                 sim.press(Button.DRAW_DONE)
-                return count + 1
         elif isinstance(pending, Alarm):
             sim.press(Button.UNDO)
         return 1

@@ -4,9 +4,9 @@ Each finished hand of the journal becomes one PHH file (TOML). Five-card stud
 and Mambo are not among PHH's standard variants, so they carry documented
 custom codes (docs/app.md, Hand histories): ``F5S`` (fixed-limit five-card
 stud, 14.13) and ``FMB/6`` (fixed-limit Mambo stud high-low, six or better,
-14.13A). Triple Draw 2-7 will carry the standard ``F2L3D`` once its engine is
-merged. Burns are comments (``# burn 4h``); a card's face is a comment too
-(``d dh p2 Kh # up``); void hands are not exported.
+14.13A). Triple Draw 2-7 would carry the standard ``F2L3D``; its export is not
+written yet, and such a hand is refused. Burns are comments (``# burn 4h``); a
+card's face is a comment too (``d dh p2 Kh # up``); void hands are not exported.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from controller.engine import Stakes
 VARIANTS: Final = {
     "five-card-stud": "F5S",
     "mambo": "FMB/6",
-    "triple-draw": "F2L3D",
+    # Triple Draw 2-7 is PHH's standard F2L3D; its export (blinds, "sd" draws, replacement
+    # deals) and the PokerKit round trip are not written yet, so it is refused, not guessed.
 }
 
 #: The engine's action words (controller.engine.table) and their PHH action codes.

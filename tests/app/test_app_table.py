@@ -37,7 +37,7 @@ def panel_text(table: SimTable) -> str:
         return table.sim.panel.text
 
 
-@pytest.mark.parametrize("game", ["mambo", "five-card-stud"])
+@pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
 def test_hands_are_dealt_settled_and_journaled_each_input_once(tmp_path: Path, game: str) -> None:
     """docs/journal.md: every card and button journaled once, in device order; the chain verifies;
     and a replay of the journal rebuilds the same table (same stacks, same next input)."""
