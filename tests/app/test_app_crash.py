@@ -11,9 +11,9 @@ from crashrun import crash_run
 
 
 def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
-    """docs/journal.md, Durability and Opening: killed soon after every restart over 6 hands, the
-    controller replays its journal each time; results equal the uninterrupted run's."""
-    result = crash_run(tmp_path, "mambo", hands=6, seed=7, mean_interval=0.2)
+    """docs/journal.md, Durability and Opening: killed soon after every restart, the
+    controller replays its journal each time (20 hands); results equal the uninterrupted run's."""
+    result = crash_run(tmp_path, "mambo", hands=20, seed=7, mean_interval=0.2)
     print(f"crash test: {result}")
     assert result.kills >= 2
 

@@ -14,7 +14,7 @@ from typing import Any
 
 from backends import Backend
 from fake_device import FakeDevice
-from test_driver_contract import WAIT, card, quiet, settings, uid, wait_for
+from test_driver_contract import WAIT, quiet, settings, uid, wait_for
 
 from controller.inputs import ReadPoint
 from drivers.sentences import Ack
@@ -34,7 +34,7 @@ def test_no_ack_goes_out_until_the_controller_commits(backend: Backend) -> None:
         ShoeDriver(settings(backend), events, ack_after_commit=True) as driver,
     ):
         wait_for(events, DeviceReady)
-        device.submit(card(1))
+        device.read(uid(1))
         read = wait_for(events, TagRead)[-1]
         # The device resends while it waits (200 ms): the duplicates must not be acked either.
         time.sleep(0.5)
@@ -53,8 +53,8 @@ def test_a_restored_driver_drops_the_resend_of_a_journaled_read(backend: Backend
     events: queue.Queue[Any] = queue.Queue()
     with FakeDevice(backend) as device:
         boot = device.hello().boot
-        device.submit(card(1))  # journaled before the crash, never acked
-        device.submit(card(2))  # not yet journaled
+        device.read(uid(1))  # journaled before the crash, never acked
+        device.read(uid(2))  # not yet journaled
         driver = ShoeDriver(settings(backend), events, ack_after_commit=True)
         driver.restore(boot, 0)
         with driver:
@@ -73,10 +73,11 @@ def test_a_dropped_rfid_repeat_is_passed_on_to_be_committed(backend: Backend) ->
         ShoeDriver(settings(backend), events, repeat_window=5.0, ack_after_commit=True) as driver,
     ):
         wait_for(events, DeviceReady)
-        device.submit(card(3, ReadPoint.DEALING_SLOT))
+        first_read = device.read(uid(3), ReadPoint.DEALING_SLOT)
         first = wait_for(events, TagRead)[-1]
         driver.commit(first.seq)
-        device.submit(card(3, ReadPoint.DEALING_SLOT))
+        # The same tag 100 ms later on the shoe's clock: a repeat (docs/protocol.md, 7).
+        device.read(uid(3), ReadPoint.DEALING_SLOT, at_ms=first_read.read_ms + 100)
         repeat = wait_for(events, RepeatDropped)[-1]
         assert repeat.seq == first.seq + 1
         driver.commit(repeat.seq)
