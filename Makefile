@@ -1,5 +1,6 @@
 # tablectl: the two set-up commands of the README, and the gates of CI.
-#   make demo   installs everything into .venv and runs the main job on its default
+#   make demo   installs everything into .venv and runs the demo: a simulated Mambo table
+#               dealt by the random dealer on the dealer's display (q quits), no hardware
 #   make test   installs everything into .venv and runs every gate and the whole test suite
 PYTHON ?= python3
 VENV ?= .venv
@@ -16,7 +17,7 @@ $(BIN)/tablectl: pyproject.toml
 install: $(BIN)/tablectl
 
 demo: install
-	$(BIN)/tablectl showdown
+	$(BIN)/tablectl demo --game mambo
 
 lint: install
 	$(BIN)/ruff format --check .

@@ -151,6 +151,8 @@ class PanelDriver(DeviceDriver[PanelPress]):
         events: queue.Queue[PanelPress | LinkEvent],
         refresh: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        ack_after_commit: bool = False,
     ) -> None:
         self.refresh = refresh
         self._state_lock = threading.Lock()
@@ -158,7 +160,7 @@ class PanelDriver(DeviceDriver[PanelPress]):
         self._text = Text("")
         self._changed = False
         self._last_refresh: float | None = None
-        super().__init__(settings, events, clock)
+        super().__init__(settings, events, clock, ack_after_commit=ack_after_commit)
 
     def make_codec(self) -> Codec:
         return host_codec()

@@ -11,7 +11,7 @@ import queue
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Final, Self
 
@@ -206,9 +206,20 @@ class ShoeState:
     lid: Lid
     reader: Reader
     feed: Feed
+    #: The STA sentence's number, for ``commit`` when the controller acks.
+    seq: int | None = field(default=None, compare=False)
 
 
-ShoeEvent = TagRead | ShoeState
+@dataclass(frozen=True, slots=True)
+class RepeatDropped:
+    """A tag read again within the repeat window, dropped (sent only with ``ack_after_commit``)."""
+
+    uid: str
+    point: ReadPoint
+    seq: int
+
+
+ShoeEvent = TagRead | ShoeState | RepeatDropped
 
 
 class RepeatFilter:
@@ -269,9 +280,11 @@ class ShoeDriver(DeviceDriver[ShoeEvent]):
         events: queue.Queue[ShoeEvent | LinkEvent],
         repeat_window: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
+        *,
+        ack_after_commit: bool = False,
     ) -> None:
         self.repeats = RepeatFilter(repeat_window)
-        super().__init__(settings, events, clock)
+        super().__init__(settings, events, clock, ack_after_commit=ack_after_commit)
 
     def make_codec(self) -> Codec:
         return host_codec()
@@ -291,6 +304,9 @@ class ShoeDriver(DeviceDriver[ShoeEvent]):
                     previous_read_ms=earlier,
                     window=self.repeats.window,
                 )
+                if self.ack_after_commit:
+                    # The controller must journal it too, or it could never be acked in order.
+                    self.events.put(RepeatDropped(sentence.uid, sentence.point, sentence.seq))
                 return
             self.events.put(TagRead(sentence.uid, sentence.point, sentence.seq, sentence.read_ms))
         elif isinstance(sentence, ShoeStatus):
@@ -300,4 +316,4 @@ class ShoeDriver(DeviceDriver[ShoeEvent]):
                 reader=sentence.reader.value,
                 feed=sentence.feed.value,
             )
-            self.events.put(ShoeState(sentence.lid, sentence.reader, sentence.feed))
+            self.events.put(ShoeState(sentence.lid, sentence.reader, sentence.feed, sentence.seq))

@@ -24,6 +24,7 @@ import serial
 import structlog
 
 from drivers.sentences import (
+    Ack,
     Codec,
     CodecCounters,
     DecodeError,
@@ -33,7 +34,7 @@ from drivers.sentences import (
     Reject,
     Sentence,
 )
-from drivers.session import Delivery, HelloOutcome, HostReceiver
+from drivers.session import Delivery, HelloOutcome, HostReceiver, seq_add
 
 #: How long one read waits: bounds how late a stop or a timer is noticed.
 _READ_SLICE: Final = 0.02
@@ -117,10 +118,17 @@ class DeviceDriver(ABC, Generic[E]):
         settings: LinkSettings,
         events: queue.Queue[E | LinkEvent],
         clock: Callable[[], float] = time.monotonic,
+        *,
+        ack_after_commit: bool = False,
     ) -> None:
         self.settings = settings
         self.events = events
         self._clock = clock
+        #: The controller acknowledges each accepted sentence itself, with ``commit(seq)``,
+        #: once the record it caused is on disk (docs/journal.md, Durability).
+        self.ack_after_commit = ack_after_commit
+        #: The last sequence number the controller committed (None: none this session).
+        self._committed: int | None = None
         self._log = structlog.get_logger(f"drivers.{self.device}").bind(
             device=self.device, url=settings.url
         )
@@ -186,6 +194,28 @@ class DeviceDriver(ABC, Generic[E]):
     def counters(self) -> CodecCounters:
         """Sentences decoded and input dropped, by reason, over the driver's life."""
         return self._codec.counters
+
+    def restore(self, boot: str, last_seq: int) -> None:
+        """Before ``start``: the journal holds this boot's sentences up to ``last_seq``.
+
+        A restarted controller calls it with what it replayed, so that a
+        sentence journaled but never acknowledged before the crash, which the
+        device sends again, is dropped as a duplicate (docs/protocol.md, 4-5).
+        """
+        if self._thread is not None:
+            raise RuntimeError(f"{self.device} driver: restore before start, not after")
+        self.receiver.boot = boot
+        self.receiver.expected = seq_add(last_seq, 1)
+        self._committed = last_seq
+
+    def commit(self, seq: int) -> None:
+        """The controller has journaled sentence ``seq``: acknowledge it (and all before it).
+
+        Only with ``ack_after_commit``; may be called from any thread. If the
+        port is closed the device resends and the duplicate rule acks it then.
+        """
+        self._committed = seq
+        self.send(Ack(seq))
 
     def send(self, sentence: Sentence) -> bool:
         """Write a host sentence if the port is open; False (and nothing written) if not.
@@ -302,6 +332,8 @@ class DeviceDriver(ABC, Generic[E]):
             self._hello(sentence)
         elif isinstance(sentence, Heartbeat):
             ack = self.receiver.on_heartbeat(sentence)
+            if self.ack_after_commit:
+                ack = self._committed_ack(sentence.seq)
             if ack is not None and self.welcomed:
                 self.send(ack)
         else:
@@ -315,6 +347,8 @@ class DeviceDriver(ABC, Generic[E]):
             self._log.error("device_refused", reason=verdict.reason)
             self.events.put(DeviceRefused(self.device, verdict.reason))
             return
+        if verdict.outcome is not HelloOutcome.RESUMED:
+            self._committed = None  # a new boot counts afresh
         if verdict.outcome is HelloOutcome.RESTARTED:
             self._log.warning(
                 "device_restarted", boot=hello.boot, detail="unsent reads before the restart lost"
@@ -343,12 +377,23 @@ class DeviceDriver(ABC, Generic[E]):
             self._log.info("before_hello", sentence=sentence.KIND, seq=seq)
             return
         delivery, ack = self.receiver.on_sequenced(seq)
+        if self.ack_after_commit:
+            # Never ack past what is on disk: an accepted sentence waits for commit();
+            # a duplicate or a gap is answered with the last committed one.
+            ack = None if delivery is Delivery.ACCEPTED else self._committed_ack(None)
         if ack is not None:
             self.send(ack)
         if delivery is Delivery.ACCEPTED:
             self.on_accepted(sentence, now)
         else:
             self._log.debug(delivery.value, sentence=sentence.KIND, seq=seq)
+
+    def _committed_ack(self, oldest: int | None) -> Ack | None:
+        """The ack for what is committed, unless the device (oldest unacked) already has it."""
+        committed = self._committed
+        if committed is None or oldest == seq_add(committed, 1):
+            return None
+        return Ack(committed)
 
     def _lost(self, reason: str) -> None:
         self.welcomed = False

@@ -1,0 +1,127 @@
+"""The demo: the controller against the simulator, dealt by the random dealer.
+
+With the display it follows the table on the dealer's screen until ``q``;
+headless it plays ``hands`` hands and returns a ``Summary``. Nothing needs
+hardware or a configuration: the simulator serves the shoe and the panel
+in-process (``sim://``) and the journal goes to a folder of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TextIO
+
+import simulator  # noqa: F401  registers the sim:// scheme with pyserial
+from controller.app.dealer import RandomDealer
+from controller.app.loop import Controller, JournalOptions
+from controller.app.progress import Progress
+from controller.app.screen import DisplaySink, run_with_display
+from controller.app.simtable import SimTable
+from controller.engine.events import Event, HandSettled, HandVoided
+from controller.journal import verify
+
+#: A fast headless dealer shortens the shoe's RFID repeat window and the shuffle with it.
+FAST_REPEAT_WINDOW = 0.02
+FAST_SHUFFLE = 0.03
+
+
+@dataclass
+class Summary:
+    """What a headless demo did."""
+
+    game: str
+    hands: int
+    settled: int
+    voided: int
+    showdowns: int
+    inputs: int
+    seconds: float
+    net: dict[int, int]
+    journal: Path
+    journal_intact: bool
+    records: int
+
+    def lines(self) -> list[str]:
+        nets = ", ".join(f"seat {seat} {amount:+d}" for seat, amount in sorted(self.net.items()))
+        rate = self.hands / self.seconds if self.seconds else 0.0
+        verdict = "intact" if self.journal_intact else "NOT INTACT"
+        return [
+            f"{self.game}: {self.hands} hands in {self.seconds:.1f} s ({rate:.1f} hands/s); "
+            f"{self.settled} settled ({self.showdowns} at a showdown), {self.voided} void",
+            f"inputs: {self.inputs} cards and buttons, each journaled before it was acknowledged",
+            f"results: {nets}",
+            f"journal {self.journal}: {self.records} records, {verdict}",
+        ]
+
+
+def run_headless(
+    game: str,
+    hands: int,
+    directory: Path,
+    *,
+    seed: int = 0,
+    progress: TextIO | None = None,
+) -> Summary:
+    """Play ``hands`` hands as fast as the table takes them; the journal goes in ``directory``."""
+    options = JournalOptions(directory / "journal", fsync=False)
+    bar = Progress(hands, progress) if progress is not None else None
+    started = time.monotonic()
+    with SimTable(
+        game, options, seed=seed, directory=directory, repeat_window=FAST_REPEAT_WINDOW
+    ) as table:
+        controller = table.controller
+        if bar is not None:
+
+            def advance(ctl: Controller, events: list[Event]) -> None:
+                if any(isinstance(e, HandSettled | HandVoided) for e in events):
+                    bar.update(ctl.core.finished)
+
+            controller.listeners.append(advance)
+        dealer = RandomDealer(table.sim, seed=seed, hands=hands, shuffle_pause=FAST_SHUFFLE)
+        dealer.attach(controller)
+        dealer.run()
+        core = controller.core
+        inputs = controller.inputs
+    seconds = time.monotonic() - started
+    report = verify(options.directory)
+    net = {seat: core.net.get(seat, 0) for seat in table.config.seats}
+    return Summary(
+        game=table.spec.name,
+        hands=core.finished,
+        settled=core.finished - core.voided,
+        voided=core.voided,
+        showdowns=core.showdowns,
+        inputs=inputs,
+        seconds=seconds,
+        net=net,
+        journal=options.directory,
+        journal_intact=report.intact,
+        records=report.records,
+    )
+
+
+def run_on_display(game: str, directory: Path, *, seed: int = 0, pace: float = 0.15) -> None:
+    """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``."""
+    options = JournalOptions(directory / "journal", fsync=False)
+    sink = DisplaySink()
+    with SimTable(game, options, seed=seed, directory=directory, display=sink) as table:
+        dealer = RandomDealer(table.sim, seed=seed, hands=10**9, pace=pace, timeout=60.0)
+        dealer.attach(table.controller)
+
+        def stop_dealer_on(stop: threading.Event) -> None:
+            stop.wait()
+            dealer.stop()
+
+        def deal(stop: threading.Event) -> None:
+            watcher = threading.Thread(target=stop_dealer_on, args=(stop,), daemon=True)
+            watcher.start()
+            try:
+                dealer.run()
+            except TimeoutError:
+                stop.wait()  # the display stays up to show why; q closes it
+            watcher.join()
+
+        run_with_display(sink, deal, threading.Event())

@@ -1,0 +1,314 @@
+"""``Controller``: the table's loop. One driver event at a time, in the order they arrived:
+
+1. journal the input (fsynced: docs/journal.md, Durability),
+2. acknowledge the device sentence (``commit``): never before step 1,
+3. apply it to the engine,
+4. announce: the panel's light and line, the log, the dealer's display, listeners,
+5. journal the decision (the events it caused).
+
+Only this loop touches the engine and the journal; the drivers read on their
+own threads and meet it at one queue.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+import structlog
+
+from controller.announce import announce
+from controller.app import records as rec
+from controller.app.core import TableCore
+from controller.app.panel import panel_line
+from controller.app.view import ViewBuilder
+from controller.display.view import TableView
+from controller.engine import TableConfig
+from controller.engine.events import (
+    ActionRequired,
+    Event,
+    HandSettled,
+    HandStarted,
+    HandVoided,
+)
+from controller.games.spec import GameSpec
+from controller.inputs import TableInput
+from controller.journal import JournalError, JournalWriter, JsonObject, Record
+from controller.logsetup import bind_hand
+from drivers.deck import DeckSet
+from drivers.panel import PanelDriver, PanelPress
+from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
+from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused
+
+#: How often the loop looks up from an empty queue to see whether it should stop.
+POLL: Final = 0.1
+
+Listener = Callable[["Controller", list[Event]], None]
+
+
+@dataclass
+class JournalOptions:
+    """How the controller opens its journal (docs/journal.md)."""
+
+    directory: Path
+    fsync: bool = True
+    hands_per_file: int = 500
+    max_bytes: int = 16 * 1024 * 1024
+
+
+def open_journal(
+    options: JournalOptions, core: TableCore, clock: Callable[[], Any] | None = None
+) -> JournalWriter:
+    """Open the journal, replaying it into ``core`` (the table resumes where it stopped)."""
+    extra: dict[str, Any] = {} if clock is None else {"clock": clock}
+    return JournalWriter.open(
+        options.directory,
+        fsync=options.fsync,
+        hands_per_file=options.hands_per_file,
+        max_bytes=options.max_bytes,
+        hand_start_kind=rec.HAND_STARTED,
+        replay=core.replay,
+        **extra,
+    )
+
+
+@dataclass
+class Controller:
+    """One table: its core, journal, decks and drivers, and where it announces."""
+
+    table_id: str
+    core: TableCore
+    journal: JournalWriter
+    decks: DeckSet
+    shoe: ShoeDriver
+    panel: PanelDriver
+    events: queue.Queue[Any]
+    display: Callable[[TableView], None] | None = None
+    listeners: list[Listener] = field(default_factory=list)
+    view: ViewBuilder = field(init=False)
+    inputs: int = field(default=0, init=False)
+    _boots: dict[str, str] = field(default_factory=dict, init=False)
+    _shown: tuple[int, str] | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        self.view = ViewBuilder(self.table_id)
+        self._log = structlog.get_logger("controller.table")
+
+    # --- building ------------------------------------------------------------------------
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        table_id: str,
+        spec: GameSpec,
+        config: TableConfig,
+        journal: JournalOptions,
+        decks: DeckSet,
+        make_drivers: Callable[[queue.Queue[Any]], tuple[ShoeDriver, PanelDriver]],
+        display: Callable[[TableView], None] | None = None,
+    ) -> Controller:
+        """Replay the journal into a fresh core and make the drivers (restored, not started)."""
+        core = TableCore(spec, config)
+        log = structlog.get_logger("controller.table")
+        writer = open_journal(journal, core)
+        if writer.recovered_torn is not None:
+            log.warning("journal_torn_tail_set_aside", detail=writer.recovered_torn.describe())
+        events: queue.Queue[Any] = queue.Queue()
+        try:
+            shoe, panel = make_drivers(events)
+        except BaseException:
+            writer.close()
+            raise
+        for driver in (shoe, panel):
+            status = core.devices[driver.device]
+            if status.boot is not None and status.last_seq is not None:
+                # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
+                driver.restore(status.boot, status.last_seq)
+            status.connected = False  # unknown until the driver says hello again
+        controller = cls(table_id, core, writer, decks, shoe, panel, events, display)
+        controller._resumed(writer.last)
+        return controller
+
+    def _resumed(self, last: Record | None) -> None:
+        table = self.core.table
+        if table.hand_number:
+            bind_hand(table.hand_number)
+        self._log.info(
+            "table_opened",
+            records=self.core.records,
+            journal_seq=last.seq if last else 0,
+            hand=table.hand_number,
+            phase=table.phase,
+            next=announce(table.pending),
+        )
+        self._announce([])
+
+    # --- life ----------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start both drivers (they open their ports and say hello)."""
+        self.shoe.start()
+        self.panel.start()
+
+    def close(self) -> None:
+        """Stop the drivers, close the journal, and log where the hand stands."""
+        for driver in (self.shoe, self.panel):
+            driver.stop()
+        # What the drivers queued after the loop's last turn is journaled, not dropped: a read
+        # the dealer saw go through the slot is in the journal, and its resend is a duplicate.
+        try:
+            self.drain()
+        except JournalError as error:
+            # A failed journal refuses every append: nothing more is acknowledged, and the
+            # devices send it all again to the next start.
+            self._log.error("journal_refused_at_close", error=str(error))
+        last = self.journal.last
+        self.journal.close()
+        table = self.core.table
+        self._log.info(
+            "table_closed",
+            hand=table.hand_number,
+            phase=table.phase,
+            where=announce(table.pending),
+            journal_seq=last.seq if last else 0,
+            journal_hash=last.hash if last else "",
+        )
+
+    def run(self, stop: threading.Event) -> None:
+        """Handle driver events until ``stop`` is set (a signal handler sets it)."""
+        while not stop.is_set():
+            try:
+                event = self.events.get(timeout=POLL)
+            except queue.Empty:
+                continue
+            self.handle(event)
+
+    def drain(self) -> None:
+        """Handle every event already queued."""
+        while True:
+            try:
+                event = self.events.get_nowait()
+            except queue.Empty:
+                return
+            self.handle(event)
+
+    # --- one event -----------------------------------------------------------------------
+
+    def handle(self, event: object) -> None:
+        """Journal, acknowledge, apply and announce one driver event."""
+        match event:
+            case TagRead():
+                self._input(self.shoe, event.seq, self.decks.lookup(event))
+            case PanelPress():
+                self._input(self.panel, event.seq, event.to_input())
+            case ShoeState():
+                data = self._origin(self.shoe, event.seq or 0).fields()
+                data.update(lid=event.lid.value, reader=event.reader.value, feed=event.feed.value)
+                self._sequenced(self.shoe, event.seq, rec.SHOE_STATUS, data)
+            case RepeatDropped():
+                data = self._origin(self.shoe, event.seq).fields()
+                data.update(uid=event.uid, point=event.point.value)
+                self._sequenced(self.shoe, event.seq, rec.RFID_REPEAT, data)
+            case DeviceReady():
+                self._boots[event.device] = event.hello.boot
+                self._device(
+                    {
+                        "device": event.device,
+                        "event": "ready",
+                        "outcome": event.outcome.value,
+                        "boot": event.hello.boot,
+                        "serial": event.hello.serial,
+                    }
+                )
+            case CommLost():
+                self._device({"device": event.device, "event": "lost", "reason": event.reason})
+            case DeviceRefused():
+                self._device({"device": event.device, "event": "refused", "reason": event.reason})
+            case _:
+                self._log.error("unknown_driver_event", event=repr(event))
+
+    def _origin(self, driver: DeviceDriver[Any], seq: int) -> rec.Origin:
+        boot = self._boots.get(driver.device) or driver.receiver.boot or ""
+        return rec.Origin(driver.device, boot, seq)
+
+    def _sequenced(
+        self, driver: DeviceDriver[Any], seq: int | None, kind: str, data: JsonObject
+    ) -> None:
+        self.journal.append(kind, data)
+        if seq is not None:
+            driver.commit(seq)
+        self.core.take(kind, data)
+
+    def _input(self, driver: DeviceDriver[Any], seq: int, inp: TableInput) -> None:
+        kind, data = rec.input_data(inp, self._origin(driver, seq))
+        record = self.journal.append(kind, data)  # on disk (fsync) ...
+        driver.commit(seq)  # ... before the device is told (docs/journal.md, Durability)
+        events = self.core.take(kind, data)
+        self.inputs += 1
+        self._announce(events)
+        decision_kind, decision = rec.decision_data(record.seq, events)
+        self.journal.append(decision_kind, decision)
+        if any(isinstance(e, HandSettled | HandVoided) for e in events):
+            last = self.journal.last
+            # docs/journal.md: the head, logged at every hand's end, is an audit's anchor.
+            self._log.info(
+                "journal_anchor", anchor=f"{last.seq}:{last.hash}" if last else "", seq=record.seq
+            )
+
+    def _device(self, data: JsonObject) -> None:
+        self.journal.append(rec.DEVICE, data)
+        self.core.take(rec.DEVICE, data)
+        name = str(data["device"])
+        status = self.core.devices[name]
+        if status.connected:
+            self._log.info("device_back", device=name, outcome=data.get("outcome"))
+            if status.restarted:
+                self._log.warning("device_restarted", device=name, todo=status.message)
+        else:
+            table = self.core.table
+            self._log.warning(
+                "table_paused",
+                device=name,
+                reason=data.get("reason"),
+                where=announce(table.pending),
+            )
+        self._announce([])
+
+    # --- announcing ----------------------------------------------------------------------
+
+    def _announce(self, events: list[Event]) -> None:
+        core = self.core
+        for event in events:
+            if isinstance(event, HandStarted):
+                bind_hand(event.hand)
+            self._log.info(event.kind, text=announce(event))
+        pending = core.table.pending
+        paused = core.paused_by
+        shown = panel_line(pending, paused)
+        if shown != self._shown:
+            self._shown = shown
+            self.panel.light(shown[0])
+            self.panel.show(shown[1])
+        if events and isinstance(pending, ActionRequired):
+            self._log.info("to_act", seat=pending.seat, text=announce(pending))
+        self.view.observe(events)
+        if self.display is not None:
+            self.display(self.view.build(core))
+        for listener in self.listeners:
+            listener(self, events)
+
+
+def wait_until(predicate: Callable[[], bool], timeout: float) -> bool:
+    """Poll ``predicate`` until it holds or ``timeout`` passes (tests and the demo)."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.002)
+    return True

@@ -1,0 +1,120 @@
+"""Game recall: the last hands of the journal, each with its cards, actions and settlement.
+
+Reads the journal's decision records (the engine's events, as JSON), so it
+needs neither the table's configuration nor the engine, and it reads without
+the writer's lock: it works while the table runs, paused by an alarm included.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.app import records as rec
+from controller.journal import Record
+
+
+@dataclass
+class HandRecord:
+    """One hand as the journal tells it."""
+
+    number: int
+    game: str
+    started: str
+    lines: list[str] = field(default_factory=list)
+    finished: bool = False
+    #: The hand's events, as the journal keeps them (the PHH export reads them).
+    events: list[dict[str, Any]] = field(default_factory=list)
+
+
+def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord]:
+    """The hands in ``records``, oldest first; only the ``last`` ones if given."""
+    kept: deque[HandRecord] = deque(maxlen=last)
+    current: HandRecord | None = None
+    for record in records:
+        if record.kind not in rec.DECISIONS:
+            continue
+        events = record.data.get("events")
+        if not isinstance(events, list):
+            continue
+        for event in events:
+            if not isinstance(event, dict):
+                continue
+            if event.get("kind") == "hand_started":
+                current = HandRecord(int(str(event["hand"])), str(event["game"]), record.ts)
+                kept.append(current)
+            if current is None:
+                continue  # the journal began mid-hand (a rotated-away start): nothing to tell
+            current.events.append(event)
+            line = describe(event)
+            if line:
+                current.lines.append(line)
+            if event.get("kind") in ("hand_settled", "hand_voided"):
+                current.finished = True
+    return list(kept)
+
+
+def _amounts(entries: Any) -> str:
+    return ", ".join(f"seat {e['seat']} {e['amount']}" for e in entries) or "nothing"
+
+
+def describe(event: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 one line per kind of event told
+    """One line for an event a recall shows; '' for what it leaves out (what was expected)."""
+    kind = event.get("kind")
+    if kind == "hand_started":
+        antes = f"; antes {_amounts(event['antes'])}" if event["antes"] else ""
+        seats = ", ".join(map(str, event["seats"]))
+        return f"seats {seats} dealt in, dealer {event['dealer']}{antes}"
+    if kind == "card_dealt":
+        if event["destination"] == "burn":
+            return f"  burn {event['card']}"
+        if event["destination"] == "community":
+            return f"  community {event['card']}"
+        return f"  seat {event['seat']}: {event['card']} face {event['face']}"
+    if kind == "blind_posted":
+        return f"  seat {event['seat']} posts the {event['blind']} blind {event['amount']}"
+    if kind == "action_taken":
+        amount = f" {event['amount']}" if event["amount"] else ""
+        return f"  seat {event['seat']} {event['action']}{amount}" + (
+            ", all-in" if event["all_in"] else ""
+        )
+    if kind == "draw_declared":
+        discards = " ".join(event["discards"]) or "stands pat"
+        return f"  seat {event['seat']} draws: {discards}"
+    if kind == "street_started":
+        return f"{event['street']}:"
+    if kind == "showdown":
+        return "showdown: " + "; ".join(
+            f"seat {h['seat']}{''.join(' ' + c for c in h['cards'])} {h['share']}: "
+            f"{h['description']}"
+            for h in event["hands"]
+        )
+    if kind == "hand_settled":
+        pots = "; ".join(
+            f"{p['name']} {p['amount']}: "
+            + ", ".join(
+                f"{s['share']} {s['amount']} to seat {'/'.join(map(str, s['winners']))}"
+                for s in p["shares"]
+            )
+            + "".join(f", odd chip to seat {o['seat']} ({o['rule']})" for o in p["odd_chips"])
+            for p in event["pots"]
+        )
+        nets = ", ".join(f"seat {n['seat']} {n['amount']:+d}" for n in event["net"])
+        rake = f"; rake {event['rake']}" if event["rake"] else ""
+        return f"settled: {pots}{rake}. Results: {nets}"
+    if kind == "hand_voided":
+        return f"void (misdeal): returned {_amounts(event['returned'])}"
+    if kind == "alarm":
+        return f"  ALARM {event['read']} at the {event['point']}: {event['reason']}"
+    if kind == "undone":
+        return f"  undone: {event['input']}"
+    return ""
+
+
+def format_hand(hand: HandRecord) -> str:
+    """A hand as recall prints it."""
+    state = "" if hand.finished else " (in progress)"
+    head = f"Hand {hand.number}, {hand.game}, {hand.started}{state}"
+    return "\n".join([head, *(f"  {line}" for line in hand.lines)])

@@ -1,0 +1,122 @@
+"""The journal's records of the table: one per input (card, tag, button, device event), one per
+decision (the events an input caused). Pure: dicts in, dicts out.
+
+Every input record carries the device, its ``boot`` and the sentence's ``seq``
+(docs/journal.md, Durability), so a restarted controller recognises the
+device's resend of a sentence it journaled but never acknowledged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Final
+
+from controller.cards import Card
+from controller.engine.events import Event
+from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.journal import JsonObject, JsonValue
+
+#: Inputs the engine takes.
+CARD: Final = "card"
+TAG: Final = "tag"
+BUTTON: Final = "button"
+#: Device sentences that are not engine inputs, journaled so their seq is kept in order.
+SHOE_STATUS: Final = "shoe_status"
+RFID_REPEAT: Final = "rfid_repeat"
+#: A link event: device ready (with its outcome), lost or refused.
+DEVICE: Final = "device"
+#: The events an input caused; a hand's first decision is kind ``hand_started`` (the
+#: journal's rotation begins each file with one).
+DECISION: Final = "decision"
+HAND_STARTED: Final = "hand_started"
+
+ENGINE_INPUTS: Final = frozenset({CARD, TAG, BUTTON})
+SEQUENCED: Final = frozenset({CARD, TAG, BUTTON, SHOE_STATUS, RFID_REPEAT})
+DECISIONS: Final = frozenset({DECISION, HAND_STARTED})
+
+
+class RecordFormatError(ValueError):
+    """A journal record whose data is not what this controller writes."""
+
+    def __init__(self, kind: str, data: JsonObject, reason: str) -> None:
+        super().__init__(f"journal record {kind} {data}: {reason}")
+
+
+@dataclass(frozen=True, slots=True)
+class Origin:
+    """Which sentence of which device boot a record came from."""
+
+    device: str
+    boot: str
+    seq: int
+
+    def fields(self) -> JsonObject:
+        return {"device": self.device, "boot": self.boot, "seq": self.seq}
+
+
+def input_data(inp: TableInput, origin: Origin) -> tuple[str, JsonObject]:
+    """The kind and data of an engine input's record."""
+    data = origin.fields()
+    if isinstance(inp, CardRead):
+        data.update(card=inp.card.code, point=inp.point.value)
+        return CARD, data
+    if isinstance(inp, ForeignTag):
+        data.update(uid=inp.tag, point=inp.point.value, reason=inp.reason)
+        return TAG, data
+    data.update(button=inp.button.value)
+    return BUTTON, data
+
+
+def input_of(kind: str, data: JsonObject) -> TableInput:
+    """The engine input an input record holds."""
+    try:
+        if kind == CARD:
+            return CardRead(Card.parse(str(data["card"])), ReadPoint(str(data["point"])))
+        if kind == TAG:
+            return ForeignTag(str(data["uid"]), str(data["reason"]), ReadPoint(str(data["point"])))
+        if kind == BUTTON:
+            return ButtonPress(Button(str(data["button"])))
+    except (KeyError, ValueError) as exc:
+        raise RecordFormatError(kind, data, f"expected an input's fields: {exc}") from None
+    raise RecordFormatError(kind, data, f"expected one of {sorted(ENGINE_INPUTS)}")
+
+
+def origin_of(kind: str, data: JsonObject) -> Origin:
+    """The device sentence a sequenced record came from."""
+    device, boot, seq = data.get("device"), data.get("boot"), data.get("seq")
+    if not (isinstance(device, str) and isinstance(boot, str) and isinstance(seq, int)):
+        raise RecordFormatError(kind, data, "expected device, boot and seq")
+    return Origin(device, boot, seq)
+
+
+def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:
+    """The kind and data of the decision record for the input journaled as ``input_seq``."""
+    kind = HAND_STARTED if any(e.kind == "hand_started" for e in events) else DECISION
+    return kind, {"input": input_seq, "events": list(events_json(events))}
+
+
+#: Each event class's field names, read once (dataclasses.asdict deep-copies: 30x slower).
+_FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def _plain(value: object) -> JsonValue:
+    """A value of an event as JSON reads it back: tuples become lists, dataclasses objects."""
+    if value is None or isinstance(value, str | int | float):
+        return value
+    if isinstance(value, tuple | list):
+        return [_plain(item) for item in value]
+    names = _FIELDS.get(type(value))
+    if names is None:
+        names = tuple(f.name for f in fields(value))  # type: ignore[arg-type]  # an event's part
+        _FIELDS[type(value)] = names
+    return {name: _plain(getattr(value, name)) for name in names}
+
+
+def events_json(events: list[Event]) -> list[JsonObject]:
+    """Events as the decision record keeps them (tuples become lists, as JSON reads back)."""
+    out: list[JsonObject] = []
+    for event in events:
+        body = _plain(event)
+        assert isinstance(body, dict)  # an event is a dataclass
+        out.append({"kind": event.kind, **body})
+    return out

@@ -1,0 +1,155 @@
+"""A controller wired to the simulator's shoe and panel (the demo, the soak, the crash test).
+
+``SimTable`` runs the simulator, the controller (on its own thread, as ``tablectl
+run`` runs it) and, optionally, the random dealer; the drivers reach the devices
+through the simulator's ptys or its ``sim://`` URLs, as they reach hardware.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from controller.app.loop import Controller, JournalOptions
+from controller.display.view import TableView
+from controller.engine import Stakes, TableConfig
+from controller.games import GAMES
+from controller.games.spec import ForcedBet, GameSpec
+from drivers.deck import Deck, DeckSet
+from drivers.panel import PanelDriver
+from drivers.shoe import ShoeDriver
+from drivers.transport import LinkSettings
+from simulator.table import Simulator, Transport
+
+#: The demo's stakes: small enough that no seat goes broke in a long run.
+DEMO_STACK = 20_000
+
+
+def demo_config(spec: GameSpec, seats: int = 6) -> TableConfig:
+    """A table of ``seats`` players at small fixed-limit stakes for ``spec``."""
+    if spec.forced_bet is ForcedBet.BLINDS:
+        stakes = Stakes(small_bet=2, big_bet=4, small_blind=1, big_blind=2)
+        dealer = 1
+    else:
+        stakes = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
+        dealer = 0
+    numbers = tuple(range(1, seats + 1))
+    return TableConfig(
+        seats=numbers, stakes=stakes, dealer=dealer, stacks=dict.fromkeys(numbers, DEMO_STACK)
+    )
+
+
+@dataclass
+class SimTable:
+    """The simulator and a controller on it; a context manager. ``controller`` is rebuilt
+    from the journal by ``restart``."""
+
+    game: str
+    journal: JournalOptions
+    seed: int = 0
+    transport: Transport = "memory"
+    directory: Path | None = None
+    seats: int = 6
+    table_id: str = "SIM-1"
+    display: Any = None
+    link: dict[str, float] = field(default_factory=dict)
+    #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
+    #: the default 0.5 s; a fast simulated dealer shortens both (RandomDealer.shuffle_pause).
+    repeat_window: float = 0.5
+    sim: Simulator = field(init=False)
+    controller: Controller = field(init=False)
+    _stop: threading.Event = field(default_factory=threading.Event, init=False)
+    _thread: threading.Thread | None = field(default=None, init=False)
+    error: BaseException | None = field(default=None, init=False)
+
+    def __post_init__(self) -> None:
+        if self.game not in GAMES:
+            raise ValueError(f"game {self.game!r}: expected one of {', '.join(sorted(GAMES))}")
+        self.spec = GAMES[self.game]
+        self.config = demo_config(self.spec, self.seats)
+
+    def __enter__(self) -> SimTable:
+        table = None if self.transport == "pty" else f"t{id(self)}"
+        kwargs: dict[str, Any] = {"transport": self.transport, "seed": self.seed}
+        if table is not None:
+            kwargs["table"] = table
+        if self.directory is not None:
+            kwargs["directory"] = self.directory / "sim"
+        self.sim = Simulator(**kwargs)
+        self.sim.start()
+        try:
+            self._decks_dir = self.journal.directory.parent / "decks"
+            self.deck_files = self.sim.write_deck_files(self._decks_dir)
+            self.start_controller()
+        except BaseException:
+            self.sim.close()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        try:
+            self.stop_controller()
+        finally:
+            self.sim.close()
+
+    def decks(self) -> DeckSet:
+        first, second = self.deck_files
+        return DeckSet(Deck.load(first), Deck.load(second))
+
+    def _drivers(self, events: queue.Queue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+        def settings(device: str) -> LinkSettings:
+            return LinkSettings(self.sim.address(device), **self.link)  # type: ignore[arg-type]  # the few float settings a test shortens
+
+        return (
+            ShoeDriver(
+                settings("shoe"), events, repeat_window=self.repeat_window, ack_after_commit=True
+            ),
+            PanelDriver(settings("panel"), events, ack_after_commit=True),
+        )
+
+    def start_controller(self) -> Controller:
+        """Build the controller from the journal and run it on its own thread."""
+        display = self.display if callable(self.display) else None
+        self.controller = Controller.build(
+            table_id=self.table_id,
+            spec=self.spec,
+            config=self.config,
+            journal=self.journal,
+            decks=self.decks(),
+            make_drivers=self._drivers,
+            display=display,
+        )
+        self._stop = threading.Event()
+        self.controller.start()
+        self._thread = threading.Thread(target=self._run, name="tablectl-controller", daemon=True)
+        self._thread.start()
+        return self.controller
+
+    def _run(self) -> None:
+        try:
+            self.controller.run(self._stop)
+        except BaseException as exc:  # surfaced by stop_controller, not lost on a thread
+            self.error = exc
+
+    def stop_controller(self) -> None:
+        """Stop the loop, close the drivers and the journal (as SIGTERM does)."""
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        self._thread = None
+        self.controller.close()
+        if self.error is not None:
+            raise self.error
+
+
+def view_sink(show: Any) -> Any:
+    """Adapt a display's ``show(view)`` (TableView) for ``SimTable.display``."""
+
+    def sink(view: TableView) -> None:
+        show(view)
+
+    return sink

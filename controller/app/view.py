@@ -1,0 +1,226 @@
+"""The engine's state as the dealer's display shows it: a ``TableView``. Pure.
+
+``ViewBuilder.observe(events)`` follows what the engine announced (the chips
+in front of each seat this round, the last showdown, the last announcements);
+``build(core)`` makes the snapshot. Hole cards reach the view only as
+``FACE_DOWN`` (docs/display.md: the screen shows what the table shows).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Final
+
+from controller.announce import announce
+from controller.app.core import DEVICES, TableCore
+from controller.cards import Card
+from controller.display.view import (
+    FACE_DOWN,
+    ActionOption,
+    ActionPrompt,
+    AlarmView,
+    Award,
+    Destination,
+    DeviceState,
+    DeviceView,
+    NextCard,
+    OddChip,
+    PotView,
+    SeatStatus,
+    SeatView,
+    Severity,
+    ShowdownView,
+    ShownCard,
+    ShownHand,
+    TableView,
+    device_lost,
+)
+from controller.engine import events as ev
+from controller.engine.machine import DRAWING, IN_HAND
+from controller.games.spec import ForcedBet
+from controller.inputs import Button
+
+LOG_LINES: Final = 4
+
+
+class ViewBuilder:
+    """Builds the display's view of one table from the core and the events it announced."""
+
+    def __init__(self, table_id: str) -> None:
+        self.table_id = table_id
+        self._bets: dict[int, int] = {}
+        self._shown: ev.Showdown | None = None
+        self._settled: ev.HandSettled | None = None
+        self._log: deque[str] = deque(maxlen=LOG_LINES)
+
+    def observe(self, events: list[ev.Event]) -> None:
+        """Follow the engine's events (after every input)."""
+        for event in events:
+            if isinstance(event, ev.HandStarted):
+                self._bets.clear()
+                self._shown, self._settled = None, None
+            elif isinstance(event, ev.RoundCompleted | ev.StreetStarted):
+                self._bets.clear()
+            elif isinstance(event, ev.BlindPosted):
+                self._bets[event.seat] = event.amount
+            elif isinstance(event, ev.ActionTaken):
+                self._bets[event.seat] = event.round_total
+            elif isinstance(event, ev.Showdown):
+                self._shown = event
+            elif isinstance(event, ev.HandSettled):
+                self._settled = event
+                self._bets.clear()
+            if not isinstance(event, ev.CardExpected | ev.ActionRequired):
+                self._log.append(announce(event))
+
+    def build(self, core: TableCore) -> TableView:
+        """The view of the table now."""
+        table = core.table
+        state = table.state
+        in_hand = state.phase in IN_HAND
+        stakes = table.stakes
+        button_game = table.spec.forced_bet is ForcedBet.BLINDS
+        seats = tuple(
+            SeatView(
+                number=seat.seat,
+                stack=seat.stack,
+                bet=self._bets.get(seat.seat, 0) if in_hand else 0,
+                cards=_cards(seat.down, seat.up),
+                status=_status(seat.folded, seat.all_in, in_hand, bool(seat.down or seat.up)),
+                button=button_game and seat.seat == state.dealer,
+            )
+            for seat in state.seats
+        )
+        live = tuple(s.seat for s in state.seats if (s.down or s.up) and not s.folded)
+        pending = table.pending
+        return TableView(
+            game=table.spec.name,
+            table_id=self.table_id,
+            seats=seats,
+            hand_number=state.hand or None,
+            street=state.street or "",
+            stakes=f"{stakes.small_bet}/{stakes.big_bet}",
+            pots=(PotView("Pot", state.pot, live),) if in_hand and state.pot else (),
+            community=tuple(Card.parse(c) for c in state.community),
+            next_card=_next_card(pending, state.phase == DRAWING),
+            to_act=_prompt(pending),
+            alarms=_alarms(pending, core),
+            devices=_devices(core),
+            showdown=self._showdown(),
+            dealer_prompt=_dealer_prompt(pending),
+            log=tuple(self._log),
+            hand_in_progress=in_hand,
+        )
+
+    def _showdown(self) -> ShowdownView | None:
+        settled = self._settled
+        if settled is None or settled.uncontested or self._shown is None:
+            return None
+        by_seat: dict[int, dict[str, ev.ShownHand]] = {}
+        for hand in self._shown.hands:
+            by_seat.setdefault(hand.seat, {})[hand.share] = hand
+        hands = []
+        for seat, shares in by_seat.items():
+            first = next(iter(shares.values()))
+            high = shares.get("high", first)
+            low = shares.get("low")
+            hands.append(
+                ShownHand(
+                    seat,
+                    tuple(Card.parse(c) for c in first.cards),
+                    high.description,
+                    low.description if low is not None else None,
+                )
+            )
+        awards: list[Award] = []
+        odd: list[OddChip] = []
+        for pot in settled.pots:
+            for award in pot.awards:
+                won = [s.share for s in pot.shares if award.seat in s.winners]
+                awards.append(Award(pot.name, award.seat, award.amount, " and ".join(won)))
+            odd.extend(OddChip(pot.name, o.seat, o.chips, o.rule) for o in pot.odd_chips)
+        return ShowdownView(tuple(hands), tuple(awards), tuple(odd), settled.rake)
+
+
+def _cards(down: tuple[str, ...], up: tuple[str, ...]) -> tuple[ShownCard, ...]:
+    return (FACE_DOWN,) * len(down) + tuple(Card.parse(c) for c in up)
+
+
+def _status(folded: bool, all_in: bool, in_hand: bool, dealt: bool) -> SeatStatus:
+    if folded:
+        return SeatStatus.FOLDED
+    if all_in:
+        return SeatStatus.ALL_IN
+    if in_hand and not dealt:
+        return SeatStatus.SITTING_OUT
+    return SeatStatus.ACTIVE
+
+
+def _next_card(pending: ev.Event, drawing: bool) -> NextCard:
+    if isinstance(pending, ev.DrawExpected):
+        return NextCard(Destination.DISCARDS, pending.seat)
+    if not isinstance(pending, ev.CardExpected):
+        return NextCard()
+    if pending.destination == ev.BURN:
+        return NextCard(Destination.BURN)
+    if pending.destination == ev.COMMUNITY:
+        return NextCard(Destination.COMMUNITY)
+    if drawing:
+        return NextCard(Destination.REPLACEMENT, pending.seat)
+    face = Destination.FACE_UP if pending.face == "up" else Destination.FACE_DOWN
+    return NextCard(face, pending.seat)
+
+
+def _prompt(pending: ev.Event) -> ActionPrompt | None:
+    if not isinstance(pending, ev.ActionRequired):
+        return None
+    return ActionPrompt(
+        pending.seat,
+        pending.reason,
+        tuple(action_option(o) for o in pending.options),
+        pending.to_call,
+    )
+
+
+def action_option(option: ev.Option) -> ActionOption:
+    """``raise to 15`` becomes the action ``raise to`` and the amount 15, as the display sets it."""
+    suffix = f" {option.amount}"
+    if option.amount and option.meaning.endswith(suffix):
+        return ActionOption(Button(option.button), option.meaning[: -len(suffix)], option.amount)
+    return ActionOption(Button(option.button), option.meaning)
+
+
+def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
+    alarms = []
+    if isinstance(pending, ev.Alarm):
+        # NOTES.md, Integrity: the alarm holds the hand until the dealer resolves it.
+        alarms.append(
+            AlarmView(
+                Severity.ALARM,
+                f"{pending.read} at the {pending.point}: {pending.reason}.",
+                "Put the card aside and press UNDO, or press MISDEAL.",
+                "NOTES.md, Integrity",
+            )
+        )
+    for name in DEVICES:
+        device = core.devices[name]
+        if device.connected and device.restarted:
+            alarms.append(AlarmView(Severity.WARNING, f"The {name} restarted.", device.message))
+    return tuple(alarms)
+
+
+def _devices(core: TableCore) -> tuple[DeviceView, ...]:
+    return tuple(
+        DeviceView(name) if core.devices[name].connected else device_lost(name) for name in DEVICES
+    )
+
+
+def _dealer_prompt(pending: ev.Event) -> str:
+    if isinstance(pending, ev.NewHandExpected):
+        return f"Shuffle and cut the other deck, then press NEW HAND (hand {pending.hand})"
+    if isinstance(pending, ev.DrawExpected):
+        return f"Seat {pending.seat}: discards over the reader, then DRAW DONE (none: stands pat)"
+    return ""
+
+
+__all__ = ["DeviceState", "ViewBuilder"]

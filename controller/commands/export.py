@@ -1,0 +1,48 @@
+"""``tablectl export --phh``: every settled hand of the journal as a PHH hand history file."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Final
+
+from controller.app.phh import ExportError, export_hands
+from controller.app.recall import hands
+from controller.config import SettingsError, load_config
+from controller.journal import JournalError, JournalReader, Record
+
+DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``export``."""
+    parser = subparsers.add_parser(
+        "export",
+        help="export the journal's hands as PHH hand histories",
+        description="Write every settled hand of the journal as a PHH file (hand-N.phh) in "
+        "--out. The stakes come from the table's configuration. Exit status: 0 written, "
+        "1 the journal or configuration is not usable, 2 usage error.",
+    )
+    parser.add_argument("--phh", action="store_true", required=True, help="PHH (the format)")
+    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE")
+    parser.add_argument("--journal", type=Path, metavar="DIR", help="default: the config's")
+    parser.add_argument("--out", type=Path, required=True, metavar="DIR")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Export; return the exit status."""
+    try:
+        settings = load_config(args.config)
+        directory: Path = args.journal or settings.journal.dir
+        records: list[Record] = list(JournalReader(directory))
+        exported = export_hands(hands(records), settings.stakes, settings.table_id)
+    except (SettingsError, JournalError, ExportError, FileNotFoundError) as error:
+        print(f"tablectl export: {error}", file=sys.stderr)
+        return 1
+    args.out.mkdir(parents=True, exist_ok=True)
+    for number, text in exported:
+        (args.out / f"hand-{number}.phh").write_text(text, encoding="utf-8")
+    print(f"{len(exported)} hands written to {args.out}")
+    return 0

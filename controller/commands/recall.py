@@ -1,0 +1,73 @@
+"""``tablectl recall [N]``: the last N hands of the journal (default 10), oldest first."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Final
+
+from controller.app.progress import Progress
+from controller.app.recall import format_hand, hands
+from controller.journal import JournalError, JournalReader, Record
+
+DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
+
+
+def _count(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"N {text!r}: expected a whole number of hands, 1 or more")
+    return int(text)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``recall``."""
+    parser = subparsers.add_parser(
+        "recall",
+        help="show the last hands: cards, actions and settlement (also while the table runs)",
+        description="Show the last N hands of the journal, oldest first, each with its cards, "
+        "actions and settlement. Reads without stopping the table. Exit status: 0 shown, "
+        "1 the journal is not intact (the hands before the problem are shown), 2 usage error.",
+    )
+    parser.add_argument("count", nargs="?", type=_count, default=10, metavar="N")
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        default=DEFAULT_JOURNAL_DIR,
+        metavar="DIR",
+        help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the hands; return the exit status."""
+    directory: Path = args.journal
+    if not directory.is_dir():
+        print(f"tablectl recall: no journal directory {directory}", file=sys.stderr)
+        return 2
+    reader = JournalReader(directory)
+    records: list[Record] = []
+    problem: JournalError | None = None
+    # A large journal takes a while: a progress bar at a terminal, nothing in a pipe.
+    total = sum(path.stat().st_size for path in directory.glob("journal-*.jsonl"))
+    bar = Progress(max(1, total // 1024), label="KiB read")
+    read = 0
+    try:
+        for record in reader:
+            records.append(record)
+            read += len(record.line())
+            if bar.enabled and len(records) % 1000 == 0:
+                bar.update(read // 1024)
+        if bar.done:
+            bar.update(bar.total)  # finish the bar's line
+    except JournalError as error:
+        problem = error
+    shown = hands(records, args.count)
+    if not shown:
+        print(f"no hands in the journal {directory}")
+    print("\n\n".join(format_hand(hand) for hand in shown))
+    if problem is not None:
+        print(f"tablectl recall: the journal is not intact: {problem}", file=sys.stderr)
+        return 1
+    return 0

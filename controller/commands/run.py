@@ -1,0 +1,103 @@
+"""``tablectl run --config table.toml``: run one live table until SIGTERM or SIGINT."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+from typing import Final
+
+from controller.app.core import ReplayMismatch
+from controller.app.loop import Controller
+from controller.app.records import RecordFormatError
+from controller.app.screen import DisplaySink, run_with_display
+from controller.app.service import (
+    StartError,
+    build_controller,
+    refuse_root,
+    serve,
+    stop_on_signals,
+)
+from controller.config import SettingsError, check_files, load_config
+from controller.journal import JournalError
+from controller.logsetup import configure_logging
+from drivers.deck import DeckError
+
+DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
+
+EXIT_STOPPED: Final = 0
+EXIT_FAILED: Final = 1
+
+#: What stops a table from opening; each message says what to look at.
+START_ERRORS: Final = (
+    SettingsError,
+    StartError,
+    JournalError,
+    ReplayMismatch,
+    RecordFormatError,
+    DeckError,
+)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``run``."""
+    parser = subparsers.add_parser(
+        "run",
+        help="run the table: shoe and panel to the engine, journal, panel, log and display",
+        description="Run one live table from its configuration until SIGTERM or SIGINT. "
+        "The journal is replayed first: a hand in progress resumes where it stopped. "
+        "Exit status: 0 stopped, 1 the table could not open (the reason is printed).",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"the table's configuration (default: {DEFAULT_CONFIG})",
+    )
+    parser.add_argument(
+        "--display",
+        action="store_true",
+        help="show the dealer's display on this terminal; q quits (default: headless)",
+    )
+    parser.add_argument(
+        "--repeat-window",
+        type=float,
+        default=0.5,
+        metavar="SECONDS",
+        help="the shoe's RFID repeat window (docs/protocol.md, 7; default 0.5): shorter only "
+        "for a simulated dealer who shuffles faster than a person",
+    )
+    parser.add_argument(
+        "--as-root",
+        action="store_true",
+        help="allow running as root (a bench or a container with no other user; never the "
+        "service, which runs as the unprivileged user tablectl)",
+    )
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Open the table and run it; return the exit status."""
+    sink = DisplaySink() if args.display else None
+    try:
+        if not args.as_root:
+            refuse_root()
+        settings = load_config(args.config)
+        check_files(settings)
+        configure_logging(settings.log, table_id=settings.table_id)
+        controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
+    except START_ERRORS as error:
+        print(f"tablectl run: {error}", file=sys.stderr)
+        return EXIT_FAILED
+    stop = threading.Event()
+    if sink is not None:
+        run_with_display(sink, lambda event: _serve_quietly(controller, event), stop)
+        return EXIT_STOPPED
+    stop_on_signals(stop)
+    return EXIT_STOPPED if serve(controller, stop) else EXIT_FAILED
+
+
+def _serve_quietly(controller: Controller, stop: threading.Event) -> None:
+    serve(controller, stop)  # a journal failure is logged; the display shows the table closed

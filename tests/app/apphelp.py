@@ -1,0 +1,52 @@
+"""Helpers of the application tests: a simulated table with a fast random dealer."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import simulator  # noqa: F401  registers the sim:// scheme with pyserial
+from controller.app import records as rec
+from controller.app.dealer import RandomDealer
+from controller.app.loop import JournalOptions
+from controller.app.simtable import SimTable
+from controller.journal import JournalReader
+
+#: Short enough for quick tests, several resend periods long (docs/simulator.md).
+FAST_REPEAT_WINDOW = 0.02
+FAST_SHUFFLE = 0.03
+
+
+@contextmanager
+def sim_table(
+    tmp_path: Path, game: str = "mambo", seed: int = 1, **kwargs: Any
+) -> Iterator[SimTable]:
+    """A running SimTable, its journal in tmp_path (fsync off: not a power-cut test)."""
+    options = JournalOptions(tmp_path / "journal", fsync=kwargs.pop("fsync", False))
+    kwargs.setdefault("repeat_window", FAST_REPEAT_WINDOW)
+    with SimTable(game, options, seed=seed, directory=tmp_path, **kwargs) as table:
+        yield table
+
+
+def dealer(table: SimTable, hands: int, seed: int = 1, **kwargs: Any) -> RandomDealer:
+    """A fast random dealer attached to the table's controller."""
+    kwargs.setdefault("shuffle_pause", FAST_SHUFFLE)
+    bot = RandomDealer(table.sim, seed=seed, hands=hands, **kwargs)
+    bot.attach(table.controller)
+    return bot
+
+
+def journal_records(directory: Path) -> list[tuple[str, dict[str, Any]]]:
+    """Every record of the journal as (kind, data)."""
+    return [(r.kind, dict(r.data)) for r in JournalReader(directory)]
+
+
+def sequenced(directory: Path, device: str) -> list[tuple[str, int]]:
+    """(boot, seq) of every record of ``device``'s sentences, in journal order."""
+    return [
+        (str(data["boot"]), int(data["seq"]))
+        for kind, data in journal_records(directory)
+        if kind in rec.SEQUENCED and data["device"] == device
+    ]

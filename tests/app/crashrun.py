@@ -1,0 +1,262 @@
+"""The crash test's parts: ``tablectl run`` in a process killed with SIGKILL at random moments,
+the simulator on real ptys, and a dealer who keeps the engine's expected state itself.
+
+The dealer (``MirrorDealer``) plays a seeded random game through the simulated
+devices and applies each input to its own engine (the pure ``Table``). It acts
+only once the device's previous sentence is acknowledged, which the controller
+does only after journaling it: so the inputs reach the controller in the order
+the dealer made them, whatever the kills. Its engine is therefore the
+uninterrupted run of the same seed, and the controller's journal, replayed,
+must end with the same results.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from controller.app.core import TableCore
+from controller.app.simtable import demo_config
+from controller.cards import Card
+from controller.engine import Table, TableConfig
+from controller.engine.events import (
+    ActionRequired,
+    CardExpected,
+    DrawExpected,
+    Event,
+    HandSettled,
+    HandVoided,
+    NewHandExpected,
+)
+from controller.games import GAMES
+from controller.games.spec import GameSpec
+from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
+from controller.journal import JournalReader, verify
+from simulator.table import Simulator
+
+ROOT = Path(__file__).resolve().parents[2]
+AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
+REPEAT_WINDOW = 0.02
+SHUFFLE = 0.03
+
+
+def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
+    decks = sim.write_deck_files(tmp_path / "decks")
+    config = demo_config(GAMES[game], seats)
+    stacks = "\n".join(f"{seat} = {amount}" for seat, amount in config.stacks.items())
+    stakes = config.stakes
+    path = tmp_path / "table.toml"
+    path.write_text(
+        f"""
+[table]
+id = "CRASH-1"
+game = "{game}"
+seats = {list(config.seats)}
+dealer = {config.dealer}
+
+[stakes]
+ante = {stakes.ante}
+bring_in = {stakes.bring_in}
+small_bet = {stakes.small_bet}
+big_bet = {stakes.big_bet}
+
+[stacks]
+{stacks}
+
+[devices.shoe]
+path = "{sim.address("shoe")}"
+heartbeat_timeout = 3.0
+
+[devices.panel]
+path = "{sim.address("panel")}"
+
+[decks]
+a = "{decks[0]}"
+b = "{decks[1]}"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+fsync = false
+
+[log]
+format = "json"
+level = "warning"
+file = "{tmp_path / "tablectl.log"}"
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+@dataclass
+class MirrorDealer:
+    """A seeded random dealer that applies every input it makes to its own engine."""
+
+    sim: Simulator
+    spec: GameSpec
+    config: TableConfig
+    seed: int
+    timeout: float = 60.0
+    table: Table = field(init=False)
+    results: list[HandSettled | HandVoided] = field(default_factory=list, init=False)
+    inputs: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.table = Table(self.spec, self.config)
+        self.rng = random.Random(f"crash-dealer-{self.seed}")
+
+    def play(self, hands: int) -> None:
+        while True:
+            pending = self.table.pending
+            if isinstance(pending, NewHandExpected):
+                if pending.hand > hands:
+                    return
+                self.sim.shuffle(self.rng.randrange(1 << 30))
+                time.sleep(SHUFFLE)
+                self._press(Button.NEW_HAND)
+            elif isinstance(pending, CardExpected):
+                self._apply(CardRead(self.sim.deal()), "shoe")
+            elif isinstance(pending, ActionRequired):
+                weights = [0.15 if o.button == "fold" else 1.0 for o in pending.options]
+                self._press(Button(self.rng.choices(pending.options, weights)[0].button))
+            elif isinstance(pending, DrawExpected):
+                seat = next(s for s in self.table.state.seats if s.seat == pending.seat)
+                cards = list(seat.down + seat.up)
+                for code in self.rng.sample(cards, self.rng.randint(0, min(3, len(cards)))):
+                    dealt = Card.parse(code)
+                    self.sim.discard(dealt)
+                    self._apply(CardRead(dealt, ReadPoint.DISCARD_READER), "shoe")
+                self._press(Button.DRAW_DONE)
+            else:
+                raise AssertionError(f"the dealer does not know what to do at {pending}")
+
+    def _press(self, button: Button) -> None:
+        self.sim.press(button)
+        self._apply(ButtonPress(button), "panel")
+
+    def _apply(self, inp: TableInput, device: str) -> None:
+        events: list[Event] = self.table.apply(inp)
+        self.inputs += 1
+        self.results.extend(e for e in events if isinstance(e, HandSettled | HandVoided))
+        self.wait_acked(device)
+
+    def wait_acked(self, device: str) -> None:
+        """Until the device holds nothing unacknowledged: the controller has journaled it."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            with self.sim.locked():
+                left = self.sim.devices[device].core.sender.backlog
+            if not left:
+                return
+            if time.monotonic() > deadline:
+                raise TimeoutError(
+                    f"{device}: {left} sentences unacknowledged for {self.timeout} s"
+                )
+            time.sleep(0.001)
+
+
+@dataclass
+class Killer:
+    """Runs ``tablectl run`` and kills it with SIGKILL at random moments, restarting it."""
+
+    config: Path
+    seed: int
+    mean_interval: float
+    sim: Simulator
+    process: subprocess.Popen[bytes] | None = None
+    kills: int = 0
+    _stop: threading.Event = field(default_factory=threading.Event)
+    _thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        self.process = self._spawn()
+        self._thread = threading.Thread(target=self._kill_loop, name="crash-killer")
+        self._thread.start()
+
+    def _spawn(self) -> subprocess.Popen[bytes]:
+        command = [sys.executable, "-m", "controller", "run", "--config", str(self.config)]
+        command += ["--repeat-window", str(REPEAT_WINDOW), *AS_ROOT]
+        return subprocess.Popen(
+            command,
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def _welcomes(self) -> int:
+        with self.sim.locked():
+            return sum(device.core.link.welcomes for device in self.sim.devices.values())
+
+    def _wait_ready(self, before: int) -> None:
+        """Until both devices were welcomed by the new process: it has replayed and is up."""
+        while self._welcomes() < before + 2 and not self._stop.wait(0.01):
+            pass
+
+    def _kill_loop(self) -> None:
+        rng = random.Random(f"crash-killer-{self.seed}")
+        self._wait_ready(0)
+        while not self._stop.wait(rng.uniform(0.0, 2 * self.mean_interval)):
+            assert self.process is not None
+            self.process.send_signal(signal.SIGKILL)
+            self.process.wait()
+            self.kills += 1
+            before = self._welcomes()
+            self.process = self._spawn()
+            self._wait_ready(before)
+
+    def stop(self) -> int:
+        """Stop killing; end the controller with SIGTERM; its exit status."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+        assert self.process is not None
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
+
+
+@dataclass
+class CrashResult:
+    hands: int
+    inputs: int
+    kills: int
+    seconds: float
+    records: int
+
+
+def crash_run(
+    tmp_path: Path, game: str, *, hands: int, seed: int, mean_interval: float, seats: int = 4
+) -> CrashResult:
+    """Play ``hands`` hands while the controller is killed at random; check the journal and
+    the results against the dealer's own (uninterrupted) engine."""
+    started = time.monotonic()
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=seed) as sim:
+        config_path = write_config(tmp_path, sim, game, seats)
+        spec = GAMES[game]
+        config = demo_config(spec, seats)
+        dealer = MirrorDealer(sim, spec, config, seed)
+        killer = Killer(config_path, seed, mean_interval, sim)
+        killer.start()
+        try:
+            dealer.play(hands)
+        finally:
+            status = killer.stop()
+    assert status == 0
+    report = verify(tmp_path / "journal")
+    assert report.intact, report.summary()
+    replayed = TableCore(spec, config, keep_results=hands)
+    for record in JournalReader(tmp_path / "journal"):
+        replayed.replay(record)
+    assert list(replayed.results) == dealer.results
+    assert replayed.table.stacks == dealer.table.stacks
+    assert len(dealer.results) == hands
+    return CrashResult(
+        hands, dealer.inputs, killer.kills, time.monotonic() - started, report.records
+    )

@@ -1,0 +1,243 @@
+"""The controller over the simulator's devices: hands dealt, journaled, acknowledged, resumed."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from apphelp import dealer, journal_records, sequenced, sim_table
+
+from controller.app import records as rec
+from controller.app.core import TableCore
+from controller.app.loop import Controller, wait_until
+from controller.app.records import events_json
+from controller.app.service import serve
+from controller.app.simtable import SimTable
+from controller.app.view import action_option
+from controller.display.view import FACE_DOWN, TableView
+from controller.engine.events import (
+    Alarm,
+    CardDealt,
+    Event,
+    HandSettled,
+    HandVoided,
+    Option,
+    to_json,
+)
+from controller.inputs import Button
+from controller.journal import JournalReader, verify
+from drivers.shoe import ShoeDriver
+
+
+def panel_text(table: SimTable) -> str:
+    with table.sim.locked():
+        return table.sim.panel.text
+
+
+@pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
+def test_hands_are_dealt_settled_and_journaled_each_input_once(tmp_path: Path, game: str) -> None:
+    """docs/journal.md: every card and button journaled once, in device order; the chain verifies;
+    and a replay of the journal rebuilds the same table (same stacks, same next input)."""
+    with sim_table(tmp_path, game) as table:
+        bot = dealer(table, hands=6)
+        bot.run()
+        core = table.controller.core
+        assert len(core.results) == 6
+        assert all(isinstance(r, HandSettled) for r in core.results)
+        stacks, pending = core.table.stacks, core.table.pending
+    report = verify(tmp_path / "journal")
+    assert report.intact, report.summary()
+    for device in ("shoe", "panel"):
+        seqs = [seq for _boot, seq in sequenced(tmp_path / "journal", device)]
+        assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), f"{device}: {seqs}"
+    replayed = TableCore(table.spec, table.config)
+    assert replayed.keep_results >= 6
+    for record in JournalReader(tmp_path / "journal"):
+        replayed.replay(record)
+    assert replayed.table.stacks == stacks
+    assert replayed.table.pending == pending
+    # Conservation: the chips the seats won equal the chips they lost (no rake at this table).
+    assert sum(n.amount for r in core.results if isinstance(r, HandSettled) for n in r.net) == 0
+    assert sum(core.net.values()) == 0
+    assert core.finished == 6
+
+
+def test_a_sentence_is_acknowledged_only_after_its_record_is_on_disk(tmp_path: Path) -> None:
+    """docs/journal.md, Durability: commit(seq) is called only once the record holding seq is
+    the journal's last; a driver that checks this on every commit sees it hold."""
+    checked: list[int] = []
+    failures: list[str] = []
+
+    with sim_table(tmp_path) as table:
+        controller = table.controller
+        shoe = controller.shoe
+        original = ShoeDriver.commit
+
+        def checking_commit(seq: int) -> None:
+            last = controller.journal.last
+            if last is None or last.data.get("seq") != seq or last.data.get("device") != "shoe":
+                failures.append(f"seq {seq} acked before it was journaled (last: {last})")
+            checked.append(seq)
+            original(shoe, seq)
+
+        shoe.commit = checking_commit  # type: ignore[method-assign]  # observe the real driver
+        bot = dealer(table, hands=2)
+        bot.run()
+    assert not failures
+    assert len(checked) > 20
+
+
+def test_stop_and_restart_mid_hand_resumes_exactly(tmp_path: Path) -> None:
+    """Issue 7: after a stop mid-hand the controller replays its journal and resumes exactly:
+    the same next expected card or seat to act, the same pot, the same stacks; the hand then
+    finishes, and nothing is read twice."""
+    with sim_table(tmp_path) as table:
+        bot = dealer(table, hands=3)
+        stop_at = threading.Event()
+
+        def halt_mid_hand(controller: object, events: list[object]) -> None:
+            if table.controller.inputs == 25:
+                bot.stop()
+                stop_at.set()
+
+        table.controller.listeners.append(halt_mid_hand)  # type: ignore[arg-type]
+        bot.run()
+        assert stop_at.is_set()
+        before = table.controller.core.table.state
+        table.stop_controller()
+        controller = table.start_controller()
+        after = controller.core.table.state
+        assert after == before
+        assert after.phase not in ("waiting", "settled")
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        bot = dealer(table, hands=3, seed=2)
+        bot.run()
+        assert controller.core.table.hand_number == 3
+        results = controller.core.results
+    assert len(results) == 3
+    assert verify(tmp_path / "journal").intact
+    shoe = sequenced(tmp_path / "journal", "shoe")
+    assert len(shoe) == len(set(shoe)), "a sentence was journaled twice"
+
+
+def test_an_alarm_open_at_a_restart_stays_open(tmp_path: Path) -> None:
+    """Issue 7 (NOTES.md, Integrity): an alarm open when the controller stopped is open after the
+    restart, and undo resolves it."""
+    with sim_table(tmp_path) as table:
+        controller = table.controller
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        table.sim.shuffle(5)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: controller.inputs == 1, 5.0)
+        table.sim.foreign_tag()
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+        table.stop_controller()
+        controller = table.start_controller()
+        assert isinstance(controller.core.table.pending, Alarm)
+        assert table.controller.view.build(controller.core).alarms
+    kinds = [kind for kind, _data in journal_records(tmp_path / "journal")]
+    assert rec.TAG in kinds
+
+
+def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
+    tmp_path: Path,
+) -> None:
+    """Issue 7: the shoe unplugged mid-hand pauses the table with a clear message on the panel and
+    the display; plugged back, the table resumes and the cards dealt meanwhile arrive once."""
+    with sim_table(tmp_path, link={"heartbeat_timeout": 1.5, "backoff_max": 0.1}) as table:
+        controller = table.controller
+        bot = dealer(table, hands=1)
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        table.sim.shuffle(9)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: controller.inputs == 1, 5.0)
+        table.sim.unplug("shoe")
+        assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
+        assert wait_until(lambda: panel_text(table) == "PAUSED: shoe lost", 5.0), panel_text(table)
+        view = controller.view.build(controller.core)
+        assert any(d.lost for d in view.devices)
+        table.sim.deal()  # dealt while unplugged: kept on the shoe, sent after the replug
+        table.sim.replug("shoe")
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: controller.inputs == 2, 5.0)
+        bot.run()
+        assert len(controller.core.results) == 1
+    assert isinstance(controller.core.results[0], HandSettled | HandVoided)
+
+
+def test_the_display_follows_every_input_and_never_shows_a_hole_card(tmp_path: Path) -> None:
+    """docs/display.md: a view after every input; a face-down card reaches it only as FACE_DOWN;
+    the seat to act and the next card agree with the engine; a bring-in is shown (14.13A(d))."""
+    views: list[TableView] = []
+    with sim_table(tmp_path, display=views.append) as table:
+        down_cards: dict[int, set[str]] = {}
+
+        def hole_cards(controller: Controller, events: list[Event]) -> None:
+            hand = down_cards.setdefault(controller.core.table.hand_number, set())
+            hand.update(e.card for e in events if isinstance(e, CardDealt) and e.face == "down")
+
+        table.controller.listeners.append(hole_cards)
+        bot = dealer(table, hands=2)
+        bot.run()
+    assert len(down_cards[1]) >= 6
+    assert len(views) > 50
+    for view in views:
+        for seat in view.seats:
+            for card in seat.cards:
+                hidden = down_cards.get(view.hand_number or 0, set())
+                assert card is FACE_DOWN or card.code not in hidden
+    prompts = [v.to_act for v in views if v.to_act is not None]
+    assert any("bring" in o.action for p in prompts for o in p.options)
+    assert any(v.showdown is not None for v in views)
+    assert any(v.next_card.destination.value == "burn" for v in views)
+
+
+def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path) -> None:
+    """docs/journal.md, Durability: when the disk refuses a write (ENOSPC) the loop stops and
+    serve says so (the service exits for systemd to restart it); nothing was acknowledged, so a
+    press made meanwhile is taken once by the restarted controller."""
+    with sim_table(tmp_path) as table:
+        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        table.stop_controller()
+        controller = Controller.build(
+            table_id="SIM-1",
+            spec=table.spec,
+            config=table.config,
+            journal=table.journal,
+            decks=table.decks(),
+            make_drivers=table._drivers,
+        )
+        full = os.open("/dev/full", os.O_WRONLY)
+        try:
+            # The journal's file now behaves as a full disk.
+            os.dup2(full, controller.journal._file)  # type: ignore[arg-type]
+        finally:
+            os.close(full)
+        assert serve(controller, threading.Event()) is False
+        table.sim.press(Button.NEW_HAND)  # nobody listens: the panel keeps it
+        controller = table.start_controller()
+        assert wait_until(lambda: controller.core.table.hand_number == 1, 5.0)
+    assert verify(tmp_path / "journal").intact
+
+
+def test_decision_records_hold_the_events_as_the_engine_writes_them(tmp_path: Path) -> None:
+    """The journal's decision records equal the engine's own JSON of its events (to_json)."""
+    seen: list[Event] = []
+    with sim_table(tmp_path, "five-card-stud") as table:
+        table.controller.listeners.append(lambda _c, events: seen.extend(events))
+        dealer(table, hands=3).run()
+    assert len(seen) > 100
+    assert events_json(seen) == [json.loads(to_json(e)) for e in seen]
+
+
+def test_the_seat_to_acts_options_read_as_the_engine_says_them() -> None:
+    """docs/display.md: each option is the panel button, what it does now and the chips
+    (``raise to 15``), so the display reads as the dealer's announcement."""
+    raise_to = action_option(Option("bet_raise", 15, "raise to 15"))
+    assert (raise_to.button, raise_to.action, raise_to.amount) == (Button.BET_RAISE, "raise to", 15)
+    assert raise_to.text == "raise to 15"
+    fold = action_option(Option("fold", 0, "fold"))
+    assert (fold.action, fold.amount, fold.text) == ("fold", None, "fold")
