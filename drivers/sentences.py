@@ -156,10 +156,10 @@ class Hello:
 
 
 @dataclass(frozen=True, slots=True)
-class Heartbeat:
-    """Once a second: the device is alive. ``seq`` as in Hello (oldest unacknowledged)."""
+class _SequenceOnly:
+    """A sentence whose one field is a sequence number (Heartbeat, Ack)."""
 
-    KIND: ClassVar[str] = "HBT"
+    KIND: ClassVar[str]
     seq: int
 
     def to_fields(self) -> tuple[str, ...]:
@@ -170,6 +170,13 @@ class Heartbeat:
     def from_fields(cls, fields: tuple[str, ...]) -> Self:
         expect_count(cls.KIND, fields, ("seq",))
         return cls(parse_seq(cls.KIND, fields[0]))
+
+
+@dataclass(frozen=True, slots=True)
+class Heartbeat(_SequenceOnly):
+    """Once a second: the device is alive. ``seq`` as in Hello (oldest unacknowledged)."""
+
+    KIND: ClassVar[str] = "HBT"
 
 
 # --- Host to device, both devices ---------------------------------------------------------
@@ -237,20 +244,10 @@ class Reject:
 
 
 @dataclass(frozen=True, slots=True)
-class Ack:
+class Ack(_SequenceOnly):
     """The host has every sequenced sentence up to and including ``seq`` (cumulative)."""
 
     KIND: ClassVar[str] = "ACK"
-    seq: int
-
-    def to_fields(self) -> tuple[str, ...]:
-        check_seq(self.seq)
-        return (str(self.seq),)
-
-    @classmethod
-    def from_fields(cls, fields: tuple[str, ...]) -> Self:
-        expect_count(cls.KIND, fields, ("seq",))
-        return cls(parse_seq(cls.KIND, fields[0]))
 
 
 # --- The codec ----------------------------------------------------------------------------
