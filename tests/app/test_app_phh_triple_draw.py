@@ -19,6 +19,7 @@ from controller.app.phh import export_hand, export_hands
 from controller.app.recall import HandRecord, hands
 from controller.app.records import events_json
 from controller.cards import DECK, Card
+from controller.cli import main
 from controller.engine import Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.engine.events import ActionRequired, ActionTaken, DrawExpected, Event, Option
@@ -250,3 +251,57 @@ def test_14_12a_tablectl_export_of_a_journaled_triple_draw_session_replays_in_po
             skipped += 1  # the random dealer draws deep: six players often reshuffle (14.12A(f))
     assert replayed >= 1
     assert replayed + skipped == len(exported)
+
+
+def test_tablectl_export_writes_triple_draw_as_f2l3d_with_the_configured_blinds(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tablectl export --phh on a triple draw table (14.12A(c)): variant F2L3D, the blinds of
+    the configuration by position, no bring-in, draws as ``sd`` and burns as comments."""
+    with sim_table(tmp_path, "triple-draw") as table:
+        dealer(table, hands=2).run()
+        stakes = table.config.stakes
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""
+[table]
+id = "EXPORT-TD"
+game = "triple-draw"
+seats = [1, 2, 3, 4, 5, 6]
+button = 1
+
+[stakes]
+small_blind = {stakes.small_blind}
+big_blind = {stakes.big_blind}
+small_bet = {stakes.small_bet}
+big_bet = {stakes.big_bet}
+
+[devices.shoe]
+path = "/dev/tablectl/shoe"
+
+[devices.panel]
+path = "/dev/tablectl/panel"
+
+[decks]
+a = "deck-a.txt"
+b = "deck-b.txt"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+""",
+        encoding="utf-8",
+    )
+    out = tmp_path / "phh"
+    assert main(["export", "--phh", "--config", str(config), "--out", str(out)]) == 0
+    assert "2 hands written" in capsys.readouterr().out
+    phh = tomllib.loads((out / "hand-1.phh").read_text(encoding="utf-8"))
+    assert phh["variant"] == "F2L3D"
+    assert "bring_in" not in phh
+    assert phh["blinds_or_straddles"] == [stakes.small_blind, stakes.big_blind, 0, 0, 0, 0]
+    deals = [a for a in phh["actions"] if a.startswith("d dh ")]
+    assert [len(a.split()[3]) for a in deals[:6]] == [10] * 6, "five cards a player at once"
+    both = phh["actions"] + tomllib.loads((out / "hand-2.phh").read_text("utf-8"))["actions"]
+    draws = [a for a in both if a.split()[1:2] == ["sd"]]
+    burns = [a for a in both if a.startswith("# burn ")]
+    assert draws, "a hand reaching the first draw writes each player's sd"
+    assert all(len(a.split()) == 3 for a in burns)
