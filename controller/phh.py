@@ -12,8 +12,10 @@ discards at the discard reader, the dealer's buttons. This is the import half
 of tablectl's PHH support; export lives with the application.
 
 What the conversion supplies: PHH records no burns, so the burn before each
-draw (14.12A(f); NOTES.md, Burns and draws) is a card no one in the hand
-holds; a card the history hides (``??``) is likewise such a card. Players
+draw (14.12A(f); NOTES.md, Burns and draws) is the card of a ``# burn Xx``
+comment where the history has one (tablectl's export writes them), otherwise a
+card no one in the hand holds; a card the history hides (``??``) is likewise
+such a card. Comments (``# ...``) are otherwise ignored. Players
 ``p1..pN`` sit in seats 1..N with the button on seat N, so p1 is the small
 blind (heads-up the button, seat 2, posts it), as PHH orders them.
 What it refuses, with ``PhhUnsupported`` naming why: variants other than
@@ -141,6 +143,20 @@ def _player(word: str, hand: PhhHand, action: str) -> int:
     return int(word[1:])
 
 
+def _words(action: str) -> list[str]:
+    """The action's words without its comment (``d dh p1 Kh # up``)."""
+    return action.split("#", 1)[0].split()
+
+
+def _burns(actions: Sequence[str]) -> list[str]:
+    """The cards of the ``# burn Xx`` comments, in order (tablectl's export writes them)."""
+    return [
+        words[2]
+        for words in (a.split() for a in actions)
+        if len(words) == 3 and words[:2] == ["#", "burn"]
+    ]
+
+
 def _codes(text: str, action: str) -> list[str]:
     if len(text) % 2:
         raise PhhError(f"action {action!r}: {text!r}; expected two-character card codes")
@@ -153,9 +169,10 @@ class _Converter:
     def __init__(self, hand: PhhHand) -> None:
         self.hand = hand
         self.inputs: list[TableInput] = [ButtonPress(Button.NEW_HAND)]
-        known: set[str] = set()
+        known: set[str] = set(_burns(hand.actions))
+        self.burns: Iterator[str] = iter(_burns(hand.actions))
         for action in hand.actions:
-            words = action.split()
+            words = _words(action)
             shown = words[:2] == ["d", "dh"] and len(words) == 4
             if shown or (len(words) == 3 and words[1] in {"sd", "sm"}):
                 known.update(_codes(words[-1], action))
@@ -257,7 +274,10 @@ def _initial_deal(conv: _Converter, actions: Sequence[str]) -> int:
     cards: dict[int, list[str]] = {}
     used = 0
     for action in actions:
-        words = action.split()
+        words = _words(action)
+        if not words:
+            used += 1
+            continue
         if words[:2] != ["d", "dh"] or len(words) != 4:
             break
         player = _player(words[2], hand, action)
@@ -299,8 +319,9 @@ def _draw(conv: _Converter, segment: list[tuple[int, list[str], str]]) -> None:
         new = replacements.pop(player, [])
         if len(new) != len(thrown):
             raise PhhError(f"p{player} discards {len(thrown)} and is dealt {len(new)}")
-        if new and not burned:
-            conv.inputs.append(CardRead(next(conv.spare)))
+        if new and not burned:  # 14.12A(f): the burn before the draw's first new card
+            burn = next(conv.burns, None)
+            conv.inputs.append(CardRead(next(conv.spare) if burn is None else conv.card(burn)))
             burned = True
         for code in new:
             card = conv.card(code)
@@ -319,7 +340,9 @@ def to_hand_script(hand: PhhHand) -> ConvertedHand:
     position = _initial_deal(conv, actions)
     segment: list[tuple[int, list[str], str]] = []
     for action in actions[position:]:
-        words = action.split()
+        words = _words(action)
+        if not words:  # a comment: a burn is read above, the rest says nothing to the table
+            continue
         if words[0] == "d":
             if words[1] != "dh" or len(words) != 4:
                 raise PhhError(f"action {action!r}: expected 'd dh pN CARDS' in a draw")
@@ -328,6 +351,11 @@ def to_hand_script(hand: PhhHand) -> ConvertedHand:
         player = _player(words[0], hand, action)
         verb = words[1] if len(words) > 1 else ""
         if verb == "sd":
+            if any(w[0] == "d" or p == player for p, w, _a in segment):
+                # The last draw is over (its new cards are out, or this player drew in it)
+                # and no one could bet between (all-in or folded but one): the next draw.
+                _draw(conv, segment)
+                segment = []
             if not segment:
                 conv.new_round()
             segment.append((player, words, action))

@@ -4,9 +4,13 @@ Each finished hand of the journal becomes one PHH file (TOML). Five-card stud
 and Mambo are not among PHH's standard variants, so they carry documented
 custom codes (docs/app.md, Hand histories): ``F5S`` (fixed-limit five-card
 stud, 14.13) and ``FMB/6`` (fixed-limit Mambo stud high-low, six or better,
-14.13A). Triple Draw 2-7 would carry the standard ``F2L3D``; its export is not
-written yet, and such a hand is refused. Burns are comments (``# burn 4h``); a
-card's face is a comment too (``d dh p2 Kh # up``); void hands are not exported.
+14.13A). Triple Draw 2-7 carries PHH's standard ``F2L3D`` (the code the import,
+controller/phh.py, reads): blinds, each player's five cards in one deal action,
+each draw as ``pN sd CARDS`` (``pN sd`` to stand pat) for every player before
+the new cards, as PHH orders a draw. Burns are comments (``# burn 4h``); a
+card's face is a comment too (``d dh p2 Kh # up``); so is a reshuffle of the
+discards (``# reshuffle ...``, 14.12A(f)), which PHH cannot state; void hands
+are not exported.
 """
 
 from __future__ import annotations
@@ -16,14 +20,17 @@ from typing import Any, Final
 
 from controller.app.recall import HandRecord
 from controller.engine import Stakes
+from controller.phh import VARIANTS as IMPORTED_VARIANTS
 
 #: The PHH variant code of each game (custom codes for games PHH does not define).
 VARIANTS: Final = {
     "five-card-stud": "F5S",
     "mambo": "FMB/6",
-    # Triple Draw 2-7 is PHH's standard F2L3D; its export (blinds, "sd" draws, replacement
-    # deals) and the PokerKit round trip are not written yet, so it is refused, not guessed.
+    # The standard codes the import reads (triple draw: F2L3D), one table for both halves.
+    **{game: code for code, game in IMPORTED_VARIANTS.items()},
 }
+#: The games dealt with blinds and draws (PHH: blinds_or_straddles, "sd"), not antes and upcards.
+_DRAW_GAMES: Final = frozenset(IMPORTED_VARIANTS.values())
 
 #: The engine's action words (controller.engine.table) and their PHH action codes.
 _ACTIONS: Final = {
@@ -53,10 +60,86 @@ def _toml_value(value: Any) -> str:
     return str(value)
 
 
+def _bet(hand: HandRecord, player: str, event: dict[str, Any]) -> str:
+    """A betting action in PHH: ``cbr`` carries the round total bet or raised to."""
+    code = _ACTIONS.get(event["action"])
+    if code is None:
+        raise ExportError(f"hand {hand.number}: action {event['action']!r} has no PHH")
+    return f"{player} cbr {event['round_total']}" if code == "cbr" else f"{player} {code}"
+
+
+def _players(hand: HandRecord) -> dict[int, str]:
+    """PHH's p1..pN: the seats in the order the hand deals them, from the button's left, the
+    button last (14.12A(d)); so p1 is the small blind, or heads-up the big blind."""
+    return {seat: f"p{i + 1}" for i, seat in enumerate(hand.events[0]["seats"])}
+
+
+def _shows(event: dict[str, Any], players: dict[int, str], shown: set[int]) -> list[str]:
+    out = []
+    for shown_hand in event["hands"]:
+        seat = shown_hand["seat"]
+        if seat not in shown and shown_hand["cards"]:
+            shown.add(seat)
+            out.append(f"{players[seat]} sm {''.join(shown_hand['cards'])}")
+    return out
+
+
+def draw_actions(hand: HandRecord) -> list[str]:
+    """A triple draw hand's PHH actions: the deal (five cards a player), bets, draws, shows.
+
+    The table deals the opening hands one card a player, round by round (14.12A(d)), and each
+    drawer's new cards right after its discards (14.12A(f),(h),(j)); PHH writes a player's five
+    cards as one action and every draw's ``sd`` before the draw's deals, so the deals wait until
+    the betting or the next street begins. The burn stays where it fell among the new cards.
+    """
+    players = _players(hand)
+    out: list[str] = []
+    opening: dict[int, list[str]] = {}
+    draws: list[str] = []
+    deals: list[str] = []
+    discarded: dict[int, list[str]] = {}
+    shown: set[int] = set()
+
+    def flush() -> None:
+        for seat, cards in opening.items():
+            out.append(f"d dh {players[seat]} {''.join(cards)}")
+        opening.clear()
+        out.extend(draws + deals)
+        draws.clear()
+        deals.clear()
+
+    drawing = False
+    for event in hand.events:
+        kind = event["kind"]
+        if kind == "street_started":
+            flush()
+            drawing = event["number"] > 1  # street 1 is the deal; the rest are draws
+        elif kind == "card_dealt" and event["destination"] == "burn":
+            (deals if drawing else out).append(f"# burn {event['card']}")
+        elif kind == "card_dealt" and not drawing:
+            opening.setdefault(event["seat"], []).append(event["card"])
+        elif kind == "card_dealt":
+            deals.append(f"d dh {players[event['seat']]} {event['card']}")
+        elif kind == "card_discarded":
+            discarded.setdefault(event["seat"], []).append(event["card"])
+        elif kind == "draw_declared":
+            thrown = "".join(discarded.pop(event["seat"], []))
+            draws.append(f"{players[event['seat']]} sd {thrown}".rstrip())
+        elif kind == "discards_reshuffled":  # 14.12A(f): PHH has no action for it
+            deals.append(f"# reshuffle {' '.join(event['cards'])}")
+        elif kind == "action_taken":
+            flush()
+            out.append(_bet(hand, players[event["seat"]], event))
+        elif kind == "showdown":
+            flush()
+            out.extend(_shows(event, players, shown))
+    flush()
+    return out
+
+
 def actions(hand: HandRecord) -> list[str]:
     """The hand's PHH actions, in order: deals, bring-in, bets, burns as comments, shows."""
-    started = hand.events[0]
-    players = {seat: f"p{i + 1}" for i, seat in enumerate(started["seats"])}
+    players = _players(hand)
     out: list[str] = []
     shown: set[int] = set()
     for event in hand.events:
@@ -73,18 +156,9 @@ def actions(hand: HandRecord) -> list[str]:
             if event["action"].startswith("brings in"):
                 out.append(f"{player} pb")
             else:
-                code = _ACTIONS.get(event["action"])
-                if code is None:
-                    raise ExportError(f"hand {hand.number}: action {event['action']!r} has no PHH")
-                out.append(
-                    f"{player} cbr {event['round_total']}" if code == "cbr" else f"{player} {code}"
-                )
+                out.append(_bet(hand, player, event))
         elif kind == "showdown":
-            for shown_hand in event["hands"]:
-                seat = shown_hand["seat"]
-                if seat not in shown and shown_hand["cards"]:
-                    shown.add(seat)
-                    out.append(f"{players[seat]} sm {''.join(shown_hand['cards'])}")
+            out.extend(_shows(event, players, shown))
     return out
 
 
@@ -103,14 +177,23 @@ def export_hand(hand: HandRecord, stakes: Stakes, table_id: str) -> str:
     variant = VARIANTS.get(started["game"])
     if variant is None:
         raise ExportError(f"hand {hand.number}: game {started['game']!r} has no PHH code")
+    if started["game"] in _DRAW_GAMES:
+        # PHH's blinds by position: small then big; PokerKit swaps them heads-up, where the
+        # button (p2) posts the small blind (14.12A(c)). A short stack posts what it has.
+        blinds = [stakes.small_blind, stakes.big_blind] + [0] * (len(seats) - 2)
+        forced: list[tuple[str, Any]] = [("blinds_or_straddles", blinds)]
+        told = draw_actions(hand)
+    else:
+        forced = [("bring_in", stakes.bring_in or stakes.small_bet)]
+        told = actions(hand)
     fields: list[tuple[str, Any]] = [
         ("variant", variant),
         ("antes", [antes.get(seat, 0) for seat in seats]),
-        ("bring_in", stakes.bring_in or stakes.small_bet),
+        *forced,
         ("small_bet", stakes.small_bet),
         ("big_bet", stakes.big_bet),
         ("starting_stacks", [final[seat] - net.get(seat, 0) for seat in seats]),
-        ("actions", actions(hand)),
+        ("actions", told),
         ("finishing_stacks", [final[seat] for seat in seats]),
         ("seats", seats),
         ("table", table_id),
