@@ -485,3 +485,26 @@ def test_notes_burns_and_draws_a_burn_before_each_of_the_three_draws_none_when_a
     events = play(t, "draw_done draw_done draw_done")
     assert not of_kind(events, CardDealt)
     assert of_kind(events, RoundStarted)
+
+
+def test_14_10_d_heads_up_the_small_blind_must_call_a_short_all_in_big_blind_or_fold() -> None:
+    """14.12A(e), 14.10(d): heads-up, the big blind (seat 1) is all-in for 3 of its 5. The
+    small blind (the button, seat 2) still owes the big blind: it is asked to act although no
+    one else can bet, may call or fold but not raise (no one could answer), and a call takes
+    the hand to the showdown with no more betting; seat 2's seven-five wins the 3 matched.
+    """
+    stakes = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2), stakes=stakes, dealer=2, stacks={1: 3}))
+    t.apply(ButtonPress(Button.NEW_HAND))
+    s1, s2 = "Kc Kd Qc Qd Jc", "7d 5d 4d 3d 2c"
+    for cards in zip(s1.split(), s2.split(), strict=True):
+        _deal(t, [Card.parse(c) for c in cards])
+    pending = t.pending
+    assert isinstance(pending, ActionRequired)
+    assert pending.seat == 2
+    assert {o.button for o in pending.options} == {"fold", "check_call"}
+    events = play(t, "check_call")
+    for _ in range(3):
+        events += play(t, "draw_done draw_done")
+    assert not of_kind(events, ActionRequired)
+    assert net(events) == {1: -3, 2: 3}  # the 2 the big blind could not cover go back

@@ -605,11 +605,13 @@ class Table:
         """The street's cards (or its draw) are out: bet, or deal on when no one can."""
         hand = self._hand
         assert hand is not None
-        if len(hand.able()) >= 2:
+        able = hand.able()
+        if len(able) >= 2 or (len(able) == 1 and self._owes_blind(able[0])):
             self._move("cards_dealt" if self._phase.state == DEALING else "draw_complete")
             self._begin_round(out)
             return
-        # Fewer than two can bet (the rest all-in): no round; the cards run out.
+        # Fewer than two can bet (the rest all-in) and none owes a blind: no round; the
+        # cards run out.
         street = self.spec.streets[hand.street]
         out.append(RoundCompleted(street.name, hand.pot(), skipped=True))
         self._next_street(out)
@@ -645,7 +647,8 @@ class Table:
         able = hand.able()
         hand.to_act = set(able)
         hand.acted = set()
-        hand.no_raise = set()
+        # A lone seat that can still bet only settles what it owes: no one could answer a raise.
+        hand.no_raise = set(able) if len(able) == 1 else set()
         views = [SeatView(s, tuple(hand.up[s])) for s in hand.live()]
         opener, reason = betting.opener(views, hand.community)
         hand.forced_pending = (
@@ -657,6 +660,23 @@ class Table:
             hand.duty, hand.duty_rule = duty, betting.duty_rule
         out.append(RoundStarted(street.name, hand.unit, opener, reason, betting.forced))
         self._prompt(out, reason)
+
+    def _owes_blind(self, seat: int) -> bool:
+        """Whether the seat has not yet matched the big blind of a blinds round (14.10(d)).
+
+        The big blind is the round's live bet even when the big blind is all-in for less, so
+        a seat that posted less (heads-up: the small blind) must call or fold although no one
+        else can still bet.
+        """
+        hand = self._hand
+        assert hand is not None
+        betting = self.spec.streets[hand.street].betting
+        return (
+            betting is not None
+            and betting.forced
+            and self.spec.forced_bet is ForcedBet.BLINDS
+            and hand.round_commit[seat] < self.stakes.big_blind
+        )
 
     def _next_to_act(self, after: int) -> int | None:
         hand = self._hand
