@@ -5,6 +5,7 @@ bot's own record says."""
 
 from __future__ import annotations
 
+import itertools
 import random
 import threading
 import time
@@ -19,6 +20,7 @@ from controller.app.loop import JournalOptions, wait_until
 from controller.app.simtable import SimTable
 from controller.engine.events import HandSettled, HandVoided
 from controller.journal import verify
+from drivers.sentences import SEQ_MODULUS
 
 
 @dataclass(frozen=True)
@@ -92,8 +94,11 @@ def soak(tmp_path: Path, game: str, hands: int, rate: float, seed: int = 5) -> S
     taken = [rec.input_of(kind, data) for kind, data in journal if kind in rec.ENGINE_INPUTS]
     assert taken == wanted
     for device in ("shoe", "panel"):
+        # Each sentence once, none skipped: one boot, seq up by one, wrapping at SEQ_MODULUS.
         sentences = sequenced(tmp_path / "journal", device)
-        assert len(sentences) == len(set(sentences)), f"a {device} sentence was taken twice"
+        assert len({boot for boot, _seq in sentences}) == 1
+        for (_boot, seq), (_same, after) in itertools.pairwise(sentences):
+            assert after == (seq + 1) % SEQ_MODULUS, f"{device}: seq {seq} then {after}"
     # No hand stuck: each of the bot's hands ended at the controller, as the bot recorded it.
     assert len(records) == len(results) == hands
     for record, settled in zip(records, results, strict=True):
