@@ -25,12 +25,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
 import simulator  # noqa: F401  registers sim://
-from controller.app.dealer import RandomDealer
+from controller.app.lockstep import LockstepDealer
 from controller.app.loop import Controller, JournalOptions
 from controller.app.simtable import SimTable
 from controller.engine.events import Event
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogSettings
+from simulator.runner import Pace
 
 
 def measure(directory: Path, game: str, cards: int, *, fsync: bool) -> list[float]:
@@ -52,8 +53,9 @@ def measure(directory: Path, game: str, cards: int, *, fsync: bool) -> list[floa
     with SimTable(game, options, transport="pty", directory=directory, repeat_window=0.02) as table:
         table.controller.listeners.append(on_announce)
         table.sim.trace("shoe", on_wire)
-        dealer = RandomDealer(table.sim, seed=1, hands=10**9, shuffle_pause=0.03)
-        dealer.attach(table.controller)
+        dealer = LockstepDealer.for_table(
+            table.sim, table.controller, table.spec, table.config, seed=1, pace=Pace.fast(0.02)
+        )
 
         def enough(controller: Controller, events: list[Event]) -> None:
             if len(taken) >= cards:

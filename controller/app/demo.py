@@ -1,4 +1,4 @@
-"""The demo: the controller against the simulator, dealt by the random dealer.
+"""The demo: the controller against the simulator, dealt by the simulator's random bot.
 
 With the display it follows the table on the dealer's screen until ``q``;
 headless it plays ``hands`` hands and returns a ``Summary``. Nothing needs
@@ -15,17 +15,17 @@ from pathlib import Path
 from typing import TextIO
 
 import simulator  # noqa: F401  registers the sim:// scheme with pyserial
-from controller.app.dealer import RandomDealer
+from controller.app.lockstep import LockstepDealer
 from controller.app.loop import Controller, JournalOptions
 from controller.app.progress import Progress
 from controller.app.screen import DisplaySink, run_with_display
 from controller.app.simtable import SimTable
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.journal import verify
+from simulator.runner import Pace
 
 #: A fast headless dealer shortens the shoe's RFID repeat window and the shuffle with it.
 FAST_REPEAT_WINDOW = 0.02
-FAST_SHUFFLE = 0.03
 
 
 @dataclass
@@ -80,8 +80,15 @@ def run_headless(
                     bar.update(ctl.core.finished)
 
             controller.listeners.append(advance)
-        dealer = RandomDealer(table.sim, seed=seed, hands=hands, shuffle_pause=FAST_SHUFFLE)
-        dealer.attach(controller)
+        dealer = LockstepDealer.for_table(
+            table.sim,
+            controller,
+            table.spec,
+            table.config,
+            seed=seed,
+            hands=hands,
+            pace=Pace.fast(FAST_REPEAT_WINDOW),
+        )
         dealer.run()
         core = controller.core
         inputs = controller.inputs
@@ -108,8 +115,15 @@ def run_on_display(game: str, directory: Path, *, seed: int = 0, pace: float = 0
     options = JournalOptions(directory / "journal", fsync=False)
     sink = DisplaySink()
     with SimTable(game, options, seed=seed, directory=directory, display=sink) as table:
-        dealer = RandomDealer(table.sim, seed=seed, hands=10**9, pace=pace, timeout=60.0)
-        dealer.attach(table.controller)
+        dealer = LockstepDealer.for_table(
+            table.sim,
+            table.controller,
+            table.spec,
+            table.config,
+            seed=seed,
+            pace=Pace(card=pace, button=pace),
+            timeout=60.0,
+        )
 
         def stop_dealer_on(stop: threading.Event) -> None:
             stop.wait()

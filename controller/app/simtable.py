@@ -1,7 +1,7 @@
 """A controller wired to the simulator's shoe and panel (the demo, the soak, the crash test).
 
 ``SimTable`` runs the simulator, the controller (on its own thread, as ``tablectl
-run`` runs it) and, optionally, the random dealer; the drivers reach the devices
+run`` runs it), dealt by the caller (``app.lockstep``); the drivers reach the devices
 through the simulator's ptys or its ``sim://`` URLs, as they reach hardware.
 """
 
@@ -57,7 +57,7 @@ class SimTable:
     display: Any = None
     link: dict[str, float] = field(default_factory=dict)
     #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
-    #: the default 0.5 s; a fast simulated dealer shortens both (RandomDealer.shuffle_pause).
+    #: the default 0.5 s; a fast simulated dealer shortens both (simulator.runner.Pace.fast).
     repeat_window: float = 0.5
     sim: Simulator = field(init=False)
     controller: Controller = field(init=False)

@@ -1,4 +1,4 @@
-"""Helpers of the application tests: a simulated table with a fast random dealer."""
+"""Helpers of the application tests: a simulated table dealt by the fast random bot."""
 
 from __future__ import annotations
 
@@ -9,14 +9,14 @@ from typing import Any
 
 import simulator  # noqa: F401  registers the sim:// scheme with pyserial
 from controller.app import records as rec
-from controller.app.dealer import RandomDealer
+from controller.app.lockstep import LockstepDealer
 from controller.app.loop import JournalOptions
 from controller.app.simtable import SimTable
 from controller.journal import JournalReader
+from simulator.runner import Pace
 
 #: Short enough for quick tests, several resend periods long (docs/simulator.md).
 FAST_REPEAT_WINDOW = 0.02
-FAST_SHUFFLE = 0.03
 
 
 @contextmanager
@@ -30,12 +30,13 @@ def sim_table(
         yield table
 
 
-def dealer(table: SimTable, hands: int, seed: int = 1, **kwargs: Any) -> RandomDealer:
-    """A fast random dealer attached to the table's controller."""
-    kwargs.setdefault("shuffle_pause", FAST_SHUFFLE)
-    bot = RandomDealer(table.sim, seed=seed, hands=hands, **kwargs)
-    bot.attach(table.controller)
-    return bot
+def dealer(table: SimTable, hands: int | None, seed: int = 1, **kwargs: Any) -> LockstepDealer:
+    """The random bot dealing ``hands`` hands to the table's controller, in lockstep, as fast
+    as the table's repeat window allows."""
+    kwargs.setdefault("pace", Pace.fast(table.repeat_window))
+    return LockstepDealer.for_table(
+        table.sim, table.controller, table.spec, table.config, seed=seed, hands=hands, **kwargs
+    )
 
 
 def journal_records(directory: Path) -> list[tuple[str, dict[str, Any]]]:

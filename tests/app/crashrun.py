@@ -1,13 +1,14 @@
 """The crash test's parts: ``tablectl run`` in a process killed with SIGKILL at random moments,
 the simulator on real ptys, and a dealer who keeps the engine's expected state itself.
 
-The dealer (``MirrorDealer``) plays a seeded random game through the simulated
-devices and applies each input to its own engine (the pure ``Table``). It acts
-only once the device's previous sentence is acknowledged, which the controller
-does only after journaling it: so the inputs reach the controller in the order
-the dealer made them, whatever the kills. Its engine is therefore the
-uninterrupted run of the same seed, and the controller's journal, replayed,
-must end with the same results.
+The dealer (``AckedDealer``: the simulator's ``RandomBot`` performed by
+``BotRunner``) plays a seeded random game through the simulated devices, keeping
+its own engine table and a record of every hand's settlement. It acts only once
+the device's previous sentence is acknowledged, which the controller does only
+after journaling it: so the inputs reach the controller in the order the dealer
+made them, whatever the kills. Its engine is therefore the uninterrupted run of
+the same seed, and the controller's journal, replayed, must end with the same
+results.
 """
 
 from __future__ import annotations
@@ -19,32 +20,26 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from controller.app.core import TableCore
 from controller.app.simtable import demo_config
-from controller.cards import Card
 from controller.engine import Table, TableConfig
 from controller.engine.events import (
-    ActionRequired,
-    CardExpected,
-    DrawExpected,
-    Event,
     HandSettled,
     HandVoided,
-    NewHandExpected,
 )
 from controller.games import GAMES
 from controller.games.spec import GameSpec
-from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 from controller.journal import JournalReader, verify
+from simulator.bots import Act, Press, RandomBot, table_input
+from simulator.runner import BotRunner, Pace
 from simulator.table import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
 REPEAT_WINDOW = 0.02
-SHUFFLE = 0.03
 
 
 def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
@@ -96,56 +91,42 @@ file = "{tmp_path / "tablectl.log"}"
 
 
 @dataclass
-class MirrorDealer:
-    """A seeded random dealer that applies every input it makes to its own engine."""
+class AckedDealer:
+    """The simulator's random bot, each act waited on until the device that reports it holds
+    nothing unacknowledged; its ``records`` hold the settlement each hand must have."""
 
     sim: Simulator
     spec: GameSpec
     config: TableConfig
     seed: int
     timeout: float = 60.0
-    table: Table = field(init=False)
-    results: list[HandSettled | HandVoided] = field(default_factory=list, init=False)
-    inputs: int = field(default=0, init=False)
 
     def __post_init__(self) -> None:
-        self.table = Table(self.spec, self.config)
-        self.rng = random.Random(f"crash-dealer-{self.seed}")
+        self.bot = RandomBot(self.spec, seed=self.seed, rebuy=None, config=self.config)
+        pace = replace(Pace.fast(REPEAT_WINDOW), stall=self.timeout)
+        self.runner = BotRunner(self.bot, self.sim, pace, on_act=self._acked)
+
+    @property
+    def table(self) -> Table:
+        return self.bot.table
+
+    @property
+    def results(self) -> list[HandSettled | HandVoided]:
+        return [record.settlement for record in self.bot.records]
+
+    @property
+    def inputs(self) -> int:
+        return sum(len(record.inputs) for record in self.bot.records)
 
     def play(self, hands: int) -> None:
-        while True:
-            pending = self.table.pending
-            if isinstance(pending, NewHandExpected):
-                if pending.hand > hands:
-                    return
-                self.sim.shuffle(self.rng.randrange(1 << 30))
-                time.sleep(SHUFFLE)
-                self._press(Button.NEW_HAND)
-            elif isinstance(pending, CardExpected):
-                self._apply(CardRead(self.sim.deal()), "shoe")
-            elif isinstance(pending, ActionRequired):
-                weights = [0.15 if o.button == "fold" else 1.0 for o in pending.options]
-                self._press(Button(self.rng.choices(pending.options, weights)[0].button))
-            elif isinstance(pending, DrawExpected):
-                seat = next(s for s in self.table.state.seats if s.seat == pending.seat)
-                cards = list(seat.down + seat.up)
-                for code in self.rng.sample(cards, self.rng.randint(0, min(3, len(cards)))):
-                    dealt = Card.parse(code)
-                    self.sim.discard(dealt)
-                    self._apply(CardRead(dealt, ReadPoint.DISCARD_READER), "shoe")
-                self._press(Button.DRAW_DONE)
-            else:
-                raise AssertionError(f"the dealer does not know what to do at {pending}")
+        self.bot.hands = hands
+        self.runner.run()
 
-    def _press(self, button: Button) -> None:
-        self.sim.press(button)
-        self._apply(ButtonPress(button), "panel")
-
-    def _apply(self, inp: TableInput, device: str) -> None:
-        events: list[Event] = self.table.apply(inp)
-        self.inputs += 1
-        self.results.extend(e for e in events if isinstance(e, HandSettled | HandVoided))
-        self.wait_acked(device)
+    def _acked(self, act: Act) -> None:
+        if isinstance(act, Press):
+            self.wait_acked("panel")
+        elif table_input(act) is not None:
+            self.wait_acked("shoe")
 
     def wait_acked(self, device: str) -> None:
         """Until the device holds nothing unacknowledged: the controller has journaled it."""
@@ -241,7 +222,7 @@ def crash_run(
         config_path = write_config(tmp_path, sim, game, seats)
         spec = GAMES[game]
         config = demo_config(spec, seats)
-        dealer = MirrorDealer(sim, spec, config, seed)
+        dealer = AckedDealer(sim, spec, config, seed)
         killer = Killer(config_path, seed, mean_interval, sim)
         killer.start()
         try:

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
+import pty
+import select
 import signal
+import struct
 import subprocess
 import sys
+import termios
 import time
 from pathlib import Path
 
@@ -14,11 +19,13 @@ import pytest
 
 from controller.cli import main
 from controller.inputs import Button
+from controller.journal import verify
 from simulator.table import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
 #: CI and this machine run the tests as root; the service never runs so (docs/deploy.md).
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
+DEMO = [sys.executable, "-m", "controller", "demo"]
 
 
 def table_toml(tmp_path: Path, sim: Simulator) -> Path:
@@ -164,3 +171,55 @@ def test_demo_headless_plays_the_hands_and_prints_a_summary_quietly_in_a_pipe(
     assert "intact" in result.stdout
     assert "\r" not in result.stderr  # no progress bar in a pipe
     assert (tmp_path / "demo" / "journal").is_dir()
+
+
+def test_demo_on_the_display_deals_hands_until_q(tmp_path: Path) -> None:
+    """Issue 7, the demo on the dealer's display, in a terminal (a pty): the random bot deals
+    hand after hand in lockstep with the controller, the display follows, and ``q`` ends
+    it cleanly with the journal intact."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    directory = tmp_path / "demo"
+    log = directory / "tablectl.log"
+    process = subprocess.Popen(
+        [*DEMO, "--pace", "0", "--seed", "3", "--dir", str(directory)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
+        stdin=slave,
+        stdout=slave,
+        stderr=slave,
+        start_new_session=True,
+    )
+    os.close(slave)
+    screen = bytearray()
+
+    def drain(seconds: float) -> None:
+        """Read what the display draws (a full pty would block it) for ``seconds``."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([master], [], [], min(left, 0.05))[0]:
+                try:
+                    screen.extend(os.read(master, 65536))
+                except OSError:  # the child closed the terminal
+                    return
+
+    def settled() -> int:
+        return log.read_text(encoding="utf-8").count("hand_settled") if log.exists() else 0
+
+    try:
+        deadline = time.monotonic() + 60
+        while settled() < 2 and time.monotonic() < deadline and process.poll() is None:
+            drain(0.2)
+        assert settled() >= 2, screen[-2000:].decode("utf-8", "replace")
+        os.write(master, b"q")
+        deadline = time.monotonic() + 30
+        while process.poll() is None and time.monotonic() < deadline:
+            drain(0.1)
+        assert process.wait(timeout=5) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+        os.close(master)
+    assert b"Seat" in screen or b"seat" in screen
+    assert verify(directory / "journal").intact

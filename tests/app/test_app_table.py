@@ -23,7 +23,6 @@ from controller.engine.events import (
     CardDealt,
     Event,
     HandSettled,
-    HandVoided,
     Option,
     to_json,
 )
@@ -113,11 +112,13 @@ def test_stop_and_restart_mid_hand_resumes_exactly(tmp_path: Path) -> None:
         assert after == before
         assert after.phase not in ("waiting", "settled")
         assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        bot = dealer(table, hands=3, seed=2)
+        bot.follow(controller)
+        bot.resume()
         bot.run()
         assert controller.core.table.hand_number == 3
         results = controller.core.results
     assert len(results) == 3
+    assert [r.differences(s) for r, s in zip(bot.bot.records, results, strict=True)] == [[]] * 3
     assert verify(tmp_path / "journal").intact
     shoe = sequenced(tmp_path / "journal", "shoe")
     assert len(shoe) == len(set(shoe)), "a sentence was journaled twice"
@@ -151,21 +152,24 @@ def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
         controller = table.controller
         bot = dealer(table, hands=1)
         assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        table.sim.shuffle(9)
-        table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.inputs == 1, 5.0)
+        steps = bot.acts()
+        assert [type(next(steps)).__name__ for _ in range(2)] == ["Shuffle", "Press"]
+        assert controller.inputs == 1  # the new hand taken
         table.sim.unplug("shoe")
         assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
         assert wait_until(lambda: panel_text(table) == "PAUSED: shoe lost", 5.0), panel_text(table)
         view = controller.view.build(controller.core)
         assert any(d.lost for d in view.devices)
-        table.sim.deal()  # dealt while unplugged: kept on the shoe, sent after the replug
+        card = bot.bot.next_act()
+        assert card is not None
+        bot.perform_now(card)  # dealt while unplugged: kept on the shoe, sent after the replug
         table.sim.replug("shoe")
         assert wait_until(lambda: not controller.core.paused_by, 5.0)
         assert wait_until(lambda: controller.inputs == 2, 5.0)
         bot.run()
         assert len(controller.core.results) == 1
-    assert isinstance(controller.core.results[0], HandSettled | HandVoided)
+        settled = controller.core.results[0]
+    assert bot.bot.records[0].differences(settled) == []
 
 
 def test_the_display_follows_every_input_and_never_shows_a_hole_card(tmp_path: Path) -> None:

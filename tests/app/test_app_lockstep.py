@@ -1,0 +1,82 @@
+"""The lockstep dealer: the simulator's random bot never runs ahead of the controller."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from apphelp import dealer, sim_table
+
+from controller.app.loop import Controller, wait_until
+from controller.engine.events import Event
+from simulator.bots import Rebuy
+from simulator.runner import RunnerError
+
+
+def test_each_input_is_taken_before_the_bot_makes_the_next(tmp_path: Path) -> None:
+    """Every act a device reports is followed by the controller taking it before the next
+    act: the controller's count of inputs equals the bot's, act by act."""
+    with sim_table(tmp_path, "five-card-stud") as table:
+        controller = table.controller
+        bot = dealer(table, hands=1)
+        counts: list[tuple[int, int]] = []
+        for _act in bot.acts():
+            counts.append((controller.inputs, bot.expected))
+        made = len(bot.bot.records[0].inputs)
+    assert counts[-1] == (made, made)
+    assert all(taken == expected for taken, expected in counts)
+
+
+def test_a_controller_that_takes_nothing_is_a_clear_timeout(tmp_path: Path) -> None:
+    """With the panel unplugged, the new hand's press never reaches the controller: the dealer
+    says how long it waited and what the table waits for."""
+    with sim_table(tmp_path) as table:
+        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        table.sim.unplug("panel")
+        bot = dealer(table, hands=1, timeout=0.3)
+        with pytest.raises(TimeoutError, match=r"took no input for 0.3 s .* waits for input 1"):
+            bot.run()
+        table.sim.replug("panel")
+
+
+def test_stop_ends_a_wait_for_the_controller(tmp_path: Path) -> None:
+    """A stop during the wait for an input the controller has not taken ends the run."""
+    with sim_table(tmp_path) as table:
+        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        table.sim.unplug("panel")
+        bot = dealer(table, hands=1, timeout=30.0)
+        timer = threading.Timer(0.2, bot.stop)
+        timer.start()
+        assert bot.run() == 0
+        timer.join()
+        assert bot.runner.stopped
+        table.sim.replug("panel")
+
+
+def test_a_rebuy_is_refused_as_the_controller_cannot_take_it(tmp_path: Path) -> None:
+    """The controller learns of chips only from its configuration: a bot's rebuy is an error
+    that names the seat and the chips."""
+    with sim_table(tmp_path) as table:
+        bot = dealer(table, hands=1)
+        with pytest.raises(RunnerError, match="rebuy of 100 chips for seat 2: the controller"):
+            bot.runner.perform(Rebuy(2, 100))
+
+
+def test_a_restarted_controller_is_followed_from_its_count(tmp_path: Path) -> None:
+    """``follow`` hands the dealer to a controller rebuilt from the journal, whose count of
+    inputs starts again; the listener of the old one no longer moves the dealer."""
+    with sim_table(tmp_path) as table:
+        bot = dealer(table, hands=2)
+        assert bot.run(hands=1) == 1
+        old = table.controller
+        table.stop_controller()
+        controller: Controller = table.start_controller()
+        bot.follow(controller)
+        assert bot.expected == controller.inputs == 0
+        seen: list[Event] = []
+        controller.listeners.append(lambda _c, events: seen.extend(events))
+        assert bot.run() == 1
+        assert controller.inputs == len(bot.bot.records[1].inputs)
+        assert old is not controller
+    assert seen
