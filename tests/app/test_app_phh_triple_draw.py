@@ -233,7 +233,9 @@ def test_14_12a_tablectl_export_of_a_journaled_triple_draw_session_replays_in_po
     reads them: each is F2L3D with the configured blinds, and PokerKit replays it to the
     finishing stacks the table settled (a hand PokerKit cannot represent is counted)."""
     with sim_table(tmp_path, "triple-draw") as table:
-        dealer(table, hands=6, seed=7).run()
+        # Seed 5: the bot's deep draws make most six-seat hands reshuffle; this session has
+        # hands PokerKit can replay as well as counted ones (the dealing is deterministic).
+        dealer(table, hands=6, seed=5).run()
         stakes = table.config.stakes
     exported = export_hands(hands(JournalReader(tmp_path / "journal")), stakes, "SIM-TD")
     assert [n for n, _text in exported] == [1, 2, 3, 4, 5, 6]
