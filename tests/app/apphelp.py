@@ -51,3 +51,32 @@ def sequenced(directory: Path, device: str) -> list[tuple[str, int]]:
         for kind, data in journal_records(directory)
         if kind in rec.SEQUENCED and data["device"] == device
     ]
+
+
+def export_config(tmp_path: Path, table: str, stakes: str) -> Path:
+    """A table.toml for ``tablectl export`` beside a sim_table's journal in tmp_path: the given
+    [table] and [stakes] bodies, stable device paths and deck names (export opens neither)."""
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""[table]
+{table}
+
+[stakes]
+{stakes}
+
+[devices.shoe]
+path = "/dev/tablectl/shoe"
+
+[devices.panel]
+path = "/dev/tablectl/panel"
+
+[decks]
+a = "deck-a.txt"
+b = "deck-b.txt"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+""",
+        encoding="utf-8",
+    )
+    return config

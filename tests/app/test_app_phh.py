@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, sim_table
+from apphelp import dealer, export_config, sim_table
 
 from controller.app.phh import VARIANTS, export_hands
 from controller.app.recall import hands
@@ -57,34 +57,15 @@ def test_tablectl_export_writes_one_phh_file_per_settled_hand(
     """tablectl export --phh: hand-N.phh for every settled hand, stakes from the configuration."""
     with sim_table(tmp_path, "five-card-stud") as table:
         dealer(table, hands=2).run()
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f"""
-[table]
-id = "EXPORT-1"
+    config = export_config(
+        tmp_path,
+        """id = "EXPORT-1"
 game = "five-card-stud"
-seats = [1, 2, 3, 4, 5, 6]
-
-[stakes]
-ante = 1
+seats = [1, 2, 3, 4, 5, 6]""",
+        """ante = 1
 bring_in = 2
 small_bet = 5
-big_bet = 10
-
-[devices.shoe]
-path = "/dev/tablectl/shoe"
-
-[devices.panel]
-path = "/dev/tablectl/panel"
-
-[decks]
-a = "deck-a.txt"
-b = "deck-b.txt"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-""",
-        encoding="utf-8",
+big_bet = 10""",
     )
     out = tmp_path / "phh"
     assert main(["export", "--phh", "--config", str(config), "--out", str(out)]) == 0

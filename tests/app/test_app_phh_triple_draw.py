@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apphelp import dealer, sim_table
+from apphelp import dealer, export_config, sim_table
 from pokerkit import HandHistory, State
 from pokerkit.notation import parse_action
 
@@ -263,35 +263,16 @@ def test_tablectl_export_writes_triple_draw_as_f2l3d_with_the_configured_blinds(
     with sim_table(tmp_path, "triple-draw") as table:
         dealer(table, hands=2).run()
         stakes = table.config.stakes
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f"""
-[table]
-id = "EXPORT-TD"
+    config = export_config(
+        tmp_path,
+        """id = "EXPORT-TD"
 game = "triple-draw"
 seats = [1, 2, 3, 4, 5, 6]
-button = 1
-
-[stakes]
-small_blind = {stakes.small_blind}
+button = 1""",
+        f"""small_blind = {stakes.small_blind}
 big_blind = {stakes.big_blind}
 small_bet = {stakes.small_bet}
-big_bet = {stakes.big_bet}
-
-[devices.shoe]
-path = "/dev/tablectl/shoe"
-
-[devices.panel]
-path = "/dev/tablectl/panel"
-
-[decks]
-a = "deck-a.txt"
-b = "deck-b.txt"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-""",
-        encoding="utf-8",
+big_bet = {stakes.big_bet}""",
     )
     out = tmp_path / "phh"
     assert main(["export", "--phh", "--config", str(config), "--out", str(out)]) == 0
