@@ -10,6 +10,8 @@ Public surface::
     table.phase        # the machine's phase (controller.engine.machine)
     table.stacks       # every seat's chips behind (None: unknown)
     table.last_settlement  # the last hand's HandSettled or HandVoided
+    table.checkpoint()     # between hands: a TableCheckpoint that
+    Table.from_checkpoint(spec, config, cp)  # continues exactly
 
 The engine is pure: no clock, I/O, threads or randomness, so a journal of
 inputs replays to the same events. Events are frozen dataclasses
@@ -26,8 +28,9 @@ Draw 2-7 (``controller/games/triple_draw.py``) is the game that declares them.
 
 from __future__ import annotations
 
+from controller.engine.checkpoint import TableCheckpoint
 from controller.engine.config import ConfigError, Stakes, TableConfig
 from controller.engine.hand import TableState
 from controller.engine.table import Table
 
-__all__ = ["ConfigError", "Stakes", "Table", "TableConfig", "TableState"]
+__all__ = ["ConfigError", "Stakes", "Table", "TableCheckpoint", "TableConfig", "TableState"]

@@ -26,6 +26,7 @@ from controller.engine.betting import (
     to_call_reason,
     work_out_options,
 )
+from controller.engine.checkpoint import TableCheckpoint
 from controller.engine.config import ConfigError, TableConfig
 from controller.engine.events import (
     BURN,
@@ -135,6 +136,10 @@ class Table:
         self._hand: HandState | None = None
         self._inputs: list[TableInput] = []
         self._start: tuple[dict[int, int | None], int, int] = (dict(self._stacks), self._dealer, 0)
+        # The last hand's start and inputs once a seat change or rebuy closed it (checkpoints).
+        self._closed: (
+            tuple[tuple[dict[int, int | None], int, int], tuple[TableInput, ...]] | None
+        ) = None
         self._alarm: Alarm | None = None
         self._pending: Event = NewHandExpected(1)
         self._last_settlement: HandSettled | HandVoided | None = None
@@ -186,7 +191,7 @@ class Table:
         self.config = config
         self._seats = tuple(sorted(seats))
         self._stacks = {s: known.get(s) for s in self._seats}
-        self._inputs = []
+        self._close_hand()
 
     def cards_of(self, seat: int) -> tuple[Card, ...]:
         """The cards ``seat`` holds in the hand now, down then up (none between hands).
@@ -347,6 +352,7 @@ class Table:
             # 14.10(c): the button moves one occupied seat clockwise after every hand.
             self._dealer = self._next_occupied(self._dealer)
         self._start = (dict(self._stacks), self._dealer, self._hand_number)
+        self._closed = None
         self._begin(out)
         return True
 
@@ -919,7 +925,95 @@ class Table:
                 f"rebuy: hand {self._hand_number} is in play; expected chips only between hands"
             )
         self._stacks[seat] = stack + chips
+        self._close_hand()
+
+    def _close_hand(self) -> None:
+        """A seat change or rebuy closes the last hand: undo no longer reaches into it."""
+        if self._inputs:
+            self._closed = (self._start, tuple(self._inputs))
         self._inputs = []
+
+    # ----------------------------------------------------------------- checkpoints
+    def checkpoint(self) -> TableCheckpoint:
+        """The table between hands as a value a new table continues from exactly.
+
+        ValueError (naming what was expected) while a hand is in play or an alarm is open:
+        a checkpoint is taken when a hand has ended (docs/journal.md, Checkpoints).
+        """
+        if self.phase in IN_HAND or self._alarm is not None:
+            held = f"alarm {self._alarm.read}" if self._alarm else f"phase {self.phase}"
+            raise ValueError(
+                f"checkpoint: hand {self._hand_number} is held ({held}); expected a table "
+                "between hands with no open alarm"
+            )
+        closed = self._closed is not None
+        if self._closed is not None:
+            (start_stacks, start_dealer, _), inputs = self._closed
+        elif self._inputs:
+            (start_stacks, start_dealer, _), inputs = self._start, tuple(self._inputs)
+        else:
+            start_stacks, start_dealer, inputs = {}, 0, ()
+        return TableCheckpoint(
+            hand=self._hand_number,
+            phase=self.phase,
+            dealer=self._dealer,
+            seats=self._seats,
+            stacks=tuple(self._stacks.items()),
+            start_stacks=tuple(start_stacks.items()),
+            start_dealer=start_dealer,
+            inputs=inputs,
+            closed=closed,
+            after=tuple(self._inputs) if closed else (),
+        )
+
+    @classmethod
+    def from_checkpoint(cls, spec: GameSpec, config: TableConfig, cp: TableCheckpoint) -> Table:
+        """A table continuing from ``cp``, with ``config``'s stakes and ``cp``'s seats.
+
+        The last hand is rebuilt from its start as undo rebuilds it, so its cards, its
+        settlement and undo into it are all there; a seat change that closed it is applied
+        after it. ConfigError if the checkpoint does not hold together: the hand it carries
+        does not end at the stacks, dealer and phase it records (a tampered checkpoint, or
+        an engine that now plays the hand otherwise).
+        """
+        stacks = dict(cp.stacks)
+        if cp.inputs:
+            start = dict(cp.start_stacks)
+            seats = tuple(start) if cp.closed else cp.seats
+            table = cls(spec, _config_at(config, seats, cp.start_dealer, start))
+            table._stacks = start
+            table._start = (dict(start), cp.start_dealer, cp.hand - 1)
+            table._hand_number = cp.hand - 1
+            silent: list[Event] = []
+            table._begin(silent)
+            for inp in cp.inputs:
+                table._step(inp, silent)
+            table._inputs = list(cp.inputs)
+            if cp.closed:
+                table._close_hand()
+                table.config = _config_at(config, cp.seats, cp.dealer, stacks)
+                table._seats, table._stacks = cp.seats, stacks
+                for inp in cp.after:
+                    table._step(inp, silent)
+                table._inputs = list(cp.after)
+        else:
+            table = cls(spec, _config_at(config, cp.seats, cp.dealer, stacks))
+            table._hand_number = cp.hand
+            table._phase.state = cp.phase
+            table._pending = NewHandExpected(cp.hand + 1)
+            table._start = (dict(stacks), cp.dealer, cp.hand)
+        try:
+            again = table.checkpoint()
+        except ValueError as exc:
+            raise ConfigError(f"checkpoint of hand {cp.hand}: its hand ends held: {exc}") from None
+        if again != cp:
+            raise ConfigError(
+                f"checkpoint of hand {cp.hand}: its hand replays to hand {again.hand}, phase "
+                f"{again.phase}, dealer {again.dealer}, stacks {dict(again.stacks)}; the "
+                f"checkpoint says hand {cp.hand}, phase {cp.phase}, dealer {cp.dealer}, stacks "
+                f"{dict(cp.stacks)}"
+            )
+        return table
 
     # ----------------------------------------------------------------- undo
     def _undo(self, out: list[Event]) -> None:
@@ -942,3 +1036,11 @@ class Table:
         what = describe_input(undone)
         out.append(Undone(what, f"undid {what}; the hand is as it was before it"))
         out.append(self.pending)
+
+
+def _config_at(
+    config: TableConfig, seats: tuple[int, ...], dealer: int, stacks: Mapping[int, int | None]
+) -> TableConfig:
+    """``config``'s stakes with these seats, dealer and (known) stacks."""
+    known = {seat: stack for seat, stack in stacks.items() if stack is not None}
+    return replace(config, seats=seats, dealer=dealer, stacks=known)
