@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from controller.app import records as rec
-from controller.engine import Table, TableConfig
+from controller.engine import ConfigError, Table, TableConfig
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.games.spec import GameSpec
 from controller.journal import JsonObject, Record
@@ -23,6 +23,17 @@ DEVICES = ("shoe", "panel")
 #: How many finished hands the core remembers: a table runs for months and must not grow
 #: (the journal keeps every hand; recall and the exports read it there).
 RESULTS_KEPT = 100
+
+
+class CheckpointMismatch(Exception):
+    """A checkpoint record disagrees with the table its records before it replay to."""
+
+    def __init__(self, record: Record, what: str, expected: object, got: object) -> None:
+        super().__init__(
+            f"journal seq {record.seq}: checkpoint's {what} is {expected}, but the records "
+            f"before it replay to {got}; the journal was edited or the code changed, so the "
+            "table stays closed until the journal is looked at (tablectl journal verify)"
+        )
 
 
 class ReplayMismatch(Exception):
@@ -69,6 +80,8 @@ class TableCore:
     voided: int = field(default=0, init=False)
     showdowns: int = field(default=0, init=False)
     net: dict[int, int] = field(default_factory=dict, init=False)
+    #: Nothing taken or restored yet: a replay's first checkpoint is restored, not compared.
+    fresh: bool = field(default=True, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -83,6 +96,7 @@ class TableCore:
     def take(self, kind: str, data: JsonObject) -> list[Event]:
         """Take one input record; the engine's events (none for a device event)."""
         self.records += 1
+        self.fresh = False
         if kind in rec.SEQUENCED:
             origin = rec.origin_of(kind, data)
             device = self.devices.setdefault(origin.device, DeviceStatus())
@@ -110,7 +124,20 @@ class TableCore:
             self.net[entry.seat] = self.net.get(entry.seat, 0) + entry.amount
 
     def replay(self, record: Record) -> None:
-        """Feed one journal record in a replay; check decision records against the engine."""
+        """Feed one journal record in a replay; check decision records against the engine.
+
+        A checkpoint record is where a fresh core begins (the start-up replay feeds the
+        records from the last checkpoint on); a core already fed must equal it.
+        """
+        if record.kind == rec.CHECKPOINT:
+            if self.fresh:
+                try:
+                    self.restore(record.data)
+                except ConfigError as exc:  # the hand it carries ends elsewhere than it says
+                    raise CheckpointMismatch(record, "hand", "as recorded", str(exc)) from None
+            else:
+                self._compare(record)
+            return
         if record.kind in rec.DECISIONS:
             expected = record.data.get("events")
             got = rec.events_json(self.last_events)
@@ -139,3 +166,113 @@ class TableCore:
         else:
             device.connected = False
             device.message = str(data.get("reason", ""))
+
+    # --- checkpoints (docs/journal.md, Checkpoints) ----------------------------------------
+
+    def checkpoint(self) -> JsonObject:
+        """Everything the core needs to continue without the records before now."""
+        return {
+            "engine": rec.table_checkpoint_json(self.table.checkpoint()),
+            "devices": {
+                name: {
+                    "connected": d.connected,
+                    "message": d.message,
+                    "boot": d.boot,
+                    "last_seq": d.last_seq,
+                    "restarted": d.restarted,
+                }
+                for name, d in self.devices.items()
+            },
+            "totals": {
+                "records": self.records,
+                "finished": self.finished,
+                "voided": self.voided,
+                "showdowns": self.showdowns,
+                "net": [[seat, amount] for seat, amount in sorted(self.net.items())],
+            },
+        }
+
+    def restore(self, data: JsonObject) -> None:
+        """Continue from a checkpoint record's data (a fresh core's start-up replay)."""
+        try:
+            self.table = Table.from_checkpoint(
+                self.spec, self.config, rec.table_checkpoint_of(data["engine"])
+            )
+            devices, totals = data["devices"], data["totals"]
+            if not isinstance(devices, dict) or not isinstance(totals, dict):
+                raise TypeError("devices and totals are objects")
+            for name, fields_ in devices.items():
+                if not isinstance(fields_, dict):
+                    raise TypeError(f"device {name} is an object")
+                boot, last_seq = fields_.get("boot"), fields_.get("last_seq")
+                self.devices[name] = DeviceStatus(
+                    connected=fields_.get("connected") is True,
+                    message=str(fields_.get("message", "")),
+                    boot=boot if isinstance(boot, str) else None,
+                    last_seq=last_seq if isinstance(last_seq, int) else None,
+                    restarted=fields_.get("restarted") is True,
+                )
+            self.records = int(str(totals["records"]))
+            self.finished = int(str(totals["finished"]))
+            self.voided = int(str(totals["voided"]))
+            self.showdowns = int(str(totals["showdowns"]))
+            net = totals["net"]
+            if not isinstance(net, list):
+                raise TypeError("net is a list")
+            self.net = {
+                int(str(pair[0])): int(str(pair[1])) for pair in net if isinstance(pair, list)
+            }
+        except ConfigError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise rec.RecordFormatError(
+                rec.CHECKPOINT, data, f"expected a checkpoint this controller writes: {exc}"
+            ) from None
+        self.fresh = False
+
+    def _compare(self, record: Record) -> None:
+        try:
+            now = self.checkpoint()
+        except ValueError as exc:
+            raise CheckpointMismatch(record, "table", "between hands", str(exc)) from None
+        for part in ("engine", "totals"):
+            if now[part] != record.data.get(part):
+                raise CheckpointMismatch(record, part, record.data.get(part), now[part])
+        # Whether a device is connected is not compared: a restart makes it unknown until
+        # the device says hello again, and the journal does not record restarts.
+        kept = record.data.get("devices")
+        devices = now["devices"]
+        assert isinstance(devices, dict)
+        for name, fields_ in devices.items():
+            assert isinstance(fields_, dict)
+            was = kept.get(name) if isinstance(kept, dict) else None
+            for key in ("boot", "last_seq"):
+                if not isinstance(was, dict) or was.get(key) != fields_[key]:
+                    got = was.get(key) if isinstance(was, dict) else None
+                    raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
+
+
+@dataclass
+class SinceCheckpoint:
+    """The journal's records from its last checkpoint on, collected while the journal
+    writer checks the whole chain: the start-up replay feeds only these to the core.
+
+    A journal without checkpoints (written before they existed) is kept whole.
+    """
+
+    records: list[Record] = field(default_factory=list)
+    #: Records read before the last checkpoint (checked, not replayed).
+    skipped: int = 0
+
+    def __call__(self, record: Record) -> None:
+        if record.kind == rec.CHECKPOINT:
+            self.skipped += len(self.records)
+            self.records = [record]
+        else:
+            self.records.append(record)
+
+    def feed(self, core: TableCore) -> None:
+        """Replay the collected records into a fresh core."""
+        for record in self.records:
+            core.replay(record)
+        self.records = []

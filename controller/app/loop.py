@@ -24,7 +24,7 @@ import structlog
 
 from controller.announce import announce
 from controller.app import records as rec
-from controller.app.core import TableCore
+from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.panel import panel_line
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
@@ -64,17 +64,28 @@ class JournalOptions:
 def open_journal(
     options: JournalOptions, core: TableCore, clock: Callable[[], Any] | None = None
 ) -> JournalWriter:
-    """Open the journal, replaying it into ``core`` (the table resumes where it stopped)."""
+    """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
+
+    The writer checks the whole chain; only the records from the last checkpoint on are
+    replayed (docs/journal.md, Checkpoints).
+    """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
-    return JournalWriter.open(
+    since = SinceCheckpoint()
+    writer = JournalWriter.open(
         options.directory,
         fsync=options.fsync,
         hands_per_file=options.hands_per_file,
         max_bytes=options.max_bytes,
         hand_start_kind=rec.HAND_STARTED,
-        replay=core.replay,
+        replay=since,
         **extra,
     )
+    try:
+        since.feed(core)
+    except BaseException:
+        writer.close()
+        raise
+    return writer
 
 
 @dataclass
@@ -255,11 +266,16 @@ class Controller:
         decision_kind, decision = rec.decision_data(record.seq, events)
         self.journal.append(decision_kind, decision)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
+            self._checkpoint()
             last = self.journal.last
             # docs/journal.md: the head, logged at every hand's end, is an audit's anchor.
             self._log.info(
                 "journal_anchor", anchor=f"{last.seq}:{last.hash}" if last else "", seq=record.seq
             )
+
+    def _checkpoint(self) -> None:
+        """At a hand's end: journal what a restart needs to begin here (docs/journal.md)."""
+        self.journal.append(rec.CHECKPOINT, self.core.checkpoint())
 
     def _device(self, data: JsonObject) -> None:
         self.journal.append(rec.DEVICE, data)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, fields
 from typing import Final
 
 from controller.cards import Card
+from controller.engine.checkpoint import SeatStack, TableCheckpoint
 from controller.engine.events import Event
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
@@ -29,6 +30,12 @@ DEVICE: Final = "device"
 #: journal's rotation begins each file with one).
 DECISION: Final = "decision"
 HAND_STARTED: Final = "hand_started"
+#: At every hand's end: everything the core needs to continue without the records before it
+#: (docs/journal.md, Checkpoints).
+CHECKPOINT: Final = "checkpoint"
+#: A seat change between hands (sit, leave, rebuy) from the floor's control socket; its
+#: decision record follows it like an engine input's (docs/journal.md, Seat changes).
+SEATING: Final = "seating"
 
 ENGINE_INPUTS: Final = frozenset({CARD, TAG, BUTTON})
 SEQUENCED: Final = frozenset({CARD, TAG, BUTTON, SHOE_STATUS, RFID_REPEAT})
@@ -57,14 +64,18 @@ class Origin:
 def input_data(inp: TableInput, origin: Origin) -> tuple[str, JsonObject]:
     """The kind and data of an engine input's record."""
     data = origin.fields()
+    kind, fields_ = input_fields(inp)
+    data.update(fields_)
+    return kind, data
+
+
+def input_fields(inp: TableInput) -> tuple[str, JsonObject]:
+    """The kind and fields of an engine input, without its origin (``input_of`` reads both)."""
     if isinstance(inp, CardRead):
-        data.update(card=inp.card.code, point=inp.point.value)
-        return CARD, data
+        return CARD, {"card": inp.card.code, "point": inp.point.value}
     if isinstance(inp, ForeignTag):
-        data.update(uid=inp.tag, point=inp.point.value, reason=inp.reason)
-        return TAG, data
-    data.update(button=inp.button.value)
-    return BUTTON, data
+        return TAG, {"uid": inp.tag, "point": inp.point.value, "reason": inp.reason}
+    return BUTTON, {"button": inp.button.value}
 
 
 def input_of(kind: str, data: JsonObject) -> TableInput:
@@ -120,3 +131,84 @@ def events_json(events: list[Event]) -> list[JsonObject]:
         assert isinstance(body, dict)  # an event is a dataclass
         out.append({"kind": event.kind, **body})
     return out
+
+
+def _stacks_json(stacks: tuple[SeatStack, ...]) -> list[JsonValue]:
+    return [[seat, stack] for seat, stack in stacks]
+
+
+def _inputs_json(inputs: tuple[TableInput, ...]) -> list[JsonValue]:
+    out: list[JsonValue] = []
+    for inp in inputs:
+        kind, data = input_fields(inp)
+        out.append({"kind": kind, **data})
+    return out
+
+
+def table_checkpoint_json(cp: TableCheckpoint) -> JsonObject:
+    """The engine's checkpoint as a checkpoint record holds it."""
+    return {
+        "hand": cp.hand,
+        "phase": cp.phase,
+        "dealer": cp.dealer,
+        "seats": list(cp.seats),
+        "stacks": _stacks_json(cp.stacks),
+        "start_stacks": _stacks_json(cp.start_stacks),
+        "start_dealer": cp.start_dealer,
+        "inputs": _inputs_json(cp.inputs),
+        "closed": cp.closed,
+        "after": _inputs_json(cp.after),
+    }
+
+
+def table_checkpoint_of(data: JsonValue) -> TableCheckpoint:
+    """The engine's checkpoint a checkpoint record holds; RecordFormatError if malformed."""
+    try:
+        if not isinstance(data, dict):
+            raise TypeError("not an object")
+        return TableCheckpoint(
+            hand=_int(data["hand"]),
+            phase=str(data["phase"]),
+            dealer=_int(data["dealer"]),
+            seats=tuple(_int(seat) for seat in _list(data["seats"])),
+            stacks=_stacks_of(data["stacks"]),
+            start_stacks=_stacks_of(data["start_stacks"]),
+            start_dealer=_int(data["start_dealer"]),
+            inputs=_inputs_of(data["inputs"]),
+            closed=data["closed"] is True,
+            after=_inputs_of(data["after"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        detail: JsonObject = {"engine": data}
+        raise RecordFormatError(
+            CHECKPOINT, detail, f"expected the engine's checkpoint fields ({exc})"
+        ) from None
+
+
+def _int(value: JsonValue) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{value!r} is not a whole number")
+    return value
+
+
+def _list(value: JsonValue) -> list[JsonValue]:
+    if not isinstance(value, list):
+        raise TypeError(f"{value!r} is not a list")
+    return value
+
+
+def _stacks_of(value: JsonValue) -> tuple[SeatStack, ...]:
+    pairs: list[SeatStack] = []
+    for pair in _list(value):
+        seat, stack = _list(pair)
+        pairs.append((_int(seat), None if stack is None else _int(stack)))
+    return tuple(pairs)
+
+
+def _inputs_of(value: JsonValue) -> tuple[TableInput, ...]:
+    inputs: list[TableInput] = []
+    for item in _list(value):
+        if not isinstance(item, dict):
+            raise TypeError(f"{item!r} is not an input")
+        inputs.append(input_of(str(item.get("kind")), item))
+    return tuple(inputs)
