@@ -24,6 +24,15 @@ def _hand_started(e: ev.HandStarted) -> str:
     return f"Hand {e.hand}, {e.game}: seats {', '.join(map(str, e.seats))} dealt in{antes}."
 
 
+def _seats_changed(e: ev.SeatsChanged) -> str:
+    did = {
+        "sit": f"Seat {e.seat} sits down with {e.chips}",
+        "leave": f"Seat {e.seat} leaves",
+        "rebuy": f"Seat {e.seat} buys {e.chips} more",
+    }.get(e.change, f"Seat {e.seat}: {e.change}")
+    return f"{did}; seats {', '.join(map(str, e.seats))} play the next hand."
+
+
 def _card_expected(e: ev.CardExpected) -> str:
     if e.destination == ev.BURN:
         return "Burn a card."
@@ -116,6 +125,7 @@ RENDERERS: dict[type[Any], Callable[[Any], str]] = {
     ev.Alarm: lambda e: f"Alarm: {e.read} at the {e.point}: {e.reason}; {e.expected}.",
     ev.Refused: lambda e: f"Refused {e.input}: {e.reason}.",
     ev.Undone: lambda e: f"Undone: {e.input}.",
+    ev.SeatsChanged: _seats_changed,
     ev.NewHandExpected: lambda e: f"Press new hand for hand {e.hand}.",
 }
 

@@ -17,6 +17,7 @@ file; ``check_files`` looks at the deck files the settings name, at start-up.
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from collections.abc import Mapping, Sequence
@@ -39,6 +40,8 @@ from controller.settings import (
     DEVICE_NAMES,
     HEARTBEAT_INTERVAL,
     MAX_HEARTBEAT_TIMEOUT,
+    MAX_SOCKET_PATH,
+    ControlSettings,
     DeckSettings,
     DeviceSettings,
     JournalSettings,
@@ -99,7 +102,7 @@ _DEVICE_KEYS: Final = (
 #: Every section's keys, for unknown-key errors and "did you mean".
 SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {
-        "": ("table", "stakes", "stacks", "devices", "decks", "journal", "log"),
+        "": ("table", "stakes", "stacks", "devices", "decks", "journal", "log", "control"),
         "table": ("id", "game", "seats", "dealer", "button"),
         "stakes": (
             "ante",
@@ -120,6 +123,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "decks": ("a", "b", "active"),
         "journal": ("dir", "fsync", "hands_per_file", "max_bytes"),
         "log": ("level", "format", "file"),
+        "control": ("socket",),
     }
 )
 
@@ -415,6 +419,22 @@ def _read_journal(section: Section | None, base: Path) -> JournalSettings | None
     return JournalSettings(directory, fsync, hands, size)
 
 
+def _read_control(section: Section | None, base: Path) -> ControlSettings | None:
+    if section is None:
+        return None
+    socket = section.path(
+        "socket", base, what="the path of the control socket (tablectl seat)", required=False
+    )
+    if socket is None:
+        return None
+    if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
+        section.fail(
+            "socket", f"expected a path of at most {MAX_SOCKET_PATH} bytes (a unix socket's limit)"
+        )
+        return None
+    return ControlSettings(socket)
+
+
 def _read_log(section: Section | None, base: Path) -> LogSettings | None:
     if section is None:
         return LogSettings()
@@ -491,6 +511,7 @@ def parse_config(
     decks = _read_decks(decks_section, base) if decks_section else None
     journal = _read_journal(top.section("journal", SECTION_KEYS["journal"], required=False), base)
     log = _read_log(top.section("log", SECTION_KEYS["log"], required=False), base)
+    control = _read_control(top.section("control", SECTION_KEYS["control"], required=False), base)
 
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
@@ -524,6 +545,7 @@ def parse_config(
         decks=decks,
         journal=journal,
         log=log,
+        control=control,
     )
 
 

@@ -33,6 +33,11 @@ DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
 DEFAULT_HANDS_PER_FILE: Final = 500
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
 
+#: RuntimeDirectory=tablectl in docs/examples/tablectl.service: the control socket's folder.
+DEFAULT_CONTROL_DIR: Final = Path("/run/tablectl")
+#: A unix socket's path is at most 107 bytes on Linux (sun_path, with its terminating NUL).
+MAX_SOCKET_PATH: Final = 107
+
 DEVICE_NAMES: Final = ("shoe", "panel")
 DECK_NAMES: Final = ("a", "b")
 
@@ -113,6 +118,14 @@ class JournalSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class ControlSettings:
+    """Where the running controller takes the floor's requests (``tablectl seat``)."""
+
+    #: A unix socket; by default ``/run/tablectl/<table id>.sock``.
+    socket: Path
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     """The log's level, format and destination (None: standard error, for journald)."""
 
@@ -138,6 +151,15 @@ class TableSettings:
     decks: DeckSettings
     journal: JournalSettings = field(default_factory=JournalSettings)
     log: LogSettings = field(default_factory=LogSettings)
+    #: None: the default socket for the table id (``control_socket``).
+    control: ControlSettings | None = None
+
+    @property
+    def control_socket(self) -> Path:
+        """The control socket's path: ``[control] socket`` or the table id's default."""
+        if self.control is not None:
+            return self.control.socket
+        return DEFAULT_CONTROL_DIR / f"{self.table_id}.sock"
 
     def table_config(self) -> TableConfig:
         """The engine's configuration of this table (checked against the game on load)."""

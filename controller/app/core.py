@@ -14,6 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from controller.app import records as rec
+from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.games.spec import GameSpec
@@ -104,6 +105,13 @@ class TableCore:
         if kind == rec.DEVICE:
             self._device_event(data)
             return []
+        if kind == rec.SEATING:
+            try:
+                change = seat_change_of(data)
+            except SeatingError as exc:
+                raise rec.RecordFormatError(kind, data, str(exc)) from None
+            self.last_events = apply_change(self.table, change)
+            return self.last_events
         if kind not in rec.ENGINE_INPUTS:
             return []
         events = self.table.apply(rec.input_of(kind, data))

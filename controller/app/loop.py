@@ -24,8 +24,10 @@ import structlog
 
 from controller.announce import announce
 from controller.app import records as rec
+from controller.app.control import SeatRequest
 from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.panel import panel_line
+from controller.app.seating import seats_text
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
 from controller.engine import TableConfig
@@ -35,6 +37,7 @@ from controller.engine.events import (
     HandSettled,
     HandStarted,
     HandVoided,
+    Refused,
 )
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
@@ -241,6 +244,8 @@ class Controller:
                 self._device({"device": event.device, "event": "lost", "reason": event.reason})
             case DeviceRefused():
                 self._device({"device": event.device, "event": "refused", "reason": event.reason})
+            case SeatRequest():
+                self._seat_request(event)
             case _:
                 self._log.error("unknown_driver_event", event=repr(event))
 
@@ -272,6 +277,25 @@ class Controller:
             self._log.info(
                 "journal_anchor", anchor=f"{last.seq}:{last.hash}" if last else "", seq=record.seq
             )
+
+    def _seat_request(self, request: SeatRequest) -> None:
+        """A seat change from the control socket: journaled (with its decision), applied through
+        the core as a replay applies it, announced, answered (docs/app.md, Seat changes)."""
+        if request.change is None:
+            request.answer.put({"ok": True, "text": seats_text(self.core.table)})
+            return
+        data = request.change.fields()
+        record = self.journal.append(rec.SEATING, data)
+        events = self.core.take(rec.SEATING, data)
+        self._announce(events)
+        decision_kind, decision = rec.decision_data(record.seq, events)
+        self.journal.append(decision_kind, decision)
+        refused = next((e for e in events if isinstance(e, Refused)), None)
+        if refused is not None:
+            self._log.warning("seating_refused", change=refused.input, reason=refused.reason)
+            request.answer.put({"ok": False, "reason": refused.reason})
+        else:
+            request.answer.put({"ok": True, "text": announce(events[0])})
 
     def _checkpoint(self) -> None:
         """At a hand's end: journal what a restart needs to begin here (docs/journal.md)."""

@@ -110,6 +110,9 @@ def describe(event: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 one line p
         return f"  ALARM {event['read']} at the {event['point']}: {event['reason']}"
     if kind == "undone":
         return f"  undone: {event['input']}"
+    if kind == "seats_changed":  # between hands, after this hand (docs/app.md, Seat changes)
+        chips = f" {event['chips']}" if event["change"] != "leave" else ""
+        return f"  seat change: {event['change']} seat {event['seat']}{chips}"
     return ""
 
 

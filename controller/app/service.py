@@ -17,6 +17,7 @@ from typing import Any
 
 import structlog
 
+from controller.app.control import ControlError, ControlServer
 from controller.app.loop import Controller, JournalOptions
 from controller.display.view import TableView
 from controller.journal import JournalError
@@ -115,13 +116,31 @@ def stop_on_signals(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, handler)
 
 
-def serve(controller: Controller, stop: threading.Event) -> bool:
+def serve(
+    controller: Controller, stop: threading.Event, control: ControlServer | None = None
+) -> bool:
     """Run the table until ``stop``; always close (drivers stopped, journal closed, logged).
+
+    ``control``, if given, takes the floor's seat changes while the table runs
+    (docs/app.md, Seat changes); if its socket cannot be bound, that is logged and the
+    table runs without it.
 
     False if the journal failed: nothing more was acknowledged (docs/journal.md, a failed
     write or fsync); the service exits and systemd starts it again, and the reopened journal
     checks what is really on disk.
     """
+    if control is not None:
+        try:
+            control.start()
+        except ControlError as error:
+            # The table deals without it: only seat changes wait until the socket is fixed.
+            structlog.get_logger("controller.table").error(
+                "control_socket_unavailable",
+                error=str(error),
+                todo="seat changes (tablectl seat) are refused until the table restarts "
+                "with a usable [control] socket",
+            )
+            control = None
     controller.start()
     try:
         controller.run(stop)
@@ -131,5 +150,7 @@ def serve(controller: Controller, stop: threading.Event) -> bool:
         )
         return False
     finally:
+        if control is not None:
+            control.close()
         controller.close()
     return True

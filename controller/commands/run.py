@@ -8,7 +8,8 @@ import threading
 from pathlib import Path
 from typing import Final
 
-from controller.app.core import ReplayMismatch
+from controller.app.control import ControlServer
+from controller.app.core import CheckpointMismatch, ReplayMismatch
 from controller.app.loop import Controller
 from controller.app.records import RecordFormatError
 from controller.app.screen import DisplaySink, run_with_display
@@ -35,6 +36,7 @@ START_ERRORS: Final = (
     StartError,
     JournalError,
     ReplayMismatch,
+    CheckpointMismatch,
     RecordFormatError,
     DeckError,
 )
@@ -88,16 +90,17 @@ def run(args: argparse.Namespace) -> int:
         check_files(settings)
         configure_logging(settings.log, table_id=settings.table_id)
         controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
+        control = ControlServer(settings.control_socket, controller.events)
     except START_ERRORS as error:
         print(f"tablectl run: {error}", file=sys.stderr)
         return EXIT_FAILED
     stop = threading.Event()
     if sink is not None:
-        run_with_display(sink, lambda event: _serve_quietly(controller, event), stop)
+        run_with_display(sink, lambda event: _serve_quietly(controller, event, control), stop)
         return EXIT_STOPPED
     stop_on_signals(stop)
-    return EXIT_STOPPED if serve(controller, stop) else EXIT_FAILED
+    return EXIT_STOPPED if serve(controller, stop, control) else EXIT_FAILED
 
 
-def _serve_quietly(controller: Controller, stop: threading.Event) -> None:
-    serve(controller, stop)  # a journal failure is logged; the display shows the table closed
+def _serve_quietly(controller: Controller, stop: threading.Event, control: ControlServer) -> None:
+    serve(controller, stop, control)  # a failure is logged; the display shows the table closed

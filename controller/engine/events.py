@@ -266,6 +266,18 @@ class HandVoided(Event):
 
 
 @dataclass(frozen=True, slots=True)
+class SeatsChanged(Event):
+    """Between hands a player sat down, left or rebought: the seats and known stacks now."""
+
+    kind: ClassVar[str] = "seats_changed"
+    change: str  # sit, leave or rebuy
+    seat: int
+    chips: int
+    seats: tuple[int, ...]
+    stacks: tuple[SeatAmount, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class Alarm(Event):
     """An integrity alarm: the read, what was expected instead, and why it holds the hand."""
 

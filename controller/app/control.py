@@ -1,0 +1,201 @@
+"""The control socket: the floor's requests to the running controller (``tablectl seat``).
+
+A unix stream socket at the path ``[control] socket`` of ``table.toml``
+(docs/deploy.md). A client sends one JSON object on one line and gets one JSON
+line back: ``{"ok": true, "text": ...}`` or ``{"ok": false, "reason": ...}``.
+Requests: ``{"change": "sit", "seat": 3, "chips": 500}``, ``{"change": "leave",
+"seat": 3}``, ``{"change": "rebuy", "seat": 3, "chips": 200}`` and ``{"change":
+"show"}``. The socket's thread only parses a request and puts it on the
+controller's event queue; the controller's loop journals it, applies it and
+answers (docs/app.md, Seat changes).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import queue
+import socket
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from controller.app.seating import SeatChange, SeatingError, seat_change_of
+from controller.journal import JsonObject
+
+SHOW: Final = "show"
+#: How long a client waits for the loop's answer; the loop answers within one event.
+ANSWER_TIMEOUT: Final = 10.0
+#: The longest request line read: a request is a few dozen bytes.
+MAX_REQUEST: Final = 4096
+#: How often the accepting thread looks up to see whether it should stop.
+POLL: Final = 0.1
+
+
+class ControlError(Exception):
+    """The control socket cannot be reached or answered badly; the message says what to do."""
+
+
+@dataclass
+class SeatRequest:
+    """A request for the controller's loop: a seat change, or None to show the seats."""
+
+    change: SeatChange | None
+    answer: queue.Queue[JsonObject] = field(default_factory=lambda: queue.Queue(maxsize=1))
+
+
+def parse_request(line: bytes) -> SeatRequest:
+    """The request one line holds; SeatingError naming what was expected."""
+    try:
+        data = json.loads(line)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        raise SeatingError(
+            f"request {line[:80]!r}: expected one line of JSON, e.g. "
+            '{"change": "sit", "seat": 3, "chips": 500}'
+        ) from None
+    if isinstance(data, dict) and data.get("change") == SHOW:
+        return SeatRequest(None)
+    return SeatRequest(seat_change_of(data))
+
+
+class ControlServer:
+    """Accepts the floor's requests on a unix socket and queues them for the controller."""
+
+    def __init__(
+        self, path: Path, events: queue.Queue[Any], timeout: float = ANSWER_TIMEOUT
+    ) -> None:
+        self.path = path
+        self.events = events
+        self.timeout = timeout
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def start(self) -> None:
+        """Bind the socket (group-writable: the floor's users are in group tablectl)."""
+        if self.path.exists():
+            if _answers(self.path):
+                raise ControlError(
+                    f"control socket {self.path}: another controller answers there; "
+                    "expected one controller per table"
+                )
+            self.path.unlink()  # left by a controller that was killed
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(str(self.path))
+            os.chmod(self.path, 0o660)
+            sock.listen(4)
+            sock.settimeout(POLL)
+        except OSError as exc:
+            sock.close()
+            raise ControlError(
+                f"control socket {self.path}: {exc.strerror}; expected a folder the table's "
+                "user may write (RuntimeDirectory=tablectl in the systemd unit)"
+            ) from None
+        self._sock = sock
+        self._thread = threading.Thread(target=self._serve, name="tablectl-control", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop accepting, close and remove the socket."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()
+
+    def __enter__(self) -> ControlServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _serve(self) -> None:
+        assert self._sock is not None
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            with conn:
+                conn.settimeout(self.timeout)
+                try:
+                    conn.sendall(json.dumps(self._answer(conn)).encode() + b"\n")
+                except OSError:
+                    continue  # the client went away: nothing to tell it
+
+    def _answer(self, conn: socket.socket) -> JsonObject:
+        try:
+            line = _read_line(conn)
+            request = parse_request(line)
+        except (SeatingError, OSError) as exc:
+            return {"ok": False, "reason": str(exc)}
+        self.events.put(request)
+        try:
+            return request.answer.get(timeout=self.timeout)
+        except queue.Empty:
+            return {
+                "ok": False,
+                "reason": f"the controller did not answer within {self.timeout} s; "
+                "check its log (journalctl -u tablectl@<table>)",
+            }
+
+
+def _read_line(conn: socket.socket) -> bytes:
+    data = b""
+    while b"\n" not in data:
+        chunk = conn.recv(MAX_REQUEST)
+        if not chunk:
+            break
+        data += chunk
+        if len(data) > MAX_REQUEST:
+            raise SeatingError(f"request of {len(data)} bytes: expected one short JSON line")
+    return data.split(b"\n", 1)[0]
+
+
+def _answers(path: Path) -> bool:
+    """Whether a controller listens at ``path``."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        try:
+            probe.connect(str(path))
+        except OSError:
+            return False
+    return True
+
+
+def send(path: Path, request: JsonObject, timeout: float = ANSWER_TIMEOUT + 2) -> JsonObject:
+    """Send one request to the controller at ``path``; its answer. ControlError if no one is
+    there."""
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(str(path))
+        except (FileNotFoundError, ConnectionRefusedError):
+            raise ControlError(
+                f"control socket {path}: no controller is running there; start the table "
+                "(systemctl start tablectl@<table>) or check [control] socket in table.toml"
+            ) from None
+        except PermissionError:
+            raise ControlError(
+                f"control socket {path}: permission denied; expected a user in group tablectl"
+            ) from None
+        sock.sendall(json.dumps(request).encode() + b"\n")
+        answer = _read_line(sock)
+    try:
+        data = json.loads(answer)
+    except json.JSONDecodeError:
+        raise ControlError(
+            f"control socket {path}: answered {answer[:80]!r}; expected JSON"
+        ) from None
+    if not isinstance(data, dict):
+        raise ControlError(f"control socket {path}: answered {data!r}; expected an object")
+    return data

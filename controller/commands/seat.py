@@ -1,0 +1,89 @@
+"""``tablectl seat``: the floor's seat changes between hands, sent to the running controller.
+
+    tablectl seat --config table.toml sit 3 --chips 500
+    tablectl seat --config table.toml leave 3
+    tablectl seat --config table.toml rebuy 3 --chips 200
+    tablectl seat --config table.toml show
+
+The controller journals each change, applies it between hands only and answers
+(docs/app.md, Seat changes); this command prints the answer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Final
+
+from controller.app.control import SHOW, ControlError, send
+from controller.app.seating import LEAVE, REBUY, SIT
+from controller.config import SettingsError, load_config
+from controller.journal import JsonObject
+
+DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
+EXIT_DONE: Final = 0
+EXIT_REFUSED: Final = 1
+EXIT_UNREACHABLE: Final = 2
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``seat`` and its changes."""
+    parser = subparsers.add_parser(
+        "seat",
+        help="a player sits down, leaves or rebuys, between hands (the running table)",
+        description="Send a seat change to the running controller of the table; it is "
+        "journaled and applied between hands only. Exit status: 0 done, 1 refused (the "
+        "reason is printed), 2 the controller could not be reached or the config is bad.",
+    )
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_CONFIG,
+        help=f"the table's configuration (default {DEFAULT_CONFIG}); its [control] socket",
+    )
+    parser.set_defaults(run=lambda _args: _usage(parser))
+    changes = parser.add_subparsers(title="changes", metavar="CHANGE")
+    sit = changes.add_parser(SIT, help="a player sits down at SEAT with CHIPS")
+    sit.add_argument("seat", type=int)
+    sit.add_argument("--chips", type=int, required=True)
+    sit.set_defaults(run=run, change=SIT)
+    leave = changes.add_parser(LEAVE, help="the player at SEAT leaves")
+    leave.add_argument("seat", type=int)
+    leave.set_defaults(run=run, change=LEAVE, chips=None)
+    rebuy = changes.add_parser(REBUY, help="the player at SEAT buys CHIPS more")
+    rebuy.add_argument("seat", type=int)
+    rebuy.add_argument("--chips", type=int, required=True)
+    rebuy.set_defaults(run=run, change=REBUY)
+    show = changes.add_parser(SHOW, help="the occupied seats and their stacks")
+    show.set_defaults(run=run, change=SHOW, seat=None, chips=None)
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_usage(sys.stderr)
+    print("tablectl seat: expected a change: sit, leave, rebuy or show", file=sys.stderr)
+    return EXIT_UNREACHABLE
+
+
+def run(args: argparse.Namespace) -> int:
+    """Send the change; print the controller's answer."""
+    try:
+        settings = load_config(args.config)
+    except (SettingsError, OSError) as error:
+        print(f"tablectl seat: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    request: JsonObject = {"change": args.change}
+    if args.seat is not None:
+        request["seat"] = args.seat
+    if args.chips is not None:
+        request["chips"] = args.chips
+    try:
+        answer = send(settings.control_socket, request)
+    except (ControlError, OSError) as error:
+        print(f"tablectl seat: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    if answer.get("ok") is True:
+        print(answer.get("text", "done"))
+        return EXIT_DONE
+    print(f"tablectl seat: refused: {answer.get('reason')}", file=sys.stderr)
+    return EXIT_REFUSED
