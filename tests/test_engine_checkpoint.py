@@ -7,6 +7,7 @@ bet, settle and undo as the original would, seat changes (14.10(c), 14.12A(c)) i
 
 from __future__ import annotations
 
+import json
 import random
 from dataclasses import replace
 
@@ -14,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.app import records as rec
 from controller.cards import DECK, Card
 from controller.engine import ConfigError, Stakes, Table, TableCheckpoint, TableConfig
 from controller.engine.autoplay import play_hand
@@ -66,6 +68,8 @@ def _restore_midway(game: str, data: st.DataObject) -> None:
         assert restored.state == table.state
         return
     cp = table.checkpoint()
+    # The journal's form of it (docs/journal.md, Checkpoints) reads back to the same value.
+    assert rec.table_checkpoint_of(json.loads(json.dumps(rec.table_checkpoint_json(cp)))) == cp
     restored = Table.from_checkpoint(spec, table.config, cp)
     _same_future(table, restored, rng, HANDS)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
 import socket
 import subprocess
@@ -17,7 +18,7 @@ from apphelp import dealer, export_config, journal_records, sim_table
 from test_app_commands import AS_ROOT, ROOT, table_toml, wait_for_log
 
 from controller.app import records as rec
-from controller.app.control import ControlServer, send
+from controller.app.control import ControlError, ControlServer, send
 from controller.app.loop import Controller, wait_until
 from controller.app.recall import hands
 from controller.cli import main
@@ -196,3 +197,21 @@ def test_tablectl_run_takes_seat_changes_on_its_configured_socket(tmp_path: Path
     assert not path.exists()
     seatings = [data for kind, data in journal_records(tmp_path / "journal") if kind == rec.SEATING]
     assert seatings == [{"change": "sit", "seat": 4, "chips": 250}]
+
+
+def test_a_second_controller_on_the_same_socket_is_refused_and_a_stale_one_replaced(
+    tmp_path: Path,
+) -> None:
+    """One controller per table: a socket another controller answers on is refused, naming
+    it; a socket file left by a killed controller (no one answers) is replaced."""
+    path = tmp_path / "ctl.sock"
+    events: queue.Queue[object] = queue.Queue()
+    with ControlServer(path, events), pytest.raises(ControlError, match="another controller"):
+        ControlServer(path, events).start()
+    stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stale.bind(str(path))
+    stale.close()  # the file stays, as after kill -9
+    assert path.exists()
+    with ControlServer(path, events), socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+        probe.connect(str(path))  # the new server listens there
+    assert not path.exists()
