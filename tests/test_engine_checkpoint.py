@@ -164,3 +164,27 @@ def test_a_checkpoint_whose_hand_does_not_end_at_its_stacks_is_refused() -> None
     forged: TableCheckpoint = replace(cp, stacks=stacks)
     with pytest.raises(ConfigError, match="checkpoint of hand 1: its hand replays to hand 1"):
         Table.from_checkpoint(GAMES["triple-draw"], table.config, forged)
+
+
+@pytest.mark.parametrize("change", ["reseat", "rebuy"])
+def test_undo_of_a_stray_card_after_a_seat_change_keeps_the_change(change: str) -> None:
+    """After a seat change or rebuy closed the last hand (14.10(c): the seats of the next
+    hand), a stray card raises an alarm; undo dismisses it and the table stands as it was
+    after the change (it used to rebuild the hand from before the change), and a restored
+    checkpoint undoes it the same way."""
+    table = _triple_draw({1: 100, 2: 100, 3: 100})
+    _one_hand(table)
+    if change == "reseat":
+        table.reseat((1, 3, 6), {6: 50})
+    else:
+        table.rebuy(2, 40)
+    before = (table.state, table.checkpoint())
+    alarm = table.apply(CardRead(DECK[0]))
+    assert alarm[0].kind == "alarm"
+    undone = table.apply(ButtonPress(Button.UNDO))
+    assert undone[0].kind == "undone"
+    assert (table.state, table.checkpoint()) == before
+    restored = Table.from_checkpoint(GAMES["triple-draw"], table.config, before[1])
+    assert restored.apply(CardRead(DECK[0])) == alarm
+    assert restored.apply(ButtonPress(Button.UNDO)) == undone
+    _same_future(table, restored, random.Random(5), 2)

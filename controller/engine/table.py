@@ -981,18 +981,14 @@ class Table:
             start = dict(cp.start_stacks)
             seats = tuple(start) if cp.closed else cp.seats
             table = cls(spec, _config_at(config, seats, cp.start_dealer, start))
-            table._stacks = start
             table._start = (dict(start), cp.start_dealer, cp.hand - 1)
-            table._hand_number = cp.hand - 1
-            silent: list[Event] = []
-            table._begin(silent)
-            for inp in cp.inputs:
-                table._step(inp, silent)
+            table._replay_hand(table._start, list(cp.inputs))
             table._inputs = list(cp.inputs)
             if cp.closed:
                 table._close_hand()
                 table.config = _config_at(config, cp.seats, cp.dealer, stacks)
                 table._seats, table._stacks = cp.seats, stacks
+                silent: list[Event] = []
                 for inp in cp.after:
                     table._step(inp, silent)
                 table._inputs = list(cp.after)
@@ -1022,20 +1018,40 @@ class Table:
             return
         undone = self._inputs.pop()
         replay = self._inputs
-        stacks, dealer, number = self._start
-        self._stacks = dict(stacks)
-        self._dealer = dealer
-        self._hand_number = number
-        self._alarm = None
-        self._move("rewind")
-        silent: list[Event] = []
-        self._begin(silent)
-        for inp in replay:
-            self._step(inp, silent)
+        closed = self._closed
+        if closed is None:
+            self._replay_hand(self._start, replay)
+        else:
+            # A seat change or rebuy closed the last hand: only the inputs since then are
+            # undone; the hand is rebuilt as it ended, then the change is put back.
+            config, seats, stacks = self.config, self._seats, dict(self._stacks)
+            self._replay_hand(closed[0], list(closed[1]))
+            self._closed = closed
+            self.config, self._seats, self._stacks = config, seats, stacks
+            silent: list[Event] = []
+            for inp in replay:
+                self._step(inp, silent)
         self._inputs = replay
         what = describe_input(undone)
         out.append(Undone(what, f"undid {what}; the hand is as it was before it"))
         out.append(self.pending)
+
+    def _replay_hand(
+        self, start: tuple[dict[int, int | None], int, int], inputs: list[TableInput]
+    ) -> None:
+        """Rebuild the hand that began at ``start`` (stacks, dealer, number) from ``inputs``."""
+        stacks, dealer, number = start
+        self._seats = tuple(stacks)
+        self._stacks = dict(stacks)
+        self._dealer = dealer
+        self._hand_number = number
+        self._alarm = None
+        if self.phase != WAITING:
+            self._move("rewind")
+        silent: list[Event] = []
+        self._begin(silent)
+        for inp in inputs:
+            self._step(inp, silent)
 
 
 def _config_at(
