@@ -140,14 +140,17 @@ class ControlServer:
         except (SeatingError, OSError) as exc:
             return {"ok": False, "reason": str(exc)}
         self.events.put(request)
-        try:
-            return request.answer.get(timeout=self.timeout)
-        except queue.Empty:
-            return {
-                "ok": False,
-                "reason": f"the controller did not answer within {self.timeout} s; "
-                "check its log (journalctl -u tablectl@<table>)",
-            }
+        waited = 0.0
+        while waited < self.timeout and not self._stop.is_set():  # a closing table: no answer
+            try:
+                return request.answer.get(timeout=POLL)
+            except queue.Empty:
+                waited += POLL
+        return {
+            "ok": False,
+            "reason": f"the controller did not answer within {waited:.1f} s (stopping, or "
+            "busy); check its log (journalctl -u tablectl) and ask again",
+        }
 
 
 def _read_line(conn: socket.socket) -> bytes:
@@ -182,7 +185,7 @@ def send(path: Path, request: JsonObject, timeout: float = ANSWER_TIMEOUT + 2) -
         except (FileNotFoundError, ConnectionRefusedError):
             raise ControlError(
                 f"control socket {path}: no controller is running there; start the table "
-                "(systemctl start tablectl@<table>) or check [control] socket in table.toml"
+                "(systemctl start tablectl) or check [control] socket in table.toml"
             ) from None
         except PermissionError:
             raise ControlError(
