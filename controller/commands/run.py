@@ -95,10 +95,10 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_FAILED
     hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
+    stop_on_signals(stop)  # with the display too: its thread closes the display after the table
     if sink is not None:
         run_with_display(sink, lambda event: _serve_quietly(controller, event, hotplug), stop)
         return EXIT_STOPPED
-    stop_on_signals(stop)
     return EXIT_STOPPED if serve(controller, stop, hotplug) else EXIT_FAILED
 
 
