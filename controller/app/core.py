@@ -69,6 +69,8 @@ class TableCore:
     voided: int = field(default=0, init=False)
     showdowns: int = field(default=0, init=False)
     net: dict[int, int] = field(default_factory=dict, init=False)
+    #: The deck in play as last journaled (None: no ``deck`` record yet).
+    deck: rec.DeckInPlay | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -89,6 +91,9 @@ class TableCore:
             device.boot, device.last_seq = origin.boot, origin.seq
         if kind == rec.DEVICE:
             self._device_event(data)
+            return []
+        if kind == rec.DECK:
+            self.deck = rec.deck_of(data)
             return []
         if kind not in rec.ENGINE_INPUTS:
             return []

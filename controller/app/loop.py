@@ -90,6 +90,8 @@ class Controller:
     events: queue.Queue[Any]
     display: Callable[[TableView], None] | None = None
     listeners: list[Listener] = field(default_factory=list)
+    #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks).
+    alternate_decks: bool = False
     view: ViewBuilder = field(init=False)
     inputs: int = field(default=0, init=False)
     _boots: dict[str, str] = field(default_factory=dict, init=False)
@@ -112,6 +114,7 @@ class Controller:
         decks: DeckSet,
         make_drivers: Callable[[queue.Queue[Any]], tuple[ShoeDriver, PanelDriver]],
         display: Callable[[TableView], None] | None = None,
+        alternate_decks: bool = False,
     ) -> Controller:
         """Replay the journal into a fresh core and make the drivers (restored, not started)."""
         core = TableCore(spec, config)
@@ -131,7 +134,14 @@ class Controller:
                 # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
                 driver.restore(status.boot, status.last_seq)
             status.connected = False  # unknown until the driver says hello again
-        controller = cls(table_id, core, writer, decks, shoe, panel, events, display)
+        controller = cls(
+            table_id, core, writer, decks, shoe, panel, events, display, [], alternate_decks
+        )
+        try:
+            controller._restore_deck()
+        except BaseException:
+            writer.close()
+            raise
         controller._resumed(writer.last)
         return controller
 
@@ -141,6 +151,7 @@ class Controller:
             bind_hand(table.hand_number)
         self._log.info(
             "table_opened",
+            deck=self.decks.active.name,
             records=self.core.records,
             journal_seq=last.seq if last else 0,
             hand=table.hand_number,
@@ -251,9 +262,14 @@ class Controller:
         driver.commit(seq)  # ... before the device is told (docs/journal.md, Durability)
         events = self.core.take(kind, data)
         self.inputs += 1
+        started = next((e.hand for e in events if isinstance(e, HandStarted)), None)
+        if started is not None:
+            deck = self._deck_for(started)  # in play before the hand's first card is read
         self._announce(events)
         decision_kind, decision = rec.decision_data(record.seq, events)
         self.journal.append(decision_kind, decision)
+        if started is not None:
+            self._journal_deck(deck)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
             last = self.journal.last
             # docs/journal.md: the head, logged at every hand's end, is an audit's anchor.
@@ -279,6 +295,40 @@ class Controller:
                 where=announce(table.pending),
             )
         self._announce([])
+
+    # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------
+
+    def _deck_for(self, hand: int) -> rec.DeckInPlay:
+        """Put the deck of a new hand in play: the other one if the decks alternate (the
+        journal's first hand keeps the configured deck)."""
+        if self.alternate_decks and self.core.deck is not None:
+            self.decks.switch()
+        deck = rec.DeckInPlay(hand, self.decks.active.name)
+        self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
+        return deck
+
+    @property
+    def next_hand_deck(self) -> str:
+        """The name of the deck the next hand will be dealt from (what a dealer loads)."""
+        if self.alternate_decks and self.core.deck is not None:
+            return self.decks.other.name
+        return self.decks.active.name
+
+    def _journal_deck(self, deck: rec.DeckInPlay) -> None:
+        data = deck.fields()
+        self.journal.append(rec.DECK, data)
+        self.core.take(rec.DECK, data)
+
+    def _restore_deck(self) -> None:
+        """Put the journaled deck in play. A hand whose start is journaled but not its deck
+        (the power went between the two records) gets its deck now, by the same rule."""
+        journaled = self.core.deck
+        if journaled is None:
+            return  # no hand yet: the configured deck opens the first one
+        self.decks.activate(journaled.deck)
+        hand = self.core.table.hand_number
+        if journaled.hand < hand:
+            self._journal_deck(self._deck_for(hand))
 
     # --- announcing ----------------------------------------------------------------------
 

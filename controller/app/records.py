@@ -25,6 +25,8 @@ SHOE_STATUS: Final = "shoe_status"
 RFID_REPEAT: Final = "rfid_repeat"
 #: A link event: device ready (with its outcome), lost or refused.
 DEVICE: Final = "device"
+#: The deck in play for a hand, journaled as the hand starts (NOTES.md, Shuffle, cut and decks).
+DECK: Final = "deck"
 #: The events an input caused; a hand's first decision is kind ``hand_started`` (the
 #: journal's rotation begins each file with one).
 DECISION: Final = "decision"
@@ -87,6 +89,25 @@ def origin_of(kind: str, data: JsonObject) -> Origin:
     if not (isinstance(device, str) and isinstance(boot, str) and isinstance(seq, int)):
         raise RecordFormatError(kind, data, "expected device, boot and seq")
     return Origin(device, boot, seq)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckInPlay:
+    """The deck in play from the start of hand ``hand`` (a ``deck`` record)."""
+
+    hand: int
+    deck: str
+
+    def fields(self) -> JsonObject:
+        return {"hand": self.hand, "deck": self.deck}
+
+
+def deck_of(data: JsonObject) -> DeckInPlay:
+    """The deck in play a ``deck`` record names."""
+    hand, deck = data.get("hand"), data.get("deck")
+    if not (isinstance(hand, int) and isinstance(deck, str)):
+        raise RecordFormatError(DECK, data, "expected hand (a number) and deck (a name)")
+    return DeckInPlay(hand, deck)
 
 
 def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:

@@ -150,6 +150,7 @@ def build_controller(
         decks=load_decks(settings),
         make_drivers=drivers,
         display=display,
+        alternate_decks=settings.decks.alternate,
     )
 
 
