@@ -23,6 +23,9 @@ DEVICES = ("shoe", "panel")
 #: How many finished hands the core remembers: a table runs for months and must not grow
 #: (the journal keeps every hand; recall and the exports read it there).
 RESULTS_KEPT = 100
+#: How many of the shoe's last reads the core keeps for the RFID repeat filter of a restarted
+#: controller: far more than a 0.5 s window can hold, and bounded.
+READS_KEPT = 256
 
 
 class ReplayMismatch(Exception):
@@ -69,6 +72,10 @@ class TableCore:
     voided: int = field(default=0, init=False)
     showdowns: int = field(default=0, init=False)
     net: dict[int, int] = field(default_factory=dict, init=False)
+    #: The shoe's last reads, oldest first (to restore its RFID repeat filter).
+    shoe_reads: deque[rec.ShoeRead] = field(
+        default_factory=lambda: deque(maxlen=READS_KEPT), init=False
+    )
     #: The deck in play as last journaled (None: no ``deck`` record yet).
     deck: rec.DeckInPlay | None = field(default=None, init=False)
 
@@ -89,6 +96,9 @@ class TableCore:
             origin = rec.origin_of(kind, data)
             device = self.devices.setdefault(origin.device, DeviceStatus())
             device.boot, device.last_seq = origin.boot, origin.seq
+            read = rec.shoe_read_of(kind, data)
+            if read is not None:
+                self.shoe_reads.append(read)
         if kind == rec.DEVICE:
             self._device_event(data)
             return []

@@ -133,7 +133,12 @@ class Controller:
             if status.boot is not None and status.last_seq is not None:
                 # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
                 driver.restore(status.boot, status.last_seq)
-            status.connected = False  # unknown until the driver says hello again
+            status.connected = False
+        if core.devices["shoe"].boot is not None:
+            boot = core.devices["shoe"].boot
+            shoe.repeats.restore(
+                boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
+            )  # unknown until the driver says hello again
         controller = cls(
             table_id, core, writer, decks, shoe, panel, events, display, [], alternate_decks
         )
@@ -215,7 +220,9 @@ class Controller:
         """Journal, acknowledge, apply and announce one driver event."""
         match event:
             case TagRead():
-                self._input(self.shoe, event.seq, self.decks.lookup(event))
+                # uid and read_ms: what the repeat filter of a restarted controller needs.
+                read: JsonObject = {"uid": event.uid, "read_ms": event.read_ms}
+                self._input(self.shoe, event.seq, self.decks.lookup(event), read)
             case PanelPress():
                 self._input(self.panel, event.seq, event.to_input())
             case ShoeState():
@@ -225,6 +232,8 @@ class Controller:
             case RepeatDropped():
                 data = self._origin(self.shoe, event.seq).fields()
                 data.update(uid=event.uid, point=event.point.value)
+                if event.read_ms is not None:
+                    data["read_ms"] = event.read_ms
                 self._sequenced(self.shoe, event.seq, rec.RFID_REPEAT, data)
             case DeviceReady():
                 self._boots[event.device] = event.hello.boot
@@ -256,8 +265,16 @@ class Controller:
             driver.commit(seq)
         self.core.take(kind, data)
 
-    def _input(self, driver: DeviceDriver[Any], seq: int, inp: TableInput) -> None:
+    def _input(
+        self,
+        driver: DeviceDriver[Any],
+        seq: int,
+        inp: TableInput,
+        extra: JsonObject | None = None,
+    ) -> None:
         kind, data = rec.input_data(inp, self._origin(driver, seq))
+        if extra:
+            data.update(extra)
         record = self.journal.append(kind, data)  # on disk (fsync) ...
         driver.commit(seq)  # ... before the device is told (docs/journal.md, Durability)
         events = self.core.take(kind, data)

@@ -110,6 +110,33 @@ def deck_of(data: JsonObject) -> DeckInPlay:
     return DeckInPlay(hand, deck)
 
 
+@dataclass(frozen=True, slots=True)
+class ShoeRead:
+    """A tag read by the shoe as a record keeps it, for its RFID repeat filter
+    (docs/protocol.md 7): the boot, the tag, the read point and the shoe's clock."""
+
+    boot: str
+    uid: str
+    point: ReadPoint
+    read_ms: int
+
+
+def shoe_read_of(kind: str, data: JsonObject) -> ShoeRead | None:
+    """The shoe's read a ``card``, ``tag`` or ``rfid_repeat`` record holds; None for another
+    record, or one written before reads were journaled with their ``uid`` and ``read_ms``."""
+    if kind not in (CARD, TAG, RFID_REPEAT) or data.get("device") != "shoe":
+        return None
+    boot, uid, point, read_ms = (data.get(k) for k in ("boot", "uid", "point", "read_ms"))
+    if not (isinstance(uid, str) and isinstance(read_ms, int)):
+        return None
+    if not (isinstance(boot, str) and isinstance(point, str)):
+        raise RecordFormatError(kind, data, "expected the read's boot and point")
+    try:
+        return ShoeRead(boot, uid, ReadPoint(point), read_ms)
+    except ValueError as exc:
+        raise RecordFormatError(kind, data, f"expected a read point: {exc}") from None
+
+
 def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:
     """The kind and data of the decision record for the input journaled as ``input_seq``."""
     kind = HAND_STARTED if any(e.kind == "hand_started" for e in events) else DECISION
