@@ -4,17 +4,20 @@ alarm (NOTES.md, Integrity)."""
 
 from __future__ import annotations
 
+import argparse
 import threading
 from pathlib import Path
 
 from apphelp import dealer, journal_records, sim_table
-from confighelp import load, problem_at, section, valid
+from confighelp import load, problem_at, section, to_toml, valid
 
 from controller.app import records as rec
 from controller.app.loop import Controller, wait_until
 from controller.engine.events import Alarm, Event, HandStarted
 from controller.inputs import Button
 from controller.journal import verify
+from simulator.botcli import make_bot
+from simulator.bots import RandomBot, Shuffle
 
 
 def decks_journaled(directory: Path) -> list[tuple[int, str]]:
@@ -138,3 +141,22 @@ def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restar
         assert not isinstance(controller.core.table.pending, Alarm), card
     assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B")]
     assert verify(tmp_path / "journal").intact
+
+
+def test_the_simulators_bot_deals_the_decks_of_the_tables_configuration(tmp_path: Path) -> None:
+    """`tablectl sim --bot random --config table.toml` deals as the controller expects: the
+    first hand from `[decks] active`, then alternating (NOTES.md, Shuffle, cut and decks)."""
+    data = valid()
+    section(data, "decks")["active"] = "b"
+    config = tmp_path / "table.toml"
+    config.write_text(to_toml(data), encoding="utf-8")
+    options = {"bot": ["random"], "seed": 1, "hands": 3, "buy_in": None, "game": None}
+    bot = make_bot(argparse.Namespace(config=config, **options))
+    assert isinstance(bot, RandomBot)
+    decks = [act.deck for act in bot if isinstance(act, Shuffle)]
+    assert decks == ["B", "A", "B"]
+    section(data, "decks")["alternate"] = False
+    config.write_text(to_toml(data), encoding="utf-8")
+    bot = make_bot(argparse.Namespace(config=config, **options))
+    assert isinstance(bot, RandomBot)
+    assert not bot.alternate_decks
