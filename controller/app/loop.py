@@ -133,12 +133,13 @@ class Controller:
             if status.boot is not None and status.last_seq is not None:
                 # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
                 driver.restore(status.boot, status.last_seq)
-            status.connected = False
-        if core.devices["shoe"].boot is not None:
-            boot = core.devices["shoe"].boot
+            status.connected = False  # unknown until the driver says hello again
+        boot = core.devices["shoe"].boot
+        if boot is not None:
+            # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
             shoe.repeats.restore(
                 boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
-            )  # unknown until the driver says hello again
+            )
         controller = cls(
             table_id, core, writer, decks, shoe, panel, events, display, [], alternate_decks
         )
@@ -280,12 +281,12 @@ class Controller:
         events = self.core.take(kind, data)
         self.inputs += 1
         started = next((e.hand for e in events if isinstance(e, HandStarted)), None)
-        if started is not None:
-            deck = self._deck_for(started)  # in play before the hand's first card is read
+        # In play before the hand's first card is read; journaled after the hand's decision.
+        deck = self._deck_for(started) if started is not None else None
         self._announce(events)
         decision_kind, decision = rec.decision_data(record.seq, events)
         self.journal.append(decision_kind, decision)
-        if started is not None:
+        if deck is not None:
             self._journal_deck(deck)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
             last = self.journal.last
@@ -321,6 +322,7 @@ class Controller:
         if self.alternate_decks and self.core.deck is not None:
             self.decks.switch()
         deck = rec.DeckInPlay(hand, self.decks.active.name)
+        self.core.take(rec.DECK, deck.fields())  # the display shows it from the hand's start
         self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
         return deck
 
@@ -332,9 +334,8 @@ class Controller:
         return self.decks.active.name
 
     def _journal_deck(self, deck: rec.DeckInPlay) -> None:
-        data = deck.fields()
-        self.journal.append(rec.DECK, data)
-        self.core.take(rec.DECK, data)
+        # After the hand's decision record: each of the journal's files begins with a hand.
+        self.journal.append(rec.DECK, deck.fields())
 
     def _restore_deck(self) -> None:
         """Put the journaled deck in play. A hand whose start is journaled but not its deck

@@ -33,12 +33,21 @@ def test_the_decks_alternate_hand_by_hand_and_each_hand_journals_its_deck(
     tmp_path: Path,
 ) -> None:
     """NOTES.md, Shuffle, cut and decks: with a shuffler the two decks alternate, one in play
-    while the other is shuffled: hand 1 deck A (the configured one), hand 2 deck B, hand 3 A;
-    the dealer who alternates too deals every hand without an alarm."""
+    while the other is shuffled: hand 1 deck A (the configured one), hand 2 deck B, hand 3 A,
+    shown on the display from the hand's start; the dealer who alternates too deals every
+    hand without an alarm."""
     with sim_table(tmp_path) as table:
         assert table.controller.alternate_decks
+        shown: list[str] = []
+
+        def deck_shown_at_hand_start(controller: Controller, events: list[Event]) -> None:
+            if any(isinstance(e, HandStarted) for e in events):
+                shown.append(controller.view.build(controller.core).deck)
+
+        table.controller.listeners.append(deck_shown_at_hand_start)
         bot = dealer(table, hands=3)
         bot.run()
+        assert shown == ["A", "B", "A"]  # the display's top line, from each hand's start
         assert table.controller.decks.active.name == "A"
         assert table.controller.core.finished == 3
     assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B"), (3, "A")]
