@@ -120,7 +120,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "devices": DEVICE_NAMES,
         "devices.shoe": _DEVICE_KEYS,
         "devices.panel": _DEVICE_KEYS,
-        "decks": ("a", "b", "active"),
+        "decks": ("a", "b", "active", "alternate"),
         "journal": ("dir", "fsync", "hands_per_file", "max_bytes"),
         "log": ("level", "format", "file"),
         "control": ("socket",),
@@ -394,12 +394,20 @@ def _read_decks(section: Section, base: Path) -> DeckSettings | None:
     a = section.path("a", base, what=what, required=True)
     b = section.path("b", base, what=what, required=True)
     active = section.choice("active", DECK_NAMES, "a")
+    # NOTES.md, Shuffle, cut and decks: with a shuffler the two decks alternate.
+    alternate = section.boolean("alternate", True)
     if a is not None and b is not None and a == b:
         # NOTES.md, Integrity: a table keeps two decks; one file cannot enroll both.
         section.fail("b", "expected a different file from decks.a: the table keeps two decks")
-    if len(section.problems) > before or a is None or b is None or active is None:
+    if (
+        len(section.problems) > before
+        or a is None
+        or b is None
+        or active is None
+        or alternate is None
+    ):
         return None
-    return DeckSettings(a, b, active)
+    return DeckSettings(a, b, active, alternate)
 
 
 def _read_journal(section: Section | None, base: Path) -> JournalSettings | None:

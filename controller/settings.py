@@ -99,6 +99,10 @@ class DeckSettings:
     b: Path
     #: "a" or "b": the deck in play when the table opens; afterwards the journal knows.
     active: str = "a"
+    #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks: where a
+    #: shuffler is used the decks alternate, one in play while the other is shuffled).
+    #: False keeps the deck in play for every hand.
+    alternate: bool = True
 
     @property
     def active_file(self) -> Path:

@@ -167,6 +167,17 @@ class DeckSet:
         """The deck not in play (being shuffled)."""
         return next(d for d in self.decks.values() if d is not self.active)
 
+    def activate(self, name: str) -> Deck:
+        """Put the deck named ``name`` in play (as the journal says it was)."""
+        deck = self.decks.get(name)
+        if deck is None:
+            raise DeckError(
+                f"deck {name!r} is in play by the journal, but the table's decks are "
+                f"{' and '.join(self.decks)}: the deck files changed under the journal"
+            )
+        self.active = deck
+        return deck
+
     def switch(self) -> Deck:
         """Put the other deck in play (decks alternate); returns the new active deck."""
         self.active = self.other

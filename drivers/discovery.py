@@ -63,8 +63,17 @@ class Verdict:
     reasons: tuple[str, ...]
 
 
-def judge(properties: Mapping[str, str], identities: Iterable[DeviceIdentity]) -> Verdict:
-    """Decide from a tty device's udev properties whether it is one of ``identities``."""
+def judge(
+    properties: Mapping[str, str],
+    identities: Iterable[DeviceIdentity],
+    paths: Mapping[str, str] | None = None,
+) -> Verdict:
+    """Decide from a tty device's udev properties whether it is one of ``identities``.
+
+    ``paths`` maps a role to the device path a configuration names instead of an
+    identity (``/dev/serial/by-id/...``, ``/dev/ttyACM0``): the tty whose node or
+    one of whose links is that path plays the role.
+    """
     links = properties.get("DEVLINKS", "").split()
     found = {
         "vendor": properties.get("ID_VENDOR_ID", "").lower(),
@@ -77,6 +86,10 @@ def judge(properties: Mapping[str, str], identities: Iterable[DeviceIdentity]) -
         if link.startswith(STABLE_DIR + "/") and link.rsplit("/", 1)[1] in ROLES:
             role = link.rsplit("/", 1)[1]
             return Verdict(role, (f"{role}: has the stable name {link}",))
+    node = properties.get("DEVNAME", "")
+    for role, path in (paths or {}).items():
+        if path == node or path in links:
+            return Verdict(role, (f"{role}: is the configured path {path}",))
     for identity in identities:
         wanted = {
             "vendor": identity.vendor_id,
@@ -111,7 +124,11 @@ class Candidate:
     verdict: Verdict
 
 
-def candidate(device: Any, identities: Iterable[DeviceIdentity]) -> Candidate:
+def candidate(
+    device: Any,
+    identities: Iterable[DeviceIdentity],
+    paths: Mapping[str, str] | None = None,
+) -> Candidate:
     """Judge one pyudev tty device."""
     properties = {key: str(device.properties.get(key, "")) for key in device.properties}
     return Candidate(
@@ -121,7 +138,7 @@ def candidate(device: Any, identities: Iterable[DeviceIdentity]) -> Candidate:
         model_id=properties.get("ID_MODEL_ID", ""),
         serial=properties.get("ID_SERIAL_SHORT", ""),
         links=tuple(properties.get("DEVLINKS", "").split()),
-        verdict=judge(properties, identities),
+        verdict=judge(properties, identities, paths),
     )
 
 
@@ -160,30 +177,45 @@ class HotplugMonitor:
 
     ``on_add`` maps a role to what to call when that device comes back
     (a driver's ``wake``), so the driver reopens its port at once instead of
-    at the end of its backoff.
+    at the end of its backoff. ``on_event`` is called with every event of the
+    table's devices (``tablectl run`` moves a udev-matched driver to the node
+    the device came back at). ``paths`` names devices by path (see ``judge``).
+    ``events`` may be None when nobody reads them.
     """
 
     def __init__(
         self,
         identities: Iterable[DeviceIdentity],
-        events: queue.Queue[HotplugEvent],
+        events: queue.Queue[HotplugEvent] | None,
         on_add: Mapping[str, Callable[[], None]] | None = None,
         context: pyudev.Context | None = None,
+        *,
+        paths: Mapping[str, str] | None = None,
+        on_event: Callable[[HotplugEvent], None] | None = None,
     ) -> None:
         self.identities = tuple(identities)
+        self.paths = dict(paths or {})
         self.events = events
         self.on_add = dict(on_add or {})
+        self.on_event = on_event
         self._context = context or pyudev.Context()
         self._stopping = threading.Event()
-        self._ready = threading.Event()
         self._thread: threading.Thread | None = None
         self._log = structlog.get_logger("drivers.discovery")
 
     def start(self) -> None:
-        """Start watching; returns once the monitor is listening."""
-        self._thread = threading.Thread(target=self._run, name="tablectl-hotplug", daemon=True)
+        """Start watching; returns once the monitor is listening.
+
+        Raises ``OSError`` here, on the caller's thread, if udev's netlink
+        socket cannot be opened (a container without it).
+        """
+        monitor = pyudev.Monitor.from_netlink(self._context)
+        monitor.filter_by("tty")
+        monitor.start()
+        self._thread = threading.Thread(
+            target=self._run, args=(monitor,), name="tablectl-hotplug", daemon=True
+        )
         self._thread.start()
-        self._ready.wait(5)
 
     def stop(self) -> None:
         """Stop watching and release the udev socket."""
@@ -199,11 +231,7 @@ class HotplugMonitor:
     def __exit__(self, *exc_info: object) -> None:
         self.stop()
 
-    def _run(self) -> None:
-        monitor = pyudev.Monitor.from_netlink(self._context)
-        monitor.filter_by("tty")
-        monitor.start()
-        self._ready.set()
+    def _run(self, monitor: pyudev.Monitor) -> None:
         try:
             while not self._stopping.is_set():
                 device = monitor.poll(timeout=0.05)
@@ -214,13 +242,17 @@ class HotplugMonitor:
             del monitor
 
     def _seen(self, device: Any) -> None:
-        found = candidate(device, self.identities)
+        found = candidate(device, self.identities, self.paths)
         role = found.verdict.role
         action = str(device.action)
         if role is None or action not in ("add", "remove"):
             return
         self._log.info("hotplug", role=role, action=action, node=found.node)
-        self.events.put(HotplugEvent(role, action, found.node))
+        event = HotplugEvent(role, action, found.node)
+        if self.events is not None:
+            self.events.put(event)
+        if self.on_event is not None:
+            self.on_event(event)
         wake = self.on_add.get(role)
         if action == "add" and wake is not None:
             wake()

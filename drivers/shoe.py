@@ -10,7 +10,7 @@ from __future__ import annotations
 import queue
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Final, Self
@@ -217,6 +217,8 @@ class RepeatDropped:
     uid: str
     point: ReadPoint
     seq: int
+    #: The shoe's clock at the repeat: it slides the window, so the journal keeps it.
+    read_ms: int | None = None
 
 
 ShoeEvent = TagRead | ShoeState | RepeatDropped
@@ -250,6 +252,14 @@ class RepeatFilter:
         self._elapsed = 0
         #: (uid, point) -> (unwrapped time, read_ms) of the last read of that tag there.
         self._last: dict[tuple[str, ReadPoint], tuple[int, int]] = {}
+
+    def restore(self, boot: str, reads: Iterable[tuple[str, ReadPoint, int]]) -> None:
+        """Before the first read: remember ``reads`` (uid, point, read_ms) of ``boot``, in the
+        order the shoe made them, as a restarted controller finds them in its journal, so
+        that a repeat of a journaled read arriving just after the restart is still a repeat.
+        """
+        for uid, point, read_ms in reads:
+            self.repeats(boot, uid, point, read_ms)
 
     def repeats(self, boot: str, uid: str, point: ReadPoint, read_ms: int) -> int | None:
         """Record a read; the ``read_ms`` of the read it repeats, or None if it is a new read."""
@@ -306,7 +316,9 @@ class ShoeDriver(DeviceDriver[ShoeEvent]):
                 )
                 if self.ack_after_commit:
                     # The controller must journal it too, or it could never be acked in order.
-                    self.events.put(RepeatDropped(sentence.uid, sentence.point, sentence.seq))
+                    self.events.put(
+                        RepeatDropped(sentence.uid, sentence.point, sentence.seq, sentence.read_ms)
+                    )
                 return
             self.events.put(TagRead(sentence.uid, sentence.point, sentence.seq, sentence.read_ms))
         elif isinstance(sentence, ShoeStatus):

@@ -17,7 +17,7 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Generic, Self, TypeVar
 
 import serial
@@ -189,6 +189,20 @@ class DeviceDriver(ABC, Generic[E]):
     def wake(self) -> None:
         """Try to reopen the port now (a hotplug 'add' arrived), not at the end of the backoff."""
         self._wake.set()
+
+    def reopen_at(self, url: str) -> None:
+        """The device came back at ``url``: open that from now on, and at once.
+
+        A device found by its USB identity may return at another node
+        (``/dev/ttyACM1`` while the old ``ttyACM0`` is still being released).
+        May be called from any thread: the reading thread reads the settings
+        afresh at each open.
+        """
+        if url != self.settings.url:
+            self._log.info("port_moved", to=url)
+            self.settings = replace(self.settings, url=url)
+            self._log = self._log.bind(url=url)
+        self.wake()
 
     @property
     def counters(self) -> CodecCounters:

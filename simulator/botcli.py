@@ -18,6 +18,7 @@ from controller.config import load_config
 from controller.engine import ConfigError
 from controller.games import GAMES
 from controller.script import ScriptError, parse_script
+from controller.settings import DECK_NAMES as DECK_KEYS
 from simulator.bots import (
     Act,
     BotError,
@@ -27,6 +28,7 @@ from simulator.bots import (
     describe_act,
     describe_record,
 )
+from simulator.decks import DECK_NAMES
 from simulator.devices import DeviceError
 from simulator.runner import BotRunner, Pace, RunnerError
 from simulator.table import Simulator
@@ -108,6 +110,10 @@ def make_bot(args: argparse.Namespace) -> Bot | None:
             hands=args.hands,
             rebuy=rebuy or RebuyRule(),
             config=settings.table_config(),
+            # The table's decks as the controller deals them from a fresh journal: its
+            # first hand from [decks] active, then alternating if [decks] alternate.
+            alternate_decks=settings.decks.alternate,
+            first_deck=DECK_NAMES[DECK_KEYS.index(settings.decks.active)],
         )
     return RandomBot(
         args.game or "mambo", seats=args.seats, seed=args.seed, hands=args.hands, rebuy=rebuy

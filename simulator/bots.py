@@ -417,8 +417,8 @@ class RandomBot(_Bot):
     relative odds of the betting buttons when legal; ``muck_folds`` passes a
     folded hand over the discard reader, as a dealer does when the hand goes
     on. ``alternate_decks`` puts decks A and B in play in turn, hand by hand
-    (NOTES.md, Shuffle, cut and decks); by default deck A is shuffled again
-    before every hand (13:69F-14.5).
+    (NOTES.md, Shuffle, cut and decks), ``first_deck`` first; by default
+    ``first_deck`` is shuffled again before every hand (13:69F-14.5).
     """
 
     def __init__(
@@ -433,6 +433,7 @@ class RandomBot(_Bot):
         weights: Mapping[Button, int] = DEFAULT_WEIGHTS,
         muck_folds: bool = True,
         alternate_decks: bool = False,
+        first_deck: str = DECK_NAMES[0],
         dealer: int = 0,
         config: TableConfig | None = None,
     ) -> None:
@@ -442,6 +443,8 @@ class RandomBot(_Bot):
             spec = GAMES[game]
         else:
             spec = game
+        if first_deck not in DECK_NAMES:
+            raise ValueError(f"first_deck {first_deck!r}: expected one of {', '.join(DECK_NAMES)}")
         if hands is not None and hands < 0:
             raise ValueError(f"hands={hands}: expected a number of hands >= 0, or None")
         unknown = set(weights) - set(DEFAULT_WEIGHTS)
@@ -463,6 +466,7 @@ class RandomBot(_Bot):
         self.weights = dict(weights)
         self.muck_folds = muck_folds
         self.alternate_decks = alternate_decks
+        self._first_deck = DECK_NAMES.index(first_deck)
         self.rebought = 0
         self._rng = random.Random(f"tablectl-bot-{seed}")
         self._shoe = _Shoe()
@@ -497,7 +501,8 @@ class RandomBot(_Bot):
             for seat, stack in sorted(self.table.stacks.items()):
                 if stack is not None and stack < rule.below:
                     self._plan.append(Rebuy(seat, rule.buy_in - stack))
-        deck = DECK_NAMES[(self._started - 1) % 2] if self.alternate_decks else DECK_NAMES[0]
+        turn = self._started - 1 if self.alternate_decks else 0
+        deck = DECK_NAMES[(self._first_deck + turn) % 2]
         shuffle = Shuffle(deck, self._rng.randrange(2**32), self._rng.randint(MIN_CUT, 42))
         self._shoe.stub = cut(shuffled(shuffle.seed), shuffle.cut)
         self._plan.append(shuffle)

@@ -100,6 +100,16 @@ def test_the_device_lights_mark_a_lost_device() -> None:
     assert render.devices_text(view.devices).plain == " SHOE ✖ LOST "
 
 
+def test_the_top_line_names_the_deck_in_play_once_a_hand_has_one() -> None:
+    """NOTES.md, Shuffle, cut and decks: the decks alternate; the top line says which is in
+    play (after the hand number), and nothing before the first hand."""
+    seats = (SeatView(1), SeatView(2))
+    view = TableView("Mambo stud", "T1", seats, hand_number=7, deck="B")
+    assert "Hand #7   Deck B" in render.header_text(render.Heading.of(view)).plain
+    before = TableView("Mambo stud", "T1", seats)
+    assert "Deck" not in render.header_text(render.Heading.of(before)).plain
+
+
 def test_the_showdown_divides_each_pot_and_names_the_odd_chip_rule() -> None:
     """14.13A(j)1: the odd chip of a split pot goes to the best high hand, and says so."""
     result = showdown().showdown

@@ -24,6 +24,9 @@ DEVICES = ("shoe", "panel")
 #: How many finished hands the core remembers: a table runs for months and must not grow
 #: (the journal keeps every hand; recall and the exports read it there).
 RESULTS_KEPT = 100
+#: How many of the shoe's last reads the core keeps for the RFID repeat filter of a restarted
+#: controller: far more than a 0.5 s window can hold, and bounded.
+READS_KEPT = 256
 
 
 class CheckpointMismatch(Exception):
@@ -83,6 +86,12 @@ class TableCore:
     net: dict[int, int] = field(default_factory=dict, init=False)
     #: Nothing taken or restored yet: a replay's first checkpoint is restored, not compared.
     fresh: bool = field(default=True, init=False)
+    #: The shoe's last reads, oldest first (to restore its RFID repeat filter).
+    shoe_reads: deque[rec.ShoeRead] = field(
+        default_factory=lambda: deque(maxlen=READS_KEPT), init=False
+    )
+    #: The deck in play as last journaled (None: no ``deck`` record yet).
+    deck: rec.DeckInPlay | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -102,6 +111,9 @@ class TableCore:
             origin = rec.origin_of(kind, data)
             device = self.devices.setdefault(origin.device, DeviceStatus())
             device.boot, device.last_seq = origin.boot, origin.seq
+            read = rec.shoe_read_of(kind, data)
+            if read is not None:
+                self.shoe_reads.append(read)
         if kind == rec.DEVICE:
             self._device_event(data)
             return []
@@ -112,6 +124,9 @@ class TableCore:
                 raise rec.RecordFormatError(kind, data, str(exc)) from None
             self.last_events = apply_change(self.table, change)
             return self.last_events
+        if kind == rec.DECK:
+            self.deck = rec.deck_of(data)
+            return []
         if kind not in rec.ENGINE_INPUTS:
             return []
         events = self.table.apply(rec.input_of(kind, data))

@@ -63,9 +63,18 @@ class LockstepDealer:
         timeout: float = 10.0,
     ) -> LockstepDealer:
         """A random bot playing ``hands`` hands (None: until stopped) at the controller's
-        table: its seats, stakes, dealer and stacks. No rebuys: the controller learns of
-        chips only from its configuration."""
-        bot = RandomBot(spec, seed=seed, hands=hands, rebuy=None, config=config)
+        table: its seats, stakes, dealer and stacks, and its decks, alternating or not as
+        the controller's. No rebuys: the controller learns of chips only from its
+        configuration."""
+        bot = RandomBot(
+            spec,
+            seed=seed,
+            hands=hands,
+            rebuy=None,
+            config=config,
+            alternate_decks=controller.alternate_decks,
+            first_deck=controller.next_hand_deck,
+        )
         return cls(bot, sim, controller, pace, timeout=timeout)
 
     def follow(self, controller: Controller) -> None:

@@ -104,6 +104,8 @@ class Controller:
     events: queue.Queue[Any]
     display: Callable[[TableView], None] | None = None
     listeners: list[Listener] = field(default_factory=list)
+    #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks).
+    alternate_decks: bool = False
     view: ViewBuilder = field(init=False)
     inputs: int = field(default=0, init=False)
     _boots: dict[str, str] = field(default_factory=dict, init=False)
@@ -126,6 +128,7 @@ class Controller:
         decks: DeckSet,
         make_drivers: Callable[[queue.Queue[Any]], tuple[ShoeDriver, PanelDriver]],
         display: Callable[[TableView], None] | None = None,
+        alternate_decks: bool = False,
     ) -> Controller:
         """Replay the journal into a fresh core and make the drivers (restored, not started)."""
         core = TableCore(spec, config)
@@ -145,7 +148,20 @@ class Controller:
                 # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
                 driver.restore(status.boot, status.last_seq)
             status.connected = False  # unknown until the driver says hello again
-        controller = cls(table_id, core, writer, decks, shoe, panel, events, display)
+        boot = core.devices["shoe"].boot
+        if boot is not None:
+            # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
+            shoe.repeats.restore(
+                boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
+            )
+        controller = cls(
+            table_id, core, writer, decks, shoe, panel, events, display, [], alternate_decks
+        )
+        try:
+            controller._restore_deck()
+        except BaseException:
+            writer.close()
+            raise
         controller._resumed(writer.last)
         return controller
 
@@ -155,6 +171,7 @@ class Controller:
             bind_hand(table.hand_number)
         self._log.info(
             "table_opened",
+            deck=self.decks.active.name,
             records=self.core.records,
             journal_seq=last.seq if last else 0,
             hand=table.hand_number,
@@ -218,7 +235,9 @@ class Controller:
         """Journal, acknowledge, apply and announce one driver event."""
         match event:
             case TagRead():
-                self._input(self.shoe, event.seq, self.decks.lookup(event))
+                # uid and read_ms: what the repeat filter of a restarted controller needs.
+                read: JsonObject = {"uid": event.uid, "read_ms": event.read_ms}
+                self._input(self.shoe, event.seq, self.decks.lookup(event), read)
             case PanelPress():
                 self._input(self.panel, event.seq, event.to_input())
             case ShoeState():
@@ -228,6 +247,8 @@ class Controller:
             case RepeatDropped():
                 data = self._origin(self.shoe, event.seq).fields()
                 data.update(uid=event.uid, point=event.point.value)
+                if event.read_ms is not None:
+                    data["read_ms"] = event.read_ms
                 self._sequenced(self.shoe, event.seq, rec.RFID_REPEAT, data)
             case DeviceReady():
                 self._boots[event.device] = event.hello.boot
@@ -261,15 +282,28 @@ class Controller:
             driver.commit(seq)
         self.core.take(kind, data)
 
-    def _input(self, driver: DeviceDriver[Any], seq: int, inp: TableInput) -> None:
+    def _input(
+        self,
+        driver: DeviceDriver[Any],
+        seq: int,
+        inp: TableInput,
+        extra: JsonObject | None = None,
+    ) -> None:
         kind, data = rec.input_data(inp, self._origin(driver, seq))
+        if extra:
+            data.update(extra)
         record = self.journal.append(kind, data)  # on disk (fsync) ...
         driver.commit(seq)  # ... before the device is told (docs/journal.md, Durability)
         events = self.core.take(kind, data)
         self.inputs += 1
+        started = next((e.hand for e in events if isinstance(e, HandStarted)), None)
+        # In play before the hand's first card is read; journaled after the hand's decision.
+        deck = self._deck_for(started) if started is not None else None
         self._announce(events)
         decision_kind, decision = rec.decision_data(record.seq, events)
         self.journal.append(decision_kind, decision)
+        if deck is not None:
+            self._journal_deck(deck)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
             self._checkpoint()
             last = self.journal.last
@@ -319,6 +353,40 @@ class Controller:
                 where=announce(table.pending),
             )
         self._announce([])
+
+    # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------
+
+    def _deck_for(self, hand: int) -> rec.DeckInPlay:
+        """Put the deck of a new hand in play: the other one if the decks alternate (the
+        journal's first hand keeps the configured deck)."""
+        if self.alternate_decks and self.core.deck is not None:
+            self.decks.switch()
+        deck = rec.DeckInPlay(hand, self.decks.active.name)
+        self.core.take(rec.DECK, deck.fields())  # the display shows it from the hand's start
+        self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
+        return deck
+
+    @property
+    def next_hand_deck(self) -> str:
+        """The name of the deck the next hand will be dealt from (what a dealer loads)."""
+        if self.alternate_decks and self.core.deck is not None:
+            return self.decks.other.name
+        return self.decks.active.name
+
+    def _journal_deck(self, deck: rec.DeckInPlay) -> None:
+        # After the hand's decision record: each of the journal's files begins with a hand.
+        self.journal.append(rec.DECK, deck.fields())
+
+    def _restore_deck(self) -> None:
+        """Put the journaled deck in play. A hand whose start is journaled but not its deck
+        (the power went between the two records) gets its deck now, by the same rule."""
+        journaled = self.core.deck
+        if journaled is None:
+            return  # no hand yet: the configured deck opens the first one
+        self.decks.activate(journaled.deck)
+        hand = self.core.table.hand_number
+        if journaled.hand < hand:
+            self._journal_deck(self._deck_for(hand))
 
     # --- announcing ----------------------------------------------------------------------
 

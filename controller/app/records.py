@@ -26,6 +26,8 @@ SHOE_STATUS: Final = "shoe_status"
 RFID_REPEAT: Final = "rfid_repeat"
 #: A link event: device ready (with its outcome), lost or refused.
 DEVICE: Final = "device"
+#: The deck in play for a hand, journaled as the hand starts (NOTES.md, Shuffle, cut and decks).
+DECK: Final = "deck"
 #: The events an input caused; a hand's first decision is kind ``hand_started`` (the
 #: journal's rotation begins each file with one).
 DECISION: Final = "decision"
@@ -98,6 +100,52 @@ def origin_of(kind: str, data: JsonObject) -> Origin:
     if not (isinstance(device, str) and isinstance(boot, str) and isinstance(seq, int)):
         raise RecordFormatError(kind, data, "expected device, boot and seq")
     return Origin(device, boot, seq)
+
+
+@dataclass(frozen=True, slots=True)
+class DeckInPlay:
+    """The deck in play from the start of hand ``hand`` (a ``deck`` record)."""
+
+    hand: int
+    deck: str
+
+    def fields(self) -> JsonObject:
+        return {"hand": self.hand, "deck": self.deck}
+
+
+def deck_of(data: JsonObject) -> DeckInPlay:
+    """The deck in play a ``deck`` record names."""
+    hand, deck = data.get("hand"), data.get("deck")
+    if not (isinstance(hand, int) and isinstance(deck, str)):
+        raise RecordFormatError(DECK, data, "expected hand (a number) and deck (a name)")
+    return DeckInPlay(hand, deck)
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeRead:
+    """A tag read by the shoe as a record keeps it, for its RFID repeat filter
+    (docs/protocol.md 7): the boot, the tag, the read point and the shoe's clock."""
+
+    boot: str
+    uid: str
+    point: ReadPoint
+    read_ms: int
+
+
+def shoe_read_of(kind: str, data: JsonObject) -> ShoeRead | None:
+    """The shoe's read a ``card``, ``tag`` or ``rfid_repeat`` record holds; None for another
+    record, or one written before reads were journaled with their ``uid`` and ``read_ms``."""
+    if kind not in (CARD, TAG, RFID_REPEAT) or data.get("device") != "shoe":
+        return None
+    boot, uid, point, read_ms = (data.get(k) for k in ("boot", "uid", "point", "read_ms"))
+    if not (isinstance(uid, str) and isinstance(read_ms, int)):
+        return None
+    if not (isinstance(boot, str) and isinstance(point, str)):
+        raise RecordFormatError(kind, data, "expected the read's boot and point")
+    try:
+        return ShoeRead(boot, uid, ReadPoint(point), read_ms)
+    except ValueError as exc:
+        raise RecordFormatError(kind, data, f"expected a read point: {exc}") from None
 
 
 def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:

@@ -39,13 +39,23 @@ class DisplaySink:
 def run_with_display(
     sink: DisplaySink, work: Callable[[threading.Event], None], stop: threading.Event
 ) -> None:
-    """Run ``work(stop)`` on a thread while the display runs here; ``q`` stops both."""
+    """Run ``work(stop)`` on a thread while the display runs here; ``q`` stops both.
+
+    Setting ``stop`` from elsewhere (SIGTERM's or SIGINT's handler) stops both too:
+    once ``work`` has finished (the table closed), the display is closed.
+    """
     first = sink.latest
     if first is None:
         raise RuntimeError("the controller built no view before the display opened")
     app = DealerDisplay(first)
     sink.attach(app)
-    thread = threading.Thread(target=work, args=(stop,), name="tablectl-table")
+
+    def table() -> None:
+        work(stop)
+        if stop.is_set():  # stopped by a signal, not by a failed journal (the display shows it)
+            app.close_soon()
+
+    thread = threading.Thread(target=table, name="tablectl-table")
     thread.start()
     try:
         app.run()

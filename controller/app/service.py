@@ -23,30 +23,90 @@ from controller.display.view import TableView
 from controller.journal import JournalError
 from controller.settings import DeviceSettings, TableSettings
 from drivers.deck import Deck, DeckSet
-from drivers.discovery import DeviceIdentity, find_port
+from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from drivers.transport import LinkSettings
+from drivers.transport import DeviceDriver, LinkSettings
 
 
 class StartError(Exception):
     """The table cannot open: the message says what to do."""
 
 
+def identity(device: DeviceSettings) -> DeviceIdentity | None:
+    """The USB identity a device is matched by, or None if it is named by path or URL."""
+    match = device.match
+    if match is None:
+        return None
+    return DeviceIdentity(device.name, match.vendor_id, match.product_id, match.serial)
+
+
 def device_url(device: DeviceSettings) -> str:
-    """The port to open for a device: its path or URL, or the tty udev finds for its match."""
+    """The port to open for a device: its path or URL, or the tty udev finds for its match.
+
+    A matched device that is not plugged in does not keep the table shut, as a
+    pulled cable mid-hand does not close it: the driver is given the udev rules'
+    stable name, the table opens paused ("cannot open"), and the hotplug monitor
+    points the driver at the device's node when it is plugged in.
+    """
     if device.url is not None:
         return device.url
-    match = device.match
-    assert match is not None  # the loader sets exactly one of url and match
-    found = find_port(DeviceIdentity(device.name, match.vendor_id, match.product_id, match.serial))
+    wanted = identity(device)
+    assert wanted is not None  # the loader sets exactly one of url and match
+    found = find_port(wanted)
     if found is None:
-        raise StartError(
-            f"devices.{device.name}: no tty matches vendor_id {match.vendor_id}, product_id "
-            f"{match.product_id}, serial {match.serial}; plug the {device.name} in "
-            "(tablectl devices lists what is connected)"
+        structlog.get_logger("controller.table").warning(
+            "device_not_connected",
+            device=device.name,
+            match=f"{wanted.vendor_id}:{wanted.model_id}:{wanted.serial}",
+            todo=f"plug the {device.name} in (tablectl devices lists what is connected); "
+            "the table stays paused until it says hello",
         )
+        return wanted.stable_name
     return found.node
+
+
+def watched_path(device: DeviceSettings) -> str | None:
+    """The device path udev may announce this device under, or None.
+
+    A URL (``socket://``, ``sim://``) and a path that leads to a pseudo-terminal
+    (``/dev/pts/N``, or the simulator's link to one) have no udev device and no
+    uevents: the driver's reconnect backoff (2 s at most) is all they get. Any
+    other path (``/dev/tablectl/shoe``, ``/dev/serial/by-id/...``, a device not
+    yet plugged in) is watched: the tty whose node or link it is wakes the driver.
+    """
+    path = device.url
+    if path is None or not path.startswith("/"):
+        return None
+    if os.path.realpath(path).startswith("/dev/pts/"):
+        return None
+    return path
+
+
+def hotplug_monitor(settings: TableSettings, controller: Controller) -> HotplugMonitor | None:
+    """A monitor that reopens a driver the moment udev says its device is back; None if no
+    device of the table has a udev device to watch."""
+    drivers: dict[str, DeviceDriver[Any]] = {"shoe": controller.shoe, "panel": controller.panel}
+    identities = [i for i in map(identity, (settings.shoe, settings.panel)) if i is not None]
+    paths = {
+        device.name: path
+        for device in (settings.shoe, settings.panel)
+        if (path := watched_path(device)) is not None
+    }
+    if not identities and not paths:
+        return None
+    matched = {i.role for i in identities}
+
+    def device_event(event: HotplugEvent) -> None:
+        driver = drivers.get(event.role)
+        if event.action != "add" or driver is None:
+            return  # a removal is seen by the driver itself: its port fails
+        if event.role in matched and event.node:
+            driver.reopen_at(event.node)  # a matched device may come back at another node
+        else:
+            driver.wake()
+
+    return HotplugMonitor(identities, None, paths=paths, on_event=device_event)
 
 
 def link_settings(device: DeviceSettings) -> LinkSettings:
@@ -91,6 +151,7 @@ def build_controller(
         decks=load_decks(settings),
         make_drivers=drivers,
         display=display,
+        alternate_decks=settings.decks.alternate,
     )
 
 
@@ -116,14 +177,34 @@ def stop_on_signals(stop: threading.Event) -> None:
     signal.signal(signal.SIGINT, handler)
 
 
+def start_watching(monitor: HotplugMonitor | None) -> HotplugMonitor | None:
+    """Start the hotplug monitor; None (and a warning) if udev cannot be watched here."""
+    if monitor is None:
+        return None
+    try:
+        monitor.start()
+    except OSError as error:
+        structlog.get_logger("controller.table").warning(
+            "hotplug_unavailable",
+            error=str(error),
+            detail="a replugged device is reopened by the driver's backoff (2 s at most)",
+        )
+        return None
+    return monitor
+
+
 def serve(
-    controller: Controller, stop: threading.Event, control: ControlServer | None = None
+    controller: Controller,
+    stop: threading.Event,
+    control: ControlServer | None = None,
+    hotplug: HotplugMonitor | None = None,
 ) -> bool:
     """Run the table until ``stop``; always close (drivers stopped, journal closed, logged).
 
     ``control``, if given, takes the floor's seat changes while the table runs
     (docs/app.md, Seat changes); if its socket cannot be bound, that is logged and the
-    table runs without it.
+    table runs without it. ``hotplug`` (see ``hotplug_monitor``) is started beside the
+    drivers and stopped before they close.
 
     False if the journal failed: nothing more was acknowledged (docs/journal.md, a failed
     write or fsync); the service exits and systemd starts it again, and the reopened journal
@@ -142,6 +223,7 @@ def serve(
             )
             control = None
     controller.start()
+    watching = start_watching(hotplug)
     try:
         controller.run(stop)
     except JournalError as error:
@@ -152,5 +234,7 @@ def serve(
     finally:
         if control is not None:
             control.close()
+        if watching is not None:
+            watching.stop()
         controller.close()
     return True

@@ -59,6 +59,8 @@ class SimTable:
     #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
     #: the default 0.5 s; a fast simulated dealer shortens both (simulator.runner.Pace.fast).
     repeat_window: float = 0.5
+    #: Each new hand puts the other deck in play, as ``tablectl run`` does by default.
+    alternate_decks: bool = True
     sim: Simulator = field(init=False)
     controller: Controller = field(init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
@@ -121,6 +123,7 @@ class SimTable:
             decks=self.decks(),
             make_drivers=self._drivers,
             display=display,
+            alternate_decks=self.alternate_decks,
         )
         self._stop = threading.Event()
         self.controller.start()

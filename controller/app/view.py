@@ -110,6 +110,7 @@ class ViewBuilder:
             dealer_prompt=_dealer_prompt(pending),
             log=tuple(self._log),
             hand_in_progress=in_hand,
+            deck=core.deck.deck if core.deck is not None else "",
         )
 
     def _showdown(self) -> ShowdownView | None:

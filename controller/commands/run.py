@@ -16,6 +16,7 @@ from controller.app.screen import DisplaySink, run_with_display
 from controller.app.service import (
     StartError,
     build_controller,
+    hotplug_monitor,
     refuse_root,
     serve,
     stop_on_signals,
@@ -24,6 +25,7 @@ from controller.config import SettingsError, check_files, load_config
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
 from drivers.deck import DeckError
+from drivers.discovery import HotplugMonitor
 
 DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 
@@ -94,13 +96,21 @@ def run(args: argparse.Namespace) -> int:
     except START_ERRORS as error:
         print(f"tablectl run: {error}", file=sys.stderr)
         return EXIT_FAILED
+    hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
+    stop_on_signals(stop)  # with the display too: its thread closes the display after the table
     if sink is not None:
-        run_with_display(sink, lambda event: _serve_quietly(controller, event, control), stop)
+        run_with_display(
+            sink, lambda event: _serve_quietly(controller, event, control, hotplug), stop
+        )
         return EXIT_STOPPED
-    stop_on_signals(stop)
-    return EXIT_STOPPED if serve(controller, stop, control) else EXIT_FAILED
+    return EXIT_STOPPED if serve(controller, stop, control, hotplug) else EXIT_FAILED
 
 
-def _serve_quietly(controller: Controller, stop: threading.Event, control: ControlServer) -> None:
-    serve(controller, stop, control)  # a failure is logged; the display shows the table closed
+def _serve_quietly(
+    controller: Controller,
+    stop: threading.Event,
+    control: ControlServer,
+    hotplug: HotplugMonitor | None,
+) -> None:
+    serve(controller, stop, control, hotplug)  # a failure is logged; the display shows it closed

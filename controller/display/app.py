@@ -492,6 +492,9 @@ class DealerDisplay(App[None]):
     class ViewReady(Message):
         """A newer view is waiting in the display's slot."""
 
+    class CloseRequested(Message):
+        """The table has closed (SIGTERM or SIGINT): the display goes too."""
+
     def __init__(self, view: TableView) -> None:
         super().__init__()
         self.view = view
@@ -526,6 +529,14 @@ class DealerDisplay(App[None]):
             # The display has closed: nothing will draw this view, or wake for the next.
             with self._lock:
                 self._pending = None
+
+    def close_soon(self) -> None:
+        """Exit the display without asking; safe to call from any thread, before or while it
+        runs (a closed display ignores it)."""
+        self.post_message(self.CloseRequested())
+
+    def on_dealer_display_close_requested(self, message: CloseRequested) -> None:
+        self.exit()
 
     async def on_dealer_display_view_ready(self, message: ViewReady) -> None:
         with self._lock:

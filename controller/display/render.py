@@ -190,12 +190,19 @@ class Heading:
     street: str
     stakes: str
     devices: tuple[DeviceView, ...]
+    deck: str = ""
 
     @classmethod
     def of(cls, view: TableView) -> Heading:
         """The heading of ``view``."""
         return cls(
-            view.game, view.table_id, view.hand_number, view.street, view.stakes, view.devices
+            view.game,
+            view.table_id,
+            view.hand_number,
+            view.street,
+            view.stakes,
+            view.devices,
+            view.deck,
         )
 
 
@@ -206,6 +213,8 @@ def header_text(heading: Heading, *, stakes: bool = True) -> Text:
     text.append(f"  Table {heading.table_id}", style="bold")
     if heading.hand_number is not None:
         text.append(f"   Hand #{heading.hand_number}", style="bold")
+    if heading.deck:
+        text.append(f"   Deck {heading.deck}", style="bold")
     if heading.street:
         text.append("   ")
         text.append(heading.street, style="bold #5fd7ff")

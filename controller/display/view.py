@@ -343,6 +343,8 @@ class TableView:
     log: tuple[str, ...] = ()
     #: A hand is under way (dealing, betting, drawing): quitting asks to confirm.
     hand_in_progress: bool = False
+    #: The deck in play (NOTES.md, Shuffle, cut and decks); "" before the first hand.
+    deck: str = ""
 
     def __post_init__(self) -> None:
         count = len(self.seats)

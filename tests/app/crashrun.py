@@ -102,7 +102,10 @@ class AckedDealer:
     timeout: float = 60.0
 
     def __post_init__(self) -> None:
-        self.bot = RandomBot(self.spec, seed=self.seed, rebuy=None, config=self.config)
+        # The table.toml leaves [decks] alternate at its default, true: the dealer alternates too.
+        self.bot = RandomBot(
+            self.spec, seed=self.seed, rebuy=None, config=self.config, alternate_decks=True
+        )
         pace = replace(Pace.fast(REPEAT_WINDOW), stall=self.timeout)
         self.runner = BotRunner(self.bot, self.sim, pace, on_act=self._acked)
 

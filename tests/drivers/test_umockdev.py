@@ -88,7 +88,8 @@ def free_gid() -> int:
 
 def test_discovery_hotplug_and_udev_rules_against_real_libudev(tmp_path: Path) -> None:
     """Under umockdev-run, in a private mount namespace (one run: pytest starts slowly):
-    umockdev_hotplug.py (scan, `tablectl devices`, the monitor, a mid-hand unplug) and
+    umockdev_hotplug.py (scan, `tablectl devices`, the monitor, a mid-hand unplug),
+    umockdev_run.py (tablectl run's monitor: a shoe plugged late, unplugged and replugged) and
     umockdev_rules.py (udevadm test: group, mode, name, properties; no other serial)."""
     tools_or_skip("umockdev-run", "udevadm", "unshare")
     wrapper = [
@@ -105,4 +106,5 @@ def test_discovery_hotplug_and_udev_rules_against_real_libudev(tmp_path: Path) -
         str(ROOT / "udev" / "99-tablectl.rules"),
         str(free_gid()),
     ]
-    run_pytest_under_umockdev([HERE / "umockdev_hotplug.py", HERE / "umockdev_rules.py"], wrapper)
+    tests = ["umockdev_hotplug.py", "umockdev_run.py", "umockdev_rules.py"]
+    run_pytest_under_umockdev([HERE / name for name in tests], wrapper)

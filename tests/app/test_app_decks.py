@@ -1,0 +1,171 @@
+"""The table's two decks alternate hand by hand (NOTES.md, Shuffle, cut and decks), the deck in
+play is journaled and survives a restart, and a card of the deck not in play is an integrity
+alarm (NOTES.md, Integrity)."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+from pathlib import Path
+
+from apphelp import dealer, journal_records, sim_table
+from confighelp import load, problem_at, section, to_toml, valid
+
+from controller.app import records as rec
+from controller.app.loop import Controller, wait_until
+from controller.engine.events import Alarm, Event, HandStarted
+from controller.inputs import Button
+from controller.journal import verify
+from simulator.botcli import make_bot
+from simulator.bots import RandomBot, Shuffle
+
+
+def decks_journaled(directory: Path) -> list[tuple[int, str]]:
+    """(hand, deck) of every ``deck`` record, in journal order."""
+    return [
+        (int(data["hand"]), str(data["deck"]))
+        for kind, data in journal_records(directory)
+        if kind == rec.DECK
+    ]
+
+
+def test_the_decks_alternate_hand_by_hand_and_each_hand_journals_its_deck(
+    tmp_path: Path,
+) -> None:
+    """NOTES.md, Shuffle, cut and decks: with a shuffler the two decks alternate, one in play
+    while the other is shuffled: hand 1 deck A (the configured one), hand 2 deck B, hand 3 A,
+    shown on the display from the hand's start; the dealer who alternates too deals every
+    hand without an alarm."""
+    with sim_table(tmp_path) as table:
+        assert table.controller.alternate_decks
+        shown: list[str] = []
+
+        def deck_shown_at_hand_start(controller: Controller, events: list[Event]) -> None:
+            if any(isinstance(e, HandStarted) for e in events):
+                shown.append(controller.view.build(controller.core).deck)
+
+        table.controller.listeners.append(deck_shown_at_hand_start)
+        bot = dealer(table, hands=3)
+        bot.run()
+        assert shown == ["A", "B", "A"]  # the display's top line, from each hand's start
+        assert table.controller.decks.active.name == "A"
+        assert table.controller.core.finished == 3
+    assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B"), (3, "A")]
+    results = zip(bot.bot.records, table.controller.core.results, strict=True)
+    assert [record.differences(result) for record, result in results] == [[]] * 3
+    assert verify(tmp_path / "journal").intact
+
+
+def test_with_alternation_off_every_hand_is_dealt_from_the_one_deck(tmp_path: Path) -> None:
+    """NOTES.md, Shuffle, cut and decks: `[decks] alternate = false` keeps the deck in play
+    (shuffled again for every hand, 13:69F-14.5); it is journaled all the same."""
+    with sim_table(tmp_path, alternate_decks=False) as table:
+        dealer(table, hands=3).run()
+        assert table.controller.core.finished == 3
+    assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "A"), (3, "A")]
+
+
+def test_a_restart_mid_hand_keeps_the_deck_in_play(tmp_path: Path) -> None:
+    """NOTES.md, Shuffle, cut and decks: the deck in play comes back from the journal, not from
+    the hand's parity: stopped mid-hand 2 (deck B), the restarted controller reads deck B's
+    cards, and hand 3 goes back to deck A."""
+    with sim_table(tmp_path) as table:
+        bot = dealer(table, hands=3)
+        started: list[int] = []
+        halted = threading.Event()
+
+        def halt_in_hand_two(controller: Controller, events: list[Event]) -> None:
+            if any(isinstance(e, HandStarted) and e.hand == 2 for e in events):
+                started.append(controller.inputs)
+            if started and controller.inputs == started[0] + 4:  # the burn and three cards
+                bot.stop()
+                halted.set()
+
+        table.controller.listeners.append(halt_in_hand_two)
+        bot.run()
+        assert halted.is_set()
+        table.stop_controller()
+        controller = table.start_controller()
+        assert controller.decks.active.name == "B"
+        assert controller.core.table.hand_number == 2
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        bot.follow(controller)
+        bot.resume()
+        bot.run()
+        assert controller.core.finished == 3
+        results = zip(bot.bot.records, controller.core.results, strict=True)
+        assert [record.differences(result) for record, result in results] == [[]] * 3
+    assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B"), (3, "A")]
+    assert verify(tmp_path / "journal").intact
+
+
+def test_a_card_of_the_deck_not_in_play_is_an_integrity_alarm(tmp_path: Path) -> None:
+    """NOTES.md, Integrity: in hand 2 (deck B in play) a card of deck A passes the slot: the
+    hand holds on an alarm naming the other deck's card."""
+    with sim_table(tmp_path) as table:
+        dealer(table, hands=1).run()
+        controller = table.controller
+        table.sim.use_deck("B", seed=7)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: controller.core.table.hand_number == 2, 5.0)
+        assert controller.decks.active.name == "B"
+        card = table.sim.other_deck()
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+    tags = [data for kind, data in journal_records(tmp_path / "journal") if kind == rec.TAG]
+    assert [t["reason"] for t in tags] == [f"a card of the other deck (A), {card}"]
+
+
+def test_alternate_is_on_by_default_and_must_be_true_or_false() -> None:
+    """NOTES.md, Shuffle, cut and decks: `[decks] alternate` defaults to true; any other value
+    than a boolean is refused naming the key, the value and what is allowed."""
+    assert load(valid()).decks.alternate is True
+    data = valid()
+    section(data, "decks")["alternate"] = False
+    assert load(data).decks.alternate is False
+    section(data, "decks")["alternate"] = "yes"
+    problem = problem_at(data, "decks.alternate")
+    assert (problem.value, problem.expected) == ("yes", "expected true or false")
+
+
+def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restart(
+    tmp_path: Path,
+) -> None:
+    """NOTES.md, Shuffle, cut and decks: the power went after hand 2's start was journaled but
+    before its deck record: the restarted controller puts the hand's deck (B) in play by the
+    same rule and journals it, so the hand's cards are read from the right deck."""
+    with sim_table(tmp_path) as table:
+        dealer(table, hands=1).run()
+        table.sim.use_deck("B", seed=7)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: table.controller.core.deck == rec.DeckInPlay(2, "B"), 5.0)
+        table.stop_controller()
+        (last_file,) = sorted((tmp_path / "journal").glob("*.jsonl"))[-1:]
+        lines = last_file.read_text(encoding="utf-8").splitlines(keepends=True)
+        assert '"kind":"deck"' in lines[-1].replace(" ", "")
+        last_file.write_text("".join(lines[:-1]), encoding="utf-8")  # the cut before it
+        controller = table.start_controller()
+        assert controller.decks.active.name == "B"
+        card = table.sim.deal()  # the burn, of deck B
+        assert wait_until(lambda: controller.inputs == 1, 5.0)
+        assert not isinstance(controller.core.table.pending, Alarm), card
+    assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B")]
+    assert verify(tmp_path / "journal").intact
+
+
+def test_the_simulators_bot_deals_the_decks_of_the_tables_configuration(tmp_path: Path) -> None:
+    """`tablectl sim --bot random --config table.toml` deals as the controller expects: the
+    first hand from `[decks] active`, then alternating (NOTES.md, Shuffle, cut and decks)."""
+    data = valid()
+    section(data, "decks")["active"] = "b"
+    config = tmp_path / "table.toml"
+    config.write_text(to_toml(data), encoding="utf-8")
+    options = {"bot": ["random"], "seed": 1, "hands": 3, "buy_in": None, "game": None}
+    bot = make_bot(argparse.Namespace(config=config, **options))
+    assert isinstance(bot, RandomBot)
+    decks = [act.deck for act in bot if isinstance(act, Shuffle)]
+    assert decks == ["B", "A", "B"]
+    section(data, "decks")["alternate"] = False
+    config.write_text(to_toml(data), encoding="utf-8")
+    bot = make_bot(argparse.Namespace(config=config, **options))
+    assert isinstance(bot, RandomBot)
+    assert not bot.alternate_decks

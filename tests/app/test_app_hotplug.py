@@ -1,0 +1,122 @@
+"""``tablectl run`` and hotplug: which devices are watched, a shoe that is not plugged in at
+start, and a udev-matched shoe that comes back at another node.
+
+The same wiring against the real libudev, with umockdev's uevents, is in
+tests/drivers/umockdev_run.py (run by tests/drivers/test_umockdev.py).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from controller.app.loop import wait_until
+from controller.app.service import build_controller, hotplug_monitor, serve, watched_path
+from controller.config import load_config
+from controller.settings import DeviceSettings
+from drivers.discovery import HotplugEvent, judge
+from simulator.table import Simulator
+
+#: The drivers' backoff, set so long that only a hotplug wake can reopen in time.
+PATIENT = 30.0
+
+
+def by_path(path: str) -> DeviceSettings:
+    return DeviceSettings("shoe", url=path, match=None, serial=None)
+
+
+def test_a_pty_or_a_url_is_not_watched_a_device_path_is(tmp_path: Path) -> None:
+    """A URL and a link to a pseudo-terminal have no udev device (the backoff reopens them);
+    a device path, present or not yet, is watched for udev's 'add'."""
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=1) as sim:
+        assert watched_path(by_path(sim.address("shoe"))) is None
+    assert watched_path(by_path("sim://table/shoe")) is None
+    assert watched_path(by_path("socket://127.0.0.1:7001")) is None
+    assert watched_path(by_path("/dev/tablectl/shoe")) == "/dev/tablectl/shoe"
+    assert watched_path(by_path("/dev/serial/by-id/usb-x")) == "/dev/serial/by-id/usb-x"
+
+
+def test_a_tty_whose_node_or_link_is_the_configured_path_plays_its_role() -> None:
+    """judge: a device named by path is the tty with that node or link (udev's DEVLINKS)."""
+    paths = {"shoe": "/dev/serial/by-id/usb-shoe"}
+    linked = {"DEVNAME": "/dev/ttyACM3", "DEVLINKS": "/dev/serial/by-id/usb-shoe"}
+    assert judge(linked, [], paths).role == "shoe"
+    assert judge({"DEVNAME": "/dev/serial/by-id/usb-shoe"}, [], paths).role == "shoe"
+    assert judge({"DEVNAME": "/dev/ttyACM4"}, [], paths).role is None
+
+
+def write_config(tmp_path: Path, sim: Simulator) -> Path:
+    """A table whose shoe is found by a USB identity that is not plugged in here."""
+    decks = sim.write_deck_files(tmp_path / "decks")
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""
+[table]
+id = "HOTPLUG-2"
+game = "mambo"
+seats = [1, 2, 3]
+
+[stakes]
+ante = 1
+bring_in = 2
+small_bet = 5
+big_bet = 10
+
+[devices.shoe]
+vendor_id = "1209"
+product_id = "7ab1"
+serial = "SHOE0001"
+
+[devices.panel]
+path = "{sim.address("panel")}"
+
+[decks]
+a = "{decks[0]}"
+b = "{decks[1]}"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+fsync = false
+""",
+        encoding="utf-8",
+    )
+    return config
+
+
+def test_a_matched_shoe_not_plugged_in_opens_the_table_paused_and_its_add_moves_the_driver(
+    tmp_path: Path,
+) -> None:
+    """Issue 7, tablectl run: a udev-matched shoe that is not connected does not keep the table
+    shut: it opens paused ("cannot open" the stable name); udev's 'add' names the node the
+    shoe came at, and the driver opens it at once, well before its backoff."""
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
+        settings = load_config(write_config(tmp_path, sim))
+        controller = build_controller(settings)
+        assert controller.shoe.settings.url == "/dev/tablectl/shoe"
+        controller.shoe.settings = replace(
+            controller.shoe.settings, backoff_initial=PATIENT, backoff_max=PATIENT
+        )
+        monitor = hotplug_monitor(settings, controller)
+        assert monitor is not None
+        assert monitor.on_event is not None
+        assert [i.serial for i in monitor.identities] == ["SHOE0001"]
+        stop = threading.Event()
+        # The monitor's udev socket is left out here: umockdev_run.py drives it with uevents.
+        table = threading.Thread(target=serve, args=(controller, stop))
+        table.start()
+        try:
+            assert wait_until(lambda: controller.core.devices["panel"].connected, 5)
+            time.sleep(0.3)  # the shoe's first open has failed: its next try is 30 s away
+            assert controller.core.paused_by == ["shoe"]
+            assert "cannot open /dev/tablectl/shoe" in controller.core.devices["shoe"].message
+            plugged = time.monotonic()
+            monitor.on_event(HotplugEvent("shoe", "add", sim.address("shoe")))
+            assert wait_until(lambda: controller.core.devices["shoe"].connected, 5)
+            assert time.monotonic() - plugged < 5, "opened at the 'add', not after the backoff"
+            assert controller.shoe.settings.url == sim.address("shoe")
+            assert controller.core.paused_by == []
+        finally:
+            stop.set()
+            table.join()

@@ -1,0 +1,91 @@
+"""``tablectl run --display`` stops cleanly on SIGTERM and SIGINT: a real process on a pty.
+
+With the display, the Textual app holds the main thread and the table runs
+beside it; a signal must still close the table (drivers stopped, journal
+closed, where the hand stands logged) and then the display, and exit 0.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import select
+import signal
+import struct
+import subprocess
+import sys
+import termios
+import time
+from pathlib import Path
+
+import pytest
+from test_app_commands import AS_ROOT, ROOT, table_toml, wait_for_log
+
+from controller.inputs import Button
+from controller.journal import verify
+from simulator.table import Simulator
+
+RUN = [sys.executable, "-m", "controller", "run"]
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+def test_run_with_the_display_closes_the_table_and_the_display_on_a_signal(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Issue 7, tablectl run: with --display, SIGTERM (or SIGINT) finishes the table: the log
+    says where the hand stands (table_closed), the journal verifies, the display leaves the
+    terminal, and the exit status is 0."""
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
+        config = table_toml(tmp_path, sim)
+        log = tmp_path / "tablectl.log"
+        process = subprocess.Popen(
+            [*RUN, "--display", "--config", str(config), *AS_ROOT],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+        screen = bytearray()
+
+        def drain(seconds: float) -> None:
+            """Read what the display draws (a full pty would block it) for ``seconds``."""
+            deadline = time.monotonic() + seconds
+            while (left := deadline - time.monotonic()) > 0:
+                if select.select([master], [], [], min(left, 0.05))[0]:
+                    try:
+                        screen.extend(os.read(master, 65536))
+                    except OSError:  # the child closed the terminal
+                        return
+
+        try:
+            wait_for_log(log, "table_opened")
+            sim.shuffle(3)
+            sim.press(Button.NEW_HAND)
+            deadline = time.monotonic() + 20
+            while b"SEAT" not in screen.upper() and time.monotonic() < deadline:
+                drain(0.1)  # the display is up and drawing
+            sim.deal()  # the burn (14.13A(c))
+            sim.deal()  # seat 1, face down
+            wait_for_log(log, "card_dealt")
+            drain(0.3)
+            process.send_signal(signum)
+            deadline = time.monotonic() + 20
+            while process.poll() is None and time.monotonic() < deadline:
+                drain(0.1)
+            status = process.wait(timeout=5)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            os.close(master)
+    assert status == 0, screen[-2000:].decode("utf-8", "replace")
+    closed = wait_for_log(log, "table_closed", timeout=1)
+    assert closed["phase"] == "dealing"
+    assert "face down" in str(closed["where"])
+    assert verify(tmp_path / "journal").intact

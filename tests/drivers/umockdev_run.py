@@ -1,0 +1,163 @@
+"""``tablectl run``'s hotplug wiring against the real libudev, with umockdev emulating the shoe.
+
+Run inside ``umockdev-run`` (test_umockdev.py starts it). The shoe is the
+simulator's, on a real pty; umockdev emulates the USB tty udev announces for
+it, with a link to the pty among its names (as the udev rules make
+/dev/tablectl/shoe; a path outside /dev, which umockdev keeps to itself). So
+the service's monitor hears the shoe come and go while the driver talks to the
+simulated device through the configured path.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from umockdev_bed import (  # the fixture replaces the suite's leak check here
+    SHOE_IDS,
+    Bed,
+    _no_leaked_threads_fds_or_ptys,  # noqa: F401 -- a fixture, used by name
+    under_umockdev,
+)
+
+from controller.app.loop import Controller, wait_until
+from controller.app.service import build_controller, hotplug_monitor, serve
+from controller.config import load_config
+from controller.inputs import Button
+from simulator.table import Simulator
+
+pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
+
+#: The driver's backoff is set this long so that only the hotplug wake can reopen in time.
+PATIENT = 30.0
+
+
+@pytest.fixture
+def bed() -> Iterator[Bed]:
+    made = Bed()
+    yield made
+    made.testbed.clear()
+
+
+def plug_shoe(bed: Bed, sim: Simulator, link: Path, usb: str | None = None) -> tuple[str, str]:
+    """The shoe's USB device (made once) and its tty, with ``link`` among its names as the
+    udev rules give it one (a link to the simulator's pty, made before udev's 'add')."""
+    if usb is None:
+        usb = bed.testbed.add_device(
+            "usb",
+            "usb1",
+            None,
+            ["idVendor", SHOE_IDS[0], "idProduct", SHOE_IDS[1], "serial", "SHOE0001"],
+            [
+                "ID_VENDOR_ID",
+                SHOE_IDS[0],
+                "ID_MODEL_ID",
+                SHOE_IDS[1],
+                "ID_SERIAL_SHORT",
+                "SHOE0001",
+            ],
+        )
+    link.symlink_to(Path(sim.address("shoe")).resolve())
+    properties = [
+        "DEVNAME", "/dev/ttyACM7",
+        "DEVLINKS", str(link),
+        "ID_VENDOR_ID", SHOE_IDS[0],
+        "ID_MODEL_ID", SHOE_IDS[1],
+        "ID_SERIAL_SHORT", "SHOE0001",
+    ]  # fmt: skip
+    tty = bed.testbed.add_device("tty", "ttyACM7", usb, [], properties)
+    return usb, str(tty)
+
+
+def write_config(tmp_path: Path, sim: Simulator, link: Path) -> Path:
+    """A table whose shoe is named by a path udev makes, its panel the simulator's pty."""
+    decks = sim.write_deck_files(tmp_path / "decks")
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""
+[table]
+id = "HOTPLUG-1"
+game = "mambo"
+seats = [1, 2, 3]
+
+[stakes]
+ante = 1
+bring_in = 2
+small_bet = 5
+big_bet = 10
+
+[devices.shoe]
+path = "{link}"
+serial = "SHOE0001"
+
+[devices.panel]
+path = "{sim.address("panel")}"
+
+[decks]
+a = "{decks[0]}"
+b = "{decks[1]}"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+fsync = false
+""",
+        encoding="utf-8",
+    )
+    return config
+
+
+def shoe_connected(controller: Controller) -> bool:
+    return controller.core.devices["shoe"].connected
+
+
+def test_run_opens_paused_without_the_shoe_and_a_plug_or_replug_reopens_it_at_once(
+    bed: Bed, tmp_path: Path
+) -> None:
+    """Issue 7, tablectl run: a shoe that is not plugged in leaves the table open and paused;
+    udev's 'add' of /dev/tablectl/shoe wakes the driver at once; an unplug pauses the table
+    again and a replug resumes it well before the driver's backoff."""
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
+        link = tmp_path / "shoe"  # as /dev/tablectl/shoe: umockdev keeps /dev to itself
+        settings = load_config(write_config(tmp_path, sim, link))
+        controller = build_controller(settings)
+        for driver in (controller.shoe, controller.panel):
+            driver.settings = replace(driver.settings, backoff_initial=PATIENT, backoff_max=PATIENT)
+        hotplug = hotplug_monitor(settings, controller)
+        assert hotplug is not None
+        stop = threading.Event()
+        table = threading.Thread(target=serve, args=(controller, stop, hotplug))
+        table.start()
+        try:
+            assert wait_until(lambda: controller.core.devices["panel"].connected, 5)
+            time.sleep(0.3)  # the shoe's first open has failed: its next try is 30 s away
+            assert controller.core.paused_by == ["shoe"]
+            assert f"cannot open {link}" in controller.core.devices["shoe"].message
+
+            plugged = time.monotonic()
+            usb, tty = plug_shoe(bed, sim, link)
+            assert wait_until(lambda: shoe_connected(controller), 5)
+            assert time.monotonic() - plugged < 5, "opened by the hotplug wake, not the backoff"
+            assert controller.core.paused_by == []
+
+            sim.unplug("shoe")
+            bed.unplug(tty)
+            link.unlink()
+            assert wait_until(lambda: not shoe_connected(controller), 5)
+            time.sleep(0.3)  # the reopen has failed: the next try is 30 s away
+            sim.replug("shoe")
+            replugged = time.monotonic()
+            plug_shoe(bed, sim, link, usb)
+            assert wait_until(lambda: shoe_connected(controller), 5)
+            assert time.monotonic() - replugged < 5, "reopened by the hotplug wake"
+
+            sim.shuffle(3)  # the table deals again: the hand starts with the shoe back
+            sim.press(Button.NEW_HAND)
+            assert wait_until(lambda: controller.core.table.hand_number == 1, 5)
+        finally:
+            stop.set()
+            table.join()
+            link.unlink(missing_ok=True)
