@@ -4,7 +4,8 @@
 2. acknowledge the device sentence (``commit``): never before step 1,
 3. apply it to the engine,
 4. announce: the panel's light and line, the log, the dealer's display, listeners,
-5. journal the decision (the events it caused).
+5. journal the decision (the events it caused; not fsynced on its own: the engine rebuilds it
+   from the inputs, and the next input's fsync covers it).
 
 Only this loop touches the engine and the journal; the drivers read on their
 own threads and meet it at one queue.
@@ -132,8 +133,21 @@ class Controller:
                 driver.restore(status.boot, status.last_seq)
             status.connected = False  # unknown until the driver says hello again
         controller = cls(table_id, core, writer, decks, shoe, panel, events, display)
+        try:
+            controller._decision_lost_at_the_cut(writer.last)
+        except BaseException:
+            writer.close()
+            raise
         controller._resumed(writer.last)
         return controller
+
+    def _decision_lost_at_the_cut(self, last: Record | None) -> None:
+        """An input journaled without its decision (the power went between the two, or before
+        the decision's line reached the disk): the engine has just made that decision again in
+        the replay; journal it, so every input in the journal is followed by its decision."""
+        if last is not None and last.kind in rec.ENGINE_INPUTS:
+            self._log.warning("journal_decision_rebuilt", input_seq=last.seq)
+            self._journal_decision(last.seq, self.core.last_events)
 
     def _resumed(self, last: Record | None) -> None:
         table = self.core.table
@@ -252,14 +266,19 @@ class Controller:
         events = self.core.take(kind, data)
         self.inputs += 1
         self._announce(events)
-        decision_kind, decision = rec.decision_data(record.seq, events)
-        self.journal.append(decision_kind, decision)
+        self._journal_decision(record.seq, events)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
             last = self.journal.last
             # docs/journal.md: the head, logged at every hand's end, is an audit's anchor.
             self._log.info(
                 "journal_anchor", anchor=f"{last.seq}:{last.hash}" if last else "", seq=record.seq
             )
+
+    def _journal_decision(self, input_seq: int, events: list[Event]) -> None:
+        decision_kind, decision = rec.decision_data(input_seq, events)
+        # Not fsynced on its own: the engine rebuilds it from the inputs, and the next input's
+        # fsync takes it to disk (docs/journal.md, Durability).
+        self.journal.append(decision_kind, decision, sync=False)
 
     def _device(self, data: JsonObject) -> None:
         self.journal.append(rec.DEVICE, data)
