@@ -1,9 +1,9 @@
 """``Controller``: the table's loop. One driver event at a time, in the order they arrived:
 
 1. journal the input (fsynced: docs/journal.md, Durability),
-2. acknowledge the device sentence (``commit``): never before step 1,
-3. apply it to the engine,
-4. announce: the panel's light and line, the log, the dealer's display, listeners,
+2. apply it to the engine,
+3. announce: the panel's light and line, the log, the dealer's display, listeners,
+4. acknowledge the device sentence (``commit``): never before step 1,
 5. journal the decision (the events it caused; not fsynced on its own: the engine rebuilds it
    from the inputs, and the next input's fsync covers it).
 
@@ -262,10 +262,13 @@ class Controller:
     def _input(self, driver: DeviceDriver[Any], seq: int, inp: TableInput) -> None:
         kind, data = rec.input_data(inp, self._origin(driver, seq))
         record = self.journal.append(kind, data)  # on disk (fsync) ...
-        driver.commit(seq)  # ... before the device is told (docs/journal.md, Durability)
         events = self.core.take(kind, data)
         self.inputs += 1
         self._announce(events)
+        # ... before the device is told (docs/journal.md, Durability). The dealer's line goes
+        # first: the ACK only frees the device's store (it resends after 200 ms), and writing
+        # it first put the write's stalls before the announcement (docs/performance.md).
+        driver.commit(seq)
         self._journal_decision(record.seq, events)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
             last = self.journal.last
