@@ -3,70 +3,270 @@ announcement of what comes next (the seat to act, or the next card), fsync on an
 
     python benchmarks/latency.py [--cards N] [--game G] [--dir DIR]
 
-The simulated shoe and panel run on real ptys; the real drivers, journal,
-engine and outputs (panel, structlog log, display view) run in this process as
-``tablectl run`` runs them. The clock starts in the simulator just before it
-writes the CRD sentence to the pty (its wire trace) and stops when the
-controller's listeners are called, after the panel's line and the log's
-announcement. A random dealer deals one input at a time, so each card is
-measured on an idle line.
+Two processes, as at a table. The **table** (a child process): the simulated shoe
+and panel on real ptys, and the simulator's random dealer bot performing its acts
+on them. The **controller** (this process): ``tablectl run``'s own code path:
+a ``table.toml`` loaded by ``controller.config``, ``build_controller`` (the real
+drivers on the ptys, journal, engine, panel output) and ``serve`` on the main
+thread, logging JSON lines at info level to a file.
+
+The clock starts in the table process just before the simulator writes the CRD
+sentence to the pty (its wire trace, ``time.perf_counter``) and stops in the
+controller when its listeners are called, after the panel's line and the log's
+announcement of what comes next (``time.perf_counter``). On Linux both are
+CLOCK_MONOTONIC, one clock for both processes. After each input the controller
+tells the dealer it has taken it (a pipe), and the dealer acts only then: each
+card is measured on an idle line and an idle controller, as a dealer's pace
+gives it.
 """
 
 from __future__ import annotations
 
 import argparse
-import logging
+import multiprocessing
+import os
 import statistics
 import sys
 import tempfile
+import threading
 import time
+from dataclasses import replace
+from multiprocessing.connection import Connection
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-import simulator  # noqa: F401  registers sim://
-from controller.app.lockstep import LockstepDealer
-from controller.app.loop import Controller, JournalOptions
-from controller.app.simtable import SimTable
+from controller.app.loop import Controller
+from controller.app.service import build_controller, serve
+from controller.app.simtable import demo_config
+from controller.config import load_config
 from controller.engine.events import Event
+from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
-from controller.settings import LogSettings
-from simulator.runner import Pace
+from simulator.bots import Act, RandomBot, table_input
+from simulator.runner import BotRunner, Pace
+from simulator.table import Simulator
+
+#: The shoe's RFID repeat window: short, so a fast dealer's shuffles need not wait half a second.
+REPEAT_WINDOW = 0.02
+SEATS = 6
 
 
-def measure(directory: Path, game: str, cards: int, *, fsync: bool) -> list[float]:
+class Stamps:
+    """The first time each sentence was seen, keyed by (wrap, seq): a device's sequence
+    number wraps at 10000 (docs/protocol.md), and a run passes it more than once."""
+
+    def __init__(self) -> None:
+        self.times: dict[tuple[int, int], float] = {}
+        self._wrap = 0
+        self._last = -1
+
+    def stamp(self, seq: int, when: float) -> None:
+        if seq < self._last:
+            self._wrap += 1
+        self._last = seq
+        self.times.setdefault((self._wrap, seq), when)
+
+
+#: ``--pin``: the table process on one core and the controller on another, as a real shoe
+#: and panel are hardware of their own and take no CPU from the controller (on a shared core
+#: a write to a pty wakes the simulator, which may run before the controller's next line).
+#: Off by default: on a machine busy with other work, a pinned process cannot move to the
+#: idle core, and the tail grows (measured on the shared 2-core VM: p99 4.6 ms pinned,
+#: 1.8 ms not, load average 2.6).
+TABLE_CPU, CONTROLLER_CPU = -1, 0
+
+
+def pin(cpu: int) -> None:
+    """Keep this process (its threads started from now on) on one core, if there are two."""
+    cores = sorted(os.sched_getaffinity(0))
+    if len(cores) >= 2 and PINNED[0]:
+        os.sched_setaffinity(0, {cores[cpu]})
+
+
+PINNED = [False]
+
+
+# --- the table: simulator and dealer, in the child process -------------------------------
+
+
+def table_process(
+    directory: Path,
+    game: str,
+    *,
+    cards: int,
+    seed: int,
+    gap: float,
+    ready: Connection,
+    taken: Connection,
+) -> None:
+    """Serve the shoe and panel on ptys and deal until ``cards`` CRD sentences were written;
+    send the write times back through ``ready``."""
+    pin(TABLE_CPU)
+    spec = GAMES[game]
+    sim = Simulator(transport="pty", directory=directory / "sim", seed=seed)
+    sim.start()
+    try:
+        decks = sim.write_deck_files(directory / "decks")
+        ready.send({"shoe": sim.address("shoe"), "panel": sim.address("panel"), "decks": decks})
+        ready.recv()  # the controller is up
+        written = Stamps()
+        bot = RandomBot(spec, seed=seed, rebuy=None, config=demo_config(spec, SEATS))
+        pace = replace(Pace.fast(REPEAT_WINDOW), card=gap, button=gap, stall=10.0)
+        runner = BotRunner(bot, sim, pace)
+        state = {"expected": 0, "taken": 0}
+
+        def on_wire(line: str) -> None:
+            # "shoe > $SHCRD,<seq>,...": the first write of each sentence (resends ignored).
+            if line.startswith("shoe > $SHCRD,"):
+                written.stamp(int(line.split(",")[1]), time.perf_counter())
+                if len(written.times) >= cards:
+                    runner.stop()
+
+        def on_act(act: Act) -> None:
+            if table_input(act) is None:
+                return
+            state["expected"] += 1
+            while state["taken"] < state["expected"]:
+                if not taken.poll(10.0):
+                    raise TimeoutError(f"the controller took no input {state['expected']}")
+                state["taken"] = int.from_bytes(taken.recv_bytes(), "big")
+
+        runner.on_act = on_act
+        sim.trace("shoe", on_wire)
+        runner.run()
+        sim.trace("shoe", None)
+        ready.send(written.times)
+        ready.recv()  # the controller has closed: unplug only now
+    finally:
+        sim.close()
+
+
+# --- the controller: this process ---------------------------------------------------------
+
+
+def write_config(directory: Path, game: str, ports: dict[str, Any], *, fsync: bool) -> Path:
+    """The table.toml ``tablectl run`` would be given for the simulated table."""
+    config = demo_config(GAMES[game], SEATS)
+    stakes = config.stakes
+    forced = (
+        f"small_blind = {stakes.small_blind}\nbig_blind = {stakes.big_blind}"
+        if stakes.big_blind
+        else f"ante = {stakes.ante}\nbring_in = {stakes.bring_in}"
+    )
+    stacks = "\n".join(f"{seat} = {amount}" for seat, amount in config.stacks.items())
+    path = directory / "table.toml"
+    path.write_text(
+        f"""
+[table]
+id = "BENCH-1"
+game = "{game}"
+seats = {list(config.seats)}
+dealer = {config.dealer}
+
+[stakes]
+{forced}
+small_bet = {stakes.small_bet}
+big_bet = {stakes.big_bet}
+
+[stacks]
+{stacks}
+
+[devices.shoe]
+path = "{ports["shoe"]}"
+
+[devices.panel]
+path = "{ports["panel"]}"
+
+[decks]
+a = "{ports["decks"][0]}"
+b = "{ports["decks"][1]}"
+
+[journal]
+dir = "{directory / "journal"}"
+fsync = {"true" if fsync else "false"}
+
+[log]
+format = "json"
+level = "info"
+file = "{directory / "tablectl.log"}"
+""",
+        encoding="utf-8",
+    )
+    return path
+
+
+def measure(
+    directory: Path, game: str, cards: int, *, fsync: bool, seed: int, gap: float = 0.0
+) -> list[float]:
     """Latencies (seconds) of at least ``cards`` card reads."""
-    written: dict[int, float] = {}
-    taken: dict[int, float] = {}
+    context = multiprocessing.get_context("spawn")  # a clean child: no copy of this one's state
+    ready, ready_child = context.Pipe()
+    taken_child, taken = context.Pipe(duplex=False)
+    child = context.Process(
+        target=table_process,
+        args=(directory, game),
+        kwargs={
+            "cards": cards,
+            "seed": seed,
+            "gap": gap,
+            "ready": ready_child,
+            "taken": taken_child,
+        },
+        name="table",
+    )
+    child.start()
+    announced = Stamps()
+    try:
+        pin(CONTROLLER_CPU)
+        ports = ready.recv()
+        settings = load_config(write_config(directory, game, ports, fsync=fsync))
+        configure_logging(settings.log, table_id=settings.table_id)
+        controller = build_controller(settings, repeat_window=REPEAT_WINDOW)
 
-    def on_wire(line: str) -> None:
-        # "shoe > $SHCRD,<seq>,...": the first write of each sentence (resends ignored).
-        if line.startswith("shoe > $SHCRD,"):
-            written.setdefault(int(line.split(",")[1]), time.perf_counter())
+        def on_announce(controller: Controller, events: list[Event]) -> None:
+            now = time.perf_counter()
+            last = controller.journal.last
+            if events and last is not None and last.kind == "card":
+                announced.stamp(int(str(last.data["seq"])), now)
 
-    def on_announce(controller: Controller, events: list[Event]) -> None:
-        last = controller.journal.last
-        if events and last is not None and last.kind == "card":
-            taken.setdefault(int(str(last.data["seq"])), time.perf_counter())
+        controller.listeners.append(on_announce)
+        handle = controller.handle
 
-    options = JournalOptions(directory / "journal", fsync=fsync)
-    with SimTable(game, options, transport="pty", directory=directory, repeat_window=0.02) as table:
-        table.controller.listeners.append(on_announce)
-        table.sim.trace("shoe", on_wire)
-        dealer = LockstepDealer.for_table(
-            table.sim, table.controller, table.spec, table.config, seed=1, pace=Pace.fast(0.02)
-        )
+        def handle_then_tell_the_dealer(event: object) -> None:
+            # The dealer acts again once the whole input is handled (its decision journaled):
+            # each card meets an idle controller, as at a dealer's pace.
+            before = controller.inputs
+            handle(event)
+            if controller.inputs != before:
+                taken.send_bytes(controller.inputs.to_bytes(8, "big"))
 
-        def enough(controller: Controller, events: list[Event]) -> None:
-            if len(taken) >= cards:
-                dealer.stop()
+        controller.handle = handle_then_tell_the_dealer  # type: ignore[method-assign]  # the run loop calls it
+        stop = threading.Event()
+        result: dict[str, Any] = {}
 
-        table.controller.listeners.append(enough)
-        dealer.run()
-        table.sim.trace("shoe", None)
-    # A sequence number wraps at 10000: keep each read's first write and first take in order.
+        def wait_for_dealer() -> None:
+            try:
+                result["written"] = ready.recv()
+            except EOFError:
+                result["written"] = {}
+            stop.set()
+
+        waiter = threading.Thread(target=wait_for_dealer, name="dealer-done")
+        waiter.start()
+        ready.send("go")
+        serve(controller, stop)
+        waiter.join()
+        ready.send("bye")
+    finally:
+        child.join(30)
+        reset_logging()
+    written: dict[tuple[int, int], float] = result["written"]
     return [
-        taken[seq] - written[seq] for seq in taken if seq in written and taken[seq] > written[seq]
+        end - written[key]
+        for key, end in announced.times.items()
+        if key in written and end > written[key]
     ]
 
 
@@ -82,20 +282,28 @@ def report(label: str, latencies: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cards", type=int, default=10_000)
-    parser.add_argument("--game", default="mambo")
+    parser.add_argument("--game", default="mambo", choices=sorted(GAMES))
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--gap",
+        type=float,
+        default=0.0,
+        help="seconds the dealer waits before each card and button (default 0: back to back)",
+    )
+    parser.add_argument(
+        "--pin", action="store_true", help="table and controller each on its own core"
+    )
     parser.add_argument("--dir", type=Path, help="where the journal goes (the table's disk)")
     args = parser.parse_args()
+    PINNED[0] = args.pin
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
-        configure_logging(LogSettings(file=Path(folder) / "bench.log"), table_id="BENCH")
-        logging.getLogger().setLevel(logging.INFO)
-        try:
-            for fsync in (False, True):
-                sub = Path(folder) / f"fsync-{fsync}"
-                sub.mkdir()
-                latencies = measure(sub, args.game, args.cards, fsync=fsync)
-                print(report(f"fsync {'on' if fsync else 'off'}", latencies), flush=True)
-        finally:
-            reset_logging()
+        for fsync in (False, True):
+            sub = Path(folder) / f"fsync-{'on' if fsync else 'off'}"
+            sub.mkdir()
+            latencies = measure(
+                sub, args.game, args.cards, fsync=fsync, seed=args.seed, gap=args.gap
+            )
+            print(report(f"fsync {'on' if fsync else 'off'}", latencies), flush=True)
 
 
 if __name__ == "__main__":

@@ -5,11 +5,12 @@ from __future__ import annotations
 import hashlib
 import json
 from datetime import UTC, datetime, timedelta, timezone
+from types import MappingProxyType
 
 import pytest
 
 from controller.journal import GENESIS, RecordError
-from controller.journal.record import format_ts, make_record, parse_line
+from controller.journal.record import format_ts, make_record, make_record_line, parse_line
 
 MOMENT = datetime(2026, 11, 29, 14, 5, 25, 123, tzinfo=UTC)
 
@@ -145,3 +146,28 @@ def test_parse_line_refuses_a_record_rewritten_out_of_canonical_form() -> None:
     spaced = json.dumps(json.loads(record.line()), sort_keys=True).encode()
     with pytest.raises(RecordError, match="not in canonical form"):
         parse_line(spaced)
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        {},
+        {"seat": 3, "card": "As", "note": "€ \u00e9 \U0001f0a1", "quote": 'a"b\\c\n'},
+        {"events": [{"kind": "card_dealt", "seat": 2, "up": True}, None], "odd": 0.5, "n": -7},
+        {"z": 1, "a": {"y": [1, [2, {"b": False}]], "x": 1e300}},
+    ],
+)
+def test_the_line_built_on_the_hot_path_is_the_canonical_line(data: dict[str, object]) -> None:
+    """make_record_line puts the line together around the data encoded once: it equals
+    Record.line() (canonical_json of the fields) byte for byte, and parses back whole."""
+    record, line = make_record_line(42, MOMENT, "decision", data, "ab" * 32)
+    assert line == record.line()
+    assert record.hash == record.computed_hash()
+    assert parse_line(line.rstrip(b"\n")) == record
+
+
+def test_a_mapping_that_is_not_a_dict_is_still_taken_as_a_json_object() -> None:
+    """Any Mapping with JSON values is a payload (the full check, not the hot path's copy)."""
+    record = make_record(1, MOMENT, "button", MappingProxyType({"button": "fold"}), GENESIS)
+    assert record.data == {"button": "fold"}
+    assert type(record.data) is dict

@@ -144,6 +144,51 @@ def test_rotation_fsyncs_the_directory_before_the_first_record_of_the_new_file(
     assert calls[1].journal_bytes == record.line()
 
 
+def test_an_unsynced_line_goes_to_disk_with_the_next_synced_append(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, Durability: ``sync=False`` writes the line without an fsync; the next
+    synced append's one fsync carries both lines to disk before it returns."""
+    journal_file = tmp_path / "journal-000001.jsonl"
+    with JournalWriter.open(tmp_path, clock=StepClock()) as writer:
+        calls = _record_fsyncs(monkeypatch, journal_file)
+        decision = writer.append("decision", {"input": 1}, sync=False)
+        assert journal_file.read_bytes().endswith(decision.line())
+        assert calls == []
+        card = writer.append("card", {"card": "As"})
+        assert [call.target for call in calls] == [str(journal_file)]
+        assert calls[0].journal_bytes.endswith(decision.line() + card.line())
+
+
+def test_an_unsynced_line_is_fsynced_before_rotation_and_at_close(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, Durability: the old file's unsynced tail is fsynced before the next file
+    is created (whose appends' fsyncs do not reach it), and a clean close fsyncs the last."""
+    first, second = tmp_path / "journal-000001.jsonl", tmp_path / "journal-000002.jsonl"
+    with JournalWriter.open(tmp_path, clock=StepClock(), hands_per_file=1) as writer:
+        writer.append("hand_started", {"hand": 1})
+        calls = _record_fsyncs(monkeypatch, first)
+        tail = writer.append("decision", {"input": 1}, sync=False)
+        assert calls == []
+        opening = writer.append("hand_started", {"hand": 2}, sync=False)
+        assert [call.target for call in calls] == [str(first), str(tmp_path)]
+        assert calls[0].journal_bytes.endswith(tail.line())
+        assert second.read_bytes() == opening.line()
+        calls.clear()
+    assert [call.target for call in calls] == [str(second)]
+
+
+def test_a_clean_close_after_synced_appends_fsyncs_nothing_more(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Everything already fsynced: close adds no fsync of its own."""
+    with JournalWriter.open(tmp_path, clock=StepClock()) as writer:
+        writer.append("card", {"card": "As"})
+        calls = _record_fsyncs(monkeypatch, tmp_path / "journal-000001.jsonl")
+    assert calls == []
+
+
 def test_fsync_off_writes_the_line_but_never_fsyncs(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,10 +1,11 @@
 """``Controller``: the table's loop. One driver event at a time, in the order they arrived:
 
 1. journal the input (fsynced: docs/journal.md, Durability),
-2. acknowledge the device sentence (``commit``): never before step 1,
-3. apply it to the engine,
-4. announce: the panel's light and line, the log, the dealer's display, listeners,
-5. journal the decision (the events it caused).
+2. apply it to the engine,
+3. announce: the panel's light and line, the log, the dealer's display, listeners,
+4. acknowledge the device sentence (``commit``): never before step 1,
+5. journal the decision (the events it caused; not fsynced on its own: the engine rebuilds it
+   from the inputs, and the next input's fsync covers it).
 
 Only this loop touches the engine and the journal; the drivers read on their
 own threads and meet it at one queue.
@@ -158,12 +159,21 @@ class Controller:
             table_id, core, writer, decks, shoe, panel, events, display, [], alternate_decks
         )
         try:
+            controller._decision_lost_at_the_cut(writer.last)
             controller._restore_deck()
         except BaseException:
             writer.close()
             raise
         controller._resumed(writer.last)
         return controller
+
+    def _decision_lost_at_the_cut(self, last: Record | None) -> None:
+        """An input journaled without its decision (the power went between the two, or before
+        the decision's line reached the disk): the engine has just made that decision again in
+        the replay; journal it, so every input in the journal is followed by its decision."""
+        if last is not None and last.kind in rec.ENGINE_INPUTS:
+            self._log.warning("journal_decision_rebuilt", input_seq=last.seq)
+            self._journal_decision(last.seq, self.core.last_events)
 
     def _resumed(self, last: Record | None) -> None:
         table = self.core.table
@@ -293,15 +303,17 @@ class Controller:
         if extra:
             data.update(extra)
         record = self.journal.append(kind, data)  # on disk (fsync) ...
-        driver.commit(seq)  # ... before the device is told (docs/journal.md, Durability)
         events = self.core.take(kind, data)
         self.inputs += 1
         started = next((e.hand for e in events if isinstance(e, HandStarted)), None)
         # In play before the hand's first card is read; journaled after the hand's decision.
         deck = self._deck_for(started) if started is not None else None
         self._announce(events)
-        decision_kind, decision = rec.decision_data(record.seq, events)
-        self.journal.append(decision_kind, decision)
+        # ... before the device is told (docs/journal.md, Durability). The dealer's line goes
+        # first: the ACK only frees the device's store (it resends after 200 ms), and writing
+        # it first put the write's stalls before the announcement (docs/performance.md).
+        driver.commit(seq)
+        self._journal_decision(record.seq, events)
         if deck is not None:
             self._journal_deck(deck)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
@@ -322,8 +334,7 @@ class Controller:
         record = self.journal.append(rec.SEATING, data)
         events = self.core.take(rec.SEATING, data)
         self._announce(events)
-        decision_kind, decision = rec.decision_data(record.seq, events)
-        self.journal.append(decision_kind, decision)
+        self._journal_decision(record.seq, events)
         refused = next((e for e in events if isinstance(e, Refused)), None)
         if refused is not None:
             self._log.warning("seating_refused", change=refused.input, reason=refused.reason)
@@ -334,6 +345,12 @@ class Controller:
     def _checkpoint(self) -> None:
         """At a hand's end: journal what a restart needs to begin here (docs/journal.md)."""
         self.journal.append(rec.CHECKPOINT, self.core.checkpoint())
+
+    def _journal_decision(self, input_seq: int, events: list[Event]) -> None:
+        decision_kind, decision = rec.decision_data(input_seq, events)
+        # Not fsynced on its own: the engine rebuilds it from the inputs, and the next input's
+        # fsync takes it to disk (docs/journal.md, Durability).
+        self.journal.append(decision_kind, decision, sync=False)
 
     def _device(self, data: JsonObject) -> None:
         self.journal.append(rec.DEVICE, data)

@@ -15,7 +15,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Self
 
-from controller.journal.record import GENESIS, Record, make_record
+from controller.journal.record import GENESIS, Record, make_record_line
 from controller.journal.store import (
     JournalError,
     JournalReader,
@@ -76,6 +76,8 @@ class JournalWriter:
         self._hands_in_file = 0
         self._last: Record | None = None
         self._failure: str | None = None
+        #: A line was written since the last fsync (only with fsync on).
+        self._unsynced = False
 
     @classmethod
     def open(
@@ -129,24 +131,29 @@ class JournalWriter:
         """The file the next record goes into (unless it is due for rotation)."""
         return self.directory / file_name(self._file_number) if self._file_number else None
 
-    def append(self, kind: str, data: Mapping[str, object]) -> Record:
+    def append(self, kind: str, data: Mapping[str, object], *, sync: bool = True) -> Record:
         """Append one record and return it once it is on disk (fsynced, unless fsync is off).
 
         ``data`` must be a JSON object (dict of str to JSON values); it is
         copied, so later changes to it do not reach the journal.
+
+        ``sync=False``: the line is written but not fsynced; the next synced append (or a
+        rotation, or ``close``) fsyncs it with the file. For records that can be rebuilt from
+        the synced ones before them (docs/journal.md, Durability).
         """
         self._check_usable()
         seq = 1 if self._last is None else self._last.seq + 1
         prev = GENESIS if self._last is None else self._last.hash
-        record = make_record(seq, self._clock(), kind, data, prev)
-        line = record.line()
+        record, line = make_record_line(seq, self._clock(), kind, data, prev)
         try:
             if self._rotation_due(kind):
                 self._open_file(self._file_number + 1, create=True)
             assert self._file is not None  # _resume opened the first file
             write_all(self._file, line)
-            if self.fsync:
+            if self.fsync and sync:
+                # One fsync covers every line written to the file before it.
                 os.fsync(self._file)
+            self._unsynced = self.fsync and not sync
         except OSError as error:
             # After a failed write or fsync the file's state is unknown (and Linux
             # may forget a failed fsync): stop here; reopening checks the file.
@@ -170,7 +177,16 @@ class JournalWriter:
         return self._path()
 
     def close(self) -> None:
-        """Close the current file and release the directory; safe to call twice."""
+        """Close the current file and release the directory; safe to call twice.
+
+        A line appended with ``sync=False`` is fsynced first: a clean stop leaves every
+        record on disk.
+        """
+        if self._file is not None and self._unsynced and self._failure is None:
+            try:
+                self._sync_file()
+            except OSError as error:
+                self._failure = f"fsync at close failed: {error}"
         for descriptor in (self._file, self._lock):
             if descriptor is not None:
                 os.close(descriptor)
@@ -217,6 +233,10 @@ class JournalWriter:
         return kind == self.hand_start_kind and self._hands_in_file >= self.hands_per_file
 
     def _open_file(self, number: int, *, create: bool) -> None:
+        if self._file is not None and self._unsynced:
+            # The next synced append's fsync reaches only the new file: the old one's tail
+            # goes to disk first.
+            self._sync_file()
         path = self.directory / file_name(number)
         flags = os.O_WRONLY | os.O_APPEND | (os.O_CREAT | os.O_EXCL if create else 0)
         descriptor = os.open(path, flags, 0o644)
@@ -232,6 +252,11 @@ class JournalWriter:
         self._file_number = number
         self._file_size = os.fstat(descriptor).st_size
         self._hands_in_file = 0
+
+    def _sync_file(self) -> None:
+        assert self._file is not None  # callers check
+        os.fsync(self._file)
+        self._unsynced = False
 
     def _check_usable(self) -> None:
         if self._lock is None:

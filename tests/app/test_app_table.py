@@ -124,6 +124,50 @@ def test_stop_and_restart_mid_hand_resumes_exactly(tmp_path: Path) -> None:
     assert len(shoe) == len(set(shoe)), "a sentence was journaled twice"
 
 
+def test_a_journal_ending_with_an_input_without_its_decision_resumes_exactly(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, Durability: a decision record is not fsynced on its own, so a power cut
+    can leave the journal ending with an input whose decision never reached the disk. The
+    restart replays the input, resumes exactly where the table stood after it, journals the
+    decision again (the same events), and the hands then finish as the dealer played them."""
+    with sim_table(tmp_path) as table:
+        bot = dealer(table, hands=3)
+
+        def halt_mid_hand(controller: object, events: list[object]) -> None:
+            if table.controller.inputs == 25:
+                bot.stop()
+
+        table.controller.listeners.append(halt_mid_hand)  # type: ignore[arg-type]
+        bot.run()
+        before = table.controller.core.table.state
+        table.stop_controller()
+        records = list(JournalReader(tmp_path / "journal"))
+        last_input = max(r.seq for r in records if r.kind in rec.ENGINE_INPUTS)
+        lost = next(r for r in records if r.seq == last_input + 1)
+        assert lost.kind in rec.DECISIONS
+        # The power cut: every line after the last input's is gone.
+        journal_file = sorted((tmp_path / "journal").glob("journal-*.jsonl"))[-1]
+        lines = journal_file.read_bytes().splitlines(keepends=True)
+        kept = [line for line in lines if json.loads(line)["seq"] <= last_input]
+        journal_file.write_bytes(b"".join(kept))
+
+        controller = table.start_controller()
+        assert controller.core.table.state == before
+        rebuilt = next(r for r in JournalReader(tmp_path / "journal") if r.seq == last_input + 1)
+        assert (rebuilt.kind, rebuilt.data) == (lost.kind, lost.data)
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        bot.follow(controller)
+        bot.resume()
+        bot.run()
+        results = controller.core.results
+    assert [r.differences(s) for r, s in zip(bot.bot.records, results, strict=True)] == [[]] * 3
+    assert verify(tmp_path / "journal").intact
+    kinds = [kind for kind, _ in journal_records(tmp_path / "journal")]
+    inputs = [i for i, kind in enumerate(kinds) if kind in rec.ENGINE_INPUTS]
+    assert all(kinds[i + 1] in rec.DECISIONS for i in inputs), "an input without its decision"
+
+
 def test_an_alarm_open_at_a_restart_stays_open(tmp_path: Path) -> None:
     """Issue 7 (NOTES.md, Integrity): an alarm open when the controller stopped is open after the
     restart, and undo resolves it."""
