@@ -18,6 +18,7 @@ from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.games.spec import GameSpec
+from controller.inputs import ReadPoint
 from controller.journal import JsonObject, Record
 
 DEVICES = ("shoe", "panel")
@@ -27,6 +28,9 @@ RESULTS_KEPT = 100
 #: How many of the shoe's last reads the core keeps for the RFID repeat filter of a restarted
 #: controller: far more than a 0.5 s window can hold, and bounded.
 READS_KEPT = 256
+#: How many of those a checkpoint carries: a repeat comes within the shoe's window (0.5 s),
+#: and no dealer reads this many cards in half a second.
+READS_CHECKPOINTED = 32
 
 
 class CheckpointMismatch(Exception):
@@ -213,6 +217,13 @@ class TableCore:
                 "showdowns": self.showdowns,
                 "net": [[seat, amount] for seat, amount in sorted(self.net.items())],
             },
+            # The deck in play and the shoe's last reads: a restart from here puts the same
+            # deck in play and still drops a repeat of a read just before (docs/app.md).
+            "deck": None if self.deck is None else self.deck.fields(),
+            "shoe_reads": [
+                [r.boot, r.uid, r.point.value, r.read_ms]
+                for r in list(self.shoe_reads)[-READS_CHECKPOINTED:]
+            ],
         }
 
     def restore(self, data: JsonObject) -> None:
@@ -245,6 +256,19 @@ class TableCore:
             self.net = {
                 int(str(pair[0])): int(str(pair[1])) for pair in net if isinstance(pair, list)
             }
+            deck = data.get("deck")
+            self.deck = rec.deck_of(deck) if isinstance(deck, dict) else None
+            self.shoe_reads.clear()
+            reads = data.get("shoe_reads", [])
+            if not isinstance(reads, list):
+                raise TypeError("shoe_reads is a list")
+            for read in reads:
+                if not isinstance(read, list) or len(read) != 4:
+                    raise TypeError(f"a shoe read is [boot, uid, point, read_ms], not {read}")
+                boot, uid, point, read_ms = read
+                self.shoe_reads.append(
+                    rec.ShoeRead(str(boot), str(uid), ReadPoint(str(point)), int(str(read_ms)))
+                )
         except ConfigError:
             raise
         except (KeyError, TypeError, ValueError, IndexError) as exc:
@@ -258,7 +282,7 @@ class TableCore:
             now = self.checkpoint()
         except ValueError as exc:
             raise CheckpointMismatch(record, "table", "between hands", str(exc)) from None
-        for part in ("engine", "totals"):
+        for part in ("engine", "totals", "deck"):
             if now[part] != record.data.get(part):
                 raise CheckpointMismatch(record, part, record.data.get(part), now[part])
         # Whether a device is connected is not compared: a restart makes it unknown until

@@ -93,8 +93,11 @@ def test_a_restart_mid_hand_keeps_the_deck_in_play(tmp_path: Path) -> None:
         bot.resume()
         bot.run()
         assert controller.core.finished == 3
-        results = zip(bot.bot.records, controller.core.results, strict=True)
-        assert [record.differences(result) for record, result in results] == [[]] * 3
+        # The restart began at hand 1's checkpoint: the core has seen hands 2 and 3 end.
+        results = list(controller.core.results)
+        assert len(results) == 2
+        pairs = zip(bot.bot.records[1:], results, strict=True)
+        assert [record.differences(result) for record, result in pairs] == [[]] * 2
     assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B"), (3, "A")]
     assert verify(tmp_path / "journal").intact
 
@@ -169,3 +172,38 @@ def test_the_simulators_bot_deals_the_decks_of_the_tables_configuration(tmp_path
     bot = make_bot(argparse.Namespace(config=config, **options))
     assert isinstance(bot, RandomBot)
     assert not bot.alternate_decks
+
+
+def test_a_restart_between_hands_begins_at_the_checkpoint_with_the_deck_in_play(
+    tmp_path: Path,
+) -> None:
+    """NOTES.md, Shuffle, cut and decks, with docs/journal.md, Checkpoints: stopped after hand 2
+    (deck B), the restart replays from hand 2's checkpoint only, which carries the deck in play
+    and the shoe's last reads: hand 3 is dealt from deck A again, and the reads' repeat filter
+    is restored (docs/protocol.md 7)."""
+    with sim_table(tmp_path) as table:
+        bot = dealer(table, hands=3)
+        halted = threading.Event()
+
+        def halt_after_hand_two(controller: Controller, events: list[Event]) -> None:
+            if controller.core.finished == 2 and not halted.is_set():
+                bot.stop()
+                halted.set()
+
+        table.controller.listeners.append(halt_after_hand_two)
+        bot.run()
+        assert halted.is_set()
+        table.stop_controller()
+        controller = table.start_controller()
+        assert controller.core.finished == 2
+        assert controller.core.deck is not None and controller.core.deck.deck == "B"
+        assert controller.core.shoe_reads  # from the checkpoint, for the repeat filter
+        last = controller.core.shoe_reads[-1]
+        assert controller.shoe.repeats.repeats(last.boot, last.uid, last.point, last.read_ms + 1)
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        bot.follow(controller)
+        bot.resume()
+        bot.run()
+        assert controller.core.finished == 3
+    assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B"), (3, "A")]
+    assert verify(tmp_path / "journal").intact
