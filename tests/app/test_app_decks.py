@@ -196,7 +196,8 @@ def test_a_restart_between_hands_begins_at_the_checkpoint_with_the_deck_in_play(
         table.stop_controller()
         controller = table.start_controller()
         assert controller.core.finished == 2
-        assert controller.core.deck is not None and controller.core.deck.deck == "B"
+        assert controller.core.deck is not None
+        assert controller.core.deck.deck == "B"
         assert controller.core.shoe_reads  # from the checkpoint, for the repeat filter
         last = controller.core.shoe_reads[-1]
         assert controller.shoe.repeats.repeats(last.boot, last.uid, last.point, last.read_ms + 1)
