@@ -262,6 +262,10 @@ def measure(
     finally:
         child.join(30)
         reset_logging()
+        for end in (ready, ready_child, taken, taken_child):
+            end.close()
+        if child.exitcode is not None:
+            child.close()  # its sentinel's descriptor
     written: dict[tuple[int, int], float] = result["written"]
     return [
         end - written[key]

@@ -1,0 +1,54 @@
+"""The controller's benchmarks still run (a few cards and hands: not a measurement)."""
+
+from __future__ import annotations
+
+import sys
+from multiprocessing import resource_tracker
+from pathlib import Path
+
+import pytest
+
+from controller.logsetup import reset_logging
+
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+sys.path.insert(0, str(BENCHMARKS))
+
+import latency  # noqa: E402  benchmarks/ is not a package: found through the path set above
+import memory  # noqa: E402  the same
+
+# A spawned child starts multiprocessing's resource tracker, whose pipe stays open for the
+# life of this process: started here, at collection, it is there before the leak check looks.
+resource_tracker.ensure_running()
+
+
+@pytest.fixture(autouse=True)
+def _no_log_left() -> object:
+    yield None
+    reset_logging()
+
+
+def test_the_latency_benchmark_times_cards_from_the_wire_to_the_announcement(
+    tmp_path: Path,
+) -> None:
+    """benchmarks/latency.py: the table in its own process, the controller as tablectl run runs
+    it; each card read gives one latency, positive and well under a second."""
+    latencies = latency.measure(tmp_path, "mambo", 20, fsync=False, seed=1)
+    assert len(latencies) >= 20
+    assert all(0 < seconds < 1 for seconds in latencies)
+    assert "p99" in latency.report("fsync off", latencies)
+
+
+def test_the_memory_benchmark_deals_hands_through_the_controllers_queue(tmp_path: Path) -> None:
+    """benchmarks/memory.py: the dealer's events go through the controller's queue; the RSS is
+    read at each checkpoint and every hand is settled by the controller."""
+    controller = memory.build(tmp_path / "journal", "mambo")
+    checkpoints = {1: 0, 3: 0}
+    reported: list[int] = []
+    try:
+        memory.play(controller, 3, checkpoints, lambda hands, kib: reported.append(hands))
+    finally:
+        controller.journal.close()
+    assert reported == [1, 3]
+    assert all(kib > 0 for kib in checkpoints.values())
+    assert controller.core.finished == 3
+    assert controller.events.empty()
