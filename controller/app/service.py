@@ -196,6 +196,7 @@ def start_watching(monitor: HotplugMonitor | None) -> HotplugMonitor | None:
 def serve(
     controller: Controller,
     stop: threading.Event,
+    *,
     control: ControlServer | None = None,
     hotplug: HotplugMonitor | None = None,
 ) -> bool:

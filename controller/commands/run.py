@@ -104,7 +104,9 @@ def run(args: argparse.Namespace) -> int:
             sink, lambda event: _serve_quietly(controller, event, control, hotplug), stop
         )
         return EXIT_STOPPED
-    return EXIT_STOPPED if serve(controller, stop, control, hotplug) else EXIT_FAILED
+    return (
+        EXIT_STOPPED if serve(controller, stop, control=control, hotplug=hotplug) else EXIT_FAILED
+    )
 
 
 def _serve_quietly(
@@ -113,4 +115,6 @@ def _serve_quietly(
     control: ControlServer,
     hotplug: HotplugMonitor | None,
 ) -> None:
-    serve(controller, stop, control, hotplug)  # a failure is logged; the display shows it closed
+    serve(
+        controller, stop, control=control, hotplug=hotplug
+    )  # a failure is logged; the display shows it closed

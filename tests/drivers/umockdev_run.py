@@ -129,7 +129,7 @@ def test_run_opens_paused_without_the_shoe_and_a_plug_or_replug_reopens_it_at_on
         hotplug = hotplug_monitor(settings, controller)
         assert hotplug is not None
         stop = threading.Event()
-        table = threading.Thread(target=serve, args=(controller, stop, hotplug))
+        table = threading.Thread(target=serve, args=(controller, stop), kwargs={"hotplug": hotplug})
         table.start()
         try:
             assert wait_until(lambda: controller.core.devices["panel"].connected, 5)
