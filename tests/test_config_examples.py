@@ -17,7 +17,7 @@ TOML_EXAMPLES = sorted(EXAMPLES.glob("*.toml"))
 def test_there_is_an_example_for_every_game() -> None:
     """docs/examples holds the full example and a short one per game."""
     names = {path.name for path in TOML_EXAMPLES}
-    assert {"table.toml", "five-card-stud.toml", "mambo.toml"} <= names
+    assert {"table.toml", "five-card-stud.toml", "mambo.toml", "triple-draw.toml"} <= names
 
 
 @pytest.mark.parametrize("path", TOML_EXAMPLES, ids=lambda path: path.name)

@@ -31,7 +31,7 @@ from controller.engine.events import (
     HandVoided,
 )
 from controller.games import GAMES
-from controller.games.spec import GameSpec
+from controller.games.spec import ForcedBet, GameSpec
 from controller.journal import JournalReader, verify
 from simulator.bots import Act, Press, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
@@ -47,6 +47,12 @@ def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
     config = demo_config(GAMES[game], seats)
     stacks = "\n".join(f"{seat} = {amount}" for seat, amount in config.stacks.items())
     stakes = config.stakes
+    if GAMES[game].forced_bet is ForcedBet.BLINDS:  # 14.12A(c): a button and two blinds
+        position = f"button = {config.dealer}"
+        forced = f"small_blind = {stakes.small_blind}\nbig_blind = {stakes.big_blind}"
+    else:
+        position = f"dealer = {config.dealer}"
+        forced = f"ante = {stakes.ante}\nbring_in = {stakes.bring_in}"
     path = tmp_path / "table.toml"
     path.write_text(
         f"""
@@ -54,11 +60,10 @@ def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
 id = "CRASH-1"
 game = "{game}"
 seats = {list(config.seats)}
-dealer = {config.dealer}
+{position}
 
 [stakes]
-ante = {stakes.ante}
-bring_in = {stakes.bring_in}
+{forced}
 small_bet = {stakes.small_bet}
 big_bet = {stakes.big_bet}
 

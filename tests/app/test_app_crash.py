@@ -18,9 +18,17 @@ def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> N
     assert result.kills >= 2
 
 
+def test_kill_9_in_a_button_game(tmp_path: Path) -> None:
+    """docs/journal.md, Durability and Opening, in triple draw (14.12A(c)): the button, the
+    blinds and the draws survive kills as the stud games' cards and bets do."""
+    result = crash_run(tmp_path, "triple-draw", hands=8, seed=3, mean_interval=0.2)
+    print(f"crash test: {result}")
+    assert result.kills >= 2
+
+
 @pytest.mark.slow
 @pytest.mark.timeout(7200)  # a run of thousands of hands on a shared machine
-@pytest.mark.parametrize("game", ["mambo", "five-card-stud"])
+@pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
 def test_kill_9_through_1000_hands(tmp_path: Path, game: str) -> None:
     """The larger run of docs/performance.md: 1,000 hands, a kill every second or so (how many
     depends on the machine's speed: at least one every 20 hands)."""
