@@ -43,6 +43,7 @@ from controller.engine.events import (
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
 from controller.journal import JournalError, JournalWriter, JsonObject, Record
+from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
 from controller.logsetup import bind_hand
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
@@ -61,8 +62,8 @@ class JournalOptions:
 
     directory: Path
     fsync: bool = True
-    hands_per_file: int = 500
-    max_bytes: int = 16 * 1024 * 1024
+    hands_per_file: int = DEFAULT_HANDS_PER_FILE
+    max_bytes: int = DEFAULT_MAX_BYTES
 
 
 def open_journal(

@@ -29,7 +29,7 @@ from controller.journal.store import (
 
 Clock = Callable[[], datetime]
 
-DEFAULT_HANDS_PER_FILE: Final = 500
+DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
 DEFAULT_HAND_START_KIND: Final = "hand_started"
 
