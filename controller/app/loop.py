@@ -71,8 +71,10 @@ def open_journal(
 ) -> JournalWriter:
     """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
 
-    The writer checks the whole chain; only the records from the last checkpoint on are
-    replayed (docs/journal.md, Checkpoints).
+    The writer reads and checks the journal's end only (the last file whole, back to the last
+    checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
+    the records from the last checkpoint on are replayed (docs/journal.md, Opening and
+    Checkpoints).
     """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     since = SinceCheckpoint()
@@ -83,6 +85,7 @@ def open_journal(
         max_bytes=options.max_bytes,
         hand_start_kind=rec.HAND_STARTED,
         replay=since,
+        resume_kind=rec.CHECKPOINT,
         **extra,
     )
     try:
