@@ -1,6 +1,7 @@
 """The start-up's read of the journal's end (``read_tail``, ``JournalWriter.open(resume_kind=)``):
 it checks the last file whole, back to the last checkpoint, and the link into them; it costs
-the same at any journal age; the whole chain is left to ``verify`` (docs/journal.md, Opening).
+the same at any journal age; the whole chain is left to ``verify`` (docs/journal.md, What a
+start checks).
 Issue 7: "On start, the engine is rebuilt by replaying the journal ... A torn last record ...
 is detected, reported and set aside; nothing before it is lost"."""
 
@@ -90,9 +91,9 @@ def _rewrite_line(path: Path, index: int, edit: dict[str, object], *, rehash: bo
 def test_a_start_after_rotation_replays_from_the_checkpoint_at_the_previous_files_end(
     tmp_path: Path,
 ) -> None:
-    """docs/journal.md, Opening: the current file began a new hand at rotation and holds no
-    checkpoint yet; the start finds the last one at the previous file's end, replays from it
-    exactly what a whole read gives from it, and the chain goes on."""
+    """docs/journal.md, What a start checks: the current file began a new hand at rotation
+    and holds no checkpoint yet; the start finds the last one at the previous file's end,
+    replays from it exactly what a whole read gives from it, and the chain goes on."""
     _journal(tmp_path, 6, unfinished=True)
     files = _files(tmp_path)
     assert len(files) == 4
@@ -132,8 +133,9 @@ def test_the_tail_read_checks_only_the_journals_end(tmp_path: Path) -> None:
 
 
 def test_tamper_in_an_old_file_is_left_to_verify_which_finds_it(tmp_path: Path) -> None:
-    """docs/journal.md, Opening: an edit in a file before the journal's end does not stop the
-    start (it is not read); ``tablectl journal verify`` checks the whole chain and names it."""
+    """docs/journal.md, What a start checks: an edit in a file before the journal's end does
+    not stop the start (it is not read); ``tablectl journal verify`` checks the whole chain
+    and names it."""
     _journal(tmp_path, 6, unfinished=True)
     _rewrite_line(_files(tmp_path)[0], 2, {"data": {"card": "Ah", "hand": 1}}, rehash=False)
     writer, replayed = _open(tmp_path)
@@ -147,8 +149,9 @@ def test_tamper_in_an_old_file_is_left_to_verify_which_finds_it(tmp_path: Path) 
 
 
 def test_a_tampered_last_record_of_the_previous_file_refuses_the_start(tmp_path: Path) -> None:
-    """docs/journal.md, Opening: the record before the current file is read and checked for its
-    own hash: edited, the start is refused with an error naming its file and seq."""
+    """docs/journal.md, What a start checks: the record before the current file is read and
+    checked for its own hash: edited, the start is refused with an error naming its file and
+    seq."""
     _journal(tmp_path, 5, unfinished=True)
     previous = _files(tmp_path)[-2]
     last = len(previous.read_bytes().splitlines()) - 1
@@ -294,3 +297,21 @@ def test_hands_in_the_current_file_are_counted_so_rotation_is_unchanged(tmp_path
     assert [len(p.read_bytes().splitlines()) for p in _files(restarted)] == [
         len(p.read_bytes().splitlines()) for p in _files(once)
     ]
+
+
+def test_an_empty_last_file_made_just_before_a_power_cut_resumes_from_the_previous_file(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, Files and rotation: a file created at rotation just before a power cut
+    is empty; the start resumes at the previous file's last checkpoint, and the next record
+    goes into the empty file."""
+    _journal(tmp_path, 6, unfinished=False)
+    expected = _from_last_checkpoint(tmp_path)
+    (tmp_path / "journal-000004.jsonl").write_bytes(b"")
+    writer, replayed = _open(tmp_path)
+    with writer:
+        assert replayed == expected
+        assert writer.current_file == tmp_path / "journal-000004.jsonl"
+        writer.append("hand_started", {"hand": 7})
+    assert len(_files(tmp_path)) == 4
+    assert verify(tmp_path).intact

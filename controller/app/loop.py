@@ -73,8 +73,8 @@ def open_journal(
 
     The writer reads and checks the journal's end only (the last file whole, back to the last
     checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
-    the records from the last checkpoint on are replayed (docs/journal.md, Opening and
-    Checkpoints).
+    the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
+    and Checkpoints).
     """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     since = SinceCheckpoint()

@@ -205,7 +205,7 @@ class _Found:
 def read_tail(directory: Path, resume_kind: str) -> Tail:
     """The journal's end, checked: what a start reads instead of the whole chain.
 
-    Checks (docs/journal.md, Opening): the files are numbered without gaps and none
+    Checks (docs/journal.md, What a start checks): the files are numbered without gaps and none
     but the last is empty; every record of the **last file** (a torn last line is
     reported in ``torn``, as by :class:`JournalReader`); if the last file holds no
     record of ``resume_kind``, every record from the last one in an earlier file on
@@ -231,7 +231,7 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
     if not any(found.record.kind == resume_kind for found in span):
         span, before = _back_to(files, resume_kind, span)
     elif len(files) > 1:
-        before = _last_of(files[-2], span[0].record.seq if span else None)
+        before = _last_of(files[-2], span[0].record.seq)  # span holds a resume record
     _check_links(span, before)
     last = span[-1].record if span else None
     torn = None

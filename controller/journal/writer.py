@@ -101,7 +101,7 @@ class JournalWriter:
         Without ``resume_kind`` the whole chain is read and checked, every record
         replayed. With it (the controller's ``checkpoint``), only the journal's end
         (``read_tail``: the last file whole, back to the last record of that kind,
-        and the link into them; docs/journal.md, Opening), and ``replay`` gets the
+        and the link into them; docs/journal.md, What a start checks), and ``replay`` gets the
         records from the last record of that kind on: a start whose cost does not
         grow with the journal. The rest of the chain is ``verify``'s to check.
         ``fsync=False`` is for benchmarks and tests only: records then survive a

@@ -177,11 +177,11 @@ def _replay_all(core: TableCore, records: list[Record]) -> None:
 
 
 def test_a_start_on_a_multi_file_journal_resumes_as_a_whole_replay(tmp_path: Path) -> None:
-    """Issue 7 and docs/journal.md, Opening: with a file a hand, the table stopped mid-hand 3
-    starts from the current file (which began with hand 3's start at rotation and holds no
-    checkpoint) and the previous file's end (hand 2's checkpoint): the same next card or seat
-    to act, pot and stacks as a replay of the whole journal, and it plays on to the dealer's
-    results (14.10(c) button moves in triple draw included)."""
+    """Issue 7 and docs/journal.md, What a start checks: with a file a hand, the table
+    stopped mid-hand 3 starts from the current file (which began with hand 3's start at
+    rotation and holds no checkpoint) and the previous file's end (hand 2's checkpoint): the
+    same next card or seat to act, pot and stacks as a replay of the whole journal, and it
+    plays on to the dealer's results (14.10(c) button moves in triple draw included)."""
     options = JournalOptions(tmp_path / "journal", fsync=False, hands_per_file=1)
     with SimTable(
         "triple-draw", options, seed=1, directory=tmp_path, repeat_window=FAST_REPEAT_WINDOW
