@@ -30,7 +30,7 @@ MAX_HEARTBEAT_TIMEOUT: Final = 60.0
 #: StateDirectory=tablectl in docs/examples/tablectl.service.
 DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
 #: The journal writer's own defaults (controller/journal/writer.py).
-DEFAULT_HANDS_PER_FILE: Final = 500
+DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
 
 #: RuntimeDirectory=tablectl in docs/examples/tablectl.service: the control socket's folder.

@@ -56,7 +56,7 @@ def test_defaults_are_the_documented_ones() -> None:
     assert settings.decks.active == "a"
     assert settings.journal.dir == DEFAULT_JOURNAL_DIR == Path("/var/lib/tablectl/journal")
     assert settings.journal.fsync is True
-    assert settings.journal.hands_per_file == 500
+    assert settings.journal.hands_per_file == 100
     assert settings.journal.max_bytes == 16 * 1024 * 1024
     assert settings.log.level is LogLevel.INFO
     assert settings.log.format is LogFormat.AUTO

@@ -171,3 +171,24 @@ def test_a_mapping_that_is_not_a_dict_is_still_taken_as_a_json_object() -> None:
     record = make_record(1, MOMENT, "button", MappingProxyType({"button": "fold"}), GENESIS)
     assert record.data == {"button": "fold"}
     assert type(record.data) is dict
+
+
+@pytest.mark.parametrize(
+    ("data_text", "message"),
+    [
+        ('{"x":NaN}', r"holds NaN; expected finite numbers only"),
+        ('{"x":-Infinity}', r"holds -Infinity; expected finite numbers only"),
+        ('{"x":1e999}', r"holds a number out of range"),
+        ('{"x":"\\ud800"}', r"holds a string that is not encodable as UTF-8"),
+    ],
+)
+def test_parse_line_refuses_what_json_reads_but_a_record_cannot_hold(
+    data_text: str, message: str
+) -> None:
+    """NaN, infinity and an escaped lone surrogate read as JSON but are no record's data: a
+    RecordError says so (a complete line holding one is an edit, not a torn line)."""
+    record = make_record(2, MOMENT, "button", {"x": 1}, "ab" * 32)
+    line = record.line()[:-1].replace(b'{"x":1}', data_text.encode(), 1)
+    with pytest.raises(RecordError, match=message) as raised:
+        parse_line(line)
+    assert type(raised.value) is RecordError  # not UnparsableError: it would pass for torn

@@ -302,9 +302,12 @@ class TableCore:
 @dataclass
 class SinceCheckpoint:
     """The journal's records from its last checkpoint on, collected while the journal
-    writer checks the whole chain: the start-up replay feeds only these to the core.
+    writer checks them: the start-up replay feeds only these to the core.
 
-    A journal without checkpoints (written before they existed) is kept whole.
+    The start's writer passes only the records from the last checkpoint on
+    (``resume_kind``: docs/journal.md, What a start checks); given the whole journal (a
+    test, a tool), it keeps the ones after the last checkpoint. A journal without
+    checkpoints (written before they existed) is kept whole.
     """
 
     records: list[Record] = field(default_factory=list)

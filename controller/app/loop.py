@@ -43,6 +43,7 @@ from controller.engine.events import (
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
 from controller.journal import JournalError, JournalWriter, JsonObject, Record
+from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
 from controller.logsetup import bind_hand
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
@@ -61,8 +62,8 @@ class JournalOptions:
 
     directory: Path
     fsync: bool = True
-    hands_per_file: int = 500
-    max_bytes: int = 16 * 1024 * 1024
+    hands_per_file: int = DEFAULT_HANDS_PER_FILE
+    max_bytes: int = DEFAULT_MAX_BYTES
 
 
 def open_journal(
@@ -70,8 +71,10 @@ def open_journal(
 ) -> JournalWriter:
     """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
 
-    The writer checks the whole chain; only the records from the last checkpoint on are
-    replayed (docs/journal.md, Checkpoints).
+    The writer reads and checks the journal's end only (the last file whole, back to the last
+    checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
+    the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
+    and Checkpoints).
     """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     since = SinceCheckpoint()
@@ -82,6 +85,7 @@ def open_journal(
         max_bytes=options.max_bytes,
         hand_start_kind=rec.HAND_STARTED,
         replay=since,
+        resume_kind=rec.CHECKPOINT,
         **extra,
     )
     try:

@@ -4,7 +4,15 @@ See docs/journal.md for the record format, the chain, durability and recovery.
 """
 
 from controller.journal.record import GENESIS, JsonObject, JsonValue, Record, RecordError
-from controller.journal.store import JournalError, JournalReader, Position, TornTail, set_aside
+from controller.journal.store import (
+    JournalError,
+    JournalReader,
+    Position,
+    Tail,
+    TornTail,
+    read_tail,
+    set_aside,
+)
 from controller.journal.verify import Anchor, VerifyReport, verify
 from controller.journal.writer import JournalWriter, utc_now
 
@@ -19,8 +27,10 @@ __all__ = [
     "Position",
     "Record",
     "RecordError",
+    "Tail",
     "TornTail",
     "VerifyReport",
+    "read_tail",
     "set_aside",
     "utc_now",
     "verify",

@@ -12,6 +12,7 @@ import fcntl
 import os
 import re
 from collections.abc import Generator, Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -20,6 +21,8 @@ from controller.journal.record import GENESIS, Record, RecordError, UnparsableEr
 
 _FILE_RE: Final = re.compile(r"journal-(\d{6})\.jsonl")
 _TORN_SUFFIX: Final = ".torn"
+#: How much of a file ``read_tail`` reads at a time, from its end backwards.
+_CHUNK: Final = 64 * 1024
 
 
 class JournalError(Exception):
@@ -106,14 +109,7 @@ class JournalReader:
         self.files, self.torn, self.last, self.position = [], None, None, None
         numbered = journal_files(self.directory)
         for expected, (number, path) in enumerate(numbered, start=1):
-            if number != expected:
-                raise JournalError(
-                    path,
-                    None,
-                    None,
-                    f"{file_name(expected)} is missing before it; the files must be numbered "
-                    "1, 2, 3, ... without gaps (a deleted or renamed file breaks the chain)",
-                )
+            _check_number(path, number, expected)
             self.files.append(path)
             is_last_file = expected == len(numbered)
             records = yield from self._read_file(path, is_last_file=is_last_file)
@@ -168,6 +164,212 @@ class JournalReader:
                 expected,
                 f"prev is {record.prev}, expected {prev} ({before}): the chain is broken",
             )
+
+
+def _check_number(path: Path, number: int, expected: int) -> None:
+    if number != expected:
+        raise JournalError(
+            path,
+            None,
+            None,
+            f"{file_name(expected)} is missing before it; the files must be numbered "
+            "1, 2, 3, ... without gaps (a deleted or renamed file breaks the chain)",
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Tail:
+    """What a start needs of a journal, read from its end (:func:`read_tail`)."""
+
+    files: tuple[Path, ...]
+    #: From the last record of the resume kind on (every record if there is none).
+    records: tuple[Record, ...]
+    #: The records of the last file (the writer counts the hands in it).
+    current: tuple[Record, ...]
+    last: Record | None
+    torn: TornTail | None
+    #: Records checked: the span (the last file whole, or from the resume record on if it is
+    #: in an earlier file) and the one record before it.
+    checked: int
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """A record read, and where: ``offset`` is where its line starts in ``file``."""
+
+    file: Path
+    offset: int
+    record: Record
+
+
+def read_tail(directory: Path, resume_kind: str) -> Tail:
+    """The journal's end, checked: what a start reads instead of the whole chain.
+
+    Checks (docs/journal.md, What a start checks): the files are numbered without gaps and none
+    but the last is empty; every record of the **last file** (a torn last line is
+    reported in ``torn``, as by :class:`JournalReader`); if the last file holds no
+    record of ``resume_kind``, every record from the last one in an earlier file on
+    (read backwards from that file's end); every link between these records; and the
+    link from the first of them to the record just before it, which is read too and
+    checked for its own form and hash (or, at the journal's first record, the genesis
+    value). What lies before is left to ``verify``, which checks the whole chain.
+    Reads only the end of the journal, so a start costs the same at any journal age.
+    """
+    numbered = journal_files(directory)
+    for expected, (number, path) in enumerate(numbered, start=1):
+        _check_number(path, number, expected)
+    files = [path for _, path in numbered]
+    for path in files[:-1]:
+        if path.stat().st_size == 0:
+            raise JournalError(
+                path, None, None, "the file holds no record but is not the last file"
+            )
+    if not files:
+        return Tail((), (), (), None, None, 0)
+    span, torn_at = _read_last_file(files[-1])
+    before: _Found | None = None
+    if not any(found.record.kind == resume_kind for found in span):
+        span, before = _back_to(files, resume_kind, span)
+    elif len(files) > 1:
+        before = _last_of(files[-2], span[0].record.seq)  # span holds a resume record
+    _check_links(span, before)
+    last = span[-1].record if span else None
+    torn = None
+    if torn_at is not None:
+        offset, number, content, reason = torn_at
+        torn = TornTail(files[-1], number, offset, content, 0 if last is None else last.seq, reason)
+    start = max((i for i, found in enumerate(span) if found.record.kind == resume_kind), default=0)
+    return Tail(
+        files=tuple(files),
+        records=tuple(found.record for found in span[start:]),
+        current=tuple(found.record for found in span if found.file == files[-1]),
+        last=last,
+        torn=torn,
+        checked=len(span) + (before is not None),
+    )
+
+
+def _read_last_file(
+    path: Path,
+) -> tuple[list[_Found], tuple[int, int, bytes, str] | None]:
+    """Every record of the last file, and its torn last line (offset, line, bytes, why)."""
+    found: list[_Found] = []
+    offset = 0
+    with path.open("rb") as stream:
+        for number, raw in enumerate(stream, start=1):
+            complete = raw.endswith(b"\n")
+            try:
+                if not complete:
+                    raise RecordError("no newline at the end: the write did not finish")
+                record = parse_line(raw[:-1])
+            except RecordError as error:
+                # As in JournalReader._read_file: only an unfinished or unreadable last line
+                # is torn; a whole line that reads as JSON but fails the checks is an edit.
+                if not stream.peek(1) and (not complete or isinstance(error, UnparsableError)):
+                    return found, (offset, number, raw, str(error))
+                seq = found[-1].record.seq + 1 if found else None
+                raise JournalError(path, number, seq, str(error)) from None
+            found.append(_Found(path, offset, record))
+            offset += len(raw)
+    return found, None
+
+
+def _back_to(
+    files: list[Path], resume_kind: str, span: list[_Found]
+) -> tuple[list[_Found], _Found | None]:
+    """``span`` extended backwards through the earlier files to the last record of
+    ``resume_kind``, and the record before it (None at the journal's start)."""
+    earlier: list[_Found] = []
+    for index in range(len(files) - 2, -1, -1):
+        first = earlier[-1] if earlier else (span[0] if span else None)
+        after = None if first is None else first.record.seq
+        with closing(_records_backwards(files[index], after)) as records:
+            for found in records:
+                earlier.append(found)
+                if found.record.kind == resume_kind:
+                    before = next(records, None)
+                    if before is None and index > 0:
+                        before = _last_of(files[index - 1], found.record.seq)
+                    return earlier[::-1] + span, before
+    return earlier[::-1] + span, None
+
+
+def _last_of(path: Path, after: int | None) -> _Found:
+    """The last record of an earlier file, checked alone (its form and its own hash);
+    ``after`` is the seq of the record that follows it, if known (for the error)."""
+    with closing(_records_backwards(path, after)) as records:
+        found = next(records, None)
+    if found is None:  # read_tail checked that no earlier file is empty
+        raise JournalError(path, None, None, "the file holds no record but is not the last file")
+    return found
+
+
+def _records_backwards(path: Path, after: int | None) -> Generator[_Found, None, None]:
+    """An earlier file's records from its last to its first, each checked alone; ``after``
+    is the seq of the record that follows the file's last, if known (for errors)."""
+    with closing(_lines_backwards(path)) as lines:
+        for offset, raw in lines:
+            try:
+                if not raw.endswith(b"\n"):
+                    raise RecordError("no newline at the end, and this is not the last file")
+                record = parse_line(raw[:-1])
+            except RecordError as error:
+                seq = None if after is None else after - 1
+                raise JournalError(path, _line_at(path, offset), seq, str(error)) from None
+            after = record.seq
+            yield _Found(path, offset, record)
+
+
+def _lines_backwards(path: Path) -> Generator[tuple[int, bytes], None, None]:
+    """The file's lines, newline included, from the last to the first, each with its offset."""
+    with path.open("rb") as stream:
+        start = stream.seek(0, os.SEEK_END)
+        buffer = b""
+        while True:
+            # The buffer's last line is whole once a newline before it is in the buffer.
+            cut = buffer.rfind(b"\n", 0, len(buffer) - 1)
+            if cut >= 0:
+                yield start + cut + 1, buffer[cut + 1 :]
+                buffer = buffer[: cut + 1]
+            elif start == 0:
+                if buffer:
+                    yield 0, buffer
+                return
+            else:
+                size = min(_CHUNK, start)
+                start -= size
+                stream.seek(start)
+                buffer = stream.read(size) + buffer
+
+
+def _line_at(path: Path, offset: int) -> int:
+    """The line number (from 1) of the line that starts at ``offset``: for error messages."""
+    with path.open("rb") as stream:
+        return stream.read(offset).count(b"\n") + 1
+
+
+def _check_links(span: list[_Found], before: _Found | None) -> None:
+    """Each record follows the one before it: ``before`` for the first, or the genesis."""
+    seq, prev = (0, GENESIS) if before is None else (before.record.seq, before.record.hash)
+    for found in span:
+        expected = seq + 1
+        if found.record.seq != expected:
+            raise JournalError(
+                found.file,
+                _line_at(found.file, found.offset),
+                expected,
+                f"found seq {found.record.seq}, expected seq {expected} "
+                "(a record is missing, records were reordered, or this seq was changed)",
+            )
+        if found.record.prev != prev:
+            what = "the genesis value" if seq == 0 else f"the hash of seq {seq}"
+            raise JournalError(
+                found.file,
+                _line_at(found.file, found.offset),
+                expected,
+                f"prev is {found.record.prev}, expected {prev} ({what}): the chain is broken",
+            )
+        seq, prev = found.record.seq, found.record.hash
 
 
 def set_aside(torn: TornTail, *, fsync: bool = True) -> Path:

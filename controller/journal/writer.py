@@ -23,13 +23,14 @@ from controller.journal.store import (
     file_name,
     fsync_directory,
     lock_for_writing,
+    read_tail,
     set_aside,
     write_all,
 )
 
 Clock = Callable[[], datetime]
 
-DEFAULT_HANDS_PER_FILE: Final = 500
+DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
 DEFAULT_HAND_START_KIND: Final = "hand_started"
 
@@ -42,8 +43,9 @@ def utc_now() -> datetime:
 class JournalWriter:
     """Appends records to a journal directory, continuing its chain across files.
 
-    Open it with :meth:`open`, which checks the journal written so far, sets a
-    torn tail aside (``recovered_torn`` tells which) and resumes the chain.
+    Open it with :meth:`open`, which checks the journal written so far (all of it, or
+    its end only: ``resume_kind``), sets a torn tail aside (``recovered_torn`` tells
+    which) and resumes the chain.
     Rotation starts a new file before a record of kind ``hand_start_kind``
     once the current file holds ``hands_per_file`` hands, and before any
     record once the current file has reached ``max_bytes``. One writer per
@@ -90,11 +92,18 @@ class JournalWriter:
         max_bytes: int = DEFAULT_MAX_BYTES,
         hand_start_kind: str = DEFAULT_HAND_START_KIND,
         replay: Callable[[Record], None] | None = None,
+        resume_kind: str | None = None,
     ) -> JournalWriter:
         """Open (or create) the journal in ``directory``, checked and ready to append.
 
         ``replay``, if given, is called with each record, in order, as the
         journal is checked: the controller rebuilds the engine in that pass.
+        Without ``resume_kind`` the whole chain is read and checked, every record
+        replayed. With it (the controller's ``checkpoint``), only the journal's end
+        (``read_tail``: the last file whole, back to the last record of that kind,
+        and the link into them; docs/journal.md, What a start checks), and ``replay`` gets the
+        records from the last record of that kind on: a start whose cost does not
+        grow with the journal. The rest of the chain is ``verify``'s to check.
         ``fsync=False`` is for benchmarks and tests only: records then survive a
         crash of the process but not a power cut.
         """
@@ -115,7 +124,10 @@ class JournalWriter:
             hand_start_kind=hand_start_kind,
         )
         try:
-            writer._resume(replay)
+            if resume_kind is None:
+                writer._resume(replay)
+            else:
+                writer._resume_tail(resume_kind, replay)
         except BaseException:
             writer.close()
             raise
@@ -224,6 +236,21 @@ class JournalWriter:
         self._open_file(len(reader.files), create=False)
         if hands_file == reader.files[-1]:
             self._hands_in_file = hands
+
+    def _resume_tail(self, resume_kind: str, replay: Callable[[Record], None] | None) -> None:
+        tail = read_tail(self.directory, resume_kind)
+        if replay is not None:
+            for record in tail.records:
+                replay(record)
+        if tail.torn is not None:
+            set_aside(tail.torn, fsync=self.fsync)
+            self.recovered_torn = tail.torn
+        self._last = tail.last
+        if not tail.files:
+            self._open_file(1, create=True)
+            return
+        self._open_file(len(tail.files), create=False)
+        self._hands_in_file = sum(r.kind == self.hand_start_kind for r in tail.current)
 
     def _rotation_due(self, kind: str) -> bool:
         if self._file_size == 0:

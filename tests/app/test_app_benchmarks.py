@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.app.demo import run_headless
 from controller.logsetup import reset_logging
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -15,6 +16,7 @@ sys.path.insert(0, str(BENCHMARKS))
 
 import latency  # noqa: E402  benchmarks/ is not a package: found through the path set above
 import memory  # noqa: E402  the same
+import startup  # noqa: E402  the same
 
 # A spawned child starts multiprocessing's resource tracker, whose pipe stays open for the
 # life of this process: started here, at collection, it is there before the leak check looks.
@@ -52,3 +54,16 @@ def test_the_memory_benchmark_deals_hands_through_the_controllers_queue(tmp_path
     assert all(kib > 0 for kib in checkpoints.values())
     assert controller.core.finished == 3
     assert controller.events.empty()
+
+
+def test_the_startup_benchmark_times_a_start_verify_and_the_whole_replay(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """benchmarks/startup.py: on a demo journal, a start from the journal's end and the whole
+    replay rebuild the same table, and verify finds the journal intact."""
+    run_headless("mambo", 2, tmp_path, seed=1)
+    assert startup.main([str(tmp_path / "journal"), "--repeat", "1", "--whole"]) == 0
+    out = capsys.readouterr().out
+    assert "start (journal's end, from the last checkpoint)" in out
+    assert "intact" in out
+    assert "whole replay" in out

@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, sim_table
+from apphelp import FAST_REPEAT_WINDOW, dealer, sim_table
 
 from controller.app import records as rec
 from controller.app.core import CheckpointMismatch, SinceCheckpoint, TableCore
@@ -174,3 +174,45 @@ def test_a_checkpoint_that_disagrees_with_its_records_refuses_the_start(tmp_path
 def _replay_all(core: TableCore, records: list[Record]) -> None:
     for record in records:
         core.replay(record)
+
+
+def test_a_start_on_a_multi_file_journal_resumes_as_a_whole_replay(tmp_path: Path) -> None:
+    """Issue 7 and docs/journal.md, What a start checks: with a file a hand, the table
+    stopped mid-hand 3 starts from the current file (which began with hand 3's start at
+    rotation and holds no checkpoint) and the previous file's end (hand 2's checkpoint): the
+    same next card or seat to act, pot and stacks as a replay of the whole journal, and it
+    plays on to the dealer's results (14.10(c) button moves in triple draw included)."""
+    options = JournalOptions(tmp_path / "journal", fsync=False, hands_per_file=1)
+    with SimTable(
+        "triple-draw", options, seed=1, directory=tmp_path, repeat_window=FAST_REPEAT_WINDOW
+    ) as table:
+        bot = dealer(table, hands=4)
+        halted = threading.Event()
+
+        def halt_in_hand_3(controller: object, events: list[object]) -> None:
+            core = table.controller.core
+            if core.table.hand_number == 3 and isinstance(core.table.pending, ActionRequired):
+                bot.stop()
+                halted.set()
+
+        table.controller.listeners.append(halt_in_hand_3)  # type: ignore[arg-type]
+        bot.run()
+        assert halted.is_set()
+        table.stop_controller()
+        files = sorted((tmp_path / "journal").glob("journal-*.jsonl"))
+        assert len(files) == 3
+        assert rec.CHECKPOINT not in files[-1].read_text()
+        whole = _full_replay(table)
+        controller = table.start_controller()  # the start-up: read from the journal's end
+        assert controller.core.table.state == whole.table.state
+        assert controller.core.table.pending == whole.table.pending
+        assert controller.core.net == whole.net
+        assert controller.core.finished == whole.finished == 2
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        bot.follow(controller)
+        bot.resume()
+        bot.run()
+        assert controller.core.finished == 4
+        last = controller.core.results[-1]
+    assert bot.bot.records[-1].differences(last) == []
+    assert verify(tmp_path / "journal").intact
