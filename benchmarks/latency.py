@@ -112,7 +112,10 @@ def table_process(
         ready.send({"shoe": sim.address("shoe"), "panel": sim.address("panel"), "decks": decks})
         ready.recv()  # the controller is up
         written = Stamps()
-        bot = RandomBot(spec, seed=seed, rebuy=None, config=demo_config(spec, SEATS))
+        # The table.toml leaves [decks] alternate at its default, true: the dealer alternates too.
+        bot = RandomBot(
+            spec, seed=seed, rebuy=None, config=demo_config(spec, SEATS), alternate_decks=True
+        )
         pace = replace(Pace.fast(REPEAT_WINDOW), card=gap, button=gap, stall=10.0)
         runner = BotRunner(bot, sim, pace)
         state = {"expected": 0, "taken": 0}
@@ -267,11 +270,18 @@ def measure(
         if child.exitcode is not None:
             child.close()  # its sentinel's descriptor
     written: dict[tuple[int, int], float] = result["written"]
-    return [
+    latencies = [
         end - written[key]
         for key, end in announced.times.items()
         if key in written and end > written[key]
     ]
+    if len(latencies) < cards:
+        # A dealer and a controller that disagree (an alarm, a stall) end the run early.
+        raise RuntimeError(
+            f"measured {len(latencies)} cards of the {cards} asked for: the run stopped early "
+            f"(the controller's log: {directory / 'tablectl.log'})"
+        )
+    return latencies
 
 
 def report(label: str, latencies: list[float]) -> str:
