@@ -269,17 +269,22 @@ def measure(
             end.close()
         if child.exitcode is not None:
             child.close()  # its sentinel's descriptor
-    written: dict[tuple[int, int], float] = result["written"]
+    return paired(result["written"], announced.times, cards)
+
+
+def paired(
+    written: dict[tuple[int, int], float], announced: dict[tuple[int, int], float], cards: int
+) -> list[float]:
+    """Each card's time from the wire to its announcement; at least ``cards`` of them."""
     latencies = [
         end - written[key]
-        for key, end in announced.times.items()
+        for key, end in announced.items()
         if key in written and end > written[key]
     ]
     if len(latencies) < cards:
         # A dealer and a controller that disagree (an alarm, a stall) end the run early.
         raise RuntimeError(
-            f"measured {len(latencies)} cards of the {cards} asked for: the run stopped early "
-            f"(the controller's log: {directory / 'tablectl.log'})"
+            f"measured {len(latencies)} cards of the {cards} asked for: the run stopped early"
         )
     return latencies
 
