@@ -9,6 +9,20 @@ import pty
 from controller.app.progress import Progress
 
 
+def read_all(master: int) -> str:
+    """Everything written to the pty: one read returns only what had arrived by then."""
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # EIO: the terminal's side is closed and all of it was read
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    return b"".join(chunks).decode()
+
+
 def test_the_bar_is_drawn_at_a_terminal_and_ends_its_line() -> None:
     """At a terminal (a real pty) the bar redraws one line and ends it when done."""
     master, slave = pty.openpty()
@@ -18,7 +32,7 @@ def test_the_bar_is_drawn_at_a_terminal_and_ends_its_line() -> None:
             assert bar.enabled
             for done in range(1, 5):
                 bar.update(done)
-        out = os.read(master, 4096).decode()
+        out = read_all(master)
     finally:
         os.close(master)
     assert "\r[#######" in out
