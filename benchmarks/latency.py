@@ -47,6 +47,7 @@ from controller.logsetup import configure_logging, reset_logging
 from simulator.bots import Act, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
 from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 #: The shoe's RFID repeat window: short, so a fast dealer's shuffles need not wait half a second.
 REPEAT_WINDOW = 0.02
@@ -151,53 +152,17 @@ def table_process(
 
 def write_config(directory: Path, game: str, ports: dict[str, Any], *, fsync: bool) -> Path:
     """The table.toml ``tablectl run`` would be given for the simulated table."""
-    config = demo_config(GAMES[game], SEATS)
-    stakes = config.stakes
-    forced = (
-        f"small_blind = {stakes.small_blind}\nbig_blind = {stakes.big_blind}"
-        if stakes.big_blind
-        else f"ante = {stakes.ante}\nbring_in = {stakes.bring_in}"
+    return write_table_toml(
+        directory,
+        table_id="BENCH-1",
+        game=game,
+        config=demo_config(GAMES[game], SEATS),
+        shoe={"path": ports["shoe"]},
+        panel={"path": ports["panel"]},
+        decks=ports["decks"],
+        fsync=fsync,
+        log={"format": "json", "level": "info", "file": directory / "tablectl.log"},
     )
-    stacks = "\n".join(f"{seat} = {amount}" for seat, amount in config.stacks.items())
-    path = directory / "table.toml"
-    path.write_text(
-        f"""
-[table]
-id = "BENCH-1"
-game = "{game}"
-seats = {list(config.seats)}
-dealer = {config.dealer}
-
-[stakes]
-{forced}
-small_bet = {stakes.small_bet}
-big_bet = {stakes.big_bet}
-
-[stacks]
-{stacks}
-
-[devices.shoe]
-path = "{ports["shoe"]}"
-
-[devices.panel]
-path = "{ports["panel"]}"
-
-[decks]
-a = "{ports["decks"][0]}"
-b = "{ports["decks"][1]}"
-
-[journal]
-dir = "{directory / "journal"}"
-fsync = {"true" if fsync else "false"}
-
-[log]
-format = "json"
-level = "info"
-file = "{directory / "tablectl.log"}"
-""",
-        encoding="utf-8",
-    )
-    return path
 
 
 def measure(

@@ -31,11 +31,12 @@ from controller.engine.events import (
     HandVoided,
 )
 from controller.games import GAMES
-from controller.games.spec import ForcedBet, GameSpec
+from controller.games.spec import GameSpec
 from controller.journal import JournalReader, verify
 from simulator.bots import Act, Press, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
 from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
@@ -43,56 +44,16 @@ REPEAT_WINDOW = 0.02
 
 
 def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
-    decks = sim.write_deck_files(tmp_path / "decks")
-    config = demo_config(GAMES[game], seats)
-    stacks = "\n".join(f"{seat} = {amount}" for seat, amount in config.stacks.items())
-    stakes = config.stakes
-    if GAMES[game].forced_bet is ForcedBet.BLINDS:  # 14.12A(c): a button and two blinds
-        position = f"button = {config.dealer}"
-        forced = f"small_blind = {stakes.small_blind}\nbig_blind = {stakes.big_blind}"
-    else:
-        position = f"dealer = {config.dealer}"
-        forced = f"ante = {stakes.ante}\nbring_in = {stakes.bring_in}"
-    path = tmp_path / "table.toml"
-    path.write_text(
-        f"""
-[table]
-id = "CRASH-1"
-game = "{game}"
-seats = {list(config.seats)}
-{position}
-
-[stakes]
-{forced}
-small_bet = {stakes.small_bet}
-big_bet = {stakes.big_bet}
-
-[stacks]
-{stacks}
-
-[devices.shoe]
-path = "{sim.address("shoe")}"
-heartbeat_timeout = 3.0
-
-[devices.panel]
-path = "{sim.address("panel")}"
-
-[decks]
-a = "{decks[0]}"
-b = "{decks[1]}"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-fsync = false
-
-[log]
-format = "json"
-level = "warning"
-file = "{tmp_path / "tablectl.log"}"
-""",
-        encoding="utf-8",
+    return write_table_toml(
+        tmp_path,
+        table_id="CRASH-1",
+        game=game,
+        config=demo_config(GAMES[game], seats),
+        shoe={"path": sim.address("shoe"), "heartbeat_timeout": 3.0},
+        panel={"path": sim.address("panel")},
+        decks=sim.write_deck_files(tmp_path / "decks"),
+        log={"format": "json", "level": "warning", "file": tmp_path / "tablectl.log"},
     )
-    return path
 
 
 @dataclass

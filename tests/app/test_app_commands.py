@@ -18,9 +18,11 @@ from pathlib import Path
 import pytest
 
 from controller.cli import main
+from controller.engine import Stakes, TableConfig
 from controller.inputs import Button
 from controller.journal import verify
 from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 ROOT = Path(__file__).resolve().parents[2]
 #: CI and this machine run the tests as root; the service never runs so (docs/deploy.md).
@@ -28,43 +30,24 @@ AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
 DEMO = [sys.executable, "-m", "controller", "demo"]
 
 
+#: The small Mambo table the run tests deal at (14.13A).
+THREE_SEATS = TableConfig(
+    seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
+)
+
+
 def table_toml(tmp_path: Path, sim: Simulator) -> Path:
-    decks = sim.write_deck_files(tmp_path / "decks")
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f"""
-[table]
-id = "TEST-7"
-game = "mambo"
-seats = [1, 2, 3]
-
-[stakes]
-ante = 1
-bring_in = 2
-small_bet = 5
-big_bet = 10
-
-[devices.shoe]
-path = "{sim.address("shoe")}"
-serial = "SHOE0001"
-
-[devices.panel]
-path = "{sim.address("panel")}"
-
-[decks]
-a = "{decks[0]}"
-b = "{decks[1]}"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-
-[log]
-format = "json"
-file = "{tmp_path / "tablectl.log"}"
-""",
-        encoding="utf-8",
+    """The table.toml of a three-seat Mambo table on the simulator's ports, logging JSON."""
+    return write_table_toml(
+        tmp_path,
+        table_id="TEST-7",
+        game="mambo",
+        config=THREE_SEATS,
+        shoe={"path": sim.address("shoe"), "serial": "SHOE0001"},
+        panel={"path": sim.address("panel")},
+        decks=sim.write_deck_files(tmp_path / "decks"),
+        log={"format": "json", "file": tmp_path / "tablectl.log"},
     )
-    return config
 
 
 def log_lines(path: Path) -> list[dict[str, object]]:

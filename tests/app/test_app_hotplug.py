@@ -12,12 +12,15 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from test_app_commands import THREE_SEATS
+
 from controller.app.loop import wait_until
 from controller.app.service import build_controller, hotplug_monitor, serve, watched_path
 from controller.config import load_config
 from controller.settings import DeviceSettings
 from drivers.discovery import HotplugEvent, judge
 from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 #: The drivers' backoff, set so long that only a hotplug wake can reopen in time.
 PATIENT = 30.0
@@ -49,40 +52,15 @@ def test_a_tty_whose_node_or_link_is_the_configured_path_plays_its_role() -> Non
 
 def write_config(tmp_path: Path, sim: Simulator) -> Path:
     """A table whose shoe is found by a USB identity that is not plugged in here."""
-    decks = sim.write_deck_files(tmp_path / "decks")
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f"""
-[table]
-id = "HOTPLUG-2"
-game = "mambo"
-seats = [1, 2, 3]
-
-[stakes]
-ante = 1
-bring_in = 2
-small_bet = 5
-big_bet = 10
-
-[devices.shoe]
-vendor_id = "1209"
-product_id = "7ab1"
-serial = "SHOE0001"
-
-[devices.panel]
-path = "{sim.address("panel")}"
-
-[decks]
-a = "{decks[0]}"
-b = "{decks[1]}"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-fsync = false
-""",
-        encoding="utf-8",
+    return write_table_toml(
+        tmp_path,
+        table_id="HOTPLUG-2",
+        game="mambo",
+        config=THREE_SEATS,
+        shoe={"vendor_id": "1209", "product_id": "7ab1", "serial": "SHOE0001"},
+        panel={"path": sim.address("panel")},
+        decks=sim.write_deck_files(tmp_path / "decks"),
     )
-    return config
 
 
 def test_a_matched_shoe_not_plugged_in_opens_the_table_paused_and_its_add_moves_the_driver(

@@ -27,8 +27,10 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
 from controller.app.loop import Controller, wait_until
 from controller.app.service import build_controller, hotplug_monitor, serve
 from controller.config import load_config
+from controller.engine import Stakes, TableConfig
 from controller.inputs import Button
 from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
 
@@ -75,39 +77,17 @@ def plug_shoe(bed: Bed, sim: Simulator, link: Path, usb: str | None = None) -> t
 
 def write_config(tmp_path: Path, sim: Simulator, link: Path) -> Path:
     """A table whose shoe is named by a path udev makes, its panel the simulator's pty."""
-    decks = sim.write_deck_files(tmp_path / "decks")
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f"""
-[table]
-id = "HOTPLUG-1"
-game = "mambo"
-seats = [1, 2, 3]
-
-[stakes]
-ante = 1
-bring_in = 2
-small_bet = 5
-big_bet = 10
-
-[devices.shoe]
-path = "{link}"
-serial = "SHOE0001"
-
-[devices.panel]
-path = "{sim.address("panel")}"
-
-[decks]
-a = "{decks[0]}"
-b = "{decks[1]}"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-fsync = false
-""",
-        encoding="utf-8",
+    return write_table_toml(
+        tmp_path,
+        table_id="HOTPLUG-1",
+        game="mambo",
+        config=TableConfig(
+            seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
+        ),
+        shoe={"path": link, "serial": "SHOE0001"},
+        panel={"path": sim.address("panel")},
+        decks=sim.write_deck_files(tmp_path / "decks"),
     )
-    return config
 
 
 def shoe_connected(controller: Controller) -> bool:
