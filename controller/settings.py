@@ -27,6 +27,8 @@ DEFAULT_HEARTBEAT_TIMEOUT: Final = 3.0
 HEARTBEAT_INTERVAL: Final = 1.0
 #: A longer silence than this leaves a dealing table blind for too long to be a setting.
 MAX_HEARTBEAT_TIMEOUT: Final = 60.0
+#: Where the service's table.toml lives (docs/deploy.md): every command's --config default.
+DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 #: StateDirectory=tablectl in docs/examples/tablectl.service.
 DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
 #: The journal writer's own defaults (controller/journal/writer.py).

@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.commands.config import DEFAULT_CONFIG, LOGS_DIRECTORY, STATE_DIRECTORY
+from controller.commands.config import LOGS_DIRECTORY, STATE_DIRECTORY
 from controller.config import DEFAULT_JOURNAL_DIR, load_config
+from controller.settings import DEFAULT_CONFIG
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 UNIT = EXAMPLES / "tablectl.service"

@@ -15,9 +15,8 @@ from controller.config import (
     load_config,
 )
 from controller.games.spec import ForcedBet
+from controller.settings import DEFAULT_CONFIG
 
-#: Where the systemd unit (docs/examples/tablectl.service) reads the configuration.
-DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
 STATE_DIRECTORY: Final = Path("/var/lib/tablectl")
 LOGS_DIRECTORY: Final = Path("/var/log/tablectl")

@@ -5,14 +5,12 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Final
 
 from controller.app.phh import ExportError, export_hands
 from controller.app.recall import hands
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
-
-DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
+from controller.settings import DEFAULT_CONFIG
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -24,10 +24,9 @@ from controller.app.service import (
 from controller.config import SettingsError, check_files, load_config
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
+from controller.settings import DEFAULT_CONFIG
 from drivers.deck import DeckError
 from drivers.discovery import HotplugMonitor
-
-DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 
 EXIT_STOPPED: Final = 0
 EXIT_FAILED: Final = 1

@@ -20,8 +20,8 @@ from controller.app.control import SHOW, ControlError, send
 from controller.app.seating import LEAVE, REBUY, SIT
 from controller.config import SettingsError, load_config
 from controller.journal import JsonObject
+from controller.settings import DEFAULT_CONFIG
 
-DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 EXIT_DONE: Final = 0
 EXIT_REFUSED: Final = 1
 EXIT_UNREACHABLE: Final = 2
