@@ -226,15 +226,8 @@ class JournalWriter:
                 hands += 1
             if replay is not None:
                 replay(record)
-        if reader.torn is not None:
-            set_aside(reader.torn, fsync=self.fsync)
-            self.recovered_torn = reader.torn
-        self._last = reader.last
-        if not reader.files:
-            self._open_file(1, create=True)
-            return
-        self._open_file(len(reader.files), create=False)
-        if hands_file == reader.files[-1]:
+        self._continue(reader.torn, reader.last, len(reader.files))
+        if reader.files and hands_file == reader.files[-1]:
             self._hands_in_file = hands
 
     def _resume_tail(self, resume_kind: str, replay: Callable[[Record], None] | None) -> None:
@@ -242,15 +235,21 @@ class JournalWriter:
         if replay is not None:
             for record in tail.records:
                 replay(record)
-        if tail.torn is not None:
-            set_aside(tail.torn, fsync=self.fsync)
-            self.recovered_torn = tail.torn
-        self._last = tail.last
-        if not tail.files:
+        self._continue(tail.torn, tail.last, len(tail.files))
+        if tail.files:
+            self._hands_in_file = sum(r.kind == self.hand_start_kind for r in tail.current)
+
+    def _continue(self, torn: TornTail | None, last: Record | None, files: int) -> None:
+        """After the check: set a torn tail aside and open the last file (a new journal: the
+        first) to append to."""
+        if torn is not None:
+            set_aside(torn, fsync=self.fsync)
+            self.recovered_torn = torn
+        self._last = last
+        if files:
+            self._open_file(files, create=False)
+        else:
             self._open_file(1, create=True)
-            return
-        self._open_file(len(tail.files), create=False)
-        self._hands_in_file = sum(r.kind == self.hand_start_kind for r in tail.current)
 
     def _rotation_due(self, kind: str) -> bool:
         if self._file_size == 0:
