@@ -14,6 +14,7 @@ share it.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
@@ -158,6 +159,8 @@ class FrameCounters:
 
 
 _HEX_UPPER: Final = frozenset(b"0123456789ABCDEF")
+#: Inside a sentence: printable ASCII but the ``*`` that closes it.
+_BAD_BYTE: Final = re.compile(rb"[^\x20-\x29\x2B-\x7E]")
 
 
 class FrameDecoder:
@@ -175,35 +178,58 @@ class FrameDecoder:
         self.counters = FrameCounters()
 
     def feed(self, data: bytes) -> list[Frame | FrameError]:
-        """Decode as much of the input as is complete."""
+        """Decode as much of the input as is complete.
+
+        Works a run of bytes at a time (up to the next ``$`` or LF, found by ``bytes.find``),
+        not a byte at a time: the same frames and errors for any cut of the input
+        (tests/drivers/test_nmea_framing.py holds it to the byte-by-byte reading).
+        """
         out: list[Frame | FrameError] = []
-        for byte in data:
-            result = self._step(byte)
-            if result is not None:
-                out.append(result)
+        buffer = self._buffer
+        i, n = 0, len(data)
+        while i < n:
+            dollar = data.find(b"$", i)
+            end = n if dollar < 0 else dollar
+            if buffer and not self._discarding and end > i:
+                i = self._take(data, i, end, out)
+                continue
+            if not buffer:
+                self.counters.noise_bytes += end - i
+            # While discarding an overlong sentence, bytes up to the next "$" are dropped.
+            if dollar < 0:
+                break
+            error = self._start()
+            if error is not None:
+                out.append(error)
+            i = dollar + 1
         return out
 
-    def _step(self, byte: int) -> Frame | FrameError | None:
-        if byte == START:
-            return self._start()
-        if not self._buffer:
-            self.counters.noise_bytes += 1
-            return None
-        if self._discarding:
-            return None
-        self._buffer.append(byte)
-        if byte == LF:
-            raw = bytes(self._buffer)
-            self._buffer.clear()
-            return self._parse(raw)
-        if len(self._buffer) >= MAX_SENTENCE_LENGTH:
+    def _take(self, data: bytes, i: int, end: int, out: list[Frame | FrameError]) -> int:
+        """Add ``data[i:end]`` (no "$" in it) to the sentence in progress, up to its LF or its
+        82nd character; returns where the sentence's bytes stopped."""
+        buffer = self._buffer
+        lf = data.find(b"\n", i, end)
+        stop = end if lf < 0 else lf + 1
+        room = MAX_SENTENCE_LENGTH - len(buffer)  # at least 1: a full buffer is discarding
+        plain = stop - i - (lf >= 0)  # the bytes before the closing LF
+        if plain >= room:
+            # The 82nd character is not the LF: the sentence is too long.
+            buffer += data[i : i + room]
             self._discarding = True
-            return self._error(
-                FrameErrorKind.TOO_LONG,
-                f"no CR LF within {MAX_SENTENCE_LENGTH} characters",
-                bytes(self._buffer),
+            out.append(
+                self._error(
+                    FrameErrorKind.TOO_LONG,
+                    f"no CR LF within {MAX_SENTENCE_LENGTH} characters",
+                    bytes(buffer),
+                )
             )
-        return None
+            return i + room
+        buffer += data[i:stop]
+        if lf >= 0:
+            raw = bytes(buffer)
+            buffer.clear()
+            out.append(self._parse(raw))
+        return stop
 
     def _start(self) -> FrameError | None:
         truncated = bool(self._buffer) and not self._discarding
@@ -240,9 +266,9 @@ def _frame_problem(raw: bytes) -> tuple[FrameErrorKind, str] | None:
     digits = raw[-4:-2]
     if not all(d in _HEX_UPPER for d in digits):
         return FrameErrorKind.MALFORMED, f"checksum {digits!r} is not two uppercase hex digits"
-    bad = next((b for b in body if not 0x20 <= b <= 0x7E or b == CHECKSUM_MARK), None)
+    bad = _BAD_BYTE.search(body)
     if bad is not None:
-        return FrameErrorKind.BAD_BYTE, f"byte 0x{bad:02X} in the sentence"
+        return FrameErrorKind.BAD_BYTE, f"byte 0x{bad.group()[0]:02X} in the sentence"
     expected = checksum(body)
     if int(digits, 16) != expected:
         return (

@@ -7,9 +7,14 @@ byte position, and buried in noise; every way a frame can be wrong is named.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from drivers.nmea import (
+    CHECKSUM_MARK,
+    LF,
     MAX_SENTENCE_LENGTH,
+    START,
     EncodeError,
     Frame,
     FrameDecoder,
@@ -26,6 +31,89 @@ CARD = b"$SHCRD,17,slot,E004015012345678,81523908*3D\r\n"
 
 def frames(decoder: FrameDecoder, data: bytes) -> list[Frame | FrameError]:
     return decoder.feed(data)
+
+
+class ByteByByte:
+    """The framing rules of docs/protocol.md read literally, one byte at a time: the
+    reference the decoder's run-at-a-time ``feed`` is held to."""
+
+    def __init__(self) -> None:
+        self.buffer = bytearray()
+        self.discarding = False
+        self.noise = 0
+        self.out: list[tuple[object, ...]] = []
+
+    def feed(self, data: bytes) -> None:
+        for byte in data:
+            self.step(byte)
+
+    def step(self, byte: int) -> None:
+        if byte == START:
+            if self.buffer and not self.discarding:
+                self.out.append(("error", FrameErrorKind.TRUNCATED, bytes(self.buffer)))
+            self.buffer[:] = b"$"
+            self.discarding = False
+        elif not self.buffer:
+            self.noise += 1
+        elif not self.discarding:
+            self.buffer.append(byte)
+            if byte == LF:
+                # What the frame holds is the check's business (tested on its own below),
+                # not the framing's: the same check, given the frame directly.
+                self.out.append(describe(FrameDecoder()._parse(bytes(self.buffer))))
+                self.buffer.clear()
+            elif len(self.buffer) >= MAX_SENTENCE_LENGTH:
+                self.discarding = True
+                self.out.append(("error", FrameErrorKind.TOO_LONG, bytes(self.buffer)))
+
+
+def describe(item: Frame | FrameError) -> tuple[object, ...]:
+    if isinstance(item, FrameError):
+        return ("error", item.kind, item.raw)
+    return ("frame", item.talker, item.kind, item.fields, item.raw)
+
+
+#: Bytes that mostly make up sentences, with the framing characters common.
+framing = st.lists(
+    st.one_of(
+        st.sampled_from([START, CHECKSUM_MARK, 0x0D, LF, ord(","), ord("^")]),
+        st.sampled_from(CARD),
+        st.integers(0, 255),
+    ),
+    max_size=400,
+).map(bytes)
+
+
+@settings(max_examples=300)
+@given(
+    data=st.one_of(
+        framing,
+        st.lists(st.sampled_from([CARD, CARD[:30], CARD[25:], b"\r\n", b"$", b"x" * 90])).map(
+            b"".join
+        ),
+        # Sentences about the 82-character limit, CR LF or LF at or past it.
+        st.lists(
+            st.tuples(st.integers(76, 84), st.sampled_from([b"\r\n", b"\n", b""])).map(
+                lambda size_end: b"$" + b"A" * size_end[0] + size_end[1]
+            )
+        ).map(b"".join),
+    ),
+    cuts=st.lists(st.integers(1, 90), max_size=20),
+)
+def test_any_input_cut_anywhere_frames_as_read_byte_by_byte(data: bytes, cuts: list[int]) -> None:
+    """The decoder works a run of bytes at a time; its frames, errors and noise count are
+    those of the rules read one byte at a time, for any input cut at any places."""
+    reference = ByteByByte()
+    reference.feed(data)
+    decoder = FrameDecoder()
+    got: list[tuple[object, ...]] = []
+    start = 0
+    for size in [*cuts, len(data)]:
+        got.extend(describe(item) for item in decoder.feed(data[start : start + size]))
+        start += size
+    assert got == reference.out
+    assert decoder.counters.noise_bytes == reference.noise
+    assert decoder.counters.frames == sum(item[0] == "frame" for item in got)
 
 
 def test_checksum_is_the_xor_of_the_characters_between_dollar_and_star() -> None:
