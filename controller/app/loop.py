@@ -118,7 +118,10 @@ class Controller:
 
     def __post_init__(self) -> None:
         self.view = ViewBuilder(self.table_id)
-        self._log = structlog.get_logger("controller.table")
+        # Bound now, to the log as configured: a lazy logger is built again at every line
+        # (a few microseconds each, two or three lines a card). The run configures the log
+        # before it builds the controller.
+        self._log = structlog.get_logger("controller.table").bind()
 
     # --- building ------------------------------------------------------------------------
 
@@ -416,7 +419,11 @@ class Controller:
         for event in events:
             if isinstance(event, HandStarted):
                 bind_hand(event.hand)
-            self._log.info(event.kind, text=announce(event))
+            if isinstance(event, ActionRequired):
+                # The seat to act as a field of its own, for a log shipper's queries.
+                self._log.info(event.kind, seat=event.seat, text=announce(event))
+            else:
+                self._log.info(event.kind, text=announce(event))
         pending = core.table.pending
         paused = core.paused_by
         shown = panel_line(pending, paused)
@@ -424,10 +431,9 @@ class Controller:
             self._shown = shown
             self.panel.light(shown[0])
             self.panel.show(shown[1])
-        if events and isinstance(pending, ActionRequired):
-            self._log.info("to_act", seat=pending.seat, text=announce(pending))
-        self.view.observe(events)
         if self.display is not None:
+            # Followed only for a display: without one (a unit under systemd) nothing reads it.
+            self.view.observe(events)
             self.display(self.view.build(core))
         for listener in self.listeners:
             listener(self, events)
