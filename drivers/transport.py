@@ -306,8 +306,7 @@ class DeviceDriver(ABC, Generic[E]):
             ):
                 self.send(Query())
                 last_query = now
-            # in_waiting is on every concrete port, not on SerialBase's stub.
-            data = port.read(max(1, int(getattr(port, "in_waiting", 0))))
+            data = _read_what_came(port)
             now = self._clock()
             if data and self._feed(data, now):
                 last_heard = now
@@ -414,6 +413,21 @@ class DeviceDriver(ABC, Generic[E]):
         self._outage_reported = True
         self._log.warning("comm_lost", reason=reason)
         self.events.put(CommLost(self.device, reason))
+
+
+def _read_what_came(port: serial.SerialBase) -> bytes:
+    """Wait up to a read slice for input, then take all that has come, in one turn.
+
+    pyserial's ``read(n)`` with a timeout waits for all ``n`` bytes: the first byte is read
+    alone, and the rest of its sentence (already there: a device writes it whole) at once.
+    """
+    data = port.read(1)
+    if data:
+        # in_waiting is on every concrete port, not on SerialBase's stub.
+        waiting = int(getattr(port, "in_waiting", 0))
+        if waiting:
+            data += port.read(waiting)
+    return data
 
 
 def _close(port: serial.SerialBase) -> None:
