@@ -28,6 +28,8 @@ from controller.engine.events import (
 )
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
+from controller.logsetup import configure_logging, reset_logging
+from controller.settings import LogFormat, LogSettings
 from drivers.shoe import ShoeDriver
 
 
@@ -289,3 +291,32 @@ def test_the_seat_to_acts_options_read_as_the_engine_says_them() -> None:
     assert raise_to.text == "raise to 15"
     fold = action_option(Option("fold", 0, "fold"))
     assert (fold.action, fold.amount, fold.text) == ("fold", None, "fold")
+
+
+def test_each_event_is_one_log_line_and_the_seat_to_act_is_a_field(tmp_path: Path) -> None:
+    """docs/app.md, step 3: one JSON line per announced event, its text the dealer's sentence;
+    an action_required line names the seat to act in ``seat`` as well (no second line for it)."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    try:
+        with sim_table(tmp_path) as table:
+            dealer(table, hands=1).run()
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    table_lines = [line for line in lines if line["logger"] == "controller.table"]
+    required = [line for line in table_lines if line["event"] == "action_required"]
+    assert required, "a Mambo hand asks seats to act"
+    for line in required:
+        assert line["text"].startswith(f"Seat {line['seat']} "), line
+        assert line["hand"] == 1
+    assert not [line for line in table_lines if line["event"] == "to_act"]
+    # Line for line, the events the journal's decisions hold.
+    decided = [
+        event["kind"]
+        for kind, data in journal_records(tmp_path / "journal")
+        if kind in (rec.DECISION, rec.HAND_STARTED)
+        for event in data["events"]
+    ]
+    announced = [line["event"] for line in table_lines if line["event"] in set(decided)]
+    assert announced == decided
