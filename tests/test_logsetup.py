@@ -6,7 +6,9 @@ import io
 import json
 import logging
 import os
+import re
 import threading
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -216,3 +218,20 @@ def test_reconfiguring_replaces_the_handler() -> None:
     assert first.getvalue() == ""
     (line,) = json_lines(second.getvalue())
     assert (line["table"], line["seq"]) == ("B", 1)
+
+
+def test_the_time_of_each_line_is_the_utc_clock_to_the_microsecond() -> None:
+    """timestamp: the UTC time the line was logged, with microseconds, across seconds."""
+    out = io.StringIO()
+    configure_logging(LogSettings(format=LogFormat.JSON), table_id="T", stream=out)
+    log = structlog.get_logger("t")
+    moments = []
+    for _ in range(3):
+        before = datetime.now(UTC)
+        log.info("tick")
+        moments.append((before, datetime.now(UTC)))
+        time.sleep(0.6)  # the lines fall in at least two different seconds
+    stamps = [line["timestamp"] for line in json_lines(out.getvalue())]
+    for stamp, (before, after) in zip(stamps, moments, strict=True):
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp)
+        assert before <= datetime.fromisoformat(stamp) <= after
