@@ -86,7 +86,9 @@ class Text:
     text: str
 
     def to_fields(self) -> tuple[str, ...]:
-        if len(self.text) > TEXT_WIDTH or not all(" " <= c <= "~" for c in self.text):
+        text = self.text
+        # ASCII's printable characters are exactly " " to "~".
+        if len(text) > TEXT_WIDTH or not (text.isascii() and text.isprintable()):
             raise EncodeError(
                 f"TXT text {self.text!r}: expected at most {TEXT_WIDTH} printable ASCII characters"
             )

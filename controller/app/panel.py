@@ -17,8 +17,9 @@ from drivers.panel import TEXT_WIDTH
 
 def _ascii(text: str) -> str:
     """Printable ASCII only, at most the panel's width (docs/protocol.md, 3.4)."""
-    clean = "".join(c if " " <= c <= "~" else "?" for c in text)
-    return clean[:TEXT_WIDTH]
+    if not (text.isascii() and text.isprintable()):  # ASCII's printables are " " to "~"
+        text = "".join(c if " " <= c <= "~" else "?" for c in text)
+    return text[:TEXT_WIDTH]
 
 
 def panel_line(pending: Event, paused_by: list[str]) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for

@@ -216,6 +216,8 @@ def test_an_unknown_sentence_type_is_refused_listing_the_known_ones() -> None:
         (Light(11), "seat 11"),
         (Text("x" * 41), "at most 40"),
         (Text("caf\u00e9"), "printable ASCII"),
+        (Text("tab\there"), "printable ASCII"),
+        (Text("del\x7f"), "printable ASCII"),
     ],
 )
 def test_a_sentence_that_cannot_go_on_the_wire_is_refused_by_the_encoder(
