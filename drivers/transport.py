@@ -175,6 +175,7 @@ class DeviceDriver(ABC, Generic[E]):
         """Stop the thread and close the port; returns when both are done."""
         self._stopping.set()
         self._wake.set()
+        self._interrupt_read()
         if self._thread is not None:
             self._thread.join()
             self._thread = None
@@ -189,6 +190,15 @@ class DeviceDriver(ABC, Generic[E]):
     def wake(self) -> None:
         """Try to reopen the port now (a hotplug 'add' arrived), not at the end of the backoff."""
         self._wake.set()
+
+    def _interrupt_read(self) -> None:
+        """Make the reading thread's wait for input end now (pyserial's ``cancel_read``; a
+        port without it is served at the end of the read slice)."""
+        with self._write_lock:
+            port = self._port
+            cancel = getattr(port, "cancel_read", None)
+            if cancel is not None:
+                cancel()
 
     def reopen_at(self, url: str) -> None:
         """The device came back at ``url``: open that from now on, and at once.

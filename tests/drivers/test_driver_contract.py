@@ -19,6 +19,7 @@ from backends import Backend
 from fake_device import FakeDevice
 
 from controller.inputs import Button, ButtonPress, ReadPoint
+from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
 from drivers.session import DeviceSender, HelloOutcome
@@ -445,6 +446,25 @@ def test_the_panel_lights_the_seat_and_shows_text_and_repairs_a_lost_frame(
             time.sleep(0.02)
         assert device.faults.lose_incoming == 0
         assert device.seen.errors == []
+
+
+def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
+    backend: Backend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """stop() interrupts the reading thread's wait for input (pyserial's cancel_read): the
+    controller's close does not wait out a read slice. Here the slice is 3 s."""
+    if not hasattr(transport.serial.serial_for_url(backend.url, do_not_open=True), "cancel_read"):
+        pytest.skip(f"{backend.name}: no cancel_read; stop waits for the read slice")
+    monkeypatch.setattr(transport, "_READ_SLICE", 3.0)
+    events: queue.Queue[Any] = queue.Queue()
+    with FakeDevice(backend, kind="panel", serial="PANEL0001", heartbeat=60.0):
+        driver = PanelDriver(settings(backend, heartbeat_timeout=120.0), events, refresh=120.0)
+        driver.start()
+        wait_for(events, DeviceReady)
+        time.sleep(0.1)  # the thread is waiting for input again
+        stopping = time.monotonic()
+        driver.stop()
+        assert time.monotonic() - stopping < 1.0
 
 
 def test_the_host_acks_every_sequenced_sentence(backend: Backend) -> None:
