@@ -166,6 +166,28 @@ def test_the_line_built_on_the_hot_path_is_the_canonical_line(data: dict[str, ob
     assert parse_line(line.rstrip(b"\n")) == record
 
 
+@pytest.mark.parametrize(
+    ("kind", "prev"),
+    [
+        ("card", GENESIS),
+        ("card", "ab" * 32),
+        ('odd "kind" \\ \u00e9', "ab" * 32),
+        ("card", 'not "a" hash'),
+        ("card", "\u00e9t\u00e9"),
+        ("card", ""),
+    ],
+)
+def test_the_kind_and_prev_on_the_hot_path_are_written_as_canonical_json(
+    kind: str, prev: str
+) -> None:
+    """The hot path writes a hex hash (or the genesis) without the encoder and keeps each kind's
+    text: any kind and any prev still give the canonical line, twice in a row."""
+    for _ in range(2):
+        record, line = make_record_line(7, MOMENT, kind, {"n": 1}, prev)
+        assert line == record.line()
+        assert record.hash == record.computed_hash()
+
+
 def test_a_mapping_that_is_not_a_dict_is_still_taken_as_a_json_object() -> None:
     """Any Mapping with JSON values is a payload (the full check, not the hot path's copy)."""
     record = make_record(1, MOMENT, "button", MappingProxyType({"button": "fold"}), GENESIS)

@@ -115,7 +115,9 @@ def make_record_line(
         payload = json_object(data, "data")
     ts = format_ts(moment)
     head = '{"data":' + _dumps(payload)
-    tail = f',"kind":{_dumps(kind)},"prev":{_dumps(prev)},"seq":{seq},"ts":"{ts}"}}'
+    # A hash (hex) or the genesis word is written as is: letters and digits need no escape.
+    prev_text = f'"{prev}"' if prev.isalnum() else _dumps(prev)
+    tail = f',"kind":{_kind_text(kind)},"prev":{prev_text},"seq":{seq},"ts":"{ts}"}}'
     try:
         digest = hashlib.sha256((head + tail).encode("utf-8")).hexdigest()
         line = f'{head},"hash":"{digest}"{tail}\n'.encode()
@@ -135,6 +137,19 @@ _ENCODER: Final = json.JSONEncoder(
 
 def _dumps(value: JsonValue) -> str:
     return _ENCODER.encode(value)
+
+
+#: The JSON text of each record kind met so far: a journal has a dozen kinds.
+_KIND_TEXTS: dict[str, str] = {}
+
+
+def _kind_text(kind: str) -> str:
+    text = _KIND_TEXTS.get(kind)
+    if text is None:
+        text = _dumps(kind)
+        if len(_KIND_TEXTS) < 64:  # a caller's odd kinds do not grow it without end
+            _KIND_TEXTS[kind] = text
+    return text
 
 
 class _Unusual(Exception):
