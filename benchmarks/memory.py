@@ -59,7 +59,7 @@ def build(directory: Path, game: str) -> Controller:
     spec = GAMES[game]
     first, second = (enrolled(deck) for deck in make_decks(1))
 
-    def drivers(events: queue.Queue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def drivers(events: queue.SimpleQueue[Any]) -> tuple[ShoeDriver, PanelDriver]:
         # Never started: no port is opened; commit/light/show act as with the cable out.
         return (
             ShoeDriver(LinkSettings("/nonexistent/shoe"), events, ack_after_commit=True),

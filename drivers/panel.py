@@ -7,7 +7,6 @@ is the contract.
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from collections.abc import Callable
@@ -32,7 +31,7 @@ from drivers.sentences import (
     parse_int,
     parse_seq,
 )
-from drivers.transport import DeviceDriver, LinkEvent, LinkSettings
+from drivers.transport import DeviceDriver, EventSink, LinkEvent, LinkSettings
 
 #: Seats a panel can light; 0 puts every light out.
 MAX_SEAT: Final = 10
@@ -150,7 +149,7 @@ class PanelDriver(DeviceDriver[PanelPress]):
     def __init__(
         self,
         settings: LinkSettings,
-        events: queue.Queue[PanelPress | LinkEvent],
+        events: EventSink[PanelPress | LinkEvent],
         refresh: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         *,

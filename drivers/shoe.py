@@ -7,7 +7,6 @@ reports its lid, reader and feed. docs/protocol.md is the contract.
 
 from __future__ import annotations
 
-import queue
 import re
 import time
 from collections.abc import Callable, Iterable
@@ -32,7 +31,7 @@ from drivers.sentences import (
     parse_choice,
     parse_seq,
 )
-from drivers.transport import DeviceDriver, LinkEvent, LinkSettings
+from drivers.transport import DeviceDriver, EventSink, LinkEvent, LinkSettings
 
 _UID = re.compile(r"E0[0-9A-F]{14}")
 _READ_MS = re.compile(r"[0-9]{1,10}")
@@ -287,7 +286,7 @@ class ShoeDriver(DeviceDriver[ShoeEvent]):
     def __init__(
         self,
         settings: LinkSettings,
-        events: queue.Queue[ShoeEvent | LinkEvent],
+        events: EventSink[ShoeEvent | LinkEvent],
         repeat_window: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
         *,

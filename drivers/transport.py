@@ -3,8 +3,9 @@
 ``DeviceDriver`` is the abstract link in the python-can style: it opens its
 port only with ``serial.serial_for_url`` (so a pty, ``socket://`` or the
 simulator's URL stand in for hardware), runs all reading on one thread per
-device, and hands what happened to the controller through a
-``queue.Queue``; nothing it does blocks the caller. It says hello, acks
+device, and hands what happened to the controller through a queue (an
+``EventSink``: ``queue.Queue`` or ``queue.SimpleQueue``); nothing it does
+blocks the caller. It says hello, acks
 and de-duplicates by sequence number (drivers.session), declares a
 communication loss on silence or a failed port, and reopens the port with
 backoff. ``ShoeDriver`` and ``PanelDriver`` add their device's sentences.
@@ -12,13 +13,12 @@ backoff. ``ShoeDriver`` and ``PanelDriver`` add their device's sentences.
 
 from __future__ import annotations
 
-import queue
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Final, Generic, Self, TypeVar
+from typing import Final, Generic, Protocol, Self, TypeVar
 
 import serial
 import structlog
@@ -35,6 +35,16 @@ from drivers.sentences import (
     Sentence,
 )
 from drivers.session import Delivery, HelloOutcome, HostReceiver, seq_add
+
+E_contra = TypeVar("E_contra", contravariant=True)
+
+
+class EventSink(Protocol[E_contra]):
+    """Where a driver puts its events: ``queue.Queue`` and ``queue.SimpleQueue`` both are."""
+
+    def put(self, item: E_contra, block: bool = True, timeout: float | None = None) -> None:
+        """Hand over one event; a driver's queue is unbounded, so this never waits."""
+
 
 #: How long one read waits: bounds how late a stop or a timer is noticed.
 _READ_SLICE: Final = 0.02
@@ -116,7 +126,7 @@ class DeviceDriver(ABC, Generic[E]):
     def __init__(
         self,
         settings: LinkSettings,
-        events: queue.Queue[E | LinkEvent],
+        events: EventSink[E | LinkEvent],
         clock: Callable[[], float] = time.monotonic,
         *,
         ack_after_commit: bool = False,

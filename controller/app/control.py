@@ -24,6 +24,7 @@ from typing import Any, Final
 
 from controller.app.seating import SeatChange, SeatingError, seat_change_of
 from controller.journal import JsonObject
+from drivers.transport import EventSink
 
 SHOW: Final = "show"
 #: How long a client waits for the loop's answer; the loop answers within one event.
@@ -63,9 +64,7 @@ def parse_request(line: bytes) -> SeatRequest:
 class ControlServer:
     """Accepts the floor's requests on a unix socket and queues them for the controller."""
 
-    def __init__(
-        self, path: Path, events: queue.Queue[Any], timeout: float = ANSWER_TIMEOUT
-    ) -> None:
+    def __init__(self, path: Path, events: EventSink[Any], timeout: float = ANSWER_TIMEOUT) -> None:
         self.path = path
         self.events = events
         self.timeout = timeout

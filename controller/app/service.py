@@ -134,7 +134,7 @@ def build_controller(
     """The controller of the configured table, its journal replayed, drivers not yet started."""
     shoe_link, panel_link = link_settings(settings.shoe), link_settings(settings.panel)
 
-    def drivers(events: queue.Queue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def drivers(events: queue.SimpleQueue[Any]) -> tuple[ShoeDriver, PanelDriver]:
         return (
             ShoeDriver(shoe_link, events, repeat_window=repeat_window, ack_after_commit=True),
             PanelDriver(panel_link, events, ack_after_commit=True),

@@ -101,7 +101,7 @@ class SimTable:
         first, second = self.deck_files
         return DeckSet(Deck.load(first), Deck.load(second))
 
-    def _drivers(self, events: queue.Queue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def _drivers(self, events: queue.SimpleQueue[Any]) -> tuple[ShoeDriver, PanelDriver]:
         def settings(device: str) -> LinkSettings:
             return LinkSettings(self.sim.address(device), **self.link)  # type: ignore[arg-type]  # the few float settings a test shortens
 
