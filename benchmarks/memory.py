@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import gc
 import os
-import queue
 import random
 import sys
 import tempfile
@@ -44,7 +43,7 @@ from drivers.panel import PanelDriver, PanelPress
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import DeviceReady, LinkSettings
+from drivers.transport import DeviceReady, EventSink, LinkSettings
 from simulator.decks import enrolled, make_decks
 
 
@@ -59,7 +58,7 @@ def build(directory: Path, game: str) -> Controller:
     spec = GAMES[game]
     first, second = (enrolled(deck) for deck in make_decks(1))
 
-    def drivers(events: queue.SimpleQueue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
         # Never started: no port is opened; commit/light/show act as with the cable out.
         return (
             ShoeDriver(LinkSettings("/nonexistent/shoe"), events, ack_after_commit=True),

@@ -12,11 +12,11 @@ libraries it uses (pyserial, pyudev, transitions) come out the same way:
   ``event`` and the event's own fields;
 - structlog's ConsoleRenderer (``format = "console"``, or ``"auto"`` at a terminal).
 
-The hand number is bound with ``bind_hand(n)`` (a context variable of this module,
-as structlog's own contextvars are, read by one processor: structlog's
-``merge_contextvars`` looks through every context variable at every line), so
-every line the controller's thread logs while hand ``n`` is dealt carries it,
-from any module.
+The hand number is bound with ``bind_hand(n)`` (a value of this module, read by
+one processor: structlog's ``merge_contextvars`` looks through every context
+variable at every line), so every line logged while hand ``n`` is dealt carries
+it, from any module and any thread: a table's inputs are handled on the drivers'
+threads and the loop's, one at a time, and a process runs one table.
 ``reset_logging()`` removes what ``configure_logging`` installed (and closes a
 log file); tests and a re-configuration use it.
 """
@@ -30,7 +30,6 @@ import sys
 import time
 import traceback
 from collections.abc import Iterator
-from contextvars import ContextVar
 from typing import Any, Final, TextIO
 
 import structlog
@@ -112,12 +111,14 @@ _METHOD_LEVELS: Final = {
 }
 
 
-#: The hand being dealt, as ``bind_hand`` set it in this thread's context.
-_HAND: Final[ContextVar[int | None]] = ContextVar("tablectl_hand", default=None)
+class _Hand:
+    """The hand being dealt, as ``bind_hand`` set it (None between hands)."""
+
+    number: int | None = None
 
 
 def _add_hand(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-    hand = _HAND.get()
+    hand = _Hand.number
     if hand is not None:
         event_dict.setdefault("hand", hand)  # a line's own ``hand=`` wins, as with structlog
     return event_dict
@@ -145,7 +146,7 @@ def _structlog_fields(stamp: _UtcStamp) -> Processor:
     path (the announcement of every card) pays one call, not five."""
 
     def fields(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-        hand = _HAND.get()
+        hand = _Hand.number
         if hand is not None:
             event_dict.setdefault("hand", hand)
         event_dict["level"] = _METHOD_LEVELS.get(name, name)
@@ -317,14 +318,14 @@ def reset_logging() -> None:
             handler.close()
     root.setLevel(logging.WARNING)
     structlog.reset_defaults()
-    _HAND.set(None)
+    _Hand.number = None
 
 
 def bind_hand(number: int) -> None:
     """Every line logged from now on carries ``hand=number`` (until ``unbind_hand``)."""
-    _HAND.set(number)
+    _Hand.number = number
 
 
 def unbind_hand() -> None:
     """Lines logged between hands carry no hand number."""
-    _HAND.set(None)
+    _Hand.number = None

@@ -7,8 +7,12 @@
 5. journal the decision (the events it caused; not fsynced on its own: the engine rebuilds it
    from the inputs, and the next input's fsync covers it).
 
-Only this loop touches the engine and the journal; the drivers read on their
-own threads and meet it at one queue.
+One input at a time touches the engine and the journal. While the table runs, a
+driver's input is handled at once on the driver's own reading thread, under the
+table's lock (``DriverEvents``): a card goes from the wire to its announcement on
+one thread, with no hand-off to the loop's thread and no second wake-up
+(docs/performance.md). The loop's thread takes what waits in the queue: the
+floor's seat changes, and what the drivers said before the run or after it ended.
 """
 
 from __future__ import annotations
@@ -48,10 +52,12 @@ from controller.logsetup import bind_hand
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
-from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused
+from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused, EventSink
 
 #: How often the loop looks up from an empty queue to see whether it should stop.
 POLL: Final = 0.1
+#: Put in the queue to wake the loop: a driver's thread failed to handle an input.
+_WAKE: Final = object()
 
 Listener = Callable[["Controller", list[Event]], None]
 
@@ -96,6 +102,26 @@ def open_journal(
     return writer
 
 
+class DriverEvents:
+    """Where the drivers put what they read (an ``EventSink``).
+
+    While the table runs (``Controller.run``) an event is handled at once, on the
+    driver's thread, under the table's lock; otherwise (before the run, once it has
+    ended, after a failure) it waits in ``queue`` for the loop.
+    """
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        #: Handles an event now and says True, or says False (then it is queued).
+        self.handler: Callable[[object], bool] | None = None
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        """Hand over one event; never waits for the loop, only for an input in hand."""
+        handler = self.handler
+        if handler is None or not handler(item):
+            self.queue.put(item)
+
+
 @dataclass
 class Controller:
     """One table: its core, journal, decks and drivers, and where it announces."""
@@ -113,8 +139,16 @@ class Controller:
     alternate_decks: bool = False
     view: ViewBuilder = field(init=False)
     inputs: int = field(default=0, init=False)
+    #: The drivers' side of ``events``; None: the drivers were given the queue itself.
+    inbox: DriverEvents | None = None
     _boots: dict[str, str] = field(default_factory=dict, init=False)
     _shown: tuple[int, str] | None = field(default=None, init=False)
+    #: One input at a time, from the loop's thread or a driver's.
+    _turn: threading.RLock = field(default_factory=threading.RLock, init=False)
+    #: True while ``run`` takes the drivers' events on their threads.
+    _taking: bool = field(default=False, init=False)
+    #: What a driver's thread met handling an input; ``run`` raises it.
+    _failure: BaseException | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.view = ViewBuilder(self.table_id)
@@ -134,7 +168,7 @@ class Controller:
         config: TableConfig,
         journal: JournalOptions,
         decks: DeckSet,
-        make_drivers: Callable[[queue.SimpleQueue[Any]], tuple[ShoeDriver, PanelDriver]],
+        make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
         display: Callable[[TableView], None] | None = None,
         alternate_decks: bool = False,
     ) -> Controller:
@@ -144,11 +178,9 @@ class Controller:
         writer = open_journal(journal, core)
         if writer.recovered_torn is not None:
             log.warning("journal_torn_tail_set_aside", detail=writer.recovered_torn.describe())
-        # SimpleQueue: a C queue without Condition objects; a card read reaches this thread
-        # in about half the time of queue.Queue's (docs/performance.md).
-        events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        inbox = DriverEvents()
         try:
-            shoe, panel = make_drivers(events)
+            shoe, panel = make_drivers(inbox)
         except BaseException:
             writer.close()
             raise
@@ -165,7 +197,17 @@ class Controller:
                 boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
             )
         controller = cls(
-            table_id, core, writer, decks, shoe, panel, events, display, [], alternate_decks
+            table_id,
+            core,
+            writer,
+            decks,
+            shoe,
+            panel,
+            inbox.queue,
+            display,
+            [],
+            alternate_decks,
+            inbox,
         )
         try:
             controller._decision_lost_at_the_cut(writer.last)
@@ -231,13 +273,45 @@ class Controller:
         )
 
     def run(self, stop: threading.Event) -> None:
-        """Handle driver events until ``stop`` is set (a signal handler sets it)."""
-        while not stop.is_set():
+        """Handle driver events until ``stop`` is set (a signal handler sets it).
+
+        The drivers' events are handled on their own threads from now until the run ends;
+        what they queued before it, and the floor's requests, here. An error a driver's
+        thread met handling an input is raised here, as if this thread had met it.
+        """
+        if self.inbox is not None:
+            self.inbox.handler = self._handle_on_drivers_thread
+        with self._turn:
+            self._taking = True
+        try:
+            while not stop.is_set():
+                try:
+                    event = self.events.get(timeout=POLL)
+                except queue.Empty:
+                    continue
+                self._raise_failure()
+                if event is not _WAKE:
+                    with self._turn:
+                        self.handle(event)
+            self._raise_failure()
+        finally:
+            with self._turn:  # an input in hand on a driver's thread is finished first
+                self._taking = False
+
+    def _handle_on_drivers_thread(self, event: object) -> bool:
+        with self._turn:
+            if not self._taking or self._failure is not None:
+                return False  # queued: the loop (or the close's drain) takes it
             try:
-                event = self.events.get(timeout=POLL)
-            except queue.Empty:
-                continue
-            self.handle(event)
+                self.handle(event)
+            except BaseException as error:  # any error: the loop's thread raises it, as its own
+                self._failure = error
+                self.events.put(_WAKE)
+            return True
+
+    def _raise_failure(self) -> None:
+        if self._failure is not None:
+            raise self._failure
 
     def drain(self) -> None:
         """Handle every event already queued."""
@@ -246,7 +320,9 @@ class Controller:
                 event = self.events.get_nowait()
             except queue.Empty:
                 return
-            self.handle(event)
+            if event is not _WAKE:
+                with self._turn:
+                    self.handle(event)
 
     # --- one event -----------------------------------------------------------------------
 

@@ -8,7 +8,6 @@ thread (with ``--display``, on a thread beside the dealer's display).
 from __future__ import annotations
 
 import os
-import queue
 import signal
 import threading
 from collections.abc import Callable
@@ -26,7 +25,7 @@ from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from drivers.transport import DeviceDriver, LinkSettings
+from drivers.transport import DeviceDriver, EventSink, LinkSettings
 
 
 class StartError(Exception):
@@ -134,7 +133,7 @@ def build_controller(
     """The controller of the configured table, its journal replayed, drivers not yet started."""
     shoe_link, panel_link = link_settings(settings.shoe), link_settings(settings.panel)
 
-    def drivers(events: queue.SimpleQueue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
         return (
             ShoeDriver(shoe_link, events, repeat_window=repeat_window, ack_after_commit=True),
             PanelDriver(panel_link, events, ack_after_commit=True),

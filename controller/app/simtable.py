@@ -7,7 +7,6 @@ through the simulator's ptys or its ``sim://`` URLs, as they reach hardware.
 
 from __future__ import annotations
 
-import queue
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,7 @@ from controller.games.spec import ForcedBet, GameSpec
 from drivers.deck import Deck, DeckSet
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from drivers.transport import LinkSettings
+from drivers.transport import EventSink, LinkSettings
 from simulator.table import Simulator, Transport
 
 #: The demo's stakes: small enough that no seat goes broke in a long run.
@@ -101,7 +100,7 @@ class SimTable:
         first, second = self.deck_files
         return DeckSet(Deck.load(first), Deck.load(second))
 
-    def _drivers(self, events: queue.SimpleQueue[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def _drivers(self, events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
         def settings(device: str) -> LinkSettings:
             return LinkSettings(self.sim.address(device), **self.link)  # type: ignore[arg-type]  # the few float settings a test shortens
 
