@@ -27,7 +27,7 @@ from controller.engine.events import (
     to_json,
 )
 from controller.inputs import Button
-from controller.journal import JournalReader, verify
+from controller.journal import JournalError, JournalReader, verify
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogFormat, LogSettings
 from drivers.shoe import ShoeDriver
@@ -320,3 +320,49 @@ def test_each_event_is_one_log_line_and_the_seat_to_act_is_a_field(tmp_path: Pat
     ]
     announced = [line["event"] for line in table_lines if line["event"] in set(decided)]
     assert announced == decided
+
+
+def test_an_input_is_handled_on_its_drivers_thread_while_the_table_runs(tmp_path: Path) -> None:
+    """docs/app.md, The loop: a card is journaled and announced on the shoe's reading thread,
+    a button on the panel's: no hand-off to the loop's thread between the wire and the
+    announcement."""
+    with sim_table(tmp_path) as table:
+        threads: list[str] = []
+        table.controller.listeners.append(
+            lambda _controller, events: (
+                threads.append(threading.current_thread().name) if events else None
+            )
+        )
+        dealer(table, hands=1).run()
+    assert threads
+    assert set(threads) == {"tablectl-shoe", "tablectl-panel"}
+
+
+def run_until_the_journal_fails(tmp_path: Path, seen: list[Controller]) -> None:
+    """A table whose journal refuses every append from the first button on; the loop's
+    thread must end by itself. The error comes out of the table's stop."""
+    with sim_table(tmp_path) as table:
+        controller = table.controller
+        seen.append(controller)
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+
+        def refuse(kind: str, data: object, *, sync: bool = True) -> None:
+            raise JournalError(tmp_path / "journal", None, None, "disk gone")
+
+        controller.journal.append = refuse  # type: ignore[method-assign,assignment]  # a dying disk
+        table.sim.press(Button.NEW_HAND)
+        thread = table._thread  # the loop's
+        assert thread is not None
+        thread.join(5.0)
+        assert not thread.is_alive()
+
+
+def test_an_error_on_a_drivers_thread_ends_the_run_and_the_table_closes(tmp_path: Path) -> None:
+    """A journal that fails while a driver's thread handles an input: the run raises it (the
+    service logs journal_failed and exits), nothing is taken, and the table closes (the leak
+    check fails a test that leaves a driver's thread or the journal's file open)."""
+    seen: list[Controller] = []
+    with pytest.raises(JournalError, match="disk gone"):
+        run_until_the_journal_fails(tmp_path, seen)
+    (controller,) = seen
+    assert controller.inputs == 0
