@@ -8,7 +8,9 @@ and panel on real ptys, and the simulator's random dealer bot performing its act
 on them. The **controller** (this process): ``tablectl run``'s own code path:
 a ``table.toml`` loaded by ``controller.config``, ``build_controller`` (the real
 drivers on the ptys, journal, engine, panel output) and ``serve`` on the main
-thread, logging JSON lines at info level to a file.
+thread, logging JSON lines at info level to a file. As in ``tablectl run``, each
+input is handled on its driver's reading thread while the table runs
+(docs/app.md, The loop).
 
 The clock starts in the table process just before the simulator writes the CRD
 sentence to the pty (its wire trace, ``time.perf_counter``) and stops in the
@@ -18,6 +20,12 @@ CLOCK_MONOTONIC, one clock for both processes. After each input the controller
 tells the dealer it has taken it (a pipe), and the dealer acts only then: each
 card is measured on an idle line and an idle controller, as a dealer's pace
 gives it.
+
+In the same run, the **floor**: the same two processes, a ``CRD`` sentence written to a
+bare pty, read through pyserial by a thread that only finds the line's end, at the pace
+the dealer kept (the mean time between cards of the fsync-off run). It is what the
+machine itself costs (the pty, and waking a thread of another process), with no
+controller: on a shared VM, most of the tail.
 """
 
 from __future__ import annotations
@@ -25,15 +33,19 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import os
+import pty
 import statistics
 import sys
 import tempfile
 import threading
 import time
+import tty
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
+
+import serial
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
@@ -87,6 +99,9 @@ def pin(cpu: int) -> None:
 
 
 PINNED = [False]
+#: The median time a card waited after the controller took the input before it, in the
+#: last run measured: the pace the floor keeps.
+PACE = [0.0]
 
 
 # --- the table: simulator and dealer, in the child process -------------------------------
@@ -103,7 +118,8 @@ def table_process(
     taken: Connection,
 ) -> None:
     """Serve the shoe and panel on ptys and deal until ``cards`` CRD sentences were written;
-    send the write times back through ``ready``."""
+    send the write times back through ``ready``, with the median time a card waited between
+    the controller taking the input before it and its write (the pace of the floor)."""
     pin(TABLE_CPU)
     spec = GAMES[game]
     sim = Simulator(transport="pty", directory=directory / "sim", seed=seed)
@@ -120,11 +136,15 @@ def table_process(
         pace = replace(Pace.fast(REPEAT_WINDOW), card=gap, button=gap, stall=10.0)
         runner = BotRunner(bot, sim, pace)
         state = {"expected": 0, "taken": 0}
+        taken_at = [time.perf_counter()]
+        idle: list[float] = []
 
         def on_wire(line: str) -> None:
             # "shoe > $SHCRD,<seq>,...": the first write of each sentence (resends ignored).
             if line.startswith("shoe > $SHCRD,"):
-                written.stamp(int(line.split(",")[1]), time.perf_counter())
+                now = time.perf_counter()
+                written.stamp(int(line.split(",")[1]), now)
+                idle.append(now - taken_at[0])
                 if len(written.times) >= cards:
                     runner.stop()
 
@@ -136,12 +156,13 @@ def table_process(
                 if not taken.poll(10.0):
                     raise TimeoutError(f"the controller took no input {state['expected']}")
                 state["taken"] = int.from_bytes(taken.recv_bytes(), "big")
+            taken_at[0] = time.perf_counter()
 
         runner.on_act = on_act
         sim.trace("shoe", on_wire)
         runner.run()
         sim.trace("shoe", None)
-        ready.send(written.times)
+        ready.send({"written": written.times, "idle": statistics.median(idle)})
         ready.recv()  # the controller has closed: unplug only now
     finally:
         sim.close()
@@ -216,9 +237,9 @@ def measure(
 
         def wait_for_dealer() -> None:
             try:
-                result["written"] = ready.recv()
+                result.update(ready.recv())
             except EOFError:
-                result["written"] = {}
+                result.update(written={}, idle=0.0)
             stop.set()
 
         waiter = threading.Thread(target=wait_for_dealer, name="dealer-done")
@@ -234,6 +255,7 @@ def measure(
             end.close()
         if child.exitcode is not None:
             child.close()  # its sentinel's descriptor
+    PACE[0] = float(result["idle"])
     return paired(result["written"], announced.times, cards)
 
 
@@ -263,6 +285,80 @@ def report(label: str, latencies: list[float]) -> str:
     )
 
 
+# --- the floor: the machine's own cost, no controller ------------------------------------
+
+#: A CRD sentence as the shoe writes it (docs/protocol.md 3.1).
+FLOOR_SENTENCE = b"$SHCRD,1234,slot,E004015012345678,81523908*3D\r\n"
+
+
+def floor_writer(count: int, pause: float, ready: Connection, taken: Connection) -> None:
+    """The table side of the floor: write ``count`` sentences to a pty, each once the reader
+    took the one before and ``pause`` has passed; send the write times back."""
+    pin(TABLE_CPU)
+    master, slave = pty.openpty()
+    try:
+        tty.setraw(slave)
+        ready.send(os.ttyname(slave))
+        ready.recv()  # the reader has the port open
+        written: list[float] = []
+        for number in range(count):
+            time.sleep(pause)
+            written.append(time.perf_counter())
+            os.write(master, FLOOR_SENTENCE)
+            if not taken.poll(10.0):
+                raise TimeoutError(f"the floor's reader took no sentence {number}")
+            taken.recv_bytes()
+        ready.send(written)
+    finally:
+        os.close(master)
+        os.close(slave)
+
+
+def measure_floor(count: int, pause: float) -> list[float]:
+    """Latencies (seconds) of ``count`` sentences from a bare pty write to a reading thread
+    of this process finding the line's end, read as the drivers read (one byte, then all
+    that has come)."""
+    context = multiprocessing.get_context("spawn")
+    ready, ready_child = context.Pipe()
+    taken_child, taken = context.Pipe(duplex=False)
+    child = context.Process(
+        target=floor_writer, args=(count, pause, ready_child, taken_child), name="floor"
+    )
+    child.start()
+    arrived: list[float] = []
+    try:
+        pin(CONTROLLER_CPU)
+        port = serial.serial_for_url(ready.recv(), timeout=0.02)
+        try:
+
+            def read() -> None:
+                buffer = b""
+                while len(arrived) < count:
+                    data = port.read(1)
+                    if data and (waiting := port.in_waiting):
+                        data += port.read(waiting)
+                    buffer += data
+                    if buffer.endswith(b"\n"):
+                        arrived.append(time.perf_counter())
+                        buffer = b""
+                        taken.send_bytes(b"1")
+
+            reader = threading.Thread(target=read, name="floor-reader")
+            reader.start()
+            ready.send("go")
+            written = ready.recv()
+            reader.join()
+        finally:
+            port.close()
+    finally:
+        child.join(30)
+        for end in (ready, ready_child, taken, taken_child):
+            end.close()
+        if child.exitcode is not None:
+            child.close()
+    return [end - start for start, end in zip(written, arrived, strict=True)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--cards", type=int, default=10_000)
@@ -288,6 +384,9 @@ def main() -> None:
                 sub, args.game, args.cards, fsync=fsync, seed=args.seed, gap=args.gap
             )
             print(report(f"fsync {'on' if fsync else 'off'}", latencies), flush=True)
+            if not fsync:
+                floor = measure_floor(args.cards, PACE[0])
+                print(report("floor (bare pty to a reading thread)", floor), flush=True)
 
 
 if __name__ == "__main__":

@@ -41,6 +41,19 @@ def test_the_latency_benchmark_times_cards_from_the_wire_to_the_announcement(
     assert "p99" in latency.report("fsync off", latencies)
 
 
+def test_the_latency_benchmarks_floor_times_a_bare_pty_at_the_dealers_pace(
+    tmp_path: Path,
+) -> None:
+    """benchmarks/latency.py, the floor: the run before it sets the pace (the median time a card
+    waited after the input before it), and each of the floor's sentences gives one latency,
+    positive and well under a second."""
+    latency.measure(tmp_path, "mambo", 60, fsync=False, seed=1)
+    assert 0 < latency.PACE[0] < 1
+    floor = latency.measure_floor(50, latency.PACE[0])
+    assert len(floor) == 50
+    assert all(0 < seconds < 1 for seconds in floor)
+
+
 def test_the_memory_benchmark_deals_hands_through_the_controllers_queue(tmp_path: Path) -> None:
     """benchmarks/memory.py: the dealer's events go through the controller's queue; the RSS is
     read at each checkpoint and every hand is settled by the controller."""
