@@ -6,7 +6,9 @@ Drives the real ``Controller`` (journal with fsync off and rotation every 500
 hands, engine, panel output, log at warning) as its drivers do: each event a
 driver would queue (a tag read, a button press) is put on the controller's
 queue and the loop takes it (``drain``). A seeded random dealer reads what the
-table waits for and makes the card read or the button press. The drivers are
+table waits for and makes the card read or the button press, dealing each hand
+from the deck the controller puts in play: the two decks alternate hand by hand,
+as ``[decks] alternate`` has them by default (NOTES.md, Shuffle, cut and decks). The drivers are
 built but never started (no port is opened): ``commit``, ``light`` and ``show``
 run as in a live table with the cable out, and keep nothing (the panel keeps
 only the latest light and line; an ack to a closed port is not queued).
@@ -72,6 +74,7 @@ def build(directory: Path, game: str) -> Controller:
         journal=JournalOptions(directory, fsync=False, hands_per_file=500),
         decks=DeckSet(first, second),
         make_drivers=drivers,
+        alternate_decks=True,
     )
 
 
@@ -83,8 +86,9 @@ def play(
 ) -> None:
     """Deal ``hands`` hands; at each checkpoint (hands over) note the RSS and report it."""
     rng = random.Random(7)
-    deck = controller.decks.active
-    tags = {card: uid for uid, card in deck.cards.items()}
+    decks = (controller.decks.active, controller.decks.other)
+    tags_of = {deck.name: {card: uid for uid, card in deck.cards.items()} for deck in decks}
+    tags = tags_of[controller.decks.active.name]
     seq = {"shoe": 0, "panel": 0}
 
     def next_seq(device: str) -> int:
@@ -111,6 +115,7 @@ def play(
                 report(done, checkpoints[done])
             if done >= hands:
                 return
+            tags = tags_of[controller.next_hand_deck]
             stub = list(tags)
             rng.shuffle(stub)
             deliver(PanelPress(Button.NEW_HAND, next_seq("panel")))

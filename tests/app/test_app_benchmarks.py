@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.app import records as rec
 from controller.app.demo import run_headless
+from controller.journal import JournalReader
 from controller.logsetup import reset_logging
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
@@ -56,7 +58,8 @@ def test_the_latency_benchmarks_floor_times_a_bare_pty_at_the_dealers_pace(
 
 def test_the_memory_benchmark_deals_hands_through_the_controllers_queue(tmp_path: Path) -> None:
     """benchmarks/memory.py: the dealer's events go through the controller's queue; the RSS is
-    read at each checkpoint and every hand is settled by the controller."""
+    read at each checkpoint, every hand is settled by the controller, and the hands are dealt
+    from the two decks in turn, as a table's default alternation has it."""
     controller = memory.build(tmp_path / "journal", "mambo")
     checkpoints = {1: 0, 3: 0}
     reported: list[int] = []
@@ -68,6 +71,9 @@ def test_the_memory_benchmark_deals_hands_through_the_controllers_queue(tmp_path
     assert all(kib > 0 for kib in checkpoints.values())
     assert controller.core.finished == 3
     assert controller.events.empty()
+    decks = [r.data["deck"] for r in JournalReader(tmp_path / "journal") if r.kind == rec.DECK]
+    assert len(decks) == 3
+    assert decks[0] == decks[2] != decks[1]
 
 
 def test_the_startup_benchmark_times_a_start_verify_and_the_whole_replay(
