@@ -112,13 +112,24 @@ class DriverEvents:
 
     def __init__(self) -> None:
         self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        #: Handles an event now and says True, or says False (then it is queued).
-        self.handler: Callable[[object], bool] | None = None
+        self._handler: Callable[[object], bool] | None = None
+        self._lock = threading.Lock()
+
+    def handle_with(self, handler: Callable[[object], bool]) -> None:
+        """From now on, give each event to ``handler`` (which handles it and says True, or
+        says False: then it is queued). An event is queued or given, never both: the queue
+        holds only what came before."""
+        with self._lock:
+            self._handler = handler
 
     def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
         """Hand over one event; never waits for the loop, only for an input in hand."""
-        handler = self.handler
-        if handler is None or not handler(item):
+        with self._lock:
+            handler = self._handler
+            if handler is None:
+                self.queue.put(item)
+                return
+        if not handler(item):
             self.queue.put(item)
 
 
@@ -279,9 +290,12 @@ class Controller:
         what they queued before it, and the floor's requests, here. An error a driver's
         thread met handling an input is raised here, as if this thread had met it.
         """
-        if self.inbox is not None:
-            self.inbox.handler = self._handle_on_drivers_thread
         with self._turn:
+            if self.inbox is not None:
+                self.inbox.handle_with(self._handle_on_drivers_thread)
+            # What the drivers said before the run, in order, before anything they say now
+            # (which waits for this turn): each device's inputs stay in the order it sent them.
+            self._drain_in_turn()
             self._taking = True
         try:
             while not stop.is_set():
@@ -315,14 +329,17 @@ class Controller:
 
     def drain(self) -> None:
         """Handle every event already queued."""
+        with self._turn:
+            self._drain_in_turn()
+
+    def _drain_in_turn(self) -> None:
         while True:
             try:
                 event = self.events.get_nowait()
             except queue.Empty:
                 return
             if event is not _WAKE:
-                with self._turn:
-                    self.handle(event)
+                self.handle(event)
 
     # --- one event -----------------------------------------------------------------------
 
