@@ -28,25 +28,22 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
 from controller.app.loop import Controller, JournalOptions
-from controller.app.simtable import demo_config
+from controller.app.simtable import unplugged_table
 from controller.cards import Card
 from controller.engine.events import ActionRequired, CardExpected, NewHandExpected
 from controller.games import GAMES
 from controller.inputs import Button, ReadPoint
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogLevel, LogSettings
-from drivers.deck import DeckSet
-from drivers.panel import PanelDriver, PanelPress
+from drivers.panel import PanelPress
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
-from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import DeviceReady, EventSink, LinkSettings
-from simulator.decks import enrolled, make_decks
+from drivers.shoe import TagRead
+from drivers.transport import DeviceReady
 
 
 def rss_kib() -> int:
@@ -57,25 +54,9 @@ def rss_kib() -> int:
 
 
 def build(directory: Path, game: str) -> Controller:
-    spec = GAMES[game]
-    first, second = (enrolled(deck) for deck in make_decks(1))
-
-    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
-        # Never started: no port is opened; commit/light/show act as with the cable out.
-        return (
-            ShoeDriver(LinkSettings("/nonexistent/shoe"), events, ack_after_commit=True),
-            PanelDriver(LinkSettings("/nonexistent/panel"), events, ack_after_commit=True),
-        )
-
-    return Controller.build(
-        table_id="BENCH",
-        spec=spec,
-        config=demo_config(spec, 6),
-        journal=JournalOptions(directory, fsync=False, hands_per_file=500),
-        decks=DeckSet(first, second),
-        make_drivers=drivers,
-        alternate_decks=True,
-    )
+    # The decks alternate, as the table's default [decks] alternate has them.
+    journal = JournalOptions(directory, fsync=False, hands_per_file=500)
+    return unplugged_table(journal, game, table_id="BENCH", alternate_decks=True)
 
 
 def play(

@@ -21,6 +21,7 @@ from drivers.deck import Deck, DeckSet
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
 from drivers.transport import EventSink, LinkSettings
+from simulator.decks import enrolled, make_decks
 from simulator.table import Simulator, Transport
 
 #: The demo's stakes: small enough that no seat goes broke in a long run.
@@ -155,3 +156,34 @@ def view_sink(show: Any) -> Any:
         show(view)
 
     return sink
+
+
+def unplugged_table(
+    journal: JournalOptions,
+    game: str = "mambo",
+    *,
+    table_id: str = "UNPLUGGED-1",
+    alternate_decks: bool = False,
+) -> Controller:
+    """A 6-seat demo table on the simulator's two enrolled decks whose drivers are never
+    started: no port is opened, and ``commit``, ``light`` and ``show`` act as with the cables
+    out. Whoever holds it hands it the drivers' events (``controller.inbox``, or
+    ``controller.events`` and ``drain``): the memory benchmark, the loop's tests."""
+    spec = GAMES[game]
+    first, second = (enrolled(deck) for deck in make_decks(1))
+
+    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
+        return (
+            ShoeDriver(LinkSettings("/nonexistent/shoe"), events, ack_after_commit=True),
+            PanelDriver(LinkSettings("/nonexistent/panel"), events, ack_after_commit=True),
+        )
+
+    return Controller.build(
+        table_id=table_id,
+        spec=spec,
+        config=demo_config(spec),
+        journal=journal,
+        decks=DeckSet(first, second),
+        make_drivers=drivers,
+        alternate_decks=alternate_decks,
+    )

@@ -6,7 +6,6 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Any
 
 import pytest
 from apphelp import dealer, journal_records, sequenced, sim_table
@@ -16,7 +15,7 @@ from controller.app.core import TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
 from controller.app.records import events_json
 from controller.app.service import serve
-from controller.app.simtable import SimTable, demo_config
+from controller.app.simtable import SimTable, unplugged_table
 from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
 from controller.engine.events import (
@@ -27,18 +26,15 @@ from controller.engine.events import (
     Option,
     to_json,
 )
-from controller.games import GAMES
 from controller.inputs import Button, ReadPoint
 from controller.journal import JournalError, JournalReader, verify
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogFormat, LogSettings
-from drivers.deck import DeckSet
-from drivers.panel import PanelDriver, PanelPress
+from drivers.panel import PanelPress
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import DeviceReady, EventSink, LinkSettings
-from simulator.decks import enrolled, make_decks
+from drivers.transport import DeviceReady
 
 
 def panel_text(table: SimTable) -> str:
@@ -376,34 +372,13 @@ def test_an_error_on_a_drivers_thread_ends_the_run_and_the_table_closes(tmp_path
     assert controller.inputs == 0
 
 
-def unplugged_controller(directory: Path) -> Controller:
-    """A Mambo table whose drivers are never started: the test hands their events over."""
-    first, second = (enrolled(deck) for deck in make_decks(1))
-    spec = GAMES["mambo"]
-
-    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
-        return (
-            ShoeDriver(LinkSettings("/nonexistent/shoe"), events, ack_after_commit=True),
-            PanelDriver(LinkSettings("/nonexistent/panel"), events, ack_after_commit=True),
-        )
-
-    return Controller.build(
-        table_id="ORDER-1",
-        spec=spec,
-        config=demo_config(spec, 6),
-        journal=JournalOptions(directory, fsync=False),
-        decks=DeckSet(first, second),
-        make_drivers=drivers,
-    )
-
-
 def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     tmp_path: Path,
 ) -> None:
     """docs/app.md, The loop: the hellos and the press queued before the run are handled before
     a read the shoe's thread hands over as the run begins (it waits for them): each device's
     inputs are journaled in the order it sent them."""
-    controller = unplugged_controller(tmp_path / "journal")
+    controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
     assert controller.inbox is not None
     for device in ("shoe", "panel"):
         hello = Hello(0, "TEST", "0", "1", 1, f"B{device}")
