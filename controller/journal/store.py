@@ -123,22 +123,18 @@ class JournalReader:
         offset = records = 0
         with path.open("rb") as stream:
             for number, raw in enumerate(stream, start=1):
-                complete = raw.endswith(b"\n")
-                content = raw[:-1] if complete else raw
-                is_final = is_last_file and not stream.peek(1)
                 expected = 1 if self.last is None else self.last.seq + 1
                 try:
-                    if not complete:
-                        raise RecordError("no newline at the end: the write did not finish")
-                    record = parse_line(content)
+                    record = _parse_raw(raw)
                 except RecordError as error:
-                    # A power cut leaves a line unfinished or unreadable; a whole line that
-                    # reads as JSON but fails the checks was written so: an edit, not torn.
-                    if is_final and (not complete or isinstance(error, UnparsableError)):
+                    if is_last_file and not stream.peek(1) and _is_torn(raw, error):
                         self.torn = TornTail(path, number, offset, raw, expected - 1, str(error))
                         return records
                     raise JournalError(path, number, expected, str(error)) from None
-                self._check_link(record, path, number, expected)
+                prev = GENESIS if self.last is None else self.last.hash
+                problem = _link_problem(record, expected, prev)
+                if problem is not None:
+                    raise JournalError(path, number, expected, problem)
                 offset += len(raw)
                 self.last = record
                 self.position = Position(path, number, offset)
@@ -146,24 +142,33 @@ class JournalReader:
                 yield record
         return records
 
-    def _check_link(self, record: Record, path: Path, number: int, expected: int) -> None:
-        if record.seq != expected:
-            raise JournalError(
-                path,
-                number,
-                expected,
-                f"found seq {record.seq}, expected seq {expected} "
-                "(a record is missing, records were reordered, or this seq was changed)",
-            )
-        prev = GENESIS if self.last is None else self.last.hash
-        if record.prev != prev:
-            before = "the genesis value" if self.last is None else f"the hash of seq {expected - 1}"
-            raise JournalError(
-                path,
-                number,
-                expected,
-                f"prev is {record.prev}, expected {prev} ({before}): the chain is broken",
-            )
+
+def _parse_raw(raw: bytes) -> Record:
+    """The record of one line as read from a file, newline included."""
+    if not raw.endswith(b"\n"):
+        raise RecordError("no newline at the end: the write did not finish")
+    return parse_line(raw[:-1])
+
+
+def _is_torn(raw: bytes, error: RecordError) -> bool:
+    """Whether a last line that is no record was torn by a power cut: a cut leaves a line
+    unfinished or unreadable; a whole line that reads as JSON but fails the checks was
+    written so: an edit, not torn."""
+    return not raw.endswith(b"\n") or isinstance(error, UnparsableError)
+
+
+def _link_problem(record: Record, seq: int, prev: str) -> str | None:
+    """What is wrong with ``record`` as the record ``seq`` following the one whose hash is
+    ``prev`` (the genesis value for the first), or None."""
+    if record.seq != seq:
+        return (
+            f"found seq {record.seq}, expected seq {seq} "
+            "(a record is missing, records were reordered, or this seq was changed)"
+        )
+    if record.prev != prev:
+        before = "the genesis value" if seq == 1 else f"the hash of seq {seq - 1}"
+        return f"prev is {record.prev}, expected {prev} ({before}): the chain is broken"
+    return None
 
 
 def _check_number(path: Path, number: int, expected: int) -> None:
@@ -257,15 +262,10 @@ def _read_last_file(
     offset = 0
     with path.open("rb") as stream:
         for number, raw in enumerate(stream, start=1):
-            complete = raw.endswith(b"\n")
             try:
-                if not complete:
-                    raise RecordError("no newline at the end: the write did not finish")
-                record = parse_line(raw[:-1])
+                record = _parse_raw(raw)
             except RecordError as error:
-                # As in JournalReader._read_file: only an unfinished or unreadable last line
-                # is torn; a whole line that reads as JSON but fails the checks is an edit.
-                if not stream.peek(1) and (not complete or isinstance(error, UnparsableError)):
+                if not stream.peek(1) and _is_torn(raw, error):
                     return found, (offset, number, raw, str(error))
                 seq = found[-1].record.seq + 1 if found else None
                 raise JournalError(path, number, seq, str(error)) from None
@@ -352,23 +352,9 @@ def _check_links(span: list[_Found], before: _Found | None) -> None:
     """Each record follows the one before it: ``before`` for the first, or the genesis."""
     seq, prev = (0, GENESIS) if before is None else (before.record.seq, before.record.hash)
     for found in span:
-        expected = seq + 1
-        if found.record.seq != expected:
-            raise JournalError(
-                found.file,
-                _line_at(found.file, found.offset),
-                expected,
-                f"found seq {found.record.seq}, expected seq {expected} "
-                "(a record is missing, records were reordered, or this seq was changed)",
-            )
-        if found.record.prev != prev:
-            what = "the genesis value" if seq == 0 else f"the hash of seq {seq}"
-            raise JournalError(
-                found.file,
-                _line_at(found.file, found.offset),
-                expected,
-                f"prev is {found.record.prev}, expected {prev} ({what}): the chain is broken",
-            )
+        problem = _link_problem(found.record, seq + 1, prev)
+        if problem is not None:
+            raise JournalError(found.file, _line_at(found.file, found.offset), seq + 1, problem)
         seq, prev = found.record.seq, found.record.hash
 
 
