@@ -11,7 +11,8 @@ from apphelp import FAST_REPEAT_WINDOW, dealer, sim_table
 
 from controller.app import records as rec
 from controller.app.core import CheckpointMismatch, SinceCheckpoint, TableCore
-from controller.app.loop import JournalOptions, open_journal, wait_until
+from controller.app.lockstep import LockstepDealer
+from controller.app.loop import Controller, JournalOptions, open_journal, wait_until
 from controller.app.simtable import SimTable
 from controller.engine.events import ActionRequired, Alarm, NewHandExpected
 from controller.games import GAMES
@@ -37,6 +38,33 @@ def _since_last_checkpoint(table: SimTable) -> tuple[TableCore, SinceCheckpoint]
     return core, since
 
 
+def _dealt_into_hand_3(table: SimTable) -> LockstepDealer:
+    """Deal four hands, the dealer stopped at hand 3's first seat to act; it resumes later."""
+    bot = dealer(table, hands=4)
+    halted = threading.Event()
+
+    def halt_in_hand_3(controller: object, events: list[object]) -> None:
+        core = table.controller.core
+        if core.table.hand_number == 3 and isinstance(core.table.pending, ActionRequired):
+            bot.stop()
+            halted.set()
+
+    table.controller.listeners.append(halt_in_hand_3)  # type: ignore[arg-type]
+    bot.run()
+    assert halted.is_set()
+    return bot
+
+
+def _played_on_to_the_dealers_results(bot: LockstepDealer, controller: Controller) -> None:
+    """The restarted table plays the four hands out, to the dealer's own last result."""
+    assert wait_until(lambda: not controller.core.paused_by, 5.0)
+    bot.follow(controller)
+    bot.resume()
+    bot.run()
+    assert controller.core.finished == 4
+    assert bot.bot.records[-1].differences(controller.core.results[-1]) == []
+
+
 def _same(a: TableCore, b: TableCore) -> None:
     assert a.table.state == b.table.state
     assert a.table.pending == b.table.pending
@@ -59,18 +87,7 @@ def test_a_restart_begins_at_the_last_checkpoint_and_resumes_as_a_whole_replay(
     next card or seat to act, pot and stacks as a replay of the whole journal, and plays on to
     the dealer's own results (14.10(c) button moves in triple draw included)."""
     with sim_table(tmp_path, game) as table:
-        bot = dealer(table, hands=4)
-        halted = threading.Event()
-
-        def halt_in_hand_3(controller: object, events: list[object]) -> None:
-            core = table.controller.core
-            if core.table.hand_number == 3 and isinstance(core.table.pending, ActionRequired):
-                bot.stop()
-                halted.set()
-
-        table.controller.listeners.append(halt_in_hand_3)  # type: ignore[arg-type]
-        bot.run()
-        assert halted.is_set()
+        bot = _dealt_into_hand_3(table)
         before = table.controller.core.table.state
         table.stop_controller()
         resumed, since = _since_last_checkpoint(table)
@@ -81,13 +98,7 @@ def test_a_restart_begins_at_the_last_checkpoint_and_resumes_as_a_whole_replay(
         controller = table.start_controller()  # the start-up replay itself
         assert controller.core.table.state == whole.table.state  # (its devices say hello now)
         assert controller.core.finished == whole.finished
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        bot.follow(controller)
-        bot.resume()
-        bot.run()
-        assert controller.core.finished == 4
-        last = controller.core.results[-1]
-    assert bot.bot.records[-1].differences(last) == []
+        _played_on_to_the_dealers_results(bot, controller)
     assert verify(tmp_path / "journal").intact
     kinds = [r.kind for r in JournalReader(tmp_path / "journal")]
     assert kinds.count(rec.CHECKPOINT) == 4
@@ -186,18 +197,7 @@ def test_a_start_on_a_multi_file_journal_resumes_as_a_whole_replay(tmp_path: Pat
     with SimTable(
         "triple-draw", options, seed=1, directory=tmp_path, repeat_window=FAST_REPEAT_WINDOW
     ) as table:
-        bot = dealer(table, hands=4)
-        halted = threading.Event()
-
-        def halt_in_hand_3(controller: object, events: list[object]) -> None:
-            core = table.controller.core
-            if core.table.hand_number == 3 and isinstance(core.table.pending, ActionRequired):
-                bot.stop()
-                halted.set()
-
-        table.controller.listeners.append(halt_in_hand_3)  # type: ignore[arg-type]
-        bot.run()
-        assert halted.is_set()
+        bot = _dealt_into_hand_3(table)
         table.stop_controller()
         files = sorted((tmp_path / "journal").glob("journal-*.jsonl"))
         assert len(files) == 3
@@ -208,11 +208,5 @@ def test_a_start_on_a_multi_file_journal_resumes_as_a_whole_replay(tmp_path: Pat
         assert controller.core.table.pending == whole.table.pending
         assert controller.core.net == whole.net
         assert controller.core.finished == whole.finished == 2
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        bot.follow(controller)
-        bot.resume()
-        bot.run()
-        assert controller.core.finished == 4
-        last = controller.core.results[-1]
-    assert bot.bot.records[-1].differences(last) == []
+        _played_on_to_the_dealers_results(bot, controller)
     assert verify(tmp_path / "journal").intact
