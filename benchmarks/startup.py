@@ -67,12 +67,17 @@ def measure(directory: Path, spec: GameSpec, seats: int, repeat: int, whole: boo
         f"{last_file} records in the last file"
     )
 
-    def start() -> TableCore:
-        core = TableCore(spec, config)
-        _start(directory, core)
-        return core
+    def fed_by(feed: Callable[[Path, TableCore], None]) -> Callable[[], TableCore]:
+        """A fresh table fed the journal by ``feed``: one timed start."""
 
-    times, started = _timed(repeat, start)
+        def fed() -> TableCore:
+            core = TableCore(spec, config)
+            feed(directory, core)
+            return core
+
+        return fed
+
+    times, started = _timed(repeat, fed_by(_start))
     assert isinstance(started, TableCore)
     print(
         f"  start (journal's end, from the last checkpoint): {_figures(times)} over {repeat}; "
@@ -88,12 +93,7 @@ def measure(directory: Path, spec: GameSpec, seats: int, repeat: int, whole: boo
     if not whole:
         return report.intact
 
-    def replay() -> TableCore:
-        core = TableCore(spec, config)
-        _whole(directory, core)
-        return core
-
-    times, rebuilt = _timed(repeat, replay)
+    times, rebuilt = _timed(repeat, fed_by(_whole))
     assert isinstance(rebuilt, TableCore)
     print(f"  whole replay (every record fed to the engine): {_figures(times)} over {repeat}")
     same = rebuilt.table.state == started.table.state and rebuilt.net == started.net
