@@ -143,15 +143,14 @@ class Controller:
     decks: DeckSet
     shoe: ShoeDriver
     panel: PanelDriver
-    events: queue.SimpleQueue[Any]
+    #: Where the drivers put their events (``events`` is its queue).
+    inbox: DriverEvents
     display: Callable[[TableView], None] | None = None
     listeners: list[Listener] = field(default_factory=list)
     #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks).
     alternate_decks: bool = False
     view: ViewBuilder = field(init=False)
     inputs: int = field(default=0, init=False)
-    #: The drivers' side of ``events``; None: the drivers were given the queue itself.
-    inbox: DriverEvents | None = None
     _boots: dict[str, str] = field(default_factory=dict, init=False)
     _shown: tuple[int, str] | None = field(default=None, init=False)
     #: One input at a time, from the loop's thread or a driver's.
@@ -160,6 +159,12 @@ class Controller:
     _taking: bool = field(default=False, init=False)
     #: What a driver's thread met handling an input; ``run`` raises it.
     _failure: BaseException | None = field(default=None, init=False)
+
+    @property
+    def events(self) -> queue.SimpleQueue[Any]:
+        """What waits for the loop's thread: the floor's requests, and what the drivers said
+        while the run was not taking their events on their threads."""
+        return self.inbox.queue
 
     def __post_init__(self) -> None:
         self.view = ViewBuilder(self.table_id)
@@ -214,11 +219,10 @@ class Controller:
             decks,
             shoe,
             panel,
-            inbox.queue,
+            inbox,
             display,
             [],
             alternate_decks,
-            inbox,
         )
         try:
             controller._decision_lost_at_the_cut(writer.last)
@@ -291,8 +295,7 @@ class Controller:
         thread met handling an input is raised here, as if this thread had met it.
         """
         with self._turn:
-            if self.inbox is not None:
-                self.inbox.handle_with(self._handle_on_drivers_thread)
+            self.inbox.handle_with(self._handle_on_drivers_thread)
             # What the drivers said before the run, in order, before anything they say now
             # (which waits for this turn): each device's inputs stay in the order it sent them.
             self._drain_in_turn()
