@@ -40,6 +40,8 @@ import tempfile
 import threading
 import time
 import tty
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -186,77 +188,107 @@ def write_config(directory: Path, game: str, ports: dict[str, Any], *, fsync: bo
     )
 
 
-def measure(
-    directory: Path, game: str, cards: int, *, fsync: bool, seed: int, gap: float = 0.0
-) -> list[float]:
-    """Latencies (seconds) of at least ``cards`` card reads."""
+@contextmanager
+def table_side(
+    target: Callable[..., None], name: str, *args: Any, **kwargs: Any
+) -> Iterator[tuple[Connection, Connection]]:
+    """Run ``target(*args, ready=..., taken=..., **kwargs)`` in a child process, this process
+    pinned to the controller's core; yields this end of ``ready`` (both ways) and of ``taken``
+    (to the child), and joins and closes it all at the end."""
     context = multiprocessing.get_context("spawn")  # a clean child: no copy of this one's state
     ready, ready_child = context.Pipe()
     taken_child, taken = context.Pipe(duplex=False)
     child = context.Process(
-        target=table_process,
-        args=(directory, game),
-        kwargs={
-            "cards": cards,
-            "seed": seed,
-            "gap": gap,
-            "ready": ready_child,
-            "taken": taken_child,
-        },
-        name="table",
+        target=target,
+        args=args,
+        kwargs={**kwargs, "ready": ready_child, "taken": taken_child},
+        name=name,
     )
     child.start()
-    announced = Stamps()
     try:
         pin(CONTROLLER_CPU)
-        ports = ready.recv()
-        settings = load_config(write_config(directory, game, ports, fsync=fsync))
-        configure_logging(settings.log, table_id=settings.table_id)
-        controller = build_controller(settings, repeat_window=REPEAT_WINDOW)
-
-        def on_announce(controller: Controller, events: list[Event]) -> None:
-            now = time.perf_counter()
-            last = controller.journal.last
-            if events and last is not None and last.kind == "card":
-                announced.stamp(int(str(last.data["seq"])), now)
-
-        controller.listeners.append(on_announce)
-        handle = controller.handle
-
-        def handle_then_tell_the_dealer(event: object) -> None:
-            # The dealer acts again once the whole input is handled (its decision journaled):
-            # each card meets an idle controller, as at a dealer's pace.
-            before = controller.inputs
-            handle(event)
-            if controller.inputs != before:
-                taken.send_bytes(controller.inputs.to_bytes(8, "big"))
-
-        controller.handle = handle_then_tell_the_dealer  # type: ignore[method-assign]  # the run loop calls it
-        stop = threading.Event()
-        result: dict[str, Any] = {}
-
-        def wait_for_dealer() -> None:
-            try:
-                result.update(ready.recv())
-            except EOFError:
-                result.update(written={}, idle=0.0)
-            stop.set()
-
-        waiter = threading.Thread(target=wait_for_dealer, name="dealer-done")
-        waiter.start()
-        ready.send("go")
-        serve(controller, stop)
-        waiter.join()
-        ready.send("bye")
+        yield ready, taken
     finally:
         child.join(30)
-        reset_logging()
         for end in (ready, ready_child, taken, taken_child):
             end.close()
         if child.exitcode is not None:
             child.close()  # its sentinel's descriptor
+
+
+def measure(
+    directory: Path, game: str, cards: int, *, fsync: bool, seed: int, gap: float = 0.0
+) -> list[float]:
+    """Latencies (seconds) of at least ``cards`` card reads."""
+    announced = Stamps()
+    result: dict[str, Any] = {}
+    table = table_side(table_process, "table", directory, game, cards=cards, seed=seed, gap=gap)
+    with table as (ready, taken):
+        try:
+            _serve_until_dealt(
+                directory,
+                game,
+                fsync=fsync,
+                ready=ready,
+                taken=taken,
+                announced=announced,
+                result=result,
+            )
+        finally:
+            reset_logging()
     PACE[0] = float(result["idle"])
     return paired(result["written"], announced.times, cards)
+
+
+def _serve_until_dealt(
+    directory: Path,
+    game: str,
+    *,
+    fsync: bool,
+    ready: Connection,
+    taken: Connection,
+    announced: Stamps,
+    result: dict[str, Any],
+) -> None:
+    """The controller as ``tablectl run`` runs it, until the dealer has dealt its cards."""
+    ports = ready.recv()
+    settings = load_config(write_config(directory, game, ports, fsync=fsync))
+    configure_logging(settings.log, table_id=settings.table_id)
+    controller = build_controller(settings, repeat_window=REPEAT_WINDOW)
+
+    def on_announce(controller: Controller, events: list[Event]) -> None:
+        now = time.perf_counter()
+        last = controller.journal.last
+        if events and last is not None and last.kind == "card":
+            announced.stamp(int(str(last.data["seq"])), now)
+
+    controller.listeners.append(on_announce)
+    handle = controller.handle
+
+    def handle_then_tell_the_dealer(event: object) -> None:
+        # The dealer acts again once the whole input is handled (its decision journaled):
+        # each card meets an idle controller, as at a dealer's pace.
+        before = controller.inputs
+        handle(event)
+        if controller.inputs != before:
+            taken.send_bytes(controller.inputs.to_bytes(8, "big"))
+
+    controller.handle = handle_then_tell_the_dealer  # type: ignore[method-assign]  # the run loop calls it
+    stop = threading.Event()
+
+    def wait_for_dealer() -> None:
+        try:
+            result.update(ready.recv())
+        except EOFError:
+            result.update(written={}, idle=0.0)
+        stop.set()
+
+    waiter = threading.Thread(target=wait_for_dealer, name="dealer-done")
+    waiter.start()
+    ready.send("go")
+    serve(controller, stop)
+    waiter.join()
+    ready.send("bye")
 
 
 def paired(
@@ -291,7 +323,7 @@ def report(label: str, latencies: list[float]) -> str:
 FLOOR_SENTENCE = b"$SHCRD,1234,slot,E004015012345678,81523908*3D\r\n"
 
 
-def floor_writer(count: int, pause: float, ready: Connection, taken: Connection) -> None:
+def floor_writer(count: int, pause: float, *, ready: Connection, taken: Connection) -> None:
     """The table side of the floor: write ``count`` sentences to a pty, each once the reader
     took the one before and ``pause`` has passed; send the write times back."""
     pin(TABLE_CPU)
@@ -318,16 +350,8 @@ def measure_floor(count: int, pause: float) -> list[float]:
     """Latencies (seconds) of ``count`` sentences from a bare pty write to a reading thread
     of this process finding the line's end, read as the drivers read (one byte, then all
     that has come)."""
-    context = multiprocessing.get_context("spawn")
-    ready, ready_child = context.Pipe()
-    taken_child, taken = context.Pipe(duplex=False)
-    child = context.Process(
-        target=floor_writer, args=(count, pause, ready_child, taken_child), name="floor"
-    )
-    child.start()
     arrived: list[float] = []
-    try:
-        pin(CONTROLLER_CPU)
+    with table_side(floor_writer, "floor", count, pause) as (ready, taken):
         port = serial.serial_for_url(ready.recv(), timeout=0.02)
         try:
 
@@ -350,12 +374,6 @@ def measure_floor(count: int, pause: float) -> list[float]:
             reader.join()
         finally:
             port.close()
-    finally:
-        child.join(30)
-        for end in (ready, ready_child, taken, taken_child):
-            end.close()
-        if child.exitcode is not None:
-            child.close()
     return [end - start for start, end in zip(written, arrived, strict=True)]
 
 
