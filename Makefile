@@ -24,7 +24,7 @@ lint: install
 	$(BIN)/ruff check .
 
 typecheck: install
-	$(BIN)/mypy --strict controller drivers simulator
+	$(BIN)/mypy --strict controller drivers simulator benchmarks
 
 pytest: install
 	$(BIN)/python -m pytest

@@ -24,6 +24,7 @@ import time
 import warnings
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
@@ -32,6 +33,9 @@ from controller.engine import Stakes, Table, TableConfig
 from controller.engine.autoplay import Discarder, play_hand, stand_pat
 from controller.engine.events import ActionRequired, DrawExpected, Option
 from controller.games import GAMES
+
+if TYPE_CHECKING:
+    from pokerkit import State
 
 SEATS = (1, 2, 3, 4, 5, 6)
 STAKES = Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10, cap=4)
@@ -129,16 +133,20 @@ def pokerkit_seconds(hands: int, rng: random.Random) -> float:
             if state.can_post_bring_in():
                 state.post_bring_in()
                 continue
-            actions = []
-            check_is_free = state.checking_or_calling_amount == 0
-            if state.can_fold() and not check_is_free:
-                actions.append(state.fold)
-            if state.can_check_or_call():
-                actions.append(state.check_or_call)
-            if state.can_complete_bet_or_raise_to():
-                actions.append(state.complete_bet_or_raise_to)
-            actions[int(rng.random() * len(actions))]()
+            _random_betting_action(state, rng)
     return time.process_time() - start
+
+
+def _random_betting_action(state: State, rng: random.Random) -> None:
+    """One of the betting actions PokerKit allows ``state`` now, at random (no free fold)."""
+    actions: list[Callable[[], object]] = []
+    if state.can_fold() and state.checking_or_calling_amount != 0:
+        actions.append(state.fold)
+    if state.can_check_or_call():
+        actions.append(state.check_or_call)
+    if state.can_complete_bet_or_raise_to():
+        actions.append(state.complete_bet_or_raise_to)
+    actions[int(rng.random() * len(actions))]()
 
 
 def pokerkit_triple_draw_seconds(hands: int, rng: random.Random) -> float:
@@ -180,15 +188,7 @@ def pokerkit_triple_draw_seconds(hands: int, rng: random.Random) -> float:
                 hole = state.hole_cards[index]
                 state.stand_pat_or_discard([card for card in hole if rng.random() < 0.5])
                 continue
-            actions = []
-            check_is_free = state.checking_or_calling_amount == 0
-            if state.can_fold() and not check_is_free:
-                actions.append(state.fold)
-            if state.can_check_or_call():
-                actions.append(state.check_or_call)
-            if state.can_complete_bet_or_raise_to():
-                actions.append(state.complete_bet_or_raise_to)
-            actions[int(rng.random() * len(actions))]()
+            _random_betting_action(state, rng)
     return time.process_time() - start
 
 
