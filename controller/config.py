@@ -52,6 +52,7 @@ from controller.settings import (
     UdevMatch,
 )
 from controller.tomlcheck import MISSING, Problem, Section, SettingsError
+from drivers.deck import Deck, DeckError, DeckFileError, DeckSet
 
 __all__ = [
     "BAUDRATES",
@@ -610,17 +611,22 @@ def load_config(path: Path | str, *, games: Mapping[str, GameSpec] = GAMES) -> T
 
 
 def check_files(settings: TableSettings) -> None:
-    """At start-up: raise SettingsError unless both deck files can be read."""
+    """At start-up: raise SettingsError unless both deck files can be read and parsed, and make
+    a pair of decks (two names, no tag in both), as the table loads them."""
     problems = []
+    decks: list[Deck] = []
     for name in DECK_NAMES:
         file: Path = getattr(settings.decks, name)
         try:
-            with file.open("rb"):
-                pass
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            problems.append(
-                Problem(f"decks.{name}", str(file), f"expected a readable deck file: {reason}")
-            )
+            decks.append(Deck.load(file))
+        except DeckFileError as exc:
+            where = f"line {exc.line}: " if exc.line is not None else ""
+            problems.append(Problem(f"decks.{name}", str(file), f"{where}{exc.reason}"))
+    if not problems:
+        try:
+            DeckSet(decks[0], decks[1])
+        except DeckError as exc:
+            files = f"{settings.decks.a} and {settings.decks.b}"
+            problems.append(Problem("decks", files, f"expected two decks: {exc}"))
     if problems:
         raise SettingsError(settings.source, problems)

@@ -39,6 +39,8 @@ class DeckFileError(DeckError):
     """A deck file that cannot be read; the message names the file and the line."""
 
     def __init__(self, path: Path | str, line: int | None, reason: str) -> None:
+        self.line = line
+        self.reason = reason
         where = f"{path}:{line}" if line is not None else str(path)
         super().__init__(f"deck file {where}: {reason}")
 
@@ -130,8 +132,10 @@ class Deck:
         """Read a deck file."""
         try:
             text = path.read_text(encoding="ascii")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DeckFileError(path, None, f"cannot read: {exc}") from None
+        except OSError as exc:
+            raise DeckFileError(path, None, f"cannot read: {exc.strerror or exc}") from None
+        except UnicodeDecodeError as exc:
+            raise DeckFileError(path, None, f"expected ASCII text: {exc}") from None
         return cls.loads(text, path)
 
 

@@ -13,6 +13,7 @@ from controller.config import (
     LogFormat,
     LogLevel,
     SettingsError,
+    TableSettings,
     UdevMatch,
     check_files,
     load_config,
@@ -20,6 +21,7 @@ from controller.config import (
 )
 from controller.engine import ConfigError, Stakes, Table, TableConfig
 from controller.games import GAMES
+from simulator.decks import make_decks, write_deck_file
 
 Data = dict[str, TomlValue]
 
@@ -489,21 +491,62 @@ def test_a_file_not_in_utf8_is_refused(tmp_path: Path) -> None:
         load_config(path)
 
 
-def test_check_files_names_each_unreadable_deck_file(tmp_path: Path) -> None:
-    """At start-up both deck files must be readable; each one that is not is named."""
-    (tmp_path / "a.txt").write_text("# deck a\n", encoding="ascii")
+def _deck_settings(tmp_path: Path) -> TableSettings:
     data = valid()
     data["decks"] = {"a": "a.txt", "b": "b.txt"}
     path = tmp_path / "table.toml"
     path.write_text(to_toml(data), encoding="utf-8")
-    settings = load_config(path)
+    return load_config(path)
+
+
+def test_check_files_names_each_unreadable_deck_file(tmp_path: Path) -> None:
+    """At start-up both deck files must be readable; each one that is not is named."""
+    deck_a, deck_b = make_decks(seed=1)
+    write_deck_file(tmp_path / "a.txt", deck_a)
+    settings = _deck_settings(tmp_path)
     with pytest.raises(SettingsError) as caught:
         check_files(settings)
-    assert [str(p) for p in caught.value.problems] == [
-        f'decks.b = "{tmp_path}/b.txt": expected a readable deck file: No such file or directory'
-    ]
-    (tmp_path / "b.txt").write_text("# deck b\n", encoding="ascii")
+    [problem] = caught.value.problems
+    assert problem.key == "decks.b"
+    assert problem.value == str(tmp_path / "b.txt")
+    assert "cannot read" in problem.expected
+    assert "No such file or directory" in problem.expected
+    write_deck_file(tmp_path / "b.txt", deck_b)
     check_files(settings)
+
+
+def test_check_files_parses_the_decks_as_start_up_does(tmp_path: Path) -> None:
+    """A deck file that reads but is not a deck (here a card enrolled twice) is refused with
+    its file and line, as the controller's start-up refuses it, not only at start-up."""
+    deck_a, deck_b = make_decks(seed=1)
+    write_deck_file(tmp_path / "a.txt", deck_a)
+    write_deck_file(tmp_path / "b.txt", deck_b)
+    lines = (tmp_path / "b.txt").read_text(encoding="ascii").splitlines()
+    first_card = next(i for i, line in enumerate(lines) if line.startswith("2c "))
+    lines[first_card + 1] = "2c " + lines[first_card + 1].split()[1]
+    (tmp_path / "b.txt").write_text("\n".join(lines) + "\n", encoding="ascii")
+    with pytest.raises(SettingsError) as caught:
+        check_files(_deck_settings(tmp_path))
+    [problem] = caught.value.problems
+    assert problem.key == "decks.b"
+    assert problem.expected.startswith(f"line {first_card + 2}: ")
+    assert "2c has a tag already" in problem.expected
+
+
+def test_notes_integrity_check_files_refuses_two_decks_sharing_a_tag(tmp_path: Path) -> None:
+    """NOTES.md, Integrity: a tag belongs to one card of one deck; two files enrolling the same
+    tag are refused by the check, naming both files."""
+    deck_a, _ = make_decks(seed=1)
+    write_deck_file(tmp_path / "a.txt", deck_a)
+    text = (tmp_path / "a.txt").read_text(encoding="ascii")
+    (tmp_path / "b.txt").write_text(text.replace("deck A", "deck B"), encoding="ascii")
+    with pytest.raises(SettingsError) as caught:
+        check_files(_deck_settings(tmp_path))
+    [problem] = caught.value.problems
+    assert problem.key == "decks"
+    assert str(tmp_path / "a.txt") in str(problem.value)
+    assert str(tmp_path / "b.txt") in str(problem.value)
+    assert "share" in problem.expected
 
 
 def test_notes_integrity_a_table_keeps_two_decks_in_two_files() -> None:

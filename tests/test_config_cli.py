@@ -8,6 +8,7 @@ import pytest
 from confighelp import TomlValue, section, to_toml, valid
 
 from controller.cli import main
+from simulator.decks import make_decks, write_deck_file
 
 
 def _write(tmp_path: Path, data: dict[str, TomlValue] | None = None, **stakes: int) -> Path:
@@ -67,12 +68,16 @@ def test_an_invalid_file_lists_every_mistake(
 
 
 def test_files_checks_the_deck_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """--files also refuses deck files that cannot be read, as start-up will."""
+    """--files also refuses deck files that cannot be read or are not decks, as start-up will."""
     path = _write(tmp_path)
-    (tmp_path / "a.txt").write_text("# deck a\n", encoding="ascii")
+    deck_a, deck_b = make_decks(seed=1)
+    write_deck_file(tmp_path / "a.txt", deck_a)
     assert main(["config", "check", "--config", str(path), "--files"]) == 1
     assert "decks.b" in capsys.readouterr().err
     (tmp_path / "b.txt").write_text("# deck b\n", encoding="ascii")
+    assert main(["config", "check", "--config", str(path), "--files"]) == 1
+    assert "expected the first line" in capsys.readouterr().err
+    write_deck_file(tmp_path / "b.txt", deck_b)
     assert main(["config", "check", "--config", str(path), "--files"]) == 0
 
 

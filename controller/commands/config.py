@@ -49,7 +49,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check.add_argument(
         "--files",
         action="store_true",
-        help="also check that the deck files it names can be read (as at start-up)",
+        help="also read the deck files it names, as at start-up (52 cards, no tag in both decks)",
     )
     check.set_defaults(run=run_check)
 
