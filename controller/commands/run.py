@@ -10,7 +10,6 @@ from typing import Final
 
 from controller.app.control import ControlServer
 from controller.app.core import CheckpointMismatch, ReplayMismatch
-from controller.app.loop import Controller
 from controller.app.records import RecordFormatError
 from controller.app.screen import DisplaySink, run_with_display
 from controller.app.service import (
@@ -26,7 +25,6 @@ from controller.journal import JournalError
 from controller.logsetup import configure_logging
 from controller.settings import DEFAULT_CONFIG
 from drivers.deck import DeckError
-from drivers.discovery import HotplugMonitor
 
 EXIT_STOPPED: Final = 0
 EXIT_FAILED: Final = 1
@@ -89,6 +87,8 @@ def run(args: argparse.Namespace) -> int:
             refuse_root()
         settings = load_config(args.config)
         check_files(settings)
+        if sink is not None:
+            refuse_log_over_display(settings.log.file)
         configure_logging(settings.log, table_id=settings.table_id)
         controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
         control = ControlServer(settings.control_socket, controller.events)
@@ -98,22 +98,23 @@ def run(args: argparse.Namespace) -> int:
     hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
     stop_on_signals(stop)  # with the display too: its thread closes the display after the table
+    served: list[bool] = []
+
+    def serve_table(stop: threading.Event) -> None:
+        # A failure is logged; the display shows the table closed until the dealer quits.
+        served.append(serve(controller, stop, control=control, hotplug=hotplug))
+
     if sink is not None:
-        run_with_display(
-            sink, lambda event: _serve_quietly(controller, event, control, hotplug), stop
+        run_with_display(sink, serve_table, stop)
+    else:
+        serve_table(stop)
+    return EXIT_STOPPED if served and served[0] else EXIT_FAILED
+
+
+def refuse_log_over_display(log_file: Path | None) -> None:
+    """The display draws on the terminal: a log to the same terminal would write over it."""
+    if log_file is None and sys.stderr.isatty():
+        raise StartError(
+            "--display: the log would be written over the display on this terminal; set "
+            "[log] file in the configuration, or send standard error elsewhere (2>>FILE)"
         )
-        return EXIT_STOPPED
-    return (
-        EXIT_STOPPED if serve(controller, stop, control=control, hotplug=hotplug) else EXIT_FAILED
-    )
-
-
-def _serve_quietly(
-    controller: Controller,
-    stop: threading.Event,
-    control: ControlServer,
-    hotplug: HotplugMonitor | None,
-) -> None:
-    serve(
-        controller, stop, control=control, hotplug=hotplug
-    )  # a failure is logged; the display shows it closed

@@ -20,11 +20,12 @@ import time
 from pathlib import Path
 
 import pytest
-from test_app_commands import AS_ROOT, ROOT, table_toml, wait_for_log
+from test_app_commands import AS_ROOT, ROOT, THREE_SEATS, table_toml, wait_for_log
 
 from controller.inputs import Button
 from controller.journal import verify
 from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 RUN = [sys.executable, "-m", "controller", "run"]
 
@@ -89,3 +90,51 @@ def test_run_with_the_display_closes_the_table_and_the_display_on_a_signal(
     assert closed["phase"] == "dealing"
     assert "face down" in str(closed["where"])
     assert verify(tmp_path / "journal").intact
+
+
+def test_run_with_the_display_refuses_a_log_to_the_same_terminal(tmp_path: Path) -> None:
+    """Issue 7, the dealer's display: with --display and no [log] file, the log would go to the
+    terminal the display draws on and write over it; run refuses at start, says what to do,
+    and exits 1 (nothing opened: no journal)."""
+    master, slave = pty.openpty()
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
+        config = write_table_toml(
+            tmp_path,
+            table_id="TEST-7",
+            game="mambo",
+            config=THREE_SEATS,
+            shoe={"path": sim.address("shoe")},
+            panel={"path": sim.address("panel")},
+            decks=sim.write_deck_files(tmp_path / "decks"),
+        )
+        process = subprocess.Popen(
+            [*RUN, "--display", "--config", str(config), *AS_ROOT],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
+        os.close(slave)
+        said = bytearray()
+        try:
+            while select.select([master], [], [], 20)[0]:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:  # the child closed the terminal
+                    break
+                if not chunk:
+                    break
+                said.extend(chunk)
+            status = process.wait(timeout=20)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            os.close(master)
+    text = said.decode("utf-8", "replace")
+    assert status == 1, text
+    assert "the log would be written over the display" in text
+    assert "[log] file" in text
+    assert not (tmp_path / "journal").exists()
