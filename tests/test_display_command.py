@@ -14,12 +14,16 @@ from controller.display.demo_app import DemoDisplay
 from controller.display.view import TableView
 
 
-def test_without_demo_the_display_says_what_it_needs_and_exits_2(
+def test_without_demo_the_display_points_to_the_live_displays_and_exits_2(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Following a live table needs the engine adapter; the command says so instead of hanging."""
+    """A live table's display runs in the controller (run --display, demo): without --demo the
+    command says where, instead of hanging."""
     assert main(["display"]) == 2
-    assert "use --demo" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "expected --demo" in err
+    assert "tablectl run --config FILE --display" in err
+    assert "tablectl demo" in err
 
 
 def test_a_screenshot_of_a_demo_scene_is_written_as_svg(tmp_path: Path) -> None:

@@ -1,10 +1,10 @@
-"""``tablectl display``: the dealer's display, for now with the demonstration scenes.
+"""``tablectl display --demo``: the dealer's display on its demonstration scenes.
 
 ``--demo`` cycles through the scenes of :mod:`controller.display.demo` (or shows
 one, ``--scene``); ``--screenshot FILE`` renders a scene headless to an SVG at
-``--size`` and exits, for reviews and documentation. Following a live table
-needs the engine adapter, which is not written yet: without ``--demo`` the
-command says so and exits with status 2.
+``--size`` and exits, for reviews and documentation. The display of a live table
+runs in the controller's own process (``tablectl run --display``, ``tablectl
+demo``): without ``--demo`` this command says so and exits with status 2.
 """
 
 from __future__ import annotations
@@ -64,7 +64,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``tablectl display``."""
-    parser = subparsers.add_parser("display", help="the dealer's display (demo scenes for now)")
+    parser = subparsers.add_parser(
+        "display",
+        help="the dealer's display on its demonstration scenes (a live table: run --display)",
+    )
     add_arguments(parser)
     parser.set_defaults(run=run)
 
@@ -73,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     """Run the display; returns the exit status."""
     if not args.demo:
         print(
-            "tablectl display: following a live table needs the engine adapter (not yet "
-            "available); use --demo to see the demonstration scenes",
+            "tablectl display: expected --demo (the demonstration scenes); a live table's "
+            "display is `tablectl run --config FILE --display`, and a simulated table's "
+            "`tablectl demo`",
             file=sys.stderr,
         )
         return 2
