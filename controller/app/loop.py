@@ -244,13 +244,12 @@ class Controller:
     def _resumed(self, last: Record | None) -> None:
         table = self.core.table
         if table.hand_number:
-            bind_hand(table.hand_number)
+            bind_hand(table.hand_number)  # the line carries it; before the first hand, none
         self._log.info(
             "table_opened",
             deck=self.decks.active.name,
             records=self.core.records,
             journal_seq=last.seq if last else 0,
-            hand=table.hand_number,
             phase=table.phase,
             next=announce(table.pending),
         )
@@ -485,6 +484,7 @@ class Controller:
             self.decks.switch()
         deck = rec.DeckInPlay(hand, self.decks.active.name)
         self.core.take(rec.DECK, deck.fields())  # the display shows it from the hand's start
+        bind_hand(hand)  # the new hand's line (its other lines are announced after this one)
         self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
         return deck
 

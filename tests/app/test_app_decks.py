@@ -5,6 +5,7 @@ alarm (NOTES.md, Integrity)."""
 from __future__ import annotations
 
 import argparse
+import json
 import threading
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from controller.app.loop import Controller, wait_until
 from controller.engine.events import Alarm, Event, HandStarted
 from controller.inputs import Button
 from controller.journal import verify
+from controller.logsetup import configure_logging, reset_logging
+from controller.settings import LogFormat, LogSettings
 from simulator.botcli import make_bot
 from simulator.bots import RandomBot, Shuffle
 
@@ -208,3 +211,23 @@ def test_a_restart_between_hands_begins_at_the_checkpoint_with_the_deck_in_play(
         assert controller.core.finished == 3
     assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B"), (3, "A")]
     assert verify(tmp_path / "journal").intact
+
+
+def test_each_hands_deck_line_carries_that_hand_and_the_opening_line_none(
+    tmp_path: Path,
+) -> None:
+    """docs/deploy.md, Reading the log: `hand` is the hand being dealt, absent before the first
+    hand. The table's opening line (no hand yet) has none; each hand's `deck_in_play` line
+    carries its own hand (the deck goes in play as the hand starts), not the one before."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(file=log, format=LogFormat.JSON), table_id="TEST-7")
+    try:
+        with sim_table(tmp_path) as table:
+            dealer(table, hands=2).run()
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    [opened] = [line for line in lines if line["event"] == "table_opened"]
+    assert "hand" not in opened
+    decks = [(line["hand"], line["deck"]) for line in lines if line["event"] == "deck_in_play"]
+    assert decks == [(1, "A"), (2, "B")]
