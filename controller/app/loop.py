@@ -38,6 +38,7 @@ from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.engine.events import (
     ActionRequired,
+    Alarm,
     Event,
     HandSettled,
     HandStarted,
@@ -58,6 +59,10 @@ from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused
 POLL: Final = 0.1
 #: Put in the queue to wake the loop: a driver's thread failed to handle an input.
 _WAKE: Final = object()
+#: The engine's events a dealer must act on as a fault, logged at warning (the rest at info):
+#: an integrity alarm holds the hand (NOTES.md, Integrity), and a refused input changed
+#: nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
+FAULTS: Final = (Alarm, Refused)
 
 Listener = Callable[["Controller", list[Event]], None]
 
@@ -517,11 +522,12 @@ class Controller:
         for event in events:
             if isinstance(event, HandStarted):
                 bind_hand(event.hand)
+            log = self._log.warning if isinstance(event, FAULTS) else self._log.info
             if isinstance(event, ActionRequired):
                 # The seat to act as a field of its own, for a log shipper's queries.
-                self._log.info(event.kind, seat=event.seat, text=announce(event))
+                log(event.kind, seat=event.seat, text=announce(event))
             else:
-                self._log.info(event.kind, text=announce(event))
+                log(event.kind, text=announce(event))
         pending = core.table.pending
         paused = core.paused_by
         shown = panel_line(pending, paused)

@@ -326,6 +326,35 @@ def test_each_event_is_one_log_line_and_the_seat_to_act_is_a_field(tmp_path: Pat
     assert announced == decided
 
 
+def test_an_alarm_and_a_refused_input_are_logged_at_warning_the_rest_at_info(
+    tmp_path: Path,
+) -> None:
+    """docs/deploy.md, Reading the log: an integrity alarm (NOTES.md, Integrity) and a refused
+    input are faults the dealer must act on, logged at warning so that a filter on warning and
+    error finds them; the engine's other events are logged at info."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    try:
+        with sim_table(tmp_path) as table:
+            controller = table.controller
+            assert wait_until(lambda: not controller.core.paused_by, 5.0)
+            table.sim.press(Button.MISDEAL)  # no hand in play: refused
+            table.sim.shuffle(5)
+            table.sim.press(Button.NEW_HAND)
+            assert wait_until(lambda: controller.inputs == 2, 5.0)
+            table.sim.foreign_tag()
+            assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    levels = {
+        line["event"]: line["level"] for line in lines if line["logger"] == "controller.table"
+    }
+    assert levels["alarm"] == "warning"
+    assert levels["refused"] == "warning"
+    assert levels["hand_started"] == levels["card_expected"] == "info"
+
+
 def test_an_input_is_handled_on_its_drivers_thread_while_the_table_runs(tmp_path: Path) -> None:
     """docs/app.md, The loop: a card is journaled and announced on the shoe's reading thread,
     a button on the panel's: no hand-off to the loop's thread between the wire and the
