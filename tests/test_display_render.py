@@ -13,6 +13,8 @@ from controller.display.view import (
     ActionOption,
     ActionPrompt,
     AlarmView,
+    DeviceState,
+    DeviceView,
     SeatStatus,
     SeatView,
     Severity,
@@ -98,6 +100,16 @@ def test_the_device_lights_mark_a_lost_device() -> None:
     """The top line shows each device; a lost one reads LOST."""
     view = TableView("g", "t", (SeatView(1), SeatView(2)), devices=(device_lost("shoe"),))
     assert render.devices_text(view.devices).plain == " SHOE ✖ LOST "
+
+
+def test_a_refused_device_reads_refused_in_its_light_and_its_banner() -> None:
+    """docs/display.md: a refused device pauses the table as a lost one does, named for what
+    it is (only a restart after the fix brings it back, not a reconnect)."""
+    shoe = DeviceView("shoe", DeviceState.REFUSED, "Table paused: shoe refused.")
+    assert render.devices_text((shoe, DeviceView("panel"))).plain == " SHOE ✖ REFUSED  PANEL ● "
+    assert render.device_banner_text((shoe,)).plain == (
+        " DEVICE REFUSED  Table paused: shoe refused."
+    )
 
 
 def test_the_top_line_names_the_deck_in_play_once_a_hand_has_one() -> None:

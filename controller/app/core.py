@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from controller.app import records as rec
 from controller.app.seating import SeatingError, apply_change, seat_change_of
@@ -66,6 +67,50 @@ class DeviceStatus:
     boot: str | None = None
     last_seq: int | None = None
     restarted: bool = False
+    #: The host refused its hello (docs/protocol.md 4: serial or protocol version). Its driver
+    #: has stopped for good: only a restart of the controller, after the fix, hears it again.
+    refused: bool = False
+
+
+class Cause(StrEnum):
+    """Why a device holds the table, in the panel's few words."""
+
+    LOST = "lost"
+    #: Refused: its serial is not the configured one (docs/protocol.md 3.3 ``REJ`` identity).
+    WRONG_SERIAL = "wrong serial"
+    #: Refused: it speaks another protocol version (docs/protocol.md 3.3 ``REJ`` protocol).
+    WRONG_PROTOCOL = "wrong version"
+    #: Refused for a reason this controller does not tell apart.
+    REFUSED = "refused"
+
+
+#: The causes only a restart of the controller clears (the driver has stopped).
+REFUSALS = frozenset({Cause.WRONG_SERIAL, Cause.WRONG_PROTOCOL, Cause.REFUSED})
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """A device that holds the table, why, and the driver's words for it."""
+
+    device: str
+    cause: Cause
+    detail: str = ""
+
+    @property
+    def refused(self) -> bool:
+        """Only a restart of the controller, after the device or the configuration is
+        fixed, ends this pause."""
+        return self.cause in REFUSALS
+
+
+def refusal_cause(reason: str) -> Cause:
+    """The refusal a driver's reason describes (drivers.session.HostReceiver.on_hello's
+    words: the protocol check comes first, and its reason names the serial too)."""
+    if "protocol version" in reason:
+        return Cause.WRONG_PROTOCOL
+    if "serial" in reason:
+        return Cause.WRONG_SERIAL
+    return Cause.REFUSED
 
 
 @dataclass
@@ -103,9 +148,22 @@ class TableCore:
         self.devices = {name: DeviceStatus() for name in DEVICES}
 
     @property
+    def pauses(self) -> list[Pause]:
+        """What holds the table, device by device in a fixed order (docs/app.md, Devices
+        lost and found)."""
+        pauses = []
+        for name in DEVICES:
+            device = self.devices[name]
+            if device.refused:
+                pauses.append(Pause(name, refusal_cause(device.message), device.message))
+            elif not device.connected:
+                pauses.append(Pause(name, Cause.LOST, device.message))
+        return pauses
+
+    @property
     def paused_by(self) -> list[str]:
-        """The devices whose loss pauses the table, in a fixed order."""
-        return [name for name in DEVICES if not self.devices[name].connected]
+        """The devices that pause the table, in a fixed order."""
+        return list(dict.fromkeys(pause.device for pause in self.pauses))
 
     def take(self, kind: str, data: JsonObject) -> list[Event]:
         """Take one input record; the engine's events (none for a device event)."""
@@ -177,6 +235,7 @@ class TableCore:
         name = str(data.get("device"))
         device = self.devices.setdefault(name, DeviceStatus())
         event = data.get("event")
+        device.refused = event == "refused"
         if event == "ready":
             device.connected = True
             device.restarted = data.get("outcome") == "restarted"
@@ -207,6 +266,7 @@ class TableCore:
                     "boot": d.boot,
                     "last_seq": d.last_seq,
                     "restarted": d.restarted,
+                    "refused": d.refused,
                 }
                 for name, d in self.devices.items()
             },
@@ -245,6 +305,7 @@ class TableCore:
                     boot=boot if isinstance(boot, str) else None,
                     last_seq=last_seq if isinstance(last_seq, int) else None,
                     restarted=fields_.get("restarted") is True,
+                    refused=fields_.get("refused") is True,
                 )
             self.records = int(str(totals["records"]))
             self.finished = int(str(totals["finished"]))

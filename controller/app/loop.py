@@ -63,6 +63,10 @@ _WAKE: Final = object()
 #: an integrity alarm holds the hand (NOTES.md, Integrity), and a refused input changed
 #: nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
 FAULTS: Final = (Alarm, Refused)
+#: What ends a refused device's pause: its driver has stopped for good (docs/app.md).
+RESTART_TODO: Final = (
+    "connect the right device or correct the configuration, then restart the controller"
+)
 
 Listener = Callable[["Controller", list[Event]], None]
 
@@ -210,7 +214,9 @@ class Controller:
             if status.boot is not None and status.last_seq is not None:
                 # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
                 driver.restore(status.boot, status.last_seq)
-            status.connected = False  # unknown until the driver says hello again
+            # Unknown until the driver says hello again; a new driver hears even a device
+            # the last run refused (and refuses it again if it is still wrong).
+            status.connected = status.refused = False
         boot = core.devices["shoe"].boot
         if boot is not None:
             # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
@@ -471,13 +477,20 @@ class Controller:
             self._log.info("device_back", device=name, outcome=data.get("outcome"))
             if status.restarted:
                 self._log.warning("device_restarted", device=name, todo=status.message)
+        elif status.refused:
+            self._log.error(
+                "table_paused",
+                device=name,
+                reason=data.get("reason"),
+                where=announce(self.core.table.pending),
+                todo=RESTART_TODO,
+            )
         else:
-            table = self.core.table
             self._log.warning(
                 "table_paused",
                 device=name,
                 reason=data.get("reason"),
-                where=announce(table.pending),
+                where=announce(self.core.table.pending),
             )
         self._announce([])
 
@@ -529,8 +542,7 @@ class Controller:
             else:
                 log(event.kind, text=announce(event))
         pending = core.table.pending
-        paused = core.paused_by
-        shown = panel_line(pending, paused)
+        shown = panel_line(pending, core.pauses)
         if shown != self._shown:
             self._shown = shown
             self.panel.light(shown[0])

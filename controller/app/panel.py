@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from controller.app.core import Pause
 from controller.engine.events import (
     BURN,
     COMMUNITY,
@@ -22,10 +25,23 @@ def _ascii(text: str) -> str:
     return text[:TEXT_WIDTH]
 
 
-def panel_line(pending: Event, paused_by: list[str]) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
+def paused_line(pauses: Sequence[Pause]) -> str:
+    """What holds the table: a refusal first (only a restart after a fix ends it), else each
+    cause with its devices (``PAUSED: shoe and panel lost``)."""
+    refused = next((pause for pause in pauses if pause.refused), None)
+    if refused is not None:
+        return _ascii(f"PAUSED: {refused.device} {refused.cause}; fix+restart")
+    devices: dict[str, list[str]] = {}
+    for pause in pauses:
+        devices.setdefault(pause.cause, []).append(pause.device)
+    causes = "; ".join(f"{' and '.join(names)} {cause}" for cause, names in devices.items())
+    return _ascii(f"PAUSED: {causes}")
+
+
+def panel_line(pending: Event, pauses: Sequence[Pause]) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
     """The seat to light (0: none) and the line the dealer needs now."""
-    if paused_by:
-        return 0, _ascii(f"PAUSED: {' and '.join(paused_by)} lost")
+    if pauses:
+        return 0, paused_line(pauses)
     if isinstance(pending, Alarm):
         # NOTES.md, Integrity: an alarm holds the hand until the dealer resolves it.
         return 0, _ascii(f"ALARM {pending.read}: UNDO or MISDEAL")

@@ -12,7 +12,7 @@ from collections import deque
 from typing import Final
 
 from controller.announce import announce
-from controller.app.core import DEVICES, TableCore
+from controller.app.core import DEVICES, Cause, Pause, TableCore
 from controller.cards import Card
 from controller.display.view import (
     FACE_DOWN,
@@ -211,9 +211,43 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
 
 
 def _devices(core: TableCore) -> tuple[DeviceView, ...]:
+    pauses = {pause.device: pause for pause in core.pauses}
     return tuple(
-        DeviceView(name) if core.devices[name].connected else device_lost(name) for name in DEVICES
+        device_paused(pauses[name]) if name in pauses else DeviceView(name) for name in DEVICES
     )
+
+
+#: What the dealer has done about a refused device: the driver has stopped for good, so the
+#: controller is restarted once the device or the configuration is right (docs/app.md).
+_REFUSED_TODO: Final[dict[Cause, str]] = {
+    Cause.WRONG_SERIAL: (
+        "Connect the {name} the configuration names, or correct its serial in "
+        "[devices.{name}]; then restart the controller (systemctl restart tablectl)."
+    ),
+    Cause.WRONG_PROTOCOL: (
+        "Connect a {name} whose firmware speaks this controller's protocol version; "
+        "then restart the controller (systemctl restart tablectl)."
+    ),
+    Cause.REFUSED: (
+        "Fix the {name} or the configuration; then restart the controller "
+        "(systemctl restart tablectl)."
+    ),
+}
+
+
+def device_paused(pause: Pause) -> DeviceView:
+    """The display's view of a device that pauses the table: what is wrong and what brings
+    the table back (docs/app.md, Devices lost and found)."""
+    name = pause.device
+    if pause.refused:
+        return DeviceView(
+            name,
+            DeviceState.REFUSED,
+            f"Table paused: {name} refused ({pause.cause}): {pause.detail}. "
+            + _REFUSED_TODO[pause.cause].format(name=name)
+            + " The hand resumes where it stopped.",
+        )
+    return device_lost(name)
 
 
 def _dealer_prompt(pending: ev.Event) -> str:

@@ -91,10 +91,14 @@ class Severity(StrEnum):
 
 
 class DeviceState(StrEnum):
-    """Whether a table device talks to the controller."""
+    """Whether a table device talks to the controller; any state but connected pauses the
+    table."""
 
     CONNECTED = "connected"
     LOST = "lost"
+    #: The controller refused it (wrong serial or protocol version): only a restart of the
+    #: controller, after the fix, hears it again.
+    REFUSED = "refused"
 
 
 @dataclass(frozen=True, slots=True)
@@ -250,6 +254,11 @@ class DeviceView:
         """The device stopped answering."""
         return self.state is DeviceState.LOST
 
+    @property
+    def pauses(self) -> bool:
+        """The table is paused by this device (lost, refused, or in a fault)."""
+        return self.state is not DeviceState.CONNECTED
+
 
 def device_lost(name: str) -> DeviceView:
     """The standard view of a lost device: the table pauses and resumes where it stopped."""
@@ -378,6 +387,6 @@ class TableView:
         return sum(pot.amount for pot in self.pots)
 
     @property
-    def lost_devices(self) -> tuple[DeviceView, ...]:
-        """The devices the controller does not hear; the table is paused while any is lost."""
-        return tuple(device for device in self.devices if device.lost)
+    def pausing_devices(self) -> tuple[DeviceView, ...]:
+        """The devices that pause the table (not heard, refused, or in a fault)."""
+        return tuple(device for device in self.devices if device.pauses)
