@@ -17,7 +17,8 @@ from enum import StrEnum
 from controller.app import records as rec
 from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
-from controller.engine.events import Event, HandSettled, HandVoided
+from controller.engine.events import CardExpected, Event, HandSettled, HandVoided
+from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
 from controller.inputs import ReadPoint
 from controller.journal import JsonObject, Record
@@ -82,6 +83,20 @@ class Cause(StrEnum):
     WRONG_PROTOCOL = "wrong version"
     #: Refused for a reason this controller does not tell apart.
     REFUSED = "refused"
+    #: The shoe's RFID reader failed: a card dealt now leaves the shoe unread (3.1 ``STA``).
+    READER_FAULT = "reader fault"
+    #: A card is stuck in the shoe's slot (3.1 ``STA``).
+    JAMMED = "jammed"
+
+
+class ShoeWarning(StrEnum):
+    """A state of the shoe the dealer must see to, that does not stop its reads (docs/app.md,
+    The shoe's state)."""
+
+    #: A hand is in play and the lid is open: a card taken through it is not read.
+    LID_OPEN = "lid open"
+    #: A card is due and the shoe has none left.
+    EMPTY = "empty"
 
 
 #: The causes only a restart of the controller clears (the driver has stopped).
@@ -141,6 +156,8 @@ class TableCore:
     )
     #: The deck in play as last journaled (None: no ``deck`` record yet).
     deck: rec.DeckInPlay | None = field(default=None, init=False)
+    #: The shoe's state as last journaled (docs/protocol.md 3.1 ``STA``).
+    shoe: rec.ShoeCondition = field(default_factory=rec.ShoeCondition, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -158,7 +175,33 @@ class TableCore:
                 pauses.append(Pause(name, refusal_cause(device.message), device.message))
             elif not device.connected:
                 pauses.append(Pause(name, Cause.LOST, device.message))
+            elif name == "shoe":
+                pauses.extend(self._shoe_faults())
         return pauses
+
+    def _shoe_faults(self) -> list[Pause]:
+        # docs/protocol.md 3.1 STA: a reader fault lets cards leave the shoe unread, and a jam
+        # holds a card in the slot: the table waits as for a lost shoe, until the shoe says ok.
+        faults = []
+        if self.shoe.reader == "fault":
+            faults.append(Pause("shoe", Cause.READER_FAULT))
+        if self.shoe.feed == "jam":
+            faults.append(Pause("shoe", Cause.JAMMED))
+        return faults
+
+    @property
+    def shoe_warnings(self) -> tuple[ShoeWarning, ...]:
+        """What the dealer must see to at the shoe without a pause (docs/app.md): an open lid
+        while a hand is in play (between hands the dealer loads the shoe through it), no card
+        left when one is due."""
+        if not self.devices["shoe"].connected:
+            return ()
+        warnings: tuple[ShoeWarning, ...] = ()
+        if self.shoe.lid == "open" and self.table.phase in IN_HAND:
+            warnings += (ShoeWarning.LID_OPEN,)
+        if self.shoe.feed == "empty" and isinstance(self.table.pending, CardExpected):
+            warnings += (ShoeWarning.EMPTY,)
+        return warnings
 
     @property
     def paused_by(self) -> list[str]:
@@ -178,6 +221,9 @@ class TableCore:
                 self.shoe_reads.append(read)
         if kind == rec.DEVICE:
             self._device_event(data)
+            return []
+        if kind == rec.SHOE_STATUS:
+            self.shoe = rec.shoe_condition_of(data)
             return []
         if kind == rec.SEATING:
             try:
@@ -280,6 +326,8 @@ class TableCore:
             # The deck in play and the shoe's last reads: a restart from here puts the same
             # deck in play and still drops a repeat of a read just before (docs/app.md).
             "deck": None if self.deck is None else self.deck.fields(),
+            # A fault reported before the hand's end still holds the table after a restart.
+            "shoe": self.shoe.fields(),
             "shoe_reads": [
                 [r.boot, r.uid, r.point.value, r.read_ms]
                 for r in list(self.shoe_reads)[-READS_CHECKPOINTED:]
@@ -319,6 +367,10 @@ class TableCore:
             }
             deck = data.get("deck")
             self.deck = rec.deck_of(deck) if isinstance(deck, dict) else None
+            shoe = data.get("shoe")  # absent from a checkpoint written before it was kept
+            self.shoe = (
+                rec.shoe_condition_of(shoe) if isinstance(shoe, dict) else rec.ShoeCondition()
+            )
             self.shoe_reads.clear()
             reads = data.get("shoe_reads", [])
             if not isinstance(reads, list):
@@ -346,6 +398,8 @@ class TableCore:
         for part in ("engine", "totals", "deck"):
             if now[part] != record.data.get(part):
                 raise CheckpointMismatch(record, part, record.data.get(part), now[part])
+        if "shoe" in record.data and now["shoe"] != record.data["shoe"]:
+            raise CheckpointMismatch(record, "shoe", record.data["shoe"], now["shoe"])
         # Whether a device is connected is not compared: a restart makes it unknown until
         # the device says hello again, and the journal does not record restarts.
         kept = record.data.get("devices")

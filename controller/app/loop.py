@@ -30,8 +30,8 @@ import structlog
 from controller.announce import announce
 from controller.app import records as rec
 from controller.app.control import SeatRequest
-from controller.app.core import SinceCheckpoint, TableCore
-from controller.app.panel import panel_line
+from controller.app.core import ShoeWarning, SinceCheckpoint, TableCore
+from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_text
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
@@ -162,6 +162,8 @@ class Controller:
     inputs: int = field(default=0, init=False)
     _boots: dict[str, str] = field(default_factory=dict, init=False)
     _shown: tuple[int, str] | None = field(default=None, init=False)
+    #: The shoe's warnings last logged (each is logged as it begins).
+    _shoe_warned: tuple[ShoeWarning, ...] = field(default=(), init=False)
     #: One input at a time, from the loop's thread or a driver's.
     _turn: threading.RLock = field(default_factory=threading.RLock, init=False)
     #: True while ``run`` takes the drivers' events on their threads.
@@ -370,6 +372,7 @@ class Controller:
                 data = self._origin(self.shoe, event.seq or 0).fields()
                 data.update(lid=event.lid.value, reader=event.reader.value, feed=event.feed.value)
                 self._sequenced(self.shoe, event.seq, rec.SHOE_STATUS, data)
+                self._shoe_status()
             case RepeatDropped():
                 data = self._origin(self.shoe, event.seq).fields()
                 data.update(uid=event.uid, point=event.point.value)
@@ -494,6 +497,23 @@ class Controller:
             )
         self._announce([])
 
+    def _shoe_status(self) -> None:
+        """A reader fault or a jam pauses the table until the shoe reports it cleared
+        (docs/app.md, The shoe's state)."""
+        core = self.core
+        faults = [pause.cause.value for pause in core.pauses if pause.device == "shoe"]
+        if faults and core.devices["shoe"].connected:
+            self._log.warning(
+                "table_paused",
+                device="shoe",
+                reason=" and ".join(faults),
+                where=announce(core.table.pending),
+                **core.shoe.fields(),
+            )
+        else:
+            self._log.info("shoe_status", **core.shoe.fields())
+        self._announce([])
+
     # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------
 
     def _deck_for(self, hand: int) -> rec.DeckInPlay:
@@ -542,7 +562,18 @@ class Controller:
             else:
                 log(event.kind, text=announce(event))
         pending = core.table.pending
-        shown = panel_line(pending, core.pauses)
+        warnings = core.shoe_warnings
+        if warnings != self._shoe_warned:
+            began = [warning for warning in warnings if warning not in self._shoe_warned]
+            self._shoe_warned = warnings
+            for warning in began:
+                self._log.warning(
+                    "shoe_warning",
+                    warning=warning.value,
+                    todo=SHOE_LINES[warning],
+                    **core.shoe.fields(),
+                )
+        shown = panel_line(pending, core.pauses, warnings)
         if shown != self._shown:
             self._shown = shown
             self.panel.light(shown[0])

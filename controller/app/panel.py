@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.app.core import Pause
+from controller.app.core import Pause, ShoeWarning
 from controller.engine.events import (
     BURN,
     COMMUNITY,
@@ -38,13 +38,32 @@ def paused_line(pauses: Sequence[Pause]) -> str:
     return _ascii(f"PAUSED: {causes}")
 
 
-def panel_line(pending: Event, pauses: Sequence[Pause]) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
-    """The seat to light (0: none) and the line the dealer needs now."""
+#: The line for each state of the shoe the dealer must see to (docs/app.md, The shoe's state).
+SHOE_LINES = {
+    ShoeWarning.LID_OPEN: "Shoe lid open: close it",
+    ShoeWarning.EMPTY: "Shoe empty: load cards or MISDEAL",
+}
+
+
+def panel_line(
+    pending: Event, pauses: Sequence[Pause], shoe: Sequence[ShoeWarning] = ()
+) -> tuple[int, str]:
+    """The seat to light (0: none) and the line the dealer needs now: a pause, else an alarm,
+    else the shoe's warning (the seat the table waits for still lit), else what the table
+    waits for."""
     if pauses:
         return 0, paused_line(pauses)
     if isinstance(pending, Alarm):
         # NOTES.md, Integrity: an alarm holds the hand until the dealer resolves it.
         return 0, _ascii(f"ALARM {pending.read}: UNDO or MISDEAL")
+    seat, line = waiting_for(pending)
+    if shoe:
+        return seat, SHOE_LINES[shoe[0]]
+    return seat, line
+
+
+def waiting_for(pending: Event) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
+    """The seat to light and the line for what the table waits for."""
     if isinstance(pending, ActionRequired):
         options = "/".join(o.meaning for o in pending.options)
         return pending.seat, _ascii(f"S{pending.seat}: {options}")

@@ -99,6 +99,8 @@ class DeviceState(StrEnum):
     #: The controller refused it (wrong serial or protocol version): only a restart of the
     #: controller, after the fix, hears it again.
     REFUSED = "refused"
+    #: It reports a fault that stops the table (the shoe's reader failed, a card jammed).
+    FAULT = "fault"
 
 
 @dataclass(frozen=True, slots=True)

@@ -93,7 +93,7 @@ def test_a_refused_device_is_named_with_its_refusal_and_the_restart_it_needs(
     assert pause.cause is cause
     assert pause.refused
     assert panel_line(ASKED, [Pause("panel", Cause.LOST), pause]) == (0, line)
-    shown = device_paused(pause)
+    shown = device_paused([pause])
     assert shown.state is DeviceState.REFUSED
     assert shown.pauses
     assert reason in shown.message
