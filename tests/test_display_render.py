@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -102,14 +103,17 @@ def test_the_device_lights_mark_a_lost_device() -> None:
     assert render.devices_text(view.devices).plain == " SHOE ✖ LOST "
 
 
-def test_a_refused_device_reads_refused_in_its_light_and_its_banner() -> None:
-    """docs/display.md: a refused device pauses the table as a lost one does, named for what
-    it is (only a restart after the fix brings it back, not a reconnect)."""
-    shoe = DeviceView("shoe", DeviceState.REFUSED, "Table paused: shoe refused.")
-    assert render.devices_text((shoe, DeviceView("panel"))).plain == " SHOE ✖ REFUSED  PANEL ● "
-    assert render.device_banner_text((shoe,)).plain == (
-        " DEVICE REFUSED  Table paused: shoe refused."
-    )
+@pytest.mark.parametrize("state", [DeviceState.REFUSED, DeviceState.FAULT])
+def test_a_refused_or_faulty_device_reads_so_in_its_light_and_its_banner(
+    state: DeviceState,
+) -> None:
+    """docs/display.md: a refused device (only a restart after the fix brings it back) or a
+    shoe in a fault (docs/protocol.md 3.1 STA) pauses the table as a lost one does, named for
+    what it is."""
+    shoe = DeviceView("shoe", state, "Table paused.")
+    word = state.value.upper()
+    assert render.devices_text((shoe, DeviceView("panel"))).plain == f" SHOE ✖ {word}  PANEL ● "
+    assert render.device_banner_text((shoe,)).plain == f" DEVICE {word}  Table paused."
 
 
 def test_the_top_line_names_the_deck_in_play_once_a_hand_has_one() -> None:

@@ -217,14 +217,12 @@ SHOE_WARNINGS: Final[dict[ShoeWarning, AlarmView]] = {
         Severity.WARNING,
         "The shoe's lid is open during the hand.",
         "Close it, and deal only through the slot: a card taken through the lid is not read.",
-        "docs/protocol.md 3.1",
     ),
     ShoeWarning.EMPTY: AlarmView(
         Severity.WARNING,
         "The shoe is empty and a card is due.",
         "Load the cards still to be dealt (at a draw, the reshuffled discards: 14.12A(f)), "
         "or press MISDEAL.",
-        "docs/protocol.md 3.1",
     ),
 }
 

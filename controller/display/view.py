@@ -248,7 +248,7 @@ class DeviceView:
 
     name: str
     state: DeviceState = DeviceState.CONNECTED
-    #: What the dealer reads when the device is lost; see :func:`device_lost`.
+    #: What the dealer reads while the device pauses the table; see :func:`device_lost`.
     message: str = ""
 
     @property
