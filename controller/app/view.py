@@ -250,7 +250,7 @@ _FAULTS: Final[dict[Cause, str]] = {
 }
 
 
-#: What the dealer has done about a refused device: the driver has stopped for good, so the
+#: What brings a refused device back: its driver has stopped for good, so the
 #: controller is restarted once the device or the configuration is right (docs/app.md).
 _REFUSED_TODO: Final[dict[Cause, str]] = {
     Cause.WRONG_SERIAL: (
