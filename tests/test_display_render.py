@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -13,6 +14,8 @@ from controller.display.view import (
     ActionOption,
     ActionPrompt,
     AlarmView,
+    DeviceState,
+    DeviceView,
     SeatStatus,
     SeatView,
     Severity,
@@ -98,6 +101,19 @@ def test_the_device_lights_mark_a_lost_device() -> None:
     """The top line shows each device; a lost one reads LOST."""
     view = TableView("g", "t", (SeatView(1), SeatView(2)), devices=(device_lost("shoe"),))
     assert render.devices_text(view.devices).plain == " SHOE ✖ LOST "
+
+
+@pytest.mark.parametrize("state", [DeviceState.REFUSED, DeviceState.FAULT])
+def test_a_refused_or_faulty_device_reads_so_in_its_light_and_its_banner(
+    state: DeviceState,
+) -> None:
+    """docs/display.md: a refused device (only a restart after the fix brings it back) or a
+    shoe in a fault (docs/protocol.md 3.1 STA) pauses the table as a lost one does, named for
+    what it is."""
+    shoe = DeviceView("shoe", state, "Table paused.")
+    word = state.value.upper()
+    assert render.devices_text((shoe, DeviceView("panel"))).plain == f" SHOE ✖ {word}  PANEL ● "
+    assert render.device_banner_text((shoe,)).plain == f" DEVICE {word}  Table paused."
 
 
 def test_the_top_line_names_the_deck_in_play_once_a_hand_has_one() -> None:

@@ -127,7 +127,7 @@ def test_a_lost_device_pauses_the_table_with_the_standard_message() -> None:
         "Table paused: shoe lost. Reconnect the shoe; the hand resumes where it stopped."
     )
     view = TableView("g", "t", _seats(1, 2), devices=(shoe,))
-    assert view.lost_devices == (shoe,)
+    assert view.pausing_devices == (shoe,)
 
 
 def test_the_showdown_totals_each_winner_and_lists_winners_in_seat_order() -> None:

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from controller.app import records as rec
 from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
-from controller.engine.events import Event, HandSettled, HandVoided
+from controller.engine.events import CardExpected, Event, HandSettled, HandVoided
+from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
 from controller.inputs import ReadPoint
 from controller.journal import JsonObject, Record
@@ -66,6 +68,64 @@ class DeviceStatus:
     boot: str | None = None
     last_seq: int | None = None
     restarted: bool = False
+    #: The host refused its hello (docs/protocol.md 4: serial or protocol version). Its driver
+    #: has stopped for good: only a restart of the controller, after the fix, hears it again.
+    refused: bool = False
+
+
+class Cause(StrEnum):
+    """Why a device holds the table, in the panel's few words."""
+
+    LOST = "lost"
+    #: Refused: its serial is not the configured one (docs/protocol.md 3.3 ``REJ`` identity).
+    WRONG_SERIAL = "wrong serial"
+    #: Refused: it speaks another protocol version (docs/protocol.md 3.3 ``REJ`` protocol).
+    WRONG_PROTOCOL = "wrong version"
+    #: Refused for a reason this controller does not tell apart.
+    REFUSED = "refused"
+    #: The shoe's RFID reader failed: a card dealt now leaves the shoe unread (3.1 ``STA``).
+    READER_FAULT = "reader fault"
+    #: A card is stuck in the shoe's slot (3.1 ``STA``).
+    JAMMED = "jammed"
+
+
+class ShoeWarning(StrEnum):
+    """A state of the shoe the dealer must see to, that does not stop its reads (docs/app.md,
+    The shoe's state)."""
+
+    #: A hand is in play and the lid is open: a card taken through it is not read.
+    LID_OPEN = "lid open"
+    #: A card is due and the shoe has none left.
+    EMPTY = "empty"
+
+
+#: The causes only a restart of the controller clears (the driver has stopped).
+REFUSALS = frozenset({Cause.WRONG_SERIAL, Cause.WRONG_PROTOCOL, Cause.REFUSED})
+
+
+@dataclass(frozen=True, slots=True)
+class Pause:
+    """A device that holds the table, why, and the driver's words for it."""
+
+    device: str
+    cause: Cause
+    detail: str = ""
+
+    @property
+    def refused(self) -> bool:
+        """Only a restart of the controller, after the device or the configuration is
+        fixed, ends this pause."""
+        return self.cause in REFUSALS
+
+
+def refusal_cause(reason: str) -> Cause:
+    """The refusal a driver's reason describes (drivers.session.HostReceiver.on_hello's
+    words: the protocol check comes first, and its reason names the serial too)."""
+    if "protocol version" in reason:
+        return Cause.WRONG_PROTOCOL
+    if "serial" in reason:
+        return Cause.WRONG_SERIAL
+    return Cause.REFUSED
 
 
 @dataclass
@@ -96,6 +156,8 @@ class TableCore:
     )
     #: The deck in play as last journaled (None: no ``deck`` record yet).
     deck: rec.DeckInPlay | None = field(default=None, init=False)
+    #: The shoe's state as last journaled (docs/protocol.md 3.1 ``STA``).
+    shoe: rec.ShoeCondition = field(default_factory=rec.ShoeCondition, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -103,9 +165,48 @@ class TableCore:
         self.devices = {name: DeviceStatus() for name in DEVICES}
 
     @property
+    def pauses(self) -> list[Pause]:
+        """What holds the table, device by device in a fixed order (docs/app.md, Devices
+        lost and found)."""
+        pauses = []
+        for name in DEVICES:
+            device = self.devices[name]
+            if device.refused:
+                pauses.append(Pause(name, refusal_cause(device.message), device.message))
+            elif not device.connected:
+                pauses.append(Pause(name, Cause.LOST, device.message))
+            elif name == "shoe":
+                pauses.extend(self._shoe_faults())
+        return pauses
+
+    def _shoe_faults(self) -> list[Pause]:
+        # docs/protocol.md 3.1 STA: a reader fault lets cards leave the shoe unread, and a jam
+        # holds a card in the slot: the table waits as for a lost shoe, until the shoe says ok.
+        faults = []
+        if self.shoe.reader == "fault":
+            faults.append(Pause("shoe", Cause.READER_FAULT))
+        if self.shoe.feed == "jam":
+            faults.append(Pause("shoe", Cause.JAMMED))
+        return faults
+
+    @property
+    def shoe_warnings(self) -> tuple[ShoeWarning, ...]:
+        """What the dealer must see to at the shoe without a pause (docs/app.md): an open lid
+        while a hand is in play (between hands the dealer loads the shoe through it), no card
+        left when one is due."""
+        if not self.devices["shoe"].connected:
+            return ()
+        warnings: tuple[ShoeWarning, ...] = ()
+        if self.shoe.lid == "open" and self.table.phase in IN_HAND:
+            warnings += (ShoeWarning.LID_OPEN,)
+        if self.shoe.feed == "empty" and isinstance(self.table.pending, CardExpected):
+            warnings += (ShoeWarning.EMPTY,)
+        return warnings
+
+    @property
     def paused_by(self) -> list[str]:
-        """The devices whose loss pauses the table, in a fixed order."""
-        return [name for name in DEVICES if not self.devices[name].connected]
+        """The devices that pause the table, in a fixed order."""
+        return list(dict.fromkeys(pause.device for pause in self.pauses))
 
     def take(self, kind: str, data: JsonObject) -> list[Event]:
         """Take one input record; the engine's events (none for a device event)."""
@@ -120,6 +221,9 @@ class TableCore:
                 self.shoe_reads.append(read)
         if kind == rec.DEVICE:
             self._device_event(data)
+            return []
+        if kind == rec.SHOE_STATUS:
+            self.shoe = rec.shoe_condition_of(data)
             return []
         if kind == rec.SEATING:
             try:
@@ -177,6 +281,7 @@ class TableCore:
         name = str(data.get("device"))
         device = self.devices.setdefault(name, DeviceStatus())
         event = data.get("event")
+        device.refused = event == "refused"
         if event == "ready":
             device.connected = True
             device.restarted = data.get("outcome") == "restarted"
@@ -207,6 +312,7 @@ class TableCore:
                     "boot": d.boot,
                     "last_seq": d.last_seq,
                     "restarted": d.restarted,
+                    "refused": d.refused,
                 }
                 for name, d in self.devices.items()
             },
@@ -220,6 +326,8 @@ class TableCore:
             # The deck in play and the shoe's last reads: a restart from here puts the same
             # deck in play and still drops a repeat of a read just before (docs/app.md).
             "deck": None if self.deck is None else self.deck.fields(),
+            # A fault reported before the hand's end still holds the table after a restart.
+            "shoe": self.shoe.fields(),
             "shoe_reads": [
                 [r.boot, r.uid, r.point.value, r.read_ms]
                 for r in list(self.shoe_reads)[-READS_CHECKPOINTED:]
@@ -245,6 +353,7 @@ class TableCore:
                     boot=boot if isinstance(boot, str) else None,
                     last_seq=last_seq if isinstance(last_seq, int) else None,
                     restarted=fields_.get("restarted") is True,
+                    refused=fields_.get("refused") is True,
                 )
             self.records = int(str(totals["records"]))
             self.finished = int(str(totals["finished"]))
@@ -258,6 +367,10 @@ class TableCore:
             }
             deck = data.get("deck")
             self.deck = rec.deck_of(deck) if isinstance(deck, dict) else None
+            shoe = data.get("shoe")  # absent from a checkpoint written before it was kept
+            self.shoe = (
+                rec.shoe_condition_of(shoe) if isinstance(shoe, dict) else rec.ShoeCondition()
+            )
             self.shoe_reads.clear()
             reads = data.get("shoe_reads", [])
             if not isinstance(reads, list):
@@ -285,6 +398,8 @@ class TableCore:
         for part in ("engine", "totals", "deck"):
             if now[part] != record.data.get(part):
                 raise CheckpointMismatch(record, part, record.data.get(part), now[part])
+        if "shoe" in record.data and now["shoe"] != record.data["shoe"]:
+            raise CheckpointMismatch(record, "shoe", record.data["shoe"], now["shoe"])
         # Whether a device is connected is not compared: a restart makes it unknown until
         # the device says hello again, and the journal does not record restarts.
         kept = record.data.get("devices")

@@ -30,14 +30,15 @@ import structlog
 from controller.announce import announce
 from controller.app import records as rec
 from controller.app.control import SeatRequest
-from controller.app.core import SinceCheckpoint, TableCore
-from controller.app.panel import panel_line
+from controller.app.core import ShoeWarning, SinceCheckpoint, TableCore
+from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_text
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.engine.events import (
     ActionRequired,
+    Alarm,
     Event,
     HandSettled,
     HandStarted,
@@ -58,6 +59,14 @@ from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused
 POLL: Final = 0.1
 #: Put in the queue to wake the loop: a driver's thread failed to handle an input.
 _WAKE: Final = object()
+#: The engine's events a dealer must act on as a fault, logged at warning (the rest at info):
+#: an integrity alarm holds the hand (NOTES.md, Integrity), and a refused input changed
+#: nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
+FAULTS: Final = (Alarm, Refused)
+#: What ends a refused device's pause: its driver has stopped for good (docs/app.md).
+RESTART_TODO: Final = (
+    "connect the right device or correct the configuration, then restart the controller"
+)
 
 Listener = Callable[["Controller", list[Event]], None]
 
@@ -153,6 +162,8 @@ class Controller:
     inputs: int = field(default=0, init=False)
     _boots: dict[str, str] = field(default_factory=dict, init=False)
     _shown: tuple[int, str] | None = field(default=None, init=False)
+    #: The shoe's warnings last logged (each is logged as it begins).
+    _shoe_warned: tuple[ShoeWarning, ...] = field(default=(), init=False)
     #: One input at a time, from the loop's thread or a driver's.
     _turn: threading.RLock = field(default_factory=threading.RLock, init=False)
     #: True while ``run`` takes the drivers' events on their threads.
@@ -205,7 +216,9 @@ class Controller:
             if status.boot is not None and status.last_seq is not None:
                 # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
                 driver.restore(status.boot, status.last_seq)
-            status.connected = False  # unknown until the driver says hello again
+            # Unknown until the driver says hello again; a new driver hears even a device
+            # the last run refused (and refuses it again if it is still wrong).
+            status.connected = status.refused = False
         boot = core.devices["shoe"].boot
         if boot is not None:
             # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
@@ -358,6 +371,7 @@ class Controller:
                 data = self._origin(self.shoe, event.seq or 0).fields()
                 data.update(lid=event.lid.value, reader=event.reader.value, feed=event.feed.value)
                 self._sequenced(self.shoe, event.seq, rec.SHOE_STATUS, data)
+                self._shoe_status()
             case RepeatDropped():
                 data = self._origin(self.shoe, event.seq).fields()
                 data.update(uid=event.uid, point=event.point.value)
@@ -465,14 +479,38 @@ class Controller:
             self._log.info("device_back", device=name, outcome=data.get("outcome"))
             if status.restarted:
                 self._log.warning("device_restarted", device=name, todo=status.message)
+        elif status.refused:
+            self._log.error(
+                "table_paused",
+                device=name,
+                reason=data.get("reason"),
+                where=announce(self.core.table.pending),
+                todo=RESTART_TODO,
+            )
         else:
-            table = self.core.table
             self._log.warning(
                 "table_paused",
                 device=name,
                 reason=data.get("reason"),
-                where=announce(table.pending),
+                where=announce(self.core.table.pending),
             )
+        self._announce([])
+
+    def _shoe_status(self) -> None:
+        """A reader fault or a jam pauses the table until the shoe reports it cleared
+        (docs/app.md, The shoe's state)."""
+        core = self.core
+        faults = [pause.cause.value for pause in core.pauses if pause.device == "shoe"]
+        if faults and core.devices["shoe"].connected:
+            self._log.warning(
+                "table_paused",
+                device="shoe",
+                reason=" and ".join(faults),
+                where=announce(core.table.pending),
+                **core.shoe.fields(),
+            )
+        else:
+            self._log.info("shoe_status", **core.shoe.fields())
         self._announce([])
 
     # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------
@@ -517,14 +555,25 @@ class Controller:
         for event in events:
             if isinstance(event, HandStarted):
                 bind_hand(event.hand)
+            log = self._log.warning if isinstance(event, FAULTS) else self._log.info
             if isinstance(event, ActionRequired):
                 # The seat to act as a field of its own, for a log shipper's queries.
-                self._log.info(event.kind, seat=event.seat, text=announce(event))
+                log(event.kind, seat=event.seat, text=announce(event))
             else:
-                self._log.info(event.kind, text=announce(event))
+                log(event.kind, text=announce(event))
         pending = core.table.pending
-        paused = core.paused_by
-        shown = panel_line(pending, paused)
+        warnings = core.shoe_warnings
+        if warnings != self._shoe_warned:
+            began = [warning for warning in warnings if warning not in self._shoe_warned]
+            self._shoe_warned = warnings
+            for warning in began:
+                self._log.warning(
+                    "shoe_warning",
+                    warning=warning.value,
+                    todo=SHOE_LINES[warning],
+                    **core.shoe.fields(),
+                )
+        shown = panel_line(pending, core.pauses, warnings)
         if shown != self._shown:
             self._shown = shown
             self.panel.light(shown[0])

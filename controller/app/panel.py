@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+from controller.app.core import Pause, ShoeWarning
 from controller.engine.events import (
     BURN,
     COMMUNITY,
@@ -22,13 +25,45 @@ def _ascii(text: str) -> str:
     return text[:TEXT_WIDTH]
 
 
-def panel_line(pending: Event, paused_by: list[str]) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
-    """The seat to light (0: none) and the line the dealer needs now."""
-    if paused_by:
-        return 0, _ascii(f"PAUSED: {' and '.join(paused_by)} lost")
+def paused_line(pauses: Sequence[Pause]) -> str:
+    """What holds the table: a refusal first (only a restart after a fix ends it), else each
+    cause with its devices (``PAUSED: shoe and panel lost``)."""
+    refused = next((pause for pause in pauses if pause.refused), None)
+    if refused is not None:
+        return _ascii(f"PAUSED: {refused.device} {refused.cause}; fix+restart")
+    devices: dict[str, list[str]] = {}
+    for pause in pauses:
+        devices.setdefault(pause.cause, []).append(pause.device)
+    causes = "; ".join(f"{' and '.join(names)} {cause}" for cause, names in devices.items())
+    return _ascii(f"PAUSED: {causes}")
+
+
+#: The line for each state of the shoe the dealer must see to (docs/app.md, The shoe's state).
+SHOE_LINES = {
+    ShoeWarning.LID_OPEN: "Shoe lid open: close it",
+    ShoeWarning.EMPTY: "Shoe empty: load cards or MISDEAL",
+}
+
+
+def panel_line(
+    pending: Event, pauses: Sequence[Pause], shoe: Sequence[ShoeWarning] = ()
+) -> tuple[int, str]:
+    """The seat to light (0: none) and the line the dealer needs now: a pause, else an alarm,
+    else the shoe's warning (the seat the table waits for still lit), else what the table
+    waits for."""
+    if pauses:
+        return 0, paused_line(pauses)
     if isinstance(pending, Alarm):
         # NOTES.md, Integrity: an alarm holds the hand until the dealer resolves it.
         return 0, _ascii(f"ALARM {pending.read}: UNDO or MISDEAL")
+    seat, line = waiting_for(pending)
+    if shoe:
+        return seat, SHOE_LINES[shoe[0]]
+    return seat, line
+
+
+def waiting_for(pending: Event) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
+    """The seat to light and the line for what the table waits for."""
     if isinstance(pending, ActionRequired):
         options = "/".join(o.meaning for o in pending.options)
         return pending.seat, _ascii(f"S{pending.seat}: {options}")

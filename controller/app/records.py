@@ -148,6 +148,39 @@ def shoe_read_of(kind: str, data: JsonObject) -> ShoeRead | None:
         raise RecordFormatError(kind, data, f"expected a read point: {exc}") from None
 
 
+#: The shoe's words for each part of its state (docs/protocol.md 3.1 ``STA``).
+SHOE_WORDS: Final[dict[str, tuple[str, ...]]] = {
+    "lid": ("open", "closed"),
+    "reader": ("ok", "fault"),
+    "feed": ("ok", "jam", "empty"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class ShoeCondition:
+    """The shoe's state as it last reported it (docs/protocol.md 3.1 ``STA``)."""
+
+    lid: str = "closed"
+    reader: str = "ok"
+    feed: str = "ok"
+
+    def fields(self) -> JsonObject:
+        return {"lid": self.lid, "reader": self.reader, "feed": self.feed}
+
+
+def shoe_condition_of(data: JsonObject) -> ShoeCondition:
+    """The shoe's state a ``shoe_status`` record (or a checkpoint's ``shoe``) holds."""
+    words: dict[str, str] = {}
+    for part, allowed in SHOE_WORDS.items():
+        word = data.get(part)
+        if not isinstance(word, str) or word not in allowed:
+            raise RecordFormatError(
+                SHOE_STATUS, data, f"{part} {word!r}: expected one of {', '.join(allowed)}"
+            )
+        words[part] = word
+    return ShoeCondition(**words)
+
+
 def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:
     """The kind and data of the decision record for the input journaled as ``input_seq``."""
     kind = HAND_STARTED if any(e.kind == "hand_started" for e in events) else DECISION

@@ -56,6 +56,8 @@ class SimTable:
     table_id: str = "SIM-1"
     display: Any = None
     link: dict[str, float] = field(default_factory=dict)
+    #: The serial number the configuration names per device ("shoe", "panel"); none: any.
+    serials: dict[str, str] = field(default_factory=dict)
     #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
     #: the default 0.5 s; a fast simulated dealer shortens both (simulator.runner.Pace.fast).
     repeat_window: float = 0.5
@@ -103,7 +105,11 @@ class SimTable:
 
     def _drivers(self, events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
         def settings(device: str) -> LinkSettings:
-            return LinkSettings(self.sim.address(device), **self.link)  # type: ignore[arg-type]  # the few float settings a test shortens
+            return LinkSettings(
+                self.sim.address(device),
+                expected_serial=self.serials.get(device),
+                **self.link,  # type: ignore[arg-type]  # the few float settings a test shortens
+            )
 
         return (
             ShoeDriver(

@@ -12,7 +12,7 @@ from collections import deque
 from typing import Final
 
 from controller.announce import announce
-from controller.app.core import DEVICES, TableCore
+from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
 from controller.cards import Card
 from controller.display.view import (
     FACE_DOWN,
@@ -207,13 +207,89 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
         device = core.devices[name]
         if device.connected and device.restarted:
             alarms.append(AlarmView(Severity.WARNING, f"The {name} restarted.", device.message))
+    alarms.extend(SHOE_WARNINGS[warning] for warning in core.shoe_warnings)
     return tuple(alarms)
 
 
+#: The shoe's states the dealer must see to without a pause (docs/app.md, The shoe's state).
+SHOE_WARNINGS: Final[dict[ShoeWarning, AlarmView]] = {
+    ShoeWarning.LID_OPEN: AlarmView(
+        Severity.WARNING,
+        "The shoe's lid is open during the hand.",
+        "Close it, and deal only through the slot: a card taken through the lid is not read.",
+    ),
+    ShoeWarning.EMPTY: AlarmView(
+        Severity.WARNING,
+        "The shoe is empty and a card is due.",
+        "Load the cards still to be dealt (at a draw, the reshuffled discards: 14.12A(f)), "
+        "or press MISDEAL.",
+    ),
+}
+
+
 def _devices(core: TableCore) -> tuple[DeviceView, ...]:
+    pauses: dict[str, list[Pause]] = {}
+    for pause in core.pauses:
+        pauses.setdefault(pause.device, []).append(pause)
     return tuple(
-        DeviceView(name) if core.devices[name].connected else device_lost(name) for name in DEVICES
+        device_paused(pauses[name]) if name in pauses else DeviceView(name) for name in DEVICES
     )
+
+
+#: What stops the table at a shoe that reports a fault, and what brings it back
+#: (docs/protocol.md 3.1 ``STA``; docs/app.md, The shoe's state).
+_FAULTS: Final[dict[Cause, str]] = {
+    Cause.READER_FAULT: (
+        "the shoe's RFID reader reports a fault: a card dealt now leaves the shoe unread. "
+        "Deal no card; power-cycle the shoe (it tests its reader again) or call a technician."
+    ),
+    Cause.JAMMED: (
+        "a card is jammed in the shoe's slot. Free it and let it leave through the slot: "
+        "a card pulled out by hand is not read."
+    ),
+}
+
+
+#: What brings a refused device back: its driver has stopped for good, so the
+#: controller is restarted once the device or the configuration is right (docs/app.md).
+_REFUSED_TODO: Final[dict[Cause, str]] = {
+    Cause.WRONG_SERIAL: (
+        "Connect the {name} the configuration names, or correct its serial in "
+        "[devices.{name}]; then restart the controller (systemctl restart tablectl)."
+    ),
+    Cause.WRONG_PROTOCOL: (
+        "Connect a {name} whose firmware speaks this controller's protocol version; "
+        "then restart the controller (systemctl restart tablectl)."
+    ),
+    Cause.REFUSED: (
+        "Fix the {name} or the configuration; then restart the controller "
+        "(systemctl restart tablectl)."
+    ),
+}
+
+
+def device_paused(pauses: list[Pause]) -> DeviceView:
+    """The display's view of a device that pauses the table: what is wrong and what brings
+    the table back (docs/app.md, Devices lost and found, and The shoe's state)."""
+    pause = pauses[0]
+    name = pause.device
+    if pause.cause in _FAULTS:
+        what = " Also, ".join(_FAULTS[p.cause] for p in pauses)
+        return DeviceView(
+            name,
+            DeviceState.FAULT,
+            f"Table paused: {what} The hand resumes where it stopped when the {name} reports "
+            "it cleared.",
+        )
+    if pause.refused:
+        return DeviceView(
+            name,
+            DeviceState.REFUSED,
+            f"Table paused: {name} refused ({pause.cause}): {pause.detail}. "
+            + _REFUSED_TODO[pause.cause].format(name=name)
+            + " The hand resumes where it stopped.",
+        )
+    return device_lost(name)
 
 
 def _dealer_prompt(pending: ev.Event) -> str:

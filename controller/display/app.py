@@ -5,7 +5,7 @@ wins, so a burst of reads never leaves the screen behind the table. Each widget
 keeps the part of the view it last drew and redraws only when its part changed.
 
 What the dealer sees, top to bottom: the game line with the device lights; the
-alarms, full width in red (and a lost device in amber); the table, seats
+alarms, full width in red (and a device that pauses the table in amber); the table, seats
 clockwise from the dealer's left around the felt, which holds the pot, the
 board, the next card and the seat to act in large digits with the panel
 buttons it may press; the last announcements at the bottom.
@@ -118,7 +118,8 @@ class AlarmBanner(PartStatic[tuple[AlarmView, ...]]):
 
 
 class DeviceBanner(PartStatic[tuple[DeviceView, ...]]):
-    """The lost devices, in amber: the table is paused until they are back."""
+    """The devices that pause the table, in amber: lost, refused or in a fault, each with
+    what brings the table back."""
 
     def draw(self, part: tuple[DeviceView, ...]) -> Text:
         return render.device_banner_text(part)
@@ -256,7 +257,7 @@ class LogPanel(PartStatic[tuple[str, ...]]):
 class ActPanel(Horizontal):
     """The seat to act in large digits beside its reason and options.
 
-    While a device is lost the table is paused: the panel stays, greyed, so the
+    While a device pauses the table the panel stays, greyed, so the
     dealer knows where the hand resumes.
     """
 
@@ -299,7 +300,7 @@ class Felt(Vertical):
         yield PotPanel(render.Pots.of(self.view), id="pots")
         yield NextCardPanel(self.view.next_card, id="next-card")
         yield DealerPromptPanel(self.view.dealer_prompt, id="dealer-prompt")
-        yield ActPanel(self.view.to_act, paused=bool(self.view.lost_devices))
+        yield ActPanel(self.view.to_act, paused=bool(self.view.pausing_devices))
         yield ShowdownPanel(self.view.showdown, id="showdown")
 
     def show(self, view: TableView) -> None:
@@ -308,7 +309,7 @@ class Felt(Vertical):
         self.query_one(PotPanel).show(render.Pots.of(view))
         self.query_one(NextCardPanel).show(view.next_card)
         self.query_one(DealerPromptPanel).show(view.dealer_prompt)
-        self.query_one(ActPanel).show(view.to_act, paused=bool(view.lost_devices))
+        self.query_one(ActPanel).show(view.to_act, paused=bool(view.pausing_devices))
         self.query_one(ShowdownPanel).show(view.showdown)
 
 
@@ -402,7 +403,8 @@ HELP_TEXT: Final = """\
 [b]Top line[/b]  game, table, hand number, street, stakes; the shoe and panel lights on the right.
 [b]Red banner[/b]  an integrity alarm: the hand is held. Do what the arrow says (usually: put
    the card aside and press UNDO, or press MISDEAL).
-[b]Amber banner[/b]  a device is lost: the table is paused until it is reconnected.
+[b]Amber banner[/b]  a device is lost, refused or in a fault: the table is paused; the banner
+   says what brings it back.
 [b]Seats[/b]  clockwise from seat 1 on your left. Face-up cards by rank and suit; blue backs are
    hole cards. A white D marks the button. Borders: yellow TO ACT, blue NEXT CARD,
    green WINS at the showdown; greyed seats are out of the hand.
@@ -504,7 +506,7 @@ class DealerDisplay(App[None]):
     def compose(self) -> ComposeResult:
         yield HeaderBar(render.Heading.of(self.view), id="header")
         yield AlarmBanner(self.view.alarms, id="alarms")
-        yield DeviceBanner(self.view.lost_devices, id="devices")
+        yield DeviceBanner(self.view.pausing_devices, id="devices")
         yield TableGrid(self.view)
         yield LogPanel(self.view.log, id="log")
         yield Footer(show_command_palette=False)
@@ -548,17 +550,17 @@ class DealerDisplay(App[None]):
     async def apply(self, view: TableView) -> None:
         """Bring every part of the screen up to ``view``, redrawing only what changed.
 
-        A new alarm or a newly lost device also rings the terminal's bell.
+        A new alarm or a device newly pausing the table also rings the terminal's bell.
         """
         previous, self.view = self.view, view
         if set(view.alarms) - set(previous.alarms) or (
-            set(view.lost_devices) - set(previous.lost_devices)
+            set(view.pausing_devices) - set(previous.pausing_devices)
         ):
             self.bell()
         # App queries look in the table's screen, also while the help is on top of it.
         self.query_one(HeaderBar).show(render.Heading.of(view))
         self.query_one(AlarmBanner).show(view.alarms)
-        self.query_one(DeviceBanner).show(view.lost_devices)
+        self.query_one(DeviceBanner).show(view.pausing_devices)
         grid = self.query_one(TableGrid)
         if grid.seat_numbers == tuple(seat.number for seat in view.seats):
             grid.show(view)

@@ -224,11 +224,12 @@ def header_text(heading: Heading, *, stakes: bool = True) -> Text:
 
 
 def devices_text(devices: Iterable[DeviceView]) -> Text:
-    """The device lights of the top line: ``SHOE ●  PANEL ●``, a lost device in red."""
+    """The device lights of the top line: ``SHOE ●  PANEL ●``, a device that pauses the table
+    in red with its state (``SHOE ✖ LOST``)."""
     text = Text()
     for device in devices:
-        style = "bold #ff5f5f" if device.lost else "#5fd75f"
-        mark = "✖ LOST" if device.lost else "●"
+        style = "bold #ff5f5f" if device.pauses else "#5fd75f"
+        mark = f"✖ {device.state.value.upper()}" if device.pauses else "●"
         text.append(f" {device.name.upper()} {mark} ", style=style)
     return text
 
@@ -248,9 +249,13 @@ def alarm_text(alarm: AlarmView) -> Text:
 
 
 def device_banner_text(devices: Iterable[DeviceView]) -> Text:
-    """One line per lost device: the pause, and what brings the table back."""
+    """One line per device that pauses the table: its state, the pause, and what brings the
+    table back."""
     return Text("\n").join(
-        Text.assemble((" DEVICE LOST ", "bold reverse"), (f" {device.message}", "bold"))
+        Text.assemble(
+            (f" DEVICE {device.state.value.upper()} ", "bold reverse"),
+            (f" {device.message}", "bold"),
+        )
         for device in devices
     )
 

@@ -91,10 +91,16 @@ class Severity(StrEnum):
 
 
 class DeviceState(StrEnum):
-    """Whether a table device talks to the controller."""
+    """Whether a table device talks to the controller; any state but connected pauses the
+    table."""
 
     CONNECTED = "connected"
     LOST = "lost"
+    #: The controller refused it (wrong serial or protocol version): only a restart of the
+    #: controller, after the fix, hears it again.
+    REFUSED = "refused"
+    #: It reports a fault that stops the table (the shoe's reader failed, a card jammed).
+    FAULT = "fault"
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,13 +248,18 @@ class DeviceView:
 
     name: str
     state: DeviceState = DeviceState.CONNECTED
-    #: What the dealer reads when the device is lost; see :func:`device_lost`.
+    #: What the dealer reads while the device pauses the table; see :func:`device_lost`.
     message: str = ""
 
     @property
     def lost(self) -> bool:
         """The device stopped answering."""
         return self.state is DeviceState.LOST
+
+    @property
+    def pauses(self) -> bool:
+        """The table is paused by this device (lost, refused, or in a fault)."""
+        return self.state is not DeviceState.CONNECTED
 
 
 def device_lost(name: str) -> DeviceView:
@@ -378,6 +389,6 @@ class TableView:
         return sum(pot.amount for pot in self.pots)
 
     @property
-    def lost_devices(self) -> tuple[DeviceView, ...]:
-        """The devices the controller does not hear; the table is paused while any is lost."""
-        return tuple(device for device in self.devices if device.lost)
+    def pausing_devices(self) -> tuple[DeviceView, ...]:
+        """The devices that pause the table (not heard, refused, or in a fault)."""
+        return tuple(device for device in self.devices if device.pauses)

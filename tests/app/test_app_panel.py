@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import pytest
 
+from controller.app.core import Cause, Pause, refusal_cause
 from controller.app.panel import panel_line
+from controller.app.view import device_paused
+from controller.display.view import DeviceState
 from controller.engine.events import (
     BURN,
     COMMUNITY,
@@ -18,6 +21,8 @@ from controller.engine.events import (
     Option,
 )
 from drivers.panel import TEXT_WIDTH, Text
+from drivers.sentences import Hello
+from drivers.session import HostReceiver
 
 ASKED = ActionRequired(
     3, "to act", 5, (Option("fold", 0, "fold"), Option("check_call", 5, "call 5"))
@@ -33,14 +38,68 @@ ASKED = ActionRequired(
         (CardExpected(SEAT, 4, "down"), [], (4, "Card to seat 4, face down")),
         (NewHandExpected(7), [], (0, "Shuffle; NEW HAND for hand 7")),
         (Alarm("Kd", "slot", "seat 2", "seen twice"), [], (0, "ALARM Kd: UNDO or MISDEAL")),
-        (ASKED, ["shoe"], (0, "PAUSED: shoe lost")),
+        (ASKED, [Pause("shoe", Cause.LOST)], (0, "PAUSED: shoe lost")),
+        (
+            ASKED,
+            [Pause("shoe", Cause.LOST), Pause("panel", Cause.LOST)],
+            (0, "PAUSED: shoe and panel lost"),
+        ),
     ],
 )
 def test_the_seat_lit_and_the_line_follow_what_the_table_waits_for(
-    pending: Event, paused: list[str], shown: tuple[int, str]
+    pending: Event, paused: list[Pause], shown: tuple[int, str]
 ) -> None:
     """A seat to act or to be dealt to is lit; a pause outranks everything else."""
     assert panel_line(pending, paused) == shown
+
+
+def _refusal(serial: str, protocol: int) -> str:
+    """The reason the drivers give for refusing this hello (docs/protocol.md 4)."""
+    verdict = HostReceiver("shoe", "SHOE0001").on_hello(
+        Hello(0, "RS-200", serial, "2.1.0", protocol, "5A17C0DE")
+    )
+    assert verdict.reason
+    return verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("serial", "protocol", "cause", "line", "todo"),
+    [
+        (
+            "SHOE0002",
+            1,
+            Cause.WRONG_SERIAL,
+            "PAUSED: shoe wrong serial; fix+restart",
+            "correct its serial in [devices.shoe]",
+        ),
+        (
+            "SHOE0001",
+            2,
+            Cause.WRONG_PROTOCOL,
+            "PAUSED: shoe wrong version; fix+restart",
+            "firmware speaks this controller's protocol version",
+        ),
+    ],
+)
+def test_a_refused_device_is_named_with_its_refusal_and_the_restart_it_needs(
+    serial: str, protocol: int, cause: Cause, line: str, todo: str
+) -> None:
+    """docs/protocol.md 4: a refused device's driver has stopped for good. The panel and the
+    display name the refusal (wrong serial or protocol version, told apart in the drivers' own
+    words) and say the controller must be restarted once the device or the configuration is
+    fixed; "reconnect" would never bring it back. A refusal outranks a lost device."""
+    reason = _refusal(serial, protocol)
+    pause = Pause("shoe", refusal_cause(reason), reason)
+    assert pause.cause is cause
+    assert pause.refused
+    assert panel_line(ASKED, [Pause("panel", Cause.LOST), pause]) == (0, line)
+    shown = device_paused([pause])
+    assert shown.state is DeviceState.REFUSED
+    assert shown.pauses
+    assert reason in shown.message
+    assert todo in shown.message
+    assert "restart the controller" in shown.message
+    assert "Reconnect" not in shown.message
 
 
 def test_a_line_the_panel_cannot_show_is_made_showable() -> None:

@@ -222,6 +222,39 @@ def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
     assert bot.bot.records[0].differences(settled) == []
 
 
+def test_a_refused_shoe_pauses_the_table_naming_the_refusal_until_a_restart(
+    tmp_path: Path,
+) -> None:
+    """docs/protocol.md 4: a shoe whose serial is not the configured one is refused and its
+    driver stops for good. The panel and the display name the refusal and ask for a restart
+    after the fix (not a reconnect), the log says so at error; the controller restarted with
+    the configuration corrected hears the shoe and the pause ends."""
+    views: list[TableView] = []
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    try:
+        with sim_table(tmp_path, display=views.append, serials={"shoe": "SHOE0009"}) as table:
+            controller = table.controller
+            assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
+            line = "PAUSED: shoe wrong serial; fix+restart"
+            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+            shoe = views[-1].pausing_devices[0]
+            assert (shoe.name, shoe.state.value) == ("shoe", "refused")
+            assert "serial SHOE0001" in shoe.message
+            assert "restart the controller" in shoe.message
+            table.stop_controller()
+            table.serials.clear()  # the configuration corrected
+            controller = table.start_controller()
+            assert wait_until(lambda: not controller.core.paused_by, 5.0)
+            assert not views[-1].pausing_devices
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    paused = [line for line in lines if line["event"] == "table_paused"]
+    assert paused[0]["level"] == "error"
+    assert "restart the controller" in paused[0]["todo"]
+
+
 def test_the_display_follows_every_input_and_never_shows_a_hole_card(tmp_path: Path) -> None:
     """docs/display.md: a view after every input; a face-down card reaches it only as FACE_DOWN;
     the seat to act and the next card agree with the engine; a bring-in is shown (14.13A(d))."""
@@ -324,6 +357,35 @@ def test_each_event_is_one_log_line_and_the_seat_to_act_is_a_field(tmp_path: Pat
     ]
     announced = [line["event"] for line in table_lines if line["event"] in set(decided)]
     assert announced == decided
+
+
+def test_an_alarm_and_a_refused_input_are_logged_at_warning_the_rest_at_info(
+    tmp_path: Path,
+) -> None:
+    """docs/deploy.md, Reading the log: an integrity alarm (NOTES.md, Integrity) and a refused
+    input are faults the dealer must act on, logged at warning so that a filter on warning and
+    error finds them; the engine's other events are logged at info."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    try:
+        with sim_table(tmp_path) as table:
+            controller = table.controller
+            assert wait_until(lambda: not controller.core.paused_by, 5.0)
+            table.sim.press(Button.MISDEAL)  # no hand in play: refused
+            table.sim.shuffle(5)
+            table.sim.press(Button.NEW_HAND)
+            assert wait_until(lambda: controller.inputs == 2, 5.0)
+            table.sim.foreign_tag()
+            assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    levels = {
+        line["event"]: line["level"] for line in lines if line["logger"] == "controller.table"
+    }
+    assert levels["alarm"] == "warning"
+    assert levels["refused"] == "warning"
+    assert levels["hand_started"] == levels["card_expected"] == "info"
 
 
 def test_an_input_is_handled_on_its_drivers_thread_while_the_table_runs(tmp_path: Path) -> None:

@@ -1,0 +1,225 @@
+"""The shoe's state (docs/protocol.md 3.1 ``STA``) reaches the dealer: a reader fault or a jam
+pauses the table until the shoe reports it cleared, an open lid or an empty shoe is a warning,
+and the journal rebuilds it all after a restart (docs/app.md, The shoe's state)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from apphelp import sim_table
+
+from controller.app import records as rec
+from controller.app.core import Cause, Pause, ShoeWarning, TableCore
+from controller.app.loop import Controller, JournalOptions, wait_until
+from controller.app.panel import panel_line
+from controller.app.simtable import SimTable, demo_config, unplugged_table
+from controller.display.view import DeviceState, Severity, TableView
+from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
+from controller.games import GAMES
+from controller.inputs import Button
+from controller.logsetup import configure_logging, reset_logging
+from controller.settings import LogFormat, LogSettings
+from drivers.sentences import Hello
+from drivers.session import HelloOutcome
+from drivers.shoe import Feed, Lid, Reader, ShoeState
+from drivers.transport import DeviceReady
+
+ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))
+DEAL_TO_4 = CardExpected(SEAT, 4, "down")
+
+
+def panel_text(table: SimTable) -> str:
+    with table.sim.locked():
+        return table.sim.panel.text
+
+
+@pytest.mark.parametrize(
+    ("pending", "pauses", "warnings", "shown"),
+    [
+        (ASKED, [Pause("shoe", Cause.READER_FAULT)], (), (0, "PAUSED: shoe reader fault")),
+        (ASKED, [Pause("shoe", Cause.JAMMED)], (), (0, "PAUSED: shoe jammed")),
+        (
+            ASKED,
+            [Pause("shoe", Cause.READER_FAULT), Pause("shoe", Cause.JAMMED)],
+            (ShoeWarning.LID_OPEN,),
+            (0, "PAUSED: shoe reader fault; shoe jammed"),
+        ),
+        (ASKED, [], (ShoeWarning.LID_OPEN,), (3, "Shoe lid open: close it")),
+        (DEAL_TO_4, [], (ShoeWarning.EMPTY,), (4, "Shoe empty: load cards or MISDEAL")),
+        (
+            Alarm("Kd", "slot", "seat 2", "seen twice"),
+            [],
+            (ShoeWarning.LID_OPEN,),
+            (0, "ALARM Kd: UNDO or MISDEAL"),
+        ),
+    ],
+)
+def test_the_panel_puts_a_shoe_fault_first_and_a_shoe_warning_after_an_alarm(
+    pending: CardExpected | ActionRequired | Alarm,
+    pauses: list[Pause],
+    warnings: tuple[ShoeWarning, ...],
+    shown: tuple[int, str],
+) -> None:
+    """docs/protocol.md 3.1 STA: a reader fault or a jam pauses the table (the panel says so,
+    no seat lit); an open lid or an empty shoe replaces the line but keeps the seat the table
+    waits for lit; an integrity alarm (NOTES.md, Integrity) outranks a warning."""
+    assert panel_line(pending, pauses, warnings) == shown
+
+
+@pytest.mark.parametrize(
+    ("fault", "clear", "cause", "line"),
+    [
+        (
+            lambda sim: sim.set_reader(Reader.FAULT),
+            lambda sim: sim.set_reader(Reader.OK),
+            Cause.READER_FAULT,
+            "PAUSED: shoe reader fault",
+        ),
+        (
+            lambda sim: sim.set_jam(True),
+            lambda sim: sim.set_jam(False),
+            Cause.JAMMED,
+            "PAUSED: shoe jammed",
+        ),
+    ],
+    ids=["reader-fault", "jam"],
+)
+def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clears(
+    tmp_path: Path, fault: object, clear: object, cause: Cause, line: str
+) -> None:
+    """docs/protocol.md 3.1 STA: a reader fault lets cards leave the shoe unread and a jam
+    holds one in the slot, so the table pauses as for a lost shoe: the panel and the display
+    say so and what to do, the log warns (table_paused). A restart still knows the fault from
+    the journal; the shoe's report that it cleared resumes the hand where it stopped."""
+    views: list[TableView] = []
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    try:
+        with sim_table(tmp_path, display=views.append) as table:
+            controller = table.controller
+            assert wait_until(lambda: not controller.core.paused_by, 5.0)
+            table.sim.shuffle(5)
+            table.sim.press(Button.NEW_HAND)
+            assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
+            dealing = panel_text(table)
+            fault(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
+            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+            assert controller.core.pauses == [Pause("shoe", cause)]
+            shoe = views[-1].pausing_devices[0]
+            assert (shoe.name, shoe.state) == ("shoe", DeviceState.FAULT)
+            assert "resumes where it stopped" in shoe.message
+            table.stop_controller()
+            controller = table.start_controller()
+            assert controller.core.shoe != rec.ShoeCondition()  # replayed from the journal
+            assert wait_until(lambda: controller.core.devices["shoe"].connected, 5.0)
+            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+            clear(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
+            assert wait_until(lambda: not controller.core.paused_by, 5.0)
+            assert wait_until(lambda: panel_text(table) == dealing, 5.0), panel_text(table)
+            assert not views[-1].pausing_devices
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    paused = [line for line in lines if line["event"] == "table_paused"]
+    assert paused[0]["level"] == "warning"
+    assert paused[0]["reason"] == cause.value
+
+
+def _hellos(controller: Controller, outcome: HelloOutcome) -> None:
+    for device in ("shoe", "panel"):
+        hello = Hello(0, "TEST", "0", "1", 1, f"B{device}")
+        controller.inbox.put(DeviceReady(device, hello, outcome))
+
+
+def test_a_restart_during_a_reader_fault_stays_paused_until_the_shoe_reports_ok(
+    tmp_path: Path,
+) -> None:
+    """docs/journal.md, replay: the shoe_status records rebuild the shoe's state, so a restarted
+    controller whose shoe has said hello but not yet its state is still paused by the fault it
+    journaled (docs/protocol.md 3.1 STA); the shoe's ok ends the pause."""
+    options = JournalOptions(tmp_path / "journal", fsync=False)
+    controller = unplugged_table(options)
+    try:
+        _hellos(controller, HelloOutcome.NEW_SESSION)
+        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.FAULT, Feed.OK, 1))
+        controller.drain()
+        assert controller.core.pauses == [Pause("shoe", Cause.READER_FAULT)]
+    finally:
+        controller.close()
+    controller = unplugged_table(options)
+    try:
+        _hellos(controller, HelloOutcome.RESUMED)
+        controller.drain()
+        assert controller.core.pauses == [Pause("shoe", Cause.READER_FAULT)]
+        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 2))
+        controller.drain()
+        assert controller.core.pauses == []
+    finally:
+        controller.close()
+
+
+def test_a_checkpoint_carries_the_shoes_state() -> None:
+    """docs/journal.md, Checkpoints: a fault reported before a hand's end still pauses a
+    restart that replays from the checkpoint on (docs/protocol.md 3.1 STA)."""
+    spec = GAMES["mambo"]
+    core = TableCore(spec, demo_config(spec))
+    for device in ("shoe", "panel"):
+        ready = {"device": device, "event": "ready", "outcome": "new_session", "boot": "B"}
+        core.take(rec.DEVICE, ready)
+    status = {**rec.Origin("shoe", "B", 1).fields(), "lid": "closed", "reader": "ok"}
+    core.take(rec.SHOE_STATUS, {**status, "feed": "jam"})
+    restored = TableCore(spec, demo_config(spec))
+    restored.restore(core.checkpoint())
+    assert restored.pauses == [Pause("shoe", Cause.JAMMED)]
+
+
+def test_a_shoe_status_record_with_an_unknown_word_is_refused_naming_it() -> None:
+    """A journal record this controller did not write (docs/protocol.md 3.1 STA's words only)
+    stops the replay with an error naming the field and the words expected."""
+    spec = GAMES["mambo"]
+    core = TableCore(spec, demo_config(spec))
+    status = {**rec.Origin("shoe", "B", 1).fields(), "lid": "ajar", "reader": "ok", "feed": "ok"}
+    with pytest.raises(rec.RecordFormatError, match="lid 'ajar': expected one of open, closed"):
+        core.take(rec.SHOE_STATUS, status)
+
+
+def test_an_open_lid_in_a_hand_and_an_empty_shoe_when_a_card_is_due_warn_the_dealer(
+    tmp_path: Path,
+) -> None:
+    """docs/protocol.md 3.1 STA: between hands the lid is open to load the shoe (no warning);
+    in a hand an open lid lets a card out unread, and an empty shoe cannot give the card due:
+    the panel and the display warn (amber, the hand not held), the log warns, and the warning
+    ends when the shoe reports the lid closed or cards loaded."""
+    views: list[TableView] = []
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    try:
+        with sim_table(tmp_path, display=views.append) as table:
+            controller = table.controller
+            assert wait_until(lambda: not controller.core.paused_by, 5.0)
+            table.sim.set_lid(Lid.OPEN)
+            with table.sim.locked():
+                table.sim.shoe.load([])  # the dealer takes the cards out through the lid
+            assert wait_until(lambda: controller.core.shoe.feed == "empty", 5.0)
+            assert controller.core.shoe.lid == "open"
+            assert wait_until(lambda: panel_text(table) == "Shuffle; NEW HAND for hand 1", 5.0)
+            assert not views[-1].alarms
+            table.sim.press(Button.NEW_HAND)
+            line = "Shoe lid open: close it"
+            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+            assert [a.severity for a in views[-1].alarms] == [Severity.WARNING] * 2
+            table.sim.set_lid(Lid.CLOSED)
+            line = "Shoe empty: load cards or MISDEAL"
+            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+            table.sim.shuffle(5)
+            assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
+            assert not views[-1].alarms
+            assert not controller.core.paused_by
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    warned = [line["warning"] for line in lines if line["event"] == "shoe_warning"]
+    assert warned == ["lid open", "empty"]
+    assert all(line["level"] == "warning" for line in lines if line["event"] == "shoe_warning")
