@@ -9,6 +9,7 @@ reported, never taken for a record, and :func:`set_aside` moves it away.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import re
 from collections.abc import Generator, Iterator
@@ -17,12 +18,25 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.journal.record import GENESIS, Record, RecordError, UnparsableError, parse_line
+from controller.journal.record import GENESIS, Record, RecordError, parse_line
 
 _FILE_RE: Final = re.compile(r"journal-(\d{6})\.jsonl")
 _TORN_SUFFIX: Final = ".torn"
 #: How much of a file ``read_tail`` reads at a time, from its end backwards.
 _CHUNK: Final = 64 * 1024
+
+#: The most bytes a writer with fsync on has written past its last completed fsync
+#: (``JournalWriter`` keeps to it: an unsynced decision and the record being written, a long
+#: record in pieces). A power cut can leave NUL bytes only there (the file's size reached the
+#: disk, its data blocks did not), so a longer NUL run at the journal's end may hide records
+#: that were fsynced and acknowledged: the start refuses it (docs/journal.md, Torn tails).
+MAX_UNSYNCED_BYTES: Final = 8 * 1024
+
+#: How every record line the writer writes begins (canonical JSON: ``data`` is the first key).
+_RECORD_START: Final = b'{"data":{'
+#: What a torn line's text must be a prefix of once its ``data`` object is complete:
+#: literals, ``None`` for 64 hex digits, ``str`` for a JSON string, and the shape of ``ts``.
+_TS_SHAPE: Final = "dddd-dd-ddTdd:dd:dd.ddddddZ"
 
 
 class JournalError(Exception):
@@ -124,14 +138,18 @@ class JournalReader:
         with path.open("rb") as stream:
             for number, raw in enumerate(stream, start=1):
                 expected = 1 if self.last is None else self.last.seq + 1
+                prev = GENESIS if self.last is None else self.last.hash
+                if is_last_file and not raw.endswith(b"\n"):  # the last line of the last file
+                    try:
+                        reason = torn_reason(raw, expected, prev)
+                    except RecordError as error:
+                        raise JournalError(path, number, expected, str(error)) from None
+                    self.torn = TornTail(path, number, offset, raw, expected - 1, reason)
+                    return records
                 try:
                     record = _parse_raw(raw)
                 except RecordError as error:
-                    if is_last_file and not stream.peek(1) and _is_torn(raw, error):
-                        self.torn = TornTail(path, number, offset, raw, expected - 1, str(error))
-                        return records
                     raise JournalError(path, number, expected, str(error)) from None
-                prev = GENESIS if self.last is None else self.last.hash
                 problem = _link_problem(record, expected, prev)
                 if problem is not None:
                     raise JournalError(path, number, expected, problem)
@@ -150,11 +168,100 @@ def _parse_raw(raw: bytes) -> Record:
     return parse_line(raw[:-1])
 
 
-def _is_torn(raw: bytes, error: RecordError) -> bool:
-    """Whether a last line that is no record was torn by a power cut: a cut leaves a line
-    unfinished or unreadable; a whole line that reads as JSON but fails the checks was
-    written so: an edit, not torn."""
-    return not raw.endswith(b"\n") or isinstance(error, UnparsableError)
+def torn_reason(raw: bytes, seq: int, prev: str) -> str:
+    """Why ``raw``, the last line of the last file without its newline, is a torn tail: what
+    a power cut can leave of a record that was never acknowledged. Otherwise a RecordError
+    says what is wrong: the line may have held acknowledged records (docs/journal.md, Torn
+    tails). ``seq`` and ``prev`` are those of the record the writer was writing.
+
+    Torn: the start of that record as the writer writes it, cut short; NUL bytes (the file's
+    size reached the disk, its data blocks did not), no more than the writer leaves written
+    past its last fsync (``MAX_UNSYNCED_BYTES``); or such a start followed by such NULs.
+    A line ending with a newline was written whole and is never torn.
+    """
+    body = raw.rstrip(b"\0")
+    zeros = len(raw) - len(body)
+    if zeros > MAX_UNSYNCED_BYTES:
+        raise RecordError(
+            f"{zeros} NUL bytes at the end of the journal, more than the {MAX_UNSYNCED_BYTES} "
+            "a power cut can leave past the writer's last fsync: they may hide acknowledged "
+            "records (the file was zeroed or damaged, or written with fsync off)"
+        )
+    if body and not _starts_record(body, seq, prev):
+        raise RecordError(
+            f"an unfinished last line of {len(raw)} bytes that is not the start of record "
+            f"{seq} as the writer writes it: damage, not a cut-short write"
+        )
+    nul_note = (
+        f"{zeros} NUL bytes: the file's size reached the disk but not its data "
+        "(a power cut before the fsync)"
+    )
+    if not body:
+        return nul_note
+    cut = f"the start of record {seq}, no newline at the end: the write did not finish"
+    return cut if not zeros else f"{cut}; then {nul_note}"
+
+
+def _starts_record(body: bytes, seq: int, prev: str) -> bool:
+    """Whether ``body`` is a prefix of the line of record ``seq`` after the record whose hash
+    is ``prev``, as ``make_record_line`` writes it (its data and hash unknown)."""
+    if len(body) <= len(_RECORD_START):
+        return _RECORD_START.startswith(body)
+    if not body.startswith(_RECORD_START) or any(byte < 0x20 for byte in body):
+        return False  # canonical JSON escapes every control character
+    try:
+        text = body.decode()
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data":  # not only a character cut at the end
+            return False
+        text = body[: error.start].decode()
+    try:
+        _, end = _JSON.raw_decode(text, len('{"data":'))
+    except ValueError:
+        return True  # cut inside the data
+    template: tuple[str | type[str] | None, ...] = (
+        ',"hash":"',
+        None,
+        '","kind":',
+        str,
+        f',"prev":"{prev}","seq":{seq},"ts":"',
+        _TS_SHAPE,
+        '"}',
+    )
+    return _fields_prefix(text[end:], template)
+
+
+_JSON: Final = json.JSONDecoder()
+
+
+def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> bool:
+    """Whether ``rest`` is a prefix of the record's fields after ``data`` (``template``)."""
+    at = 0
+    for part in template:
+        if at == len(rest):
+            return True
+        if part is None:  # 64 lowercase hex digits
+            digits = rest[at : at + 64]
+            if any(char not in "0123456789abcdef" for char in digits):
+                return False
+            at += len(digits)
+        elif part is str:  # a JSON string: its end is the first quote not escaped
+            try:
+                _, at = _JSON.raw_decode(rest, at)
+            except ValueError:
+                return rest[at] == '"'  # cut inside the string
+        elif part == _TS_SHAPE:
+            for shape, char in zip(_TS_SHAPE, rest[at:], strict=False):
+                if not (char.isdecimal() if shape == "d" else char == shape):
+                    return False
+                at += 1
+        else:
+            assert isinstance(part, str)
+            piece = rest[at : at + len(part)]
+            if not part.startswith(piece):
+                return False
+            at += len(piece)
+    return at == len(rest)
 
 
 def _link_problem(record: Record, seq: int, prev: str) -> str | None:
@@ -231,7 +338,7 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
             )
     if not files:
         return Tail((), (), (), None, None, 0)
-    span, torn_at = _read_last_file(files[-1])
+    span, unfinished = _read_last_file(files[-1])
     before: _Found | None = None
     if not any(found.record.kind == resume_kind for found in span):
         span, before = _back_to(files, resume_kind, span)
@@ -240,9 +347,14 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
     _check_links(span, before)
     last = span[-1].record if span else None
     torn = None
-    if torn_at is not None:
-        offset, number, content, reason = torn_at
-        torn = TornTail(files[-1], number, offset, content, 0 if last is None else last.seq, reason)
+    if unfinished is not None:
+        offset, number, content = unfinished
+        seq, prev = (1, GENESIS) if last is None else (last.seq + 1, last.hash)
+        try:
+            reason = torn_reason(content, seq, prev)
+        except RecordError as error:
+            raise JournalError(files[-1], number, seq, str(error)) from None
+        torn = TornTail(files[-1], number, offset, content, seq - 1, reason)
     start = max((i for i, found in enumerate(span) if found.record.kind == resume_kind), default=0)
     return Tail(
         files=tuple(files),
@@ -256,17 +368,18 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
 
 def _read_last_file(
     path: Path,
-) -> tuple[list[_Found], tuple[int, int, bytes, str] | None]:
-    """Every record of the last file, and its torn last line (offset, line, bytes, why)."""
+) -> tuple[list[_Found], tuple[int, int, bytes] | None]:
+    """Every record of the last file, and its unfinished last line (offset, line, bytes) for
+    ``read_tail`` to judge once it knows the record before it (``torn_reason``)."""
     found: list[_Found] = []
     offset = 0
     with path.open("rb") as stream:
         for number, raw in enumerate(stream, start=1):
+            if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                return found, (offset, number, raw)
             try:
                 record = _parse_raw(raw)
             except RecordError as error:
-                if not stream.peek(1) and _is_torn(raw, error):
-                    return found, (offset, number, raw, str(error))
                 seq = found[-1].record.seq + 1 if found else None
                 raise JournalError(path, number, seq, str(error)) from None
             found.append(_Found(path, offset, record))
@@ -385,7 +498,7 @@ def set_aside(torn: TornTail, *, fsync: bool = True) -> Path:
     return target
 
 
-def write_all(descriptor: int, data: bytes) -> None:
+def write_all(descriptor: int, data: bytes | memoryview) -> None:
     """Write every byte of ``data``: ``os.write`` may write fewer than asked."""
     view = memoryview(data)
     while view:
