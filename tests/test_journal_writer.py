@@ -230,9 +230,10 @@ def test_a_second_writer_on_the_same_journal_is_refused(tmp_path: Path) -> None:
     """Two writers would interleave two chains: the second is refused while the first is open."""
     with (
         JournalWriter.open(tmp_path, fsync=False),
-        pytest.raises(JournalError, match="already open for writing"),
+        pytest.raises(JournalError, match="already open for writing") as raised,
     ):
         JournalWriter.open(tmp_path, fsync=False)
+    assert str(raised.value).startswith(f"journal {tmp_path}: ")  # its full path
     with JournalWriter.open(tmp_path, fsync=False) as writer:
         writer.append("hand_started", {"hand": 1})
 

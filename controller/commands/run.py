@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
         control = ControlServer(settings.control_socket, controller.events)
     except START_ERRORS as error:
-        print(f"tablectl run: {error}", file=sys.stderr)
+        print(f"tablectl run: {_reason(error)}", file=sys.stderr)
         return EXIT_FAILED
     hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
@@ -106,6 +106,12 @@ def run(args: argparse.Namespace) -> int:
     return (
         EXIT_STOPPED if serve(controller, stop, control=control, hotplug=hotplug) else EXIT_FAILED
     )
+
+
+def _reason(error: Exception) -> str:
+    """One line: a journal's problem names the journal's full path (the table's configuration
+    may name several tables' journals alike: ``journal``)."""
+    return error.in_full() if isinstance(error, JournalError) else str(error)
 
 
 def _serve_quietly(

@@ -40,16 +40,37 @@ _TS_SHAPE: Final = "dddd-dd-ddTdd:dd:dd.ddddddZ"
 
 
 class JournalError(Exception):
-    """The journal is not intact: names the file, the line, the seq and what was expected."""
+    """The journal is not intact: names the file, the line, the seq and what was expected.
 
-    def __init__(self, file: Path, line: int | None, seq: int | None, reason: str) -> None:
-        where = file.name if line is None else f"{file.name}:{line}"
+    ``whole_journal``: the problem is the journal's, not one file's (its directory, its lock,
+    the writer); ``file`` is then the directory, named by its full path.
+    """
+
+    def __init__(
+        self,
+        file: Path,
+        line: int | None,
+        seq: int | None,
+        reason: str,
+        *,
+        whole_journal: bool = False,
+    ) -> None:
+        if whole_journal:
+            where = f"journal {file}"
+        else:
+            where = file.name if line is None else f"{file.name}:{line}"
         at = "" if seq is None else f" (seq {seq})"
         super().__init__(f"{where}{at}: {reason}")
         self.file = file
         self.line = line
         self.seq = seq
         self.reason = reason
+        self.whole_journal = whole_journal
+
+    def in_full(self) -> str:
+        """The message with the journal's full path first, for a message outside the journal's
+        own tools (``tablectl run``): ``journal /var/lib/tablectl/journal: journal-000003...``."""
+        return str(self) if self.whole_journal else f"journal {self.file.parent}: {self}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -523,7 +544,13 @@ def lock_for_writing(directory: Path) -> int:
     except BlockingIOError:
         os.close(descriptor)
         raise JournalError(
-            directory, None, None, "the journal is already open for writing by another writer"
+            directory,
+            None,
+            None,
+            "the journal is already open for writing by another writer; stop the other "
+            "tablectl run on this journal (one per table), or give this table its own "
+            "[journal] dir",
+            whole_journal=True,
         ) from None
     return descriptor
 

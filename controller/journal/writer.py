@@ -308,10 +308,16 @@ class JournalWriter:
 
     def _check_usable(self) -> None:
         if self._lock is None:
-            raise JournalError(self.directory, None, None, "the journal writer is closed")
+            raise JournalError(
+                self.directory, None, None, "the journal writer is closed", whole_journal=True
+            )
         if self._failure is not None:
             raise JournalError(
-                self.directory, None, None, f"{self._failure}; reopen the journal to recover"
+                self.directory,
+                None,
+                None,
+                f"{self._failure}; reopen the journal to recover",
+                whole_journal=True,
             )
 
     def _path(self) -> Path:
