@@ -373,3 +373,22 @@ def test_the_torn_bytes_are_on_disk_before_they_are_cut_off_the_journal(
         (str(tmp_path), intact_size + 12),
         (str(journal_file), intact_size),
     ]
+
+
+def test_setting_aside_on_a_full_disk_leaves_no_torn_file_and_the_journal_unchanged(
+    tmp_path: Path,
+) -> None:
+    """Review item 2: when the torn bytes cannot be saved (ENOSPC: the .torn name leads to
+    /dev/full), set_aside raises, removes the .torn it made, and does not cut the journal."""
+    write_journal(tmp_path, 2)
+    journal_file = tmp_path / FIRST
+    with journal_file.open("ab") as stream:
+        stream.write(b'{"data":{"ca')
+    before = journal_file.read_bytes()
+    torn = verify(tmp_path).torn
+    assert torn is not None
+    (tmp_path / f"{FIRST}.{torn.offset}.torn").symlink_to("/dev/full")
+    with pytest.raises(OSError, match="No space left on device"):
+        set_aside(torn)
+    assert not list(tmp_path.glob("*.torn"))
+    assert journal_file.read_bytes() == before

@@ -251,8 +251,11 @@ def test_open_refuses_a_path_that_is_a_file(tmp_path: Path) -> None:
     """The journal is a directory; a file in its place is named in the error."""
     path = tmp_path / "journal"
     path.write_text("not a journal")
-    with pytest.raises(NotADirectoryError, match=r"'.*journal' exists and is not a directory"):
+    with pytest.raises(JournalError) as raised:
         JournalWriter.open(path)
+    assert str(raised.value) == (
+        f"journal {path}: it exists and is not a directory; set [journal] dir to a directory"
+    )
 
 
 @pytest.mark.parametrize(

@@ -8,12 +8,13 @@ reported, never taken for a record, and :func:`set_aside` moves it away.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import re
 from collections.abc import Generator, Iterator
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -497,18 +498,25 @@ def set_aside(torn: TornTail, *, fsync: bool = True) -> Path:
 
     Safe to repeat after a crash part-way: the ``.torn`` file is rewritten
     with the same bytes, and the cut happens only once they are on disk.
-    ``fsync=False`` is for tests and benchmarks, as for the writer.
+    If saving them fails (a full disk), no ``.torn`` file is left and the journal
+    file is unchanged. ``fsync=False`` is for tests and benchmarks, as for the writer.
     """
     target = torn.file.with_name(f"{torn.file.name}.{torn.offset}{_TORN_SUFFIX}")
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        write_all(descriptor, torn.content)
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            write_all(descriptor, torn.content)
+            if fsync:
+                os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
         if fsync:
-            os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    if fsync:
-        fsync_directory(torn.file.parent)
+            fsync_directory(torn.file.parent)
+    except OSError:
+        # The bytes are still in the journal file: a partial copy would only mislead.
+        with suppress(OSError):
+            target.unlink()
+        raise
     descriptor = os.open(torn.file, os.O_WRONLY)
     try:
         os.ftruncate(descriptor, torn.offset)
@@ -565,3 +573,35 @@ def held_by_writer(directory: Path) -> bool:
     finally:
         os.close(descriptor)  # closing releases the shared lock if it was taken
     return False
+
+
+#: What a technician does about a file system error at start, by errno.
+_WHAT_TO_DO: Final = {
+    errno.EROFS: "the file system is mounted read-only: remount it read-write (one that turned "
+    "read-only after errors needs its disk checked first), or set [journal] dir to a "
+    "writable directory",
+    errno.ENOSPC: "the disk is full: free space on it (never by deleting journal files), then "
+    "start the table again",
+    errno.EDQUOT: "the user's disk quota is used up: raise it or free space (never by deleting "
+    "journal files), then start the table again",
+    errno.EACCES: "the user running tablectl may not write there: give the user tablectl write "
+    "access to the directory and its files (docs/deploy.md), or set [journal] dir",
+    errno.EPERM: "the file or directory may not be written (its permissions, or an immutable "
+    "attribute: lsattr): give the user tablectl write access (docs/deploy.md), or set "
+    "[journal] dir",
+    errno.ENOTDIR: "a part of the path is a file, not a directory: set [journal] dir to a "
+    "directory",
+    errno.ENOENT: "a directory on the path does not exist and cannot be created: create it, or "
+    "set [journal] dir to a path under a writable directory",
+    errno.EIO: "the disk reported an I/O error: check it (dmesg, smartctl) before starting again",
+}
+
+
+def unusable(directory: Path, error: OSError) -> JournalError:
+    """A file system error met opening the journal in ``directory``, as one line: the full
+    path, the system's reason, the file it concerns if another, and what to do."""
+    reason = error.strerror or str(error)
+    if error.filename is not None and Path(os.fsdecode(error.filename)) != directory:
+        reason = f"{reason}: {os.fsdecode(error.filename)}"
+    todo = _WHAT_TO_DO.get(error.errno or 0, "check the directory, its permissions and its disk")
+    return JournalError(directory, None, None, f"{reason}; {todo}", whole_journal=True)

@@ -26,6 +26,7 @@ from controller.journal.store import (
     lock_for_writing,
     read_tail,
     set_aside,
+    unusable,
     write_all,
 )
 
@@ -114,8 +115,11 @@ class JournalWriter:
         if max_bytes < 1:
             raise ValueError(f"max_bytes is {max_bytes}; expected 1 or more")
         path = Path(directory)
-        _make_directory(path, fsync=fsync)
-        lock = lock_for_writing(path)
+        try:
+            _make_directory(path, fsync=fsync)
+            lock = lock_for_writing(path)
+        except OSError as error:
+            raise unusable(path, error) from None
         writer = cls(
             path,
             lock=lock,
@@ -130,6 +134,9 @@ class JournalWriter:
                 writer._resume(replay)
             else:
                 writer._resume_tail(resume_kind, replay)
+        except OSError as error:
+            writer.close()
+            raise unusable(path, error) from None
         except BaseException:
             writer.close()
             raise
@@ -328,7 +335,13 @@ def _make_directory(path: Path, *, fsync: bool) -> None:
     if path.is_dir():
         return
     if path.exists():
-        raise NotADirectoryError(f"journal path {str(path)!r} exists and is not a directory")
+        raise JournalError(
+            path,
+            None,
+            None,
+            "it exists and is not a directory; set [journal] dir to a directory",
+            whole_journal=True,
+        )
     path.mkdir(parents=True)
     if fsync:
         fsync_directory(path.parent)
