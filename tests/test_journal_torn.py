@@ -88,7 +88,7 @@ def _open_both_ways(directory: Path) -> None:
 @pytest.mark.parametrize(
     ("tail", "reason"),
     [
-        (b"\x00" * 40, "40 NUL bytes: the file's size reached the disk but not its data"),
+        (b"\x00" * 40, "40 NUL bytes: the file's size reached the disk but its data did not"),
         (b"\x00" * MAX_UNSYNCED_BYTES, f"{MAX_UNSYNCED_BYTES} NUL bytes"),
         (b'{"data":{"card":"As"},"ha', "the start of record 4, no newline"),
         (b'{"data":{"card":"\xe2\x99', "no newline"),  # cut inside a UTF-8 character
@@ -129,10 +129,14 @@ def test_a_cut_record_or_a_short_nul_tail_is_torn_and_set_aside(
         (b'{"data":\xff\xfe}\n', "not UTF-8"),
         (b"this is not json\n", "not JSON"),
         # Unfinished, but not what the writer could have been writing.
-        (b"\x00" * (MAX_UNSYNCED_BYTES + 1), "NUL bytes at the end of the journal, more than"),
+        (
+            b"\x00" * (MAX_UNSYNCED_BYTES + 1),
+            "8193 NUL bytes from offset 758 to the end of the journal, more than",
+        ),
         (b"this is not json", "not the start of record 4"),
         (b'{"torn":', "not the start of record 4"),
         (b'{"data":{"card":"As"},"hash":"xyz', "not the start of record 4"),
+        (b'{"data":{},"hash":"' + b"a" * 64 + b'","kind":5,', "not the start of record 4"),
         (b'{"data":\x00\x00{"card"', "not the start of record 4"),
         (b"\x00" * 10 + b'{"data":{"card"', "not the start of record 4"),
     ],
@@ -200,7 +204,7 @@ def test_review_a_a_zero_filled_last_file_is_refused_not_set_aside(tmp_path: Pat
     with pytest.raises(JournalError) as raised:
         JournalWriter.open(tmp_path, fsync=False, resume_kind=RESUME)
     assert str(raised.value).startswith("journal-000003.jsonl:1 (seq 21): ")
-    assert f"{size} NUL bytes" in str(raised.value)
+    assert f"{size} NUL bytes from offset 0 to the end" in str(raised.value)
     assert "may hide acknowledged records" in str(raised.value)
     with pytest.raises(JournalError, match=r"journal-000003\.jsonl:1 \(seq 21\)"):
         JournalWriter.open(tmp_path, fsync=False)

@@ -108,10 +108,22 @@ def run(args: argparse.Namespace) -> int:
     )
 
 
+#: After a record or file the start refused: what a technician does (docs/journal.md).
+DAMAGED_JOURNAL_TODO: Final = (
+    "the table stays closed: copy the journal as it is, run tablectl journal verify, and see "
+    "docs/journal.md, When the journal refuses to open"
+)
+
+
 def _reason(error: Exception) -> str:
     """One line: a journal's problem names the journal's full path (the table's configuration
-    may name several tables' journals alike: ``journal``)."""
-    return error.in_full() if isinstance(error, JournalError) else str(error)
+    may name several tables' journals alike: ``journal``) and, for a bad record or file,
+    what to do (a file system error says its own)."""
+    if not isinstance(error, JournalError):
+        return str(error)
+    if error.whole_journal:
+        return error.in_full()
+    return f"{error.in_full()}; {DAMAGED_JOURNAL_TODO}"
 
 
 def _serve_quietly(

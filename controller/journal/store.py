@@ -163,7 +163,7 @@ class JournalReader:
                 prev = GENESIS if self.last is None else self.last.hash
                 if is_last_file and not raw.endswith(b"\n"):  # the last line of the last file
                     try:
-                        reason = torn_reason(raw, expected, prev)
+                        reason = torn_reason(raw, offset, expected, prev)
                     except RecordError as error:
                         raise JournalError(path, number, expected, str(error)) from None
                     self.torn = TornTail(path, number, offset, raw, expected - 1, reason)
@@ -190,11 +190,12 @@ def _parse_raw(raw: bytes) -> Record:
     return parse_line(raw[:-1])
 
 
-def torn_reason(raw: bytes, seq: int, prev: str) -> str:
+def torn_reason(raw: bytes, offset: int, seq: int, prev: str) -> str:
     """Why ``raw``, the last line of the last file without its newline, is a torn tail: what
     a power cut can leave of a record that was never acknowledged. Otherwise a RecordError
     says what is wrong: the line may have held acknowledged records (docs/journal.md, Torn
-    tails). ``seq`` and ``prev`` are those of the record the writer was writing.
+    tails). ``offset`` is where the line starts in its file; ``seq`` and ``prev`` are those of
+    the record the writer was writing.
 
     Torn: the start of that record as the writer writes it, cut short; NUL bytes (the file's
     size reached the disk, its data blocks did not), no more than the writer leaves written
@@ -205,18 +206,19 @@ def torn_reason(raw: bytes, seq: int, prev: str) -> str:
     zeros = len(raw) - len(body)
     if zeros > MAX_UNSYNCED_BYTES:
         raise RecordError(
-            f"{zeros} NUL bytes at the end of the journal, more than the {MAX_UNSYNCED_BYTES} "
-            "a power cut can leave past the writer's last fsync: they may hide acknowledged "
-            "records (the file was zeroed or damaged, or written with fsync off)"
+            f"{zeros} NUL bytes from offset {offset + len(body)} to the end of the journal, "
+            f"more than the {MAX_UNSYNCED_BYTES} a power cut can leave past the writer's last "
+            "fsync: they may hide acknowledged records (the file was zeroed or damaged, or "
+            "written with fsync off)"
         )
     if body and not _starts_record(body, seq, prev):
         raise RecordError(
-            f"an unfinished last line of {len(raw)} bytes that is not the start of record "
-            f"{seq} as the writer writes it: damage, not a cut-short write"
+            f"an unfinished last line of {len(raw)} bytes at offset {offset} that is not the "
+            f"start of record {seq} as the writer writes it: damage, not a cut-short write"
         )
     nul_note = (
-        f"{zeros} NUL bytes: the file's size reached the disk but not its data "
-        "(a power cut before the fsync)"
+        f"{zeros} NUL bytes: the file's size reached the disk but its data did not, "
+        "a power cut before the fsync"
     )
     if not body:
         return nul_note
@@ -256,6 +258,16 @@ def _starts_record(body: bytes, seq: int, prev: str) -> bool:
 _JSON: Final = json.JSONDecoder()
 
 
+def _string_end(text: str, at: int) -> int | None:
+    """Where the JSON string at ``text[at]`` ends (the text's end if it is cut inside), or
+    None if there is no string there."""
+    try:
+        value, end = _JSON.raw_decode(text, at)
+    except ValueError:
+        return len(text) if text[at] == '"' else None  # cut inside the string
+    return end if isinstance(value, str) else None
+
+
 def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> bool:
     """Whether ``rest`` is a prefix of the record's fields after ``data`` (``template``)."""
     at = 0
@@ -267,11 +279,11 @@ def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> b
             if any(char not in "0123456789abcdef" for char in digits):
                 return False
             at += len(digits)
-        elif part is str:  # a JSON string: its end is the first quote not escaped
-            try:
-                _, at = _JSON.raw_decode(rest, at)
-            except ValueError:
-                return rest[at] == '"'  # cut inside the string
+        elif part is str:
+            end = _string_end(rest, at)
+            if end is None:
+                return False
+            at = end
         elif part == _TS_SHAPE:
             for shape, char in zip(_TS_SHAPE, rest[at:], strict=False):
                 if not (char.isdecimal() if shape == "d" else char == shape):
@@ -373,7 +385,7 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
         offset, number, content = unfinished
         seq, prev = (1, GENESIS) if last is None else (last.seq + 1, last.hash)
         try:
-            reason = torn_reason(content, seq, prev)
+            reason = torn_reason(content, offset, seq, prev)
         except RecordError as error:
             raise JournalError(files[-1], number, seq, str(error)) from None
         torn = TornTail(files[-1], number, offset, content, seq - 1, reason)

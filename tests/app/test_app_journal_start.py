@@ -86,6 +86,10 @@ def test_a_damaged_journal_file_is_named_under_the_journals_full_path(
     status, err = run_with_journal(tmp_path, sim, journal, capsys)
     assert status == 1
     assert err.startswith(f"tablectl run: journal {journal}: journal-000001.jsonl:1: not JSON")
+    assert err.endswith(
+        "; the table stays closed: copy the journal as it is, run tablectl journal verify, and "
+        "see docs/journal.md, When the journal refuses to open\n"
+    )
     assert len(err.splitlines()) == 1
 
 
