@@ -35,9 +35,9 @@ MAX_UNSYNCED_BYTES: Final = 8 * 1024
 
 #: How every record line the writer writes begins (canonical JSON: ``data`` is the first key).
 _RECORD_START: Final = b'{"data":{'
-#: What a torn line's text must be a prefix of once its ``data`` object is complete:
-#: literals, ``None`` for 64 hex digits, ``str`` for a JSON string, and the shape of ``ts``.
+#: The form of a record's ``ts``, ``d`` a digit.
 _TS_SHAPE: Final = "dddd-dd-ddTdd:dd:dd.ddddddZ"
+_JSON: Final = json.JSONDecoder()
 
 
 class JournalError(Exception):
@@ -243,6 +243,8 @@ def _starts_record(body: bytes, seq: int, prev: str) -> bool:
         _, end = _JSON.raw_decode(text, len('{"data":'))
     except ValueError:
         return True  # cut inside the data
+    # After the data, the fields in canonical order: literals, None for 64 hex digits, str for
+    # a JSON string, and the form of ts.
     template: tuple[str | type[str] | None, ...] = (
         ',"hash":"',
         None,
@@ -253,9 +255,6 @@ def _starts_record(body: bytes, seq: int, prev: str) -> bool:
         '"}',
     )
     return _fields_prefix(text[end:], template)
-
-
-_JSON: Final = json.JSONDecoder()
 
 
 def _string_end(text: str, at: int) -> int | None:
@@ -286,7 +285,7 @@ def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> b
             at = end
         elif part == _TS_SHAPE:
             for shape, char in zip(_TS_SHAPE, rest[at:], strict=False):
-                if not (char.isdecimal() if shape == "d" else char == shape):
+                if not (char in "0123456789" if shape == "d" else char == shape):
                     return False
                 at += 1
         else:
