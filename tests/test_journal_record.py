@@ -213,4 +213,4 @@ def test_parse_line_refuses_what_json_reads_but_a_record_cannot_hold(
     line = record.line()[:-1].replace(b'{"x":1}', data_text.encode(), 1)
     with pytest.raises(RecordError, match=message) as raised:
         parse_line(line)
-    assert type(raised.value) is RecordError  # not UnparsableError: it would pass for torn
+    assert type(raised.value) is RecordError  # JSON, but no record's: not UnparsableError

@@ -21,6 +21,7 @@ from controller.journal import (
     RecordError,
     verify,
 )
+from controller.journal.store import MAX_UNSYNCED_BYTES
 
 
 def test_round_trip_reads_back_every_record_in_order(tmp_path: Path) -> None:
@@ -229,9 +230,10 @@ def test_a_second_writer_on_the_same_journal_is_refused(tmp_path: Path) -> None:
     """Two writers would interleave two chains: the second is refused while the first is open."""
     with (
         JournalWriter.open(tmp_path, fsync=False),
-        pytest.raises(JournalError, match="already open for writing"),
+        pytest.raises(JournalError, match="already open for writing") as raised,
     ):
         JournalWriter.open(tmp_path, fsync=False)
+    assert str(raised.value).startswith(f"journal {tmp_path}: ")  # its full path
     with JournalWriter.open(tmp_path, fsync=False) as writer:
         writer.append("hand_started", {"hand": 1})
 
@@ -249,8 +251,11 @@ def test_open_refuses_a_path_that_is_a_file(tmp_path: Path) -> None:
     """The journal is a directory; a file in its place is named in the error."""
     path = tmp_path / "journal"
     path.write_text("not a journal")
-    with pytest.raises(NotADirectoryError, match=r"'.*journal' exists and is not a directory"):
+    with pytest.raises(JournalError) as raised:
         JournalWriter.open(path)
+    assert str(raised.value) == (
+        f"journal {path}: it exists and is not a directory; set [journal] dir to a directory"
+    )
 
 
 @pytest.mark.parametrize(
@@ -292,3 +297,58 @@ def test_a_failed_rotation_stops_the_writer_and_reopening_uses_the_new_file(
     assert (record.seq, record.prev) == (2, first.hash)
     assert second.read_bytes() == record.line()
     assert verify(tmp_path).intact
+
+
+def test_never_more_than_max_unsynced_bytes_are_written_past_the_last_fsync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, Torn tails: with fsync on, what a power cut can leave as NULs (what was
+    written past the last fsync) stays within MAX_UNSYNCED_BYTES, whatever the lines' sizes:
+    unsynced lines are fsynced before a line that would take them over, and a long line is
+    written in pieces; every record still reads back whole."""
+    journal_file = tmp_path / "journal-000001.jsonl"
+    synced = 0
+    most = 0
+    real_write, real_fsync = os.write, os.fsync
+
+    def is_journal(descriptor: int) -> bool:
+        return os.readlink(f"/proc/self/fd/{descriptor}") == str(journal_file)
+
+    def observing_write(descriptor: int, data: bytes | memoryview) -> int:
+        nonlocal most
+        written = real_write(descriptor, data)
+        if is_journal(descriptor):
+            most = max(most, journal_file.stat().st_size - synced)
+        return written
+
+    def observing_fsync(descriptor: int) -> None:
+        nonlocal synced
+        real_fsync(descriptor)
+        if is_journal(descriptor):
+            synced = journal_file.stat().st_size
+
+    with JournalWriter.open(tmp_path, clock=StepClock()) as writer:
+        monkeypatch.setattr(os, "write", observing_write)
+        monkeypatch.setattr(os, "fsync", observing_fsync)
+        written = []
+        for size, sync in [(300, True), (5000, False), (6000, True), (5000, False)]:
+            written.append(writer.append("card", {"pad": "x" * size}, sync=sync))
+        written.append(writer.append("checkpoint", {"pad": "y" * 3 * MAX_UNSYNCED_BYTES}))
+        written.append(writer.append("decision", {"pad": "z" * 100}, sync=False))
+        monkeypatch.undo()
+    assert journal_file.stat().st_size > 3 * MAX_UNSYNCED_BYTES
+    assert 0 < most <= MAX_UNSYNCED_BYTES
+    assert list(JournalReader(tmp_path)) == written
+
+
+def test_a_small_unsynced_line_still_shares_the_next_appends_fsync(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The bound costs the card's path nothing: a decision and the next card under
+    MAX_UNSYNCED_BYTES together go to disk with one fsync, as before."""
+    journal_file = tmp_path / "journal-000001.jsonl"
+    with JournalWriter.open(tmp_path, clock=StepClock()) as writer:
+        calls = _record_fsyncs(monkeypatch, journal_file)
+        writer.append("decision", {"pad": "x" * (MAX_UNSYNCED_BYTES // 2)}, sync=False)
+        writer.append("card", {"card": "As"})
+    assert len(calls) == 1

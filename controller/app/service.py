@@ -228,7 +228,7 @@ def serve(
         controller.run(stop)
     except JournalError as error:
         structlog.get_logger("controller.table").critical(
-            "journal_failed", error=str(error), todo="stopping: nothing more is acknowledged"
+            "journal_failed", error=error.in_full(), todo="stopping: nothing more is acknowledged"
         )
         return False
     finally:

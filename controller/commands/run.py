@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
         controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
         control = ControlServer(settings.control_socket, controller.events)
     except START_ERRORS as error:
-        print(f"tablectl run: {error}", file=sys.stderr)
+        print(f"tablectl run: {_reason(error)}", file=sys.stderr)
         return EXIT_FAILED
     hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
@@ -118,3 +118,21 @@ def refuse_log_over_display(log_file: Path | None) -> None:
             "--display: the log would be written over the display on this terminal; set "
             "[log] file in the configuration, or send standard error elsewhere (2>>FILE)"
         )
+
+
+#: After a record or file the start refused: what a technician does (docs/journal.md).
+DAMAGED_JOURNAL_TODO: Final = (
+    "the table stays closed: copy the journal as it is, run tablectl journal verify, and see "
+    "docs/journal.md, When the journal refuses to open"
+)
+
+
+def _reason(error: Exception) -> str:
+    """One line: a journal's problem names the journal's full path (the table's configuration
+    may name several tables' journals alike: ``journal``) and, for a bad record or file,
+    what to do (a file system error says its own)."""
+    if not isinstance(error, JournalError):
+        return str(error)
+    if error.whole_journal:
+        return error.in_full()
+    return f"{error.in_full()}; {DAMAGED_JOURNAL_TODO}"

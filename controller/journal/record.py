@@ -35,7 +35,7 @@ class RecordError(ValueError):
 
 
 class UnparsableError(RecordError):
-    """A line that is not even JSON: what a write cut short by a power cut leaves behind."""
+    """A line that is not even JSON (or not UTF-8), as against JSON that is no record."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,7 +294,7 @@ def parse_line(line: bytes) -> Record:
 
 
 class _NotFinite(Exception):
-    """NaN or infinity met while parsing: not a ValueError, so not taken for a torn line."""
+    """NaN or infinity met while parsing: not a ValueError, so not reported as "not JSON"."""
 
 
 def _refuse_constant(name: str) -> JsonValue:

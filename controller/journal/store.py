@@ -8,34 +8,70 @@ reported, never taken for a record, and :func:`set_aside` moves it away.
 
 from __future__ import annotations
 
+import errno
 import fcntl
+import json
 import os
 import re
 from collections.abc import Generator, Iterator
-from contextlib import closing
+from contextlib import closing, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.journal.record import GENESIS, Record, RecordError, UnparsableError, parse_line
+from controller.journal.record import GENESIS, Record, RecordError, parse_line
 
 _FILE_RE: Final = re.compile(r"journal-(\d{6})\.jsonl")
 _TORN_SUFFIX: Final = ".torn"
 #: How much of a file ``read_tail`` reads at a time, from its end backwards.
 _CHUNK: Final = 64 * 1024
 
+#: The most bytes a writer with fsync on has written past its last completed fsync
+#: (``JournalWriter`` keeps to it: an unsynced decision and the record being written, a long
+#: record in pieces). A power cut can leave NUL bytes only there (the file's size reached the
+#: disk, its data blocks did not), so a longer NUL run at the journal's end may hide records
+#: that were fsynced and acknowledged: the start refuses it (docs/journal.md, Torn tails).
+MAX_UNSYNCED_BYTES: Final = 8 * 1024
+
+#: How every record line the writer writes begins (canonical JSON: ``data`` is the first key).
+_RECORD_START: Final = b'{"data":{'
+#: The form of a record's ``ts``, ``d`` a digit.
+_TS_SHAPE: Final = "dddd-dd-ddTdd:dd:dd.ddddddZ"
+_JSON: Final = json.JSONDecoder()
+
 
 class JournalError(Exception):
-    """The journal is not intact: names the file, the line, the seq and what was expected."""
+    """The journal is not intact: names the file, the line, the seq and what was expected.
 
-    def __init__(self, file: Path, line: int | None, seq: int | None, reason: str) -> None:
-        where = file.name if line is None else f"{file.name}:{line}"
+    ``whole_journal``: the problem is the journal's, not one file's (its directory, its lock,
+    the writer); ``file`` is then the directory, named by its full path.
+    """
+
+    def __init__(
+        self,
+        file: Path,
+        line: int | None,
+        seq: int | None,
+        reason: str,
+        *,
+        whole_journal: bool = False,
+    ) -> None:
+        if whole_journal:
+            where = f"journal {file}"
+        else:
+            where = file.name if line is None else f"{file.name}:{line}"
         at = "" if seq is None else f" (seq {seq})"
         super().__init__(f"{where}{at}: {reason}")
         self.file = file
         self.line = line
         self.seq = seq
         self.reason = reason
+        self.whole_journal = whole_journal
+
+    def in_full(self) -> str:
+        """The message with the journal's full path first, for a message outside the journal's
+        own tools (``tablectl run``): ``journal /var/lib/tablectl/journal: journal-000003...``."""
+        return str(self) if self.whole_journal else f"journal {self.file.parent}: {self}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,14 +160,18 @@ class JournalReader:
         with path.open("rb") as stream:
             for number, raw in enumerate(stream, start=1):
                 expected = 1 if self.last is None else self.last.seq + 1
+                prev = GENESIS if self.last is None else self.last.hash
+                if is_last_file and not raw.endswith(b"\n"):  # the last line of the last file
+                    try:
+                        reason = torn_reason(raw, offset, expected, prev)
+                    except RecordError as error:
+                        raise JournalError(path, number, expected, str(error)) from None
+                    self.torn = TornTail(path, number, offset, raw, expected - 1, reason)
+                    return records
                 try:
                     record = _parse_raw(raw)
                 except RecordError as error:
-                    if is_last_file and not stream.peek(1) and _is_torn(raw, error):
-                        self.torn = TornTail(path, number, offset, raw, expected - 1, str(error))
-                        return records
                     raise JournalError(path, number, expected, str(error)) from None
-                prev = GENESIS if self.last is None else self.last.hash
                 problem = _link_problem(record, expected, prev)
                 if problem is not None:
                     raise JournalError(path, number, expected, problem)
@@ -150,11 +190,111 @@ def _parse_raw(raw: bytes) -> Record:
     return parse_line(raw[:-1])
 
 
-def _is_torn(raw: bytes, error: RecordError) -> bool:
-    """Whether a last line that is no record was torn by a power cut: a cut leaves a line
-    unfinished or unreadable; a whole line that reads as JSON but fails the checks was
-    written so: an edit, not torn."""
-    return not raw.endswith(b"\n") or isinstance(error, UnparsableError)
+def torn_reason(raw: bytes, offset: int, seq: int, prev: str) -> str:
+    """Why ``raw``, the last line of the last file without its newline, is a torn tail: what
+    a power cut can leave of a record that was never acknowledged. Otherwise a RecordError
+    says what is wrong: the line may have held acknowledged records (docs/journal.md, Torn
+    tails). ``offset`` is where the line starts in its file; ``seq`` and ``prev`` are those of
+    the record the writer was writing.
+
+    Torn: the start of that record as the writer writes it, cut short; NUL bytes (the file's
+    size reached the disk, its data blocks did not), no more than the writer leaves written
+    past its last fsync (``MAX_UNSYNCED_BYTES``); or such a start followed by such NULs.
+    A line ending with a newline was written whole and is never torn.
+    """
+    body = raw.rstrip(b"\0")
+    zeros = len(raw) - len(body)
+    if zeros > MAX_UNSYNCED_BYTES:
+        raise RecordError(
+            f"{zeros} NUL bytes from offset {offset + len(body)} to the end of the journal, "
+            f"more than the {MAX_UNSYNCED_BYTES} a power cut can leave past the writer's last "
+            "fsync: they may hide acknowledged records (the file was zeroed or damaged, or "
+            "written with fsync off)"
+        )
+    if body and not _starts_record(body, seq, prev):
+        raise RecordError(
+            f"an unfinished last line of {len(raw)} bytes at offset {offset} that is not the "
+            f"start of record {seq} as the writer writes it: damage, not a cut-short write"
+        )
+    nul_note = (
+        f"{zeros} NUL bytes: the file's size reached the disk but its data did not, "
+        "a power cut before the fsync"
+    )
+    if not body:
+        return nul_note
+    cut = f"the start of record {seq}, no newline at the end: the write did not finish"
+    return cut if not zeros else f"{cut}; then {nul_note}"
+
+
+def _starts_record(body: bytes, seq: int, prev: str) -> bool:
+    """Whether ``body`` is a prefix of the line of record ``seq`` after the record whose hash
+    is ``prev``, as ``make_record_line`` writes it (its data and hash unknown)."""
+    if len(body) <= len(_RECORD_START):
+        return _RECORD_START.startswith(body)
+    if not body.startswith(_RECORD_START) or any(byte < 0x20 for byte in body):
+        return False  # canonical JSON escapes every control character
+    try:
+        text = body.decode()
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data":  # not only a character cut at the end
+            return False
+        text = body[: error.start].decode()
+    try:
+        _, end = _JSON.raw_decode(text, len('{"data":'))
+    except ValueError:
+        return True  # cut inside the data
+    # After the data, the fields in canonical order: literals, None for 64 hex digits, str for
+    # a JSON string, and the form of ts.
+    template: tuple[str | type[str] | None, ...] = (
+        ',"hash":"',
+        None,
+        '","kind":',
+        str,
+        f',"prev":"{prev}","seq":{seq},"ts":"',
+        _TS_SHAPE,
+        '"}',
+    )
+    return _fields_prefix(text[end:], template)
+
+
+def _string_end(text: str, at: int) -> int | None:
+    """Where the JSON string at ``text[at]`` ends (the text's end if it is cut inside), or
+    None if there is no string there."""
+    try:
+        value, end = _JSON.raw_decode(text, at)
+    except ValueError:
+        return len(text) if text[at] == '"' else None  # cut inside the string
+    return end if isinstance(value, str) else None
+
+
+def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> bool:
+    """Whether ``rest`` is a prefix of the record's fields after ``data`` (``template``)."""
+    at = 0
+    for part in template:
+        if at == len(rest):
+            return True
+        if part is None:  # 64 lowercase hex digits
+            digits = rest[at : at + 64]
+            if any(char not in "0123456789abcdef" for char in digits):
+                return False
+            at += len(digits)
+        elif part is str:
+            end = _string_end(rest, at)
+            if end is None:
+                return False
+            at = end
+        elif part == _TS_SHAPE:
+            for shape, char in zip(_TS_SHAPE, rest[at:], strict=False):
+                if not (char in "0123456789" if shape == "d" else char == shape):
+                    return False
+                at += 1
+        else:
+            assert isinstance(part, str)
+            piece = rest[at : at + len(part)]
+            if not part.startswith(piece):
+                return False
+            at += len(piece)
+    return at == len(rest)
 
 
 def _link_problem(record: Record, seq: int, prev: str) -> str | None:
@@ -231,7 +371,7 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
             )
     if not files:
         return Tail((), (), (), None, None, 0)
-    span, torn_at = _read_last_file(files[-1])
+    span, unfinished = _read_last_file(files[-1])
     before: _Found | None = None
     if not any(found.record.kind == resume_kind for found in span):
         span, before = _back_to(files, resume_kind, span)
@@ -240,9 +380,14 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
     _check_links(span, before)
     last = span[-1].record if span else None
     torn = None
-    if torn_at is not None:
-        offset, number, content, reason = torn_at
-        torn = TornTail(files[-1], number, offset, content, 0 if last is None else last.seq, reason)
+    if unfinished is not None:
+        offset, number, content = unfinished
+        seq, prev = (1, GENESIS) if last is None else (last.seq + 1, last.hash)
+        try:
+            reason = torn_reason(content, offset, seq, prev)
+        except RecordError as error:
+            raise JournalError(files[-1], number, seq, str(error)) from None
+        torn = TornTail(files[-1], number, offset, content, seq - 1, reason)
     start = max((i for i, found in enumerate(span) if found.record.kind == resume_kind), default=0)
     return Tail(
         files=tuple(files),
@@ -256,17 +401,18 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
 
 def _read_last_file(
     path: Path,
-) -> tuple[list[_Found], tuple[int, int, bytes, str] | None]:
-    """Every record of the last file, and its torn last line (offset, line, bytes, why)."""
+) -> tuple[list[_Found], tuple[int, int, bytes] | None]:
+    """Every record of the last file, and its unfinished last line (offset, line, bytes) for
+    ``read_tail`` to judge once it knows the record before it (``torn_reason``)."""
     found: list[_Found] = []
     offset = 0
     with path.open("rb") as stream:
         for number, raw in enumerate(stream, start=1):
+            if not raw.endswith(b"\n"):  # only the last line can lack its newline
+                return found, (offset, number, raw)
             try:
                 record = _parse_raw(raw)
             except RecordError as error:
-                if not stream.peek(1) and _is_torn(raw, error):
-                    return found, (offset, number, raw, str(error))
                 seq = found[-1].record.seq + 1 if found else None
                 raise JournalError(path, number, seq, str(error)) from None
             found.append(_Found(path, offset, record))
@@ -363,18 +509,25 @@ def set_aside(torn: TornTail, *, fsync: bool = True) -> Path:
 
     Safe to repeat after a crash part-way: the ``.torn`` file is rewritten
     with the same bytes, and the cut happens only once they are on disk.
-    ``fsync=False`` is for tests and benchmarks, as for the writer.
+    If saving them fails (a full disk), no ``.torn`` file is left and the journal
+    file is unchanged. ``fsync=False`` is for tests and benchmarks, as for the writer.
     """
     target = torn.file.with_name(f"{torn.file.name}.{torn.offset}{_TORN_SUFFIX}")
-    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        write_all(descriptor, torn.content)
+        descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        try:
+            write_all(descriptor, torn.content)
+            if fsync:
+                os.fsync(descriptor)
+        finally:
+            os.close(descriptor)
         if fsync:
-            os.fsync(descriptor)
-    finally:
-        os.close(descriptor)
-    if fsync:
-        fsync_directory(torn.file.parent)
+            fsync_directory(torn.file.parent)
+    except OSError:
+        # The bytes are still in the journal file: a partial copy would only mislead.
+        with suppress(OSError):
+            target.unlink()
+        raise
     descriptor = os.open(torn.file, os.O_WRONLY)
     try:
         os.ftruncate(descriptor, torn.offset)
@@ -385,7 +538,7 @@ def set_aside(torn: TornTail, *, fsync: bool = True) -> Path:
     return target
 
 
-def write_all(descriptor: int, data: bytes) -> None:
+def write_all(descriptor: int, data: bytes | memoryview) -> None:
     """Write every byte of ``data``: ``os.write`` may write fewer than asked."""
     view = memoryview(data)
     while view:
@@ -410,7 +563,13 @@ def lock_for_writing(directory: Path) -> int:
     except BlockingIOError:
         os.close(descriptor)
         raise JournalError(
-            directory, None, None, "the journal is already open for writing by another writer"
+            directory,
+            None,
+            None,
+            "the journal is already open for writing by another writer; stop the other "
+            "tablectl run on this journal (one per table), or give this table its own "
+            "[journal] dir",
+            whole_journal=True,
         ) from None
     return descriptor
 
@@ -425,3 +584,35 @@ def held_by_writer(directory: Path) -> bool:
     finally:
         os.close(descriptor)  # closing releases the shared lock if it was taken
     return False
+
+
+#: What a technician does about a file system error at start, by errno.
+_WHAT_TO_DO: Final = {
+    errno.EROFS: "the file system is mounted read-only: remount it read-write (one that turned "
+    "read-only after errors needs its disk checked first), or set [journal] dir to a "
+    "writable directory",
+    errno.ENOSPC: "the disk is full: free space on it (never by deleting journal files), then "
+    "start the table again",
+    errno.EDQUOT: "the user's disk quota is used up: raise it or free space (never by deleting "
+    "journal files), then start the table again",
+    errno.EACCES: "the user running tablectl may not write there: give the user tablectl write "
+    "access to the directory and its files (docs/deploy.md), or set [journal] dir",
+    errno.EPERM: "the file or directory may not be written (its permissions, or an immutable "
+    "attribute: lsattr): give the user tablectl write access (docs/deploy.md), or set "
+    "[journal] dir",
+    errno.ENOTDIR: "a part of the path is a file, not a directory: set [journal] dir to a "
+    "directory",
+    errno.ENOENT: "a directory on the path does not exist and cannot be created: create it, or "
+    "set [journal] dir to a path under a writable directory",
+    errno.EIO: "the disk reported an I/O error: check it (dmesg, smartctl) before starting again",
+}
+
+
+def unusable(directory: Path, error: OSError) -> JournalError:
+    """A file system error met opening the journal in ``directory``, as one line: the full
+    path, the system's reason, the file it concerns if another, and what to do."""
+    reason = error.strerror or str(error)
+    if error.filename is not None and Path(os.fsdecode(error.filename)) != directory:
+        reason = f"{reason}: {os.fsdecode(error.filename)}"
+    todo = _WHAT_TO_DO.get(error.errno or 0, "check the directory, its permissions and its disk")
+    return JournalError(directory, None, None, f"{reason}; {todo}", whole_journal=True)

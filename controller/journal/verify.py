@@ -128,6 +128,7 @@ def verify(
                 anchor.seq,
                 f"the journal ends at seq {records}, but the anchor {anchor} says seq "
                 f"{anchor.seq} was written: records were cut off its end",
+                whole_journal=not reader.files,
             )
     except JournalError as error:
         problem = error

@@ -17,6 +17,7 @@ from typing import Final, Self
 
 from controller.journal.record import GENESIS, Record, make_record_line
 from controller.journal.store import (
+    MAX_UNSYNCED_BYTES,
     JournalError,
     JournalReader,
     TornTail,
@@ -25,6 +26,7 @@ from controller.journal.store import (
     lock_for_writing,
     read_tail,
     set_aside,
+    unusable,
     write_all,
 )
 
@@ -78,8 +80,9 @@ class JournalWriter:
         self._hands_in_file = 0
         self._last: Record | None = None
         self._failure: str | None = None
-        #: A line was written since the last fsync (only with fsync on).
-        self._unsynced = False
+        #: Bytes written since the last fsync (only with fsync on): never above
+        #: MAX_UNSYNCED_BYTES, what a power cut may leave as NULs (docs/journal.md, Torn tails).
+        self._unsynced = 0
 
     @classmethod
     def open(
@@ -112,8 +115,11 @@ class JournalWriter:
         if max_bytes < 1:
             raise ValueError(f"max_bytes is {max_bytes}; expected 1 or more")
         path = Path(directory)
-        _make_directory(path, fsync=fsync)
-        lock = lock_for_writing(path)
+        try:
+            _make_directory(path, fsync=fsync)
+            lock = lock_for_writing(path)
+        except OSError as error:
+            raise unusable(path, error) from None
         writer = cls(
             path,
             lock=lock,
@@ -128,6 +134,9 @@ class JournalWriter:
                 writer._resume(replay)
             else:
                 writer._resume_tail(resume_kind, replay)
+        except OSError as error:
+            writer.close()
+            raise unusable(path, error) from None
         except BaseException:
             writer.close()
             raise
@@ -160,12 +169,7 @@ class JournalWriter:
         try:
             if self._rotation_due(kind):
                 self._open_file(self._file_number + 1, create=True)
-            assert self._file is not None  # _resume opened the first file
-            write_all(self._file, line)
-            if self.fsync and sync:
-                # One fsync covers every line written to the file before it.
-                os.fsync(self._file)
-            self._unsynced = self.fsync and not sync
+            self._write(line, sync=sync)
         except OSError as error:
             # After a failed write or fsync the file's state is unknown (and Linux
             # may forget a failed fsync): stop here; reopening checks the file.
@@ -251,6 +255,31 @@ class JournalWriter:
         else:
             self._open_file(1, create=True)
 
+    def _write(self, line: bytes, *, sync: bool) -> None:
+        """Write ``line`` to the current file; fsync it unless ``sync`` is False or fsync off.
+
+        With fsync on, never more than MAX_UNSYNCED_BYTES are written past the last fsync, so
+        that a start can tell a power cut's NUL tail from lost records (docs/journal.md, Torn
+        tails): unsynced lines are fsynced first if this one would take them over it, and a
+        longer line is written in pieces, each fsynced but the last.
+        """
+        assert self._file is not None  # _resume opened the first file
+        if not self.fsync:
+            write_all(self._file, line)
+            return
+        if self._unsynced and self._unsynced + len(line) > MAX_UNSYNCED_BYTES:
+            self._sync_file()
+        view = memoryview(line)
+        while len(view) > MAX_UNSYNCED_BYTES:
+            write_all(self._file, view[:MAX_UNSYNCED_BYTES])
+            os.fsync(self._file)
+            view = view[MAX_UNSYNCED_BYTES:]
+        write_all(self._file, view)
+        self._unsynced += len(view)
+        if sync:
+            # One fsync covers every line written to the file before it.
+            self._sync_file()
+
     def _rotation_due(self, kind: str) -> bool:
         if self._file_size == 0:
             return False  # an empty file takes any record: no file is ever left empty
@@ -282,14 +311,20 @@ class JournalWriter:
     def _sync_file(self) -> None:
         assert self._file is not None  # callers check
         os.fsync(self._file)
-        self._unsynced = False
+        self._unsynced = 0
 
     def _check_usable(self) -> None:
         if self._lock is None:
-            raise JournalError(self.directory, None, None, "the journal writer is closed")
+            raise JournalError(
+                self.directory, None, None, "the journal writer is closed", whole_journal=True
+            )
         if self._failure is not None:
             raise JournalError(
-                self.directory, None, None, f"{self._failure}; reopen the journal to recover"
+                self.directory,
+                None,
+                None,
+                f"{self._failure}; reopen the journal to recover",
+                whole_journal=True,
             )
 
     def _path(self) -> Path:
@@ -300,7 +335,13 @@ def _make_directory(path: Path, *, fsync: bool) -> None:
     if path.is_dir():
         return
     if path.exists():
-        raise NotADirectoryError(f"journal path {str(path)!r} exists and is not a directory")
+        raise JournalError(
+            path,
+            None,
+            None,
+            "it exists and is not a directory; set [journal] dir to a directory",
+            whole_journal=True,
+        )
     path.mkdir(parents=True)
     if fsync:
         fsync_directory(path.parent)
