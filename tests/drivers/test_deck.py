@@ -152,3 +152,19 @@ def test_enrollment_in_any_order_takes_the_named_card_and_refuses_it_twice() -> 
     assert enrollment.next_card == DECK[0]
     with pytest.raises(EnrollmentError, match="As is already enrolled"):
         enrollment.add(tags(1)[1], Card.parse("As"))
+
+
+@pytest.mark.parametrize(
+    ("uid", "hint"),
+    [("E00401ZZZZ", False), ("0000000100000001", False), ("01000000010000E0", True)],
+)
+def test_a_deck_file_uid_gets_the_byte_order_hint_only_when_it_is_a_reversed_uid(
+    tmp_path: Path, uid: str, hint: bool
+) -> None:
+    """docs/protocol.md 2, ``uid``: a deck file's bad UID is told what a UID is; the
+    least-significant-byte-first hint only when the UID reads as a valid one reversed."""
+    path = tmp_path / "red.deck"
+    path.write_text(RED.dumps().replace(tags(1)[1], uid))
+    with pytest.raises(DeckFileError, match=":4: tag UID") as caught:
+        Deck.load(path)
+    assert ("sent least significant byte first" in str(caught.value)) is hint
