@@ -34,7 +34,7 @@ from drivers.sentences import (
     Reject,
     Sentence,
 )
-from drivers.session import Delivery, HelloOutcome, HostReceiver, seq_add
+from drivers.session import Delivery, HelloOutcome, HostReceiver, LostRange, seq_add
 
 E_contra = TypeVar("E_contra", contravariant=True)
 
@@ -88,8 +88,11 @@ class DeviceReady:
 
     device: str
     hello: Hello
-    #: new_session on first contact, resumed after a reconnect, restarted after a power cycle.
+    #: new_session on first contact, resumed after a reconnect, restarted after a power
+    #: cycle, lost when sentences the device no longer holds never arrived (``lost``).
     outcome: HelloOutcome
+    #: With outcome lost: the sequence numbers lost (docs/protocol.md 5, Lost sentences).
+    lost: LostRange | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +156,12 @@ class DeviceDriver(ABC, Generic[E]):
         self.refused: str | None = None
         # True from a CommLost until the next DeviceReady: one loss, one event.
         self._outage_reported = False
+        #: The hello last welcomed: a loss found by a heartbeat is reported with it.
+        self._hello: Hello | None = None
+        #: When the current gap (a sentence ahead of the expected one) began, and was
+        #: last warned of; None while in step.
+        self._gap_since: float | None = None
+        self._gap_warned = 0.0
 
     # --- What a device adds ------------------------------------------------------------
 
@@ -314,6 +323,7 @@ class DeviceDriver(ABC, Generic[E]):
 
     def _serve(self, port: serial.SerialBase) -> None:
         self.welcomed = False
+        self._gap_since = None
         # A fresh port may hold half a sentence from before: start the decoder clean.
         self._codec = self._fresh_codec()
         last_heard = self._clock()
@@ -362,8 +372,13 @@ class DeviceDriver(ABC, Generic[E]):
 
     def _handle(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, Hello):
-            self._hello(sentence)
+            self._welcome(sentence)
         elif isinstance(sentence, Heartbeat):
+            if self.welcomed and self._hello is not None:
+                lost = self.receiver.skip_lost(sentence.seq)
+                if lost is not None:
+                    self._report_lost(lost, "heartbeat")
+                    self.events.put(DeviceReady(self.device, self._hello, HelloOutcome.LOST, lost))
             ack = self.receiver.on_heartbeat(sentence)
             if self.ack_after_commit:
                 ack = self._committed_ack(sentence.seq)
@@ -372,7 +387,7 @@ class DeviceDriver(ABC, Generic[E]):
         else:
             self._sequenced(sentence, now)
 
-    def _hello(self, hello: Hello) -> None:
+    def _welcome(self, hello: Hello) -> None:
         verdict = self.receiver.on_hello(hello)
         self.send(verdict.reply)
         if isinstance(verdict.reply, Reject):
@@ -380,15 +395,18 @@ class DeviceDriver(ABC, Generic[E]):
             self._log.error("device_refused", reason=verdict.reason)
             self.events.put(DeviceRefused(self.device, verdict.reason))
             return
-        if verdict.outcome is not HelloOutcome.RESUMED:
+        if verdict.outcome in (HelloOutcome.NEW_SESSION, HelloOutcome.RESTARTED):
             self._committed = None  # a new boot counts afresh
         if verdict.outcome is HelloOutcome.RESTARTED:
             self._log.warning(
                 "device_restarted", boot=hello.boot, detail="unsent reads before the restart lost"
             )
+        if verdict.lost is not None:
+            self._report_lost(verdict.lost, "hello")
         if self.welcomed and verdict.outcome is HelloOutcome.RESUMED:
             return  # a repeated hello: already welcomed, already announced
         self.welcomed = True
+        self._hello = hello
         self._outage_reported = False
         self._log.info(
             "device_ready",
@@ -397,8 +415,27 @@ class DeviceDriver(ABC, Generic[E]):
             firmware=hello.firmware,
             outcome=verdict.outcome.value,
         )
-        self.events.put(DeviceReady(self.device, hello, verdict.outcome))
+        self.events.put(DeviceReady(self.device, hello, verdict.outcome, verdict.lost))
         self.on_welcomed()
+
+    def _report_lost(self, lost: LostRange, found_by: str) -> None:
+        """docs/protocol.md 5, Lost sentences: the device no longer holds ``lost``, which
+        never arrived. The receiver has resynchronised; say so (the caller tells the
+        controller, with a DeviceReady of outcome lost, as for a restart)."""
+        self._gap_since = None
+        if self.ack_after_commit:
+            # The device holds nothing up to lost.last: acking it is in step with the device,
+            # so the heartbeat rule does not re-ack the number before the loss for ever.
+            self._committed = lost.last
+        self._log.warning(
+            "sentences_lost",
+            lost=str(lost),
+            count=lost.count,
+            expected=lost.first,
+            device_oldest=seq_add(lost.last, 1),
+            found_by=found_by,
+            detail="the device no longer holds them; accepting from its oldest",
+        )
 
     def _sequenced(self, sentence: Sentence, now: float) -> None:
         seq = getattr(sentence, "seq", None)
@@ -417,9 +454,34 @@ class DeviceDriver(ABC, Generic[E]):
         if ack is not None:
             self.send(ack)
         if delivery is Delivery.ACCEPTED:
+            self._gap_since = None
             self.on_accepted(sentence, now)
+        elif delivery is Delivery.GAP:
+            self._gap(sentence.KIND, seq, now)
         else:
             self._log.debug(delivery.value, sentence=sentence.KIND, seq=seq)
+
+    def _gap(self, kind: str, seq: int, now: float) -> None:
+        """A sentence ahead of the expected one, dropped (docs/protocol.md 5): an earlier
+        frame was lost. The device's resend fills the gap within 200 ms, or its next
+        heartbeat shows the missing ones lost (``skip_lost``); a gap that lasts is warned of
+        again each heartbeat timeout, so it never goes on silently."""
+        expected = self.receiver.expected
+        if self._gap_since is None:
+            self._gap_since = self._gap_warned = now
+            self._log.info("sequence_gap", sentence=kind, seq=seq, expected=expected)
+        elif now - self._gap_warned >= self.settings.heartbeat_timeout:
+            self._gap_warned = now
+            self._log.warning(
+                "sequence_gap_unfilled",
+                sentence=kind,
+                seq=seq,
+                expected=expected,
+                seconds=round(now - self._gap_since, 1),
+                detail="the device's resends do not bring the expected sentence",
+            )
+        else:
+            self._log.debug(Delivery.GAP.value, sentence=kind, seq=seq)
 
     def _committed_ack(self, oldest: int | None) -> Ack | None:
         """The ack for what is committed, unless the device (oldest unacked) already has it."""

@@ -367,15 +367,17 @@ class Controller:
                 self._sequenced(self.shoe, event.seq, rec.RFID_REPEAT, data)
             case DeviceReady():
                 self._boots[event.device] = event.hello.boot
-                self._device(
-                    {
-                        "device": event.device,
-                        "event": "ready",
-                        "outcome": event.outcome.value,
-                        "boot": event.hello.boot,
-                        "serial": event.hello.serial,
-                    }
-                )
+                ready: JsonObject = {
+                    "device": event.device,
+                    "event": "ready",
+                    "outcome": event.outcome.value,
+                    "boot": event.hello.boot,
+                    "serial": event.hello.serial,
+                }
+                if event.lost is not None:
+                    # docs/protocol.md 5, Lost sentences: a restarted controller resumes after them.
+                    ready["lost"] = [event.lost.first, event.lost.last]
+                self._device(ready)
             case CommLost():
                 self._device({"device": event.device, "event": "lost", "reason": event.reason})
             case DeviceRefused():
@@ -466,6 +468,10 @@ class Controller:
             self._log.info("device_back", device=name, outcome=data.get("outcome"))
             if status.restarted:
                 self._log.warning("device_restarted", device=name, todo=status.message)
+            if status.lost:
+                self._log.warning(
+                    "device_sentences_lost", device=name, lost=status.lost, todo=status.message
+                )
         else:
             table = self.core.table
             self._log.warning(

@@ -22,7 +22,7 @@ from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
-from drivers.session import DeviceSender, HelloOutcome
+from drivers.session import DeviceSender, HelloOutcome, LostRange, seq_add
 from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
@@ -509,3 +509,120 @@ def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
         presses += [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
         assert [p.button for p in presses] == [Button.FOLD, Button.BET_RAISE]
         assert quiet(events, 0.2) == []
+
+
+def all_acknowledged(device: FakeDevice) -> None:
+    """Wait until the device holds nothing unacknowledged."""
+    deadline = time.monotonic() + WAIT
+    while device.sender.backlog:
+        assert time.monotonic() < deadline, "the device's sentences were never acknowledged"
+        time.sleep(0.01)
+
+
+def forget_unsent(device: FakeDevice, count: int) -> int:
+    """Make the device drop its next ``count`` numbers unsent (same boot, still welcomed if it
+    was): a device fault the host must find. Returns the first number lost."""
+    lost: list[int] = []
+
+    def forget() -> None:
+        old = device.sender
+        lost.append(old.oldest)
+        device.sender = DeviceSender(
+            old.boot, first_seq=seq_add(old.oldest, count), resend_after=old.resend_after
+        )
+        if old.welcomed:
+            device.sender.on_welcome()
+
+    device.do(forget)
+    return lost[0]
+
+
+def lost_logs(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [entry for entry in logs if entry["event"] == "sentences_lost"]
+
+
+def test_a_hello_past_the_expected_number_reports_the_lost_presses_and_resyncs(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5, Lost sentences: the panel comes back (same boot) saying hello with a
+    number 12 past the one the host expects: a warning names the panel and the lost numbers,
+    the controller gets DeviceReady(lost) as for a restart, and later presses arrive."""
+    with structlog.testing.capture_logs() as logs, panel_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.submit(Press(0, Button.CHECK_CALL))
+        wait_for(events, PanelPress)
+        all_acknowledged(device)
+        device.unplug()
+        wait_for(events, CommLost)
+        first = forget_unsent(device, 12)
+        device.submit(Press(0, Button.FOLD))
+        device.replug()
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.LOST
+        assert ready.lost == LostRange(first, first + 11)
+        presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        assert [(p.button, p.seq) for p in presses] == [(Button.FOLD, first + 12)]
+        assert quiet(events, 0.3) == []
+    (warning,) = lost_logs(logs)
+    assert warning["log_level"] == "warning"
+    assert (warning["device"], warning["lost"], warning["count"]) == (
+        "panel",
+        f"{first}..{first + 11}",
+        12,
+    )
+    assert warning["found_by"] == "hello"
+
+
+def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5, Lost sentences: the shoe, still connected, skips 4 numbers; its
+    reads are gaps the resends cannot fill until its heartbeat shows the 4 lost: a warning,
+    DeviceReady(lost) to the controller, and the reads after arrive, once each, in order."""
+    with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.read(uid(1))
+        reads(events, 1)
+        all_acknowledged(device)
+        first = forget_unsent(device, 4)
+        device.read(uid(2))
+        device.read(uid(3))
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.LOST
+        assert ready.lost == LostRange(first, first + 3)
+        assert [(r.uid, r.seq) for r in reads(events, 2)] == [
+            (uid(2), first + 4),
+            (uid(3), first + 5),
+        ]
+        assert quiet(events, 0.3) == []
+    (warning,) = lost_logs(logs)
+    assert (warning["device"], warning["lost"], warning["found_by"]) == (
+        "shoe",
+        f"{first}..{first + 3}",
+        "heartbeat",
+    )
+
+
+def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5: a gap is logged when it opens; one that lasts (a device that skips
+    numbers and never heartbeats) is warned of again each heartbeat timeout, naming the
+    number expected and the one received."""
+    with (
+        structlog.testing.capture_logs() as logs,
+        shoe_link(backend, heartbeat=3600.0, heartbeat_timeout=0.4) as (device, _d, events),
+    ):
+        wait_for(events, DeviceReady)
+        first = forget_unsent(device, 3)
+        device.read(uid(1))
+        time.sleep(1.0)
+        assert not [e for e in quiet(events, 0) if isinstance(e, TagRead)]
+    opened = [e for e in logs if e["event"] == "sequence_gap"]
+    unfilled = [e for e in logs if e["event"] == "sequence_gap_unfilled"]
+    assert [(e["log_level"], e["expected"], e["seq"]) for e in opened] == [
+        ("info", first, first + 3)
+    ]
+    assert unfilled
+    assert all(e["log_level"] == "warning" for e in unfilled)
+    assert (unfilled[0]["expected"], unfilled[0]["seq"]) == (first, first + 3)
