@@ -67,9 +67,18 @@ class LinkSettings:
     #: Reopen the port after this long, doubling up to ``backoff_max``.
     backoff_initial: float = 0.1
     backoff_max: float = 2.0
+    #: Line noise is warned of when it starts after this long without any; a burst ends
+    #: (and its size is logged) after this long without any.
+    noise_quiet: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("heartbeat_timeout", "query_interval", "backoff_initial", "backoff_max"):
+        for name in (
+            "heartbeat_timeout",
+            "query_interval",
+            "backoff_initial",
+            "backoff_max",
+            "noise_quiet",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"link setting {name} = {getattr(self, name)}: expected > 0")
         if self.backoff_max < self.backoff_initial:
@@ -162,6 +171,11 @@ class DeviceDriver(ABC, Generic[E]):
         #: last warned of; None while in step.
         self._gap_since: float | None = None
         self._gap_warned = 0.0
+        #: The current burst of line noise: when it began, when it was last seen (None: the
+        #: line is quiet), and its bytes.
+        self._noise_since = 0.0
+        self._noise_last: float | None = None
+        self._noise_burst = 0
 
     # --- What a device adds ------------------------------------------------------------
 
@@ -237,6 +251,15 @@ class DeviceDriver(ABC, Generic[E]):
     def counters(self) -> CodecCounters:
         """Sentences decoded and input dropped, by reason, over the driver's life."""
         return self._codec.counters
+
+    def line_totals(self) -> dict[str, object]:
+        """The counters as a log field: sentences, noise bytes and decode errors by kind."""
+        counters = self.counters
+        return {
+            "sentences": counters.sentences,
+            "noise_bytes": counters.noise_bytes,
+            "errors": {kind.value: n for kind, n in sorted(counters.errors.items())},
+        }
 
     def restore(self, boot: str, last_seq: int) -> None:
         """Before ``start``: the journal holds this boot's sentences up to ``last_seq``.
@@ -349,6 +372,9 @@ class DeviceDriver(ABC, Generic[E]):
                     self._lost(f"silent for more than {self.settings.heartbeat_timeout:g} s")
             if self.welcomed:
                 self.on_tick(now)
+            noise_last = self._noise_last
+            if noise_last is not None and now - noise_last >= self.settings.noise_quiet:
+                self._noise_stopped(noise_last)
 
     def _fresh_codec(self) -> Codec:
         old = self._codec.counters
@@ -360,6 +386,8 @@ class DeviceDriver(ABC, Generic[E]):
     def _feed(self, data: bytes, now: float) -> bool:
         """Decode and handle input; True if it held at least one valid sentence."""
         heard = False
+        counters = self._codec.counters
+        noise_before = counters.noise_bytes
         for item in self._codec.feed(data):
             if isinstance(item, DecodeError):
                 self._log.warning(
@@ -368,7 +396,34 @@ class DeviceDriver(ABC, Generic[E]):
                 continue
             heard = True
             self._handle(item, now)
+        noise = counters.noise_bytes - noise_before
+        if noise:
+            self._line_noise(noise, now)
         return heard
+
+    def _line_noise(self, count: int, now: float) -> None:
+        """Bytes outside any sentence (docs/protocol.md 2): counted by the codec; warned of
+        once when noise starts on a quiet line, not once per read."""
+        if self._noise_last is None:
+            self._noise_since, self._noise_burst = now, 0
+            self._log.warning(
+                "line_noise",
+                bytes=count,
+                total=self.counters.noise_bytes,
+                detail="bytes outside any sentence, dropped: check the cable and its plugs",
+            )
+        self._noise_burst += count
+        self._noise_last = now
+
+    def _noise_stopped(self, last: float) -> None:
+        """The line has been quiet for ``noise_quiet`` since ``last``: the burst's size."""
+        self._log.info(
+            "line_noise_stopped",
+            bytes=self._noise_burst,
+            seconds=round(last - self._noise_since, 1),
+            total=self.counters.noise_bytes,
+        )
+        self._noise_last = None
 
     def _handle(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, Hello):

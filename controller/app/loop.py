@@ -285,6 +285,9 @@ class Controller:
             where=announce(table.pending),
             journal_seq=last.seq if last else 0,
             journal_hash=last.hash if last else "",
+            # The lines' health over the run: noise bytes and decode errors by kind.
+            shoe_line=self.shoe.line_totals(),
+            panel_line=self.panel.line_totals(),
         )
 
     def run(self, stop: threading.Event) -> None:

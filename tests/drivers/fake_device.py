@@ -139,6 +139,15 @@ class FakeDevice:
         assert isinstance(numbered, shoe.CardSeen)
         return numbered
 
+    def noise(self, data: bytes) -> None:
+        """Write ``data`` as it is, outside any sentence: line noise."""
+
+        def write() -> None:
+            assert self._wire is not None, "noise on an unplugged cable"
+            self._wire.write(data)
+
+        self.do(write)
+
     def unplug(self) -> None:
         """Pull the cable; what is unacknowledged stays on the device."""
         self.do(self._unplug)

@@ -626,3 +626,65 @@ def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
     assert unfilled
     assert all(e["log_level"] == "warning" for e in unfilled)
     assert (unfilled[0]["expected"], unfilled[0]["seq"]) == (first, first + 3)
+
+
+def noise_logs(logs: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    return [
+        (e["event"], e["log_level"], e["bytes"])
+        for e in logs
+        if e["event"] in ("line_noise", "line_noise_stopped")
+    ]
+
+
+def test_line_noise_is_warned_of_once_a_burst_and_its_size_logged_when_it_stops(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 2 and 8: 3000 garbage bytes on the shoe, in three writes, are one
+    warning as the noise starts after quiet, and one line with the burst's size once the line
+    has been quiet for ``noise_quiet``; a later burst is warned of again. Cards still arrive."""
+    garbage = b"\x00\xff~\r\n" * 200
+    with (
+        structlog.testing.capture_logs() as logs,
+        shoe_link(backend, noise_quiet=0.6) as (device, driver, events),
+    ):
+        wait_for(events, DeviceReady)
+        for _ in range(3):
+            device.noise(garbage)
+        device.read(uid(1))
+        reads(events, 1)
+        deadline = time.monotonic() + WAIT
+        while not any(e["event"] == "line_noise_stopped" for e in logs):
+            assert time.monotonic() < deadline, "the end of the burst was never logged"
+            time.sleep(0.02)
+        device.noise(garbage)
+        deadline = time.monotonic() + WAIT
+        while driver.counters.noise_bytes < 4000:
+            assert time.monotonic() < deadline, "the second burst was never counted"
+            time.sleep(0.02)
+    burst = noise_logs(logs)
+    assert burst[0][:2] == ("line_noise", "warning")
+    assert burst[1] == ("line_noise_stopped", "info", 3000)
+    assert burst[2][:2] == ("line_noise", "warning")
+    assert [e for e in burst if e[0] == "line_noise"] == [burst[0], burst[2]]
+    assert driver.counters.noise_bytes == 4000
+
+
+def test_noise_is_counted_over_the_drivers_life_across_a_reconnect(backend: Backend) -> None:
+    """docs/drivers.md: the counters cover the driver's whole life; noise before an unplug is
+    still counted after the replug, not replaced by the new connection's count."""
+    with shoe_link(backend) as (device, driver, events):
+        wait_for(events, DeviceReady)
+        device.noise(b"\x00" * 100)
+        deadline = time.monotonic() + WAIT
+        while driver.counters.noise_bytes < 100:
+            assert time.monotonic() < deadline, "the noise was never counted"
+            time.sleep(0.02)
+        device.unplug()
+        wait_for(events, CommLost)
+        device.replug()
+        wait_for(events, DeviceReady)
+        device.noise(b"\x00" * 50)
+        device.read(uid(1))
+        reads(events, 1)
+        assert driver.counters.noise_bytes == 150
+        assert driver.line_totals()["noise_bytes"] == 150
