@@ -134,8 +134,8 @@ def test_a_hello_of_the_same_boot_past_the_expected_number_reports_the_loss_and_
 
 
 def test_a_heartbeat_past_the_expected_number_shows_the_loss_and_resyncs() -> None:
-    """docs/protocol.md 5, Lost sentences: a heartbeat whose oldest unacknowledged number is
-    past the expected one (CRD 11-14 while 10 was expected) shows 10 lost; 11 is accepted next.
+    """docs/protocol.md 5, Lost sentences, chart 9.7: a heartbeat whose oldest unacknowledged
+    number is past the expected one (CRD 11 while 10 was expected) shows 10 lost; 11 is next.
     A heartbeat at or behind the expected number loses nothing."""
     host = HostReceiver("shoe")
     host.on_hello(hello(seq=10))
