@@ -22,7 +22,7 @@ from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
-from drivers.session import DeviceSender, HelloOutcome, LostRange, seq_add
+from drivers.session import DeviceSender, HelloOutcome, LostRange
 from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
@@ -511,32 +511,6 @@ def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
         assert quiet(events, 0.2) == []
 
 
-def all_acknowledged(device: FakeDevice) -> None:
-    """Wait until the device holds nothing unacknowledged."""
-    deadline = time.monotonic() + WAIT
-    while device.sender.backlog:
-        assert time.monotonic() < deadline, "the device's sentences were never acknowledged"
-        time.sleep(0.01)
-
-
-def forget_unsent(device: FakeDevice, count: int) -> int:
-    """Make the device drop its next ``count`` numbers unsent (same boot, still welcomed if it
-    was): a device fault the host must find. Returns the first number lost."""
-    lost: list[int] = []
-
-    def forget() -> None:
-        old = device.sender
-        lost.append(old.oldest)
-        device.sender = DeviceSender(
-            old.boot, first_seq=seq_add(old.oldest, count), resend_after=old.resend_after
-        )
-        if old.welcomed:
-            device.sender.on_welcome()
-
-    device.do(forget)
-    return lost[0]
-
-
 def lost_logs(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return [entry for entry in logs if entry["event"] == "sentences_lost"]
 
@@ -551,10 +525,10 @@ def test_a_hello_past_the_expected_number_reports_the_lost_presses_and_resyncs(
         wait_for(events, DeviceReady)
         device.submit(Press(0, Button.CHECK_CALL))
         wait_for(events, PanelPress)
-        all_acknowledged(device)
+        device.wait_acknowledged()
         device.unplug()
         wait_for(events, CommLost)
-        first = forget_unsent(device, 12)
+        first = device.lose_unsent(12)
         device.submit(Press(0, Button.FOLD))
         device.replug()
         ready = wait_for(events, DeviceReady)[-1]
@@ -583,8 +557,8 @@ def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs
         wait_for(events, DeviceReady)
         device.read(uid(1))
         reads(events, 1)
-        all_acknowledged(device)
-        first = forget_unsent(device, 4)
+        device.wait_acknowledged()
+        first = device.lose_unsent(4)
         device.read(uid(2))
         device.read(uid(3))
         ready = wait_for(events, DeviceReady)[-1]
@@ -614,7 +588,7 @@ def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
         shoe_link(backend, heartbeat=3600.0, heartbeat_timeout=0.4) as (device, _d, events),
     ):
         wait_for(events, DeviceReady)
-        first = forget_unsent(device, 3)
+        first = device.lose_unsent(3)
         device.read(uid(1))
         time.sleep(1.0)
         assert not [e for e in quiet(events, 0) if isinstance(e, TagRead)]
