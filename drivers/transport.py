@@ -429,18 +429,22 @@ class DeviceDriver(ABC, Generic[E]):
         if isinstance(sentence, Hello):
             self._welcome(sentence)
         elif isinstance(sentence, Heartbeat):
-            if self.welcomed and self._hello is not None:
-                lost = self.receiver.skip_lost(sentence.seq)
-                if lost is not None:
-                    self._report_lost(lost, "heartbeat")
-                    self.events.put(DeviceReady(self.device, self._hello, HelloOutcome.LOST, lost))
-            ack = self.receiver.on_heartbeat(sentence)
-            if self.ack_after_commit:
-                ack = self._committed_ack(sentence.seq)
-            if ack is not None and self.welcomed:
-                self.send(ack)
+            self._heartbeat(sentence)
         else:
             self._sequenced(sentence, now)
+
+    def _heartbeat(self, heartbeat: Heartbeat) -> None:
+        # Before the welcome the coming hello says the same: a loss is found once, there.
+        if self.welcomed and self._hello is not None:
+            lost = self.receiver.skip_lost(heartbeat.seq)
+            if lost is not None:
+                self._report_lost(lost, "heartbeat")
+                self.events.put(DeviceReady(self.device, self._hello, HelloOutcome.LOST, lost))
+        ack = self.receiver.on_heartbeat(heartbeat)
+        if self.ack_after_commit:
+            ack = self._committed_ack(heartbeat.seq)
+        if ack is not None and self.welcomed:
+            self.send(ack)
 
     def _welcome(self, hello: Hello) -> None:
         verdict = self.receiver.on_hello(hello)
