@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -29,6 +29,8 @@ from controller.inputs import CardRead, ForeignTag
 from drivers.shoe import TagRead, UidError, parse_uid
 
 FORMAT_LINE: Final = "# tablectl deck file, format 1"
+#: How many shared tags an error names one by one; the rest it counts.
+SHARED_TAGS_NAMED: Final = 3
 
 
 class DeckError(ValueError):
@@ -51,6 +53,9 @@ class Deck:
 
     name: str
     cards: Mapping[str, Card]
+    #: The file it was loaded from and each tag's line there, for errors (None: not a file).
+    path: Path | str | None = field(default=None, compare=False)
+    lines: Mapping[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.name or any(c.isspace() for c in self.name):
@@ -68,6 +73,14 @@ class Deck:
                 + (f"; missing {_codes(missing)}" if missing else "")
                 + (f"; more than one tag for {_codes(doubled)}" if doubled else "")
             )
+
+    def where(self, uid: str) -> str:
+        """A tag of this deck as an error names it: the deck's card, and its file and line."""
+        card = f"{self.name}'s {self.cards[uid].code}"
+        line = self.lines.get(uid)
+        if self.path is None or line is None:
+            return card
+        return f"{card} ({self.path}:{line})"
 
     def tag_of(self, card: Card) -> str:
         """The UID of a card of this deck."""
@@ -94,6 +107,7 @@ class Deck:
         """Parse a deck file's text; DeckFileError names the line that is wrong."""
         name: str | None = None
         cards: dict[str, Card] = {}
+        at: dict[str, int] = {}
         lines = text.splitlines()
         if not lines or lines[0].strip() != FORMAT_LINE:
             raise DeckFileError(path, 1, f"expected the first line {FORMAT_LINE!r}")
@@ -120,10 +134,11 @@ class Deck:
             if card in cards.values():
                 raise DeckFileError(path, number, f"{card} has a tag already; one tag per card")
             cards[uid] = card
+            at[uid] = number
         if name is None:
             raise DeckFileError(path, None, "no 'deck NAME' line")
         try:
-            return cls(name, cards)
+            return cls(name, cards, path, at)
         except DeckError as exc:
             raise DeckFileError(path, None, str(exc)) from None
 
@@ -154,12 +169,9 @@ class DeckSet:
     def __init__(self, first: Deck, second: Deck, active: str | None = None) -> None:
         if first.name == second.name:
             raise DeckError(f"both decks are named {first.name!r}; the two decks need two names")
-        shared = set(first.cards) & set(second.cards)
+        shared = [uid for uid in first.cards if uid in second.cards]
         if shared:
-            raise DeckError(
-                f"decks {first.name} and {second.name} share tags {' '.join(sorted(shared))}; "
-                "a tag belongs to one card of one deck"
-            )
+            raise DeckError(_shared_tags(first, second, shared))
         self.decks: Final = {first.name: first, second.name: second}
         active = first.name if active is None else active
         if active not in self.decks:
@@ -198,6 +210,23 @@ class DeckSet:
         else:
             reason = "not enrolled in either deck"
         return ForeignTag(read.uid, reason, read.point)
+
+
+def _shared_tags(first: Deck, second: Deck, shared: list[str]) -> str:
+    """NOTES.md, Integrity: a tag belongs to one card of one deck. Names the first few
+    shared tags (each deck's card, file and line) and counts the rest: a deck copied
+    whole shares all 52."""
+    shared.sort(key=lambda uid: first.cards[uid].index)
+    named = [
+        f"{uid} is {first.where(uid)} and {second.where(uid)}" for uid in shared[:SHARED_TAGS_NAMED]
+    ]
+    more = len(shared) - len(named)
+    return (
+        f"decks {first.name} and {second.name} share {len(shared)} "
+        f"tag{'s' if len(shared) > 1 else ''}; a tag belongs to one card of one deck: "
+        + "; ".join(named)
+        + (f"; and {more} more" if more else "")
+    )
 
 
 class EnrollmentError(DeckError):

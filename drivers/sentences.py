@@ -319,6 +319,7 @@ class Codec:
     def feed(self, data: bytes) -> list[Sentence | DecodeError]:
         """Decode whatever sentences ``data`` completes; keeps the partial rest."""
         out: list[Sentence | DecodeError] = []
+        noise_before = self._frames.counters.noise_bytes
         for item in self._frames.feed(data):
             decoded = self._decode(item)
             if isinstance(decoded, DecodeError):
@@ -326,7 +327,8 @@ class Codec:
             else:
                 self.counters.sentences += 1
             out.append(decoded)
-        self.counters.noise_bytes = self._frames.counters.noise_bytes
+        # Added, not copied: a driver's counters outlive the codec (a fresh one per reconnect).
+        self.counters.noise_bytes += self._frames.counters.noise_bytes - noise_before
         return out
 
     def _decode(self, item: Frame | FrameError) -> Sentence | DecodeError:

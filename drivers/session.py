@@ -69,8 +69,28 @@ class HelloOutcome(StrEnum):
     RESTARTED = "restarted"
     #: Same boot as before (a reconnect, or a repeated hello): carry on.
     RESUMED = "resumed"
+    #: Same boot, but the device no longer holds sentences the host never received (its
+    #: oldest unacknowledged number is past the host's next expected one): they are lost,
+    #: and the host has resynchronised (docs/protocol.md 5, Lost sentences).
+    LOST = "lost"
     #: Refused: the protocol version or serial number is wrong.
     REFUSED = "refused"
+
+
+@dataclass(frozen=True, slots=True)
+class LostRange:
+    """Sequence numbers ``first`` to ``last`` (inclusive, wrapping) the host will never get."""
+
+    first: int
+    last: int
+
+    @property
+    def count(self) -> int:
+        """How many sentences were lost."""
+        return seq_distance(self.first, self.last) + 1
+
+    def __str__(self) -> str:
+        return str(self.first) if self.first == self.last else f"{self.first}..{self.last}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +100,8 @@ class HelloVerdict:
     outcome: HelloOutcome
     reply: Welcome | Reject
     reason: str = ""
+    #: With outcome LOST: the numbers lost.
+    lost: LostRange | None = None
 
 
 class HostReceiver:
@@ -108,6 +130,9 @@ class HostReceiver:
                 f"configuration names {self.expected_serial}",
             )
         if hello.boot == self.boot:
+            lost = self.skip_lost(hello.seq)
+            if lost is not None:
+                return HelloVerdict(HelloOutcome.LOST, Welcome(), lost=lost)
             return HelloVerdict(HelloOutcome.RESUMED, Welcome())
         outcome = HelloOutcome.NEW_SESSION if self.boot is None else HelloOutcome.RESTARTED
         self.boot = hello.boot
@@ -131,6 +156,21 @@ class HostReceiver:
         if self.expected is None or heartbeat.seq == self.expected:
             return None
         return Ack(seq_add(self.expected, -1))
+
+    def skip_lost(self, oldest: int) -> LostRange | None:
+        """The device's oldest unacknowledged number, from its hello or heartbeat: if it is
+        past the next the host expects, the numbers between are gone (the device holds
+        nothing before its oldest). Resynchronise, expecting ``oldest`` next, and return
+        what was lost; None if nothing was (docs/protocol.md 5, Lost sentences).
+
+        Past means ahead by less than half the number space, as for a gap
+        (``on_sequenced``); further is behind: a device that missed an ack.
+        """
+        if self.expected is None or seq_distance(oldest, self.expected) <= _BEHIND:
+            return None
+        lost = LostRange(self.expected, seq_add(oldest, -1))
+        self.expected = oldest
+        return lost
 
 
 class Sequenced(Protocol):

@@ -34,6 +34,10 @@ from drivers.sentences import (
 from drivers.transport import DeviceDriver, EventSink, LinkEvent, LinkSettings
 
 _UID = re.compile(r"E0[0-9A-F]{14}")
+#: A UID written least significant byte first: its E0 comes last.
+_UID_REVERSED = re.compile(r"[0-9A-F]{14}E0")
+#: What a UID field must hold (docs/protocol.md 2, ``uid``).
+UID_EXPECTED: Final = "16 uppercase hex digits, MSB first, beginning E0"
 _READ_MS = re.compile(r"[0-9]{1,10}")
 
 #: The shoe's clock counts milliseconds since power-up and wraps to 0 here (a 32-bit
@@ -41,16 +45,22 @@ _READ_MS = re.compile(r"[0-9]{1,10}")
 DEVICE_CLOCK_MODULUS: Final = 2**32
 
 
+def uid_expected(text: str) -> str:
+    """What a UID must be, for an error about ``text``; with the byte-order hint exactly
+    when ``text`` is a valid UID written least significant byte first (docs/protocol.md 2).
+    """
+    if _UID_REVERSED.fullmatch(text) and not _UID.fullmatch(text):
+        msb_first = "".join(text[i : i + 2] for i in range(14, -1, -2))
+        return f"{UID_EXPECTED}; this is {msb_first} sent least significant byte first"
+    return UID_EXPECTED
+
+
 class UidError(ValueError):
     """Text that is not an ISO 15693 tag UID as the protocol writes it."""
 
     def __init__(self, text: str) -> None:
         self.text = text
-        super().__init__(
-            f"tag UID {text!r}: expected 16 uppercase hex digits, most significant byte "
-            "first, beginning E0 (ISO/IEC 15693); a UID ending in E0 was sent least "
-            "significant byte first"
-        )
+        super().__init__(f"tag UID {text!r} (ISO/IEC 15693): expected {uid_expected(text)}")
 
 
 def parse_uid(text: str) -> str:
@@ -127,9 +137,7 @@ class CardSeen:
         expect_count(cls.KIND, fields, ("seq", "point", "uid", "read_ms"))
         seq, point, uid, read_ms = fields
         if not _UID.fullmatch(uid):
-            raise FieldError(
-                cls.KIND, "uid", uid, "16 uppercase hex digits, MSB first, beginning E0"
-            )
+            raise FieldError(cls.KIND, "uid", uid, uid_expected(uid))
         return cls(
             parse_seq(cls.KIND, seq),
             parse_choice(cls.KIND, "point", point, ReadPoint),

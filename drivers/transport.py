@@ -34,7 +34,7 @@ from drivers.sentences import (
     Reject,
     Sentence,
 )
-from drivers.session import Delivery, HelloOutcome, HostReceiver, seq_add
+from drivers.session import Delivery, HelloOutcome, HostReceiver, LostRange, seq_add
 
 E_contra = TypeVar("E_contra", contravariant=True)
 
@@ -67,9 +67,18 @@ class LinkSettings:
     #: Reopen the port after this long, doubling up to ``backoff_max``.
     backoff_initial: float = 0.1
     backoff_max: float = 2.0
+    #: Line noise is warned of when it starts after this long without any; a burst ends
+    #: (and its size is logged) after this long without any.
+    noise_quiet: float = 10.0
 
     def __post_init__(self) -> None:
-        for name in ("heartbeat_timeout", "query_interval", "backoff_initial", "backoff_max"):
+        for name in (
+            "heartbeat_timeout",
+            "query_interval",
+            "backoff_initial",
+            "backoff_max",
+            "noise_quiet",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"link setting {name} = {getattr(self, name)}: expected > 0")
         if self.backoff_max < self.backoff_initial:
@@ -88,8 +97,11 @@ class DeviceReady:
 
     device: str
     hello: Hello
-    #: new_session on first contact, resumed after a reconnect, restarted after a power cycle.
+    #: new_session on first contact, resumed after a reconnect, restarted after a power
+    #: cycle, lost when sentences the device no longer holds never arrived (``lost``).
     outcome: HelloOutcome
+    #: With outcome lost: the sequence numbers lost (docs/protocol.md 5, Lost sentences).
+    lost: LostRange | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +165,17 @@ class DeviceDriver(ABC, Generic[E]):
         self.refused: str | None = None
         # True from a CommLost until the next DeviceReady: one loss, one event.
         self._outage_reported = False
+        #: The hello last welcomed: a loss found by a heartbeat is reported with it.
+        self._hello: Hello | None = None
+        #: When the current gap (a sentence ahead of the expected one) began, and was
+        #: last warned of; None while in step.
+        self._gap_since: float | None = None
+        self._gap_warned = 0.0
+        #: The current burst of line noise: when it began, when it was last seen (None: the
+        #: line is quiet), and its bytes.
+        self._noise_since = 0.0
+        self._noise_last: float | None = None
+        self._noise_burst = 0
 
     # --- What a device adds ------------------------------------------------------------
 
@@ -228,6 +251,15 @@ class DeviceDriver(ABC, Generic[E]):
     def counters(self) -> CodecCounters:
         """Sentences decoded and input dropped, by reason, over the driver's life."""
         return self._codec.counters
+
+    def line_totals(self) -> dict[str, object]:
+        """The counters as a log field: sentences, noise bytes and decode errors by kind."""
+        counters = self.counters
+        return {
+            "sentences": counters.sentences,
+            "noise_bytes": counters.noise_bytes,
+            "errors": {kind.value: n for kind, n in sorted(counters.errors.items())},
+        }
 
     def restore(self, boot: str, last_seq: int) -> None:
         """Before ``start``: the journal holds this boot's sentences up to ``last_seq``.
@@ -314,6 +346,7 @@ class DeviceDriver(ABC, Generic[E]):
 
     def _serve(self, port: serial.SerialBase) -> None:
         self.welcomed = False
+        self._gap_since = None
         # A fresh port may hold half a sentence from before: start the decoder clean.
         self._codec = self._fresh_codec()
         last_heard = self._clock()
@@ -339,6 +372,9 @@ class DeviceDriver(ABC, Generic[E]):
                     self._lost(f"silent for more than {self.settings.heartbeat_timeout:g} s")
             if self.welcomed:
                 self.on_tick(now)
+            noise_last = self._noise_last
+            if noise_last is not None and now - noise_last >= self.settings.noise_quiet:
+                self._noise_stopped(noise_last)
 
     def _fresh_codec(self) -> Codec:
         old = self._codec.counters
@@ -350,6 +386,8 @@ class DeviceDriver(ABC, Generic[E]):
     def _feed(self, data: bytes, now: float) -> bool:
         """Decode and handle input; True if it held at least one valid sentence."""
         heard = False
+        counters = self._codec.counters
+        noise_before = counters.noise_bytes
         for item in self._codec.feed(data):
             if isinstance(item, DecodeError):
                 self._log.warning(
@@ -358,21 +396,57 @@ class DeviceDriver(ABC, Generic[E]):
                 continue
             heard = True
             self._handle(item, now)
+        noise = counters.noise_bytes - noise_before
+        if noise:
+            self._line_noise(noise, now)
         return heard
+
+    def _line_noise(self, count: int, now: float) -> None:
+        """Bytes outside any sentence (docs/protocol.md 2): counted by the codec; warned of
+        once when noise starts on a quiet line, not once per read."""
+        if self._noise_last is None:
+            self._noise_since, self._noise_burst = now, 0
+            self._log.warning(
+                "line_noise",
+                bytes=count,
+                total=self.counters.noise_bytes,
+                detail="bytes outside any sentence, dropped: check the cable and its plugs",
+            )
+        self._noise_burst += count
+        self._noise_last = now
+
+    def _noise_stopped(self, last: float) -> None:
+        """The line has been quiet for ``noise_quiet`` since ``last``: the burst's size."""
+        self._log.info(
+            "line_noise_stopped",
+            bytes=self._noise_burst,
+            seconds=round(last - self._noise_since, 1),
+            total=self.counters.noise_bytes,
+        )
+        self._noise_last = None
 
     def _handle(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, Hello):
-            self._hello(sentence)
+            self._welcome(sentence)
         elif isinstance(sentence, Heartbeat):
-            ack = self.receiver.on_heartbeat(sentence)
-            if self.ack_after_commit:
-                ack = self._committed_ack(sentence.seq)
-            if ack is not None and self.welcomed:
-                self.send(ack)
+            self._heartbeat(sentence)
         else:
             self._sequenced(sentence, now)
 
-    def _hello(self, hello: Hello) -> None:
+    def _heartbeat(self, heartbeat: Heartbeat) -> None:
+        # Before the welcome the coming hello says the same: a loss is found once, there.
+        if self.welcomed and self._hello is not None:
+            lost = self.receiver.skip_lost(heartbeat.seq)
+            if lost is not None:
+                self._report_lost(lost, "heartbeat")
+                self.events.put(DeviceReady(self.device, self._hello, HelloOutcome.LOST, lost))
+        ack = self.receiver.on_heartbeat(heartbeat)
+        if self.ack_after_commit:
+            ack = self._committed_ack(heartbeat.seq)
+        if ack is not None and self.welcomed:
+            self.send(ack)
+
+    def _welcome(self, hello: Hello) -> None:
         verdict = self.receiver.on_hello(hello)
         self.send(verdict.reply)
         if isinstance(verdict.reply, Reject):
@@ -380,15 +454,18 @@ class DeviceDriver(ABC, Generic[E]):
             self._log.error("device_refused", reason=verdict.reason)
             self.events.put(DeviceRefused(self.device, verdict.reason))
             return
-        if verdict.outcome is not HelloOutcome.RESUMED:
+        if verdict.outcome in (HelloOutcome.NEW_SESSION, HelloOutcome.RESTARTED):
             self._committed = None  # a new boot counts afresh
         if verdict.outcome is HelloOutcome.RESTARTED:
             self._log.warning(
                 "device_restarted", boot=hello.boot, detail="unsent reads before the restart lost"
             )
+        if verdict.lost is not None:
+            self._report_lost(verdict.lost, "hello")
         if self.welcomed and verdict.outcome is HelloOutcome.RESUMED:
             return  # a repeated hello: already welcomed, already announced
         self.welcomed = True
+        self._hello = hello
         self._outage_reported = False
         self._log.info(
             "device_ready",
@@ -397,8 +474,27 @@ class DeviceDriver(ABC, Generic[E]):
             firmware=hello.firmware,
             outcome=verdict.outcome.value,
         )
-        self.events.put(DeviceReady(self.device, hello, verdict.outcome))
+        self.events.put(DeviceReady(self.device, hello, verdict.outcome, verdict.lost))
         self.on_welcomed()
+
+    def _report_lost(self, lost: LostRange, found_by: str) -> None:
+        """docs/protocol.md 5, Lost sentences: the device no longer holds ``lost``, which
+        never arrived. The receiver has resynchronised; say so (the caller tells the
+        controller, with a DeviceReady of outcome lost, as for a restart)."""
+        self._gap_since = None
+        if self.ack_after_commit:
+            # The device holds nothing up to lost.last: acking it is in step with the device,
+            # so the heartbeat rule does not re-ack the number before the loss for ever.
+            self._committed = lost.last
+        self._log.warning(
+            "sentences_lost",
+            lost=str(lost),
+            count=lost.count,
+            expected=lost.first,
+            device_oldest=seq_add(lost.last, 1),
+            found_by=found_by,
+            detail="the device no longer holds them; accepting from its oldest",
+        )
 
     def _sequenced(self, sentence: Sentence, now: float) -> None:
         seq = getattr(sentence, "seq", None)
@@ -417,9 +513,34 @@ class DeviceDriver(ABC, Generic[E]):
         if ack is not None:
             self.send(ack)
         if delivery is Delivery.ACCEPTED:
+            self._gap_since = None
             self.on_accepted(sentence, now)
+        elif delivery is Delivery.GAP:
+            self._gap(sentence.KIND, seq, now)
         else:
             self._log.debug(delivery.value, sentence=sentence.KIND, seq=seq)
+
+    def _gap(self, kind: str, seq: int, now: float) -> None:
+        """A sentence ahead of the expected one, dropped (docs/protocol.md 5): an earlier
+        frame was lost. The device's resend fills the gap within 200 ms, or its next
+        heartbeat shows the missing ones lost (``skip_lost``); a gap that lasts is warned of
+        again each heartbeat timeout, so it never goes on silently."""
+        expected = self.receiver.expected
+        if self._gap_since is None:
+            self._gap_since = self._gap_warned = now
+            self._log.info("sequence_gap", sentence=kind, seq=seq, expected=expected)
+        elif now - self._gap_warned >= self.settings.heartbeat_timeout:
+            self._gap_warned = now
+            self._log.warning(
+                "sequence_gap_unfilled",
+                sentence=kind,
+                seq=seq,
+                expected=expected,
+                seconds=round(now - self._gap_since, 1),
+                detail="the device's resends do not bring the expected sentence",
+            )
+        else:
+            self._log.debug(Delivery.GAP.value, sentence=kind, seq=seq)
 
     def _committed_ack(self, oldest: int | None) -> Ack | None:
         """The ack for what is committed, unless the device (oldest unacked) already has it."""

@@ -71,6 +71,9 @@ class DeviceStatus:
     #: The host refused its hello (docs/protocol.md 4: serial or protocol version). Its driver
     #: has stopped for good: only a restart of the controller, after the fix, hears it again.
     refused: bool = False
+    #: The sequence numbers the device lost, as "12..23" (docs/protocol.md 5, Lost sentences);
+    #: empty if none since it was last welcomed.
+    lost: str = ""
 
 
 class Cause(StrEnum):
@@ -285,16 +288,24 @@ class TableCore:
         if event == "ready":
             device.connected = True
             device.restarted = data.get("outcome") == "restarted"
-            device.message = (
-                f"{name} restarted: reads it had not sent before the power cycle are lost; "
-                "check every card on the table against the display, press misdeal if one is "
-                "missing"
-                if device.restarted
-                else ""
-            )
+            lost = _lost_of(data)
+            device.lost = "" if lost is None else _range_text(lost)
+            if device.restarted:
+                device.message = (
+                    f"{name} restarted: reads it had not sent before the power cycle are lost; "
+                    "check every card on the table against the display, press misdeal if one "
+                    "is missing"
+                )
+            elif lost is not None:
+                device.message = _lost_message(name, device.lost)
+            else:
+                device.message = ""
             boot = data.get("boot")
             if isinstance(boot, str) and boot != device.boot:
                 device.boot, device.last_seq = boot, None
+            if lost is not None:
+                # The driver's place moved past them: a restarted controller resumes there.
+                device.last_seq = lost[1]
         else:
             device.connected = False
             device.message = str(data.get("reason", ""))
@@ -313,6 +324,7 @@ class TableCore:
                     "last_seq": d.last_seq,
                     "restarted": d.restarted,
                     "refused": d.refused,
+                    "lost": d.lost,
                 }
                 for name, d in self.devices.items()
             },
@@ -354,6 +366,7 @@ class TableCore:
                     last_seq=last_seq if isinstance(last_seq, int) else None,
                     restarted=fields_.get("restarted") is True,
                     refused=fields_.get("refused") is True,
+                    lost=str(fields_.get("lost", "")),
                 )
             self.records = int(str(totals["records"]))
             self.finished = int(str(totals["finished"]))
@@ -412,6 +425,34 @@ class TableCore:
                 if not isinstance(was, dict) or was.get(key) != fields_[key]:
                     got = was.get(key) if isinstance(was, dict) else None
                     raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
+
+
+def _lost_of(data: JsonObject) -> tuple[int, int] | None:
+    """A device record's lost sequence numbers (first, last), or None: not a loss."""
+    if data.get("outcome") != "lost":
+        return None
+    match data.get("lost"):
+        case [int() as first, int() as last]:
+            return first, last
+    raise rec.RecordFormatError(rec.DEVICE, data, "expected lost as [first, last] sequence numbers")
+
+
+def _range_text(lost: tuple[int, int]) -> str:
+    first, last = lost
+    return str(first) if first == last else f"{first}..{last}"
+
+
+def _lost_message(name: str, numbers: str) -> str:
+    """What the dealer must do when a device's sentences were lost (docs/app.md)."""
+    if name == "panel":
+        return (
+            f"panel button presses {numbers} never arrived; check the seat to act on the "
+            "display and press again any button it does not show"
+        )
+    return (
+        f"{name} sentences {numbers} never arrived (card reads or shoe states); check every "
+        "card on the table against the display, press misdeal if one is missing"
+    )
 
 
 @dataclass

@@ -297,6 +297,9 @@ class Controller:
             where=announce(table.pending),
             journal_seq=last.seq if last else 0,
             journal_hash=last.hash if last else "",
+            # The lines' health over the run: noise bytes and decode errors by kind.
+            shoe_line=self.shoe.line_totals(),
+            panel_line=self.panel.line_totals(),
         )
 
     def run(self, stop: threading.Event) -> None:
@@ -380,15 +383,17 @@ class Controller:
                 self._sequenced(self.shoe, event.seq, rec.RFID_REPEAT, data)
             case DeviceReady():
                 self._boots[event.device] = event.hello.boot
-                self._device(
-                    {
-                        "device": event.device,
-                        "event": "ready",
-                        "outcome": event.outcome.value,
-                        "boot": event.hello.boot,
-                        "serial": event.hello.serial,
-                    }
-                )
+                ready: JsonObject = {
+                    "device": event.device,
+                    "event": "ready",
+                    "outcome": event.outcome.value,
+                    "boot": event.hello.boot,
+                    "serial": event.hello.serial,
+                }
+                if event.lost is not None:
+                    # docs/protocol.md 5, Lost sentences: a restarted controller resumes after them.
+                    ready["lost"] = [event.lost.first, event.lost.last]
+                self._device(ready)
             case CommLost():
                 self._device({"device": event.device, "event": "lost", "reason": event.reason})
             case DeviceRefused():
@@ -479,6 +484,10 @@ class Controller:
             self._log.info("device_back", device=name, outcome=data.get("outcome"))
             if status.restarted:
                 self._log.warning("device_restarted", device=name, todo=status.message)
+            if status.lost:
+                self._log.warning(
+                    "device_sentences_lost", device=name, lost=status.lost, todo=status.message
+                )
         elif status.refused:
             self._log.error(
                 "table_paused",

@@ -207,6 +207,12 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
         device = core.devices[name]
         if device.connected and device.restarted:
             alarms.append(AlarmView(Severity.WARNING, f"The {name} restarted.", device.message))
+        elif device.connected and device.lost:
+            alarms.append(
+                AlarmView(
+                    Severity.WARNING, f"The {name} lost sentences {device.lost}.", device.message
+                )
+            )
     alarms.extend(SHOE_WARNINGS[warning] for warning in core.shoe_warnings)
     return tuple(alarms)
 

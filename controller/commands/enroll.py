@@ -2,8 +2,9 @@
 
 The technician passes the deck through the dealing slot in new-deck order
 (2c 2d 2h 2s 3c ... As), or in any order naming each card as its tag is
-read (--any-order). A tag read twice, a tag of the other deck, or a
-missing card refuses the enrollment and writes nothing.
+read (--any-order). A tag read twice, a tag of the other deck, a missing
+card, or (in new-deck order) reads the shoe lost refuses the enrollment and
+writes nothing.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any
 from controller.cards import Card, CardError
 from controller.inputs import ReadPoint
 from drivers.deck import Deck, DeckError, Enrollment
+from drivers.session import HelloOutcome
 from drivers.shoe import Feed, ShoeDriver, ShoeState, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
@@ -113,7 +115,11 @@ def _session(
             event = events.get(timeout=request.timeout)
         except queue.Empty:
             return _refuse(enrollment, say, f"nothing from the shoe for {request.timeout:g} s")
-        if isinstance(event, DeviceReady):
+        if isinstance(event, DeviceReady) and event.outcome in _READS_LOST:
+            status = _reads_lost(request, enrollment, event, say)
+            if status != OK:
+                return status
+        elif isinstance(event, DeviceReady):
             say(f"shoe {event.hello.model} serial {event.hello.serial} ready")
             say(_instructions(request))
         elif isinstance(event, DeviceRefused):
@@ -127,6 +133,32 @@ def _session(
             status = _tag(request, enrollment, event, ask, say)
             if status != OK:
                 return status
+    return OK
+
+
+#: A DeviceReady that says the shoe's reads may have been lost (docs/protocol.md 4 and 5).
+_READS_LOST = (HelloOutcome.LOST, HelloOutcome.RESTARTED)
+
+
+def _reads_lost(
+    request: EnrollRequest,
+    enrollment: Enrollment,
+    event: DeviceReady,
+    say: Callable[[str], None],
+) -> int:
+    """Reads the shoe sent may be lost: in new-deck order each card after a lost read
+    would take the tag before it, so the enrollment is refused; in any order the technician
+    names each card, so a lost card is only one still missing."""
+    what = (
+        f"the shoe's sentences {event.lost} were lost"
+        if event.lost is not None
+        else "the shoe restarted, losing the reads it had not sent"
+    )
+    if not request.any_order:
+        return _refuse(
+            enrollment, say, f"{what}; in new-deck order every later card would be misnamed"
+        )
+    say(f"warning: {what}; pass again any card not listed")
     return OK
 
 

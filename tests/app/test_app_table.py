@@ -462,3 +462,28 @@ def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     ]
     assert devices == ["ready", "ready"]
     assert kinds == [rec.BUTTON, rec.CARD]
+
+
+def test_line_noise_is_warned_of_and_the_closing_line_holds_each_lines_totals(
+    tmp_path: Path,
+) -> None:
+    """docs/app.md, Stopping; docs/protocol.md 8: a burst of 3000 random bytes on the shoe's
+    line is warned of (``line_noise``, naming the shoe), and ``table_closed`` holds each
+    line's totals: sentences, noise bytes and decode errors by kind."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="NOISE-1")
+    try:
+        with sim_table(tmp_path) as table:
+            assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+            table.sim.noise("shoe", 3000)
+            assert wait_until(lambda: table.controller.shoe.counters.noise_bytes > 0, 5.0)
+    finally:
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    warned = [line for line in lines if line["event"] == "line_noise"]
+    assert [(line["device"], line["level"]) for line in warned] == [("shoe", "warning")]
+    (closed,) = [line for line in lines if line["event"] == "table_closed"]
+    assert closed["shoe_line"] == table.controller.shoe.line_totals()
+    assert closed["shoe_line"]["noise_bytes"] > 0
+    assert closed["shoe_line"]["sentences"] > 0
+    assert closed["panel_line"]["noise_bytes"] == 0

@@ -31,7 +31,7 @@ from drivers.sentences import (
     Sentence,
     Welcome,
 )
-from drivers.session import DeviceSender, Sequenced
+from drivers.session import DeviceSender, Sequenced, seq_add
 
 
 @dataclass
@@ -138,6 +138,39 @@ class FakeDevice:
         numbered = self.submit(shoe.CardSeen(0, point, uid, read_ms))
         assert isinstance(numbered, shoe.CardSeen)
         return numbered
+
+    def wait_acknowledged(self, timeout: float = 5.0) -> None:
+        """Wait until the host has acknowledged everything the device holds."""
+        deadline = time.monotonic() + timeout
+        while self.sender.backlog:
+            assert time.monotonic() < deadline, "the device's sentences were never acknowledged"
+            time.sleep(0.01)
+
+    def lose_unsent(self, count: int) -> int:
+        """A device fault: skip the next ``count`` numbers, as if it had dropped that many
+        sentences unsent (same boot; still welcomed if it was). Returns the first skipped."""
+        first: list[int] = []
+
+        def skip() -> None:
+            old = self.sender
+            first.append(old.oldest)
+            self.sender = DeviceSender(
+                old.boot, first_seq=seq_add(old.oldest, count), resend_after=old.resend_after
+            )
+            if old.welcomed:
+                self.sender.on_welcome()
+
+        self.do(skip)
+        return first[0]
+
+    def noise(self, data: bytes) -> None:
+        """Write ``data`` as it is, outside any sentence: line noise."""
+
+        def write() -> None:
+            assert self._wire is not None, "noise on an unplugged cable"
+            self._wire.write(data)
+
+        self.do(write)
 
     def unplug(self) -> None:
         """Pull the cable; what is unacknowledged stays on the device."""

@@ -85,3 +85,27 @@ def test_a_dropped_rfid_repeat_is_passed_on_to_be_committed(backend: Backend) ->
         while device.sender.backlog:
             assert time.monotonic() < deadline
             time.sleep(0.01)
+
+
+def test_after_lost_sentences_the_heartbeat_rule_does_not_re_ack_the_old_number(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5, Lost sentences: with ack_after_commit, once a heartbeat shows
+    sentences lost the host is in step with the device: it does not answer each heartbeat
+    with a stale ACK of the number before the loss."""
+    events: queue.Queue[Any] = queue.Queue()
+    with (
+        FakeDevice(backend) as device,
+        ShoeDriver(settings(backend), events, ack_after_commit=True) as driver,
+    ):
+        wait_for(events, DeviceReady)
+        device.read(uid(1))
+        read = wait_for(events, TagRead)[-1]
+        driver.commit(read.seq)
+        device.wait_acknowledged()
+        device.lose_unsent(3)
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome.value == "lost"
+        before = len(device.seen.of(Ack))
+        time.sleep(0.5)  # five of the device's heartbeats
+        assert len(device.seen.of(Ack)) == before

@@ -105,7 +105,7 @@ def test_switching_decks_makes_the_other_deck_active() -> None:
 
 def test_two_decks_sharing_a_tag_or_a_name_are_refused() -> None:
     """NOTES.md, Integrity: a tag names one card of one deck; two decks need two names."""
-    with pytest.raises(DeckError, match="share tags"):
+    with pytest.raises(DeckError, match="share 52 tags"):
         DeckSet(RED, deck("blue", 1))
     with pytest.raises(DeckError, match="both decks are named"):
         DeckSet(RED, deck("red", 2))
@@ -152,3 +152,53 @@ def test_enrollment_in_any_order_takes_the_named_card_and_refuses_it_twice() -> 
     assert enrollment.next_card == DECK[0]
     with pytest.raises(EnrollmentError, match="As is already enrolled"):
         enrollment.add(tags(1)[1], Card.parse("As"))
+
+
+@pytest.mark.parametrize(
+    ("uid", "hint"),
+    [("E00401ZZZZ", False), ("0000000100000001", False), ("01000000010000E0", True)],
+)
+def test_a_deck_file_uid_gets_the_byte_order_hint_only_when_it_is_a_reversed_uid(
+    tmp_path: Path, uid: str, hint: bool
+) -> None:
+    """docs/protocol.md 2, ``uid``: a deck file's bad UID is told what a UID is; the
+    least-significant-byte-first hint only when the UID reads as a valid one reversed."""
+    path = tmp_path / "red.deck"
+    path.write_text(RED.dumps().replace(tags(1)[1], uid))
+    with pytest.raises(DeckFileError, match=":4: tag UID") as caught:
+        Deck.load(path)
+    assert ("sent least significant byte first" in str(caught.value)) is hint
+
+
+def test_a_tag_shared_by_two_deck_files_names_both_files_lines_and_cards(tmp_path: Path) -> None:
+    """NOTES.md, Integrity: a tag belongs to one card of one deck. The error names the tag,
+    each deck's card and where each file says so (red's 2c on line 3, blue's Ks on line 50)."""
+    red, blue = tmp_path / "red.deck", tmp_path / "blue.deck"
+    RED.save(red)
+    blue_tags = tags(2)
+    blue_tags[DECK.index(Card.parse("Ks"))] = tags(1)[0]
+    Deck("blue", dict(zip(blue_tags, DECK, strict=True))).save(blue)
+    with pytest.raises(DeckError) as caught:
+        DeckSet(Deck.load(red), Deck.load(blue))
+    assert str(caught.value) == (
+        f"decks red and blue share 1 tag; a tag belongs to one card of one deck: "
+        f"{tags(1)[0]} is red's 2c ({red}:3) and blue's Ks ({blue}:50)"
+    )
+
+
+def test_a_deck_copied_whole_names_the_first_shared_tags_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    """NOTES.md, Integrity: deck red copied as blue shares all 52 tags; the error names the
+    first three (cards, files and lines) and counts the other 49, not a wall of 52 UIDs."""
+    red, blue = tmp_path / "red.deck", tmp_path / "blue.deck"
+    RED.save(red)
+    blue.write_text(RED.dumps().replace("deck red", "deck blue"))
+    with pytest.raises(DeckError) as caught:
+        DeckSet(Deck.load(red), Deck.load(blue))
+    message = str(caught.value)
+    assert message.startswith("decks red and blue share 52 tags; a tag belongs to one card")
+    assert f"{tags(1)[0]} is red's 2c ({red}:3) and blue's 2c ({blue}:3)" in message
+    assert f"{tags(1)[2]} is red's 2h ({red}:5) and blue's 2h ({blue}:5)" in message
+    assert message.endswith("; and 49 more")
+    assert tags(1)[3] not in message

@@ -15,6 +15,7 @@ from drivers.session import (
     DeviceSender,
     HelloOutcome,
     HostReceiver,
+    LostRange,
     seq_add,
     seq_distance,
 )
@@ -115,6 +116,49 @@ def test_a_heartbeat_behind_the_host_repeats_the_lost_ack() -> None:
     host.on_sequenced(0)
     assert host.on_heartbeat(Heartbeat(0)) == Ack(0)
     assert host.on_heartbeat(Heartbeat(1)) is None
+
+
+def test_a_hello_of_the_same_boot_past_the_expected_number_reports_the_loss_and_resyncs() -> None:
+    """docs/protocol.md 5, Lost sentences: the panel says hello (same boot) with seq 24 while
+    the host expects 12: sentences 12..23 are gone; the host says so and accepts 24 next."""
+    host = HostReceiver("panel")
+    host.on_hello(hello(seq=11))
+    host.on_sequenced(11)
+    verdict = host.on_hello(hello(seq=24))
+    assert verdict.outcome is HelloOutcome.LOST
+    assert verdict.reply == Welcome()
+    assert verdict.lost == LostRange(12, 23)
+    assert (verdict.lost.count, str(verdict.lost)) == (12, "12..23")
+    assert host.on_sequenced(24) == (Delivery.ACCEPTED, Ack(24))
+    assert host.on_hello(hello(seq=25)).outcome is HelloOutcome.RESUMED
+
+
+def test_a_heartbeat_past_the_expected_number_shows_the_loss_and_resyncs() -> None:
+    """docs/protocol.md 5, Lost sentences, chart 9.7: a heartbeat whose oldest unacknowledged
+    number is past the expected one (CRD 11 while 10 was expected) shows 10 lost; 11 is next.
+    A heartbeat at or behind the expected number loses nothing."""
+    host = HostReceiver("shoe")
+    host.on_hello(hello(seq=10))
+    assert host.on_sequenced(11) == (Delivery.GAP, Ack(9))
+    assert host.skip_lost(10) is None
+    assert host.skip_lost(9) is None
+    lost = host.skip_lost(11)
+    assert lost == LostRange(10, 10)
+    assert str(lost) == "10"
+    assert host.on_heartbeat(Heartbeat(11)) is None
+    assert host.on_sequenced(11) == (Delivery.ACCEPTED, Ack(11))
+
+
+def test_a_loss_across_the_wrap_counts_forward_and_far_behind_is_no_loss() -> None:
+    """docs/protocol.md 5: expected 9998 and the device's oldest 2 lose 9998, 9999, 0 and 1;
+    a number more than half the space ahead is behind (a missed ack), not a loss."""
+    host = HostReceiver("shoe")
+    host.on_hello(hello(seq=9998))
+    lost = host.skip_lost(2)
+    assert lost == LostRange(9998, 1)
+    assert lost.count == 4
+    assert host.skip_lost(seq_add(2, 5001)) is None
+    assert host.on_sequenced(2)[0] is Delivery.ACCEPTED
 
 
 def test_the_device_sends_nothing_sequenced_before_the_welcome() -> None:

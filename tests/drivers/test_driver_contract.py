@@ -22,7 +22,7 @@ from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
-from drivers.session import DeviceSender, HelloOutcome
+from drivers.session import DeviceSender, HelloOutcome, LostRange
 from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
@@ -509,3 +509,156 @@ def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
         presses += [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
         assert [p.button for p in presses] == [Button.FOLD, Button.BET_RAISE]
         assert quiet(events, 0.2) == []
+
+
+def lost_logs(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [entry for entry in logs if entry["event"] == "sentences_lost"]
+
+
+def test_a_hello_past_the_expected_number_reports_the_lost_presses_and_resyncs(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5, Lost sentences: the panel comes back (same boot) saying hello with a
+    number 12 past the one the host expects: a warning names the panel and the lost numbers,
+    the controller gets DeviceReady(lost) as for a restart, and later presses arrive."""
+    with structlog.testing.capture_logs() as logs, panel_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.submit(Press(0, Button.CHECK_CALL))
+        wait_for(events, PanelPress)
+        device.wait_acknowledged()
+        device.unplug()
+        wait_for(events, CommLost)
+        first = device.lose_unsent(12)
+        device.submit(Press(0, Button.FOLD))
+        device.replug()
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.LOST
+        assert ready.lost == LostRange(first, first + 11)
+        presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        assert [(p.button, p.seq) for p in presses] == [(Button.FOLD, first + 12)]
+        assert quiet(events, 0.3) == []
+    (warning,) = lost_logs(logs)
+    assert warning["log_level"] == "warning"
+    assert (warning["device"], warning["lost"], warning["count"]) == (
+        "panel",
+        f"{first}..{first + 11}",
+        12,
+    )
+    assert warning["found_by"] == "hello"
+
+
+def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5, Lost sentences: the shoe, still connected, skips 4 numbers; its
+    reads are gaps the resends cannot fill until its heartbeat shows the 4 lost: a warning,
+    DeviceReady(lost) to the controller, and the reads after arrive, once each, in order."""
+    with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
+        wait_for(events, DeviceReady)
+        device.read(uid(1))
+        reads(events, 1)
+        device.wait_acknowledged()
+        first = device.lose_unsent(4)
+        device.read(uid(2))
+        device.read(uid(3))
+        ready = wait_for(events, DeviceReady)[-1]
+        assert ready.outcome is HelloOutcome.LOST
+        assert ready.lost == LostRange(first, first + 3)
+        assert [(r.uid, r.seq) for r in reads(events, 2)] == [
+            (uid(2), first + 4),
+            (uid(3), first + 5),
+        ]
+        assert quiet(events, 0.3) == []
+    (warning,) = lost_logs(logs)
+    assert (warning["device"], warning["lost"], warning["found_by"]) == (
+        "shoe",
+        f"{first}..{first + 3}",
+        "heartbeat",
+    )
+
+
+def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 5: a gap is logged when it opens; one that lasts (a device that skips
+    numbers and never heartbeats) is warned of again each heartbeat timeout, naming the
+    number expected and the one received."""
+    with (
+        structlog.testing.capture_logs() as logs,
+        shoe_link(backend, heartbeat=3600.0, heartbeat_timeout=0.4) as (device, _d, events),
+    ):
+        wait_for(events, DeviceReady)
+        first = device.lose_unsent(3)
+        device.read(uid(1))
+        time.sleep(1.0)
+        assert not [e for e in quiet(events, 0) if isinstance(e, TagRead)]
+    opened = [e for e in logs if e["event"] == "sequence_gap"]
+    unfilled = [e for e in logs if e["event"] == "sequence_gap_unfilled"]
+    assert [(e["log_level"], e["expected"], e["seq"]) for e in opened] == [
+        ("info", first, first + 3)
+    ]
+    assert unfilled
+    assert all(e["log_level"] == "warning" for e in unfilled)
+    assert (unfilled[0]["expected"], unfilled[0]["seq"]) == (first, first + 3)
+
+
+def noise_logs(logs: list[dict[str, Any]]) -> list[tuple[str, str, int]]:
+    return [
+        (e["event"], e["log_level"], e["bytes"])
+        for e in logs
+        if e["event"] in ("line_noise", "line_noise_stopped")
+    ]
+
+
+def test_line_noise_is_warned_of_once_a_burst_and_its_size_logged_when_it_stops(
+    backend: Backend,
+) -> None:
+    """docs/protocol.md 2 and 8: 3000 garbage bytes on the shoe, in three writes, are one
+    warning as the noise starts after quiet, and one line with the burst's size once the line
+    has been quiet for ``noise_quiet``; a later burst is warned of again. Cards still arrive."""
+    garbage = b"\x00\xff~\r\n" * 200
+    with (
+        structlog.testing.capture_logs() as logs,
+        shoe_link(backend, noise_quiet=0.6) as (device, driver, events),
+    ):
+        wait_for(events, DeviceReady)
+        for _ in range(3):
+            device.noise(garbage)
+        device.read(uid(1))
+        reads(events, 1)
+        deadline = time.monotonic() + WAIT
+        while not any(e["event"] == "line_noise_stopped" for e in logs):
+            assert time.monotonic() < deadline, "the end of the burst was never logged"
+            time.sleep(0.02)
+        device.noise(garbage)
+        deadline = time.monotonic() + WAIT
+        while driver.counters.noise_bytes < 4000:
+            assert time.monotonic() < deadline, "the second burst was never counted"
+            time.sleep(0.02)
+    burst = noise_logs(logs)
+    assert burst[0][:2] == ("line_noise", "warning")
+    assert burst[1] == ("line_noise_stopped", "info", 3000)
+    assert burst[2][:2] == ("line_noise", "warning")
+    assert [e for e in burst if e[0] == "line_noise"] == [burst[0], burst[2]]
+    assert driver.counters.noise_bytes == 4000
+
+
+def test_noise_is_counted_over_the_drivers_life_across_a_reconnect(backend: Backend) -> None:
+    """docs/drivers.md: the counters cover the driver's whole life; noise before an unplug is
+    still counted after the replug, not replaced by the new connection's count."""
+    with shoe_link(backend) as (device, driver, events):
+        wait_for(events, DeviceReady)
+        device.noise(b"\x00" * 100)
+        deadline = time.monotonic() + WAIT
+        while driver.counters.noise_bytes < 100:
+            assert time.monotonic() < deadline, "the noise was never counted"
+            time.sleep(0.02)
+        device.unplug()
+        wait_for(events, CommLost)
+        device.replug()
+        wait_for(events, DeviceReady)
+        device.noise(b"\x00" * 50)
+        device.read(uid(1))
+        reads(events, 1)
+        assert driver.counters.noise_bytes == 150
+        assert driver.line_totals()["noise_bytes"] == 150

@@ -112,6 +112,59 @@ def test_an_existing_deck_file_is_not_replaced_without_force(tmp_path: Path) -> 
     assert path.read_text() == "keep me"
 
 
+def test_reads_lost_mid_enrollment_in_new_deck_order_refuse_it(
+    shoe: FakeDevice, tmp_path: Path
+) -> None:
+    """docs/protocol.md 5, Lost sentences: the shoe skips two numbers after the 5th card; in
+    new-deck order the 6th tag read would be enrolled as the card lost before it, so the
+    enrollment is refused naming the lost numbers, and nothing is written."""
+    path = tmp_path / "red.deck"
+    deal(shoe, TAGS[:5])
+    said: list[str] = []
+
+    def lose_two(line: str) -> None:
+        said.append(line)
+        if line.startswith(" 5/52"):
+            shoe.wait_acknowledged()
+            first = shoe.lose_unsent(2)
+            said.append(f"(lost from {first})")
+            deal(shoe, TAGS[7:9])
+
+    assert enroll(request(shoe, path), ask=input, say=lose_two) == REFUSED
+    assert not path.exists()
+    first = next(line for line in said if line.startswith("(lost from "))[11:-1]
+    refusal = f"enrollment refused: the shoe's sentences {first}..{int(first) + 1} were lost"
+    assert any(line.startswith(refusal) for line in said), said
+    assert said[-1] == "nothing was written"
+
+
+def test_reads_lost_mid_enrollment_in_any_order_are_a_warning(
+    shoe: FakeDevice, tmp_path: Path
+) -> None:
+    """docs/protocol.md 5, Lost sentences: in any order the technician names each card, so
+    lost numbers are a warning to pass again any card not listed; the deck is still written."""
+    path = tmp_path / "red.deck"
+    names = dict(zip(TAGS, (c.code for c in DECK), strict=True))
+    deal(shoe, TAGS[:2])
+    said: list[str] = []
+
+    def lose_one(line: str) -> None:
+        said.append(line)
+        if line.startswith(" 2/52"):
+            shoe.wait_acknowledged()
+            shoe.lose_unsent(1)
+            deal(shoe, TAGS[2:])
+
+    def ask(prompt: str) -> str:
+        return names[prompt.split()[1].rstrip(":")]
+
+    assert enroll(request(shoe, path, any_order=True), ask=ask, say=lose_one) == OK
+    assert Deck.load(path) == Deck("red", dict(zip(TAGS, DECK, strict=True)))
+    warnings = [line for line in said if line.startswith("warning: the shoe's sentences")]
+    assert len(warnings) == 1
+    assert warnings[0].endswith("were lost; pass again any card not listed")
+
+
 def test_a_shoe_speaking_another_protocol_is_reported(tmp_path: Path) -> None:
     """A refused shoe stops the enrollment with the driver's reason."""
     backend = PtyBackend(tmp_path)

@@ -232,5 +232,27 @@ def test_a_sentence_that_cannot_go_on_the_wire_is_refused_by_the_encoder(
 def test_parse_uid_names_a_reversed_uid() -> None:
     """A UID sent least significant byte first is caught and the byte order explained."""
     assert parse_uid(UID) == UID
-    with pytest.raises(UidError, match="E0"):
+    with pytest.raises(UidError, match="this is E004015012345678 sent least significant byte"):
         parse_uid("78563412500104E0")
+
+
+def test_a_crd_uid_sent_lsb_first_gets_the_byte_order_hint_on_the_wire() -> None:
+    """docs/protocol.md 2, ``uid``: a CRD whose UID is a valid one reversed byte-wise is a
+    bad_field whose message says so and gives the UID most significant byte first."""
+    error = decode_one(shoe.host_codec(), "SH", "CRD", "1", "slot", "1234567890ABCDE0", "5")
+    assert error.kind is DecodeErrorKind.BAD_FIELD
+    assert "least significant byte first" in error.detail
+    assert "E0CDAB9078563412" in error.detail
+
+
+@pytest.mark.parametrize("uid", ["E00401ZZZZ", "E00401501234567", "0004015012345678", "e0" * 8])
+def test_a_bad_uid_that_is_no_reversed_uid_gets_no_byte_order_hint(uid: str) -> None:
+    """docs/protocol.md 2, ``uid``: the least-significant-byte-first hint is given only when
+    the text reads as a valid UID reversed; any other bad UID is told only what a UID is."""
+    error = decode_one(shoe.host_codec(), "SH", "CRD", "1", "slot", uid, "5")
+    assert error.kind is DecodeErrorKind.BAD_FIELD
+    assert "MSB first, beginning E0" in error.detail
+    assert "least significant" not in error.detail
+    with pytest.raises(UidError) as caught:
+        parse_uid(uid)
+    assert "least significant" not in str(caught.value)
