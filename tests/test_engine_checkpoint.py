@@ -166,6 +166,21 @@ def test_a_checkpoint_whose_hand_does_not_end_at_its_stacks_is_refused() -> None
         Table.from_checkpoint(GAMES["triple-draw"], table.config, forged)
 
 
+def test_notes_betting_structure_a_checkpoint_stack_off_the_smallest_chip_is_refused() -> None:
+    """NOTES.md, Betting structure: a stack is whole smallest chips. A checkpoint taken after
+    a rebuy carries the stacks the rebuy made; one off the chip (a tampered checkpoint, or a
+    table.toml whose chip changed since) is refused, naming the seat and the chip."""
+    stakes = replace(STAKES, chip=5, small_blind=5, big_blind=5)
+    config = TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=1, stacks={1: 100, 2: 100, 3: 100})
+    table = Table(GAMES["triple-draw"], config)
+    _one_hand(table)
+    table.rebuy(2, 40)
+    cp = table.checkpoint()
+    forged = replace(cp, stacks=tuple((s, 43 if s == 2 else st) for s, st in cp.stacks))
+    with pytest.raises(ConfigError, match=r"seat 2 has 43; .*smallest chip 5"):
+        Table.from_checkpoint(GAMES["triple-draw"], table.config, forged)
+
+
 @pytest.mark.parametrize("change", ["reseat", "rebuy"])
 def test_undo_of_a_stray_card_after_a_seat_change_keeps_the_change(change: str) -> None:
     """After a seat change or rebuy closed the last hand (14.10(c): the seats of the next

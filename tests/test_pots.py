@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tablehelp import STAKES
 
 from controller.cards import parse_cards
+from controller.engine import ConfigError, Stakes
 from controller.engine.pots import Pot, build_pots, divide, settle_pots
 from controller.games.spec import OddChip, Showdown, ShowdownShare
 from controller.hands import HandValue, five_card_high
@@ -54,6 +56,27 @@ def test_an_uncalled_bet_is_returned_to_its_owner() -> None:
     )
     assert rake == 15  # the contested 15, not the returned 10
     assert [(r.amount, r.rake, r.returned) for r in results] == [(15, 15, False), (10, 0, True)]
+
+
+def test_notes_betting_structure_a_rake_cap_off_the_smallest_chip_is_refused() -> None:
+    """NOTES.md, Betting structure: pots are divided in smallest chips, so a rake cap of 3
+    with a chip of 2 (it would leave one chip of a 47-chip pot to no one) is refused, the
+    message naming the key, the value and the chip; a cap of 4 is taken.
+    """
+    posted = {"ante": 2, "bring_in": 2, "small_bet": 4, "big_bet": 8, "chip": 2}
+    with pytest.raises(ConfigError, match=r"rake_cap=3; .*multiple of the smallest chip 2"):
+        Stakes(**posted, rake_percent=10, rake_cap=3)
+    stakes = Stakes(**posted, rake_percent=10, rake_cap=4)
+    showdown = Showdown((ShowdownShare("high", five_card_high, OddChip.HIGHEST_CARD_BY_SUIT, ""),))
+    results, rake = settle_pots(
+        committed={1: 24, 2: 24},
+        live=[1, 2],
+        order=[1, 2],
+        stakes=stakes,
+        showdown=showdown,
+        rated={"high": {1: _value(2, "As Ad 9c 5h 2d"), 2: _value(1, "Kc Qd 9h 5s 2c")}},
+    )
+    assert (rake, [(a.seat, a.amount) for a in results[0].awards]) == (4, [(1, 44)])
 
 
 def test_notes_odd_chips_triple_draw_first_tied_player_clockwise_from_the_button() -> None:

@@ -987,6 +987,9 @@ class Table:
             if cp.closed:
                 table._close_hand()
                 table.config = _config_at(config, cp.seats, cp.dealer, stacks)
+                # The changed seats and stacks come from the checkpoint, not from play: they
+                # meet the table's rules (a stack in whole chips, NOTES.md, Betting structure).
+                table.config.validate(spec)
                 table._seats, table._stacks = cp.seats, stacks
                 silent: list[Event] = []
                 for inp in cp.after:
