@@ -133,6 +133,31 @@ def test_a_checkpoint_after_a_seat_change_keeps_the_new_seats_and_the_button_pas
     _same_future(table, restored, random.Random(3), 3)
 
 
+@pytest.mark.parametrize("reseat", [False, True])
+def test_rules_interpretation_misdeal_a_restart_after_a_void_hand_keeps_the_button(
+    reseat: bool,
+) -> None:
+    """docs/rules-interpretation.md, Misdeal: the checkpoint of a voided hand (phase ``void``),
+    with or without a seat change after it, restores a table that deals the next hand at the
+    same button (seat 1) with the same blinds, as the original does."""
+    table = _triple_draw({1: 100, 2: 100, 3: 100})
+    table.apply(ButtonPress(Button.NEW_HAND))
+    table.apply(CardRead(DECK[0]))
+    table.apply(ButtonPress(Button.MISDEAL))
+    if reseat:
+        table.reseat((1, 2, 3, 4), {4: 60})
+    cp = table.checkpoint()
+    assert (cp.phase, cp.dealer, cp.closed) == ("void", 1, reseat)
+    restored = Table.from_checkpoint(GAMES["triple-draw"], table.config, cp)
+    started = restored.apply(ButtonPress(Button.NEW_HAND))
+    assert started == table.apply(ButtonPress(Button.NEW_HAND))
+    assert isinstance(started[0], HandStarted)
+    assert started[0].dealer == 1
+    table.apply(ButtonPress(Button.MISDEAL))
+    restored.apply(ButtonPress(Button.MISDEAL))
+    _same_future(table, restored, random.Random(6), 2)
+
+
 def test_a_table_with_no_hand_yet_has_a_checkpoint_too() -> None:
     """Before the first hand the checkpoint is the configuration: hand 0, waiting."""
     table = _triple_draw({1: 100, 2: 100})

@@ -202,6 +202,10 @@ class GameSpec:
     showdown: Showdown
     #: Button games move the button one occupied seat clockwise after every hand (14.10(c)).
     button_moves: bool = False
+    #: A hand voided by a misdeal is dealt again with the button where it was, so the same
+    #: players post the same blinds (docs/rules-interpretation.md, Misdeal; NOTES.md,
+    #: Integrity, says only that the hand is void). False moves it as after any hand.
+    button_stays_after_void: bool = True
     #: Whether the bring-in may be answered by completing it to the small bet.
     completes_bring_in: bool = True
 
