@@ -166,6 +166,27 @@ def test_notes_odd_chips_five_card_stud_odd_chip_to_the_highest_card_by_suit() -
     assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(1, 1, "NOTES.md, Odd chips")]
 
 
+def test_notes_odd_chips_five_card_stud_a_five_high_straight_plays_the_five_as_its_highest() -> (
+    None
+):
+    """NOTES.md, Odd chips; docs/rules-interpretation.md, Odd chips: two 5-4-3-2-A straights
+    split an odd pot of 57. The ace plays low, so each hand's highest card is its five: the
+    five of spades (seat 2) gets the odd chip, not the ace of spades (seat 1).
+    """
+    t = table("five-card-stud", seats=(1, 2, 3))
+    events = play(
+        t,
+        # downs As Ah Kh, ups 2c 2d Kc: seat 1 brings in, seat 2 calls, seat 3 folds: pot 7.
+        "new_hand As Ah Kh 2c 2d Kc check_call check_call fold"
+        " Qh 3d 3h bet_raise check_call Qd 4h 4c bet_raise check_call"
+        " Qc 5c 5s bet_raise check_call",
+    )
+    pot = settlement(events).pots[0]
+    assert (pot.amount, pot.shares[0].description) == (57, "five-high straight")
+    assert {a.seat: a.amount for a in pot.awards} == {1: 28, 2: 29}
+    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(2, 1, "NOTES.md, Odd chips")]
+
+
 def test_14_13_f_the_opener_of_a_later_round_is_required_to_bet() -> None:
     """14.13(f) "shall be required to bet", then (e) fold, call or raise: the opener's only
     button is the bet; check and fold are refused naming the rule, and nothing changes.

@@ -147,6 +147,10 @@ class Rated(Protocol):
     def description(self) -> str:
         """The hand as a dealer calls it."""
 
+    @property
+    def ace_low(self) -> bool:
+        """An ace among ``cards`` plays low (a 5-4-3-2-A or 3-2-A straight)."""
+
 
 #: An evaluator of ``controller.hands``: a player's cards (own and community) to a
 #: value, or None when the hand does not qualify (six-or-better low).
