@@ -677,6 +677,10 @@ class Table:
         if not betting.forced and opener in hand.to_act and duty is not OpenerDuty.ANY:
             hand.duty, hand.duty_rule = duty, betting.duty_rule
         out.append(RoundStarted(street.name, hand.unit, opener, reason, betting.forced))
+        if hand.actor != opener:
+            # The opener is all-in: the next seat acts, not for the opener's reason
+            # (docs/rules-interpretation.md, Who opens a later round).
+            reason = f"seat {opener}, {reason}, is all-in"
         self._prompt(out, reason)
 
     def _owes_blind(self, seat: int) -> bool:
