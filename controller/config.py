@@ -224,8 +224,10 @@ def _read_stakes(section: Section, spec: GameSpec | None) -> Stakes | None:
     rake_cap = section.integer("rake_cap", -1)  # -1: no cap (TOML has no null)
     without = section.boolean("rake_without_showdown", False)
     if chip is not None:
-        for name, amount in amounts.items():
-            if amount is not None and amount % chip:
+        # NOTES.md, Betting structure: a pot is divided in smallest chips; a rake cap that is
+        # not a multiple of the chip would leave a part of a chip no one can be paid.
+        for name, amount in {**amounts, "rake_cap": rake_cap}.items():
+            if amount is not None and amount > 0 and amount % chip:
                 section.fail(
                     name, f"expected a multiple of the smallest chip, stakes.chip = {chip}"
                 )

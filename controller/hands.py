@@ -51,6 +51,9 @@ class HandValue:
     strength: int
     cards: tuple[Card, ...]
     description: str
+    #: An ace in ``cards`` plays low: a 5-4-3-2-A or 3-2-A straight (NOTES.md, High hands;
+    #: Three-card high). The odd chip's highest card is then the top of the straight.
+    ace_low: bool = False
 
 
 class Category(IntEnum):
@@ -542,6 +545,15 @@ def _in_called_order(cards: Sequence[Card], shape: _Shape) -> tuple[Card, ...]:
     return tuple(sorted(cards, key=lambda card: (place[card.rank], -card.suit)))
 
 
+def _plays_ace_low(cards: Sequence[Card], shape: _Shape) -> bool:
+    """A straight topped by something else than the ace holds its ace, if any, low."""
+    return (
+        shape.category in _STRAIGHTS
+        and shape.called[0] != ACE
+        and any(card.rank == ACE for card in cards)
+    )
+
+
 def _low_order(cards: Iterable[Card]) -> tuple[Card, ...]:
     """A low's cards as the dealer calls them, highest first, the ace last (6-4-A)."""
     return tuple(sorted(cards, key=lambda card: (_low_value(card.rank), card.suit), reverse=True))
@@ -560,7 +572,8 @@ def five_card_high(cards: Sequence[Card]) -> HandValue:
     strength = five_card_high_strength(cards)
     _require_distinct(cards, _FIVE, _EXACTLY_5)
     shape = _FIVE_HIGH.shapes[strength]
-    return HandValue(strength, _in_called_order(cards, shape), _describe(shape, royal=True))
+    called = _in_called_order(cards, shape)
+    return HandValue(strength, called, _describe(shape, royal=True), _plays_ace_low(cards, shape))
 
 
 def partial_high(cards: Sequence[Card]) -> HandValue:
@@ -595,7 +608,8 @@ def three_card_high(cards: Sequence[Card]) -> HandValue:
     strength = three_card_high_strength(cards)
     _require_distinct(cards, _THREE, _EXACTLY_3)
     shape = _THREE_HIGH.shapes[strength]
-    return HandValue(strength, _in_called_order(cards, shape), _describe(shape, royal=False))
+    called = _in_called_order(cards, shape)
+    return HandValue(strength, called, _describe(shape, royal=False), _plays_ace_low(cards, shape))
 
 
 def six_or_better_low(cards: Sequence[Card]) -> HandValue | None:

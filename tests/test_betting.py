@@ -62,9 +62,12 @@ def test_notes_betting_structure_bet_sizes_small_then_big() -> None:
     assert _options(t)["bet_raise"] == "bet 10"
 
 
-def test_14_13_d_the_bring_in_may_be_completed_and_counts_as_the_first_bet() -> None:
-    """14.13(d),(e): after the bring-in of 2 the next player completes to 5; three raises
-    more reach the cap of four bets.
+def test_notes_betting_structure_the_bring_in_may_be_completed_and_counts_as_the_first_bet() -> (
+    None
+):
+    """NOTES.md, Betting structure ("the next player may complete it to the small bet"; the
+    cap is one bet and three raises): after the bring-in of 2 (14.13(d)) the next player
+    completes to 5; three raises more reach the cap of four bets.
     """
     t = table("five-card-stud", seats=(1, 2, 3))
     play(t, DEAL_TWO + " check_call")

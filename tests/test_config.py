@@ -333,6 +333,19 @@ def test_amounts_must_be_multiples_of_the_smallest_chip() -> None:
     assert all("stakes.chip = 2" in text for text in found.values())
 
 
+def test_notes_betting_structure_the_rake_cap_is_a_multiple_of_the_smallest_chip() -> None:
+    """NOTES.md, Betting structure: ``chip = 2, rake_cap = 3`` is refused at stakes.rake_cap,
+    naming the value and the chip (the cap would take a part of a chip no pot can pay).
+    """
+    data = valid()
+    section(data, "stakes").update(chip=2, ante=2, bring_in=2, small_bet=4, big_bet=8)
+    section(data, "stakes")["rake_cap"] = 3
+    found = problem_at(data, "stakes.rake_cap")
+    assert (found.value, "stakes.chip = 2" in found.expected) == (3, True)
+    section(data, "stakes")["rake_cap"] = 4
+    assert load(data).stakes.rake_cap == 4
+
+
 def test_the_panel_and_the_shoe_are_different_devices() -> None:
     """Two devices on one port, or with one serial number, are refused."""
     data = valid()

@@ -133,6 +133,31 @@ def test_a_checkpoint_after_a_seat_change_keeps_the_new_seats_and_the_button_pas
     _same_future(table, restored, random.Random(3), 3)
 
 
+@pytest.mark.parametrize("reseat", [False, True])
+def test_rules_interpretation_misdeal_a_restart_after_a_void_hand_keeps_the_button(
+    reseat: bool,
+) -> None:
+    """docs/rules-interpretation.md, Misdeal: the checkpoint of a voided hand (phase ``void``),
+    with or without a seat change after it, restores a table that deals the next hand at the
+    same button (seat 1) with the same blinds, as the original does."""
+    table = _triple_draw({1: 100, 2: 100, 3: 100})
+    table.apply(ButtonPress(Button.NEW_HAND))
+    table.apply(CardRead(DECK[0]))
+    table.apply(ButtonPress(Button.MISDEAL))
+    if reseat:
+        table.reseat((1, 2, 3, 4), {4: 60})
+    cp = table.checkpoint()
+    assert (cp.phase, cp.dealer, cp.closed) == ("void", 1, reseat)
+    restored = Table.from_checkpoint(GAMES["triple-draw"], table.config, cp)
+    started = restored.apply(ButtonPress(Button.NEW_HAND))
+    assert started == table.apply(ButtonPress(Button.NEW_HAND))
+    assert isinstance(started[0], HandStarted)
+    assert started[0].dealer == 1
+    table.apply(ButtonPress(Button.MISDEAL))
+    restored.apply(ButtonPress(Button.MISDEAL))
+    _same_future(table, restored, random.Random(6), 2)
+
+
 def test_a_table_with_no_hand_yet_has_a_checkpoint_too() -> None:
     """Before the first hand the checkpoint is the configuration: hand 0, waiting."""
     table = _triple_draw({1: 100, 2: 100})
@@ -163,6 +188,21 @@ def test_a_checkpoint_whose_hand_does_not_end_at_its_stacks_is_refused() -> None
     stacks = tuple((seat, (stack or 0) + 5 if seat == 1 else stack) for seat, stack in cp.stacks)
     forged: TableCheckpoint = replace(cp, stacks=stacks)
     with pytest.raises(ConfigError, match="checkpoint of hand 1: its hand replays to hand 1"):
+        Table.from_checkpoint(GAMES["triple-draw"], table.config, forged)
+
+
+def test_notes_betting_structure_a_checkpoint_stack_off_the_smallest_chip_is_refused() -> None:
+    """NOTES.md, Betting structure: a stack is whole smallest chips. A checkpoint taken after
+    a rebuy carries the stacks the rebuy made; one off the chip (a tampered checkpoint, or a
+    table.toml whose chip changed since) is refused, naming the seat and the chip."""
+    stakes = replace(STAKES, chip=5, small_blind=5, big_blind=5)
+    config = TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=1, stacks={1: 100, 2: 100, 3: 100})
+    table = Table(GAMES["triple-draw"], config)
+    _one_hand(table)
+    table.rebuy(2, 40)
+    cp = table.checkpoint()
+    forged = replace(cp, stacks=tuple((s, 43 if s == 2 else st) for s, st in cp.stacks))
+    with pytest.raises(ConfigError, match=r"seat 2 has 43; .*smallest chip 5"):
         Table.from_checkpoint(GAMES["triple-draw"], table.config, forged)
 
 

@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import DECK, Card
-from controller.engine import Stakes, Table, TableConfig
+from controller.engine import ConfigError, Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.engine.events import (
     ActionRequired,
@@ -139,21 +139,31 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
     seats = tuple(
         sorted(data.draw(st.sets(st.integers(1, spec.max_seats), min_size=count, max_size=count)))
     )
+    # Every amount in smallest chips (NOTES.md, Betting structure); a chip above 1 with a
+    # rake cap that binds is where a division could lose a part of a chip.
+    chip = data.draw(st.sampled_from([1, 2, 5]), label="chip")
     stack = st.one_of(st.none(), st.integers(0, 12), st.integers(13, 200))
-    stacks = {s: v for s in seats if (v := data.draw(stack, label=f"stack {s}")) is not None}
+    stacks = {s: v * chip for s in seats if (v := data.draw(stack, label=f"stack {s}")) is not None}
     if sum(1 for s in seats if stacks.get(s, 1) > 0) < 2:
         stacks = {}
     blinds = spec.has_draws  # button games open with blinds (14.12A(c), 14.10)
+    rake_cap = data.draw(st.one_of(st.none(), st.integers(0, 12)), label="rake cap")
+    if rake_cap is not None and rake_cap % chip:
+        # A cap off the chip is refused (it would lose a part of a chip); take the one below.
+        with pytest.raises(ConfigError, match=f"rake_cap={rake_cap}; "):
+            Stakes(small_bet=5 * chip, big_bet=10 * chip, chip=chip, rake_cap=rake_cap)
+        rake_cap -= rake_cap % chip
     stakes = Stakes(
-        ante=data.draw(st.sampled_from([0, 1])),
-        bring_in=0 if blinds else data.draw(st.sampled_from([0, 2])),
-        small_blind=data.draw(st.sampled_from([2, 3])) if blinds else 0,
-        big_blind=data.draw(st.sampled_from([5, 10])) if blinds else 0,
-        small_bet=5,
-        big_bet=10,
+        ante=data.draw(st.sampled_from([0, 1])) * chip,
+        bring_in=0 if blinds else data.draw(st.sampled_from([0, 2])) * chip,
+        small_blind=data.draw(st.sampled_from([2, 3])) * chip if blinds else 0,
+        big_blind=data.draw(st.sampled_from([5, 10])) * chip if blinds else 0,
+        small_bet=5 * chip,
+        big_bet=10 * chip,
         cap=data.draw(st.integers(1, 5)),
+        chip=chip,
         rake_percent=data.draw(st.sampled_from([0, 5, 10])),
-        rake_cap=data.draw(st.sampled_from([None, 3])),
+        rake_cap=rake_cap,
         rake_without_showdown=data.draw(st.booleans()),
     )
     dealer = data.draw(st.integers(0, spec.max_seats), label="dealer")

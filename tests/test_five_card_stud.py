@@ -6,6 +6,10 @@ import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
 from controller.announce import announce
+from controller.app.panel import panel_line
+from controller.app.view import action_option
+from controller.display.render import prompt_text
+from controller.display.view import ActionPrompt
 from controller.engine import ConfigError, TableConfig
 from controller.engine.events import (
     ActionRequired,
@@ -164,6 +168,57 @@ def test_notes_odd_chips_five_card_stud_odd_chip_to_the_highest_card_by_suit() -
     assert pot.amount == 59
     assert {a.seat: a.amount for a in pot.awards} == {1: 30, 2: 29}
     assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(1, 1, "NOTES.md, Odd chips")]
+
+
+def test_notes_odd_chips_five_card_stud_a_five_high_straight_plays_the_five_as_its_highest() -> (
+    None
+):
+    """NOTES.md, Odd chips; docs/rules-interpretation.md, Odd chips: two 5-4-3-2-A straights
+    split an odd pot of 57. The ace plays low, so each hand's highest card is its five: the
+    five of spades (seat 2) gets the odd chip, not the ace of spades (seat 1).
+    """
+    t = table("five-card-stud", seats=(1, 2, 3))
+    events = play(
+        t,
+        # downs As Ah Kh, ups 2c 2d Kc: seat 1 brings in, seat 2 calls, seat 3 folds: pot 7.
+        "new_hand As Ah Kh 2c 2d Kc check_call check_call fold"
+        " Qh 3d 3h bet_raise check_call Qd 4h 4c bet_raise check_call"
+        " Qc 5c 5s bet_raise check_call",
+    )
+    pot = settlement(events).pots[0]
+    assert (pot.amount, pot.shares[0].description) == (57, "five-high straight")
+    assert {a.seat: a.amount for a in pot.awards} == {1: 28, 2: 29}
+    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(2, 1, "NOTES.md, Odd chips")]
+
+
+def test_14_13_f_an_all_in_opener_the_next_seat_is_told_why_it_acts() -> None:
+    """14.13(f); docs/rules-interpretation.md, Who opens a later round: seat 1 is all-in and
+    shows the pair of aces, so it opens but cannot act; seat 2 (2c 9h showing) acts first,
+    free to check, and the prompt, the display and the panel say why it is seat 2, not that
+    seat 2 shows the highest hand.
+    """
+    t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 3})
+    # Ups As 2c 9d: seat 2 brings in, seat 3 calls, seat 1 calls its last 2 all-in.
+    events = play(t, "new_hand Kh Kc Qd As 2c 9d check_call check_call check_call 7s Ad 9h 8c")
+    pending = t.pending
+    assert isinstance(pending, ActionRequired)
+    expected = "seat 1, highest hand showing, pair of aces, is all-in"
+    assert (pending.seat, pending.reason) == (2, expected)
+    assert announce(events[-1]) == f"Seat 2 to act ({expected}): fold, check, bet 5."
+    prompt = ActionPrompt(2, pending.reason, tuple(action_option(o) for o in pending.options))
+    assert prompt_text(prompt).plain.startswith(expected + "\n")
+    assert panel_line(pending, []) == (2, "S2: fold/check/bet 5")
+
+
+def test_14_13_d_a_bring_in_seat_all_in_on_the_ante_the_next_seat_is_told_why_it_acts() -> None:
+    """14.13(d); docs/rules-interpretation.md, Bring-in: seat 2 has the lowest up-card but
+    went all-in on the ante; seat 3 opens the round unforced and is told that seat 2, the
+    low card, is all-in (not that seat 3 holds the lowest up-card).
+    """
+    t = table("five-card-stud", seats=(1, 2, 3), stacks={2: 1})
+    events = play(t, "new_hand Kh Kc Qd As 2c 9d")
+    expected = "Seat 3 to act (seat 2, lowest up-card 2 of clubs, is all-in): fold, check, bet 5."
+    assert announce(events[-1]) == expected
 
 
 def test_14_13_f_the_opener_of_a_later_round_is_required_to_bet() -> None:

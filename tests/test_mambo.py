@@ -121,6 +121,30 @@ def test_14_13a_j_2_tied_high_hands_odd_chip_to_the_highest_card_by_suit() -> No
     assert net(events) == {1: 1, 2: 2, 3: -3}
 
 
+def test_14_13a_j_2_a_three_two_ace_straight_plays_the_three_as_its_highest_card() -> None:
+    """14.13A(j)2; docs/rules-interpretation.md, Odd chips: heads-up, both seats make 3-2-A,
+    a straight for the high half (3 chips) and the best low for the other (3 chips). The ace
+    plays low in the straight, so the highest card is the three: the three of spades (seat 2)
+    gets the high half's odd chip, not the ace of spades (seat 1). The low's odd chip goes to
+    the lowest low card, the ace of hearts (seat 2, 14.13A(j)3).
+    """
+    t = table("mambo", seats=(1, 2))
+    events = play(
+        t,
+        "new_hand As Ah 2c 2d check_call check_call 7s 3d 3s check_call check_call"
+        " 7h Kd check_call check_call",
+    )
+    pot = settlement(events).pots[0]
+    assert [(s.share, s.amount, s.description) for s in pot.shares] == [
+        ("high", 3, "three-high straight"),
+        ("low", 3, "three-two-ace low"),
+    ]
+    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [
+        (2, 1, "14.13A(j)2"),
+        (2, 1, "14.13A(j)3"),
+    ]
+
+
 def test_14_13a_j_3_tied_low_hands_odd_chip_to_the_lowest_low_card_by_suit() -> None:
     """14.13A(j)3: pot 7 (seat 3 folds); seat 1's ace-king high takes 4 with the split's odd
     chip; both 4-2-A lows tie for 3, and the ace of clubs (seat 1) gets the odd low chip.

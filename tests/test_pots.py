@@ -6,14 +6,17 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from tablehelp import STAKES
 
 from controller.cards import parse_cards
+from controller.engine import ConfigError, Stakes
 from controller.engine.pots import Pot, build_pots, divide, settle_pots
+from controller.games import GAMES
 from controller.games.spec import OddChip, Showdown, ShowdownShare
-from controller.hands import HandValue, five_card_high
+from controller.hands import HandValue, five_card_high, three_card_high
 
 
 def _value(strength: int, cards: str) -> HandValue:
@@ -54,6 +57,51 @@ def test_an_uncalled_bet_is_returned_to_its_owner() -> None:
     )
     assert rake == 15  # the contested 15, not the returned 10
     assert [(r.amount, r.rake, r.returned) for r in results] == [(15, 15, False), (10, 0, True)]
+
+
+def test_notes_betting_structure_a_rake_cap_off_the_smallest_chip_is_refused() -> None:
+    """NOTES.md, Betting structure: pots are divided in smallest chips, so a rake cap of 3
+    with a chip of 2 (it would leave one chip of a 47-chip pot to no one) is refused, the
+    message naming the key, the value and the chip; a cap of 4 is taken.
+    """
+    posted = {"ante": 2, "bring_in": 2, "small_bet": 4, "big_bet": 8, "chip": 2}
+    with pytest.raises(ConfigError, match=r"rake_cap=3; .*multiple of the smallest chip 2"):
+        Stakes(**posted, rake_percent=10, rake_cap=3)
+    stakes = Stakes(**posted, rake_percent=10, rake_cap=4)
+    showdown = Showdown((ShowdownShare("high", five_card_high, OddChip.HIGHEST_CARD_BY_SUIT, ""),))
+    results, rake = settle_pots(
+        committed={1: 24, 2: 24},
+        live=[1, 2],
+        order=[1, 2],
+        stakes=stakes,
+        showdown=showdown,
+        rated={"high": {1: _value(2, "As Ad 9c 5h 2d"), 2: _value(1, "Kc Qd 9h 5s 2c")}},
+    )
+    assert (rake, [(a.seat, a.amount) for a in results[0].awards]) == (4, [(1, 44)])
+
+
+def test_14_13a_j_2_an_excess_of_several_chips_goes_whole_to_one_tied_player() -> None:
+    """14.13A(j)2 ("the excess amount ... shall be given to the player with the highest
+    ranking high poker card by suit"; docs/rules-interpretation.md, Odd chips): four A-K-Q
+    straights tie for a pot of 11 with no qualifying low; each gets 2 and the excess of 3
+    chips goes whole to the ace of spades (seat 1), not one chip each to three players.
+    """
+    hands = {1: "As Kh Qd", 2: "Ah Kd Qc", 3: "Ad Kc Qs", 4: "Ac Ks Qh"}
+    rated = {
+        "high": {seat: three_card_high(parse_cards(cards)) for seat, cards in hands.items()},
+        "low": dict.fromkeys(hands),
+    }
+    result = divide(
+        Pot(11, (1, 2, 3, 4)),
+        name="main pot",
+        rake=0,
+        showdown=GAMES["mambo"].showdown,
+        rated=rated,
+        order=[1, 2, 3, 4],
+        chip=1,
+    )
+    assert {a.seat: a.amount for a in result.awards} == {1: 5, 2: 2, 3: 2, 4: 2}
+    assert [(o.seat, o.chips, o.rule) for o in result.odd_chips] == [(1, 3, "14.13A(j)2")]
 
 
 def test_notes_odd_chips_triple_draw_first_tied_player_clockwise_from_the_button() -> None:

@@ -65,6 +65,15 @@ def test_a_bad_setup_line_stops_the_script() -> None:
         parse_script("seats 1 2\nnew_hand\n", "t.hand")
 
 
+def test_notes_betting_structure_a_stakes_line_with_a_rake_cap_off_the_chip_is_refused() -> None:
+    """NOTES.md, Betting structure: a script's rake cap, like every amount, is a multiple of
+    the smallest chip; ``rake-cap=3`` with ``chip=2`` stops the script at its stakes line.
+    """
+    stakes = "stakes ante=2 bring-in=2 small-bet=4 big-bet=8 chip=2 rake-percent=10 rake-cap=3"
+    with pytest.raises(ScriptError, match=r"t.hand:3: stakes: rake_cap=3; .*smallest chip 2"):
+        parse_script(f"game five-card-stud\nseats 1 2\n{stakes}\n", "t.hand")
+
+
 def test_write_script_and_parse_script_round_trip() -> None:
     """A written script reads back as the same setup and inputs."""
     config = TableConfig(seats=(2, 4, 5), stakes=STAKES, dealer=4, stacks={2: 10, 5: 30})

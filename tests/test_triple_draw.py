@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pytest
 from hypothesis import given, settings
@@ -425,6 +426,50 @@ def test_14_10_c_when_the_button_seat_empties_the_button_moves_to_the_next_occup
     events = t.apply(ButtonPress(Button.NEW_HAND))
     assert of_kind(events, HandStarted)[0].dealer == 5
     assert [(b.seat, b.blind) for b in of_kind(events, BlindPosted)] == [(5, "small"), (1, "big")]
+
+
+def _misdeal_after_the_deal(t: Table) -> HandStarted:
+    started = of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0]
+    _deal(t, DECK[:7])
+    t.apply(ButtonPress(Button.MISDEAL))
+    return started
+
+
+def test_rules_interpretation_misdeal_the_void_hand_is_dealt_again_at_the_same_button() -> None:
+    """docs/rules-interpretation.md, Misdeal (NOTES.md, Integrity: a misdeal voids the hand;
+    GameSpec.button_stays_after_void): button 3, the hand is voided; the next hand keeps the
+    button on seat 3 and the same blinds (seat 1 small, seat 2 big); after a hand that is
+    played out, the button moves on to seat 1 (14.10(c)).
+    """
+    t = _table()
+    assert _misdeal_after_the_deal(t).dealer == 3
+    events = t.apply(ButtonPress(Button.NEW_HAND))
+    assert of_kind(events, HandStarted)[0].dealer == 3
+    assert [(b.seat, b.blind) for b in of_kind(events, BlindPosted)] == [(1, "small"), (2, "big")]
+    _deal(t, DECK[:15])
+    play(t, "fold fold")
+    assert of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0].dealer == 1
+
+
+def test_rules_interpretation_misdeal_a_spec_may_move_the_button_after_a_void_hand() -> None:
+    """docs/rules-interpretation.md, Misdeal: with ``button_stays_after_void=False`` the button
+    moves after a voided hand as after any hand (14.10(c)): from seat 3 to seat 1.
+    """
+    spec = replace(TRIPLE_DRAW, button_stays_after_void=False)
+    t = Table(spec, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3))
+    _misdeal_after_the_deal(t)
+    assert of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0].dealer == 1
+
+
+def test_rules_interpretation_misdeal_the_button_passes_on_if_its_seat_empties_after_it() -> None:
+    """docs/rules-interpretation.md, Misdeal; 14.10(c): the hand at button 3 is voided and the
+    button's player leaves; the button passes on to seat 4, the next occupied seat, as when a
+    button seat empties after any hand.
+    """
+    t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
+    _misdeal_after_the_deal(t)
+    t.reseat((2, 4, 5))
+    assert of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0].dealer == 4
 
 
 def test_14_10_c_seats_change_only_between_hands() -> None:

@@ -20,6 +20,8 @@ class Stakes:
     the opening bet (or the completion of a bring-in) and the raises after it.
     The rake is ``rake_percent`` of the pots, rounded down to the smallest chip and
     at most ``rake_cap`` (no cap when None), taken before a pot is divided (14.19(c)).
+    Every amount, the rake cap included, is a multiple of ``chip``: what is left of a
+    pot after the rake is then always whole chips to divide.
     """
 
     small_bet: int
@@ -66,8 +68,13 @@ class Stakes:
             raise ConfigError(f"stakes: cap={self.cap}; expected at least one bet per round")
         if not 0 <= self.rake_percent <= 100:
             raise ConfigError(f"stakes: rake_percent={self.rake_percent}; expected 0 to 100")
-        if self.rake_cap is not None and self.rake_cap < 0:
-            raise ConfigError(f"stakes: rake_cap={self.rake_cap}; expected >= 0 or no cap")
+        # NOTES.md, Betting structure: a pot is divided in smallest chips, so a cap between
+        # two multiples of the chip would take a part of a chip the pot cannot pay out.
+        if self.rake_cap is not None and (self.rake_cap < 0 or self.rake_cap % self.chip):
+            raise ConfigError(
+                f"stakes: rake_cap={self.rake_cap}; expected no cap or a non-negative multiple "
+                f"of the smallest chip {self.chip}"
+            )
 
     def bet(self, size: BetSize) -> int:
         """The fixed-limit bet of a round of the given size."""

@@ -17,6 +17,7 @@ from controller.cards import Rank
 from controller.engine.config import Stakes
 from controller.engine.events import OddChipAward, PotResult, SeatAmount, ShareResult
 from controller.games.spec import OddChip, Rated, Showdown, ShowdownShare
+from controller.hands import ACE_LOW
 
 
 @dataclass(slots=True)
@@ -76,7 +77,13 @@ def _odd_chip_seat(
     def highest(seat: int) -> tuple[int, int]:
         value = rated[seat]
         assert value is not None  # a winner's hand qualified
-        return max((int(card.rank), int(card.suit)) for card in value.cards)
+        # 14.13A(j)2, NOTES.md Odd chips: the highest card as it plays in the hand, so in
+        # 5-4-3-2-A (Mambo's 3-2-A) the five (three) outranks the ace, which plays low
+        # (docs/rules-interpretation.md, Odd chips).
+        return max(
+            (ACE_LOW if value.ace_low and card.rank is Rank.ACE else int(card.rank), card.suit)
+            for card in value.cards
+        )
 
     def lowest_low(seat: int) -> tuple[int, int]:
         value = rated[seat]

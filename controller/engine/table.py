@@ -64,6 +64,7 @@ from controller.engine.machine import (
     DEALING,
     DRAWING,
     IN_HAND,
+    VOID,
     WAITING,
     Phase,
     move,
@@ -348,13 +349,24 @@ class Table:
         if len(dealt) < 2:
             out.append(Refused("new_hand", f"fewer than two seats have chips: {dealt}"))
             return False
-        if self.spec.button_moves and self._hand_number:
+        if self.spec.button_moves and self._hand_number and not self._redeal_at_button():
             # 14.10(c): the button moves one occupied seat clockwise after every hand.
             self._dealer = self._next_occupied(self._dealer)
         self._start = (dict(self._stacks), self._dealer, self._hand_number)
         self._closed = None
         self._begin(out)
         return True
+
+    def _redeal_at_button(self) -> bool:
+        """The last hand was voided and is dealt again with the button where it was
+        (``GameSpec.button_stays_after_void``; docs/rules-interpretation.md, Misdeal), unless
+        its seat has since emptied: then the button passes on as after any hand.
+        """
+        return (
+            self.phase == VOID
+            and self.spec.button_stays_after_void
+            and self._stacks.get(self._dealer, 0) != 0  # still a seat dealt in (None: unknown)
+        )
 
     def _next_occupied(self, position: int) -> int:
         # A seat with no chips is not dealt in: the button passes it like an empty seat.
@@ -665,6 +677,10 @@ class Table:
         if not betting.forced and opener in hand.to_act and duty is not OpenerDuty.ANY:
             hand.duty, hand.duty_rule = duty, betting.duty_rule
         out.append(RoundStarted(street.name, hand.unit, opener, reason, betting.forced))
+        if hand.actor != opener:
+            # The opener is all-in: the next seat acts, not for the opener's reason
+            # (docs/rules-interpretation.md, Who opens a later round).
+            reason = f"seat {opener}, {reason}, is all-in"
         self._prompt(out, reason)
 
     def _owes_blind(self, seat: int) -> bool:
@@ -987,6 +1003,9 @@ class Table:
             if cp.closed:
                 table._close_hand()
                 table.config = _config_at(config, cp.seats, cp.dealer, stacks)
+                # The changed seats and stacks come from the checkpoint, not from play: they
+                # meet the table's rules (a stack in whole chips, NOTES.md, Betting structure).
+                table.config.validate(spec)
                 table._seats, table._stacks = cp.seats, stacks
                 silent: list[Event] = []
                 for inp in cp.after:

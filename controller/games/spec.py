@@ -147,6 +147,10 @@ class Rated(Protocol):
     def description(self) -> str:
         """The hand as a dealer calls it."""
 
+    @property
+    def ace_low(self) -> bool:
+        """An ace among ``cards`` plays low (a 5-4-3-2-A or 3-2-A straight)."""
+
 
 #: An evaluator of ``controller.hands``: a player's cards (own and community) to a
 #: value, or None when the hand does not qualify (six-or-better low).
@@ -202,6 +206,10 @@ class GameSpec:
     showdown: Showdown
     #: Button games move the button one occupied seat clockwise after every hand (14.10(c)).
     button_moves: bool = False
+    #: A hand voided by a misdeal is dealt again with the button where it was, so the same
+    #: players post the same blinds (docs/rules-interpretation.md, Misdeal; NOTES.md,
+    #: Integrity, says only that the hand is void). False moves it as after any hand.
+    button_stays_after_void: bool = True
     #: Whether the bring-in may be answered by completing it to the small bet.
     completes_bring_in: bool = True
 

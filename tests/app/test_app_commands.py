@@ -89,8 +89,8 @@ def test_run_deals_from_the_configured_devices_and_stops_cleanly_on_sigterm(
             started = wait_for_log(log, "hand_started")
             assert started["table"] == "TEST-7"
             assert started["hand"] == 1
-            sim.deal()  # the burn (14.13A(c))
-            sim.deal()  # seat 1, face down
+            sim.deal()  # seat 1, face down: no burn before the first round (14.13A(c))
+            sim.deal()  # seat 2, face down
             wait_for_log(log, "card_dealt")
         finally:
             process.send_signal(signal.SIGTERM)

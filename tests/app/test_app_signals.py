@@ -71,8 +71,8 @@ def test_run_with_the_display_closes_the_table_and_the_display_on_a_signal(
             deadline = time.monotonic() + 20
             while b"SEAT" not in screen.upper() and time.monotonic() < deadline:
                 drain(0.1)  # the display is up and drawing
-            sim.deal()  # the burn (14.13A(c))
-            sim.deal()  # seat 1, face down
+            sim.deal()  # seat 1, face down: no burn before the first round (14.13A(c))
+            sim.deal()  # seat 2, face down
             wait_for_log(log, "card_dealt")
             drain(0.3)
             process.send_signal(signum)
