@@ -36,8 +36,9 @@ THREE_SEATS = TableConfig(
 )
 
 
-def table_toml(tmp_path: Path, sim: Simulator) -> Path:
-    """The table.toml of a three-seat Mambo table on the simulator's ports, logging JSON."""
+def table_toml(tmp_path: Path, sim: Simulator, *, log_file: bool = True) -> Path:
+    """The table.toml of a three-seat Mambo table on the simulator's ports, logging JSON to
+    ``tablectl.log`` (or, without ``log_file``, to standard error)."""
     return write_table_toml(
         tmp_path,
         table_id="TEST-7",
@@ -46,7 +47,21 @@ def table_toml(tmp_path: Path, sim: Simulator) -> Path:
         shoe={"path": sim.address("shoe"), "serial": "SHOE0001"},
         panel={"path": sim.address("panel")},
         decks=sim.write_deck_files(tmp_path / "decks"),
-        log={"format": "json", "file": tmp_path / "tablectl.log"},
+        log={"format": "json", "file": tmp_path / "tablectl.log"} if log_file else None,
+    )
+
+
+def on_terminal(argv: list[str], terminal: int) -> subprocess.Popen[bytes]:
+    """Start ``argv`` in a session of its own with ``terminal`` (a pty's slave) as its
+    standard input, output and error, as at the dealer's screen."""
+    return subprocess.Popen(
+        argv,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
+        stdin=terminal,
+        stdout=terminal,
+        stderr=terminal,
+        start_new_session=True,
     )
 
 
@@ -164,15 +179,7 @@ def test_demo_on_the_display_deals_hands_until_q(tmp_path: Path) -> None:
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     directory = tmp_path / "demo"
     log = directory / "tablectl.log"
-    process = subprocess.Popen(
-        [*DEMO, "--pace", "0", "--seed", "3", "--dir", str(directory)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
-        stdin=slave,
-        stdout=slave,
-        stderr=slave,
-        start_new_session=True,
-    )
+    process = on_terminal([*DEMO, "--pace", "0", "--seed", "3", "--dir", str(directory)], slave)
     os.close(slave)
     screen = bytearray()
 

@@ -13,19 +13,17 @@ import pty
 import select
 import signal
 import struct
-import subprocess
 import sys
 import termios
 import time
 from pathlib import Path
 
 import pytest
-from test_app_commands import AS_ROOT, ROOT, THREE_SEATS, table_toml, wait_for_log
+from test_app_commands import AS_ROOT, on_terminal, table_toml, wait_for_log
 
 from controller.inputs import Button
 from controller.journal import verify
 from simulator.table import Simulator
-from simulator.tablefile import write_table_toml
 
 RUN = [sys.executable, "-m", "controller", "run"]
 
@@ -42,15 +40,7 @@ def test_run_with_the_display_closes_the_table_and_the_display_on_a_signal(
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
         config = table_toml(tmp_path, sim)
         log = tmp_path / "tablectl.log"
-        process = subprocess.Popen(
-            [*RUN, "--display", "--config", str(config), *AS_ROOT],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
+        process = on_terminal([*RUN, "--display", "--config", str(config), *AS_ROOT], slave)
         os.close(slave)
         screen = bytearray()
 
@@ -98,24 +88,8 @@ def test_run_with_the_display_refuses_a_log_to_the_same_terminal(tmp_path: Path)
     and exits 1 (nothing opened: no journal)."""
     master, slave = pty.openpty()
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
-        config = write_table_toml(
-            tmp_path,
-            table_id="TEST-7",
-            game="mambo",
-            config=THREE_SEATS,
-            shoe={"path": sim.address("shoe")},
-            panel={"path": sim.address("panel")},
-            decks=sim.write_deck_files(tmp_path / "decks"),
-        )
-        process = subprocess.Popen(
-            [*RUN, "--display", "--config", str(config), *AS_ROOT],
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color"},
-            stdin=slave,
-            stdout=slave,
-            stderr=slave,
-            start_new_session=True,
-        )
+        config = table_toml(tmp_path, sim, log_file=False)
+        process = on_terminal([*RUN, "--display", "--config", str(config), *AS_ROOT], slave)
         os.close(slave)
         said = bytearray()
         try:
