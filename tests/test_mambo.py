@@ -145,6 +145,27 @@ def test_14_13a_j_2_a_three_two_ace_straight_plays_the_three_as_its_highest_card
     ]
 
 
+def test_14_13a_j_2_tied_hands_sharing_the_highest_card_the_next_highest_decides() -> None:
+    """14.13A(j)2; docs/rules-interpretation.md, Odd chips: pot 7 (seat 3 folds), no low, the
+    high hands tie as king-high straights whose highest card is the community Ks, the same card
+    in both: it decides nothing, so the next highest does: Qh (seat 2) over Qc (seat 1), and
+    seat 2 gets the odd chip (not seat 1, first in the dealing order)."""
+    t = table("mambo")
+    events = play(
+        t,
+        "new_hand Qc Qh 9c Jd Js Ah check_call check_call fold"  # Jd brings in, 2 calls, 3 folds
+        " 7s 4c 5d check_call check_call"  # burn, third cards
+        " 7h Ks check_call check_call",  # burn, community Ks
+    )
+    pot = settlement(events).pots[0]
+    assert pot.amount == 7
+    assert [(s.share, s.amount, s.winners, s.description) for s in pot.shares] == [
+        ("high", 7, (1, 2), "king-high straight"),
+    ]
+    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(2, 1, "14.13A(j)2")]
+    assert net(events) == {1: 0, 2: 1, 3: -1}
+
+
 def test_14_13a_j_3_tied_low_hands_odd_chip_to_the_lowest_low_card_by_suit() -> None:
     """14.13A(j)3: pot 7 (seat 3 folds); seat 1's ace-king high takes 4 with the split's odd
     chip; both 4-2-A lows tie for 3, and the ace of clubs (seat 1) gets the odd low chip.

@@ -74,21 +74,27 @@ def _odd_chip_seat(
     if rule is OddChip.FIRST_LEFT_OF_BUTTON:
         return min(winners, key=order.index)
 
-    def highest(seat: int) -> tuple[int, int]:
+    def highest(seat: int) -> list[tuple[int, int]]:
         value = rated[seat]
         assert value is not None  # a winner's hand qualified
         # 14.13A(j)2, NOTES.md Odd chips: the highest card as it plays in the hand, so in
-        # 5-4-3-2-A (Mambo's 3-2-A) the five (three) outranks the ace, which plays low
+        # 5-4-3-2-A (Mambo's 3-2-A) the five (three) outranks the ace, which plays low; if the
+        # tied hands share it (Mambo's community card), the next highest decides
         # (docs/rules-interpretation.md, Odd chips).
-        return max(
-            (ACE_LOW if value.ace_low and card.rank is Rank.ACE else int(card.rank), card.suit)
-            for card in value.cards
+        return sorted(
+            (
+                (ACE_LOW if value.ace_low and card.rank is Rank.ACE else int(card.rank), card.suit)
+                for card in value.cards
+            ),
+            reverse=True,
         )
 
-    def lowest_low(seat: int) -> tuple[int, int]:
+    def lowest_low(seat: int) -> list[tuple[int, int]]:
         value = rated[seat]
         assert value is not None  # a winner's hand qualified
-        return min(
+        # 14.13A(j)3: the lowest low card by suit; a shared one (the community card) decides
+        # nothing, so the next lowest does.
+        return sorted(
             (1 if card.rank is Rank.ACE else int(card.rank), int(card.suit)) for card in value.cards
         )
 
