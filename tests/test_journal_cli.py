@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from journal_support import write_journal
 
-from controller.cli import main
+from controller.cli import build_parser, main
 from controller.journal import JournalWriter, verify
+from controller.settings import JournalSettings
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -137,3 +138,36 @@ def test_verify_says_when_a_writer_has_the_journal_open(
         assert verify(tmp_path).writer_open
     assert not verify(tmp_path).writer_open
     assert "a writer" not in _run(capsys, "verify", "--journal", str(tmp_path))[1]
+
+
+def test_verify_says_the_anchor_matched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--anchor of a record still there, unchanged: the output says it matched, not only exit 0."""
+    records = write_journal(tmp_path, 4)
+    status, out, _ = _run(
+        capsys, "verify", "--journal", str(tmp_path), "--anchor", f"2:{records[1].hash}"
+    )
+    assert status == 0
+    assert "anchor 2: matched (the record is there, unchanged)" in out
+
+
+def test_verify_says_the_anchor_did_not_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--anchor with another hash than the record's: the output says NOT MATCHED, exit 1."""
+    records = write_journal(tmp_path, 4)
+    status, out, _ = _run(
+        capsys, "verify", "--journal", str(tmp_path), "--anchor", f"3:{records[1].hash}"
+    )
+    assert status == 1
+    assert "anchor 3: NOT MATCHED" in out
+
+
+def test_every_journal_command_defaults_to_the_deployed_journal() -> None:
+    """verify and recall read the deployed journal, /var/lib/tablectl/journal (docs/deploy.md),
+    when no --journal is given; export reads the config's [journal] dir, which defaults to it."""
+    parser = build_parser()
+    deployed = Path("/var/lib/tablectl/journal")
+    assert parser.parse_args(["journal", "verify"]).journal == deployed
+    assert parser.parse_args(["recall"]).journal == deployed
+    assert parser.parse_args(["export", "--phh", "--out", "x"]).journal is None
+    assert JournalSettings().dir == deployed
