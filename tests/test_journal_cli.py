@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import pytest
 from journal_support import write_journal
 
-from controller.cli import build_parser, main
+from controller.cli import EXIT_BROKEN_PIPE, build_parser, main
 from controller.journal import JournalWriter, verify
 from controller.settings import JournalSettings
 
@@ -171,3 +172,28 @@ def test_every_journal_command_defaults_to_the_deployed_journal() -> None:
     assert parser.parse_args(["recall"]).journal == deployed
     assert parser.parse_args(["export", "--phh", "--out", "x"]).journal is None
     assert JournalSettings().dir == deployed
+
+
+@pytest.mark.parametrize("command", [["journal", "verify"], ["recall"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """``tablectl recall | head``: when the reader of stdout is gone, the command stops with
+    status 141 (as a shell reports SIGPIPE) and no BrokenPipeError traceback on stderr."""
+    write_journal(tmp_path, 4)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "controller", *command, "--journal", str(tmp_path)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            cwd=Path(__file__).resolve().parent.parent,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert result.stderr == ""
+    assert result.returncode == EXIT_BROKEN_PIPE
