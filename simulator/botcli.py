@@ -19,6 +19,7 @@ from controller.engine import ConfigError
 from controller.games import GAMES
 from controller.script import ScriptError, parse_script
 from controller.settings import DECK_NAMES as DECK_KEYS
+from controller.words import counted
 from simulator.bots import (
     Act,
     BotError,
@@ -157,7 +158,7 @@ def _describe_bot(bot: Bot) -> str:
     seats = " ".join(str(s) for s in config.seats)
     if isinstance(bot, ScriptedBot):
         return f"playing a {bot.spec.name} hand script, seats {seats}"
-    hands = "no end" if bot.hands is None else f"{bot.hands} hands"
+    hands = "no end" if bot.hands is None else counted(bot.hands, "hand")
     return f"random {bot.spec.name}, seats {seats}, seed {bot.seed}, {hands}"
 
 
@@ -180,4 +181,4 @@ def _play(runner: BotRunner, say: Callable[[str], None]) -> None:
         say(f"bot: stopped: {error}")
         return
     hands = len(runner.bot.records)
-    say(f"bot: {'stopped' if runner.stopped else 'done'} after {hands} hands")
+    say(f"bot: {'stopped' if runner.stopped else 'done'} after {counted(hands, 'hand')}")

@@ -70,7 +70,7 @@ def test_a_script_bot_plays_the_script_and_prints_its_settlement(tmp_path: Path)
     lines = bot_lines(out)
     assert describe_record(record) in lines
     assert "deal Kh (by name)" in lines
-    assert lines[-1] == "done after 1 hands"
+    assert lines[-1] == "done after 1 hand"
     assert ScriptedBot(script).spec.key == "mambo"
 
 
@@ -83,7 +83,7 @@ def test_a_bot_from_the_tables_configuration(tmp_path: Path) -> None:
     assert status == 0, out + err
     lines = bot_lines(out)
     assert lines[0].startswith("random Mambo stud, seats 1 2 3 4 5 6 7 8 9 10 11, seed 0")
-    assert lines[-1] == "done after 1 hands"
+    assert lines[-1] == "done after 1 hand"
 
 
 def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:

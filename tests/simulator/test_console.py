@@ -139,6 +139,14 @@ def test_newdeck_loads_new_deck_order_and_deal_takes_a_count(tmp_path: Path) -> 
     assert lines[7] == "error: deal: count 53: expected 1 to 52 cards"
 
 
+def test_the_last_card_left_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """Dealing 51 of 52 leaves '1 card left', not '1 cards left'."""
+    result = run_console(tmp_path, "deal 51\ndeal\n")
+    lines = result.stdout.splitlines()
+    assert lines[-2].endswith("; 1 card left")
+    assert lines[-1].endswith("; 0 cards left")
+
+
 def test_the_deck_files_are_written_for_the_controller(tmp_path: Path) -> None:
     """Both decks' enrollment files are written, and read back as the seed's decks."""
     result = run_console(
@@ -382,9 +390,9 @@ def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Pa
     ]
     assert result.returncode == 1
     for expected in (
-        "the shoe's next 2 sentence(s) will be dropped",
-        "the panel's next 1 sentence(s) will be garbled",
-        "the shoe's next 2 sentence(s) will be held 0.5 s",
+        "the shoe's next 2 sentences will be dropped",
+        "the panel's next 1 sentence will be garbled",
+        "the shoe's next 2 sentences will be held 0.5 s",
         "16 bytes of noise on the panel's line",
         "the panel is silent until 'fault speak'",
         "the shoe is silent for 0.2 s",
