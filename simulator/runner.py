@@ -55,8 +55,9 @@ class RunnerError(RuntimeError):
     """The devices could not perform an act as the bot meant it (the shoe out of step)."""
 
 
-class _Stopped(Exception):
-    """``stop`` came while the runner waited for the devices to take an act: not done."""
+class RunnerStopped(Exception):
+    """``stop`` came while ``perform`` waited for the devices to take an act (a jam, a full
+    store): the act was not done. ``acts`` and ``run`` hold it for ``resume``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +174,7 @@ class BotRunner:
                 return
             try:
                 self.perform(act)
-            except _Stopped:  # stopped while the devices could not take it: nothing was done
+            except RunnerStopped:  # stopped while the devices could not take it: nothing was done
                 self._held = act
                 return
             self.performed += 1
@@ -216,8 +217,8 @@ class BotRunner:
     def perform(self, act: Act) -> None:
         """Make the devices do ``act``.
 
-        Raises ``_Stopped`` if ``stop`` comes while the devices cannot take it (a jam):
-        ``acts`` holds the act for ``resume``."""
+        Raises ``RunnerStopped`` if ``stop`` comes while the devices cannot take it (a jam,
+        a full store); ``acts`` catches it and holds the act for ``resume``."""
         sim = self.sim
         if isinstance(act, Shuffle):
             sim.use_deck(act.deck, act.seed)
@@ -279,7 +280,7 @@ class BotRunner:
                         f"the devices stayed jammed for {self.pace.stall} s: {error}"
                     ) from error
                 if self._stop.wait(_POLL * 10):
-                    raise _Stopped from error
+                    raise RunnerStopped from error
                 continue
             if waited:
                 self._say("going on: the devices take acts again")
