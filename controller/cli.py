@@ -10,11 +10,17 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import pkgutil
 import sys
 from collections.abc import Sequence
+from typing import Final
 
 from controller import __version__, commands
+
+#: The status of a command whose reader went away (``tablectl recall | head``), as a shell
+#: reports a process ended by SIGPIPE (128 + 13).
+EXIT_BROKEN_PIPE: Final = 141
 
 
 def command_modules() -> list[str]:
@@ -45,8 +51,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     if run is None:
         parser.print_help()
         return 2
-    status: int = run(args)
+    try:
+        status: int = run(args)
+        sys.stdout.flush()  # inside the try: a reader gone is found here, not at exit
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     return status
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null: its reader is gone (``| head`` read enough), so the
+    interpreter's last flush at exit must not fail again with a traceback."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(devnull, sys.stdout.fileno())
+    finally:
+        os.close(devnull)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ from controller.engine import ConfigError
 from controller.games import GAMES
 from controller.script import ScriptError, parse_script
 from controller.settings import DECK_NAMES as DECK_KEYS
+from controller.words import counted
 from simulator.bots import (
     Act,
     BotError,
@@ -35,7 +36,8 @@ from simulator.table import Simulator
 
 Bot = RandomBot | ScriptedBot
 
-#: A dealer waits for a jammed feed (no host acknowledging) as long as it takes.
+#: A dealer waits for a jammed feed (no host acknowledging) as long as it takes; the bot
+#: says once that it waits, and why (``BotRunner.on_wait``).
 _STALL = 24 * 3600.0
 
 
@@ -68,7 +70,8 @@ def add_bot_options(parser: argparse.ArgumentParser) -> None:
         "--config",
         type=Path,
         default=None,
-        help="take the game, seats, dealer, stakes and stacks from the controller's table.toml",
+        help="take the game, seats, dealer, stakes and stacks from the controller's table.toml, "
+        "and wait for that controller to welcome the shoe and the panel before dealing",
     )
     group.add_argument(
         "--pace",
@@ -139,8 +142,22 @@ def bot_session(
         return
     pace = Pace.human() if args.pace == "human" else Pace.fast()
     pace = Pace(pace.card, pace.button, pace.shuffle, pace.repeat, stall=_STALL)
-    runner = BotRunner(bot, sim, pace, on_act=_printer(bot, say))
-    thread = threading.Thread(target=_play, args=(runner, say), name="tablectl-bot", daemon=True)
+    # Once a controller is attached, each act waits for its acknowledgement: cards and
+    # presses travel on two links, and a press must not overtake the card dealt before it.
+    runner = BotRunner(
+        bot,
+        sim,
+        pace,
+        on_act=_printer(bot, say),
+        on_wait=lambda text: say(f"bot: {text}"),
+        wait_for_acks=True,
+    )
+    # A bot dealing for a table.toml deals for its controller: from the first card.
+    host_first = args.config is not None
+    finished = threading.Event()
+    thread = threading.Thread(
+        target=_play, args=(runner, say, host_first, finished), name="tablectl-bot", daemon=True
+    )
     say(f"bot: {_describe_bot(bot)}")
     thread.start()
     try:
@@ -149,6 +166,13 @@ def bot_session(
         finite = isinstance(bot, ScriptedBot) or (bot.hands is not None)
         if not (wait_at_end and finite):
             runner.stop()
+        # The wait is on an Event, not on join(): a join that Ctrl-C interrupts may never
+        # return when called again (CPython 3.11's thread state lock).
+        try:
+            finished.wait()
+        except KeyboardInterrupt:  # Ctrl-C while waiting for the bot (a jam, no controller)
+            runner.stop()
+            finished.wait()
         thread.join()
 
 
@@ -157,7 +181,7 @@ def _describe_bot(bot: Bot) -> str:
     seats = " ".join(str(s) for s in config.seats)
     if isinstance(bot, ScriptedBot):
         return f"playing a {bot.spec.name} hand script, seats {seats}"
-    hands = "no end" if bot.hands is None else f"{bot.hands} hands"
+    hands = "no end" if bot.hands is None else counted(bot.hands, "hand")
     return f"random {bot.spec.name}, seats {seats}, seed {bot.seed}, {hands}"
 
 
@@ -173,11 +197,23 @@ def _printer(bot: Bot, say: Callable[[str], None]) -> Callable[[Act], None]:
     return show
 
 
-def _play(runner: BotRunner, say: Callable[[str], None]) -> None:
+def _play(
+    runner: BotRunner, say: Callable[[str], None], host_first: bool, finished: threading.Event
+) -> None:
     try:
+        _deal(runner, say, host_first)
+    finally:
+        finished.set()
+
+
+def _deal(runner: BotRunner, say: Callable[[str], None], host_first: bool) -> None:
+    try:
+        if host_first and not runner.wait_for_host():
+            say("bot: stopped before dealing: no controller welcomed the devices")
+            return
         runner.run()
     except (BotError, RunnerError, DeviceError) as error:
         say(f"bot: stopped: {error}")
         return
     hands = len(runner.bot.records)
-    say(f"bot: {'stopped' if runner.stopped else 'done'} after {hands} hands")
+    say(f"bot: {'stopped' if runner.stopped else 'done'} after {counted(hands, 'hand')}")

@@ -49,6 +49,7 @@ from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.script import HandScript
+from controller.words import counted
 from simulator.decks import DECK_NAMES, MIN_CUT, cut, shuffled
 
 # --- Acts: what the dealer does -----------------------------------------------------------
@@ -210,7 +211,7 @@ def describe_act(act: Act) -> str:
         case Restock():
             text = f"reshuffled discards under the stub: {' '.join(c.code for c in act.cards)}"
         case Rebuy():
-            text = f"seat {act.seat} buys {act.chips} chips"
+            text = f"seat {act.seat} buys {counted(act.chips, 'chip')}"
         case Tag():
             text = f"tag {act.uid} at the {act.point.value} ({act.reason})"
     return text

@@ -21,6 +21,7 @@ from typing import Final, TextIO
 
 from controller.cards import DECK, Card, CardError
 from controller.inputs import Button
+from controller.words import counted
 from drivers.shoe import Lid, Reader
 from simulator.decks import DeckError
 from simulator.devices import DeviceError
@@ -194,7 +195,7 @@ class Console(cmd.Cmd):
             shoe = self.sim.shoe
             reads = shoe.dealt[-1].reads
             read = {0: "NOT read (reader fault)", 1: "read once"}.get(reads, f"read {reads} times")
-            return f"(tag {shoe.deck.uid(card)}, {read}); {len(shoe.stub)} cards left"
+            return f"(tag {shoe.deck.uid(card)}, {read}); {counted(len(shoe.stub), 'card')} left"
 
     def do_discard(self, arg: str) -> None:
         """discard CARD...: pass cards over the discard reader into the muck.
@@ -231,7 +232,9 @@ class Console(cmd.Cmd):
         with self.sim.locked():
             shoe = self.sim.shoe
             top = shoe.stub[0].code if shoe.stub else "-"
-            self.say(f"deck {shoe.deck.name} {what}: {len(shoe.stub)} cards, top card {top}")
+            self.say(
+                f"deck {shoe.deck.name} {what}: {counted(len(shoe.stub), 'card')}, top card {top}"
+            )
 
     def do_newdeck(self, arg: str) -> None:
         """newdeck: load the deck in play in new-deck order (2c 2d 2h 2s 3c ... As), unshuffled.
@@ -357,18 +360,18 @@ class Console(cmd.Cmd):
             count = int(_number(where, "count", rest[0], int)) if rest else 1
             (sim.drop if name == "drop" else sim.garble)(device, count)
             verb = "dropped" if name == "drop" else "garbled"
-            return f"the {device}'s next {count} sentence(s) will be {verb}"
+            return f"the {device}'s next {counted(count, 'sentence')} will be {verb}"
         if name == "delay":
             if not rest:
                 raise UsageError(f"expected 'fault delay {device} SECONDS [COUNT]'")
             seconds = _number(where, "seconds", rest[0], float)
             count = int(_number(where, "count", rest[1], int)) if len(rest) > 1 else 1
             sim.delay(device, seconds, count)
-            return f"the {device}'s next {count} sentence(s) will be held {seconds:g} s"
+            return f"the {device}'s next {counted(count, 'sentence')} will be held {seconds:g} s"
         if name == "noise":
             length = int(_number(where, "bytes", rest[0], int)) if rest else 64
             sim.noise(device, length)
-            return f"{length} bytes of noise on the {device}'s line"
+            return f"{counted(length, 'byte')} of noise on the {device}'s line"
         if name == "silent":
             hang = _number(where, "seconds", rest[0], float) if rest else None
             sim.silence(device, hang)

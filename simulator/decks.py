@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cards import DECK, Card
+from controller.words import counted
 from drivers.deck import Deck
 
 #: ISO/IEC 15693 UIDs begin with E0, then the manufacturer code (04: NXP) and the
@@ -106,7 +107,7 @@ def cut(cards: Sequence[Card], count: int) -> list[Card]:
     """
     if not MIN_CUT <= count <= len(cards) - 1:
         raise DeckError(
-            f"cut of {count} cards: expected at least {MIN_CUT} off the top "
+            f"cut of {counted(count, 'card')}: expected at least {MIN_CUT} off the top "
             f"(NOTES.md, Shuffle, cut and decks) and at most {len(cards) - 1} of {len(cards)}"
         )
     return [*cards[count:], *cards[:count]]

@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TypeVar
 
+from controller.words import counted
 from simulator.bots import (
     Act,
     Deal,
@@ -30,20 +31,33 @@ from simulator.bots import (
     ScriptedBot,
     Shuffle,
     Tag,
+    table_input,
 )
 from simulator.devices import DeviceError
-from simulator.table import Simulator
+from simulator.table import DEVICES, Simulator
 
 #: The host's RFID repeat window by default (drivers.shoe.ShoeDriver): a card read at
 #: the same point again within it is taken for the same read, so a new shuffle (whose
 #: first cards may have been read moments ago) must take longer than this.
 DEFAULT_REPEAT_WINDOW = 0.5
 
+#: How long an acknowledgement may take before the runner says it is waiting for one: a
+#: controller acknowledges in milliseconds (docs/app.md), so a second means it is not there.
+ACK_PATIENCE = 1.0
+
+#: How often the runner looks again at a device it waits for.
+_POLL = 0.001
+
 _T = TypeVar("_T")
 
 
 class RunnerError(RuntimeError):
     """The devices could not perform an act as the bot meant it (the shoe out of step)."""
+
+
+class RunnerStopped(Exception):
+    """``stop`` came while ``perform`` waited for the devices to take an act (a jam, a full
+    store): the act was not done. ``acts`` and ``run`` hold it for ``resume``."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +115,14 @@ class BotRunner:
     ``on_act`` (optional) hears every act after the devices performed it.
     ``on_rebuy`` hears the chips a seat buys between hands: no device reports
     them, so the controller must be told (``Table.rebuy``) before the next hand.
+    ``on_wait`` hears, once each time, that the runner waits for the devices (a full
+    store, a jammed feed, an acknowledgement, a host's welcome) and why, and that it
+    goes on; without it a wait is silent.
+    ``wait_for_acks``: once a host has welcomed the device that reports an act, wait
+    until the host has acknowledged it before the next act. Cards and buttons travel on
+    two links, so a press made at once after a deal could reach the controller before
+    the card; a controller acknowledges only what it has taken (journal before ack), so
+    this keeps it in step with the bot at any pace.
     """
 
     def __init__(
@@ -111,12 +133,16 @@ class BotRunner:
         *,
         on_act: Callable[[Act], None] | None = None,
         on_rebuy: Callable[[Rebuy], None] | None = None,
+        on_wait: Callable[[str], None] | None = None,
+        wait_for_acks: bool = False,
     ) -> None:
         self.bot = bot
         self.sim = sim
         self.pace = pace or Pace()
         self.on_act = on_act
         self.on_rebuy = on_rebuy
+        self.on_wait = on_wait
+        self.wait_for_acks = wait_for_acks
         self.performed = 0
         self._stop = threading.Event()
         #: An act the bot chose that a stop kept the devices from doing (done on resume).
@@ -146,8 +172,13 @@ class BotRunner:
             if self._stop.wait(self.pace.before(act)):
                 self._held = act
                 return
-            self.perform(act)
+            try:
+                self.perform(act)
+            except RunnerStopped:  # stopped while the devices could not take it: nothing was done
+                self._held = act
+                return
             self.performed += 1
+            self._acknowledged(act)
             if self.on_act is not None:
                 self.on_act(act)
             yield act
@@ -163,10 +194,31 @@ class BotRunner:
                 break
         return len(self.bot.records) - start
 
+    def wait_for_host(self, devices: tuple[str, ...] = DEVICES) -> bool:
+        """Wait until a host (the controller) has welcomed each of ``devices``, so that it
+        sees the first act; False if ``stop`` came first."""
+
+        def unwelcomed() -> list[str]:
+            with self.sim.locked():
+                return [d for d in devices if not self.sim.devices[d].core.link.welcomed]
+
+        if not unwelcomed():
+            return True
+        names = " and the ".join(devices)
+        self._say(f"waiting for a controller to welcome the {names} (is it running?)")
+        while unwelcomed():
+            if self._stop.wait(_POLL * 10):
+                return False
+        self._say(f"the controller welcomed the {names}: dealing")
+        return True
+
     # --- one act on the devices -----------------------------------------------------------
 
     def perform(self, act: Act) -> None:
-        """Make the devices do ``act``."""
+        """Make the devices do ``act``.
+
+        Raises ``RunnerStopped`` if ``stop`` comes while the devices cannot take it (a jam,
+        a full store); ``acts`` catches it and holds the act for ``resume``."""
         sim = self.sim
         if isinstance(act, Shuffle):
             sim.use_deck(act.deck, act.seed)
@@ -210,16 +262,67 @@ class BotRunner:
 
     def _unjammed(self, action: Callable[[], _T]) -> _T:
         """Do ``action``; while the shoe's feed is jammed or a device's store is full (the
-        host not acknowledging), wait as a dealer waits, up to ``pace.stall`` seconds."""
+        host not acknowledging), wait as a dealer waits, up to ``pace.stall`` seconds, and
+        say so once (``on_wait``)."""
         deadline = time.monotonic() + self.pace.stall
+        waited = False
         while True:
             try:
-                return action()
+                done = action()
             except DeviceError as error:
                 if "jam" not in str(error) and "full" not in str(error):
                     raise
+                if not waited:
+                    self._say(f"waiting: {self._why_stalled(error)}")
+                    waited = True
                 if time.monotonic() >= deadline:
                     raise RunnerError(
                         f"the devices stayed jammed for {self.pace.stall} s: {error}"
                     ) from error
-                time.sleep(0.01)
+                if self._stop.wait(_POLL * 10):
+                    raise RunnerStopped from error
+                continue
+            if waited:
+                self._say("going on: the devices take acts again")
+            return done
+
+    def _why_stalled(self, error: DeviceError) -> str:
+        """The technician's words for a device that cannot take an act."""
+        with self.sim.locked():
+            if self.sim.shoe.jammed:
+                return "the shoe's feed is jammed (a card is stuck in the slot: 'fault jam off')"
+            device = "panel" if "panel" in str(error) else "shoe"
+            backlog = self.sim.devices[device].core.sender.backlog
+        return (
+            f"the {device}'s store is full ({counted(backlog, 'sentence')} unacknowledged): "
+            "is a controller attached?"
+        )
+
+    def _acknowledged(self, act: Act) -> None:
+        """With ``wait_for_acks``: wait until the host has acknowledged what ``act`` made a
+        device report, while a host is welcomed on it (none: nothing to wait for)."""
+        if not self.wait_for_acks or table_input(act) is None:
+            return
+        device = "panel" if isinstance(act, Press) else "shoe"
+        began = time.monotonic()
+        waited = False
+        while True:
+            with self.sim.locked():
+                core = self.sim.devices[device].core
+                left = core.sender.backlog if core.link.welcomed else 0
+            if not left:
+                break
+            if not waited and time.monotonic() - began >= ACK_PATIENCE:
+                self._say(
+                    f"waiting: the controller has not acknowledged the {device}'s last "
+                    f"{counted(left, 'sentence')} for {ACK_PATIENCE:g} s: is it still running?"
+                )
+                waited = True
+            if self._stop.wait(_POLL):
+                return
+        if waited:
+            self._say("going on: the controller acknowledged")
+
+    def _say(self, text: str) -> None:
+        if self.on_wait is not None:
+            self.on_wait(text)

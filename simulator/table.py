@@ -25,6 +25,7 @@ from typing import Final, Literal, TypeVar
 
 from controller.cards import DECK, Card
 from controller.inputs import Button
+from controller.words import counted
 from drivers.shoe import Lid, Reader
 from simulator.decks import TagDeck, foreign_uid, make_decks, shuffled, write_deck_file
 from simulator.devices import (
@@ -531,7 +532,7 @@ class Simulator:
             last = core.dealt[-1].card.code if core.dealt else "-"
             lines.append(
                 f"  lid {core.lid}, reader {core.reader}, feed {core.feed}; deck {core.deck.name} "
-                f"in play, {len(core.stub)} cards in the shoe (top {top}), "
+                f"in play, {counted(len(core.stub), 'card')} in the shoe (top {top}), "
                 f"{len(core.dealt)} dealt (last {last}); clock {core.clock_ms(self.clock())} ms"
             )
         elif isinstance(core, VirtualPanel):

@@ -9,6 +9,7 @@ import pytest
 from confighelp import section, to_toml, valid
 
 from controller.config import SECTION_KEYS, SettingsError, parse_config
+from controller.games import GAMES
 
 DEPLOY = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 
@@ -47,3 +48,17 @@ def test_the_sample_errors_are_what_the_loader_says() -> None:
         parse_config(to_toml(data), source="/etc/tablectl/table.toml")
     text = DEPLOY.read_text(encoding="utf-8")
     assert str(caught.value) in text
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
+def test_the_table_rows_name_every_game_and_its_seats(key: str) -> None:
+    """The [table] `game` row names every registered game, and the `seats` row its most seats
+    (14.13(b), 14.13A(b), 14.12A(b)), so no game the loader takes is missing from the guide."""
+    rows = {
+        line.split("|")[1].strip(): line
+        for line in _reference().splitlines()
+        if line.startswith(("| `game` |", "| `seats` |"))
+    }
+    spec = GAMES[key]
+    assert f'`"{key}"`' in rows["`game`"]
+    assert f"{spec.max_seats} for " in rows["`seats`"]

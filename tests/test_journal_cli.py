@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -9,8 +10,9 @@ from pathlib import Path
 import pytest
 from journal_support import write_journal
 
-from controller.cli import main
+from controller.cli import EXIT_BROKEN_PIPE, build_parser, main
 from controller.journal import JournalWriter, verify
+from controller.settings import JournalSettings
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -137,3 +139,61 @@ def test_verify_says_when_a_writer_has_the_journal_open(
         assert verify(tmp_path).writer_open
     assert not verify(tmp_path).writer_open
     assert "a writer" not in _run(capsys, "verify", "--journal", str(tmp_path))[1]
+
+
+def test_verify_says_the_anchor_matched(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--anchor of a record still there, unchanged: the output says it matched, not only exit 0."""
+    records = write_journal(tmp_path, 4)
+    status, out, _ = _run(
+        capsys, "verify", "--journal", str(tmp_path), "--anchor", f"2:{records[1].hash}"
+    )
+    assert status == 0
+    assert "anchor 2: matched (the record is there, unchanged)" in out
+
+
+def test_verify_says_the_anchor_did_not_match(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--anchor with another hash than the record's: the output says NOT MATCHED, exit 1."""
+    records = write_journal(tmp_path, 4)
+    status, out, _ = _run(
+        capsys, "verify", "--journal", str(tmp_path), "--anchor", f"3:{records[1].hash}"
+    )
+    assert status == 1
+    assert "anchor 3: NOT MATCHED" in out
+
+
+def test_every_journal_command_defaults_to_the_deployed_journal() -> None:
+    """verify and recall read the deployed journal, /var/lib/tablectl/journal (docs/deploy.md),
+    when no --journal is given; export reads the config's [journal] dir, which defaults to it."""
+    parser = build_parser()
+    deployed = Path("/var/lib/tablectl/journal")
+    assert parser.parse_args(["journal", "verify"]).journal == deployed
+    assert parser.parse_args(["recall"]).journal == deployed
+    assert parser.parse_args(["export", "--phh", "--out", "x"]).journal is None
+    assert JournalSettings().dir == deployed
+
+
+@pytest.mark.parametrize("command", [["journal", "verify"], ["recall"]])
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    tmp_path: Path, command: list[str]
+) -> None:
+    """``tablectl recall | head``: when the reader of stdout is gone, the command stops with
+    status 141 (as a shell reports SIGPIPE) and no BrokenPipeError traceback on stderr."""
+    write_journal(tmp_path, 4)
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before the first line is written
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "controller", *command, "--journal", str(tmp_path)],
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            check=False,
+            cwd=Path(__file__).resolve().parent.parent,
+            timeout=60,
+        )
+    finally:
+        os.close(write_end)
+    assert result.stderr == ""
+    assert result.returncode == EXIT_BROKEN_PIPE

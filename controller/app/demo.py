@@ -22,6 +22,7 @@ from controller.app.screen import DisplaySink, run_with_display
 from controller.app.simtable import SimTable
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.journal import verify
+from controller.words import counted
 from simulator.runner import Pace
 
 #: A fast headless dealer shortens the shoe's RFID repeat window and the shuffle with it.
@@ -49,11 +50,12 @@ class Summary:
         rate = self.hands / self.seconds if self.seconds else 0.0
         verdict = "intact" if self.journal_intact else "NOT INTACT"
         return [
-            f"{self.game}: {self.hands} hands in {self.seconds:.1f} s ({rate:.1f} hands/s); "
+            f"{self.game}: {counted(self.hands, 'hand')} in {self.seconds:.1f} s "
+            f"({rate:.1f} hands/s); "
             f"{self.settled} settled ({self.showdowns} at a showdown), {self.voided} void",
             f"inputs: {self.inputs} cards and buttons, each journaled before it was acknowledged",
             f"results: {nets}",
-            f"journal {self.journal}: {self.records} records, {verdict}",
+            f"journal {self.journal}: {counted(self.records, 'record')}, {verdict}",
         ]
 
 

@@ -16,6 +16,7 @@ from controller.config import (
 )
 from controller.games.spec import ForcedBet
 from controller.settings import DEFAULT_CONFIG
+from controller.words import counted
 
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
 STATE_DIRECTORY: Final = Path("/var/lib/tablectl")
@@ -98,7 +99,8 @@ def summary(settings: TableSettings) -> str:
             f"panel: {_device(settings.panel)}",
             f"decks: a {settings.decks.a}, b {settings.decks.b}; {settings.decks.active} in play",
             f"journal: {journal.dir}, fsync {'on' if journal.fsync else 'OFF'}, "
-            f"{journal.hands_per_file} hands or {journal.max_bytes} bytes a file",
+            f"{counted(journal.hands_per_file, 'hand')} or "
+            f"{counted(journal.max_bytes, 'byte')} a file",
             f"log: {log.level.value}, {log.format.value}, to {log.file or 'standard error'}",
         ]
     )

@@ -11,6 +11,7 @@ from controller.app.recall import hands
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
 from controller.settings import DEFAULT_CONFIG
+from controller.words import counted
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -42,5 +43,5 @@ def run(args: argparse.Namespace) -> int:
     args.out.mkdir(parents=True, exist_ok=True)
     for number, text in exported:
         (args.out / f"hand-{number}.phh").write_text(text, encoding="utf-8")
-    print(f"{len(exported)} hands written to {args.out}")
+    print(f"{counted(len(exported), 'hand')} written to {args.out}")
     return 0

@@ -7,10 +7,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.journal import Anchor, verify
-
-#: Where the controller keeps its journal unless told otherwise.
-DEFAULT_JOURNAL_DIR: Final = Path("journal")
+from controller.journal import Anchor, VerifyReport, verify
+from controller.settings import DEFAULT_JOURNAL_DIR
 
 EXIT_INTACT: Final = 0
 EXIT_PROBLEM: Final = 1
@@ -60,7 +58,18 @@ def run_verify(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     print("\n".join(report.summary()))
+    if args.anchor is not None:
+        print(f"  {_anchor_verdict(report, args.anchor)}")
     return EXIT_INTACT if report.intact else EXIT_PROBLEM
+
+
+def _anchor_verdict(report: VerifyReport, anchor: Anchor) -> str:
+    """Whether the anchor matched: the exit status alone does not tell it from another problem."""
+    if report.records >= anchor.seq:  # seqs run 1, 2, ... so the anchored record was checked
+        return f"anchor {anchor.seq}: matched (the record is there, unchanged)"
+    if report.problem is not None and report.problem.seq == anchor.seq:
+        return f"anchor {anchor.seq}: NOT MATCHED (see the first bad record)"
+    return f"anchor {anchor.seq}: not reached (the chain is broken before it)"
 
 
 def _anchor(text: str) -> Anchor:

@@ -5,13 +5,11 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Final
 
 from controller.app.progress import Progress
 from controller.app.recall import format_hand, hands
 from controller.journal import JournalError, JournalReader, Record
-
-DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
+from controller.settings import DEFAULT_JOURNAL_DIR
 
 
 def _count(text: str) -> int:

@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import contextlib
 import io
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from controller.cli import build_parser
 from controller.engine import Table
 from controller.engine.events import HandSettled
 from controller.games import GAMES
 from controller.script import parse_script
+from drivers.panel import PanelDriver
+from drivers.shoe import ShoeDriver
+from drivers.transport import LinkSettings
 from simulator.bots import HandRecord, RandomBot, RebuyRule, ScriptedBot, describe_record
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,20 +81,64 @@ def test_a_script_bot_plays_the_script_and_prints_its_settlement(tmp_path: Path)
     lines = bot_lines(out)
     assert describe_record(record) in lines
     assert "deal Kh (by name)" in lines
-    assert lines[-1] == "done after 1 hands"
+    assert lines[-1] == "done after 1 hand"
     assert ScriptedBot(script).spec.key == "mambo"
 
 
+@contextlib.contextmanager
+def controller_on(directory: Path) -> Iterator[None]:
+    """A host on the simulator's links in ``directory`` once they appear, as ``tablectl run``
+    opens them: it welcomes both devices and acknowledges all they say."""
+    done = threading.Event()
+
+    def attach() -> None:
+        while not (directory / "panel").exists():
+            if done.wait(0.01):
+                return
+        events: queue.Queue[Any] = queue.Queue()
+        with (
+            ShoeDriver(LinkSettings(url=str(directory / "shoe")), events),
+            PanelDriver(LinkSettings(url=str(directory / "panel")), events),
+        ):
+            done.wait()
+
+    host = threading.Thread(target=attach)
+    host.start()
+    try:
+        yield
+    finally:
+        done.set()
+        host.join()
+
+
 def test_a_bot_from_the_tables_configuration(tmp_path: Path) -> None:
-    """``--config table.toml`` plays the controller's own table: its game, seats and stakes."""
+    """``--config table.toml`` plays the controller's own table: its game, seats and stakes,
+    once that controller has welcomed the shoe and the panel."""
     example = ROOT / "docs/examples/table.toml"
-    status, out, err = run_sim(
-        tmp_path, "", "--bot", "random", "--config", str(example), "--hands", "1", "--pace", "fast"
-    )
+    with controller_on(tmp_path):
+        status, out, err = run_sim(
+            tmp_path, "", "--bot", "random", "--config", str(example), "--hands", "1",
+            "--pace", "fast",
+        )  # fmt: skip
     assert status == 0, out + err
     lines = bot_lines(out)
     assert lines[0].startswith("random Mambo stud, seats 1 2 3 4 5 6 7 8 9 10 11, seed 0")
-    assert lines[-1] == "done after 1 hands"
+    assert lines[-1] == "done after 1 hand"
+
+
+def test_a_bot_for_a_table_toml_waits_for_its_controller(tmp_path: Path) -> None:
+    """The simulator comes first (it makes the ports and deck files the table.toml names),
+    so a ``--config`` bot deals nothing until a controller has welcomed both devices, and
+    says so; with none, it stops with the console."""
+    example = ROOT / "docs/examples/table.toml"
+    began = time.monotonic()
+    status, out, err = run_sim(tmp_path, "wait 0.5\n", "--bot", "random", "--config", str(example))
+    assert status == 0, out + err
+    assert bot_lines(out)[1:] == [
+        "waiting for a controller to welcome the shoe and the panel (is it running?)",
+        "stopped before dealing: no controller welcomed the devices",
+    ]
+    assert time.monotonic() - began < 5
 
 
 def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:
@@ -110,3 +165,35 @@ def test_a_bot_without_an_end_stops_with_the_console(tmp_path: Path) -> None:
     assert lines[0] == "random Mambo stud, seats 1 2 3 4 5 6, seed 0, no end"
     assert "press new_hand" in lines
     assert lines[-1].startswith("stopped after ")
+
+
+def test_ctrl_c_stops_a_bot_the_console_waits_for(tmp_path: Path) -> None:
+    """At the end of piped input the console waits for a bot with --hands; when that bot waits
+    too (for a controller, or on a full store), Ctrl-C stops it cleanly: no traceback, exit 0."""
+    example = ROOT / "docs/examples/table.toml"
+    options = ["--dir", str(tmp_path), "--bot", "random", "--config", str(example), "--hands", "2"]
+    # Python keeps SIGINT ignored if it starts ignored (as in a shell's background job):
+    # the child takes Ctrl-C as a terminal's user would give it.
+    ctrl_c = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"sys.argv = ['tablectl', 'sim', *{options!r}]; "
+        "runpy.run_module('controller', run_name='__main__')"
+    )
+    with subprocess.Popen(
+        [sys.executable, "-c", ctrl_c],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    ) as sim:
+        assert sim.stdout is not None
+        for line in sim.stdout:
+            if line.startswith("bot: waiting for a controller"):
+                break
+        time.sleep(0.5)  # the console reads its (empty) input to the end, then waits
+        sim.send_signal(signal.SIGINT)
+        out, err = sim.communicate(timeout=30)
+    assert sim.returncode == 0, out + err
+    assert "Traceback" not in err
+    assert out.splitlines()[-1] == "bot: stopped before dealing: no controller welcomed the devices"

@@ -284,3 +284,134 @@ def test_a_scripted_stray_tag_is_read_at_the_slot(sim: Simulator) -> None:
         line.input for line in script.lines if not isinstance(line.input, ForeignTag)
     ]
     assert [s.kind for s in host.settled] == ["hand_voided"]
+
+
+class CommittingHost:
+    """The controller's way with acknowledgements: a device's sentence is acknowledged only
+    once the host has taken it (``ack_after_commit``, journal before ack; docs/app.md), and
+    cards and presses are taken from one queue, in the order they arrive."""
+
+    def __init__(self, sim: Simulator) -> None:
+        self.events: queue.Queue[Any] = queue.Queue()
+        self.decks = DeckSet(enrolled(sim.decks[0]), enrolled(sim.decks[1]))
+        self.arrived: list[TableInput] = []
+        self.shoe = ShoeDriver(
+            link(sim, "shoe"), self.events, repeat_window=REPEAT_WINDOW, ack_after_commit=True
+        )
+        self.panel = PanelDriver(link(sim, "panel"), self.events, ack_after_commit=True)
+        self._done = threading.Event()
+        self._taker = threading.Thread(target=self._take)
+
+    def __enter__(self) -> CommittingHost:
+        self.shoe.start()
+        self.panel.start()
+        self._taker.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._done.set()
+        self._taker.join()
+        self.panel.stop()
+        self.shoe.stop()
+
+    def _take(self) -> None:
+        while not self._done.is_set():
+            try:
+                event = self.events.get(timeout=0.01)
+            except queue.Empty:
+                continue
+            if isinstance(event, TagRead):
+                self.arrived.append(self.decks.lookup(event))
+            elif isinstance(event, PanelPress):
+                self.arrived.append(event.to_input())
+            seq = getattr(event, "seq", None)
+            if seq is not None:
+                (self.panel if isinstance(event, PanelPress) else self.shoe).commit(seq)
+
+
+def test_waiting_for_acks_keeps_presses_behind_the_cards_dealt_before_them(
+    sim: Simulator,
+) -> None:
+    """Cards and presses travel on two links; with ``wait_for_acks`` the runner makes the next
+    act only when the host has acknowledged the last, so at a fast pace, with nothing else
+    keeping them in step, the host takes every card and press in the order the bot made them."""
+    bot = RandomBot("mambo", seats=6, seed=5, hands=3)
+    with CommittingHost(sim) as host:
+        runner = BotRunner(bot, sim, Pace(shuffle=REPEAT_WINDOW * 2), wait_for_acks=True)
+        assert runner.wait_for_host()
+        runner.run()
+        wanted = [inp for record in bot.records for inp in record.inputs]
+        deadline = time.monotonic() + WAIT
+        while len(host.arrived) < len(wanted) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert host.arrived == wanted
+
+
+def test_the_runner_says_once_that_it_waits_for_a_full_store_and_once_that_it_goes_on(
+    tmp_path: Path,
+) -> None:
+    """docs/protocol.md 5: with no host, the shoe's store fills and its feed jams; the runner
+    says why it waits, once (not a silent freeze), and once that it goes on when a host
+    acknowledges."""
+    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=6)
+    with Simulator(transport="memory", table="said", seed=8, timing=timing) as sim:
+        bot = RandomBot("mambo", seats=3, seed=8, hands=1)
+        said: list[str] = []
+        runner = BotRunner(bot, sim, Pace(shuffle=0.1, stall=WAIT), on_wait=said.append)
+        worker = threading.Thread(target=runner.run)
+        worker.start()
+        time.sleep(0.5)
+        assert said == [
+            "waiting: the shoe's store is full (6 sentences unacknowledged): "
+            "is a controller attached?"
+        ]
+        host = Host(sim, Table(bot.spec, bot.config))
+        with (
+            ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
+            PanelDriver(link(sim, "panel"), host.events),
+        ):
+            worker.join(timeout=WAIT * 2)
+    assert not worker.is_alive()
+    assert said[1] == "going on: the devices take acts again"
+
+
+def test_a_stop_ends_a_wait_on_a_full_store_and_the_act_is_held() -> None:
+    """A stop (the console's quit, Ctrl-C) while the store is full ends the wait at once,
+    not after ``stall``; the act the devices could not take is held for ``resume``."""
+    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=4)
+    with Simulator(transport="memory", table="quit", seed=8, timing=timing) as sim:
+        said: list[str] = []
+        bot = RandomBot("mambo", seats=3, seed=8)
+        runner = BotRunner(bot, sim, Pace(shuffle=0, stall=WAIT * 4), on_wait=said.append)
+        worker = threading.Thread(target=runner.run)
+        worker.start()
+        deadline = time.monotonic() + WAIT
+        while not said and time.monotonic() < deadline:
+            time.sleep(0.01)
+        performed = runner.performed
+        runner.stop()
+        worker.join(timeout=1.0)
+        assert not worker.is_alive(), "the stop ended the wait"
+        assert runner.performed == performed
+        assert runner._held is not None  # the act the full store refused, for resume()
+
+
+def test_wait_for_host_returns_once_a_host_welcomed_both_devices(sim: Simulator) -> None:
+    """A bot that deals for a controller waits for its welcome on the shoe and the panel
+    (saying so), so the controller sees the first card; a stop ends the wait with False."""
+    said: list[str] = []
+    runner = BotRunner(RandomBot("mambo", seats=2, seed=1), sim, on_wait=said.append)
+    threading.Timer(0.1, runner.stop).start()
+    assert runner.wait_for_host() is False
+    waiting = "waiting for a controller to welcome the shoe and the panel (is it running?)"
+    assert said == [waiting]
+    runner.resume()
+    welcomed: list[bool] = []
+    waiter = threading.Thread(target=lambda: welcomed.append(runner.wait_for_host()))
+    waiter.start()
+    while len(said) < 2:  # waiting again before any host is there
+        time.sleep(0.01)
+    with CommittingHost(sim):
+        waiter.join(timeout=WAIT)
+    assert welcomed == [True]
+    assert said == [waiting, waiting, "the controller welcomed the shoe and the panel: dealing"]

@@ -5,7 +5,9 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 import select
+import shlex
 import subprocess
 import sys
 import time
@@ -22,6 +24,7 @@ from simulator.decks import make_decks, read_deck_file, shuffled
 from simulator.table import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]
+SIMULATOR_MD = ROOT / "docs/simulator.md"
 
 
 def tablectl_sim(directory: Path, *extra: str) -> list[str]:
@@ -83,6 +86,50 @@ def test_piped_commands_print_results_and_the_stub_follows_the_seed(tmp_path: Pa
     assert not (tmp_path / "shoe").exists(), "the links go when the simulator stops"
 
 
+def doc_samples() -> list[tuple[str, list[str]]]:
+    """docs/simulator.md's samples of ``tablectl sim`` with output: (command line, output)."""
+    text = SIMULATOR_MD.read_text(encoding="utf-8")
+    samples = []
+    for block in re.findall(r"^```\n(\$ .*?)^```", text, re.MULTILINE | re.DOTALL):
+        command, *output = block.splitlines()
+        if "tablectl sim" in command and output and not output[0].startswith("$"):
+            samples.append((command.removeprefix("$ "), output))
+    return samples
+
+
+def test_the_guide_has_the_samples_checked_below() -> None:
+    """Both samples with output (the start, and commands piped) are found in the guide."""
+    assert [command.split()[-1] for command, _ in doc_samples()] == ["7", "5"]
+
+
+@pytest.mark.parametrize(("command", "output"), doc_samples())
+def test_the_guides_samples_are_what_the_simulator_prints(
+    tmp_path: Path, command: str, output: list[str]
+) -> None:
+    """Each sample of docs/simulator.md, run as written (in a private folder), prints the lines
+    the guide shows; a tag the guide elides (``E00401...``) matches any tag."""
+    piped, _, sim = command.rpartition("| ")
+    argv = shlex.split(sim)[2:]
+    stdin = shlex.split(piped)[1].replace("\\n", "\n") if piped else "quit\n"
+    folder = argv[argv.index("--dir") + 1] if "--dir" in argv else "/run/tablectl-sim"
+    if "--dir" in argv:
+        argv[argv.index("--dir") : argv.index("--dir") + 2] = []
+    result = run_piped(tmp_path, stdin, *argv)
+    assert result.returncode == 0, result.stdout + result.stderr
+    expected = [
+        line.replace(folder, str(tmp_path)).replace(" Type 'help' for the commands.", "")
+        for line in output
+        if line != "sim>"  # the prompt, only at a terminal
+    ]
+    printed = result.stdout.splitlines()
+    assert len(printed) == len(expected), result.stdout
+    for line, want in zip(printed, expected, strict=True):
+        pattern = re.escape(want).replace(re.escape("E00401..."), "E00401[0-9A-F]{10}")
+        assert re.fullmatch(pattern, line), (
+            f"the guide shows {want!r}; the simulator printed {line!r}"
+        )
+
+
 def test_newdeck_loads_new_deck_order_and_deal_takes_a_count(tmp_path: Path) -> None:
     """'newdeck' then 'deal 5' deals 2c 2d 2h 2s 3c, the order 'tablectl enroll' expects."""
     result = run_console(tmp_path, "newdeck\ndeal 5\ndeal 53\n")
@@ -90,6 +137,14 @@ def test_newdeck_loads_new_deck_order_and_deal_takes_a_count(tmp_path: Path) -> 
     assert lines[1] == "deck A in new-deck order: 52 cards, top card 2c"
     assert [line.split()[1] for line in lines[2:7]] == ["2c", "2d", "2h", "2s", "3c"]
     assert lines[7] == "error: deal: count 53: expected 1 to 52 cards"
+
+
+def test_the_last_card_left_is_counted_in_the_singular(tmp_path: Path) -> None:
+    """Dealing 51 of 52 leaves '1 card left', not '1 cards left'."""
+    result = run_console(tmp_path, "deal 51\ndeal\n")
+    lines = result.stdout.splitlines()
+    assert lines[-2].endswith("; 1 card left")
+    assert lines[-1].endswith("; 0 cards left")
 
 
 def test_the_deck_files_are_written_for_the_controller(tmp_path: Path) -> None:
@@ -335,9 +390,9 @@ def test_every_fault_of_the_help_can_be_injected_and_state_shows_it(tmp_path: Pa
     ]
     assert result.returncode == 1
     for expected in (
-        "the shoe's next 2 sentence(s) will be dropped",
-        "the panel's next 1 sentence(s) will be garbled",
-        "the shoe's next 2 sentence(s) will be held 0.5 s",
+        "the shoe's next 2 sentences will be dropped",
+        "the panel's next 1 sentence will be garbled",
+        "the shoe's next 2 sentences will be held 0.5 s",
         "16 bytes of noise on the panel's line",
         "the panel is silent until 'fault speak'",
         "the shoe is silent for 0.2 s",

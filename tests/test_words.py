@@ -1,0 +1,22 @@
+"""Counted nouns: what the commands print says ``1 hand`` and ``2 hands``, never ``1 hands``."""
+
+from __future__ import annotations
+
+import pytest
+
+from controller.words import counted
+
+
+@pytest.mark.parametrize(
+    ("count", "noun", "text"),
+    [(1, "hand", "1 hand"), (2, "hand", "2 hands"), (0, "card", "0 cards"), (1, "file", "1 file")],
+)
+def test_one_is_singular_and_every_other_count_plural(count: int, noun: str, text: str) -> None:
+    """Exactly one takes the singular; none and more than one the plural."""
+    assert counted(count, noun) == text
+
+
+def test_an_irregular_plural_is_given() -> None:
+    """A noun whose plural is not noun + 's' names it."""
+    assert counted(3, "match", "matches") == "3 matches"
+    assert counted(1, "match", "matches") == "1 match"
