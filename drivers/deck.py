@@ -26,6 +26,7 @@ from typing import Final
 
 from controller.cards import DECK, Card, CardError
 from controller.inputs import CardRead, ForeignTag
+from controller.words import counted
 from drivers.shoe import TagRead, UidError, parse_uid
 
 FORMAT_LINE: Final = "# tablectl deck file, format 1"
@@ -285,7 +286,9 @@ class Enrollment:
     def finish(self) -> Deck:
         """The deck, if all 52 cards have their tags; EnrollmentError naming the missing."""
         if self.missing:
+            count = len(self.missing)
+            have = "has" if count == 1 else "have"
             raise EnrollmentError(
-                f"deck {self.name}: {len(self.missing)} cards have no tag: {_codes(self.missing)}"
+                f"deck {self.name}: {counted(count, 'card')} {have} no tag: {_codes(self.missing)}"
             )
         return Deck(self.name, dict(self.cards))

@@ -21,6 +21,16 @@ def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]
     return status, out, err
 
 
+def test_a_journal_of_one_record_is_counted_in_the_singular(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One record in one file: "1 record checked in 1 file", not "1 records ... 1 files"."""
+    write_journal(tmp_path, 1)
+    status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
+    assert status == 0
+    assert "  1 record checked in 1 file; head: seq 1 " in out
+
+
 def test_intact_journal_exits_0_and_prints_the_head(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

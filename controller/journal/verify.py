@@ -23,6 +23,7 @@ from controller.journal.store import (
     held_by_writer,
     torn_files,
 )
+from controller.words import counted
 
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 
@@ -73,7 +74,8 @@ class VerifyReport:
         head = "none (empty journal)"
         if self.last is not None:
             head = f"seq {self.last.seq} at {self.last.ts}; anchor {self.last.seq}:{self.last.hash}"
-        lines.append(f"  {self.records} records checked in {len(self.files)} files; head: {head}")
+        checked = f"{counted(self.records, 'record')} checked in {counted(len(self.files), 'file')}"
+        lines.append(f"  {checked}; head: {head}")
         if self.problem is not None:
             lines.append(f"  first bad record: {self.problem}")
         if self.torn is not None:

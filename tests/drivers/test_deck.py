@@ -145,6 +145,15 @@ def test_enrollment_refuses_a_missing_card_naming_it() -> None:
         enrollment.finish()
 
 
+def test_enrollment_missing_one_card_says_so_in_the_singular() -> None:
+    """One card without a tag: "1 card has no tag", not "1 cards have"."""
+    enrollment = Enrollment("red")
+    for uid in tags(1)[:51]:
+        enrollment.add(uid)
+    with pytest.raises(EnrollmentError, match="1 card has no tag: As"):
+        enrollment.finish()
+
+
 def test_enrollment_in_any_order_takes_the_named_card_and_refuses_it_twice() -> None:
     """In any order the technician names each card; naming one twice is refused."""
     enrollment = Enrollment("red")
