@@ -12,15 +12,18 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from display_harness import SMALL, WIDE, run_display
 from textual.pilot import Pilot
 
+from controller.app.core import Cause, Pause
+from controller.app.view import device_paused
 from controller.display.app import DealerDisplay
-from controller.display.demo import SCENES
-from controller.display.view import TableView
+from controller.display.demo import SCENES, device_lost_scene
+from controller.display.view import DeviceView, TableView
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "display"
 UPDATE = os.environ.get("TABLECTL_UPDATE_SNAPSHOTS") == "1"
@@ -71,8 +74,45 @@ def test_the_display_looks_as_committed(
     integrity alarm NOTES.md Integrity, device lost) renders exactly as the committed SVG."""
     monkeypatch.delenv("NO_COLOR", raising=False)
     build: Callable[[], TableView] = SCENES[scene]
-    svg = _screenshot(build(), size)
-    expected = SNAPSHOTS / f"{scene}-{size[0]}x{size[1]}.svg"
+    _looks_as_committed(f"{scene}-{size[0]}x{size[1]}", build(), size, tmp_path)
+
+
+#: A device that pauses the table for another reason than a lost link: the shoe's reader
+#: failed or a card jammed (docs/protocol.md 3.1 STA), or the controller refused the device
+#: (docs/protocol.md 4). Each banner is the controller's own text (controller/app/view.py).
+PAUSES = [
+    ("shoe-reader-fault", [Pause("shoe", Cause.READER_FAULT)], SMALL),
+    ("shoe-jammed", [Pause("shoe", Cause.JAMMED)], WIDE),
+    (
+        "shoe-refused",
+        [Pause("shoe", Cause.WRONG_SERIAL, "serial SHOE0002; the configuration names SHOE0001")],
+        SMALL,
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "pauses", "size"),
+    PAUSES,
+    ids=[f"{name}-{w}x{h}" for name, _, (w, h) in PAUSES],
+)
+def test_a_device_that_pauses_the_table_looks_as_committed(
+    name: str,
+    pauses: list[Pause],
+    size: tuple[int, int],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """docs/app.md, The shoe's state and Devices lost and found: a reader fault, a jam and a
+    refused shoe each pause the table with a banner that says what to do, whole at 80x24."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    view = replace(device_lost_scene(), devices=(device_paused(pauses), DeviceView("panel")))
+    _looks_as_committed(f"{name}-{size[0]}x{size[1]}", view, size, tmp_path)
+
+
+def _looks_as_committed(name: str, view: TableView, size: tuple[int, int], tmp_path: Path) -> None:
+    svg = _screenshot(view, size)
+    expected = SNAPSHOTS / f"{name}.svg"
     if UPDATE:
         expected.parent.mkdir(parents=True, exist_ok=True)
         expected.write_text(svg, encoding="utf-8")
