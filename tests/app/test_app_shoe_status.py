@@ -107,6 +107,8 @@ def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clear
             fault(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
             assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
             assert controller.core.pauses == [Pause("shoe", cause)]
+            # The view is built on the driver's thread after the panel's line is set.
+            assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
             shoe = views[-1].pausing_devices[0]
             assert (shoe.name, shoe.state) == ("shoe", DeviceState.FAULT)
             assert "resumes where it stopped" in shoe.message
@@ -118,7 +120,7 @@ def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clear
             clear(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
             assert wait_until(lambda: not controller.core.paused_by, 5.0)
             assert wait_until(lambda: panel_text(table) == dealing, 5.0), panel_text(table)
-            assert not views[-1].pausing_devices
+            assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
     finally:
         reset_logging()
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
@@ -209,13 +211,14 @@ def test_an_open_lid_in_a_hand_and_an_empty_shoe_when_a_card_is_due_warn_the_dea
             table.sim.press(Button.NEW_HAND)
             line = "Shoe lid open: close it"
             assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
-            assert [a.severity for a in views[-1].alarms] == [Severity.WARNING] * 2
+            warnings = [Severity.WARNING] * 2
+            assert wait_until(lambda: [a.severity for a in views[-1].alarms] == warnings, 5.0)
             table.sim.set_lid(Lid.CLOSED)
             line = "Shoe empty: load cards or MISDEAL"
             assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
             table.sim.shuffle(5)
             assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
-            assert not views[-1].alarms
+            assert wait_until(lambda: not views[-1].alarms, 5.0), views[-1].alarms
             assert not controller.core.paused_by
     finally:
         reset_logging()

@@ -238,6 +238,8 @@ def test_a_refused_shoe_pauses_the_table_naming_the_refusal_until_a_restart(
             assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
             line = "PAUSED: shoe wrong serial; fix+restart"
             assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+            # The view is built on the driver's thread after the core has taken the event.
+            assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
             shoe = views[-1].pausing_devices[0]
             assert (shoe.name, shoe.state.value) == ("shoe", "refused")
             assert "serial SHOE0001" in shoe.message
@@ -246,7 +248,7 @@ def test_a_refused_shoe_pauses_the_table_naming_the_refusal_until_a_restart(
             table.serials.clear()  # the configuration corrected
             controller = table.start_controller()
             assert wait_until(lambda: not controller.core.paused_by, 5.0)
-            assert not views[-1].pausing_devices
+            assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
     finally:
         reset_logging()
     lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
