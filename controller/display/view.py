@@ -252,11 +252,6 @@ class DeviceView:
     message: str = ""
 
     @property
-    def lost(self) -> bool:
-        """The device stopped answering."""
-        return self.state is DeviceState.LOST
-
-    @property
     def pauses(self) -> bool:
         """The table is paused by this device (lost, refused, or in a fault)."""
         return self.state is not DeviceState.CONNECTED
