@@ -22,6 +22,7 @@ from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
 from controller.inputs import ReadPoint
 from controller.journal import JsonObject, Record
+from drivers.session import LostRange
 
 DEVICES = ("shoe", "panel")
 #: How many finished hands the core remembers: a table runs for months and must not grow
@@ -289,7 +290,7 @@ class TableCore:
             device.connected = True
             device.restarted = data.get("outcome") == "restarted"
             lost = _lost_of(data)
-            device.lost = "" if lost is None else _range_text(lost)
+            device.lost = "" if lost is None else str(lost)
             if device.restarted:
                 device.message = (
                     f"{name} restarted: reads it had not sent before the power cycle are lost; "
@@ -305,7 +306,7 @@ class TableCore:
                 device.boot, device.last_seq = boot, None
             if lost is not None:
                 # The driver's place moved past them: a restarted controller resumes there.
-                device.last_seq = lost[1]
+                device.last_seq = lost.last
         else:
             device.connected = False
             device.message = str(data.get("reason", ""))
@@ -427,19 +428,14 @@ class TableCore:
                     raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
 
 
-def _lost_of(data: JsonObject) -> tuple[int, int] | None:
-    """A device record's lost sequence numbers (first, last), or None: not a loss."""
+def _lost_of(data: JsonObject) -> LostRange | None:
+    """A device record's lost sequence numbers, or None: not a loss."""
     if data.get("outcome") != "lost":
         return None
     match data.get("lost"):
         case [int() as first, int() as last]:
-            return first, last
+            return LostRange(first, last)
     raise rec.RecordFormatError(rec.DEVICE, data, "expected lost as [first, last] sequence numbers")
-
-
-def _range_text(lost: tuple[int, int]) -> str:
-    first, last = lost
-    return str(first) if first == last else f"{first}..{last}"
 
 
 def _lost_message(name: str, numbers: str) -> str:
