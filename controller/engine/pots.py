@@ -83,7 +83,10 @@ def _odd_chip_seat(
         # (docs/rules-interpretation.md, Odd chips).
         return sorted(
             (
-                (ACE_LOW if value.ace_low and card.rank is Rank.ACE else int(card.rank), card.suit)
+                (
+                    ACE_LOW if value.ace_low and card.rank is Rank.ACE else int(card.rank),
+                    int(card.suit),
+                )
                 for card in value.cards
             ),
             reverse=True,
@@ -95,7 +98,8 @@ def _odd_chip_seat(
         # 14.13A(j)3: the lowest low card by suit; a shared one (the community card) decides
         # nothing, so the next lowest does.
         return sorted(
-            (1 if card.rank is Rank.ACE else int(card.rank), int(card.suit)) for card in value.cards
+            (ACE_LOW if card.rank is Rank.ACE else int(card.rank), int(card.suit))
+            for card in value.cards
         )
 
     if rule is OddChip.HIGHEST_CARD_BY_SUIT:
