@@ -223,8 +223,8 @@ def _shared_tags(first: Deck, second: Deck, shared: list[str]) -> str:
     ]
     more = len(shared) - len(named)
     return (
-        f"decks {first.name} and {second.name} share {len(shared)} "
-        f"tag{'s' if len(shared) > 1 else ''}; a tag belongs to one card of one deck: "
+        f"decks {first.name} and {second.name} share {counted(len(shared), 'tag')}; "
+        "a tag belongs to one card of one deck: "
         + "; ".join(named)
         + (f"; and {more} more" if more else "")
     )
@@ -283,12 +283,14 @@ class Enrollment:
         self.cards[uid] = card
         return card
 
+    def missing_text(self) -> str:
+        """The cards still without a tag, counted and named: ``1 card has no tag: As``."""
+        count = len(self.missing)
+        have = "has" if count == 1 else "have"
+        return f"{counted(count, 'card')} {have} no tag: {_codes(self.missing)}"
+
     def finish(self) -> Deck:
         """The deck, if all 52 cards have their tags; EnrollmentError naming the missing."""
         if self.missing:
-            count = len(self.missing)
-            have = "has" if count == 1 else "have"
-            raise EnrollmentError(
-                f"deck {self.name}: {counted(count, 'card')} {have} no tag: {_codes(self.missing)}"
-            )
+            raise EnrollmentError(f"deck {self.name}: {self.missing_text()}")
         return Deck(self.name, dict(self.cards))

@@ -18,7 +18,6 @@ from typing import Any
 
 from controller.cards import Card, CardError
 from controller.inputs import ReadPoint
-from controller.words import counted
 from drivers.deck import Deck, DeckError, Enrollment
 from drivers.session import HelloOutcome
 from drivers.shoe import Feed, ShoeDriver, ShoeState, TagRead
@@ -208,8 +207,6 @@ def _ask_card(
 def _refuse(enrollment: Enrollment, say: Callable[[str], None], why: str) -> int:
     say(f"enrollment refused: {why}")
     if enrollment.missing:
-        missing = " ".join(c.code for c in enrollment.missing)
-        have = "has" if len(enrollment.missing) == 1 else "have"
-        say(f"{counted(len(enrollment.missing), 'card')} {have} no tag: {missing}")
+        say(enrollment.missing_text())
     say("nothing was written")
     return REFUSED
