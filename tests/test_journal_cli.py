@@ -84,6 +84,22 @@ def test_anchor_catches_records_cut_off_the_end(
     status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path), "--anchor", anchor)
     assert status == 1
     assert "the journal ends at seq 3" in out
+    assert "anchor 4: NOT MATCHED (the journal ends before that seq" in out
+
+
+def test_verify_says_an_anchor_past_a_broken_link_was_not_reached(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A record edited before the anchored one: the chain breaks there, the anchor is not
+    reached (neither matched nor said to differ), exit 1."""
+    records = write_journal(tmp_path, 4)
+    journal_file = tmp_path / "journal-000001.jsonl"
+    journal_file.write_bytes(journal_file.read_bytes().replace(b'"seq":2,', b'"seq":7,', 1))
+    status, out, _ = _run(
+        capsys, "verify", "--journal", str(tmp_path), "--anchor", f"4:{records[-1].hash}"
+    )
+    assert status == 1
+    assert "anchor 4: not reached (the chain is broken before it)" in out
 
 
 def test_missing_directory_is_a_usage_error(

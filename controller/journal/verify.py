@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
@@ -50,6 +51,16 @@ class Anchor:
         return f"{self.seq}:{self.hash}"
 
 
+class AnchorCheck(StrEnum):
+    """What became of an anchor (``verify --anchor``): the exit status alone does not tell it
+    from another problem."""
+
+    MATCHED = "matched (the record is there, unchanged)"
+    CHANGED = "NOT MATCHED (the record of that seq has another hash: see the first bad record)"
+    CUT_OFF = "NOT MATCHED (the journal ends before that seq: records were cut off its end)"
+    NOT_REACHED = "not reached (the chain is broken before it)"
+
+
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
     """What ``verify`` found: the records checked, and the first problem if there is one."""
@@ -62,6 +73,7 @@ class VerifyReport:
     torn: TornTail | None  #: a torn last record not yet set aside
     set_aside: tuple[Path, ...]  #: torn tails set aside earlier (``*.torn``)
     writer_open: bool  #: a writer had the journal open: it may have grown while read
+    anchor: AnchorCheck | None = None  #: with an anchor: what became of it
 
     @property
     def intact(self) -> bool:
@@ -116,14 +128,18 @@ def verify(
     writer_open = path.is_dir() and held_by_writer(path)
     records = 0
     problem: JournalError | None = None
+    checked = None if anchor is None else AnchorCheck.NOT_REACHED
     try:
         for record in reader:
             if anchor is not None and record.seq == anchor.seq:
+                checked = AnchorCheck.CHANGED
                 _check_anchor(record, reader, anchor)
+                checked = AnchorCheck.MATCHED
             records += 1
             if progress is not None:
                 progress(record)
         if anchor is not None and records < anchor.seq:
+            checked = AnchorCheck.CUT_OFF
             raise JournalError(
                 reader.files[-1] if reader.files else path,
                 None,
@@ -143,6 +159,7 @@ def verify(
         torn=reader.torn,
         set_aside=tuple(torn_files(path)),
         writer_open=writer_open,
+        anchor=checked,
     )
 
 
