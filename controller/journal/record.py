@@ -127,6 +127,86 @@ def make_record_line(
     return Record(seq=seq, ts=ts, kind=kind, data=payload, prev=prev, hash=digest), line
 
 
+#: How every record line the writer writes begins (canonical JSON: ``data`` is the first key).
+_RECORD_START: Final = b'{"data":{'
+#: The form of a record's ``ts``, ``d`` a digit.
+_TS_SHAPE: Final = "dddd-dd-ddTdd:dd:dd.ddddddZ"
+_JSON: Final = json.JSONDecoder()
+
+
+def is_line_start(body: bytes, seq: int, prev: str) -> bool:
+    """Whether ``body`` is a prefix of the line of record ``seq`` after the record whose hash
+    is ``prev``, as ``make_record_line`` writes it (its data and hash unknown): what a
+    write cut short leaves (docs/journal.md, Torn tails). Beside ``make_record_line``, so
+    that a change of the line's layout meets it."""
+    if len(body) <= len(_RECORD_START):
+        return _RECORD_START.startswith(body)
+    if not body.startswith(_RECORD_START) or any(byte < 0x20 for byte in body):
+        return False  # canonical JSON escapes every control character
+    try:
+        text = body.decode()
+    except UnicodeDecodeError as error:
+        if error.reason != "unexpected end of data":  # not only a character cut at the end
+            return False
+        text = body[: error.start].decode()
+    try:
+        _, end = _JSON.raw_decode(text, len('{"data":'))
+    except ValueError:
+        return True  # cut inside the data
+    # After the data, the fields in canonical order: literals, None for 64 hex digits, str for
+    # a JSON string, and the form of ts.
+    template: tuple[str | type[str] | None, ...] = (
+        ',"hash":"',
+        None,
+        '","kind":',
+        str,
+        f',"prev":"{prev}","seq":{seq},"ts":"',
+        _TS_SHAPE,
+        '"}',
+    )
+    return _fields_prefix(text[end:], template)
+
+
+def _string_end(text: str, at: int) -> int | None:
+    """Where the JSON string at ``text[at]`` ends (the text's end if it is cut inside), or
+    None if there is no string there."""
+    try:
+        value, end = _JSON.raw_decode(text, at)
+    except ValueError:
+        return len(text) if text[at] == '"' else None  # cut inside the string
+    return end if isinstance(value, str) else None
+
+
+def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> bool:
+    """Whether ``rest`` is a prefix of the record's fields after ``data`` (``template``)."""
+    at = 0
+    for part in template:
+        if at == len(rest):
+            return True
+        if part is None:  # 64 lowercase hex digits
+            digits = rest[at : at + 64]
+            if any(char not in "0123456789abcdef" for char in digits):
+                return False
+            at += len(digits)
+        elif part is str:
+            end = _string_end(rest, at)
+            if end is None:
+                return False
+            at = end
+        elif part == _TS_SHAPE:
+            for shape, char in zip(_TS_SHAPE, rest[at:], strict=False):
+                if not (char in "0123456789" if shape == "d" else char == shape):
+                    return False
+                at += 1
+        else:
+            assert isinstance(part, str)
+            piece = rest[at : at + len(part)]
+            if not part.startswith(piece):
+                return False
+            at += len(piece)
+    return at == len(rest)
+
+
 #: One encoder for every record: ``json.dumps`` with options builds a new one per call.
 #: ``allow_nan=False``: the writer's payloads are checked finite before they get here, and a
 #: parsed line's infinity (from a number too large for a float) is refused, not written back.

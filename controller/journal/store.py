@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import errno
 import fcntl
-import json
 import os
 import re
 from collections.abc import Generator, Iterator
@@ -19,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.journal.record import GENESIS, Record, RecordError, parse_line
+from controller.journal.record import GENESIS, Record, RecordError, is_line_start, parse_line
 
 _FILE_RE: Final = re.compile(r"journal-(\d{6})\.jsonl")
 _TORN_SUFFIX: Final = ".torn"
@@ -32,12 +31,6 @@ _CHUNK: Final = 64 * 1024
 #: disk, its data blocks did not), so a longer NUL run at the journal's end may hide records
 #: that were fsynced and acknowledged: the start refuses it (docs/journal.md, Torn tails).
 MAX_UNSYNCED_BYTES: Final = 8 * 1024
-
-#: How every record line the writer writes begins (canonical JSON: ``data`` is the first key).
-_RECORD_START: Final = b'{"data":{'
-#: The form of a record's ``ts``, ``d`` a digit.
-_TS_SHAPE: Final = "dddd-dd-ddTdd:dd:dd.ddddddZ"
-_JSON: Final = json.JSONDecoder()
 
 
 class JournalError(Exception):
@@ -162,11 +155,7 @@ class JournalReader:
                 expected = 1 if self.last is None else self.last.seq + 1
                 prev = GENESIS if self.last is None else self.last.hash
                 if is_last_file and not raw.endswith(b"\n"):  # the last line of the last file
-                    try:
-                        reason = torn_reason(raw, offset, expected, prev)
-                    except RecordError as error:
-                        raise JournalError(path, number, expected, str(error)) from None
-                    self.torn = TornTail(path, number, offset, raw, expected - 1, reason)
+                    self.torn = _torn_tail(path, number, offset, raw, self.last)
                     return records
                 try:
                     record = _parse_raw(raw)
@@ -211,7 +200,7 @@ def torn_reason(raw: bytes, offset: int, seq: int, prev: str) -> str:
             "fsync: they may hide acknowledged records (the file was zeroed or damaged, or "
             "written with fsync off)"
         )
-    if body and not _starts_record(body, seq, prev):
+    if body and not is_line_start(body, seq, prev):
         raise RecordError(
             f"an unfinished last line of {len(raw)} bytes at offset {offset} that is not the "
             f"start of record {seq} as the writer writes it: damage, not a cut-short write"
@@ -226,75 +215,15 @@ def torn_reason(raw: bytes, offset: int, seq: int, prev: str) -> str:
     return cut if not zeros else f"{cut}; then {nul_note}"
 
 
-def _starts_record(body: bytes, seq: int, prev: str) -> bool:
-    """Whether ``body`` is a prefix of the line of record ``seq`` after the record whose hash
-    is ``prev``, as ``make_record_line`` writes it (its data and hash unknown)."""
-    if len(body) <= len(_RECORD_START):
-        return _RECORD_START.startswith(body)
-    if not body.startswith(_RECORD_START) or any(byte < 0x20 for byte in body):
-        return False  # canonical JSON escapes every control character
+def _torn_tail(path: Path, number: int, offset: int, raw: bytes, last: Record | None) -> TornTail:
+    """The unfinished last line ``raw`` (line ``number`` of ``path``, at ``offset``) after
+    ``last``, as a torn tail; JournalError if it could hold acknowledged records."""
+    seq, prev = (1, GENESIS) if last is None else (last.seq + 1, last.hash)
     try:
-        text = body.decode()
-    except UnicodeDecodeError as error:
-        if error.reason != "unexpected end of data":  # not only a character cut at the end
-            return False
-        text = body[: error.start].decode()
-    try:
-        _, end = _JSON.raw_decode(text, len('{"data":'))
-    except ValueError:
-        return True  # cut inside the data
-    # After the data, the fields in canonical order: literals, None for 64 hex digits, str for
-    # a JSON string, and the form of ts.
-    template: tuple[str | type[str] | None, ...] = (
-        ',"hash":"',
-        None,
-        '","kind":',
-        str,
-        f',"prev":"{prev}","seq":{seq},"ts":"',
-        _TS_SHAPE,
-        '"}',
-    )
-    return _fields_prefix(text[end:], template)
-
-
-def _string_end(text: str, at: int) -> int | None:
-    """Where the JSON string at ``text[at]`` ends (the text's end if it is cut inside), or
-    None if there is no string there."""
-    try:
-        value, end = _JSON.raw_decode(text, at)
-    except ValueError:
-        return len(text) if text[at] == '"' else None  # cut inside the string
-    return end if isinstance(value, str) else None
-
-
-def _fields_prefix(rest: str, template: tuple[str | type[str] | None, ...]) -> bool:
-    """Whether ``rest`` is a prefix of the record's fields after ``data`` (``template``)."""
-    at = 0
-    for part in template:
-        if at == len(rest):
-            return True
-        if part is None:  # 64 lowercase hex digits
-            digits = rest[at : at + 64]
-            if any(char not in "0123456789abcdef" for char in digits):
-                return False
-            at += len(digits)
-        elif part is str:
-            end = _string_end(rest, at)
-            if end is None:
-                return False
-            at = end
-        elif part == _TS_SHAPE:
-            for shape, char in zip(_TS_SHAPE, rest[at:], strict=False):
-                if not (char in "0123456789" if shape == "d" else char == shape):
-                    return False
-                at += 1
-        else:
-            assert isinstance(part, str)
-            piece = rest[at : at + len(part)]
-            if not part.startswith(piece):
-                return False
-            at += len(piece)
-    return at == len(rest)
+        reason = torn_reason(raw, offset, seq, prev)
+    except RecordError as error:
+        raise JournalError(path, number, seq, str(error)) from None
+    return TornTail(path, number, offset, raw, seq - 1, reason)
 
 
 def _link_problem(record: Record, seq: int, prev: str) -> str | None:
@@ -382,12 +311,7 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
     torn = None
     if unfinished is not None:
         offset, number, content = unfinished
-        seq, prev = (1, GENESIS) if last is None else (last.seq + 1, last.hash)
-        try:
-            reason = torn_reason(content, offset, seq, prev)
-        except RecordError as error:
-            raise JournalError(files[-1], number, seq, str(error)) from None
-        torn = TornTail(files[-1], number, offset, content, seq - 1, reason)
+        torn = _torn_tail(files[-1], number, offset, content, last)
     start = max((i for i, found in enumerate(span) if found.record.kind == resume_kind), default=0)
     return Tail(
         files=tuple(files),
