@@ -78,13 +78,6 @@ def test_a_power_cut_at_every_byte_of_the_last_record_loses_only_that_record(
 RESUME = "checkpoint"
 
 
-def _open_both_ways(directory: Path) -> None:
-    """Open the journal for writing as the controller does (its end only) and whole."""
-    for resume_kind in (RESUME, None):
-        with JournalWriter.open(directory, fsync=False, resume_kind=resume_kind):
-            pass
-
-
 @pytest.mark.parametrize(
     ("tail", "reason"),
     [
