@@ -209,7 +209,7 @@ def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
         assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
         assert wait_until(lambda: panel_text(table) == "PAUSED: shoe lost", 5.0), panel_text(table)
         view = controller.view.build(controller.core)
-        assert any(d.lost for d in view.devices)
+        assert [(d.name, d.state.value) for d in view.pausing_devices] == [("shoe", "lost")]
         card = bot.bot.next_act()
         assert card is not None
         bot.perform_now(card)  # dealt while unplugged: kept on the shoe, sent after the replug
