@@ -32,6 +32,7 @@ from drivers.sentences import (
     Hello,
     Query,
     Reject,
+    RejectReason,
     Sentence,
 )
 from drivers.session import Delivery, HelloOutcome, HostReceiver, LostRange, seq_add
@@ -118,6 +119,8 @@ class DeviceRefused:
 
     device: str
     reason: str
+    #: What the host's ``REJ`` said (docs/protocol.md 3.3): the protocol, or the identity.
+    rejected: RejectReason
 
 
 LinkEvent = DeviceReady | CommLost | DeviceRefused
@@ -452,7 +455,7 @@ class DeviceDriver(ABC, Generic[E]):
         if isinstance(verdict.reply, Reject):
             self.refused = verdict.reason
             self._log.error("device_refused", reason=verdict.reason)
-            self.events.put(DeviceRefused(self.device, verdict.reason))
+            self.events.put(DeviceRefused(self.device, verdict.reason, verdict.reply.reason))
             return
         if verdict.outcome in (HelloOutcome.NEW_SESSION, HelloOutcome.RESTARTED):
             self._committed = None  # a new boot counts afresh

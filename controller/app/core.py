@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Final
 
 from controller.app import records as rec
 from controller.app.seating import SeatingError, apply_change, seat_change_of
@@ -69,9 +70,10 @@ class DeviceStatus:
     boot: str | None = None
     last_seq: int | None = None
     restarted: bool = False
-    #: The host refused its hello (docs/protocol.md 4: serial or protocol version). Its driver
-    #: has stopped for good: only a restart of the controller, after the fix, hears it again.
-    refused: bool = False
+    #: Why the host refused its hello, if it did (docs/protocol.md 4: serial or protocol
+    #: version). Its driver has stopped for good: only a restart of the controller, after the
+    #: fix, hears it again.
+    refused: Cause | None = None
     #: The sequence numbers the device lost, as "12..23" (docs/protocol.md 5, Lost sentences);
     #: empty if none since it was last welcomed.
     lost: str = ""
@@ -122,14 +124,12 @@ class Pause:
         return self.cause in REFUSALS
 
 
-def refusal_cause(reason: str) -> Cause:
-    """The refusal a driver's reason describes (drivers.session.HostReceiver.on_hello's
-    words: the protocol check comes first, and its reason names the serial too)."""
-    if "protocol version" in reason:
-        return Cause.WRONG_PROTOCOL
-    if "serial" in reason:
-        return Cause.WRONG_SERIAL
-    return Cause.REFUSED
+#: The refusal each of the host's ``REJ`` reasons (docs/protocol.md 3.3) stands for; a
+#: reason this controller does not know is a plain refusal.
+REJECTED: Final[dict[str, Cause]] = {
+    "identity": Cause.WRONG_SERIAL,
+    "protocol": Cause.WRONG_PROTOCOL,
+}
 
 
 @dataclass
@@ -175,8 +175,8 @@ class TableCore:
         pauses = []
         for name in DEVICES:
             device = self.devices[name]
-            if device.refused:
-                pauses.append(Pause(name, refusal_cause(device.message), device.message))
+            if device.refused is not None:
+                pauses.append(Pause(name, device.refused, device.message))
             elif not device.connected:
                 pauses.append(Pause(name, Cause.LOST, device.message))
             elif name == "shoe":
@@ -285,7 +285,8 @@ class TableCore:
         name = str(data.get("device"))
         device = self.devices.setdefault(name, DeviceStatus())
         event = data.get("event")
-        device.refused = event == "refused"
+        rejected = str(data.get("rejected"))
+        device.refused = REJECTED.get(rejected, Cause.REFUSED) if event == "refused" else None
         if event == "ready":
             device.connected = True
             device.restarted = data.get("outcome") == "restarted"
@@ -324,7 +325,7 @@ class TableCore:
                     "boot": d.boot,
                     "last_seq": d.last_seq,
                     "restarted": d.restarted,
-                    "refused": d.refused,
+                    "refused": None if d.refused is None else d.refused.value,
                     "lost": d.lost,
                 }
                 for name, d in self.devices.items()
@@ -366,7 +367,7 @@ class TableCore:
                     boot=boot if isinstance(boot, str) else None,
                     last_seq=last_seq if isinstance(last_seq, int) else None,
                     restarted=fields_.get("restarted") is True,
-                    refused=fields_.get("refused") is True,
+                    refused=_cause_of(fields_.get("refused")),
                     lost=str(fields_.get("lost", "")),
                 )
             self.records = int(str(totals["records"]))
@@ -426,6 +427,11 @@ class TableCore:
                 if not isinstance(was, dict) or was.get(key) != fields_[key]:
                     got = was.get(key) if isinstance(was, dict) else None
                     raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
+
+
+def _cause_of(value: object) -> Cause | None:
+    """A checkpoint's ``refused``: the refusal's cause, or None (not refused)."""
+    return Cause(value) if isinstance(value, str) and value in set(Cause) else None
 
 
 def _lost_of(data: JsonObject) -> LostRange | None:

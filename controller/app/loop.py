@@ -218,7 +218,7 @@ class Controller:
                 driver.restore(status.boot, status.last_seq)
             # Unknown until the driver says hello again; a new driver hears even a device
             # the last run refused (and refuses it again if it is still wrong).
-            status.connected = status.refused = False
+            status.connected, status.refused = False, None
         boot = core.devices["shoe"].boot
         if boot is not None:
             # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
@@ -397,7 +397,14 @@ class Controller:
             case CommLost():
                 self._device({"device": event.device, "event": "lost", "reason": event.reason})
             case DeviceRefused():
-                self._device({"device": event.device, "event": "refused", "reason": event.reason})
+                self._device(
+                    {
+                        "device": event.device,
+                        "event": "refused",
+                        "reason": event.reason,
+                        "rejected": event.rejected.value,
+                    }
+                )
             case SeatRequest():
                 self._seat_request(event)
             case _:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.app.core import Cause, Pause, refusal_cause
+from controller.app.core import REJECTED, Cause, Pause
 from controller.app.panel import panel_line
 from controller.app.view import device_paused
 from controller.display.view import DeviceState
@@ -21,7 +21,7 @@ from controller.engine.events import (
     Option,
 )
 from drivers.panel import TEXT_WIDTH, Text
-from drivers.sentences import Hello
+from drivers.sentences import Hello, Reject
 from drivers.session import HostReceiver
 
 ASKED = ActionRequired(
@@ -53,13 +53,14 @@ def test_the_seat_lit_and_the_line_follow_what_the_table_waits_for(
     assert panel_line(pending, paused) == shown
 
 
-def _refusal(serial: str, protocol: int) -> str:
-    """The reason the drivers give for refusing this hello (docs/protocol.md 4)."""
+def _refusal(serial: str, protocol: int) -> tuple[str, str]:
+    """The reason the drivers give for refusing this hello, and their REJ's reason word
+    (docs/protocol.md 3.3, 4), as the controller journals them."""
     verdict = HostReceiver("shoe", "SHOE0001").on_hello(
         Hello(0, "RS-200", serial, "2.1.0", protocol, "5A17C0DE")
     )
-    assert verdict.reason
-    return verdict.reason
+    assert isinstance(verdict.reply, Reject)
+    return verdict.reason, verdict.reply.reason.value
 
 
 @pytest.mark.parametrize(
@@ -85,11 +86,11 @@ def test_a_refused_device_is_named_with_its_refusal_and_the_restart_it_needs(
     serial: str, protocol: int, cause: Cause, line: str, todo: str
 ) -> None:
     """docs/protocol.md 4: a refused device's driver has stopped for good. The panel and the
-    display name the refusal (wrong serial or protocol version, told apart in the drivers' own
-    words) and say the controller must be restarted once the device or the configuration is
+    display name the refusal (wrong serial or protocol version, told apart by the REJ's
+    reason) and say the controller must be restarted once the device or the configuration is
     fixed; "reconnect" would never bring it back. A refusal outranks a lost device."""
-    reason = _refusal(serial, protocol)
-    pause = Pause("shoe", refusal_cause(reason), reason)
+    reason, rejected = _refusal(serial, protocol)
+    pause = Pause("shoe", REJECTED[rejected], reason)
     assert pause.cause is cause
     assert pause.refused
     assert panel_line(ASKED, [Pause("panel", Cause.LOST), pause]) == (0, line)
