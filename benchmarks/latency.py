@@ -17,9 +17,15 @@ sentence to the pty (its wire trace, ``time.perf_counter``) and stops in the
 controller when its listeners are called, after the panel's line and the log's
 announcement of what comes next (``time.perf_counter``). On Linux both are
 CLOCK_MONOTONIC, one clock for both processes. After each input the controller
-tells the dealer it has taken it (a pipe), and the dealer acts only then: each
-card is measured on an idle line and an idle controller, as a dealer's pace
-gives it.
+tells the dealer it has taken it (a pipe), and the dealer acts only then, once the
+simulated shoe and panel have also taken the controller's ACK (hardware does that in
+microseconds, long before a dealer's next card; the simulator's Python does it on this
+machine's cores): each card is measured on an idle line, an idle controller and idle
+devices, as a dealer's pace gives it.
+
+Beside each run's figures, the same cards timed to the moment the shoe's driver hands the
+decoded read to the controller: the pty, the thread's waking and the driver, before any of
+the controller's own work (the journal, the engine, the announcement).
 
 In the same run, the **floor**: the same two processes, a ``CRD`` sentence written to a
 bare pty, read through pyserial by a thread that only finds the line's end, at the pace
@@ -42,7 +48,7 @@ import time
 import tty
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -58,6 +64,7 @@ from controller.config import load_config
 from controller.engine.events import Event
 from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
+from drivers.shoe import TagRead
 from simulator.bots import Act, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
 from simulator.table import Simulator
@@ -158,7 +165,21 @@ def table_process(
                 if not taken.poll(10.0):
                     raise TimeoutError(f"the controller took no input {state['expected']}")
                 state["taken"] = int.from_bytes(taken.recv_bytes(), "big")
+            idle_devices()
             taken_at[0] = time.perf_counter()
+
+        def idle_devices() -> None:
+            # A hardware shoe and panel take the controller's ACK in microseconds, long before
+            # a dealer's next act; the simulator's Python takes it on this machine's cores.
+            # The next card waits for it, so that the controller shares no core with it.
+            senders = [device.core.sender for device in sim.devices.values()]
+            deadline = time.perf_counter() + 10.0
+            while time.perf_counter() < deadline:
+                with sim.locked():
+                    if not any(sender.backlog for sender in senders):
+                        return
+                time.sleep(0.0001)
+            raise TimeoutError("the simulated devices kept an unacknowledged sentence for 10 s")
 
         runner.on_act = on_act
         sim.trace("shoe", on_wire)
@@ -216,11 +237,22 @@ def table_side(
             child.close()  # its sentinel's descriptor
 
 
+@dataclass(frozen=True)
+class Run:
+    """One run's latencies (seconds), card by card: to the announcement, and to the moment
+    the shoe's driver handed the decoded read to the controller (the pty, the thread's
+    waking and the driver: what comes before the controller's own work)."""
+
+    announced: list[float]
+    handed: list[float]
+
+
 def measure(
     directory: Path, game: str, cards: int, *, fsync: bool, seed: int, gap: float = 0.0
-) -> list[float]:
-    """Latencies (seconds) of at least ``cards`` card reads."""
+) -> Run:
+    """Latencies of at least ``cards`` card reads."""
     announced = Stamps()
+    handed = Stamps()
     result: dict[str, Any] = {}
     table = table_side(table_process, "table", directory, game, cards=cards, seed=seed, gap=gap)
     with table as (ready, taken):
@@ -232,12 +264,13 @@ def measure(
                 ready=ready,
                 taken=taken,
                 announced=announced,
+                handed=handed,
                 result=result,
             )
         finally:
             reset_logging()
     PACE[0] = float(result["idle"])
-    return paired(result["written"], announced.times, cards)
+    return paired(result["written"], announced.times, handed.times, cards)
 
 
 def _serve_until_dealt(
@@ -248,6 +281,7 @@ def _serve_until_dealt(
     ready: Connection,
     taken: Connection,
     announced: Stamps,
+    handed: Stamps,
     result: dict[str, Any],
 ) -> None:
     """The controller as ``tablectl run`` runs it, until the dealer has dealt its cards."""
@@ -268,6 +302,8 @@ def _serve_until_dealt(
     def handle_then_tell_the_dealer(event: object) -> None:
         # The dealer acts again once the whole input is handled (its decision journaled):
         # each card meets an idle controller, as at a dealer's pace.
+        if isinstance(event, TagRead):
+            handed.stamp(event.seq, time.perf_counter())
         before = controller.inputs
         handle(event)
         if controller.inputs != before:
@@ -292,20 +328,27 @@ def _serve_until_dealt(
 
 
 def paired(
-    written: dict[tuple[int, int], float], announced: dict[tuple[int, int], float], cards: int
-) -> list[float]:
-    """Each card's time from the wire to its announcement; at least ``cards`` of them."""
-    latencies = [
-        end - written[key]
+    written: dict[tuple[int, int], float],
+    announced: dict[tuple[int, int], float],
+    handed: dict[tuple[int, int], float],
+    cards: int,
+) -> Run:
+    """Each card's times from the wire to the driver's hand-off and to its announcement; at
+    least ``cards`` of them."""
+    keys = [
+        key
         for key, end in announced.items()
-        if key in written and end > written[key]
+        if key in written and key in handed and written[key] < handed[key] < end
     ]
-    if len(latencies) < cards:
+    if len(keys) < cards:
         # A dealer and a controller that disagree (an alarm, a stall) end the run early.
         raise RuntimeError(
-            f"measured {len(latencies)} cards of the {cards} asked for: the run stopped early"
+            f"measured {len(keys)} cards of the {cards} asked for: the run stopped early"
         )
-    return latencies
+    return Run(
+        announced=[announced[key] - written[key] for key in keys],
+        handed=[handed[key] - written[key] for key in keys],
+    )
 
 
 def report(label: str, latencies: list[float]) -> str:
@@ -398,10 +441,9 @@ def main() -> None:
         for fsync in (False, True):
             sub = Path(folder) / f"fsync-{'on' if fsync else 'off'}"
             sub.mkdir()
-            latencies = measure(
-                sub, args.game, args.cards, fsync=fsync, seed=args.seed, gap=args.gap
-            )
-            print(report(f"fsync {'on' if fsync else 'off'}", latencies), flush=True)
+            run = measure(sub, args.game, args.cards, fsync=fsync, seed=args.seed, gap=args.gap)
+            print(report(f"fsync {'on' if fsync else 'off'}", run.announced), flush=True)
+            print(report("  of which to the driver's hand-off", run.handed), flush=True)
             if not fsync:
                 floor = measure_floor(args.cards, PACE[0])
                 print(report("floor (bare pty to a reading thread)", floor), flush=True)

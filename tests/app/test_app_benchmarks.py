@@ -36,11 +36,15 @@ def test_the_latency_benchmark_times_cards_from_the_wire_to_the_announcement(
 ) -> None:
     """benchmarks/latency.py: the table in its own process, the controller as tablectl run runs
     it; each card read gives one latency, positive and well under a second, over three hands
-    (the dealer alternates the decks as the controller does)."""
-    latencies = latency.measure(tmp_path, "mambo", 90, fsync=False, seed=1)
-    assert len(latencies) >= 90
-    assert all(0 < seconds < 1 for seconds in latencies)
-    assert "p99" in latency.report("fsync off", latencies)
+    (the dealer alternates the decks as the controller does), and the driver hands each read
+    over before it is announced."""
+    run = latency.measure(tmp_path, "mambo", 90, fsync=False, seed=1)
+    assert len(run.announced) >= 90
+    assert all(0 < seconds < 1 for seconds in run.announced)
+    assert all(
+        0 < handed < announced for handed, announced in zip(run.handed, run.announced, strict=True)
+    )
+    assert "p99" in latency.report("fsync off", run.announced)
 
 
 def test_the_latency_benchmarks_floor_times_a_bare_pty_at_the_dealers_pace(
