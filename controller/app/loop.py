@@ -164,6 +164,8 @@ class Controller:
     _shown: tuple[int, str] | None = field(default=None, init=False)
     #: The shoe's warnings last logged (each is logged as it begins).
     _shoe_warned: tuple[ShoeWarning, ...] = field(default=(), init=False)
+    #: The shoe's faults last logged as pausing the table (a pause is logged as it begins).
+    _shoe_paused: tuple[str, ...] = field(default=(), init=False)
     #: One input at a time, from the loop's thread or a driver's.
     _turn: threading.RLock = field(default_factory=threading.RLock, init=False)
     #: True while ``run`` takes the drivers' events on their threads.
@@ -487,6 +489,9 @@ class Controller:
         self.core.take(rec.DEVICE, data)
         name = str(data["device"])
         status = self.core.devices[name]
+        if name == "shoe":
+            # Lost, back or refused: a fault the shoe reports from now on is a pause anew.
+            self._shoe_paused = ()
         if status.connected:
             self._log.info("device_back", device=name, outcome=data.get("outcome"))
             if status.restarted:
@@ -516,8 +521,10 @@ class Controller:
         """A reader fault or a jam pauses the table until the shoe reports it cleared
         (docs/app.md, The shoe's state)."""
         core = self.core
-        faults = [pause.cause.value for pause in core.pauses if pause.device == "shoe"]
-        if faults and core.devices["shoe"].connected:
+        faults = tuple(pause.cause.value for pause in core.pauses if pause.device == "shoe")
+        if not core.devices["shoe"].connected:
+            faults = ()  # a lost shoe's pause is logged as its loss (_device)
+        if faults and faults != self._shoe_paused:
             self._log.warning(
                 "table_paused",
                 device="shoe",
@@ -525,8 +532,14 @@ class Controller:
                 where=announce(core.table.pending),
                 **core.shoe.fields(),
             )
+        elif self._shoe_paused and not faults:
+            self._log.info(
+                "shoe_fault_cleared", where=announce(core.table.pending), **core.shoe.fields()
+            )
         else:
+            # A report that changes no pause (the lid while a jam holds, a repeat after a welcome).
             self._log.info("shoe_status", **core.shoe.fields())
+        self._shoe_paused = faults
         self._announce([])
 
     # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------

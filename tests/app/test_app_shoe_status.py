@@ -24,7 +24,7 @@ from controller.settings import LogFormat, LogSettings
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import Feed, Lid, Reader, ShoeState
-from drivers.transport import DeviceReady
+from drivers.transport import CommLost, DeviceReady
 
 ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))
 DEAL_TO_4 = CardExpected(SEAT, 4, "down")
@@ -160,6 +160,49 @@ def test_a_restart_during_a_reader_fault_stays_paused_until_the_shoe_reports_ok(
         assert controller.core.pauses == []
     finally:
         controller.close()
+
+
+def test_a_shoe_fault_is_logged_as_a_pause_once_as_it_begins_and_once_as_it_clears(
+    tmp_path: Path,
+) -> None:
+    """docs/app.md, The shoe's state: a jam logs table_paused when it begins; the shoe's next
+    report while the jam holds (its lid opened) is a shoe_status at info, not a second pause;
+    the report that the feed is clear logs shoe_fault_cleared. A shoe lost and back while still
+    jammed is paused anew, so its pause is logged again after its device_back."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
+    controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
+    try:
+        _hellos(controller, HelloOutcome.NEW_SESSION)
+        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 1))
+        controller.inbox.put(ShoeState(Lid.OPEN, Reader.OK, Feed.JAM, 2))
+        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 3))
+        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 4))
+        controller.inbox.put(CommLost("shoe", "unplugged"))
+        hello = Hello(0, "TEST", "0", "1", 1, "Bshoe")
+        controller.inbox.put(DeviceReady("shoe", hello, HelloOutcome.RESUMED))
+        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 5))
+        controller.drain()
+    finally:
+        controller.close()
+        reset_logging()
+    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    shoe = [
+        (line["event"], line.get("reason", line.get("feed")))
+        for line in lines
+        if line["event"] in ("table_paused", "shoe_status", "shoe_fault_cleared", "device_back")
+    ]
+    assert shoe == [
+        ("device_back", None),  # the shoe's hello
+        ("device_back", None),  # the panel's
+        ("table_paused", "jammed"),
+        ("shoe_status", "jam"),
+        ("shoe_fault_cleared", "ok"),
+        ("table_paused", "jammed"),
+        ("table_paused", "unplugged"),
+        ("device_back", None),
+        ("table_paused", "jammed"),
+    ]
 
 
 def test_a_checkpoint_carries_the_shoes_state() -> None:
