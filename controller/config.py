@@ -12,7 +12,8 @@ The sections, their keys and their defaults are documented in docs/deploy.md
 (Configuration reference) and shown in docs/examples/table.toml.
 
 ``parse_config(text, ...)`` is the pure core (no I/O); ``load_config`` reads the
-file; ``check_files`` looks at the deck files the settings name, at start-up.
+file, and with ``files=True`` the deck files it names too (``deck_file_problems``), as
+start-up does, their problems reported with the file's others.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
@@ -73,7 +74,7 @@ __all__ = [
     "SettingsError",
     "TableSettings",
     "UdevMatch",
-    "check_files",
+    "deck_file_problems",
     "engine_problem",
     "load_config",
     "parse_config",
@@ -498,9 +499,12 @@ def parse_config(
     source: str = "table.toml",
     base: Path = Path(),
     games: Mapping[str, GameSpec] = GAMES,
+    check_decks: Callable[[DeckSettings], list[Problem]] | None = None,
 ) -> TableSettings:
     """Check a configuration's text; relative paths in it are taken from ``base``.
 
+    ``check_decks``, if given, is asked about a well-formed ``[decks]`` section (the deck
+    files it names), even when other sections have problems: every problem is reported at once.
     Raises SettingsError listing every problem found.
     """
     try:
@@ -520,6 +524,8 @@ def parse_config(
     devices = _read_devices(top)
     decks_section = top.section("decks", SECTION_KEYS["decks"], required=True)
     decks = _read_decks(decks_section, base) if decks_section else None
+    if decks is not None and check_decks is not None:
+        problems.extend(check_decks(decks))
     journal = _read_journal(top.section("journal", SECTION_KEYS["journal"], required=False), base)
     log = _read_log(top.section("log", SECTION_KEYS["log"], required=False), base)
     control = _read_control(top.section("control", SECTION_KEYS["control"], required=False), base)
@@ -589,8 +595,11 @@ def _read_devices(top: Section) -> tuple[DeviceSettings, DeviceSettings] | None:
     return shoe, panel
 
 
-def load_config(path: Path | str, *, games: Mapping[str, GameSpec] = GAMES) -> TableSettings:
-    """Read and check ``table.toml``; relative paths in it are taken from its folder.
+def load_config(
+    path: Path | str, *, games: Mapping[str, GameSpec] = GAMES, files: bool = False
+) -> TableSettings:
+    """Read and check ``table.toml``; relative paths in it are taken from its folder. With
+    ``files``, read and check the deck files it names too, as the table loads them at start-up.
 
     Raises SettingsError (a ConfigError) listing every problem, or naming the file
     when it cannot be read.
@@ -609,26 +618,29 @@ def load_config(path: Path | str, *, games: Mapping[str, GameSpec] = GAMES) -> T
         raise SettingsError(
             str(path), [Problem("(file)", str(path), f"expected UTF-8 text: {exc}")]
         ) from None
-    return parse_config(text, source=str(path), base=path.parent, games=games)
+    check_decks = deck_file_problems if files else None
+    return parse_config(
+        text, source=str(path), base=path.parent, games=games, check_decks=check_decks
+    )
 
 
-def check_files(settings: TableSettings) -> None:
-    """At start-up: raise SettingsError unless both deck files can be read and parsed, and make
-    a pair of decks (two names, no tag in both), as the table loads them."""
+def deck_file_problems(decks: DeckSettings) -> list[Problem]:
+    """What stops the table loading its decks: a deck file that cannot be read or parsed, or
+    a pair that is not two decks (two names, no tag in both), as the table loads them."""
     problems = []
-    decks: list[Deck] = []
+    loaded: list[Deck] = []
     for name in DECK_NAMES:
-        file: Path = getattr(settings.decks, name)
+        file: Path = getattr(decks, name)
         try:
-            decks.append(Deck.load(file))
+            loaded.append(Deck.load(file))
         except DeckFileError as exc:
             where = f"line {exc.line}: " if exc.line is not None else ""
             problems.append(Problem(f"decks.{name}", str(file), f"{where}{exc.reason}"))
     if not problems:
         try:
-            DeckSet(decks[0], decks[1])
+            DeckSet(loaded[0], loaded[1])
         except DeckError as exc:
-            files = f"{settings.decks.a} and {settings.decks.b}"
-            problems.append(Problem("decks", files, f"expected two decks: {exc}"))
-    if problems:
-        raise SettingsError(settings.source, problems)
+            problems.append(
+                Problem("decks", f"{decks.a} and {decks.b}", f"expected two decks: {exc}")
+            )
+    return problems

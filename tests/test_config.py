@@ -13,9 +13,7 @@ from controller.config import (
     LogFormat,
     LogLevel,
     SettingsError,
-    TableSettings,
     UdevMatch,
-    check_files,
     load_config,
     parse_config,
 )
@@ -504,31 +502,45 @@ def test_a_file_not_in_utf8_is_refused(tmp_path: Path) -> None:
         load_config(path)
 
 
-def _deck_settings(tmp_path: Path) -> TableSettings:
-    data = valid()
+def _deck_config(tmp_path: Path, **sections: object) -> Path:
+    data = {**valid(), **sections}
     data["decks"] = {"a": "a.txt", "b": "b.txt"}
     path = tmp_path / "table.toml"
     path.write_text(to_toml(data), encoding="utf-8")
-    return load_config(path)
+    return path
 
 
-def test_check_files_names_each_unreadable_deck_file(tmp_path: Path) -> None:
+def test_the_files_check_names_each_unreadable_deck_file(tmp_path: Path) -> None:
     """At start-up both deck files must be readable; each one that is not is named."""
     deck_a, deck_b = make_decks(seed=1)
     write_deck_file(tmp_path / "a.txt", deck_a)
-    settings = _deck_settings(tmp_path)
+    path = _deck_config(tmp_path)
+    load_config(path)  # the file alone is sound
     with pytest.raises(SettingsError) as caught:
-        check_files(settings)
+        load_config(path, files=True)
     [problem] = caught.value.problems
     assert problem.key == "decks.b"
     assert problem.value == str(tmp_path / "b.txt")
     assert "cannot read" in problem.expected
     assert "No such file or directory" in problem.expected
     write_deck_file(tmp_path / "b.txt", deck_b)
-    check_files(settings)
+    load_config(path, files=True)
 
 
-def test_check_files_parses_the_decks_as_start_up_does(tmp_path: Path) -> None:
+def test_the_files_check_reports_the_deck_files_with_the_configurations_other_problems(
+    tmp_path: Path,
+) -> None:
+    """A technician sees every problem at once: a missing deck file is reported beside a
+    problem elsewhere in table.toml, not only once that one is fixed."""
+    deck_a, _ = make_decks(seed=1)
+    write_deck_file(tmp_path / "a.txt", deck_a)
+    path = _deck_config(tmp_path, journal={"fsync": "yes"})
+    with pytest.raises(SettingsError) as caught:
+        load_config(path, files=True)
+    assert sorted(problem.key for problem in caught.value.problems) == ["decks.b", "journal.fsync"]
+
+
+def test_the_files_check_parses_the_decks_as_start_up_does(tmp_path: Path) -> None:
     """A deck file that reads but is not a deck (here a card enrolled twice) is refused with
     its file and line, as the controller's start-up refuses it, not only at start-up."""
     deck_a, deck_b = make_decks(seed=1)
@@ -539,14 +551,14 @@ def test_check_files_parses_the_decks_as_start_up_does(tmp_path: Path) -> None:
     lines[first_card + 1] = "2c " + lines[first_card + 1].split()[1]
     (tmp_path / "b.txt").write_text("\n".join(lines) + "\n", encoding="ascii")
     with pytest.raises(SettingsError) as caught:
-        check_files(_deck_settings(tmp_path))
+        load_config(_deck_config(tmp_path), files=True)
     [problem] = caught.value.problems
     assert problem.key == "decks.b"
     assert problem.expected.startswith(f"line {first_card + 2}: ")
     assert "2c has a tag already" in problem.expected
 
 
-def test_notes_integrity_check_files_refuses_two_decks_sharing_a_tag(tmp_path: Path) -> None:
+def test_notes_integrity_the_files_check_refuses_two_decks_sharing_a_tag(tmp_path: Path) -> None:
     """NOTES.md, Integrity: a tag belongs to one card of one deck; two files enrolling the same
     tag are refused by the check, naming both files."""
     deck_a, _ = make_decks(seed=1)
@@ -554,7 +566,7 @@ def test_notes_integrity_check_files_refuses_two_decks_sharing_a_tag(tmp_path: P
     text = (tmp_path / "a.txt").read_text(encoding="ascii")
     (tmp_path / "b.txt").write_text(text.replace("deck A", "deck B"), encoding="ascii")
     with pytest.raises(SettingsError) as caught:
-        check_files(_deck_settings(tmp_path))
+        load_config(_deck_config(tmp_path), files=True)
     [problem] = caught.value.problems
     assert problem.key == "decks"
     assert str(tmp_path / "a.txt") in str(problem.value)

@@ -11,7 +11,6 @@ from controller.config import (
     DeviceSettings,
     SettingsError,
     TableSettings,
-    check_files,
     load_config,
 )
 from controller.games.spec import ForcedBet
@@ -58,9 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run_check(args: argparse.Namespace) -> int:
     """Check ``args.config``; print the summary or the problems; return the exit status."""
     try:
-        settings = load_config(args.config)
-        if args.files:
-            check_files(settings)
+        settings = load_config(args.config, files=args.files)
     except SettingsError as error:
         print(error, file=sys.stderr)
         return EXIT_INVALID

@@ -20,7 +20,7 @@ from controller.app.service import (
     serve,
     stop_on_signals,
 )
-from controller.config import SettingsError, check_files, load_config
+from controller.config import SettingsError, load_config
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
 from controller.settings import DEFAULT_CONFIG
@@ -85,8 +85,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         if not args.as_root:
             refuse_root()
-        settings = load_config(args.config)
-        check_files(settings)
+        settings = load_config(args.config, files=True)
         if sink is not None:
             refuse_log_over_display(settings.log.file)
         configure_logging(settings.log, table_id=settings.table_id)
