@@ -201,7 +201,9 @@ class PanelDriver(DeviceDriver[PanelPress]):
         with self._state_lock:
             if not (due or self._changed):
                 return
-            state = (self._light, self._text)
+            # The line first: it names the seat, so between the two frames the new line stands
+            # under the old light, never a new seat lit under the old seat's options.
+            state = (self._text, self._light)
             self._changed = False
         self._last_refresh = now
         for sentence in state:

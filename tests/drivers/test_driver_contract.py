@@ -448,6 +448,24 @@ def test_the_panel_lights_the_seat_and_shows_text_and_repairs_a_lost_frame(
         assert device.seen.errors == []
 
 
+def test_the_panel_is_sent_its_new_line_before_its_new_light(backend: Backend) -> None:
+    """docs/protocol.md 3.4: on a change the host sends TXT, then LIT. The line names the seat,
+    so between the two frames the panel shows the new line under the old light, never a new
+    seat lit under the old seat's options."""
+    with panel_link(backend) as (device, driver, events):
+        wait_for(events, DeviceReady)
+        driver.light(7)
+        driver.show("S7: CHECK/BET")
+        deadline = time.monotonic() + WAIT
+        while Light(7) not in device.seen.of(Light):
+            assert time.monotonic() < deadline, device.seen.sentences
+            time.sleep(0.02)
+        with device.seen.lock:
+            sentences = list(device.seen.sentences)
+        first_light = sentences.index(Light(7))
+        assert sentences[first_light - 1] == Text("S7: CHECK/BET")
+
+
 def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
