@@ -31,7 +31,8 @@ In the same run, the **floor**: the same two processes, a ``CRD`` sentence writt
 bare pty, read through pyserial by a thread that only finds the line's end, at the pace
 the dealer kept (the mean time between cards of the fsync-off run). It is what the
 machine itself costs (the pty, and waking a thread of another process), with no
-controller: on a shared VM, most of the tail.
+controller: on a shared VM, most of the tail. The fsync-off run's p50 and p99 are also
+printed as multiples of the floor's: a noisy minute moves both.
 """
 
 from __future__ import annotations
@@ -360,6 +361,12 @@ def report(label: str, latencies: list[float]) -> str:
     )
 
 
+def ratios(label: str, latencies: list[float], peer: list[float]) -> str:
+    """``latencies`` against ``peer`` (measured in the same run), at the p50 and the p99."""
+    ours, theirs = statistics.quantiles(latencies, n=100), statistics.quantiles(peer, n=100)
+    return f"{label}: p50 x{ours[49] / theirs[49]:.2f}, p99 x{ours[98] / theirs[98]:.2f}"
+
+
 # --- the floor: the machine's own cost, no controller ------------------------------------
 
 #: A CRD sentence as the shoe writes it (docs/protocol.md 3.1).
@@ -447,6 +454,7 @@ def main() -> None:
             if not fsync:
                 floor = measure_floor(args.cards, PACE[0])
                 print(report("floor (bare pty to a reading thread)", floor), flush=True)
+                print(ratios("fsync off against the floor", run.announced, floor), flush=True)
 
 
 if __name__ == "__main__":

@@ -60,6 +60,14 @@ def test_the_latency_benchmarks_floor_times_a_bare_pty_at_the_dealers_pace(
     assert all(0 < seconds < 1 for seconds in floor)
 
 
+def test_the_latency_benchmark_gives_the_controller_as_a_ratio_to_the_floor() -> None:
+    """benchmarks/latency.py prints the controller's p50 and p99 as multiples of the floor's,
+    measured in the same run (a noisy machine moves both)."""
+    floor = [0.0001 * (1 + n / 100) for n in range(100)]
+    controller = [seconds * 4 for seconds in floor]
+    assert latency.ratios("fsync off", controller, floor) == "fsync off: p50 x4.00, p99 x4.00"
+
+
 def test_the_memory_benchmark_deals_hands_through_the_controllers_queue(tmp_path: Path) -> None:
     """benchmarks/memory.py: the dealer's events go through the controller's queue; the RSS is
     read at each checkpoint, every hand is settled by the controller, and the hands are dealt
