@@ -74,10 +74,21 @@ _TRACEBACKS: Final = structlog.processors.ExceptionRenderer(
 )
 
 
-def _leading_fields_first(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-    ordered = {key: event_dict.pop(key) for key in LEADING_FIELDS if key in event_dict}
-    ordered.update(event_dict)
-    return ordered
+def _traceback(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
+    # Asked only of a line that carries one: the announcement of every card pays a look-up.
+    if "exc_info" in event_dict:
+        return _TRACEBACKS(logger, name, event_dict)
+    return event_dict
+
+
+_STACK: Final = structlog.processors.StackInfoRenderer()
+
+
+def _stack(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
+    # As _traceback: structlog's renderer only for a line that asked for its stack.
+    if "stack_info" in event_dict:
+        return _STACK(logger, name, event_dict)
+    return event_dict
 
 
 #: One encoder for every JSON line: ``json.dumps(..., default=str)`` builds a new one a call.
@@ -86,7 +97,12 @@ _JSON: Final = json.JSONEncoder(default=str)
 
 def _json_line(logger: WrappedLogger, name: str, event_dict: EventDict) -> str:
     """The line: leading fields first, the rest as given; what has no JSON form as its str()."""
-    return _JSON.encode(_leading_fields_first(logger, name, event_dict))
+    ordered = {}
+    for key in LEADING_FIELDS:  # a loop, not a comprehension: no frame of its own a line
+        if key in event_dict:
+            ordered[key] = event_dict.pop(key)
+    ordered.update(event_dict)
+    return _JSON.encode(ordered)
 
 
 def _level_name(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
@@ -202,7 +218,7 @@ def configure_logging(
         final = [stamp, structlog.dev.ConsoleRenderer(colors=at_terminal)]
     else:
         # One line per event: a traceback becomes a structured field, never extra lines.
-        final = [stamp, _TRACEBACKS, _json_line]
+        final = [stamp, _traceback, _json_line]
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[*shared, structlog.stdlib.ExtraAdder()],
@@ -215,11 +231,8 @@ def configure_logging(
     root.setLevel(level)
 
     structlog.configure(
-        processors=[
-            _structlog_fields(timestamper),
-            structlog.processors.StackInfoRenderer(),
-            _as_keywords,
-        ],
+        # The last processor's dict goes to _LineLogger's method whole, as keywords.
+        processors=[_structlog_fields(timestamper), _stack],
         logger_factory=_LineLoggerFactory(handler, final),
         # The level is one setting ([log] level), fixed at start: a method below it is a bare
         # ``return None``, and no per-line look-up of the standard library's level.
@@ -228,11 +241,6 @@ def configure_logging(
         cache_logger_on_first_use=False,
     )
     return handler
-
-
-def _as_keywords(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-    # The event dict goes to _LineLogger's method whole (structlog passes a dict as **kwargs).
-    return event_dict
 
 
 class _LineLogger:
@@ -245,26 +253,29 @@ class _LineLogger:
     def __init__(
         self, handler: logging.StreamHandler[Any], final: list[Processor], name: str
     ) -> None:
+        if handler.lock is None:
+            raise ValueError(f"log handler {handler!r}: expected the lock a Handler makes")
         self._handler = handler
+        # Taken directly, not through acquire(), release() and flush(): five calls a line fewer.
+        self._lock = handler.lock
         self._final = final
         self.name = name
 
     def _write(self, method: str, event_dict: EventDict) -> None:
         handler = self._handler
-        handler.acquire()
-        try:
-            rendered: Any = event_dict
-            for processor in self._final:
-                rendered = processor(self, method, rendered)
-            handler.stream.write(f"{rendered}{handler.terminator}")
-            handler.flush()
-        except Exception:
-            # A line that cannot be written must not stop the table: as logging.Handler's
-            # handleError does, say so on standard error and carry on.
-            if logging.raiseExceptions:
-                traceback.print_exc(file=sys.stderr)
-        finally:
-            handler.release()
+        with self._lock:
+            try:
+                rendered: Any = event_dict
+                for processor in self._final:
+                    rendered = processor(self, method, rendered)
+                stream = handler.stream
+                stream.write(f"{rendered}{handler.terminator}")
+                stream.flush()
+            except Exception:
+                # A line that cannot be written must not stop the table: as logging.Handler's
+                # handleError does, say so on standard error and carry on.
+                if logging.raiseExceptions:
+                    traceback.print_exc(file=sys.stderr)
 
     def debug(self, /, **event_dict: Any) -> None:
         self._write("debug", event_dict)

@@ -127,6 +127,20 @@ def test_an_exception_is_one_line_with_a_structured_traceback() -> None:
     assert secret not in out.getvalue()
 
 
+def test_a_line_that_asks_for_its_stack_carries_it_on_the_same_line() -> None:
+    """stack_info=True puts the caller's stack in the line's ``stack`` field, one line still;
+    a line that does not ask carries none (nor an exception)."""
+    out = io.StringIO()
+    configure_logging(LogSettings(format=LogFormat.JSON), table_id="T", stream=out)
+    log = structlog.get_logger("x")
+    log.info("where_am_i", stack_info=True)
+    log.info("plain")
+    asked, plain = json_lines(out.getvalue())
+    assert "test_a_line_that_asks_for_its_stack" in asked["stack"]
+    assert "stack_info" not in asked
+    assert not {"stack", "exception"} & plain.keys()
+
+
 def test_console_format_is_for_people() -> None:
     """format = "console": structlog's ConsoleRenderer, not JSON, with the same fields."""
     out = io.StringIO()

@@ -218,7 +218,9 @@ class TableCore:
         self.fresh = False
         if kind in rec.SEQUENCED:
             origin = rec.origin_of(kind, data)
-            device = self.devices.setdefault(origin.device, DeviceStatus())
+            device = self.devices.get(origin.device)
+            if device is None:  # not setdefault: that would build a status for every input
+                device = self.devices[origin.device] = DeviceStatus()
             device.boot, device.last_seq = origin.boot, origin.seq
             read = rec.shoe_read_of(kind, data)
             if read is not None:

@@ -137,7 +137,12 @@ def shoe_read_of(kind: str, data: JsonObject) -> ShoeRead | None:
     record, or one written before reads were journaled with their ``uid`` and ``read_ms``."""
     if kind not in (CARD, TAG, RFID_REPEAT) or data.get("device") != "shoe":
         return None
-    boot, uid, point, read_ms = (data.get(k) for k in ("boot", "uid", "point", "read_ms"))
+    boot, uid, point, read_ms = (
+        data.get("boot"),
+        data.get("uid"),
+        data.get("point"),
+        data.get("read_ms"),
+    )
     if not (isinstance(uid, str) and isinstance(read_ms, int)):
         return None
     if not (isinstance(boot, str) and isinstance(point, str)):
