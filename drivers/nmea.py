@@ -14,6 +14,8 @@ share it.
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from dataclasses import dataclass, field
 from enum import StrEnum
@@ -89,10 +91,7 @@ class EncodeError(ValueError):
 
 def checksum(body: bytes) -> int:
     """XOR of every byte of ``body`` (the characters between ``$`` and ``*``)."""
-    total = 0
-    for byte in body:
-        total ^= byte
-    return total
+    return functools.reduce(operator.xor, body, 0)  # C's loop: every sentence is summed
 
 
 def escape(text: str) -> str:
@@ -248,11 +247,15 @@ class FrameDecoder:
         problem = _frame_problem(raw)
         if problem is not None:
             return self._error(*problem, raw)
-        parts = raw[1:-5].decode("ascii").split(",")
-        try:
-            fields = tuple(unescape(p) for p in parts[1:])
-        except ValueError as exc:
-            return self._error(FrameErrorKind.MALFORMED, str(exc), raw)
+        text = raw[1:-5].decode("ascii")
+        parts = text.split(",")
+        if ESCAPE not in text:  # most sentences: no field to unescape
+            fields = tuple(parts[1:])
+        else:
+            try:
+                fields = tuple(unescape(p) for p in parts[1:])
+            except ValueError as exc:
+                return self._error(FrameErrorKind.MALFORMED, str(exc), raw)
         self.counters.frames += 1
         return Frame(parts[0][:2], parts[0][2:], fields, raw)
 
@@ -264,7 +267,7 @@ def _frame_problem(raw: bytes) -> tuple[FrameErrorKind, str] | None:
         return FrameErrorKind.MALFORMED, "expected '*', two hex digits and CR LF at the end"
     body = raw[1:-5]
     digits = raw[-4:-2]
-    if not all(d in _HEX_UPPER for d in digits):
+    if digits[0] not in _HEX_UPPER or digits[1] not in _HEX_UPPER:
         return FrameErrorKind.MALFORMED, f"checksum {digits!r} is not two uppercase hex digits"
     bad = _BAD_BYTE.search(body)
     if bad is not None:
