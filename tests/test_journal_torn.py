@@ -185,10 +185,10 @@ def _three_files(directory: Path) -> list[Record]:
     return records
 
 
-def test_review_a_a_zero_filled_last_file_is_refused_not_set_aside(tmp_path: Path) -> None:
-    """Review item 1(a): the last of three files zero-filled at its size (34 acknowledged
-    records) is far more than a power cut leaves: the start refuses, naming the file, its
-    first line and the seq there, and changes nothing."""
+def test_a_zero_filled_last_file_is_refused_not_set_aside(tmp_path: Path) -> None:
+    """docs/journal.md, a torn tail: the last of three files zero-filled at its size (34
+    acknowledged records) is far more than a power cut leaves: the start refuses, naming the file,
+    its first line and the seq there, and changes nothing."""
     _three_files(tmp_path)
     last = tmp_path / "journal-000003.jsonl"
     size = last.stat().st_size
@@ -206,9 +206,9 @@ def test_review_a_a_zero_filled_last_file_is_refused_not_set_aside(tmp_path: Pat
     assert not verify(tmp_path).intact
 
 
-def test_review_b_a_journal_of_zeros_does_not_become_a_new_chain(tmp_path: Path) -> None:
-    """Review item 1(b): a single file of 19665 NUL bytes is refused (not opened as an empty
-    journal at hand 0), and verify says NOT INTACT."""
+def test_a_journal_of_zeros_does_not_become_a_new_chain(tmp_path: Path) -> None:
+    """docs/journal.md, a torn tail: a single file of 19665 NUL bytes is refused (not opened as an
+    empty journal at hand 0), and verify says NOT INTACT."""
     (tmp_path / FIRST).write_bytes(b"\x00" * 19665)
     with pytest.raises(JournalError, match=r"journal-000001\.jsonl:1 \(seq 1\): 19665 NUL"):
         JournalWriter.open(tmp_path, fsync=False, resume_kind=RESUME)
@@ -218,9 +218,10 @@ def test_review_b_a_journal_of_zeros_does_not_become_a_new_chain(tmp_path: Path)
     assert (tmp_path / FIRST).stat().st_size == 19665
 
 
-def test_review_c_a_complete_last_line_that_is_not_json_is_refused(tmp_path: Path) -> None:
-    """Review item 1(c): the last line (seq 54, acknowledged) replaced by a complete line that
-    is not JSON is damage: the start refuses at that line and seq, and does not open at 53."""
+def test_a_complete_last_line_that_is_not_json_is_refused(tmp_path: Path) -> None:
+    """docs/journal.md, a torn tail: the last line (seq 54, acknowledged) replaced by a complete
+    line that is not JSON is damage: the start refuses at that line and seq, and does not open at
+    53."""
     _three_files(tmp_path)
     last = tmp_path / "journal-000003.jsonl"
     lines = last.read_bytes().splitlines(keepends=True)
@@ -375,7 +376,7 @@ def test_the_torn_bytes_are_on_disk_before_they_are_cut_off_the_journal(
 def test_setting_aside_on_a_full_disk_leaves_no_torn_file_and_the_journal_unchanged(
     tmp_path: Path,
 ) -> None:
-    """Review item 2: when the torn bytes cannot be saved (ENOSPC: the .torn name leads to
+    """When the torn bytes cannot be saved (ENOSPC: the .torn name leads to
     /dev/full), set_aside raises, removes the .torn it made, and does not cut the journal."""
     write_journal(tmp_path, 2)
     journal_file = tmp_path / FIRST

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -12,11 +13,37 @@ from controller.app import records as rec
 from controller.app.lockstep import LockstepDealer
 from controller.app.loop import JournalOptions
 from controller.app.simtable import SimTable
+from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
 from simulator.runner import Pace
+from simulator.table import Simulator
+from simulator.tablefile import write_table_toml
 
 #: Short enough for quick tests, several resend periods long (docs/simulator.md).
 FAST_REPEAT_WINDOW = 0.02
+
+#: CI and this machine run the tests as root; the service never runs so (docs/deploy.md).
+AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
+
+#: The small Mambo table the run tests deal at (14.13A).
+THREE_SEATS = TableConfig(
+    seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
+)
+
+
+def table_toml(tmp_path: Path, sim: Simulator, *, log_file: bool = True) -> Path:
+    """The table.toml of a three-seat Mambo table on the simulator's ports, logging JSON to
+    ``tablectl.log`` (or, without ``log_file``, to standard error)."""
+    return write_table_toml(
+        tmp_path,
+        table_id="TEST-7",
+        game="mambo",
+        config=THREE_SEATS,
+        shoe={"path": sim.address("shoe"), "serial": "SHOE0001"},
+        panel={"path": sim.address("panel")},
+        decks=sim.write_deck_files(tmp_path / "decks"),
+        log={"format": "json", "file": tmp_path / "tablectl.log"} if log_file else None,
+    )
 
 
 @contextmanager

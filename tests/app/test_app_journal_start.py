@@ -12,21 +12,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from apphelp import AS_ROOT, table_toml
 from journal_support import write_journal
 
 from controller.cli import main
-from controller.engine import Stakes, TableConfig
 from controller.journal import JournalWriter, verify
 from controller.logsetup import reset_logging
 from simulator.table import Simulator
-from simulator.tablefile import write_table_toml
-
-#: CI and this machine run the tests as root; the service never runs so (docs/deploy.md).
-AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
-
-THREE_SEATS = TableConfig(
-    seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
-)
 
 
 @pytest.fixture
@@ -39,16 +31,7 @@ def run_with_journal(
     tmp_path: Path, sim: Simulator, journal: Path, capsys: pytest.CaptureFixture[str]
 ) -> tuple[int, str]:
     """Run the table with its journal in ``journal``; the exit status and stderr."""
-    config = write_table_toml(
-        tmp_path,
-        table_id="TEST-7",
-        game="mambo",
-        config=THREE_SEATS,
-        shoe={"path": sim.address("shoe"), "serial": "SHOE0001"},
-        panel={"path": sim.address("panel")},
-        decks=sim.write_deck_files(tmp_path / "decks"),
-        log={"format": "json", "file": tmp_path / "tablectl.log"},
-    )
+    config = table_toml(tmp_path, sim)
     default = f"dir = {json.dumps(str(tmp_path / 'journal'))}"
     text = config.read_text(encoding="utf-8")
     assert default in text
@@ -63,8 +46,8 @@ def run_with_journal(
 def test_a_journal_held_by_another_writer_is_named_by_its_full_path(
     tmp_path: Path, sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Review item 3: the refusal names the journal's full path (not its folder's name, ``jr``),
-    on one line with what to do, and the run exits 1."""
+    """A journal held by another writer: the refusal names the journal's full path (not its folder's
+    name, ``jr``), on one line with what to do, and the run exits 1."""
     journal = tmp_path / "tables" / "jr"
     with JournalWriter.open(journal, fsync=False):
         status, err = run_with_journal(tmp_path, sim, journal, capsys)
@@ -79,7 +62,7 @@ def test_a_journal_held_by_another_writer_is_named_by_its_full_path(
 def test_a_damaged_journal_file_is_named_under_the_journals_full_path(
     tmp_path: Path, sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Review item 3: a bad record is named by its file and line, after the journal's full path."""
+    """A bad record is named by its file and line, after the journal's full path."""
     journal = tmp_path / "jr"
     journal.mkdir()
     (journal / "journal-000001.jsonl").write_bytes(b"this is not json\n")
@@ -96,7 +79,7 @@ def test_a_damaged_journal_file_is_named_under_the_journals_full_path(
 def test_a_journal_dir_that_is_a_regular_file_is_one_line_and_exit_1(
     tmp_path: Path, sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Review item 2: ``[journal] dir`` set to a regular file: one line, no traceback."""
+    """``[journal] dir`` set to a regular file: one line, exit 1, no traceback."""
     journal = tmp_path / "journal.txt"
     journal.write_text("not a journal")
     status, err = run_with_journal(tmp_path, sim, journal, capsys)
@@ -110,7 +93,7 @@ def test_a_journal_dir_that_is_a_regular_file_is_one_line_and_exit_1(
 def test_a_journal_dir_under_a_regular_file_is_one_line_and_exit_1(
     tmp_path: Path, sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Review item 2: a path through a regular file (ENOTDIR) says so and what to do."""
+    """A path through a regular file (ENOTDIR) says so and what to do."""
     (tmp_path / "state").write_text("a file where a folder should be")
     journal = tmp_path / "state" / "journal"
     status, err = run_with_journal(tmp_path, sim, journal, capsys)
@@ -124,7 +107,8 @@ def test_a_journal_dir_under_a_regular_file_is_one_line_and_exit_1(
 def test_a_journal_dir_that_cannot_be_created_is_one_line_and_exit_1(
     tmp_path: Path, sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Review item 2: ``dir = /proc/nope/journal`` (ENOENT: /proc makes no folders)."""
+    """A folder that cannot be made (``dir = /proc/nope/journal``, ENOENT: /proc makes no
+    folders): one line, exit 1."""
     journal = Path("/proc/nope/journal")
     status, err = run_with_journal(tmp_path, sim, journal, capsys)
     assert status == 1
@@ -186,7 +170,7 @@ def test_a_journal_that_may_not_be_written_is_one_line_and_exit_1(
     unwritable_journal: Path,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Review item 2: the journal file cannot be opened for writing (EPERM on an immutable
+    """The journal file cannot be opened for writing (EPERM on an immutable
     file, EACCES without root; a read-only mount's EROFS takes the same path): one line
     naming the file and what to do, and the journal is unchanged."""
     status, err = run_with_journal(tmp_path, sim, unwritable_journal, capsys)
@@ -202,7 +186,7 @@ def test_a_journal_that_may_not_be_written_is_one_line_and_exit_1(
 def test_a_full_disk_while_setting_aside_a_torn_tail_is_one_line_and_leaves_no_torn_file(
     tmp_path: Path, sim: Simulator, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Review item 2: the disk is full when the torn tail is set aside (ENOSPC: the .torn name
+    """The disk is full when the torn tail is set aside (ENOSPC: the .torn name
     leads to /dev/full, whose every write fails so): one line, exit 1, no .torn file left,
     the journal file untouched (its torn tail still there for the next start)."""
     journal = tmp_path / "jr"
