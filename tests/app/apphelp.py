@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -15,6 +16,8 @@ from controller.app.loop import JournalOptions
 from controller.app.simtable import SimTable
 from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
+from controller.logsetup import configure_logging, reset_logging
+from controller.settings import LogFormat, LogSettings
 from simulator.runner import Pace
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
@@ -107,3 +110,17 @@ dir = "{tmp_path / "journal"}"
         encoding="utf-8",
     )
     return config
+
+
+@contextmanager
+def json_log(tmp_path: Path, table_id: str = "LOG-1") -> Iterator[list[dict[str, Any]]]:
+    """Log JSON lines to ``tmp_path / "tablectl.log"`` for the block, as ``tablectl run`` logs;
+    the list yielded holds the lines once the block has ended (the log reset, its file closed)."""
+    log = tmp_path / "tablectl.log"
+    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id=table_id)
+    lines: list[dict[str, Any]] = []
+    try:
+        yield lines
+    finally:
+        reset_logging()
+    lines.extend(json.loads(line) for line in log.read_text(encoding="utf-8").splitlines())

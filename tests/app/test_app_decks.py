@@ -5,11 +5,10 @@ alarm (NOTES.md, Integrity)."""
 from __future__ import annotations
 
 import argparse
-import json
 import threading
 from pathlib import Path
 
-from apphelp import dealer, journal_records, sim_table
+from apphelp import dealer, journal_records, json_log, sim_table
 from confighelp import load, problem_at, section, to_toml, valid
 
 from controller.app import records as rec
@@ -17,8 +16,6 @@ from controller.app.loop import Controller, wait_until
 from controller.engine.events import Alarm, Event, HandStarted
 from controller.inputs import Button
 from controller.journal import verify
-from controller.logsetup import configure_logging, reset_logging
-from controller.settings import LogFormat, LogSettings
 from simulator.botcli import make_bot
 from simulator.bots import RandomBot, Shuffle
 
@@ -219,14 +216,8 @@ def test_each_hands_deck_line_carries_that_hand_and_the_opening_line_none(
     """docs/deploy.md, Reading the log: `hand` is the hand being dealt, absent before the first
     hand. The table's opening line (no hand yet) has none; each hand's `deck_in_play` line
     carries its own hand (the deck goes in play as the hand starts), not the one before."""
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(file=log, format=LogFormat.JSON), table_id="TEST-7")
-    try:
-        with sim_table(tmp_path) as table:
-            dealer(table, hands=2).run()
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path, "TEST-7") as lines, sim_table(tmp_path) as table:
+        dealer(table, hands=2).run()
     [opened] = [line for line in lines if line["event"] == "table_opened"]
     assert "hand" not in opened
     decks = [(line["hand"], line["deck"]) for line in lines if line["event"] == "deck_in_play"]

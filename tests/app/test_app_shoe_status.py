@@ -4,11 +4,10 @@ and the journal rebuilds it all after a restart (docs/app.md, The shoe's state).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from apphelp import sim_table
+from apphelp import json_log, sim_table
 
 from controller.app import records as rec
 from controller.app.core import Cause, Pause, ShoeWarning, TableCore
@@ -19,8 +18,6 @@ from controller.display.view import DeviceState, Severity, TableView
 from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
 from controller.games import GAMES
 from controller.inputs import Button
-from controller.logsetup import configure_logging, reset_logging
-from controller.settings import LogFormat, LogSettings
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import Feed, Lid, Reader, ShoeState
@@ -94,36 +91,30 @@ def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clear
     say so and what to do, the log warns (table_paused). A restart still knows the fault from
     the journal; the shoe's report that it cleared resumes the hand where it stopped."""
     views: list[TableView] = []
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
-    try:
-        with sim_table(tmp_path, display=views.append) as table:
-            controller = table.controller
-            assert wait_until(lambda: not controller.core.paused_by, 5.0)
-            table.sim.shuffle(5)
-            table.sim.press(Button.NEW_HAND)
-            assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
-            dealing = panel_text(table)
-            fault(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
-            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
-            assert controller.core.pauses == [Pause("shoe", cause)]
-            # The view is built on the driver's thread after the panel's line is set.
-            assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
-            shoe = views[-1].pausing_devices[0]
-            assert (shoe.name, shoe.state) == ("shoe", DeviceState.FAULT)
-            assert "resumes where it stopped" in shoe.message
-            table.stop_controller()
-            controller = table.start_controller()
-            assert controller.core.shoe != rec.ShoeCondition()  # replayed from the journal
-            assert wait_until(lambda: controller.core.devices["shoe"].connected, 5.0)
-            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
-            clear(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
-            assert wait_until(lambda: not controller.core.paused_by, 5.0)
-            assert wait_until(lambda: panel_text(table) == dealing, 5.0), panel_text(table)
-            assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path) as lines, sim_table(tmp_path, display=views.append) as table:
+        controller = table.controller
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        table.sim.shuffle(5)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
+        dealing = panel_text(table)
+        fault(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
+        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        assert controller.core.pauses == [Pause("shoe", cause)]
+        # The view is built on the driver's thread after the panel's line is set.
+        assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
+        shoe = views[-1].pausing_devices[0]
+        assert (shoe.name, shoe.state) == ("shoe", DeviceState.FAULT)
+        assert "resumes where it stopped" in shoe.message
+        table.stop_controller()
+        controller = table.start_controller()
+        assert controller.core.shoe != rec.ShoeCondition()  # replayed from the journal
+        assert wait_until(lambda: controller.core.devices["shoe"].connected, 5.0)
+        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        clear(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: panel_text(table) == dealing, 5.0), panel_text(table)
+        assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
     paused = [line for line in lines if line["event"] == "table_paused"]
     assert paused[0]["level"] == "warning"
     assert paused[0]["reason"] == cause.value
@@ -169,24 +160,21 @@ def test_a_shoe_fault_is_logged_as_a_pause_once_as_it_begins_and_once_as_it_clea
     report while the jam holds (its lid opened) is a shoe_status at info, not a second pause;
     the report that the feed is clear logs shoe_fault_cleared. A shoe lost and back while still
     jammed is paused anew, so its pause is logged again after its device_back."""
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
-    controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
-    try:
-        _hellos(controller, HelloOutcome.NEW_SESSION)
-        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 1))
-        controller.inbox.put(ShoeState(Lid.OPEN, Reader.OK, Feed.JAM, 2))
-        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 3))
-        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 4))
-        controller.inbox.put(CommLost("shoe", "unplugged"))
-        hello = Hello(0, "TEST", "0", "1", 1, "Bshoe")
-        controller.inbox.put(DeviceReady("shoe", hello, HelloOutcome.RESUMED))
-        controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 5))
-        controller.drain()
-    finally:
-        controller.close()
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path) as lines:
+        controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
+        try:
+            _hellos(controller, HelloOutcome.NEW_SESSION)
+            controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 1))
+            controller.inbox.put(ShoeState(Lid.OPEN, Reader.OK, Feed.JAM, 2))
+            controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 3))
+            controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 4))
+            controller.inbox.put(CommLost("shoe", "unplugged"))
+            hello = Hello(0, "TEST", "0", "1", 1, "Bshoe")
+            controller.inbox.put(DeviceReady("shoe", hello, HelloOutcome.RESUMED))
+            controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 5))
+            controller.drain()
+        finally:
+            controller.close()
     shoe = [
         (line["event"], line.get("reason", line.get("feed")))
         for line in lines
@@ -238,34 +226,28 @@ def test_an_open_lid_in_a_hand_and_an_empty_shoe_when_a_card_is_due_warn_the_dea
     the panel and the display warn (amber, the hand not held), the log warns, and the warning
     ends when the shoe reports the lid closed or cards loaded."""
     views: list[TableView] = []
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
-    try:
-        with sim_table(tmp_path, display=views.append) as table:
-            controller = table.controller
-            assert wait_until(lambda: not controller.core.paused_by, 5.0)
-            table.sim.set_lid(Lid.OPEN)
-            with table.sim.locked():
-                table.sim.shoe.load([])  # the dealer takes the cards out through the lid
-            assert wait_until(lambda: controller.core.shoe.feed == "empty", 5.0)
-            assert controller.core.shoe.lid == "open"
-            assert wait_until(lambda: panel_text(table) == "Shuffle; NEW HAND for hand 1", 5.0)
-            assert not views[-1].alarms
-            table.sim.press(Button.NEW_HAND)
-            line = "Shoe lid open: close it"
-            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
-            warnings = [Severity.WARNING] * 2
-            assert wait_until(lambda: [a.severity for a in views[-1].alarms] == warnings, 5.0)
-            table.sim.set_lid(Lid.CLOSED)
-            line = "Shoe empty: load cards or MISDEAL"
-            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
-            table.sim.shuffle(5)
-            assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
-            assert wait_until(lambda: not views[-1].alarms, 5.0), views[-1].alarms
-            assert not controller.core.paused_by
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path) as lines, sim_table(tmp_path, display=views.append) as table:
+        controller = table.controller
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        table.sim.set_lid(Lid.OPEN)
+        with table.sim.locked():
+            table.sim.shoe.load([])  # the dealer takes the cards out through the lid
+        assert wait_until(lambda: controller.core.shoe.feed == "empty", 5.0)
+        assert controller.core.shoe.lid == "open"
+        assert wait_until(lambda: panel_text(table) == "Shuffle; NEW HAND for hand 1", 5.0)
+        assert not views[-1].alarms
+        table.sim.press(Button.NEW_HAND)
+        line = "Shoe lid open: close it"
+        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        warnings = [Severity.WARNING] * 2
+        assert wait_until(lambda: [a.severity for a in views[-1].alarms] == warnings, 5.0)
+        table.sim.set_lid(Lid.CLOSED)
+        line = "Shoe empty: load cards or MISDEAL"
+        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        table.sim.shuffle(5)
+        assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
+        assert wait_until(lambda: not views[-1].alarms, 5.0), views[-1].alarms
+        assert not controller.core.paused_by
     warned = [line["warning"] for line in lines if line["event"] == "shoe_warning"]
     assert warned == ["lid open", "empty"]
     assert all(line["level"] == "warning" for line in lines if line["event"] == "shoe_warning")

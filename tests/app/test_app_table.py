@@ -8,7 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, journal_records, sequenced, sim_table
+from apphelp import dealer, journal_records, json_log, sequenced, sim_table
 
 from controller.app import records as rec
 from controller.app.core import TableCore
@@ -28,8 +28,6 @@ from controller.engine.events import (
 )
 from controller.inputs import Button, ReadPoint
 from controller.journal import JournalError, JournalReader, verify
-from controller.logsetup import configure_logging, reset_logging
-from controller.settings import LogFormat, LogSettings
 from drivers.panel import PanelPress
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
@@ -230,28 +228,25 @@ def test_a_refused_shoe_pauses_the_table_naming_the_refusal_until_a_restart(
     after the fix (not a reconnect), the log says so at error; the controller restarted with
     the configuration corrected hears the shoe and the pause ends."""
     views: list[TableView] = []
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
-    try:
-        with sim_table(tmp_path, display=views.append, serials={"shoe": "SHOE0009"}) as table:
-            controller = table.controller
-            assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
-            line = "PAUSED: shoe wrong serial; fix+restart"
-            assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
-            # The view is built on the driver's thread after the core has taken the event.
-            assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
-            shoe = views[-1].pausing_devices[0]
-            assert (shoe.name, shoe.state.value) == ("shoe", "refused")
-            assert "serial SHOE0001" in shoe.message
-            assert "restart the controller" in shoe.message
-            table.stop_controller()
-            table.serials.clear()  # the configuration corrected
-            controller = table.start_controller()
-            assert wait_until(lambda: not controller.core.paused_by, 5.0)
-            assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with (
+        json_log(tmp_path) as lines,
+        sim_table(tmp_path, display=views.append, serials={"shoe": "SHOE0009"}) as table,
+    ):
+        controller = table.controller
+        assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
+        line = "PAUSED: shoe wrong serial; fix+restart"
+        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        # The view is built on the driver's thread after the core has taken the event.
+        assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
+        shoe = views[-1].pausing_devices[0]
+        assert (shoe.name, shoe.state.value) == ("shoe", "refused")
+        assert "serial SHOE0001" in shoe.message
+        assert "restart the controller" in shoe.message
+        table.stop_controller()
+        table.serials.clear()  # the configuration corrected
+        controller = table.start_controller()
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
     paused = [line for line in lines if line["event"] == "table_paused"]
     assert paused[0]["level"] == "error"
     assert "restart the controller" in paused[0]["todo"]
@@ -335,14 +330,8 @@ def test_the_seat_to_acts_options_read_as_the_engine_says_them() -> None:
 def test_each_event_is_one_log_line_and_the_seat_to_act_is_a_field(tmp_path: Path) -> None:
     """docs/app.md, step 3: one JSON line per announced event, its text the dealer's sentence;
     an action_required line names the seat to act in ``seat`` as well (no second line for it)."""
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
-    try:
-        with sim_table(tmp_path) as table:
-            dealer(table, hands=1).run()
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
+        dealer(table, hands=1).run()
     table_lines = [line for line in lines if line["logger"] == "controller.table"]
     required = [line for line in table_lines if line["event"] == "action_required"]
     assert required, "a Mambo hand asks seats to act"
@@ -367,21 +356,15 @@ def test_an_alarm_and_a_refused_input_are_logged_at_warning_the_rest_at_info(
     """docs/deploy.md, Reading the log: an integrity alarm (NOTES.md, Integrity) and a refused
     input are faults the dealer must act on, logged at warning so that a filter on warning and
     error finds them; the engine's other events are logged at info."""
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="LOG-1")
-    try:
-        with sim_table(tmp_path) as table:
-            controller = table.controller
-            assert wait_until(lambda: not controller.core.paused_by, 5.0)
-            table.sim.press(Button.MISDEAL)  # no hand in play: refused
-            table.sim.shuffle(5)
-            table.sim.press(Button.NEW_HAND)
-            assert wait_until(lambda: controller.inputs == 2, 5.0)
-            table.sim.foreign_tag()
-            assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
+        controller = table.controller
+        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        table.sim.press(Button.MISDEAL)  # no hand in play: refused
+        table.sim.shuffle(5)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: controller.inputs == 2, 5.0)
+        table.sim.foreign_tag()
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
     levels = {
         line["event"]: line["level"] for line in lines if line["logger"] == "controller.table"
     }
@@ -472,16 +455,10 @@ def test_line_noise_is_warned_of_and_the_closing_line_holds_each_lines_totals(
     """docs/app.md, Stopping; docs/protocol.md 8: a burst of 3000 random bytes on the shoe's
     line is warned of (``line_noise``, naming the shoe), and ``table_closed`` holds each
     line's totals: sentences, noise bytes and decode errors by kind."""
-    log = tmp_path / "tablectl.log"
-    configure_logging(LogSettings(format=LogFormat.JSON, file=log), table_id="NOISE-1")
-    try:
-        with sim_table(tmp_path) as table:
-            assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
-            table.sim.noise("shoe", 3000)
-            assert wait_until(lambda: table.controller.shoe.counters.noise_bytes > 0, 5.0)
-    finally:
-        reset_logging()
-    lines = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    with json_log(tmp_path, "NOISE-1") as lines, sim_table(tmp_path) as table:
+        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        table.sim.noise("shoe", 3000)
+        assert wait_until(lambda: table.controller.shoe.counters.noise_bytes > 0, 5.0)
     warned = [line for line in lines if line["event"] == "line_noise"]
     assert [(line["device"], line["level"]) for line in warned] == [("shoe", "warning")]
     (closed,) = [line for line in lines if line["event"] == "table_closed"]
