@@ -188,6 +188,19 @@ class PanelDriver(DeviceDriver[PanelPress]):
             self._text = sentence
             self._changed = True
 
+    def light_and_show(self, seat: int, text: str) -> None:
+        """Light ``seat`` and show ``text`` as one change (raising as ``light`` and ``show``
+        do), so that the reading thread never sends one without the other.
+
+        Never blocks: the reading thread writes it within one read slice.
+        """
+        light, line = Light(seat), Text(text)
+        light.to_fields()
+        line.to_fields()
+        with self._state_lock:
+            self._light, self._text = light, line
+            self._changed = True
+
     def on_accepted(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, Press):
             self._log.info("button", button=sentence.button.value, seq=sentence.seq)

@@ -605,8 +605,7 @@ class Controller:
         shown = panel_line(pending, core.pauses, warnings)
         if shown != self._shown:
             self._shown = shown
-            self.panel.light(shown[0])
-            self.panel.show(shown[1])
+            self.panel.light_and_show(*shown)
         if self.display is not None:
             # Followed only for a display: without one (a unit under systemd) nothing reads it.
             self.view.observe(events)

@@ -454,8 +454,7 @@ def test_the_panel_is_sent_its_new_line_before_its_new_light(backend: Backend) -
     seat lit under the old seat's options."""
     with panel_link(backend) as (device, driver, events):
         wait_for(events, DeviceReady)
-        driver.light(7)
-        driver.show("S7: CHECK/BET")
+        driver.light_and_show(7, "S7: CHECK/BET")
         deadline = time.monotonic() + WAIT
         while Light(7) not in device.seen.of(Light):
             assert time.monotonic() < deadline, device.seen.sentences
@@ -507,6 +506,10 @@ def test_light_and_show_refuse_what_the_panel_cannot_display(backend: Backend) -
         driver.light(11)
     with pytest.raises(ValueError, match="at most 40"):
         driver.show("x" * 41)
+    with pytest.raises(ValueError, match="seat 11"):
+        driver.light_and_show(11, "S11: CHECK/BET")
+    with pytest.raises(ValueError, match="at most 40"):
+        driver.light_and_show(1, "x" * 41)
 
 
 def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
