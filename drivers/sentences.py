@@ -214,6 +214,30 @@ class Welcome:
         return cls(parse_int(cls.KIND, "protocol", fields[0], 1, 999))
 
 
+#: The shoe's state, in its own words (docs/protocol.md 3.1 ``STA``): pure, so the
+#: controller's core reads its records with them.
+class Lid(StrEnum):
+    """The shoe's lid."""
+
+    OPEN = "open"
+    CLOSED = "closed"
+
+
+class Reader(StrEnum):
+    """The RFID reader's self-test."""
+
+    OK = "ok"
+    FAULT = "fault"
+
+
+class Feed(StrEnum):
+    """The card path: cards can leave, a card is stuck, or no card is left."""
+
+    OK = "ok"
+    JAM = "jam"
+    EMPTY = "empty"
+
+
 class RejectReason(StrEnum):
     """Why the host refused a hello."""
 

@@ -11,7 +11,6 @@ import re
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import ClassVar, Final, Self
 
 from controller.inputs import ReadPoint
@@ -19,10 +18,13 @@ from drivers.nmea import EncodeError, Talker
 from drivers.sentences import (
     Ack,
     Codec,
+    Feed,
     FieldError,
     Heartbeat,
     Hello,
+    Lid,
     Query,
+    Reader,
     Reject,
     Sentence,
     Welcome,
@@ -68,28 +70,6 @@ def parse_uid(text: str) -> str:
     if not _UID.fullmatch(text):
         raise UidError(text)
     return text
-
-
-class Lid(StrEnum):
-    """The shoe's lid."""
-
-    OPEN = "open"
-    CLOSED = "closed"
-
-
-class Reader(StrEnum):
-    """The RFID reader's self-test."""
-
-    OK = "ok"
-    FAULT = "fault"
-
-
-class Feed(StrEnum):
-    """The card path: cards can leave, a card is stuck, or no card is left."""
-
-    OK = "ok"
-    JAM = "jam"
-    EMPTY = "empty"
 
 
 def parse_read_ms(kind: str, text: str) -> int:

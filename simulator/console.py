@@ -22,7 +22,7 @@ from typing import Final, TextIO
 from controller.cards import DECK, Card, CardError
 from controller.inputs import Button
 from controller.words import counted
-from drivers.shoe import Lid, Reader
+from drivers.sentences import Lid, Reader
 from simulator.decks import DeckError
 from simulator.devices import DeviceError
 from simulator.faults import FaultError

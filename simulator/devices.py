@@ -27,14 +27,17 @@ from drivers.sentences import (
     Ack,
     Codec,
     DecodeError,
+    Feed,
     Hello,
+    Lid,
     Query,
+    Reader,
     Reject,
     Sentence,
     Welcome,
 )
 from drivers.session import WINDOW, DeviceSender
-from drivers.shoe import DEVICE_CLOCK_MODULUS, CardSeen, Feed, Lid, Reader, ShoeStatus
+from drivers.shoe import DEVICE_CLOCK_MODULUS, CardSeen, ShoeStatus
 from simulator.decks import TagDeck, cut, shuffled
 
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")

@@ -26,7 +26,7 @@ from typing import Final, Literal, TypeVar
 from controller.cards import DECK, Card
 from controller.inputs import Button
 from controller.words import counted
-from drivers.shoe import Lid, Reader
+from drivers.sentences import Lid, Reader
 from simulator.decks import TagDeck, foreign_uid, make_decks, shuffled, write_deck_file
 from simulator.devices import (
     PANEL_IDENTITY,

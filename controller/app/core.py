@@ -23,6 +23,7 @@ from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
 from controller.inputs import ReadPoint
 from controller.journal import JsonObject, Record
+from drivers.sentences import Feed, Lid, Reader, RejectReason
 from drivers.session import LostRange
 
 DEVICES = ("shoe", "panel")
@@ -127,8 +128,8 @@ class Pause:
 #: The refusal each of the host's ``REJ`` reasons (docs/protocol.md 3.3) stands for; a
 #: reason this controller does not know is a plain refusal.
 REJECTED: Final[dict[str, Cause]] = {
-    "identity": Cause.WRONG_SERIAL,
-    "protocol": Cause.WRONG_PROTOCOL,
+    RejectReason.IDENTITY: Cause.WRONG_SERIAL,
+    RejectReason.PROTOCOL: Cause.WRONG_PROTOCOL,
 }
 
 
@@ -187,9 +188,9 @@ class TableCore:
         # docs/protocol.md 3.1 STA: a reader fault lets cards leave the shoe unread, and a jam
         # holds a card in the slot: the table waits as for a lost shoe, until the shoe says ok.
         faults = []
-        if self.shoe.reader == "fault":
+        if self.shoe.reader is Reader.FAULT:
             faults.append(Pause("shoe", Cause.READER_FAULT))
-        if self.shoe.feed == "jam":
+        if self.shoe.feed is Feed.JAM:
             faults.append(Pause("shoe", Cause.JAMMED))
         return faults
 
@@ -201,9 +202,9 @@ class TableCore:
         if not self.devices["shoe"].connected:
             return ()
         warnings: tuple[ShoeWarning, ...] = ()
-        if self.shoe.lid == "open" and self.table.phase in IN_HAND:
+        if self.shoe.lid is Lid.OPEN and self.table.phase in IN_HAND:
             warnings += (ShoeWarning.LID_OPEN,)
-        if self.shoe.feed == "empty" and isinstance(self.table.pending, CardExpected):
+        if self.shoe.feed is Feed.EMPTY and isinstance(self.table.pending, CardExpected):
             warnings += (ShoeWarning.EMPTY,)
         return warnings
 

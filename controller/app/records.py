@@ -9,13 +9,14 @@ device's resend of a sentence it journaled but never acknowledged.
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Final
+from typing import Final, TypeVar
 
 from controller.cards import Card
 from controller.engine.checkpoint import SeatStack, TableCheckpoint
 from controller.engine.events import Event
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
+from drivers.sentences import Feed, Lid, Reader
 
 #: Inputs the engine takes.
 CARD: Final = "card"
@@ -153,37 +154,36 @@ def shoe_read_of(kind: str, data: JsonObject) -> ShoeRead | None:
         raise RecordFormatError(kind, data, f"expected a read point: {exc}") from None
 
 
-#: The shoe's words for each part of its state (docs/protocol.md 3.1 ``STA``).
-SHOE_WORDS: Final[dict[str, tuple[str, ...]]] = {
-    "lid": ("open", "closed"),
-    "reader": ("ok", "fault"),
-    "feed": ("ok", "jam", "empty"),
-}
-
-
 @dataclass(frozen=True, slots=True)
 class ShoeCondition:
     """The shoe's state as it last reported it (docs/protocol.md 3.1 ``STA``)."""
 
-    lid: str = "closed"
-    reader: str = "ok"
-    feed: str = "ok"
+    lid: Lid = Lid.CLOSED
+    reader: Reader = Reader.OK
+    feed: Feed = Feed.OK
 
     def fields(self) -> JsonObject:
-        return {"lid": self.lid, "reader": self.reader, "feed": self.feed}
+        return {"lid": self.lid.value, "reader": self.reader.value, "feed": self.feed.value}
 
 
 def shoe_condition_of(data: JsonObject) -> ShoeCondition:
     """The shoe's state a ``shoe_status`` record (or a checkpoint's ``shoe``) holds."""
-    words: dict[str, str] = {}
-    for part, allowed in SHOE_WORDS.items():
-        word = data.get(part)
-        if not isinstance(word, str) or word not in allowed:
-            raise RecordFormatError(
-                SHOE_STATUS, data, f"{part} {word!r}: expected one of {', '.join(allowed)}"
-            )
-        words[part] = word
-    return ShoeCondition(**words)
+    return ShoeCondition(
+        _shoe_word(data, "lid", Lid),
+        _shoe_word(data, "reader", Reader),
+        _shoe_word(data, "feed", Feed),
+    )
+
+
+_Word = TypeVar("_Word", Lid, Reader, Feed)
+
+
+def _shoe_word(data: JsonObject, part: str, words: type[_Word]) -> _Word:
+    word = data.get(part)
+    if isinstance(word, str) and word in set(words):
+        return words(word)
+    allowed = ", ".join(w.value for w in words)
+    raise RecordFormatError(SHOE_STATUS, data, f"{part} {word!r}: expected one of {allowed}")
 
 
 def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:

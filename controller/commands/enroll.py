@@ -19,8 +19,9 @@ from typing import Any
 from controller.cards import Card, CardError
 from controller.inputs import ReadPoint
 from drivers.deck import Deck, DeckError, Enrollment
+from drivers.sentences import Feed
 from drivers.session import HelloOutcome
-from drivers.shoe import Feed, ShoeDriver, ShoeState, TagRead
+from drivers.shoe import ShoeDriver, ShoeState, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
 #: Exit statuses.

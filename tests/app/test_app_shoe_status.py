@@ -18,9 +18,9 @@ from controller.display.view import DeviceState, Severity, TableView
 from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
 from controller.games import GAMES
 from controller.inputs import Button
-from drivers.sentences import Hello
+from drivers.sentences import Feed, Hello, Lid, Reader
 from drivers.session import HelloOutcome
-from drivers.shoe import Feed, Lid, Reader, ShoeState
+from drivers.shoe import ShoeState
 from drivers.transport import CommLost, DeviceReady
 
 ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))

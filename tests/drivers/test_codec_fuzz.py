@@ -20,15 +20,18 @@ from drivers.sentences import (
     Ack,
     Codec,
     DecodeError,
+    Feed,
     Heartbeat,
     Hello,
+    Lid,
     Query,
+    Reader,
     Reject,
     RejectReason,
     Sentence,
     Welcome,
 )
-from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
+from drivers.shoe import CardSeen, ShoeStatus
 
 seqs = st.integers(0, 9999)
 tokens = st.from_regex(r"[A-Za-z0-9._-]{1,16}", fullmatch=True)

@@ -21,9 +21,9 @@ from fake_device import FakeDevice
 from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
-from drivers.sentences import Ack, DecodeErrorKind, Reject, RejectReason
+from drivers.sentences import Ack, DecodeErrorKind, Feed, Lid, Reader, Reject, RejectReason
 from drivers.session import DeviceSender, HelloOutcome, LostRange
-from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, ShoeStatus, TagRead
+from drivers.shoe import ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
 WAIT = 5.0

@@ -15,7 +15,8 @@ from controller.cli import main
 from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
 from controller.inputs import ReadPoint
 from drivers.deck import Deck
-from drivers.shoe import Feed, Lid, Reader, ShoeStatus
+from drivers.sentences import Feed, Lid, Reader
+from drivers.shoe import ShoeStatus
 from drivers.transport import LinkSettings
 
 TAGS = [f"E0AA0000{n:08X}" for n in range(52)]

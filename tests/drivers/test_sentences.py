@@ -13,15 +13,18 @@ from drivers.sentences import (
     Codec,
     DecodeError,
     DecodeErrorKind,
+    Feed,
     Heartbeat,
     Hello,
+    Lid,
     Query,
+    Reader,
     Reject,
     RejectReason,
     Sentence,
     Welcome,
 )
-from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus, UidError, parse_uid
+from drivers.shoe import CardSeen, ShoeStatus, UidError, parse_uid
 
 UID = "E004015012345678"
 HELLO = Hello(41, "RS-200", "SHOE0001", "2.1.0", 1, "5A17C0DE")

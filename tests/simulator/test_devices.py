@@ -11,9 +11,9 @@ from controller.cards import Card
 from controller.inputs import Button, ReadPoint
 from drivers import shoe as shoe_protocol
 from drivers.panel import Press
-from drivers.sentences import Heartbeat, Hello, Reject, RejectReason
+from drivers.sentences import Feed, Heartbeat, Hello, Lid, Reader, Reject, RejectReason
 from drivers.session import Delivery
-from drivers.shoe import CardSeen, Feed, Lid, Reader, ShoeStatus
+from drivers.shoe import CardSeen, ShoeStatus
 from simulator.decks import make_decks, shuffled
 from simulator.devices import Dealt, DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
 from simulator.faults import LineFaults

@@ -17,8 +17,9 @@ import pytest
 
 from controller.inputs import Button, ReadPoint
 from drivers.panel import PanelDriver, PanelPress
+from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome
-from drivers.shoe import Feed, Lid, Reader, ShoeDriver, ShoeState, TagRead
+from drivers.shoe import ShoeDriver, ShoeState, TagRead
 from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.table import Simulator
