@@ -181,10 +181,11 @@ class TableCore:
             elif not device.connected:
                 pauses.append(Pause(name, Cause.LOST, device.message))
             elif name == "shoe":
-                pauses.extend(self._shoe_faults())
+                pauses.extend(self.shoe_faults())
         return pauses
 
-    def _shoe_faults(self) -> list[Pause]:
+    def shoe_faults(self) -> list[Pause]:
+        """The shoe's own faults that pause the table, whether or not it is connected."""
         # docs/protocol.md 3.1 STA: a reader fault lets cards leave the shoe unread, and a jam
         # holds a card in the slot: the table waits as for a lost shoe, until the shoe says ok.
         faults = []

@@ -521,9 +521,9 @@ class Controller:
         """A reader fault or a jam pauses the table until the shoe reports it cleared
         (docs/app.md, The shoe's state)."""
         core = self.core
-        faults = tuple(pause.cause.value for pause in core.pauses if pause.device == "shoe")
-        if not core.devices["shoe"].connected:
-            faults = ()  # a lost shoe's pause is logged as its loss (_device)
+        faults: tuple[str, ...] = ()
+        if core.devices["shoe"].connected:  # a lost shoe's pause is logged as its loss (_device)
+            faults = tuple(pause.cause.value for pause in core.shoe_faults())
         if faults and faults != self._shoe_paused:
             self._log.warning(
                 "table_paused",
