@@ -7,9 +7,8 @@ from tablehelp import STAKES, net, of_kind, play, settlement, table
 
 from controller.announce import announce
 from controller.app.panel import panel_line
-from controller.app.view import action_option
+from controller.app.view import action_prompt
 from controller.display.render import prompt_text
-from controller.display.view import ActionPrompt
 from controller.engine import ConfigError, TableConfig
 from controller.engine.events import (
     ActionRequired,
@@ -205,7 +204,8 @@ def test_14_13_f_an_all_in_opener_the_next_seat_is_told_why_it_acts() -> None:
     expected = "seat 1, highest hand showing, pair of aces, is all-in"
     assert (pending.seat, pending.reason) == (2, expected)
     assert announce(events[-1]) == f"Seat 2 to act ({expected}): fold, check, bet 5."
-    prompt = ActionPrompt(2, pending.reason, tuple(action_option(o) for o in pending.options))
+    prompt = action_prompt(pending)
+    assert prompt is not None
     assert prompt_text(prompt).plain.startswith(expected + "\n")
     assert panel_line(pending, []) == (2, "S2: fold/check/bet 5")
 

@@ -103,7 +103,7 @@ class ViewBuilder:
             pots=(PotView("Pot", state.pot, live),) if in_hand and state.pot else (),
             community=tuple(Card.parse(c) for c in state.community),
             next_card=_next_card(pending, state.phase == DRAWING),
-            to_act=_prompt(pending),
+            to_act=action_prompt(pending),
             alarms=_alarms(pending, core),
             devices=_devices(core),
             showdown=self._showdown(),
@@ -172,7 +172,8 @@ def _next_card(pending: ev.Event, drawing: bool) -> NextCard:
     return NextCard(face, pending.seat)
 
 
-def _prompt(pending: ev.Event) -> ActionPrompt | None:
+def action_prompt(pending: ev.Event) -> ActionPrompt | None:
+    """What the display asks of the seat to act (None: the table waits for no action)."""
     if not isinstance(pending, ev.ActionRequired):
         return None
     return ActionPrompt(
