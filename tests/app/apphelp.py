@@ -18,6 +18,9 @@ from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogFormat, LogSettings
+from drivers.sentences import Hello
+from drivers.session import HelloOutcome, LostRange
+from drivers.transport import DeviceReady
 from simulator.runner import Pace
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
@@ -124,3 +127,14 @@ def json_log(tmp_path: Path, table_id: str = "LOG-1") -> Iterator[list[dict[str,
     finally:
         reset_logging()
     lines.extend(json.loads(line) for line in log.read_text(encoding="utf-8").splitlines())
+
+
+def panel_text(table: SimTable) -> str:
+    """The line the simulated panel shows now."""
+    with table.sim.locked():
+        return table.sim.panel.text
+
+
+def ready(device: str, outcome: HelloOutcome, lost: LostRange | None = None) -> DeviceReady:
+    """The driver's report that ``device`` said hello (boot ``B<device>``) and was welcomed."""
+    return DeviceReady(device, Hello(0, "TEST", "0", "1", 1, f"B{device}"), outcome, lost)

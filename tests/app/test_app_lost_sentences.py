@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apphelp import journal_records
+from apphelp import journal_records, ready
 
 from controller.app import records as rec
 from controller.app.loop import Controller, JournalOptions
@@ -13,13 +13,7 @@ from controller.app.simtable import unplugged_table
 from controller.display.view import Severity
 from controller.inputs import Button
 from drivers.panel import PanelPress
-from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange
-from drivers.transport import DeviceReady
-
-
-def ready(device: str, outcome: HelloOutcome, lost: LostRange | None = None) -> DeviceReady:
-    return DeviceReady(device, Hello(0, "TEST", "0", "1", 1, f"B{device}"), outcome, lost)
 
 
 def alarms(controller: Controller) -> list[tuple[Severity, str]]:

@@ -7,29 +7,24 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from apphelp import json_log, sim_table
+from apphelp import json_log, panel_text, ready, sim_table
 
 from controller.app import records as rec
 from controller.app.core import Cause, Pause, ShoeWarning, TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
 from controller.app.panel import panel_line
-from controller.app.simtable import SimTable, demo_config, unplugged_table
+from controller.app.simtable import demo_config, unplugged_table
 from controller.display.view import DeviceState, Severity, TableView
 from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
 from controller.games import GAMES
 from controller.inputs import Button
-from drivers.sentences import Feed, Hello, Lid, Reader
+from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeState
-from drivers.transport import CommLost, DeviceReady
+from drivers.transport import CommLost
 
 ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))
 DEAL_TO_4 = CardExpected(SEAT, 4, "down")
-
-
-def panel_text(table: SimTable) -> str:
-    with table.sim.locked():
-        return table.sim.panel.text
 
 
 @pytest.mark.parametrize(
@@ -122,8 +117,7 @@ def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clear
 
 def _hellos(controller: Controller, outcome: HelloOutcome) -> None:
     for device in ("shoe", "panel"):
-        hello = Hello(0, "TEST", "0", "1", 1, f"B{device}")
-        controller.inbox.put(DeviceReady(device, hello, outcome))
+        controller.inbox.put(ready(device, outcome))
 
 
 def test_a_restart_during_a_reader_fault_stays_paused_until_the_shoe_reports_ok(
@@ -169,8 +163,7 @@ def test_a_shoe_fault_is_logged_as_a_pause_once_as_it_begins_and_once_as_it_clea
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 3))
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 4))
             controller.inbox.put(CommLost("shoe", "unplugged"))
-            hello = Hello(0, "TEST", "0", "1", 1, "Bshoe")
-            controller.inbox.put(DeviceReady("shoe", hello, HelloOutcome.RESUMED))
+            controller.inbox.put(ready("shoe", HelloOutcome.RESUMED))
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 5))
             controller.drain()
         finally:

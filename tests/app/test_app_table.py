@@ -8,14 +8,14 @@ import threading
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, journal_records, json_log, sequenced, sim_table
+from apphelp import dealer, journal_records, json_log, panel_text, ready, sequenced, sim_table
 
 from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
 from controller.app.records import events_json
 from controller.app.service import serve
-from controller.app.simtable import SimTable, unplugged_table
+from controller.app.simtable import unplugged_table
 from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
 from controller.engine.events import (
@@ -29,15 +29,8 @@ from controller.engine.events import (
 from controller.inputs import Button, ReadPoint
 from controller.journal import JournalError, JournalReader, verify
 from drivers.panel import PanelPress
-from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import DeviceReady
-
-
-def panel_text(table: SimTable) -> str:
-    with table.sim.locked():
-        return table.sim.panel.text
 
 
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
@@ -427,8 +420,7 @@ def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     inputs are journaled in the order it sent them."""
     controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
     for device in ("shoe", "panel"):
-        hello = Hello(0, "TEST", "0", "1", 1, f"B{device}")
-        controller.inbox.put(DeviceReady(device, hello, HelloOutcome.NEW_SESSION))
+        controller.inbox.put(ready(device, HelloOutcome.NEW_SESSION))
     controller.inbox.put(PanelPress(Button.NEW_HAND, 1))
     uid = next(iter(controller.decks.active.cards))
     stop = threading.Event()
