@@ -41,10 +41,7 @@ def test_no_ack_goes_out_until_the_controller_commits(backend: Backend) -> None:
         assert read.seq not in acks(device)
         assert quiet(events, 0.0) == []  # the resends were dropped as duplicates
         driver.commit(read.seq)
-        deadline = time.monotonic() + WAIT
-        while device.sender.backlog:
-            assert time.monotonic() < deadline, "the commit did not reach the device"
-            time.sleep(0.01)
+        device.wait_acknowledged(WAIT)  # the commit reached the device
         assert read.seq in acks(device)
 
 
@@ -81,10 +78,7 @@ def test_a_dropped_rfid_repeat_is_passed_on_to_be_committed(backend: Backend) ->
         repeat = wait_for(events, RepeatDropped)[-1]
         assert repeat.seq == first.seq + 1
         driver.commit(repeat.seq)
-        deadline = time.monotonic() + WAIT
-        while device.sender.backlog:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        device.wait_acknowledged(WAIT)  # the commit reached the device
 
 
 def test_after_lost_sentences_the_heartbeat_rule_does_not_re_ack_the_old_number(

@@ -409,7 +409,9 @@ def test_wait_for_host_returns_once_a_host_welcomed_both_devices(sim: Simulator)
     welcomed: list[bool] = []
     waiter = threading.Thread(target=lambda: welcomed.append(runner.wait_for_host()))
     waiter.start()
+    deadline = time.monotonic() + WAIT
     while len(said) < 2:  # waiting again before any host is there
+        assert time.monotonic() < deadline, said
         time.sleep(0.01)
     with CommittingHost(sim):
         waiter.join(timeout=WAIT)
