@@ -12,7 +12,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from test_app_commands import THREE_SEATS
+from apphelp import THREE_SEATS
 
 from controller.app.loop import wait_until
 from controller.app.service import build_controller, hotplug_monitor, serve, watched_path

@@ -14,8 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, export_config, journal_records, sim_table
-from test_app_commands import AS_ROOT, ROOT, table_toml, wait_for_log
+from apphelp import AS_ROOT, dealer, export_config, journal_records, sim_table, table_toml
+from test_app_commands import ROOT, wait_for_log
 
 from controller.app import records as rec
 from controller.app.control import ControlError, ControlServer, send

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 import pytest
-from test_app_commands import AS_ROOT, on_terminal, table_toml, wait_for_log
+from apphelp import AS_ROOT, table_toml
+from test_app_commands import on_terminal, wait_for_log
 
 from controller.inputs import Button
 from controller.journal import verify
