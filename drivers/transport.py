@@ -356,18 +356,21 @@ class DeviceDriver(ABC, Generic[E]):
         last_query: float | None = None
         silent = False
         while not self._stopping.is_set() and self.refused is None:
-            now = self._clock()
+            # Silence is judged at the time read before the port: whatever the device wrote
+            # by then is in the port's buffer and this read returns it, so a thread that
+            # ran late (a busy machine) never takes a heartbeat still unread for silence.
+            before = self._clock()
             if not self.welcomed and (
-                last_query is None or now - last_query >= self.settings.query_interval
+                last_query is None or before - last_query >= self.settings.query_interval
             ):
                 self.send(Query())
-                last_query = now
+                last_query = before
             data = _read_what_came(port)
             now = self._clock()
             if data and self._feed(data, now):
                 last_heard = now
                 silent = False
-            elif not silent and now - last_heard > self.settings.heartbeat_timeout:
+            elif not silent and before - last_heard > self.settings.heartbeat_timeout:
                 silent = True
                 self.welcomed = False
                 last_query = None

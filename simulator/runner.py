@@ -33,6 +33,7 @@ from simulator.bots import (
     Tag,
     table_input,
 )
+from simulator.clock import pause
 from simulator.devices import DeviceError
 from simulator.table import DEVICES, Simulator
 
@@ -169,7 +170,7 @@ class BotRunner:
             act, self._held = self._held or self.bot.next_act(), None
             if act is None:
                 return
-            if self._stop.wait(self.pace.before(act)):
+            if pause(self.sim.clock, self.pace.before(act), self._stop):
                 self._held = act
                 return
             try:
@@ -257,7 +258,7 @@ class BotRunner:
             self._unjammed(lambda: sim.deal(act.card))
         else:  # a script may deal a card twice (an integrity incident): it is read again,
             # later than the host's repeat window, or the host takes it for the same read
-            self._stop.wait(self.pace.repeat)
+            pause(self.sim.clock, self.pace.repeat, self._stop)
             self._unjammed(lambda: sim.dealt_twice(act.card))
 
     def _unjammed(self, action: Callable[[], _T]) -> _T:

@@ -27,6 +27,7 @@ from controller.cards import DECK, Card
 from controller.inputs import Button
 from controller.words import counted
 from drivers.sentences import Lid, Reader
+from simulator.clock import ManualClock
 from simulator.decks import TagDeck, foreign_uid, make_decks, shuffled, write_deck_file
 from simulator.devices import (
     PANEL_IDENTITY,
@@ -168,6 +169,8 @@ class Simulator:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake_r, self._wake_w = -1, -1
+        # A test's clock: whatever falls due by a new time is written before it can be read.
+        self._unwatch = clock.watch(self._advanced) if isinstance(clock, ManualClock) else None
 
     def _endpoint(
         self, name: str, transport: Transport, directory: Path | None, table: str
@@ -205,6 +208,9 @@ class Simulator:
             os.close(self._wake_w)
         for device in self.devices.values():
             device.endpoint.close()
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
 
     def __enter__(self) -> Simulator:
         return self.start()
@@ -251,6 +257,12 @@ class Simulator:
                 device.pump(now)
 
         return receive
+
+    def _advanced(self, now: float) -> None:
+        """A manual clock moves on to ``now``: write what falls due by then."""
+        with self._lock:
+            for device in self.devices.values():
+                device.pump(now)
 
     def _wake(self) -> None:
         # A full pipe means a wake is pending already; a closed one, that the loop has stopped.

@@ -8,6 +8,8 @@ through the simulator's ptys or its ``sim://`` URLs, as they reach hardware.
 from __future__ import annotations
 
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,6 +65,9 @@ class SimTable:
     repeat_window: float = 0.5
     #: Each new hand puts the other deck in play, as ``tablectl run`` does by default.
     alternate_decks: bool = True
+    #: The devices' and the drivers' clock (simulator.clock): the wall clock for the demo,
+    #: a ManualClock for a test, whose devices then see only the time the test lets pass.
+    clock: Callable[[], float] = time.monotonic
     sim: Simulator = field(init=False)
     controller: Controller = field(init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
@@ -77,7 +82,11 @@ class SimTable:
 
     def __enter__(self) -> SimTable:
         table = None if self.transport == "pty" else f"t{id(self)}"
-        kwargs: dict[str, Any] = {"transport": self.transport, "seed": self.seed}
+        kwargs: dict[str, Any] = {
+            "transport": self.transport,
+            "seed": self.seed,
+            "clock": self.clock,
+        }
         if table is not None:
             kwargs["table"] = table
         if self.directory is not None:
@@ -113,9 +122,13 @@ class SimTable:
 
         return (
             ShoeDriver(
-                settings("shoe"), events, repeat_window=self.repeat_window, ack_after_commit=True
+                settings("shoe"),
+                events,
+                repeat_window=self.repeat_window,
+                clock=self.clock,
+                ack_after_commit=True,
             ),
-            PanelDriver(settings("panel"), events, ack_after_commit=True),
+            PanelDriver(settings("panel"), events, clock=self.clock, ack_after_commit=True),
         )
 
     def start_controller(self) -> Controller:

@@ -21,12 +21,16 @@ from controller.settings import LogFormat, LogSettings
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange
 from drivers.transport import DeviceReady
+from simulator.clock import ManualClock
 from simulator.runner import Pace
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 
 #: Short enough for quick tests, several resend periods long (docs/simulator.md).
 FAST_REPEAT_WINDOW = 0.02
+
+#: How long a dealer's shuffle and cut take on the devices' clock: past any repeat window.
+SHUFFLE_SECONDS = 1.0
 
 #: CI and this machine run the tests as root; the service never runs so (docs/deploy.md).
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
@@ -59,6 +63,8 @@ def sim_table(
     """A running SimTable, its journal in tmp_path (fsync off: not a power-cut test)."""
     options = JournalOptions(tmp_path / "journal", fsync=kwargs.pop("fsync", False))
     kwargs.setdefault("repeat_window", FAST_REPEAT_WINDOW)
+    # The devices' time is the test's: it passes only as the test or the bot's pace lets it.
+    kwargs.setdefault("clock", ManualClock())
     with SimTable(game, options, seed=seed, directory=tmp_path, **kwargs) as table:
         yield table
 
