@@ -1,6 +1,12 @@
 """Every engine event as the sentence a dealer hears.
 
 For example: "Seat 4 brings in: lowest up-card 2 of clubs".
+
+An announcement is heard by everyone at the table and read by everyone who reads the
+log: the dealer's display and the panel face the players and the cameras, and the
+log travels to journald and log shippers. So it never names a card no player may see
+(``hidden_card``): a hole card, a burn, a card to the muck, a discard. Those stay in
+the journal, which keeps every card (docs/display.md, What the table sees).
 """
 
 from __future__ import annotations
@@ -41,12 +47,29 @@ def _card_expected(e: ev.CardExpected) -> str:
     return f"Seat {e.seat}, face {e.face}."
 
 
+def hidden_card(event: ev.Event) -> str | None:
+    """The card ``event`` carries that no player may see, or None: the one rule of what an
+    announcement keeps back. A card dealt face down (a hole card) and a burn are seen by
+    nobody; a card to the muck or over the discard reader leaves the hand unseen
+    (14.12A(f): the discards go face down). Face-up cards, community cards and the cards
+    turned over at the showdown are the table's to see."""
+    if isinstance(event, ev.CardDealt):
+        face_up = event.destination == ev.COMMUNITY or (
+            event.destination != ev.BURN and event.face == "up"
+        )
+        return None if face_up else event.card
+    if isinstance(event, ev.CardMucked | ev.CardDiscarded):
+        return event.card
+    return None
+
+
 def _card_dealt(e: ev.CardDealt) -> str:
+    card = "a card" if hidden_card(e) else e.card
     if e.destination == ev.BURN:
-        return f"Burned {e.card}."
+        return f"Burned {card}."
     if e.destination == ev.COMMUNITY:
-        return f"Community card {e.card}."
-    return f"Seat {e.seat} gets {e.card} face {e.face}."
+        return f"Community card {card}."
+    return f"Seat {e.seat} gets {card} face {e.face}."
 
 
 def _action_required(e: ev.ActionRequired) -> str:
@@ -95,7 +118,7 @@ RENDERERS: dict[type[Any], Callable[[Any], str]] = {
     ev.StreetStarted: lambda e: f"{e.street.capitalize()}.",
     ev.CardExpected: _card_expected,
     ev.CardDealt: _card_dealt,
-    ev.CardMucked: lambda e: f"{e.card} to the muck.",
+    ev.CardMucked: lambda e: "A card to the muck.",
     ev.BlindPosted: lambda e: (
         f"Seat {e.seat} posts the {e.blind} blind {e.amount}{', all-in' if e.all_in else ''}."
     ),
@@ -104,7 +127,7 @@ RENDERERS: dict[type[Any], Callable[[Any], str]] = {
         + (f" ({len(e.discards)} discarded so far)" if e.discards else "")
         + ": discards over the reader, then draw done."
     ),
-    ev.CardDiscarded: lambda e: f"Seat {e.seat} discards {e.card}.",
+    ev.CardDiscarded: lambda e: f"Seat {e.seat} discards a card.",
     ev.DrawDeclared: lambda e: (
         f"Seat {e.seat} draws {len(e.discards)}." if e.discards else f"Seat {e.seat} stands pat."
     ),

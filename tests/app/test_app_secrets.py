@@ -1,0 +1,157 @@
+"""No card a player may not see reaches the table's screen or the shared log (docs/display.md,
+What the table sees): a hole card, a burn, a card to the muck or a discard is a back or "a card"
+on the dealer's display and in every log line; the journal keeps every card.
+
+Checked on what is actually shown and written: whole hands of each game dealt by the random
+bot to a real controller, every JSON log line, and the dealer's display rendered headless
+(Textual's pilot) for every view the controller built, in every game."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from apphelp import dealer, journal_records, json_log, sim_table
+
+from controller.announce import hidden_card
+from controller.app import records as rec
+from controller.app.loop import Controller
+from controller.cards import Card
+from controller.display.app import DealerDisplay
+from controller.display.render import card_face
+from controller.display.view import TableView
+from controller.engine.events import CardDealt, Event, HandStarted, Showdown
+
+GAMES = ["mambo", "five-card-stud", "triple-draw"]
+
+
+@dataclass
+class Secrets:
+    """Each hand's cards no player may see (``hidden_card``), those dealt face up (a folded
+    hand's up-cards go to the muck in sight of all) and those turned over at its showdown."""
+
+    hidden: dict[int, set[str]] = field(default_factory=dict)
+    face_up: dict[int, set[str]] = field(default_factory=dict)
+    turned: dict[int, set[str]] = field(default_factory=dict)
+    hand: int = 0
+    shown: TableView | None = None
+    #: Every view the display was given, with the hand's cards still secret then.
+    views: list[tuple[TableView, frozenset[str]]] = field(default_factory=list)
+
+    def follow(self, _controller: Controller, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, HandStarted):
+                self.hand = event.hand
+            card = hidden_card(event)
+            if card is not None:
+                self.hidden.setdefault(self.hand, set()).add(card)
+            elif isinstance(event, CardDealt):
+                self.face_up.setdefault(self.hand, set()).add(event.card)
+            if isinstance(event, Showdown):
+                turned = {card for hand in event.hands for card in hand.cards}
+                self.turned.setdefault(self.hand, set()).update(turned)
+        if self.shown is not None:  # the view the display was just given for these events
+            showdown = self.hand in self.turned
+            self.views.append((self.shown, self.secret(self.hand, showdown)))
+            self.shown = None
+
+    def show(self, view: TableView) -> None:
+        """The display's sink: what the controller gives the dealer's display."""
+        self.shown = view
+
+    def secret(self, hand: int, after_showdown: bool) -> frozenset[str]:
+        """The hand's cards no player has seen: before its showdown, or from it on."""
+        seen = self.face_up.get(hand, set()) | (
+            self.turned.get(hand, set()) if after_showdown else set()
+        )
+        return frozenset(self.hidden.get(hand, set()) - seen)
+
+
+def named(cards: frozenset[str] | set[str], text: str) -> list[str]:
+    """The cards of ``cards`` that ``text`` names, by code (Qd) or by face (Q♦)."""
+    found = []
+    for code in sorted(cards):
+        face = card_face(Card.parse(code))
+        pattern = rf"(?<![0-9A-Za-z])({re.escape(code)}|{re.escape(face)})(?![0-9A-Za-z])"
+        if re.search(pattern, text):
+            found.append(code)
+    return found
+
+
+def deal_hands(
+    tmp_path: Path, game: str, hands: int, seats: int = 6
+) -> tuple[Secrets, list[dict[str, object]]]:
+    secrets = Secrets()
+    with (
+        json_log(tmp_path) as lines,
+        sim_table(tmp_path, game, seats=seats, display=secrets.show) as table,
+    ):
+        table.controller.listeners.append(secrets.follow)
+        dealer(table, hands=hands).run()
+        assert table.controller.core.finished == hands
+    return secrets, lines
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_no_log_line_names_a_card_no_player_may_see(tmp_path: Path, game: str) -> None:
+    """docs/display.md, What the table sees: the log (journald, a log shipper) never names a
+    hole card, burn, mucked card or discard, before the hand settles or after; the cards
+    turned over at the showdown are named from the showdown on. The journal has them all."""
+    secrets, lines = deal_hands(tmp_path, game, hands=3)
+    assert all(secrets.hidden.get(hand) for hand in (1, 2, 3)), "every hand has hole cards"
+    showdowns: set[int] = set()
+    for line in lines:
+        hand = int(str(line.get("hand", 0)))
+        if line.get("event") == "showdown":
+            showdowns.add(hand)
+        assert not named(secrets.secret(hand, hand in showdowns), str(line)), line
+    journaled = {
+        str(data["card"])
+        for kind, data in journal_records(tmp_path / "journal")
+        if kind == rec.CARD
+    }
+    every_hidden = set().union(*secrets.hidden.values())
+    assert every_hidden <= journaled
+
+
+def screen_text(app: DealerDisplay) -> str:
+    """What the display's screen shows now, as text (from Textual's own screenshot)."""
+    svg = app.export_screenshot()
+    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_dealers_screen_shows_no_card_no_player_may_see(tmp_path: Path, game: str) -> None:
+    """docs/display.md, What the table sees: no view the controller gives the display names a
+    hole card, a burn, a mucked card or a discard (a hole card is a back), through a whole
+    hand; and as rendered on the screen (Textual's pilot) at every street and every time such
+    a card was just dealt, seats, felt and log strip alike. A card turned over at the showdown
+    shows from then on."""
+    secrets, _lines = deal_hands(tmp_path, game, hands=1, seats=3)
+    views = secrets.views
+    assert len(views) > 20
+    given = [(index, named(secret, repr(view))) for index, (view, secret) in enumerate(views)]
+    assert [leak for leak in given if leak[1]] == []
+    rendered = [
+        (view, secret)
+        for index, (view, secret) in enumerate(views)
+        if index == 0 or view.street != views[index - 1][0].street or secret != views[index - 1][1]
+    ]
+
+    async def session() -> list[tuple[int, list[str]]]:
+        leaks: list[tuple[int, list[str]]] = []
+        app = DealerDisplay(rendered[0][0])
+        async with app.run_test(size=(120, 40)) as pilot:
+            for index, (view, secret) in enumerate(rendered):
+                app.show(view)
+                await pilot.pause()
+                found = named(secret, screen_text(app))
+                if found:
+                    leaks.append((index, found))
+        return leaks
+
+    assert asyncio.run(session()) == []
