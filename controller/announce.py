@@ -5,7 +5,7 @@ For example: "Seat 4 brings in: lowest up-card 2 of clubs".
 An announcement is heard by everyone at the table and read by everyone who reads the
 log: the dealer's display and the panel face the players and the cameras, and the
 log travels to journald and log shippers. So it never names a card no player may see
-(``hidden_card``): a hole card, a burn, a card to the muck, a discard. Those stay in
+(``hidden_cards``): a hole card, a burn, a card to the muck, a discard. Those stay in
 the journal, which keeps every card (docs/display.md, What the table sees).
 """
 
@@ -47,24 +47,45 @@ def _card_expected(e: ev.CardExpected) -> str:
     return f"Seat {e.seat}, face {e.face}."
 
 
-def hidden_card(event: ev.Event) -> str | None:
-    """The card ``event`` carries that no player may see, or None: the one rule of what an
-    announcement keeps back. A card dealt face down (a hole card) and a burn are seen by
-    nobody; a card to the muck or over the discard reader leaves the hand unseen
-    (14.12A(f): the discards go face down). Face-up cards, community cards and the cards
-    turned over at the showdown are the table's to see."""
+def hidden_cards(event: ev.Event) -> tuple[str, ...]:
+    """The cards ``event`` carries that no player may see: the one rule of what the table and
+    the log are not told. A card dealt face down (a hole card) and a burn are seen by
+    nobody; a card to the muck, over the discard reader, or among a draw's discards leaves
+    the hand unseen (14.12A(f): the discards go face down). Face-up cards, community cards
+    and the cards turned over at the showdown are the table's to see."""
     if isinstance(event, ev.CardDealt):
         face_up = event.destination == ev.COMMUNITY or (
             event.destination != ev.BURN and event.face == "up"
         )
-        return None if face_up else event.card
+        return () if face_up else (event.card,)
     if isinstance(event, ev.CardMucked | ev.CardDiscarded):
-        return event.card
-    return None
+        return (event.card,)
+    if isinstance(event, ev.DrawExpected | ev.DrawDeclared):
+        return event.discards
+    if isinstance(event, ev.DiscardsReshuffled):
+        return event.cards
+    return ()
+
+
+def facts(event: ev.Event) -> dict[str, Any]:
+    """The event's facts as a log line's fields (seat, amount, pot, nets...), less what no
+    player may see: a hidden card is left out, a list of discards is given as its count.
+    ``hand`` is left out: the log line names the hand it belongs to already."""
+    data = ev.to_dict(event)
+    del data["kind"]
+    data.pop("hand", None)
+    hidden = hidden_cards(event)
+    if hidden:
+        for name, value in list(data.items()):
+            if value in hidden:
+                del data[name]
+            elif isinstance(value, list | tuple) and value and all(c in hidden for c in value):
+                data[name] = len(value)
+    return data
 
 
 def _card_dealt(e: ev.CardDealt) -> str:
-    card = "a card" if hidden_card(e) else e.card
+    card = "a card" if hidden_cards(e) else e.card
     if e.destination == ev.BURN:
         return f"Burned {card}."
     if e.destination == ev.COMMUNITY:

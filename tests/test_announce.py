@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import pytest
 from tablehelp import play, table
 
-from controller.announce import RENDERERS, announce
+from controller.announce import RENDERERS, announce, facts, hidden_cards
 from controller.engine import events as events_module
-from controller.engine.events import Event, Refused
+from controller.engine.events import (
+    BURN,
+    CardDealt,
+    CardDiscarded,
+    CardMucked,
+    DrawDeclared,
+    Event,
+    Refused,
+)
 from controller.inputs import Button, ButtonPress
+
+pytestmark = pytest.mark.fast
 
 
 def test_every_event_of_a_played_hand_has_a_sentence() -> None:
@@ -55,3 +66,28 @@ def test_every_kind_of_event_has_an_announcement() -> None:
     ]
     assert len(kinds) >= 20
     assert all(cls in RENDERERS for cls in kinds), [c.__name__ for c in kinds if c not in RENDERERS]
+
+
+def test_hole_cards_burns_and_discards_are_a_card_in_the_sentence_and_not_in_the_facts() -> None:
+    """docs/display.md, What the table sees: a card dealt face down (Seat 1 gets a card face
+    down), a burn and the draw's discards (14.12A(f): they go face down) are never named in an
+    announcement or its facts; a face-up card is."""
+    t = table("five-card-stud")
+    events = play(t, "new_hand Ah Kd Qc 9s 2c 2h")
+    dealt = [e for e in events if isinstance(e, CardDealt)]
+    down = dealt[0]
+    up = next(e for e in dealt if e.face == "up")
+    assert down.face == "down"
+    assert hidden_cards(down) == ("Ah",)
+    assert announce(down) == "Seat 1 gets a card face down."
+    assert "card" not in facts(down)
+    assert facts(down)["seat"] == 1
+    assert hidden_cards(up) == ()
+    assert announce(up) == f"Seat {up.seat} gets {up.card} face up."
+    assert facts(up)["card"] == up.card
+    burn = CardDealt("7s", BURN, None, None)
+    assert announce(burn) == "Burned a card."
+    declared = DrawDeclared(seat=3, discards=("Js", "2c"))
+    assert announce(declared) == "Seat 3 draws 2."
+    assert facts(declared) == {"seat": 3, "discards": 2}
+    assert "Js" not in announce(CardMucked("Js", 2)) + announce(CardDiscarded("Js", 2))

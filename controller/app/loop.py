@@ -27,7 +27,7 @@ from typing import Any, Final
 
 import structlog
 
-from controller.announce import announce
+from controller.announce import announce, facts
 from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import ShoeWarning, SinceCheckpoint, TableCore
@@ -37,7 +37,6 @@ from controller.app.view import ViewBuilder
 from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.engine.events import (
-    ActionRequired,
     Alarm,
     Event,
     HandSettled,
@@ -585,11 +584,9 @@ class Controller:
             if isinstance(event, HandStarted):
                 bind_hand(event.hand)
             log = self._log.warning if isinstance(event, FAULTS) else self._log.info
-            if isinstance(event, ActionRequired):
-                # The seat to act as a field of its own, for a log shipper's queries.
-                log(event.kind, seat=event.seat, text=announce(event))
-            else:
-                log(event.kind, text=announce(event))
+            # The facts as fields of their own (seat, amount, pot, nets), for a log shipper's
+            # queries; like the text, they name no card a player may not see.
+            log(event.kind, text=announce(event), **facts(event))
         pending = core.table.pending
         warnings = core.shoe_warnings
         if warnings != self._shoe_warned:

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from apphelp import dealer, journal_records, json_log, sim_table
 
-from controller.announce import hidden_card
+from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app.loop import Controller
 from controller.cards import Card
@@ -31,7 +31,7 @@ GAMES = ["mambo", "five-card-stud", "triple-draw"]
 
 @dataclass
 class Secrets:
-    """Each hand's cards no player may see (``hidden_card``), those dealt face up (a folded
+    """Each hand's cards no player may see (``hidden_cards``), those dealt face up (a folded
     hand's up-cards go to the muck in sight of all) and those turned over at its showdown."""
 
     hidden: dict[int, set[str]] = field(default_factory=dict)
@@ -46,10 +46,9 @@ class Secrets:
         for event in events:
             if isinstance(event, HandStarted):
                 self.hand = event.hand
-            card = hidden_card(event)
-            if card is not None:
-                self.hidden.setdefault(self.hand, set()).add(card)
-            elif isinstance(event, CardDealt):
+            hidden = hidden_cards(event)
+            self.hidden.setdefault(self.hand, set()).update(hidden)
+            if not hidden and isinstance(event, CardDealt):
                 self.face_up.setdefault(self.hand, set()).add(event.card)
             if isinstance(event, Showdown):
                 turned = {card for hand in event.hands for card in hand.cards}
