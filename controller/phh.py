@@ -17,7 +17,9 @@ comment where the history has one (tablectl's export writes them), otherwise a
 card no one in the hand holds; a card the history hides (``??``) is likewise
 such a card. Comments (``# ...``) are otherwise ignored. Players
 ``p1..pN`` sit in seats 1..N with the button on seat N, so p1 is the small
-blind (heads-up the button, seat 2, posts it), as PHH orders them.
+blind (heads-up the button, seat 2, posts it), as PHH orders them. A starting
+stack of ``inf`` (PokerKit's unknown stack; tablectl's export writes it for a seat
+whose stack the table does not know) is an unknown stack: it bets, it is never all-in.
 What it refuses, with ``PhhUnsupported`` naming why: variants other than
 F2L3D, straddles, unequal antes, a card dealt twice (the source reshuffled
 under its own rules), a showdown hand the history hides.
@@ -25,6 +27,7 @@ under its own rules), a showdown hand the history hides.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -60,7 +63,8 @@ class PhhHand:
     blinds_or_straddles: tuple[int, ...]
     small_bet: int
     big_bet: int
-    starting_stacks: tuple[int, ...]
+    #: None: a stack the history does not know (PHH's ``inf``, as tablectl's export writes it).
+    starting_stacks: tuple[int | None, ...]
     actions: tuple[str, ...]
     extra: dict[str, object] = field(default_factory=dict)
 
@@ -77,6 +81,19 @@ def _ints(data: dict[str, object], key: str, source: str) -> tuple[int, ...]:
     ):
         raise PhhError(f"{source}: {key} = {value!r}; expected a list of whole chip amounts")
     return tuple(value)
+
+
+def _stacks(data: dict[str, object], source: str) -> tuple[int | None, ...]:
+    """``starting_stacks``: whole chip amounts, ``inf`` (None here) for a stack not known."""
+    value = data.get("starting_stacks")
+    if isinstance(value, list) and all(v == math.inf for v in value if isinstance(v, float)):
+        known = [v for v in value if not isinstance(v, float)]
+        if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in known):
+            return tuple(None if isinstance(v, float) else v for v in value)
+    raise PhhError(
+        f"{source}: starting_stacks = {value!r}; expected a list of whole chip amounts "
+        "(inf for a stack not known)"
+    )
 
 
 def _int(data: dict[str, object], key: str, source: str) -> int:
@@ -98,7 +115,7 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
     actions = data.get("actions")
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise PhhError(f"{source}: actions = {actions!r}; expected a list of action strings")
-    stacks = _ints(data, "starting_stacks", source)
+    stacks = _stacks(data, source)
     hand = PhhHand(
         variant=variant,
         antes=_ints(data, "antes", source) if "antes" in data else (0,) * len(stacks),
@@ -184,7 +201,11 @@ class _Converter:
         self.spare: Iterator[Card] = iter([c for c in DECK if c.code not in codes])
         self.held: dict[int, list[str]] = {p: [] for p in range(1, hand.players + 1)}
         self.dealt: set[str] = set()
-        self.stacks = dict(enumerate(hand.starting_stacks, start=1))
+        # An unknown stack bets without limit and is never all-in (docs/deploy.md, [stacks]).
+        self.stacks: dict[int, float] = {
+            player: math.inf if stack is None else stack
+            for player, stack in enumerate(hand.starting_stacks, start=1)
+        }
         self.commit = dict.fromkeys(self.stacks, 0)
         self.current = 0
         self.round = 0
@@ -207,8 +228,10 @@ class _Converter:
         return card
 
     def put(self, player: int, amount: int) -> None:
-        amount = min(amount, self.stacks[player])
-        self.stacks[player] -= amount
+        stack = self.stacks[player]
+        if stack < amount:
+            amount = int(stack)  # a known stack short of the amount: all it has
+        self.stacks[player] = stack - amount
         self.commit[player] += amount
 
     def blinds(self) -> None:
@@ -383,6 +406,10 @@ def to_hand_script(hand: PhhHand) -> ConvertedHand:
         seats=seats,
         stakes=stakes,
         dealer=hand.players,
-        stacks=dict(zip(seats, hand.starting_stacks, strict=True)),
+        stacks={
+            seat: stack
+            for seat, stack in zip(seats, hand.starting_stacks, strict=True)
+            if stack is not None
+        },
     )
     return ConvertedHand(game, config, tuple(conv.inputs))

@@ -196,7 +196,7 @@ def test_every_journal_command_defaults_to_the_deployed_journal() -> None:
     deployed = Path("/var/lib/tablectl/journal")
     assert parser.parse_args(["journal", "verify"]).journal == deployed
     assert parser.parse_args(["recall"]).journal == deployed
-    assert parser.parse_args(["export", "--phh", "--out", "x"]).journal is None
+    assert parser.parse_args(["export", "--out", "x"]).journal is None
     assert JournalSettings().dir == deployed
 
 

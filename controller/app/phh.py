@@ -10,11 +10,14 @@ each draw as ``pN sd CARDS`` (``pN sd`` to stand pat) for every player before
 the new cards, as PHH orders a draw. Burns are comments (``# burn 4h``); a
 card's face is a comment too (``d dh p2 Kh # up``); so is a reshuffle of the
 discards (``# reshuffle ...``, 14.12A(f)), which PHH cannot state; void hands
-are not exported.
+are not exported. A seat whose stack the table does not know (no ``[stacks]`` entry and no
+seat change gave it chips: it may bet but not go all-in) has the stack ``inf``, as PokerKit
+writes an unknown stack.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from typing import Any, Final
 
@@ -57,6 +60,8 @@ def _toml_value(value: Any) -> str:
         return "true" if value else "false"
     if isinstance(value, list):
         return "[" + ", ".join(_toml_value(v) for v in value) + "]"
+    if value == math.inf:
+        return "inf"  # TOML's infinity: a stack the table does not know
     return str(value)
 
 
@@ -172,7 +177,10 @@ def export_hand(hand: HandRecord, stakes: Stakes, table_id: str) -> str:
     started = hand.events[0]
     seats: list[int] = list(started["seats"])
     antes = {a["seat"]: a["amount"] for a in started["antes"]}
-    final = {s["seat"]: s["amount"] for s in settled["stacks"]}
+    # The settlement lists the stacks the table knows; a seat without one (no [stacks] entry,
+    # no chips from a seat change) bets from an unknown stack: PHH's (PokerKit's) ``inf``.
+    known = {s["seat"]: s["amount"] for s in settled["stacks"]}
+    final: dict[int, float] = {seat: known.get(seat, math.inf) for seat in seats}
     net = {n["seat"]: n["amount"] for n in settled["net"]}
     variant = VARIANTS.get(started["game"])
     if variant is None:

@@ -1,4 +1,4 @@
-"""``tablectl export --phh``: every settled hand of the journal as a PHH hand history file."""
+"""``tablectl export``: every settled hand of the journal as a PHH hand history file."""
 
 from __future__ import annotations
 
@@ -19,14 +19,28 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "export",
         help="export the journal's hands as PHH hand histories",
-        description="Write every settled hand of the journal as a PHH file (hand-N.phh) in "
-        "--out. The stakes come from the table's configuration. Exit status: 0 written, "
-        "1 the journal or configuration is not usable, 2 usage error.",
+        description="Write every settled hand of the journal as a PHH hand history file "
+        "(hand-N.phh, the only format) in --out. The stakes come from the table's "
+        "configuration; a stack the table does not know is written inf. Exit status: "
+        "0 written, 1 the journal or configuration is not usable, 2 usage error.",
     )
-    parser.add_argument("--phh", action="store_true", required=True, help="PHH (the format)")
-    parser.add_argument("--config", type=Path, default=DEFAULT_CONFIG, metavar="FILE")
-    parser.add_argument("--journal", type=Path, metavar="DIR", help="default: the config's")
-    parser.add_argument("--out", type=Path, required=True, metavar="DIR")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"the table's configuration (default {DEFAULT_CONFIG}): its stakes, table id "
+        "and [journal] dir",
+    )
+    parser.add_argument(
+        "--journal",
+        type=Path,
+        metavar="DIR",
+        help="the journal directory (default: the configuration's [journal] dir)",
+    )
+    parser.add_argument(
+        "--out", type=Path, required=True, metavar="DIR", help="the folder to write the files to"
+    )
     parser.set_defaults(run=run)
 
 

@@ -54,7 +54,7 @@ def test_every_settled_hand_exports_as_phh_with_every_card_and_action(
 def test_tablectl_export_writes_one_phh_file_per_settled_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """tablectl export --phh: hand-N.phh for every settled hand, stakes from the configuration."""
+    """tablectl export: hand-N.phh for every settled hand, stakes from the configuration."""
     with sim_table(tmp_path, "five-card-stud") as table:
         dealer(table, hands=2).run()
     config = export_config(
@@ -68,7 +68,7 @@ small_bet = 5
 big_bet = 10""",
     )
     out = tmp_path / "phh"
-    assert main(["export", "--phh", "--config", str(config), "--out", str(out)]) == 0
+    assert main(["export", "--config", str(config), "--out", str(out)]) == 0
     assert "2 hands written" in capsys.readouterr().out
     files = sorted(p.name for p in out.iterdir())
     assert files == ["hand-1.phh", "hand-2.phh"]

@@ -68,7 +68,7 @@ def _hand(seed: int) -> tuple[Table, list[Event], list[TableInput]]:
 
 
 def _record(events: list[Event]) -> HandRecord:
-    """The hand as the journal keeps it (what ``tablectl export --phh`` reads)."""
+    """The hand as the journal keeps it (what ``tablectl export`` reads)."""
     started = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
     return HandRecord(1, "triple-draw", started, finished=True, events=events_json(events))
 
@@ -229,7 +229,7 @@ def test_14_12a_exported_triple_draw_hands_replay_in_pokerkit_and_the_import() -
 def test_14_12a_tablectl_export_of_a_journaled_triple_draw_session_replays_in_pokerkit(
     tmp_path: Path,
 ) -> None:
-    """14.12A: hands dealt at the simulated table and journaled, as ``tablectl export --phh``
+    """14.12A: hands dealt at the simulated table and journaled, as ``tablectl export``
     reads them: each is F2L3D with the configured blinds, and PokerKit replays it to the
     finishing stacks the table settled (a hand PokerKit cannot represent is counted)."""
     with sim_table(tmp_path, "triple-draw") as table:
@@ -258,7 +258,7 @@ def test_14_12a_tablectl_export_of_a_journaled_triple_draw_session_replays_in_po
 def test_tablectl_export_writes_triple_draw_as_f2l3d_with_the_configured_blinds(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """tablectl export --phh on a triple draw table (14.12A(c)): variant F2L3D, the blinds of
+    """tablectl export on a triple draw table (14.12A(c)): variant F2L3D, the blinds of
     the configuration by position, no bring-in, draws as ``sd`` and burns as comments."""
     with sim_table(tmp_path, "triple-draw") as table:
         dealer(table, hands=2).run()
@@ -275,7 +275,7 @@ small_bet = {stakes.small_bet}
 big_bet = {stakes.big_bet}""",
     )
     out = tmp_path / "phh"
-    assert main(["export", "--phh", "--config", str(config), "--out", str(out)]) == 0
+    assert main(["export", "--config", str(config), "--out", str(out)]) == 0
     assert "2 hands written" in capsys.readouterr().out
     phh = tomllib.loads((out / "hand-1.phh").read_text(encoding="utf-8"))
     assert phh["variant"] == "F2L3D"
