@@ -216,6 +216,13 @@ class DeviceDriver(ABC, Generic[E]):
             self._thread.join()
             self._thread = None
 
+    @property
+    def running(self) -> bool:
+        """The reading thread is alive: False before ``start``, after ``stop``, and once the
+        device was refused (the thread ends; ``stop`` still has to be called)."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
     def __enter__(self) -> Self:
         self.start()
         return self

@@ -5,6 +5,15 @@ host's driver in the contract suite, with faults to order (lose outgoing
 frames, ignore acks, go silent, speak another protocol version). Everything
 it does happens on its own thread, plugging and unplugging included, so its
 file descriptors are never used by two threads at once.
+
+Its timers (hellos, heartbeats, resends, the shoe's read stamps) read its
+``clock``: the wall clock by default, or a ``simulator.clock.ManualClock`` the
+test moves with ``advance`` and gives the host's driver too. On a manual clock
+nothing falls due until the test says time has passed, and at each advance the
+device's thread first takes in what the host wrote, then writes everything due
+by the new time, all before the new time can be read: so a host that reads the
+time and then its port finds every heartbeat due by then, however late its
+thread runs, as with the simulator (simulator/clock.py).
 """
 
 from __future__ import annotations
@@ -32,6 +41,14 @@ from drivers.sentences import (
     Welcome,
 )
 from drivers.session import DeviceSender, Sequenced, seq_add
+from simulator.clock import ManualClock
+
+#: How long a test waits for the device's thread, or for the host to acknowledge: a
+#: deadline for something that happens, far beyond what it takes on a busy machine.
+PATIENCE = 30.0
+#: An advance is cut into steps no longer than this: a heartbeat is written at each step
+#: (at the fake's 0.1 s interval), as a real device would, however far the clock moves.
+STEP = 0.1
 
 
 @dataclass
@@ -76,8 +93,11 @@ class FakeDevice:
         boot: str = "5A17C0DE",
         heartbeat: float = 0.1,
         resend_after: float = 0.05,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.backend = backend
+        #: The device's time; with a ManualClock, the host's driver should read it too.
+        self.clock = clock
         self.kind = kind
         self.serial = serial
         self.protocol = protocol
@@ -85,7 +105,7 @@ class FakeDevice:
         self.codec: Codec = shoe.device_codec() if kind == "shoe" else panel.device_codec()
         self.sender = DeviceSender(boot, resend_after=resend_after)
         # The shoe's clock (docs/protocol.md 3.1 CRD): ms since the device was made.
-        self._clock_since = time.monotonic()
+        self._clock_since = clock()
         self.faults = Faults()
         self.seen = Seen()
         self.rejected: Reject | None = None
@@ -95,15 +115,21 @@ class FakeDevice:
         self._thread = threading.Thread(target=self._run, name=f"fake-{kind}", daemon=True)
         self._last_hello: float | None = None
         self._last_beat = 0.0
+        self._unwatch: Callable[[], None] | None = None
 
     # --- Test-facing ---------------------------------------------------------------------
 
     def __enter__(self) -> FakeDevice:
         self._thread.start()
+        if isinstance(self.clock, ManualClock):
+            self._unwatch = self.clock.watch(self._advanced)
         self.do(self._plug)
         return self
 
     def __exit__(self, *exc_info: object) -> None:
+        if self._unwatch is not None:
+            self._unwatch()
+            self._unwatch = None
         self.do(self._unplug)
         self._stopping.set()
         self._thread.join()
@@ -117,7 +143,18 @@ class FakeDevice:
             done.set()
 
         self._commands.put(run)
-        assert done.wait(5), "fake device thread did not answer"
+        assert done.wait(PATIENCE), "fake device thread did not answer"
+
+    def advance(self, seconds: float) -> None:
+        """Let ``seconds`` pass on the device's manual clock (and so on the host's), in steps
+        of at most ``STEP``: at each, what falls due by then is written before it is read."""
+        clock = self.clock
+        assert isinstance(clock, ManualClock), "advance needs a FakeDevice(clock=ManualClock())"
+        left = seconds
+        while left > 0:
+            step = min(STEP, left)
+            clock.advance(step)
+            left -= step
 
     def submit(self, sentence: Sequenced) -> Sequenced:
         """Queue a card read, a status or a button press (numbered by the device)."""
@@ -127,7 +164,7 @@ class FakeDevice:
 
     def clock_ms(self) -> int:
         """The device's clock now: ms since it was made, wrapping at 2**32."""
-        elapsed = round((time.monotonic() - self._clock_since) * 1000)
+        elapsed = round((self.clock() - self._clock_since) * 1000)
         return elapsed % shoe.DEVICE_CLOCK_MODULUS
 
     def read(
@@ -139,12 +176,12 @@ class FakeDevice:
         assert isinstance(numbered, shoe.CardSeen)
         return numbered
 
-    def wait_acknowledged(self, timeout: float = 5.0) -> None:
+    def wait_acknowledged(self, timeout: float = PATIENCE) -> None:
         """Wait until the host has acknowledged everything the device holds."""
         deadline = time.monotonic() + timeout
         while self.sender.backlog:
             assert time.monotonic() < deadline, "the device's sentences were never acknowledged"
-            time.sleep(0.01)
+            time.sleep(0.005)
 
     def lose_unsent(self, count: int) -> int:
         """A device fault: skip the next ``count`` numbers, as if it had dropped that many
@@ -205,12 +242,29 @@ class FakeDevice:
                 self._commands.get()()
             wire = self._wire
             if wire is None:
+                # Only bounds how soon a command is run: the commands queue wakes nobody.
                 time.sleep(0.005)
                 continue
-            data = wire.read(0.005)
-            for item in self.codec.feed(data):
-                self._receive(item)
-            self._send_due(wire, time.monotonic())
+            self._take(wire.read(0.005))
+            self._send_due(wire, self.clock())
+
+    def _advanced(self, now: float) -> None:
+        """The manual clock moves on to ``now`` (on the advancing thread, before anyone can
+        read ``now``): the device's thread takes in what the host wrote, then writes what
+        falls due by ``now``."""
+
+        def catch_up() -> None:
+            wire = self._wire
+            if wire is not None:
+                self._take(wire.read(0))
+                self._send_due(wire, now)
+
+        if self._thread.is_alive():
+            self.do(catch_up)
+
+    def _take(self, data: bytes) -> None:
+        for item in self.codec.feed(data):
+            self._receive(item)
 
     def _receive(self, item: Sentence | DecodeError) -> None:
         if isinstance(item, DecodeError):

@@ -3,36 +3,50 @@
 Each test runs once per backend in backends.BACKENDS (a real pty pair, a TCP
 socket; the simulator adds its own), with a test-side device speaking
 docs/protocol.md. Timings are shortened through the drivers' settings.
+
+The device and the host's driver read one clock, a ``ManualClock`` the test
+moves (``device.advance``): a heartbeat, a resend, a refresh, a silence or a
+repeat window passes only when the test lets that much time pass, whatever
+the machine's speed. A test waits for what it expects on the event itself
+(an event on the queue, a sentence the device received, a log line), with a
+deadline far beyond what it takes on a busy machine; to show that nothing
+more arrives it sends one more read or press behind everything (``settle``)
+and looks at what the host made of the rest.
 """
 
 from __future__ import annotations
 
+import itertools
 import queue
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import pytest
 import structlog
 from backends import Backend
-from fake_device import FakeDevice
+from fake_device import PATIENCE, FakeDevice
 
 from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Feed, Lid, Reader, Reject, RejectReason
-from drivers.session import DeviceSender, HelloOutcome, LostRange
+from drivers.session import DeviceSender, HelloOutcome, LostRange, Sequenced
 from drivers.shoe import ShoeDriver, ShoeState, ShoeStatus, TagRead
-from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
+from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused, LinkSettings
+from simulator.clock import ManualClock
 
-WAIT = 5.0
+#: How long to wait for an event that must come: far beyond what it takes on a busy machine.
+WAIT = PATIENCE
 
 
 def settings(backend: Backend, **overrides: Any) -> LinkSettings:
     values: dict[str, Any] = {
         "url": backend.url,
-        # Well above the device's 0.1 s heartbeat: a loaded machine must not fake a loss.
+        # Well above the device's 0.1 s heartbeat: on the test's clock the host hears a
+        # heartbeat at every step of an advance, so only a silent device is ever lost.
         "heartbeat_timeout": 1.5,
         "query_interval": 0.1,
         "backoff_initial": 0.02,
@@ -68,13 +82,66 @@ def reads(events: queue.Queue[Any], count: int) -> list[TagRead]:
     return got
 
 
-def quiet(events: queue.Queue[Any], seconds: float) -> list[Any]:
-    """Whatever arrives within ``seconds`` (to show nothing more does)."""
-    time.sleep(seconds)
+def pending(events: queue.Queue[Any]) -> list[Any]:
+    """The events already on the queue, taken off it (waits for nothing)."""
     out = []
     while not events.empty():
         out.append(events.get_nowait())
     return out
+
+
+def wait_until(condition: Callable[[], object], what: str, timeout: float = WAIT) -> None:
+    """Wait on the wall clock until ``condition()`` holds; fails after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"{what}: not within {timeout} s"
+        time.sleep(0.002)
+
+
+_markers = itertools.count()
+
+
+def marked(device: FakeDevice, events: queue.Queue[Any]) -> tuple[list[Any], Sequenced]:
+    """Everything the host made of what the device sent so far, and the marker that shows it.
+
+    The device sends one more read (a tag of its own) or press behind all it has sent; the
+    host handles a line in order on one thread, so the events before the marker's are all
+    the rest can ever give. Needs a welcomed link."""
+    if device.kind == "shoe":
+        marker: Sequenced = device.read(f"E0FFFFFF{next(_markers):08X}")
+    else:
+        marker = device.submit(Press(0, Button.FOLD))
+    before: list[Any] = []
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            event = events.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            pytest.fail(f"the marker {marker} never arrived; saw {before}")
+        if isinstance(event, TagRead | PanelPress) and event.seq == marker.seq:
+            return before, marker
+        before.append(event)
+
+
+def settle(device: FakeDevice, events: queue.Queue[Any], seconds: float = 0.0) -> list[Any]:
+    """Let ``seconds`` pass on the link's clock (resends and heartbeats fall due), then every
+    event the host made of what the device sent by then (to show nothing more arrives)."""
+    device.advance(seconds)
+    return marked(device, events)[0]
+
+
+def count_opens(driver: DeviceDriver[Any]) -> list[bool]:
+    """Each time ``driver`` tries to open its port from now on, whether it could (a spy)."""
+    opens: list[bool] = []
+    real = driver._open
+
+    def spied() -> Any:
+        port = real()
+        opens.append(port is not None)
+        return port
+
+    driver._open = spied  # type: ignore[method-assign]  # an instance's spy
+    return opens
 
 
 @contextmanager
@@ -84,9 +151,12 @@ def shoe_link(
     events: queue.Queue[Any] = queue.Queue()
     overrides = {k: kwargs.pop(k) for k in list(kwargs) if k in LinkSettings.__dataclass_fields__}
     repeat_window = kwargs.pop("repeat_window", 0.3)
+    clock = ManualClock()  # the link's: the device and the host's driver read it
     with (
-        FakeDevice(backend, **kwargs) as device,
-        ShoeDriver(settings(backend, **overrides), events, repeat_window=repeat_window) as driver,
+        FakeDevice(backend, clock=clock, **kwargs) as device,
+        ShoeDriver(
+            settings(backend, **overrides), events, repeat_window=repeat_window, clock=clock
+        ) as driver,
     ):
         yield device, driver, events
 
@@ -103,7 +173,7 @@ def test_the_shoe_says_hello_and_its_reads_arrive_in_order(backend: Backend) -> 
         assert [r.uid for r in got] == [uid(n) for n in range(10)]
         assert got[3].point is ReadPoint.DISCARD_READER
         assert got[4].point is ReadPoint.DEALING_SLOT
-        assert quiet(events, 0.2) == []
+        assert settle(device, events, 0.3) == []
 
 
 def test_shoe_status_changes_arrive(backend: Backend) -> None:
@@ -122,8 +192,9 @@ def test_a_lost_frame_loses_no_card_and_doubles_none(backend: Backend) -> None:
         device.faults.drop_frames = 3
         for n in range(6):
             device.read(uid(n))
+        device.advance(0.1)  # past the device's resend time (0.05 s): all six go again
         assert [r.uid for r in reads(events, 6)] == [uid(n) for n in range(6)]
-        assert quiet(events, 0.3) == []
+        assert settle(device, events, 0.3) == []
 
 
 def test_a_lost_ack_makes_a_resend_that_is_dropped_as_a_duplicate(backend: Backend) -> None:
@@ -134,8 +205,10 @@ def test_a_lost_ack_makes_a_resend_that_is_dropped_as_a_duplicate(backend: Backe
         for n in range(3):
             device.read(uid(n))
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
-        assert quiet(events, 0.4) == []
-        assert device.sender.backlog == 0
+        # Unacknowledged for the device, the three go again at the first step: duplicates.
+        assert settle(device, events, 0.4) == []
+        device.wait_acknowledged()
+        assert device.faults.ignore_acks == 0
 
 
 def repeat_log(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -160,7 +233,7 @@ def test_rfid_repeats_within_the_window_are_dropped_and_logged(backend: Backend)
             (uid(7), ReadPoint.DISCARD_READER, first.read_ms + 250),
             (uid(7), ReadPoint.DEALING_SLOT, first.read_ms + 650),
         ]
-        assert quiet(events, 0.1) == []
+        assert settle(device, events) == []
     dropped = repeat_log(logs)
     assert [(d["uid"], d["point"], d["read_ms"], d["previous_read_ms"]) for d in dropped] == [
         (uid(7), "slot", first.read_ms + 100, first.read_ms),
@@ -189,14 +262,15 @@ def test_a_repeat_lost_and_resent_after_the_window_is_still_dropped(backend: Bac
         wait_for(events, DeviceReady)
         first = device.read(uid(7))
         (got,) = reads(events, 1)
-        arrived = time.monotonic()
         device.faults.drop_frames = 1
         device.read(uid(7), at_ms=first.read_ms + 60)  # lost, resent 0.5 s later
         device.read(uid(8), at_ms=first.read_ms + 70)  # behind it: a gap until the resend
+        wait_until(lambda: any(e["event"] == "sequence_gap" for e in logs), "the host saw the gap")
+        assert pending(events) == [], "nothing passes the gap before the resend"
+        device.advance(0.6)  # the resend, later than the 0.3 s window on the host's clock
         (after,) = reads(events, 1)
-        assert time.monotonic() - arrived > 0.3, "the repeat arrived later than the window"
         assert (got.uid, after.uid) == (uid(7), uid(8))
-        assert quiet(events, 0.1) == []
+        assert settle(device, events) == []
     (dropped,) = repeat_log(logs)
     assert (dropped["read_ms"], dropped["previous_read_ms"]) == (first.read_ms + 60, first.read_ms)
 
@@ -216,7 +290,7 @@ def test_a_card_dealt_and_discarded_during_an_unplug_is_read_twice(backend: Back
             (uid(3), ReadPoint.DEALING_SLOT),
             (uid(3), ReadPoint.DISCARD_READER),
         ]
-        assert quiet(events, 0.1) == []
+        assert settle(device, events) == []
 
 
 def test_two_reads_further_apart_than_the_window_kept_through_an_unplug_both_arrive(
@@ -238,7 +312,7 @@ def test_two_reads_further_apart_than_the_window_kept_through_an_unplug_both_arr
             (uid(4), first.read_ms),
             (uid(4), first.read_ms + 500),
         ]
-        assert quiet(events, 0.1) == []
+        assert settle(device, events) == []
 
 
 def test_the_shoe_clock_wrapping_to_zero_is_read_forward(backend: Backend) -> None:
@@ -252,7 +326,7 @@ def test_the_shoe_clock_wrapping_to_zero_is_read_forward(backend: Backend) -> No
         device.read(uid(2), at_ms=1_500)
         got = reads(events, 3)
         assert [r.read_ms for r in got] == [4_294_967_000, 1_000, 1_500]
-        assert quiet(events, 0.1) == []
+        assert settle(device, events) == []
     (dropped,) = repeat_log(logs)
     assert (dropped["read_ms"], dropped["previous_read_ms"]) == (1_100, 1_000)
 
@@ -264,13 +338,13 @@ def test_a_protocol_version_the_host_does_not_speak_is_refused_and_the_driver_st
     with shoe_link(backend, protocol=2) as (device, driver, events):
         refused = wait_for(events, DeviceRefused)[-1]
         assert "speaks protocol version 2; this host speaks only version 1" in refused.reason
-        deadline = time.monotonic() + WAIT
-        while device.rejected is None and time.monotonic() < deadline:
-            time.sleep(0.01)
+        wait_until(lambda: device.rejected is not None, "the device got the REJ")
         assert device.rejected == Reject(RejectReason.PROTOCOL, "1")
-        device.read(uid(1))
-        assert quiet(events, 0.2) == []
         assert driver.refused is not None
+        wait_until(lambda: not driver.running, "the refused driver's thread ended")
+        device.read(uid(1))
+        device.advance(0.3)  # hellos, heartbeats: nobody reads them any more
+        assert pending(events) == []
 
 
 def test_a_shoe_with_another_serial_number_is_refused(backend: Backend) -> None:
@@ -286,6 +360,7 @@ def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: 
     with shoe_link(backend, heartbeat_timeout=0.5) as (device, _driver, events):
         wait_for(events, DeviceReady)
         device.faults.silent = True
+        device.advance(0.6)
         lost = wait_for(events, CommLost)[-1]
         assert "silent for more than 0.5 s" in lost.reason
         device.read(uid(1))
@@ -297,44 +372,59 @@ def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: 
 
 def test_an_unplug_mid_hand_loses_no_card(backend: Backend) -> None:
     """Cards dealt while the cable is out arrive after the replug, once each, in order."""
-    with shoe_link(backend) as (device, _driver, events):
+    with shoe_link(backend) as (device, driver, events):
         wait_for(events, DeviceReady)
+        opens = count_opens(driver)
         for n in range(3):
             device.read(uid(n))
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
         device.unplug()
         lost = wait_for(events, CommLost)[-1]
-        assert "port failed" in lost.reason or "silent" in lost.reason
-        assert not [e for e in quiet(events, 0.2) if isinstance(e, CommLost)], "one loss, one event"
+        assert "port failed" in lost.reason
         for n in range(3, 6):
             device.read(uid(n))
-        time.sleep(0.15)  # the host retries against a missing port meanwhile
+        # The host retries against the missing port meanwhile: three times, and still one loss.
+        wait_until(lambda: opens.count(False) >= 3, "three failed reopens")
+        assert not [e for e in pending(events) if isinstance(e, CommLost)], "one loss, one event"
         device.replug()
         ready = wait_for(events, DeviceReady)[-1]
         assert ready.outcome is HelloOutcome.RESUMED
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3, 6)]
-        assert quiet(events, 0.3) == []
+        assert settle(device, events, 0.3) == []
 
 
 def test_the_driver_starts_and_stops_without_a_device(backend: Backend) -> None:
-    """No device: start returns at once, one CommLost says the port cannot be opened (however
-    often the driver retries), and stop ends the thread promptly."""
+    """No device: start returns at once, and stop ends the thread promptly, not at the end
+    of the reconnect backoff (here 60 s)."""
     events: queue.Queue[Any] = queue.Queue()
-    driver = ShoeDriver(settings(backend), events)
-    # The bounds are loose on purpose (a loaded CI machine); what they catch is a start that
-    # waits out the reconnect backoff, or a stop that does not end the thread.
+    patient = settings(backend, backoff_initial=60.0, backoff_max=60.0)
+    driver = ShoeDriver(patient, events, clock=ManualClock())
+    opens = count_opens(driver)
+    # Bounds far below the backoff and far above a loaded machine's delays: what they catch
+    # is a start that waits out the backoff, or a stop that does not end its wait.
     started = time.monotonic()
     try:
         driver.start()
         start_took = time.monotonic() - started
-        time.sleep(0.3)
+        wait_until(lambda: opens == [False], "the first open failed: the backoff began")
     finally:
         stopping = time.monotonic()
         driver.stop()
         stop_took = time.monotonic() - stopping
-    assert start_took < 2.0
-    assert stop_took < 3.0
-    (lost,) = quiet(events, 0)
+    assert start_took < 20.0
+    assert stop_took < 20.0
+    assert not driver.running
+
+
+def test_without_a_device_one_comm_loss_says_the_port_cannot_be_opened(backend: Backend) -> None:
+    """No device: one CommLost says the port cannot be opened, however often the driver
+    retries."""
+    events: queue.Queue[Any] = queue.Queue()
+    with ShoeDriver(settings(backend), events, clock=ManualClock()) as driver:
+        opens = count_opens(driver)
+        wait_until(lambda: len(opens) >= 3, "three tries to open the port")
+    assert opens.count(True) == 0
+    (lost,) = pending(events)
     assert isinstance(lost, CommLost)
     assert lost.reason.startswith(f"cannot open {backend.url}")
 
@@ -392,15 +482,13 @@ def test_noise_on_the_line_is_counted_and_costs_no_card(backend: Backend) -> Non
 def test_a_panel_on_the_shoe_port_is_reported_as_the_wrong_talker(backend: Backend) -> None:
     """Swapped cables: the shoe driver counts the panel's sentences as wrong_talker."""
     events: queue.Queue[Any] = queue.Queue()
+    clock = ManualClock()
     with (
-        FakeDevice(backend, kind="panel", serial="PANEL0001"),
-        ShoeDriver(settings(backend), events) as driver,
+        FakeDevice(backend, kind="panel", serial="PANEL0001", clock=clock),
+        ShoeDriver(settings(backend), events, clock=clock) as driver,
     ):
-        deadline = time.monotonic() + WAIT
-        while not driver.counters.errors.get(DecodeErrorKind.WRONG_TALKER):
-            assert time.monotonic() < deadline, "no wrong_talker counted"
-            time.sleep(0.02)
-    assert not any(isinstance(e, DeviceReady) for e in quiet(events, 0))
+        wait_until(lambda: driver.counters.errors.get(DecodeErrorKind.WRONG_TALKER), "wrong_talker")
+    assert not any(isinstance(e, DeviceReady) for e in pending(events))
 
 
 @contextmanager
@@ -408,9 +496,10 @@ def panel_link(
     backend: Backend,
 ) -> Iterator[tuple[FakeDevice, PanelDriver, queue.Queue[Any]]]:
     events: queue.Queue[Any] = queue.Queue()
+    clock = ManualClock()  # the link's: the device and the host's driver read it
     with (
-        FakeDevice(backend, kind="panel", serial="PANEL0001") as device,
-        PanelDriver(settings(backend), events, refresh=0.1) as driver,
+        FakeDevice(backend, kind="panel", serial="PANEL0001", clock=clock) as device,
+        PanelDriver(settings(backend), events, refresh=0.1, clock=clock) as driver,
     ):
         yield device, driver, events
 
@@ -422,6 +511,7 @@ def test_panel_presses_arrive_as_engine_buttons(backend: Backend) -> None:
         device.faults.drop_frames = 2
         for button in Button:
             device.submit(Press(0, button))
+        device.advance(0.1)  # past the device's resend time: the lost two go again
         presses: list[PanelPress] = []
         while len(presses) < len(Button):
             presses.extend(e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress))
@@ -432,19 +522,23 @@ def test_the_panel_lights_the_seat_and_shows_text_and_repairs_a_lost_frame(
     backend: Backend,
 ) -> None:
     """LIT and TXT reach the panel, and the refresh repeats them, so lost ones are repaired."""
+    line = Text("Seat 3: call 20, raise or fold")
     with panel_link(backend) as (device, driver, events):
         wait_for(events, DeviceReady)
-        time.sleep(0.05)
-        device.faults.lose_incoming = 4  # the next light and text, and their first refresh
+        # The welcome's refresh (the blank line, no light) is in: what follows is the change.
+        wait_until(lambda: Light(0) in device.seen.of(Light), "the welcome's refresh")
+        device.faults.lose_incoming = 4  # the light's two frames and the line's two: lost
         driver.light(3)
-        driver.show("Seat 3: call 20, raise or fold")
-        deadline = time.monotonic() + WAIT
-        while Light(3) not in device.seen.of(Light) or Text(
-            "Seat 3: call 20, raise or fold"
-        ) not in device.seen.of(Text):
-            assert time.monotonic() < deadline, device.seen.sentences
-            time.sleep(0.02)
-        assert device.faults.lose_incoming == 0
+        wait_until(lambda: device.faults.lose_incoming == 2, "the light's frames were lost")
+        driver.show(line.text)
+        wait_until(lambda: device.faults.lose_incoming == 0, "the line's frames were lost")
+        assert Light(3) not in device.seen.of(Light)
+        assert line not in device.seen.of(Text)
+        device.advance(0.15)  # past the 0.1 s refresh: both go again
+        wait_until(
+            lambda: Light(3) in device.seen.of(Light) and line in device.seen.of(Text),
+            f"the refresh repaired them; the panel got {device.seen.sentences}",
+        )
         assert device.seen.errors == []
 
 
@@ -455,10 +549,7 @@ def test_the_panel_is_sent_its_new_line_before_its_new_light(backend: Backend) -
     with panel_link(backend) as (device, driver, events):
         wait_for(events, DeviceReady)
         driver.light_and_show(7, "S7: CHECK/BET")
-        deadline = time.monotonic() + WAIT
-        while Light(7) not in device.seen.of(Light):
-            assert time.monotonic() < deadline, device.seen.sentences
-            time.sleep(0.02)
+        wait_until(lambda: Light(7) in device.seen.of(Light), "the new light reached the panel")
         with device.seen.lock:
             sentences = list(device.seen.sentences)
         first_light = sentences.index(Light(7))
@@ -469,19 +560,31 @@ def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
     backend: Backend, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """stop() interrupts the reading thread's wait for input (pyserial's cancel_read): the
-    controller's close does not wait out a read slice. Here the slice is 3 s."""
+    controller's close does not wait out a read slice. Here the slice is 60 s."""
     if not hasattr(transport.serial.serial_for_url(backend.url, do_not_open=True), "cancel_read"):
         pytest.skip(f"{backend.name}: no cancel_read; stop waits for the read slice")
-    monkeypatch.setattr(transport, "_READ_SLICE", 3.0)
+    monkeypatch.setattr(transport, "_READ_SLICE", 60.0)
     events: queue.Queue[Any] = queue.Queue()
-    with FakeDevice(backend, kind="panel", serial="PANEL0001", heartbeat=60.0):
-        driver = PanelDriver(settings(backend, heartbeat_timeout=120.0), events, refresh=120.0)
+    clock = ManualClock()  # stands still: no heartbeat, no refresh wakes the read
+    with FakeDevice(backend, kind="panel", serial="PANEL0001", clock=clock):
+        driver = PanelDriver(settings(backend), events, refresh=0.1, clock=clock)
+        # The thread's read after the welcome has begun: a stop that did not cut it short
+        # would wait out the 60 s slice.
+        reading = threading.Event()
+        read = transport._read_what_came
+
+        def spied_read(port: Any) -> bytes:
+            if driver.welcomed:
+                reading.set()
+            return read(port)
+
+        monkeypatch.setattr(transport, "_read_what_came", spied_read)
         driver.start()
         wait_for(events, DeviceReady)
-        time.sleep(0.1)  # the thread is waiting for input again
+        assert reading.wait(WAIT), "the thread never read again after the welcome"
         stopping = time.monotonic()
         driver.stop()
-        assert time.monotonic() - stopping < 1.0
+        assert time.monotonic() - stopping < 20.0
 
 
 def test_the_host_acks_every_sequenced_sentence(backend: Backend) -> None:
@@ -492,10 +595,10 @@ def test_the_host_acks_every_sequenced_sentence(backend: Backend) -> None:
             device.submit(Press(0, Button.FOLD))
         for _ in range(3):
             wait_for(events, PanelPress)
-        deadline = time.monotonic() + WAIT
-        while {0, 1, 2} - {a.seq for a in device.seen.of(Ack) if isinstance(a, Ack)}:
-            assert time.monotonic() < deadline
-            time.sleep(0.01)
+        wait_until(
+            lambda: {a.seq for a in device.seen.of(Ack) if isinstance(a, Ack)} >= {0, 1, 2},
+            "each press acknowledged",
+        )
 
 
 def test_light_and_show_refuse_what_the_panel_cannot_display(backend: Backend) -> None:
@@ -529,7 +632,7 @@ def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
         presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
         presses += [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
         assert [p.button for p in presses] == [Button.FOLD, Button.BET_RAISE]
-        assert quiet(events, 0.2) == []
+        assert settle(device, events, 0.3) == []
 
 
 def lost_logs(logs: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -557,7 +660,7 @@ def test_a_hello_past_the_expected_number_reports_the_lost_presses_and_resyncs(
         assert ready.lost == LostRange(first, first + 11)
         presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
         assert [(p.button, p.seq) for p in presses] == [(Button.FOLD, first + 12)]
-        assert quiet(events, 0.3) == []
+        assert settle(device, events, 0.3) == []
     (warning,) = lost_logs(logs)
     assert warning["log_level"] == "warning"
     assert (warning["device"], warning["lost"], warning["count"]) == (
@@ -582,6 +685,8 @@ def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs
         first = device.lose_unsent(4)
         device.read(uid(2))
         device.read(uid(3))
+        # The next heartbeat shows the four lost; the resends behind it fill the gap.
+        device.advance(0.15)
         ready = wait_for(events, DeviceReady)[-1]
         assert ready.outcome is HelloOutcome.LOST
         assert ready.lost == LostRange(first, first + 3)
@@ -589,7 +694,7 @@ def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs
             (uid(2), first + 4),
             (uid(3), first + 5),
         ]
-        assert quiet(events, 0.3) == []
+        assert settle(device, events, 0.3) == []
     (warning,) = lost_logs(logs)
     assert (warning["device"], warning["lost"], warning["found_by"]) == (
         "shoe",
@@ -611,8 +716,16 @@ def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
         wait_for(events, DeviceReady)
         first = device.lose_unsent(3)
         device.read(uid(1))
-        time.sleep(1.0)
-        assert not [e for e in quiet(events, 0) if isinstance(e, TagRead)]
+        wait_until(lambda: any(e["event"] == "sequence_gap" for e in logs), "the gap opened")
+        for _ in range(10):  # a second on the link's clock: a resend every 0.1 s
+            answered = len(device.seen.of(Ack))
+            device.advance(0.1)
+            # The host answers each gap with an ack of the last in order: this one is handled.
+            wait_until(
+                lambda n=answered: len(device.seen.of(Ack)) > n,  # type: ignore[misc]
+                "the resend was answered",
+            )
+        assert not [e for e in pending(events) if isinstance(e, TagRead)]
     opened = [e for e in logs if e["event"] == "sequence_gap"]
     unfilled = [e for e in logs if e["event"] == "sequence_gap_unfilled"]
     assert [(e["log_level"], e["expected"], e["seq"]) for e in opened] == [
@@ -646,16 +759,13 @@ def test_line_noise_is_warned_of_once_a_burst_and_its_size_logged_when_it_stops(
         for _ in range(3):
             device.noise(garbage)
         device.read(uid(1))
-        reads(events, 1)
-        deadline = time.monotonic() + WAIT
-        while not any(e["event"] == "line_noise_stopped" for e in logs):
-            assert time.monotonic() < deadline, "the end of the burst was never logged"
-            time.sleep(0.02)
+        reads(events, 1)  # read behind the noise: the host has counted all of it
+        assert not any(e["event"] == "line_noise_stopped" for e in logs)
+        device.advance(0.7)  # quiet for longer than noise_quiet (0.6 s)
+        wait_until(lambda: any(e["event"] == "line_noise_stopped" for e in logs), "the burst's end")
         device.noise(garbage)
-        deadline = time.monotonic() + WAIT
-        while driver.counters.noise_bytes < 4000:
-            assert time.monotonic() < deadline, "the second burst was never counted"
-            time.sleep(0.02)
+        wait_until(lambda: driver.counters.noise_bytes >= 4000, "the second burst counted")
+        wait_until(lambda: len(noise_logs(logs)) >= 3, "the second burst warned of")
     burst = noise_logs(logs)
     assert burst[0][:2] == ("line_noise", "warning")
     assert burst[1] == ("line_noise_stopped", "info", 3000)
@@ -670,10 +780,7 @@ def test_noise_is_counted_over_the_drivers_life_across_a_reconnect(backend: Back
     with shoe_link(backend) as (device, driver, events):
         wait_for(events, DeviceReady)
         device.noise(b"\x00" * 100)
-        deadline = time.monotonic() + WAIT
-        while driver.counters.noise_bytes < 100:
-            assert time.monotonic() < deadline, "the noise was never counted"
-            time.sleep(0.02)
+        wait_until(lambda: driver.counters.noise_bytes >= 100, "the noise counted")
         device.unplug()
         wait_for(events, CommLost)
         device.replug()

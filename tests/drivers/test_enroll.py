@@ -1,8 +1,13 @@
-"""`tablectl enroll`: a deck read through a shoe on a real pty becomes a deck file, or nothing."""
+"""`tablectl enroll`: a deck read through a shoe on a real pty becomes a deck file, or nothing.
+
+The shoe and the enrollment's driver read one clock the test moves (the
+command has no clock of its own to pass: the test hands its ``ShoeDriver``
+one), so a heartbeat falls due only when the test says so.
+"""
 
 from __future__ import annotations
 
-import time
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,27 +17,38 @@ from fake_device import FakeDevice
 
 from controller.cards import DECK, Card
 from controller.cli import main
+from controller.commands import enroll as enroll_command
 from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
 from controller.inputs import ReadPoint
 from drivers.deck import Deck
 from drivers.sentences import Feed, Lid, Reader
-from drivers.shoe import ShoeStatus
+from drivers.shoe import ShoeDriver, ShoeStatus
 from drivers.transport import LinkSettings
+from simulator.clock import ManualClock
 
 TAGS = [f"E0AA0000{n:08X}" for n in range(52)]
+#: Seconds of silence before the enrollment gives up: it never should, here.
+PATIENT = 30.0
+
+
+def on_clock(monkeypatch: pytest.MonkeyPatch, clock: ManualClock) -> None:
+    """The enrollment's driver reads ``clock``."""
+    monkeypatch.setattr(enroll_command, "ShoeDriver", functools.partial(ShoeDriver, clock=clock))
 
 
 @pytest.fixture
-def shoe(tmp_path: Path) -> Iterator[FakeDevice]:
+def shoe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDevice]:
     backend = PtyBackend(tmp_path)
-    with FakeDevice(backend) as device:
+    clock = ManualClock()
+    on_clock(monkeypatch, clock)
+    with FakeDevice(backend, clock=clock) as device:
         yield device
     backend.close()
 
 
 def request(shoe: FakeDevice, path: Path, **kwargs: object) -> EnrollRequest:
     link = LinkSettings(shoe.backend.url, query_interval=0.1, backoff_initial=0.02)
-    values: dict[str, object] = {"path": path, "name": "red", "link": link, "timeout": 5.0}
+    values: dict[str, object] = {"path": path, "name": "red", "link": link, "timeout": PATIENT}
     values.update(kwargs)
     return EnrollRequest(**values)  # type: ignore[arg-type]  # the test's overrides are typed by name
 
@@ -66,7 +82,7 @@ def test_a_duplicate_tag_refuses_the_enrollment_and_writes_nothing(
     def later_repeat(line: str) -> None:
         said.append(line)
         if line.startswith(" 5/52"):
-            time.sleep(0.1)  # past the repeat window: a real duplicate, not an RFID repeat
+            shoe.advance(0.1)  # past the repeat window: a real duplicate, not an RFID repeat
             deal(shoe, [TAGS[1]])
 
     status = enroll(request(shoe, path, repeat_window=0.05), ask=input, say=later_repeat)
@@ -130,6 +146,7 @@ def test_reads_lost_mid_enrollment_in_new_deck_order_refuse_it(
             first = shoe.lose_unsent(2)
             said.append(f"(lost from {first})")
             deal(shoe, TAGS[7:9])
+            shoe.advance(0.15)  # the next heartbeat shows the two lost
 
     assert enroll(request(shoe, path), ask=input, say=lose_two) == REFUSED
     assert not path.exists()
@@ -155,6 +172,7 @@ def test_reads_lost_mid_enrollment_in_any_order_are_a_warning(
             shoe.wait_acknowledged()
             shoe.lose_unsent(1)
             deal(shoe, TAGS[2:])
+            shoe.advance(0.15)  # the next heartbeat shows the one lost
 
     def ask(prompt: str) -> str:
         return names[prompt.split()[1].rstrip(":")]
@@ -166,10 +184,14 @@ def test_reads_lost_mid_enrollment_in_any_order_are_a_warning(
     assert warnings[0].endswith("were lost; pass again any card not listed")
 
 
-def test_a_shoe_speaking_another_protocol_is_reported(tmp_path: Path) -> None:
+def test_a_shoe_speaking_another_protocol_is_reported(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A refused shoe stops the enrollment with the driver's reason."""
     backend = PtyBackend(tmp_path)
-    with FakeDevice(backend, protocol=2) as shoe:
+    clock = ManualClock()
+    on_clock(monkeypatch, clock)
+    with FakeDevice(backend, protocol=2, clock=clock) as shoe:
         said: list[str] = []
         assert enroll(request(shoe, tmp_path / "red.deck"), input, said.append) == NO_SHOE
     assert any("speaks protocol version 2" in line for line in said)
@@ -188,8 +210,14 @@ def test_tablectl_enroll_in_any_order_asks_for_each_card(
     deal(shoe, TAGS)
     path = tmp_path / "red.deck"
     status = main(
-        ["enroll", "--deck", str(path), "--port", shoe.backend.url, "--any-order", "--timeout", "5"]
-    )
+        [
+            "enroll",
+            "--deck", str(path),
+            "--port", shoe.backend.url,
+            "--any-order",
+            "--timeout", str(PATIENT),
+        ]
+    )  # fmt: skip
     out = capsys.readouterr().out
     assert status == OK, out
     assert "not a card: 'Zz'" in out
