@@ -141,3 +141,18 @@ def test_export_has_no_phh_flag(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["export", "--help"])
     assert "--phh" not in capsys.readouterr().out
+
+
+def test_enroll_on_a_port_that_does_not_exist_says_so_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``enroll --port /dev/ttyNOPE``: no retrying (it waited out its silence timeout, 60 s by
+    default): the port is named as missing, the exit status is 2, no deck file is written."""
+    port = tmp_path / "ttyNOPE"
+    deck = tmp_path / "red.deck"
+    status = main(["enroll", "--deck", str(deck), "--port", str(port), "--timeout", "1"])
+    out = capsys.readouterr().out
+    assert status == 2
+    assert f"error: port {port} does not exist" in out
+    assert "connection lost" not in out
+    assert not deck.exists()

@@ -91,6 +91,14 @@ def enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[str
     except DeckError as exc:
         say(f"error: {exc}")
         return REFUSED
+    port = request.link.url
+    if "://" not in port and not Path(port).exists():  # a URL (socket://...) is not a file
+        say(
+            f"error: port {port} does not exist; expected the shoe's serial port, e.g. "
+            "/dev/tablectl/shoe (udev's stable name, udev/README.md) or /dev/ttyACM0, "
+            "or a URL such as socket://HOST:PORT"
+        )
+        return NO_SHOE
     enrollment = Enrollment(request.name, other)
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(request.link, events, repeat_window=request.repeat_window):
