@@ -40,6 +40,8 @@ from controller.script import write_script
 
 #: PHH variant codes tablectl can convert, and the game each becomes.
 VARIANTS: Final = {"F2L3D": "triple-draw"}
+#: What each code of VARIANTS is, for the refusal of another variant.
+_VARIANT_NAMES: Final = {"F2L3D": "fixed-limit 2-7 triple draw, 14.12A"}
 UNKNOWN: Final = "??"
 _ROUNDS_AT_SMALL_BET: Final = 2  # NOTES.md, Betting structure: triple draw rounds 1-2 small
 #: NOTES.md, Betting structure: one bet and three raises a round, the big blind the first bet.
@@ -79,8 +81,13 @@ def _ints(data: dict[str, object], key: str, source: str) -> tuple[int, ...]:
     if not isinstance(value, list) or not all(
         isinstance(v, int) and not isinstance(v, bool) for v in value
     ):
-        raise PhhError(f"{source}: {key} = {value!r}; expected a list of whole chip amounts")
+        raise PhhError(f"{source}: {_given(data, key)}; expected a list of whole chip amounts")
     return tuple(value)
+
+
+def _given(data: dict[str, object], key: str) -> str:
+    """The field as the file gives it, for an error: ``key = value``, or that it is missing."""
+    return f"{key} = {data[key]!r}" if key in data else f"{key} is missing"
 
 
 def _stacks(data: dict[str, object], source: str) -> tuple[int | None, ...]:
@@ -91,7 +98,7 @@ def _stacks(data: dict[str, object], source: str) -> tuple[int | None, ...]:
         if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in known):
             return tuple(None if isinstance(v, float) else v for v in value)
     raise PhhError(
-        f"{source}: starting_stacks = {value!r}; expected a list of whole chip amounts "
+        f"{source}: {_given(data, 'starting_stacks')}; expected a list of whole chip amounts "
         "(inf for a stack not known)"
     )
 
@@ -99,7 +106,7 @@ def _stacks(data: dict[str, object], source: str) -> tuple[int | None, ...]:
 def _int(data: dict[str, object], key: str, source: str) -> int:
     value = data.get(key)
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
-        raise PhhError(f"{source}: {key} = {value!r}; expected a positive whole amount")
+        raise PhhError(f"{source}: {_given(data, key)}; expected a positive whole amount")
     return value
 
 
@@ -111,10 +118,12 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
         raise PhhError(f"{source}: not TOML: {error}") from None
     variant = data.get("variant")
     if not isinstance(variant, str):
-        raise PhhError(f"{source}: variant = {variant!r}; expected a variant code like 'F2L3D'")
+        raise PhhError(f"{source}: {_given(data, 'variant')}; expected a variant code like 'F2L3D'")
+    if variant not in VARIANTS:  # before its fields: another variant has other ones
+        raise _other_variant(variant)
     actions = data.get("actions")
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
-        raise PhhError(f"{source}: actions = {actions!r}; expected a list of action strings")
+        raise PhhError(f"{source}: {_given(data, 'actions')}; expected a list of action strings")
     stacks = _stacks(data, source)
     hand = PhhHand(
         variant=variant,
@@ -352,11 +361,18 @@ def _draw(conv: _Converter, segment: list[tuple[int, list[str], str]]) -> None:
             conv.inputs.append(CardRead(card))
 
 
+def _other_variant(variant: str) -> PhhUnsupported:
+    """The refusal of a variant tablectl does not convert, naming those it does."""
+    codes = sorted(VARIANTS)
+    names = "; ".join(_VARIANT_NAMES[code] for code in codes)
+    return PhhUnsupported(f"variant {variant!r}; tablectl converts {codes} ({names}) only")
+
+
 def to_hand_script(hand: PhhHand) -> ConvertedHand:
     """The PHH hand as the inputs of a table of its game; PhhUnsupported says why not."""
     game = VARIANTS.get(hand.variant)
     if game is None:
-        raise PhhUnsupported(f"variant {hand.variant!r}; tablectl converts {sorted(VARIANTS)}")
+        raise _other_variant(hand.variant)
     conv = _Converter(hand)
     conv.blinds()
     actions = list(hand.actions)

@@ -156,3 +156,33 @@ def test_enroll_on_a_port_that_does_not_exist_says_so_and_exits_2(
     assert f"error: port {port} does not exist" in out
     assert "connection lost" not in out
     assert not deck.exists()
+
+
+@pytest.mark.parametrize("game", ["five-card-stud", "mambo"])
+def test_import_phh_of_a_variant_it_does_not_convert_names_the_variants_it_does(
+    tmp_path: Path, game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """tablectl's own stud export (F5S, FMB/6) has no blinds: the import said
+    ``blinds_or_straddles = None; expected a list`` with the path twice. Now: exit 1, the file
+    named once, its variant, and the variants tablectl converts."""
+    _journal_hands(tmp_path / "journal", game)
+    path = _export(tmp_path, game, capsys)[0]
+    variant = tomllib.loads(path.read_text(encoding="utf-8"))["variant"]
+    assert main(["import-phh", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err == (
+        f"{path}: not converted: variant {variant!r}; tablectl converts ['F2L3D'] "
+        "(fixed-limit 2-7 triple draw, 14.12A) only\n"
+    )
+
+
+def test_import_phh_names_a_missing_field_and_the_file_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An F2L3D file without its blinds: the field is missing (not ``= None``), the file is
+    named once, exit 2."""
+    path = tmp_path / "hand.phh"
+    path.write_text('variant = "F2L3D"\nstarting_stacks = [100, 100]\nactions = []\n')
+    assert main(["import-phh", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err == f"{path}: blinds_or_straddles is missing; expected a list of whole chip amounts\n"

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.phh import PhhUnsupported, read_phh, to_hand_script
+from controller.phh import PhhError, PhhUnsupported, read_phh, to_hand_script
 
 
 def register(subparsers: Any) -> None:
@@ -37,12 +37,23 @@ def run(args: argparse.Namespace) -> int:
         print(f"{source}: cannot read the file: {error.strerror}", file=sys.stderr)
         return 2
     try:
-        converted = to_hand_script(read_phh(text, source))
-    except PhhUnsupported as why:
-        print(f"{source}: not converted: {why}", file=sys.stderr)
-        return 1
+        hand = read_phh(text, source)
+    except PhhUnsupported as why:  # another variant
+        return _not_converted(source, why)
+    except PhhError as error:  # its message names the file
+        print(error, file=sys.stderr)
+        return 2
+    try:
+        converted = to_hand_script(hand)
+    except PhhUnsupported as why:  # rules that differ from NOTES.md
+        return _not_converted(source, why)
     except ValueError as error:  # PhhError, and a card code the file spells wrongly
         print(f"{source}: {error}", file=sys.stderr)
         return 2
     sys.stdout.write(f"# converted from {source}\n{converted.script()}")
     return 0
+
+
+def _not_converted(source: str, why: PhhUnsupported) -> int:
+    print(f"{source}: not converted: {why}", file=sys.stderr)
+    return 1
