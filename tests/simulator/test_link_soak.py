@@ -17,19 +17,29 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from devtime import QUIET, WAIT, let_pass
 
 from controller.inputs import Button
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import ShoeDriver, TagRead
 from drivers.transport import LinkSettings
+from simulator.clock import ManualClock
 from simulator.devices import DeviceError, Timing
 from simulator.table import Simulator
 
 TIMING = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05)
-#: The host's RFID repeat window (docs/protocol.md 7), shortened like the other timers but
-#: kept several resend periods long: a lingering read whose frame is lost and resent must
-#: still fall inside it (it is timed by arrival at the host, after any resends).
+#: The host's RFID repeat window (docs/protocol.md 7), shortened like the other timers. It is
+#: timed on the shoe's clock (read_ms), so a lingering read's repeats, 50 ms apart, fall
+#: inside it however late a lost frame is resent.
 REPEAT_WINDOW = 0.3
+#: How long each action takes the dealer on the devices' clock: the line's timers (resends
+#: after 50 ms, heartbeats every 100 ms, delays of up to 200 ms) run while the soak deals.
+ACTION = 0.005
+#: A shuffle takes longer than a lingering card's last repeat (3 x 50 ms) and the host's
+#: repeat window together, so the next deck's cards are never taken for repeats of the last.
+SHUFFLE = 1.0
+#: The devices' time moves by this much while the soak waits on a quiet line.
+STEP = 0.01
 
 
 @dataclass
@@ -78,11 +88,16 @@ def unplug_and_replug(
     tally.unplugs += 1
     for _ in range(rng.randint(0, 3)):
         act(False)
-    time.sleep(rng.uniform(0.0, 0.05))
+    assert isinstance(sim.clock, ManualClock)
+    sim.clock.advance(rng.uniform(0.0, 0.05))  # the cable stays out a while
     sim.replug(device)
 
 
 def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, seed: int) -> Tally:
+    """Deal and press ``actions`` times on ``sim`` (on a ManualClock the soak moves), faults
+    and unplugs at the rates given; everything must reach the drivers once, in order."""
+    clock = sim.clock
+    assert isinstance(clock, ManualClock), "the soak moves the devices' clock itself"
     rng = random.Random(seed)
     sent, received = Tally(), Tally()
     shoe_events: queue.Queue[Any] = queue.Queue()
@@ -98,7 +113,9 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
                     received.buttons.append(event.button)
 
     def caught_up() -> None:
-        deadline = time.monotonic() + 30
+        """Wait until everything sent has arrived; the devices' time moves on while the line
+        is quiet (resends, held sentences)."""
+        deadline = time.monotonic() + WAIT
         while (len(received.cards), len(received.buttons)) != (
             len(sent.cards),
             len(sent.buttons),
@@ -107,8 +124,11 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
                 f"stuck: {len(received.cards)}/{len(sent.cards)} cards, "
                 f"{len(received.buttons)}/{len(sent.buttons)} buttons"
             )
-            time.sleep(0.005)
+            before = len(received.cards) + len(received.buttons)
+            time.sleep(QUIET)  # a poll of the queues, not a wait for the devices
             drain()
+            if len(received.cards) + len(received.buttons) == before:
+                clock.advance(STEP)
 
     def shuffle_when_empty() -> None:
         # A shuffle takes a dealer longer than the host's RFID repeat window, so the next
@@ -117,7 +137,7 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
             empty = not sim.shoe.stub
         if empty:
             caught_up()
-            time.sleep(REPEAT_WINDOW * 1.5)
+            let_pass(clock, SHUFFLE, TIMING.heartbeat)
             sim.shuffle(rng.randrange(10**6))
 
     def act(cable_in: bool = True) -> None:
@@ -142,21 +162,31 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
             sent.buttons.append(button)
 
     with (
-        ShoeDriver(settings(sim, "shoe"), shoe_events, repeat_window=REPEAT_WINDOW),
-        PanelDriver(settings(sim, "panel"), panel_events),
+        ShoeDriver(settings(sim, "shoe"), shoe_events, repeat_window=REPEAT_WINDOW, clock=clock),
+        PanelDriver(settings(sim, "panel"), panel_events, clock=clock),
     ):
-        for n in range(actions):
+        for _ in range(actions):
             if rng.random() < fault_rate:
                 inject(sim, rng, sent)
             if rng.random() < unplug_rate:
                 unplug_and_replug(sim, rng, sent, act)
             act()
-            if n % 50 == 49:  # a dealer's pace, roughly: let the line catch up now and then
-                time.sleep(0.01)
+            clock.advance(ACTION)
             drain()
         caught_up()
-        time.sleep(0.2)
-        drain()
+        # Nothing more comes: past every timer of the line (a held sentence, a lingering
+        # read, a resend), one more card and one more press are the next to arrive.
+        let_pass(clock, SHUFFLE, TIMING.heartbeat)
+        with sim.locked():
+            empty = not sim.shoe.stub
+        if empty:
+            sim.shuffle(rng.randrange(10**6))
+        act_card, act_press = sim.deal(), Button.NEW_HAND
+        sim.press(act_press)
+        with sim.locked():
+            sent.cards.append(sim.shoe.deck.uid(act_card))
+        sent.buttons.append(act_press)
+        caught_up()
     assert received.cards == sent.cards, "every card exactly once, in order"
     assert received.buttons == sent.buttons, "every button exactly once, in order"
     return sent
@@ -165,7 +195,13 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
 @pytest.mark.parametrize("transport", ["pty", "memory"])
 def test_a_short_soak_delivers_everything_exactly_once(transport: str, tmp_path: Path) -> None:
     """200 actions, a fault in one action of ten, an unplug in one of a hundred."""
-    with Simulator(transport=transport, directory=tmp_path, seed=4, timing=TIMING) as sim:  # type: ignore[arg-type]  # parametrized Literal
+    with Simulator(
+        transport=transport,  # type: ignore[arg-type]  # parametrized Literal
+        directory=tmp_path,
+        seed=4,
+        timing=TIMING,
+        clock=ManualClock(),
+    ) as sim:
         tally = soak(sim, actions=200, fault_rate=0.1, unplug_rate=0.01, seed=4)
     assert tally.faults > 10
     assert tally.cards
@@ -176,7 +212,13 @@ def test_a_short_soak_delivers_everything_exactly_once(transport: str, tmp_path:
 @pytest.mark.parametrize("transport", ["pty", "memory"])
 def test_a_long_soak_delivers_everything_exactly_once(transport: str, tmp_path: Path) -> None:
     """20,000 actions per transport at the same fault and unplug rates."""
-    with Simulator(transport=transport, directory=tmp_path, seed=5, timing=TIMING) as sim:  # type: ignore[arg-type]  # parametrized Literal
+    with Simulator(
+        transport=transport,  # type: ignore[arg-type]  # parametrized Literal
+        directory=tmp_path,
+        seed=5,
+        timing=TIMING,
+        clock=ManualClock(),
+    ) as sim:
         started = time.monotonic()
         tally = soak(sim, actions=20_000, fault_rate=0.1, unplug_rate=0.01, seed=5)
         elapsed = time.monotonic() - started

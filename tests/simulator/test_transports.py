@@ -10,24 +10,35 @@ from pathlib import Path
 
 import pytest
 import serial
+from devtime import WAIT, let_pass
 from sim_host import PortHost
 
 from controller.inputs import Button
 from drivers.panel import Light, Text
+from drivers.sentences import Hello
 from drivers.shoe import CardSeen
-from simulator.devices import Timing
+from simulator.clock import ManualClock
+from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.protocol_sim import parse_url
-from simulator.table import Simulator
+from simulator.table import Simulator, boot_id
 
 OpenPort = Callable[[str], serial.SerialBase]
+#: Section 10's timers, shortened for the tests.
+TIMING = Timing(heartbeat=0.25, hello=0.25)
 
 
 @pytest.fixture(params=["pty", "memory"])
 def table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[Simulator, OpenPort]]:
-    """A running simulator and a way to open its devices as a host would."""
+    """A running simulator, on a clock the test moves, and a way to open its devices as a
+    host would."""
     transport = request.param
-    timing = Timing(heartbeat=0.25, hello=0.25)  # section 10's timers, shortened for the tests
-    sim = Simulator(transport=transport, directory=tmp_path / "sim", seed=3, timing=timing)
+    sim = Simulator(
+        transport=transport,
+        directory=tmp_path / "sim",
+        seed=3,
+        timing=TIMING,
+        clock=ManualClock(),
+    )
     opened: list[serial.SerialBase] = []
 
     def open_port(device: str) -> serial.SerialBase:
@@ -101,18 +112,22 @@ def test_unplug_mid_hand_loses_no_card(table, tmp_path: Path) -> None:  # type: 
 def test_a_silent_device_sends_nothing_at_all(table) -> None:  # type: ignore[no-untyped-def]  # fixture tuple
     """A hung device: not even a heartbeat, so the host's loss timer runs out."""
     sim, open_port = table
+    clock = sim.clock
+    assert isinstance(clock, ManualClock)
     port = open_port("panel")
     PortHost(port, "panel").connect()
     sim.silence("panel")
-    time.sleep(0.05)
-    port.reset_input_buffer()
-    end = time.monotonic() + 0.6
+    port.reset_input_buffer()  # what the panel said before it hung
     received = b""
-    while time.monotonic() < end:
-        received += port.read(64)
+    for _ in range(3):  # three heartbeat periods on the panel's clock: each beat is due
+        let_pass(clock, TIMING.heartbeat, TIMING.heartbeat)
+        received += port.read(64)  # what was due is written before the time can be read
     assert received == b""
+    with sim.locked():
+        assert sim.line("panel").counters.silenced >= 3, "the heartbeats fell due, unsent"
     sim.speak("panel")
-    deadline = time.monotonic() + 2.0
+    let_pass(clock, TIMING.heartbeat, TIMING.heartbeat)
+    deadline = time.monotonic() + WAIT
     while b"HBT" not in received and time.monotonic() < deadline:
         received += port.read(64)
     assert b"$PNHBT" in received
@@ -132,7 +147,7 @@ def test_the_pty_is_raw_behind_a_stable_link(tmp_path: Path) -> None:
             assert not attrs[1] & termios.OPOST, "no output processing"
             os.write(fd, b"$HCQRY,1*4C\r\n")
             data = b""
-            deadline = time.monotonic() + 2.0
+            deadline = time.monotonic() + WAIT
             while b"$SHHEL" not in data and time.monotonic() < deadline:
                 os.set_blocking(fd, False)
                 try:
@@ -170,13 +185,67 @@ def test_opening_a_device_no_simulator_serves_says_what_is_served() -> None:
 
 
 def test_two_in_process_tables_run_side_by_side() -> None:
-    """Named tables keep their devices apart."""
-    with Simulator(transport="memory", table="left"), Simulator(transport="memory", table="right"):
-        ports = [serial.serial_for_url(f"sim://{t}/shoe", timeout=0.05) for t in ("left", "right")]
-        for port in ports:
-            host = PortHost(port, "shoe")
-            host.connect()
-            port.close()
+    """Named tables keep their devices apart: each table's host hears only its own shoe (its
+    boot id, its serial, its cards), a card dealt at one table never reaches the other's
+    host, and each shoe hears only its own host (its query, its welcomes)."""
+    seeds = {"left": 1, "right": 2}
+
+    def shoe(table: str) -> Identity:
+        return Identity(SHOE_IDENTITY.model, f"SHOE-{table}", SHOE_IDENTITY.firmware)
+
+    with (
+        Simulator(
+            transport="memory",
+            table="left",
+            seed=1,
+            shoe_identity=shoe("left"),
+            clock=ManualClock(),
+        ) as left,
+        Simulator(
+            transport="memory",
+            table="right",
+            seed=2,
+            shoe_identity=shoe("right"),
+            clock=ManualClock(),
+        ) as right,
+    ):
+        sims = {"left": left, "right": right}
+        hosts = {
+            t: PortHost(serial.serial_for_url(f"sim://{t}/shoe", timeout=0.05), "shoe")
+            for t in sims
+        }
+        try:
+            for host in hosts.values():
+                host.connect()
+            dealt: dict[str, list[str]] = {"left": [], "right": []}
+
+            def deal(table: str) -> None:
+                """Deal at ``table``; its host takes the card, and everything before it."""
+                sim, host = sims[table], hosts[table]
+                card = sim.deal()
+                with sim.locked():
+                    dealt[table].append(sim.shoe.deck.uid(card))
+                host.until(lambda: len(host.host.cards) >= len(dealt[table]), WAIT)
+
+            # Each host reads in order: a card of the other table that had reached it would
+            # have come before its own table's next card.
+            for table in ("left", "right", "left", "right"):
+                deal(table)
+            assert set(dealt["left"]).isdisjoint(dealt["right"]), "the tables' tags differ"
+            for table, sim in sims.items():
+                host = hosts[table].host
+                assert host.cards == dealt[table], f"{table}: only its own cards"
+                hellos = [s for s in host.heard if isinstance(s, Hello)]
+                assert hellos, table
+                assert {(h.serial, h.boot) for h in hellos} == {
+                    (f"SHOE-{table}", boot_id(seeds[table], "shoe", 1))
+                }, f"{table}: only its own shoe's hellos"
+                with sim.locked():  # its host's query, and a welcome for each hello it heard
+                    link = sim.shoe.link
+                    assert (link.queries, link.welcomes) == (1, len(hellos)), table
+        finally:
+            for host in hosts.values():
+                host.port.close()
 
 
 def test_a_trace_shows_what_the_device_hears_and_says() -> None:
