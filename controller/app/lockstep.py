@@ -16,21 +16,38 @@ travel on two links and could otherwise arrive in either order.
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
+from typing import Final
 
 from controller.app.loop import Controller
 from controller.engine import TableConfig
 from controller.engine.events import Event
 from controller.games.spec import GameSpec
 from simulator.bots import Act, RandomBot, Rebuy, table_input
+from simulator.clock import ManualClock
 from simulator.runner import BotRunner, Pace, RunnerError
 from simulator.table import Simulator
+
+#: How long (wall clock) the dealer waits for the controller before a ``tick`` passes.
+TICK_AFTER: Final = 0.01
 
 
 class LockstepDealer:
     """Performs ``bot``'s acts on ``sim`` and waits, after each, for ``controller`` to take it.
 
     ``timeout`` is how long the controller may take an input before ``TimeoutError``.
+
+    ``tick``: on a simulator whose clock is a ``ManualClock`` (a test's), the devices' time
+    stands still while the dealer waits, unless ``tick`` seconds of it pass each time the
+    controller has not taken the input within ``TICK_AFTER``. A sentence a line fault lost
+    comes again only once the device's resend timer has run (docs/protocol.md 5): a test that
+    drops or garbles sentences while the bot deals lets the time pass so. How many ticks pass
+    follows the machine's speed; what the controller takes cannot: the devices only do with
+    the time what they do while a real dealer waits (heartbeats; resends of what is not yet
+    acknowledged, which the host takes once by seq), and a tick no longer than a heartbeat
+    period never lets the host find the line silent, as every heartbeat due by the new time
+    is written before the time can be read (simulator.clock).
     """
 
     def __init__(
@@ -41,9 +58,14 @@ class LockstepDealer:
         pace: Pace | None = None,
         *,
         timeout: float = 10.0,
+        tick: float = 0.0,
     ) -> None:
+        if tick < 0:
+            raise ValueError(f"tick {tick} s: expected 0 or more seconds")
         self.bot = bot
         self.timeout = timeout
+        self._clock = sim.clock if isinstance(sim.clock, ManualClock) and tick else None
+        self._tick = tick
         self.runner = BotRunner(bot, sim, pace, on_act=self._wait_taken, on_rebuy=self._rebuy)
         self._cond = threading.Condition()
         self._stop = threading.Event()
@@ -61,6 +83,7 @@ class LockstepDealer:
         hands: int | None = None,
         pace: Pace | None = None,
         timeout: float = 10.0,
+        tick: float = 0.0,
     ) -> LockstepDealer:
         """A random bot playing ``hands`` hands (None: until stopped) at the controller's
         table: its seats, stakes, dealer and stacks, and its decks, alternating or not as
@@ -75,7 +98,7 @@ class LockstepDealer:
             alternate_decks=controller.alternate_decks,
             first_deck=controller.next_hand_deck,
         )
-        return cls(bot, sim, controller, pace, timeout=timeout)
+        return cls(bot, sim, controller, pace, timeout=timeout, tick=tick)
 
     def follow(self, controller: Controller) -> None:
         """Deal to ``controller`` from now on (a restarted one, rebuilt from the journal):
@@ -124,17 +147,27 @@ class LockstepDealer:
     def _wait_taken(self, act: Act) -> None:
         if table_input(act) is None:
             return
+        deadline = time.monotonic() + self.timeout
         with self._cond:
             self.expected += 1
-            taken = self._cond.wait_for(
-                lambda: self._stop.is_set() or self._taken >= self.expected, self.timeout
-            )
-            if not taken:
-                raise TimeoutError(
-                    f"the controller took no input for {self.timeout} s after input "
-                    f"{self._taken} (it waits for input {self.expected}); "
-                    f"the table waits for: {self.controller.core.table.pending}"
-                )
+        while True:
+            with self._cond:
+                left = deadline - time.monotonic()
+                wait = left if self._clock is None else min(left, TICK_AFTER)
+                if self._cond.wait_for(self._done, max(wait, 0.0)):
+                    return
+                if time.monotonic() >= deadline:
+                    raise TimeoutError(
+                        f"the controller took no input for {self.timeout} s after input "
+                        f"{self._taken} (it waits for input {self.expected}); "
+                        f"the table waits for: {self.controller.core.table.pending}"
+                    )
+            if self._clock is not None:  # not under the lock: the drivers' threads report
+                self._clock.advance(self._tick)
+
+    def _done(self) -> bool:
+        """The controller took what the bot made, or a stop came (under ``_cond``)."""
+        return self._stop.is_set() or self._taken >= self.expected
 
     def _rebuy(self, act: Rebuy) -> None:
         raise RunnerError(

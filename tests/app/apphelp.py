@@ -6,6 +6,7 @@ import json
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -26,8 +27,10 @@ from simulator.runner import Pace
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 
-#: Short enough for quick tests, several resend periods long (docs/simulator.md).
-FAST_REPEAT_WINDOW = 0.02
+#: How long a test waits for what the controller does in milliseconds (a card taken, a pause,
+#: a line on the panel): a wall-clock allowance that costs nothing when the event comes, and
+#: that a loaded machine does not run out of.
+PATIENCE = 30.0
 
 #: How long a dealer's shuffle and cut take on the devices' clock: past any repeat window.
 SHUFFLE_SECONDS = 1.0
@@ -58,12 +61,22 @@ def table_toml(tmp_path: Path, sim: Simulator, *, log_file: bool = True) -> Path
 
 @contextmanager
 def sim_table(
-    tmp_path: Path, game: str = "mambo", seed: int = 1, **kwargs: Any
+    tmp_path: Path,
+    game: str = "mambo",
+    seed: int = 1,
+    *,
+    fsync: bool = False,
+    hands_per_file: int | None = None,
+    **kwargs: Any,
 ) -> Iterator[SimTable]:
-    """A running SimTable, its journal in tmp_path (fsync off: not a power-cut test)."""
-    options = JournalOptions(tmp_path / "journal", fsync=kwargs.pop("fsync", False))
-    kwargs.setdefault("repeat_window", FAST_REPEAT_WINDOW)
+    """A running SimTable, its journal in tmp_path (fsync off: not a power-cut test; a file
+    per ``hands_per_file`` hands if given), its devices and drivers on a ManualClock."""
+    options = JournalOptions(tmp_path / "journal", fsync=fsync)
+    if hands_per_file is not None:
+        options = replace(options, hands_per_file=hands_per_file)
     # The devices' time is the test's: it passes only as the test or the bot's pace lets it.
+    # So the shoe's repeat window is the production default's (SimTable.repeat_window): the
+    # bot's shuffles outlast it on the devices' clock at no cost on the wall clock.
     kwargs.setdefault("clock", ManualClock())
     with SimTable(game, options, seed=seed, directory=tmp_path, **kwargs) as table:
         yield table
@@ -71,8 +84,9 @@ def sim_table(
 
 def dealer(table: SimTable, hands: int | None, seed: int = 1, **kwargs: Any) -> LockstepDealer:
     """The random bot dealing ``hands`` hands to the table's controller, in lockstep, as fast
-    as the table's repeat window allows."""
+    as the table's repeat window allows; it waits ``PATIENCE`` for each input to be taken."""
     kwargs.setdefault("pace", Pace.fast(table.repeat_window))
+    kwargs.setdefault("timeout", PATIENCE)
     return LockstepDealer.for_table(
         table.sim, table.controller, table.spec, table.config, seed=seed, hands=hands, **kwargs
     )

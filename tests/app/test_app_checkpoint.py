@@ -7,7 +7,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from apphelp import FAST_REPEAT_WINDOW, dealer, sim_table
+from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app import records as rec
 from controller.app.core import CheckpointMismatch, SinceCheckpoint, TableCore
@@ -57,7 +57,7 @@ def _dealt_into_hand_3(table: SimTable) -> LockstepDealer:
 
 def _played_on_to_the_dealers_results(bot: LockstepDealer, controller: Controller) -> None:
     """The restarted table plays the four hands out, to the dealer's own last result."""
-    assert wait_until(lambda: not controller.core.paused_by, 5.0)
+    assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
     bot.follow(controller)
     bot.resume()
     bot.run()
@@ -113,9 +113,9 @@ def test_an_alarm_opened_after_a_checkpoint_is_open_after_the_restart(tmp_path: 
         controller = table.controller
         table.sim.shuffle(5)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.core.table.hand_number == 2, 5.0)
+        assert wait_until(lambda: controller.core.table.hand_number == 2, PATIENCE)
         table.sim.foreign_tag()
-        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
         table.stop_controller()
         resumed, _ = _since_last_checkpoint(table)
         assert isinstance(resumed.table.pending, Alarm)
@@ -193,10 +193,7 @@ def test_a_start_on_a_multi_file_journal_resumes_as_a_whole_replay(tmp_path: Pat
     rotation and holds no checkpoint) and the previous file's end (hand 2's checkpoint): the
     same next card or seat to act, pot and stacks as a replay of the whole journal, and it
     plays on to the dealer's results (14.10(c) button moves in triple draw included)."""
-    options = JournalOptions(tmp_path / "journal", fsync=False, hands_per_file=1)
-    with SimTable(
-        "triple-draw", options, seed=1, directory=tmp_path, repeat_window=FAST_REPEAT_WINDOW
-    ) as table:
+    with sim_table(tmp_path, "triple-draw", hands_per_file=1) as table:
         bot = _dealt_into_hand_3(table)
         table.stop_controller()
         files = sorted((tmp_path / "journal").glob("journal-*.jsonl"))

@@ -8,7 +8,7 @@ import argparse
 import threading
 from pathlib import Path
 
-from apphelp import SHUFFLE_SECONDS, dealer, journal_records, json_log, sim_table
+from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, journal_records, json_log, sim_table
 from confighelp import load, problem_at, section, to_toml, valid
 
 from controller.app import records as rec
@@ -88,7 +88,7 @@ def test_a_restart_mid_hand_keeps_the_deck_in_play(tmp_path: Path) -> None:
         controller = table.start_controller()
         assert controller.decks.active.name == "B"
         assert controller.core.table.hand_number == 2
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         bot.follow(controller)
         bot.resume()
         bot.run()
@@ -113,10 +113,10 @@ def test_a_card_of_the_deck_not_in_play_is_an_integrity_alarm(tmp_path: Path) ->
         # of its last read in hand 1 (docs/protocol.md 7), however fast hand 1 was dealt.
         table.clock.advance(SHUFFLE_SECONDS)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.core.table.hand_number == 2, 5.0)
+        assert wait_until(lambda: controller.core.table.hand_number == 2, PATIENCE)
         assert controller.decks.active.name == "B"
         card = table.sim.other_deck()
-        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
     tags = [data for kind, data in journal_records(tmp_path / "journal") if kind == rec.TAG]
     assert [t["reason"] for t in tags] == [f"a card of the other deck (A), {card}"]
 
@@ -143,7 +143,7 @@ def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restar
         dealer(table, hands=1).run()
         table.sim.use_deck("B", seed=7)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: table.controller.core.deck == rec.DeckInPlay(2, "B"), 5.0)
+        assert wait_until(lambda: table.controller.core.deck == rec.DeckInPlay(2, "B"), PATIENCE)
         table.stop_controller()
         (last_file,) = sorted((tmp_path / "journal").glob("*.jsonl"))[-1:]
         lines = last_file.read_text(encoding="utf-8").splitlines(keepends=True)
@@ -152,7 +152,7 @@ def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restar
         controller = table.start_controller()
         assert controller.decks.active.name == "B"
         card = table.sim.deal()  # the burn, of deck B
-        assert wait_until(lambda: controller.inputs == 1, 5.0)
+        assert wait_until(lambda: controller.inputs == 1, PATIENCE)
         assert not isinstance(controller.core.table.pending, Alarm), card
     assert decks_journaled(tmp_path / "journal") == [(1, "A"), (2, "B")]
     assert verify(tmp_path / "journal").intact
@@ -204,7 +204,7 @@ def test_a_restart_between_hands_begins_at_the_checkpoint_with_the_deck_in_play(
         assert controller.core.shoe_reads  # from the checkpoint, for the repeat filter
         last = controller.core.shoe_reads[-1]
         assert controller.shoe.repeats.repeats(last.boot, last.uid, last.point, last.read_ms + 1)
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         bot.follow(controller)
         bot.resume()
         bot.run()

@@ -8,11 +8,10 @@ tests/drivers/umockdev_run.py (run by tests/drivers/test_umockdev.py).
 from __future__ import annotations
 
 import threading
-import time
 from dataclasses import replace
 from pathlib import Path
 
-from apphelp import THREE_SEATS
+from apphelp import PATIENCE, THREE_SEATS
 
 from controller.app.loop import wait_until
 from controller.app.service import build_controller, hotplug_monitor, serve, watched_path
@@ -22,8 +21,9 @@ from drivers.discovery import HotplugEvent, judge
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 
-#: The drivers' backoff, set so long that only a hotplug wake can reopen in time.
-PATIENT = 30.0
+#: The drivers' backoff, set so long that only a hotplug wake can reopen within the test's
+#: wait (PATIENCE): a reopen seen then was the 'add''s, however slow the machine.
+PATIENT = 600.0
 
 
 def by_path(path: str) -> DeviceSettings:
@@ -85,14 +85,14 @@ def test_a_matched_shoe_not_plugged_in_opens_the_table_paused_and_its_add_moves_
         table = threading.Thread(target=serve, args=(controller, stop))
         table.start()
         try:
-            assert wait_until(lambda: controller.core.devices["panel"].connected, 5)
-            time.sleep(0.3)  # the shoe's first open has failed: its next try is 30 s away
+            assert wait_until(lambda: controller.core.devices["panel"].connected, PATIENCE)
+            # The shoe's first open has failed: its next try is PATIENT away.
+            cannot = "cannot open /dev/tablectl/shoe"
+            assert wait_until(lambda: cannot in controller.core.devices["shoe"].message, PATIENCE)
             assert controller.core.paused_by == ["shoe"]
-            assert "cannot open /dev/tablectl/shoe" in controller.core.devices["shoe"].message
-            plugged = time.monotonic()
             monitor.on_event(HotplugEvent("shoe", "add", sim.address("shoe")))
-            assert wait_until(lambda: controller.core.devices["shoe"].connected, 5)
-            assert time.monotonic() - plugged < 5, "opened at the 'add', not after the backoff"
+            # Opened at the 'add', not after the backoff (PATIENT, far beyond this wait).
+            assert wait_until(lambda: controller.core.devices["shoe"].connected, PATIENCE)
             assert controller.shoe.settings.url == sim.address("shoe")
             assert controller.core.paused_by == []
         finally:

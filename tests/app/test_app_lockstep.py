@@ -6,7 +6,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, sim_table
+from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app.loop import Controller, wait_until
 from controller.engine.events import Event
@@ -32,7 +32,7 @@ def test_a_controller_that_takes_nothing_is_a_clear_timeout(tmp_path: Path) -> N
     """With the panel unplugged, the new hand's press never reaches the controller: the dealer
     says how long it waited and what the table waits for."""
     with sim_table(tmp_path) as table:
-        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
         table.sim.unplug("panel")
         bot = dealer(table, hands=1, timeout=0.3)
         with pytest.raises(TimeoutError, match=r"took no input for 0.3 s .* waits for input 1"):
@@ -43,7 +43,7 @@ def test_a_controller_that_takes_nothing_is_a_clear_timeout(tmp_path: Path) -> N
 def test_stop_ends_a_wait_for_the_controller(tmp_path: Path) -> None:
     """A stop during the wait for an input the controller has not taken ends the run."""
     with sim_table(tmp_path) as table:
-        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
         table.sim.unplug("panel")
         bot = dealer(table, hands=1, timeout=30.0)
         timer = threading.Timer(0.2, bot.stop)

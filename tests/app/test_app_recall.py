@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, sim_table
+from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app.loop import wait_until
 from controller.cli import main
@@ -44,9 +44,9 @@ def test_recall_works_while_an_alarm_holds_the_hand(
         controller = table.controller
         table.sim.shuffle(11)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.core.table.hand_number == 2, 5.0)
+        assert wait_until(lambda: controller.core.table.hand_number == 2, PATIENCE)
         table.sim.foreign_tag()
-        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
         assert main(["recall", "--journal", str(tmp_path / "journal")]) == 0
     out = capsys.readouterr().out
     assert "Hand 1, mambo" in out

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from apphelp import journal_records, sim_table
+from apphelp import PATIENCE, journal_records, sim_table
 
 from controller.app import records as rec
 from controller.app.loop import wait_until
@@ -26,11 +26,11 @@ def test_a_repeat_of_the_last_journaled_read_after_a_restart_is_dropped(tmp_path
     NOTES.md, Integrity), and the hand goes on."""
     with sim_table(tmp_path, repeat_window=0.5) as table:
         controller = table.controller
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         table.sim.shuffle(5)
         table.sim.press(Button.NEW_HAND)
         first = table.sim.deal()
-        assert wait_until(lambda: controller.inputs == 2, 5.0)
+        assert wait_until(lambda: controller.inputs == 2, PATIENCE)
         (card,) = [d for k, d in journal_records(tmp_path / "journal") if k == rec.CARD]
         assert card["card"] == first.code
         assert isinstance(card["read_ms"], int)
@@ -38,12 +38,12 @@ def test_a_repeat_of_the_last_journaled_read_after_a_restart_is_dropped(tmp_path
 
         table.stop_controller()
         controller = table.start_controller()
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         pending = controller.core.table.pending
         table.sim.set_uptime(card["read_ms"] + 100)  # within the 500 ms window
         assert table.sim.dealt_twice(first) is first
         again = card["read_ms"] + 100
-        assert wait_until(lambda: controller.core.shoe_reads[-1].read_ms >= again, 5.0)
+        assert wait_until(lambda: controller.core.shoe_reads[-1].read_ms >= again, PATIENCE)
         assert controller.core.table.pending == pending
         assert not isinstance(controller.core.table.pending, Alarm)
     repeats = [d for k, d in journal_records(tmp_path / "journal") if k == rec.RFID_REPEAT]

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from apphelp import AS_ROOT, dealer, export_config, journal_records, sim_table, table_toml
+from apphelp import AS_ROOT, PATIENCE, dealer, export_config, journal_records, sim_table, table_toml
 from test_app_commands import ROOT, wait_for_log
 
 from controller.app import records as rec
@@ -29,7 +29,7 @@ from simulator.table import Simulator
 
 
 def _serve(controller: Controller, path: Path) -> ControlServer:
-    server = ControlServer(path, controller.events, timeout=5.0)
+    server = ControlServer(path, controller.events)
     server.start()
     return server
 
@@ -67,7 +67,7 @@ def test_sit_leave_and_rebuy_between_hands_change_the_next_hand_and_survive_a_re
             )
             table.sim.shuffle(5)
             table.sim.press(Button.NEW_HAND)
-            assert wait_until(lambda: bool(seen), 5.0)
+            assert wait_until(lambda: bool(seen), PATIENCE)
             assert seen[0].seats == (1, 3, 4, 6)
             refused = send(path, {"change": "rebuy", "seat": 3, "chips": 100})
             assert refused == {
@@ -75,7 +75,7 @@ def test_sit_leave_and_rebuy_between_hands_change_the_next_hand_and_survive_a_re
                 "reason": "hand 2 is in play; expected a change between hands",
             }
             table.sim.press(Button.MISDEAL)
-            assert wait_until(lambda: table.controller.core.table.phase == "void", 5.0)
+            assert wait_until(lambda: table.controller.core.table.phase == "void", PATIENCE)
             after = table.controller.core.table.stacks
         finally:
             server.close()
@@ -186,7 +186,7 @@ def test_tablectl_run_takes_seat_changes_on_its_configured_socket(tmp_path: Path
         )
         try:
             wait_for_log(tmp_path / "tablectl.log", "table_opened")
-            assert wait_until(path.exists, 10.0)
+            assert wait_until(path.exists, PATIENCE)
             answer = send(path, {"change": "sit", "seat": 4, "chips": 250})
             assert answer["ok"] is True, answer
             assert "seat 4 250" in str(send(path, {"change": "show"})["text"])

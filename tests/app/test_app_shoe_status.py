@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from apphelp import json_log, panel_text, ready, sim_table
+from apphelp import PATIENCE, json_log, panel_text, ready, sim_table
 
 from controller.app import records as rec
 from controller.app.core import Cause, Pause, ShoeWarning, TableCore
@@ -88,28 +88,28 @@ def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clear
     views: list[TableView] = []
     with json_log(tmp_path) as lines, sim_table(tmp_path, display=views.append) as table:
         controller = table.controller
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         table.sim.shuffle(5)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
+        assert wait_until(lambda: panel_text(table).startswith("Card to seat"), PATIENCE)
         dealing = panel_text(table)
         fault(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
-        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        assert wait_until(lambda: panel_text(table) == line, PATIENCE), panel_text(table)
         assert controller.core.pauses == [Pause("shoe", cause)]
         # The view is built on the driver's thread after the panel's line is set.
-        assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
+        assert wait_until(lambda: bool(views[-1].pausing_devices), PATIENCE)
         shoe = views[-1].pausing_devices[0]
         assert (shoe.name, shoe.state) == ("shoe", DeviceState.FAULT)
         assert "resumes where it stopped" in shoe.message
         table.stop_controller()
         controller = table.start_controller()
         assert controller.core.shoe != rec.ShoeCondition()  # replayed from the journal
-        assert wait_until(lambda: controller.core.devices["shoe"].connected, 5.0)
-        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        assert wait_until(lambda: controller.core.devices["shoe"].connected, PATIENCE)
+        assert wait_until(lambda: panel_text(table) == line, PATIENCE), panel_text(table)
         clear(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        assert wait_until(lambda: panel_text(table) == dealing, 5.0), panel_text(table)
-        assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        assert wait_until(lambda: panel_text(table) == dealing, PATIENCE), panel_text(table)
+        assert wait_until(lambda: not views[-1].pausing_devices, PATIENCE), views[-1].devices
     paused = [line for line in lines if line["event"] == "table_paused"]
     assert paused[0]["level"] == "warning"
     assert paused[0]["reason"] == cause.value
@@ -221,25 +221,25 @@ def test_an_open_lid_in_a_hand_and_an_empty_shoe_when_a_card_is_due_warn_the_dea
     views: list[TableView] = []
     with json_log(tmp_path) as lines, sim_table(tmp_path, display=views.append) as table:
         controller = table.controller
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         table.sim.set_lid(Lid.OPEN)
         with table.sim.locked():
             table.sim.shoe.load([])  # the dealer takes the cards out through the lid
-        assert wait_until(lambda: controller.core.shoe.feed == "empty", 5.0)
+        assert wait_until(lambda: controller.core.shoe.feed == "empty", PATIENCE)
         assert controller.core.shoe.lid == "open"
-        assert wait_until(lambda: panel_text(table) == "Shuffle; NEW HAND for hand 1", 5.0)
+        assert wait_until(lambda: panel_text(table) == "Shuffle; NEW HAND for hand 1", PATIENCE)
         assert not views[-1].alarms
         table.sim.press(Button.NEW_HAND)
         line = "Shoe lid open: close it"
-        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        assert wait_until(lambda: panel_text(table) == line, PATIENCE), panel_text(table)
         warnings = [Severity.WARNING] * 2
-        assert wait_until(lambda: [a.severity for a in views[-1].alarms] == warnings, 5.0)
+        assert wait_until(lambda: [a.severity for a in views[-1].alarms] == warnings, PATIENCE)
         table.sim.set_lid(Lid.CLOSED)
         line = "Shoe empty: load cards or MISDEAL"
-        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        assert wait_until(lambda: panel_text(table) == line, PATIENCE), panel_text(table)
         table.sim.shuffle(5)
-        assert wait_until(lambda: panel_text(table).startswith("Card to seat"), 5.0)
-        assert wait_until(lambda: not views[-1].alarms, 5.0), views[-1].alarms
+        assert wait_until(lambda: panel_text(table).startswith("Card to seat"), PATIENCE)
+        assert wait_until(lambda: not views[-1].alarms, PATIENCE), views[-1].alarms
         assert not controller.core.paused_by
     warned = [line["warning"] for line in lines if line["event"] == "shoe_warning"]
     assert warned == ["lid open", "empty"]

@@ -8,7 +8,16 @@ import threading
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, journal_records, json_log, panel_text, ready, sequenced, sim_table
+from apphelp import (
+    PATIENCE,
+    dealer,
+    journal_records,
+    json_log,
+    panel_text,
+    ready,
+    sequenced,
+    sim_table,
+)
 
 from controller.app import records as rec
 from controller.app.core import TableCore
@@ -108,7 +117,7 @@ def test_stop_and_restart_mid_hand_resumes_exactly(tmp_path: Path) -> None:
         after = controller.core.table.state
         assert after == before
         assert after.phase not in ("waiting", "settled")
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         bot.follow(controller)
         bot.resume()
         bot.run()
@@ -153,7 +162,7 @@ def test_a_journal_ending_with_an_input_without_its_decision_resumes_exactly(
         assert controller.core.table.state == before
         rebuilt = next(r for r in JournalReader(tmp_path / "journal") if r.seq == last_input + 1)
         assert (rebuilt.kind, rebuilt.data) == (lost.kind, lost.data)
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         bot.follow(controller)
         bot.resume()
         bot.run()
@@ -170,12 +179,12 @@ def test_an_alarm_open_at_a_restart_stays_open(tmp_path: Path) -> None:
     restart, and undo resolves it."""
     with sim_table(tmp_path) as table:
         controller = table.controller
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         table.sim.shuffle(5)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.inputs == 1, 5.0)
+        assert wait_until(lambda: controller.inputs == 1, PATIENCE)
         table.sim.foreign_tag()
-        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
         table.stop_controller()
         controller = table.start_controller()
         assert isinstance(controller.core.table.pending, Alarm)
@@ -192,21 +201,23 @@ def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
     with sim_table(tmp_path, link={"heartbeat_timeout": 1.5, "backoff_max": 0.1}) as table:
         controller = table.controller
         bot = dealer(table, hands=1)
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         steps = bot.acts()
         assert [type(next(steps)).__name__ for _ in range(2)] == ["Shuffle", "Press"]
         assert controller.inputs == 1  # the new hand taken
         table.sim.unplug("shoe")
-        assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
-        assert wait_until(lambda: panel_text(table) == "PAUSED: shoe lost", 5.0), panel_text(table)
+        assert wait_until(lambda: controller.core.paused_by == ["shoe"], PATIENCE)
+        assert wait_until(lambda: panel_text(table) == "PAUSED: shoe lost", PATIENCE), panel_text(
+            table
+        )
         view = controller.view.build(controller.core)
         assert [(d.name, d.state.value) for d in view.pausing_devices] == [("shoe", "lost")]
         card = bot.bot.next_act()
         assert card is not None
         bot.perform_now(card)  # dealt while unplugged: kept on the shoe, sent after the replug
         table.sim.replug("shoe")
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        assert wait_until(lambda: controller.inputs == 2, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        assert wait_until(lambda: controller.inputs == 2, PATIENCE)
         bot.run()
         assert len(controller.core.results) == 1
         settled = controller.core.results[0]
@@ -226,11 +237,11 @@ def test_a_refused_shoe_pauses_the_table_naming_the_refusal_until_a_restart(
         sim_table(tmp_path, display=views.append, serials={"shoe": "SHOE0009"}) as table,
     ):
         controller = table.controller
-        assert wait_until(lambda: controller.core.paused_by == ["shoe"], 5.0)
+        assert wait_until(lambda: controller.core.paused_by == ["shoe"], PATIENCE)
         line = "PAUSED: shoe wrong serial; fix+restart"
-        assert wait_until(lambda: panel_text(table) == line, 5.0), panel_text(table)
+        assert wait_until(lambda: panel_text(table) == line, PATIENCE), panel_text(table)
         # The view is built on the driver's thread after the core has taken the event.
-        assert wait_until(lambda: bool(views[-1].pausing_devices), 5.0)
+        assert wait_until(lambda: bool(views[-1].pausing_devices), PATIENCE)
         shoe = views[-1].pausing_devices[0]
         assert (shoe.name, shoe.state.value) == ("shoe", "refused")
         assert "serial SHOE0001" in shoe.message
@@ -238,8 +249,8 @@ def test_a_refused_shoe_pauses_the_table_naming_the_refusal_until_a_restart(
         table.stop_controller()
         table.serials.clear()  # the configuration corrected
         controller = table.start_controller()
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
-        assert wait_until(lambda: not views[-1].pausing_devices, 5.0), views[-1].devices
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        assert wait_until(lambda: not views[-1].pausing_devices, PATIENCE), views[-1].devices
     paused = [line for line in lines if line["event"] == "table_paused"]
     assert paused[0]["level"] == "error"
     assert "restart the controller" in paused[0]["todo"]
@@ -277,7 +288,7 @@ def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path
     serve says so (the service exits for systemd to restart it); nothing was acknowledged, so a
     press made meanwhile is taken once by the restarted controller."""
     with sim_table(tmp_path) as table:
-        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
         table.stop_controller()
         controller = Controller.build(
             table_id="SIM-1",
@@ -296,7 +307,7 @@ def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path
         assert serve(controller, threading.Event()) is False
         table.sim.press(Button.NEW_HAND)  # nobody listens: the panel keeps it
         controller = table.start_controller()
-        assert wait_until(lambda: controller.core.table.hand_number == 1, 5.0)
+        assert wait_until(lambda: controller.core.table.hand_number == 1, PATIENCE)
     assert verify(tmp_path / "journal").intact
 
 
@@ -351,13 +362,13 @@ def test_an_alarm_and_a_refused_input_are_logged_at_warning_the_rest_at_info(
     error finds them; the engine's other events are logged at info."""
     with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
         controller = table.controller
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
         table.sim.press(Button.MISDEAL)  # no hand in play: refused
         table.sim.shuffle(5)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.inputs == 2, 5.0)
+        assert wait_until(lambda: controller.inputs == 2, PATIENCE)
         table.sim.foreign_tag()
-        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), 5.0)
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
     levels = {
         line["event"]: line["level"] for line in lines if line["logger"] == "controller.table"
     }
@@ -388,7 +399,7 @@ def run_until_the_journal_fails(tmp_path: Path, seen: list[Controller]) -> None:
     with sim_table(tmp_path) as table:
         controller = table.controller
         seen.append(controller)
-        assert wait_until(lambda: not controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
 
         def refuse(kind: str, data: object, *, sync: bool = True) -> None:
             raise JournalError(tmp_path / "journal", None, None, "disk gone")
@@ -428,7 +439,7 @@ def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     loop.start()
     try:
         controller.inbox.put(TagRead(uid, ReadPoint.DEALING_SLOT, 1, 1_000))  # as the run begins
-        assert wait_until(lambda: controller.inputs == 2, 5.0)
+        assert wait_until(lambda: controller.inputs == 2, PATIENCE)
     finally:
         stop.set()
         loop.join()
@@ -448,9 +459,9 @@ def test_line_noise_is_warned_of_and_the_closing_line_holds_each_lines_totals(
     line is warned of (``line_noise``, naming the shoe), and ``table_closed`` holds each
     line's totals: sentences, noise bytes and decode errors by kind."""
     with json_log(tmp_path, "NOISE-1") as lines, sim_table(tmp_path) as table:
-        assert wait_until(lambda: not table.controller.core.paused_by, 5.0)
+        assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
         table.sim.noise("shoe", 3000)
-        assert wait_until(lambda: table.controller.shoe.counters.noise_bytes > 0, 5.0)
+        assert wait_until(lambda: table.controller.shoe.counters.noise_bytes > 0, PATIENCE)
     warned = [line for line in lines if line["event"] == "line_noise"]
     assert [(line["device"], line["level"]) for line in warned] == [("shoe", "warning")]
     (closed,) = [line for line in lines if line["event"] == "table_closed"]
