@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from umockdev_bed import (  # the fixture replaces the suite's leak check here
@@ -35,7 +36,25 @@ from simulator.tablefile import write_table_toml
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
 
 #: The driver's backoff is set this long so that only the hotplug wake can reopen in time.
-PATIENT = 30.0
+PATIENT = 60.0
+#: How long the test waits for what must happen: far beyond a busy machine's delays, and
+#: well inside PATIENT, so a reopen within it was the wake's, never the backoff's.
+WAIT = 30.0
+
+
+def count_failed_opens(controller: Controller) -> list[bool]:
+    """Each time the shoe's driver tries to open its port from now on, whether it could."""
+    driver = controller.shoe
+    opens: list[bool] = []
+    real = driver._open
+
+    def spied() -> Any:
+        port = real()
+        opens.append(port is not None)
+        return port
+
+    driver._open = spied  # type: ignore[method-assign]  # an instance's spy
+    return opens
 
 
 @pytest.fixture
@@ -106,37 +125,44 @@ def test_run_opens_paused_without_the_shoe_and_a_plug_or_replug_reopens_it_at_on
         controller = build_controller(settings)
         for driver in (controller.shoe, controller.panel):
             driver.settings = replace(driver.settings, backoff_initial=PATIENT, backoff_max=PATIENT)
+        opens = count_failed_opens(controller)
         hotplug = hotplug_monitor(settings, controller)
         assert hotplug is not None
         stop = threading.Event()
         table = threading.Thread(target=serve, args=(controller, stop), kwargs={"hotplug": hotplug})
         table.start()
         try:
-            assert wait_until(lambda: controller.core.devices["panel"].connected, 5)
-            time.sleep(0.3)  # the shoe's first open has failed: its next try is 30 s away
+            assert wait_until(lambda: controller.core.devices["panel"].connected, WAIT)
+            # The shoe's first open has failed (its next try is PATIENT away), and the table
+            # has heard of it.
+            assert wait_until(lambda: opens == [False], WAIT)
+            assert wait_until(
+                lambda: f"cannot open {link}" in controller.core.devices["shoe"].message, WAIT
+            )
             assert controller.core.paused_by == ["shoe"]
-            assert f"cannot open {link}" in controller.core.devices["shoe"].message
 
             plugged = time.monotonic()
             usb, tty = plug_shoe(bed, sim, link)
-            assert wait_until(lambda: shoe_connected(controller), 5)
-            assert time.monotonic() - plugged < 5, "opened by the hotplug wake, not the backoff"
+            assert wait_until(lambda: shoe_connected(controller), WAIT)
+            assert time.monotonic() - plugged < WAIT, "opened by the hotplug wake, not the backoff"
             assert controller.core.paused_by == []
 
             sim.unplug("shoe")
             bed.unplug(tty)
             link.unlink()
-            assert wait_until(lambda: not shoe_connected(controller), 5)
-            time.sleep(0.3)  # the reopen has failed: the next try is 30 s away
+            assert wait_until(lambda: not shoe_connected(controller), WAIT)
+            # The reopen has failed: the next try is PATIENT away, so only the wake can
+            # reopen it within WAIT.
+            assert wait_until(lambda: opens[-1:] == [False] and len(opens) > 2, WAIT)
             sim.replug("shoe")
             replugged = time.monotonic()
             plug_shoe(bed, sim, link, usb)
-            assert wait_until(lambda: shoe_connected(controller), 5)
-            assert time.monotonic() - replugged < 5, "reopened by the hotplug wake"
+            assert wait_until(lambda: shoe_connected(controller), WAIT)
+            assert time.monotonic() - replugged < WAIT, "reopened by the hotplug wake"
 
             sim.shuffle(3)  # the table deals again: the hand starts with the shoe back
             sim.press(Button.NEW_HAND)
-            assert wait_until(lambda: controller.core.table.hand_number == 1, 5)
+            assert wait_until(lambda: controller.core.table.hand_number == 1, WAIT)
         finally:
             stop.set()
             table.join()
