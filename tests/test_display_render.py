@@ -25,6 +25,8 @@ from controller.display.view import (
 )
 from controller.inputs import Button
 
+pytestmark = pytest.mark.fast
+
 
 def test_a_face_up_card_reads_rank_and_suit_hearts_and_diamonds_in_red() -> None:
     """``A♠`` in black, ``7♥`` in red, as on the felt."""
@@ -77,12 +79,12 @@ def test_each_option_names_the_panel_button_and_what_it_does_now() -> None:
     """The dealer presses the button printed on the panel; the screen says what it means."""
     prompt = ActionPrompt(
         4,
-        "Faces a bet of 5",
+        "Faces a bet",
         (ActionOption(Button.FOLD, "fold"), ActionOption(Button.CHECK_CALL, "call", 5)),
         to_call=5,
     )
     assert render.prompt_text(prompt).plain.split("\n") == [
-        "Faces a bet of 5 · to call 5",
+        "Faces a bet · to call 5",
         " FOLD  fold",
         " CHECK/CALL  call 5",
     ]

@@ -36,6 +36,7 @@ from controller.display.view import (
     device_lost,
 )
 from controller.engine import events as ev
+from controller.engine.betting import to_call_reason
 from controller.engine.machine import DRAWING, IN_HAND
 from controller.games.spec import ForcedBet
 from controller.inputs import Button
@@ -172,13 +173,25 @@ def _next_card(pending: ev.Event, drawing: bool) -> NextCard:
     return NextCard(face, pending.seat)
 
 
+#: Why a seat that owes chips acts, when no opener rule names it: the engine's reason is then
+#: only the amount ("to call 5"), which the screen already says from ``to_call``.
+FACES_A_BET: Final = "Faces a bet"
+
+
 def action_prompt(pending: ev.Event) -> ActionPrompt | None:
-    """What the display asks of the seat to act (None: the table waits for no action)."""
+    """What the display asks of the seat to act (None: the table waits for no action).
+
+    The amount to call is said once: the engine's plain "to call 5" becomes "Faces a bet",
+    and the screen adds "· to call 5" from ``to_call``.
+    """
     if not isinstance(pending, ev.ActionRequired):
         return None
+    reason = pending.reason
+    if pending.to_call and reason == to_call_reason(pending.to_call):
+        reason = FACES_A_BET
     return ActionPrompt(
         pending.seat,
-        pending.reason,
+        reason,
         tuple(action_option(o) for o in pending.options),
         pending.to_call,
     )

@@ -226,7 +226,8 @@ def device_lost_scene() -> TableView:
         pots=(PotView("Main pot", 19, (1, 3, 5)),),
         to_act=ActionPrompt(
             seat=3,
-            reason="Faces a bet of 5",
+            # As the controller says it (controller/app/view.py): the amount is said once.
+            reason="Faces a bet",
             options=(
                 ActionOption(Button.FOLD, "fold"),
                 ActionOption(Button.CHECK_CALL, "call", 5),

@@ -1,0 +1,227 @@
+"""The dealer's display built from live views: hand scripts played through the controller's
+core and its ``ViewBuilder`` (controller/app/view.py), as ``tablectl run`` builds them after
+every input, not hand-made ``TableView``s.
+
+Each script marks the moments it looks at with a ``# view: NAME`` line: the view is the
+one the display is given after the input just above the mark.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Final
+
+import pytest
+
+from controller.app import records as rec
+from controller.app.core import DEVICES, TableCore
+from controller.app.view import ViewBuilder
+from controller.display import render
+from controller.display.view import TableView
+from controller.engine import events as ev
+from controller.games import GAMES
+from controller.inputs import CardRead
+from controller.script import parse_script
+
+pytestmark = pytest.mark.fast
+
+TABLE_ID: Final = "T-7"
+_MARK: Final = re.compile(r"#\s*view:\s*(\S+)")
+
+#: Five-card stud (14.13): seat 2's 4♦ brings in, seat 3 completes, seat 4 faces the
+#: completion; a card due face up on third street; seat 3's jacks beat seat 4's eights.
+FIVE_CARD_STUD: Final = """\
+game five-card-stud
+seats 1 2 3 4
+stakes ante=1 bring-in=2 small-bet=5 big-bet=10
+stacks 1=200 2=200 3=200 4=200
+new_hand
+Ah
+9c
+Kd
+3s
+Qs
+4d
+Jh
+8c
+check_call    # seat 2 brings in 2 (14.13(d))
+bet_raise     # seat 3 completes to 5
+# view: bet
+check_call
+check_call
+check_call
+2c            # the burn (14.13(f))
+Ts
+7h
+# view: card
+Jc
+8d
+bet_raise     # seat 3, a pair of jacks showing, must bet (14.13(f))
+check_call
+check_call
+fold
+5c
+6s
+2d
+5h
+bet_raise
+check_call
+fold
+5d
+3h
+Kc
+bet_raise
+check_call
+# view: showdown
+"""
+
+#: Mambo stud (14.13A): seat 3's 3♦ brings in; the third card face down is due to seat 3;
+#: seat 2's king of spades opens the second round and seat 3 faces its bet; at the showdown
+#: seat 2's kings take the high half, seat 1's six-five-four-ace the low half (14.13A(j)).
+MAMBO: Final = """\
+game mambo
+seats 1 2 3 4
+stakes ante=1 bring-in=2 small-bet=5 big-bet=10
+stacks 1=200 2=200 3=200 4=200
+new_hand
+As
+Kh
+9d
+Qc
+5c
+Ks
+3d
+Jd
+check_call    # seat 3 brings in 2 (14.13A(d))
+check_call
+check_call
+check_call
+7s            # the burn (14.13A(f))
+4h
+Kc
+# view: card
+2s
+8c
+bet_raise     # seat 2, the highest up-card, bets (14.13A(f))
+# view: bet
+check_call
+fold
+check_call
+7d            # the burn (14.13A(h))
+6d            # the community card
+check_call
+check_call
+check_call
+# view: showdown
+"""
+
+#: Triple draw 2-7 (14.12A): the button at seat 1, blinds 5 and 10 from seats 2 and 3; the
+#: small blind faces the big blind's bet; in the first draw seat 2 throws its two kings and
+#: its first replacement is due; seat 2's seven-five low wins the showdown.
+TRIPLE_DRAW: Final = """\
+game triple-draw
+seats 1 2 3 4
+dealer 1
+stakes small-blind=5 big-blind=10 small-bet=10 big-bet=20
+stacks 1=200 2=200 3=200 4=200
+new_hand
+2c
+8d
+Ah
+Ac
+3d
+6h
+Qh
+Qc
+4h
+4c
+Jd
+Js
+Kc
+3s
+Td
+Ts
+Kd
+2h
+9s
+9h
+check_call    # seat 4, left of the big blind, calls 10
+check_call
+# view: bet
+check_call
+check_call    # the big blind checks
+Kc discard
+Kd discard
+draw_done
+5h            # the burn before the draw's first new card (14.12A(f))
+# view: draw
+5s
+7c
+draw_done
+draw_done
+draw_done
+bet_raise
+check_call
+fold
+fold
+draw_done
+draw_done
+check_call
+check_call
+draw_done
+draw_done
+check_call
+check_call
+# view: showdown
+"""
+
+SCRIPTS: Final = {"five-card-stud": FIVE_CARD_STUD, "mambo": MAMBO, "triple-draw": TRIPLE_DRAW}
+
+
+def live_views(text: str) -> dict[str, TableView]:
+    """Play a hand script as the controller takes it (the devices' hellos, the deck in play,
+    each input as its journal record) and keep the view built after each ``# view:`` mark."""
+    marks = {
+        number: match[1]
+        for number, line in enumerate(text.splitlines(), start=1)
+        if (match := _MARK.fullmatch(line.strip()))
+    }
+    script = parse_script(text, "live")
+    assert not script.errors
+    assert script.game is not None
+    core = TableCore(GAMES[script.game], script.config)
+    for name in DEVICES:
+        core.take(rec.DEVICE, {"device": name, "event": "ready", "boot": f"{name}-boot"})
+    core.take(rec.DECK, {"hand": 1, "deck": "A"})
+    builder = ViewBuilder(TABLE_ID)
+    views: dict[str, TableView] = {}
+    waiting = sorted(marks)
+    for seq, line in enumerate(script.lines, start=1):
+        while waiting and waiting[0] < line.line:
+            views[marks[waiting.pop(0)]] = builder.build(core)
+        device = "shoe" if isinstance(line.input, CardRead) else "panel"
+        events = core.take(*rec.input_data(line.input, rec.Origin(device, f"{device}-boot", seq)))
+        stopped = [e for e in events if isinstance(e, ev.Refused | ev.Alarm)]
+        assert not stopped, f"line {line.line}: {stopped}"
+        builder.observe(events)
+    views.update((marks[number], builder.build(core)) for number in waiting)
+    return views
+
+
+@pytest.fixture(scope="module")
+def views() -> dict[str, dict[str, TableView]]:
+    """Every game's marked views."""
+    return {game: live_views(text) for game, text in SCRIPTS.items()}
+
+
+@pytest.mark.parametrize("game", SCRIPTS)
+def test_a_seat_facing_a_bet_is_told_the_amount_to_call_once(
+    game: str, views: dict[str, dict[str, TableView]]
+) -> None:
+    """The engine's reason for a seat that only owes chips is "to call 5"; the screen says
+    the amount once: "Faces a bet · to call 5", not "to call 5 · to call 5"."""
+    prompt = views[game]["bet"].to_act
+    assert prompt is not None
+    assert prompt.to_call == 5
+    first = render.prompt_text(prompt).plain.split("\n")[0]
+    assert first == "Faces a bet · to call 5"
