@@ -1,6 +1,13 @@
 """The crash test's parts: ``tablectl run`` in a process killed with SIGKILL at random moments,
 the simulator on real ptys, and a dealer who keeps the engine's expected state itself.
 
+The controller is a process of its own, so the devices cannot share a test's ManualClock
+with it: the simulator runs on the wall clock, and nothing here waits a time that decides
+the outcome. The kills fall after a seeded random number of the dealer's acts (plus a few
+milliseconds, so that a kill lands anywhere in the handling of the act: on the wire, being
+journaled, being acknowledged), not after a number of wall-clock seconds: how many kills a
+run has depends on its seed, not on the machine's speed.
+
 The dealer (``AckedDealer``: the simulator's ``RandomBot`` performed by
 ``BotRunner``) plays a seeded random game through the simulated devices, keeping
 its own engine table and a record of every hand's settlement. It acts only once
@@ -20,6 +27,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -41,6 +49,12 @@ from simulator.tablefile import write_table_toml
 ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
 REPEAT_WINDOW = 0.02
+
+#: The most a kill comes after the act that was due: a random moment in the act's handling.
+KILL_JITTER = 0.005
+
+#: How long a new process may take to replay its journal and welcome both devices.
+READY_PATIENCE = 60.0
 
 
 def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
@@ -114,16 +128,21 @@ class AckedDealer:
 
 @dataclass
 class Killer:
-    """Runs ``tablectl run`` and kills it with SIGKILL at random moments, restarting it."""
+    """Runs ``tablectl run`` and kills it with SIGKILL at random moments, restarting it: after
+    a random number of the dealer's acts (``progress``, 1 to ``2 * mean_acts - 1``), a few
+    milliseconds on."""
 
     config: Path
     seed: int
-    mean_interval: float
+    mean_acts: int
     sim: Simulator
+    progress: Callable[[], int]
     process: subprocess.Popen[bytes] | None = None
     kills: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
+    #: The devices' welcomes that say the current process is up (both devices welcomed).
+    _up_at: int = 2
 
     def start(self) -> None:
         self.process = self._spawn()
@@ -145,28 +164,42 @@ class Killer:
         with self.sim.locked():
             return sum(device.core.link.welcomes for device in self.sim.devices.values())
 
-    def _wait_ready(self, before: int) -> None:
-        """Until both devices were welcomed by the new process: it has replayed and is up."""
-        while self._welcomes() < before + 2 and not self._stop.wait(0.01):
+    def _up(self) -> bool:
+        """Both devices were welcomed by the current process: it has replayed and is up."""
+        return self._welcomes() >= self._up_at
+
+    def _wait_ready(self) -> None:
+        """Until the current process is up, or ``stop``."""
+        while not self._up() and not self._stop.wait(0.01):
             pass
 
     def _kill_loop(self) -> None:
         rng = random.Random(f"crash-killer-{self.seed}")
-        self._wait_ready(0)
-        while not self._stop.wait(rng.uniform(0.0, 2 * self.mean_interval)):
+        self._wait_ready()
+        while True:
+            due = self.progress() + rng.randint(1, 2 * self.mean_acts - 1)
+            while self.progress() < due:
+                if self._stop.wait(0.001):
+                    return
+            if self._stop.wait(rng.uniform(0.0, KILL_JITTER)):
+                return
             assert self.process is not None
             self.process.send_signal(signal.SIGKILL)
             self.process.wait()
             self.kills += 1
-            before = self._welcomes()
+            self._up_at = self._welcomes() + 2
             self.process = self._spawn()
-            self._wait_ready(before)
+            self._wait_ready()
 
     def stop(self) -> int:
-        """Stop killing; end the controller with SIGTERM; its exit status."""
+        """Stop killing; end the controller with SIGTERM once it is up (a process just
+        started may not have set its handler yet: SIGTERM would kill it); its exit status."""
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+        deadline = time.monotonic() + READY_PATIENCE
+        while not self._up() and time.monotonic() < deadline:
+            time.sleep(0.01)
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
         return self.process.wait(timeout=30)
@@ -182,17 +215,18 @@ class CrashResult:
 
 
 def crash_run(
-    tmp_path: Path, game: str, *, hands: int, seed: int, mean_interval: float, seats: int = 4
+    tmp_path: Path, game: str, *, hands: int, seed: int, mean_acts: int, seats: int = 4
 ) -> CrashResult:
-    """Play ``hands`` hands while the controller is killed at random; check the journal and
-    the results against the dealer's own (uninterrupted) engine."""
+    """Play ``hands`` hands while the controller is killed at random, about every
+    ``mean_acts`` acts of the dealer; check the journal and the results against the dealer's
+    own (uninterrupted) engine."""
     started = time.monotonic()
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=seed) as sim:
         config_path = write_config(tmp_path, sim, game, seats)
         spec = GAMES[game]
         config = demo_config(spec, seats)
         dealer = AckedDealer(sim, spec, config, seed)
-        killer = Killer(config_path, seed, mean_interval, sim)
+        killer = Killer(config_path, seed, mean_acts, sim, lambda: dealer.runner.performed)
         killer.start()
         try:
             dealer.play(hands)
