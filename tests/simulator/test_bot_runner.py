@@ -17,7 +17,9 @@ from typing import Any
 
 import pytest
 from bot_games import TRIPLE_DRAW
+from devtime import WAIT
 
+from controller.cards import Card
 from controller.engine import Table
 from controller.engine.events import HandSettled, HandVoided
 from controller.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
@@ -28,21 +30,48 @@ from drivers.shoe import ShoeDriver, TagRead
 from drivers.transport import DeviceReady, LinkSettings
 from simulator.bots import Act, Deal, RandomBot, Rebuy, RebuyRule, Restock, ScriptedBot, Shuffle
 from simulator.bots import table_input as input_of
+from simulator.clock import ManualClock
 from simulator.decks import cut, enrolled, shuffled
-from simulator.devices import Timing
+from simulator.devices import DeviceError, Timing
 from simulator.runner import BotRunner, Pace, RunnerError
 from simulator.table import Simulator
 
 TIMING = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05)
 REPEAT_WINDOW = 0.05
-WAIT = 5.0
 
 
 @pytest.fixture(params=["pty", "memory"])
 def sim(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Simulator]:
-    """A running simulator on each transport."""
-    with Simulator(transport=request.param, directory=tmp_path, seed=4, timing=TIMING) as running:
+    """A running simulator on each transport, on a clock only the test and the bot's pace move
+    (the drivers read it too: shuffles outlast the repeat window on the devices' clock)."""
+    with Simulator(
+        transport=request.param, directory=tmp_path, seed=4, timing=TIMING, clock=ManualClock()
+    ) as running:
         yield running
+
+
+def manual(sim: Simulator) -> ManualClock:
+    """``sim``'s clock, a ManualClock."""
+    assert isinstance(sim.clock, ManualClock)
+    return sim.clock
+
+
+def memory_sim(table: str, store: int) -> Simulator:
+    """A simulator on sim://``table`` whose devices hold ``store`` unacknowledged sentences."""
+    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=store)
+    return Simulator(transport="memory", table=table, seed=8, timing=timing, clock=ManualClock())
+
+
+def shoe_driver(sim: Simulator, events: queue.Queue[Any], **kwargs: Any) -> ShoeDriver:
+    """The host's shoe driver on ``sim``, on the devices' clock."""
+    return ShoeDriver(
+        link(sim, "shoe"), events, repeat_window=REPEAT_WINDOW, clock=sim.clock, **kwargs
+    )
+
+
+def panel_driver(sim: Simulator, events: queue.Queue[Any], **kwargs: Any) -> PanelDriver:
+    """The host's panel driver on ``sim``, on the devices' clock."""
+    return PanelDriver(link(sim, "panel"), events, clock=sim.clock, **kwargs)
 
 
 def link(sim: Simulator, device: str) -> LinkSettings:
@@ -91,8 +120,8 @@ class Host:
 def run_in_lockstep(sim: Simulator, bot: RandomBot | ScriptedBot, host: Host) -> BotRunner:
     """Run ``bot`` on the devices; after each act wait for its input to arrive at the host."""
     with (
-        ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
-        PanelDriver(link(sim, "panel"), host.events),
+        shoe_driver(sim, host.events),
+        panel_driver(sim, host.events),
     ):
         ready: set[str] = set()
         while ready != {"shoe", "panel"}:  # the shoe's power-up status may come between
@@ -172,7 +201,8 @@ def test_a_shoe_out_of_step_with_the_bot_is_a_clear_error(sim: Simulator) -> Non
 
 
 def test_the_pace_waits_before_each_act_and_stop_ends_the_run(sim: Simulator) -> None:
-    """A dealer's pace: shuffles take longer than the repeat window; stop ends a run at once."""
+    """A dealer's pace: shuffles take longer than the repeat window; stop ends a run at once.
+    On the devices' clock, the time between the first act and the last is the pace's."""
     assert Pace.fast(0.5).shuffle > 0.5
     assert Pace.human().before(Shuffle("A", 1, 10)) == 3.0
     with pytest.raises(ValueError, match="pace: card=-1; expected 0 or more seconds"):
@@ -187,30 +217,49 @@ def test_the_pace_waits_before_each_act_and_stop_ends_the_run(sim: Simulator) ->
             runner.stop()
 
     runner.on_act = count
-    began = time.monotonic()
+    began = manual(sim)()
     runner.run()
     assert runner.stopped
     assert len(seen) == runner.performed == 20
-    assert time.monotonic() - began >= 0.19
+    assert manual(sim)() - began == pytest.approx(sum(runner.pace.before(a) for a in seen))
+    assert manual(sim)() - began >= 0.19
 
 
-def test_a_full_store_stalls_the_bot_until_the_host_acknowledges(tmp_path: Path) -> None:
+def test_on_the_wall_clock_the_pace_is_waited_for() -> None:
+    """On a technician's bench (the wall clock) the pause before each act is slept."""
+    with Simulator(transport="memory", table="wall", seed=2) as sim:
+        bot = RandomBot("mambo", seats=3, seed=2, hands=None)
+        runner = BotRunner(bot, sim, Pace(card=0.01, button=0.01, shuffle=0.01))
+        seen: list[Act] = []
+
+        def count(act: Act) -> None:
+            seen.append(act)
+            if len(seen) == 10:
+                runner.stop()
+
+        runner.on_act = count
+        began = time.monotonic()
+        runner.run()
+        slept = time.monotonic() - began
+    assert slept >= sum(runner.pace.before(a) for a in seen) > 0
+
+
+def test_a_full_store_stalls_the_bot_until_the_host_acknowledges() -> None:
     """docs/protocol.md 5: with no host acknowledging, a small store fills and the shoe's feed
     jams; the runner waits, as a dealer would, and deals on once the host connects. Nothing
     is lost: every input arrives, in order."""
-    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=6)
-    with Simulator(transport="memory", table="stall", seed=8, timing=timing) as sim:
+    with memory_sim("stall", store=6) as sim:
         bot = RandomBot("mambo", seats=3, seed=8, hands=2)
-        runner = BotRunner(bot, sim, Pace(shuffle=0.1, stall=WAIT))
+        said: list[str] = []
+        runner = BotRunner(bot, sim, Pace(shuffle=0.1, stall=WAIT * 3), on_wait=said.append)
         worker = threading.Thread(target=runner.run)
         worker.start()
-        time.sleep(0.3)  # the store fills: nobody acknowledges yet
+        # The store fills: nobody acknowledges yet.
+        assert sim.wait_for(lambda: bool(said), WAIT), "the runner says it waits"
+        assert said[0].startswith("waiting: the shoe's store is full")
         assert worker.is_alive(), "the bot waits on the jammed feed"
         host = Host(sim, Table(bot.spec, bot.config))
-        with (
-            ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
-            PanelDriver(link(sim, "panel"), host.events),
-        ):
+        with shoe_driver(sim, host.events), panel_driver(sim, host.events):
             worker.join(timeout=WAIT * 2)
             assert not worker.is_alive()
             wanted = [inp for record in bot.records for inp in record.inputs]
@@ -227,8 +276,7 @@ def test_a_full_store_stalls_the_bot_until_the_host_acknowledges(tmp_path: Path)
 
 def test_a_store_that_never_drains_is_a_clear_error() -> None:
     """With nobody acknowledging past ``stall``, the runner says the devices stayed jammed."""
-    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=4)
-    with Simulator(transport="memory", table="jam", seed=8, timing=timing) as sim:
+    with memory_sim("jam", store=4) as sim:
         runner = BotRunner(RandomBot("mambo", seats=3, seed=8), sim, Pace(shuffle=0, stall=0.2))
         with pytest.raises(RunnerError, match=r"the devices stayed jammed for 0.2 s: .*full"):
             runner.run()
@@ -241,20 +289,23 @@ def test_a_stopped_runner_resumes_with_the_act_it_held(sim: Simulator) -> None:
     host = Host(sim, Table(bot.spec, bot.config))
     runner = BotRunner(bot, sim, Pace.fast(REPEAT_WINDOW), on_act=host.take)
     with (
-        ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
-        PanelDriver(link(sim, "panel"), host.events),
+        shoe_driver(sim, host.events),
+        panel_driver(sim, host.events),
     ):
         acts = runner.acts()
         for _ in range(3):
             next(acts)
         runner.stop()
         assert list(acts) == []
-        worker = threading.Timer(0.02, runner.stop)  # stopped in the pause of the next act
         runner.resume()
         runner.pace = Pace(card=0.5, button=0.5, shuffle=0.5, repeat=0.5)
-        worker.start()
+        # Stopped in the pause of the next act: while the devices' clock moves through it.
+        unwatch = manual(sim).watch(lambda _now: runner.stop())
+        performed = runner.performed
         assert runner.run() == 0
-        worker.join()
+        unwatch()
+        assert runner.performed == performed, "the act paused for was not performed"
+        assert runner._held is not None  # kept for the resume
         runner.pace = Pace.fast(REPEAT_WINDOW)
         runner.resume()
         assert runner.run() == 1
@@ -295,10 +346,8 @@ class CommittingHost:
         self.events: queue.Queue[Any] = queue.Queue()
         self.decks = DeckSet(enrolled(sim.decks[0]), enrolled(sim.decks[1]))
         self.arrived: list[TableInput] = []
-        self.shoe = ShoeDriver(
-            link(sim, "shoe"), self.events, repeat_window=REPEAT_WINDOW, ack_after_commit=True
-        )
-        self.panel = PanelDriver(link(sim, "panel"), self.events, ack_after_commit=True)
+        self.shoe = shoe_driver(sim, self.events, ack_after_commit=True)
+        self.panel = panel_driver(sim, self.events, ack_after_commit=True)
         self._done = threading.Event()
         self._taker = threading.Thread(target=self._take)
 
@@ -348,28 +397,36 @@ def test_waiting_for_acks_keeps_presses_behind_the_cards_dealt_before_them(
 
 
 def test_the_runner_says_once_that_it_waits_for_a_full_store_and_once_that_it_goes_on(
-    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """docs/protocol.md 5: with no host, the shoe's store fills and its feed jams; the runner
     says why it waits, once (not a silent freeze), and once that it goes on when a host
     acknowledges."""
-    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=6)
-    with Simulator(transport="memory", table="said", seed=8, timing=timing) as sim:
+    with memory_sim("said", store=6) as sim:
+        refused = [0]
+        deal = sim.deal
+
+        def counted_deal(card: Card | None = None, burn: bool = False) -> Card:
+            try:
+                return deal(card, burn)
+            except DeviceError:
+                refused[0] += 1
+                raise
+
+        monkeypatch.setattr(sim, "deal", counted_deal)
         bot = RandomBot("mambo", seats=3, seed=8, hands=1)
         said: list[str] = []
-        runner = BotRunner(bot, sim, Pace(shuffle=0.1, stall=WAIT), on_wait=said.append)
+        runner = BotRunner(bot, sim, Pace(shuffle=0.1, stall=WAIT * 3), on_wait=said.append)
         worker = threading.Thread(target=runner.run)
         worker.start()
-        time.sleep(0.5)
+        # The runner tries the deal again and again while the store is full; it said so once.
+        assert sim.wait_for(lambda: refused[0] >= 10, WAIT), "the runner tries again"
         assert said == [
             "waiting: the shoe's store is full (6 sentences unacknowledged): "
             "is a controller attached?"
         ]
         host = Host(sim, Table(bot.spec, bot.config))
-        with (
-            ShoeDriver(link(sim, "shoe"), host.events, repeat_window=REPEAT_WINDOW),
-            PanelDriver(link(sim, "panel"), host.events),
-        ):
+        with shoe_driver(sim, host.events), panel_driver(sim, host.events):
             worker.join(timeout=WAIT * 2)
     assert not worker.is_alive()
     assert said[1] == "going on: the devices take acts again"
@@ -378,19 +435,17 @@ def test_the_runner_says_once_that_it_waits_for_a_full_store_and_once_that_it_go
 def test_a_stop_ends_a_wait_on_a_full_store_and_the_act_is_held() -> None:
     """A stop (the console's quit, Ctrl-C) while the store is full ends the wait at once,
     not after ``stall``; the act the devices could not take is held for ``resume``."""
-    timing = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05, store=4)
-    with Simulator(transport="memory", table="quit", seed=8, timing=timing) as sim:
+    with memory_sim("quit", store=4) as sim:
         said: list[str] = []
         bot = RandomBot("mambo", seats=3, seed=8)
-        runner = BotRunner(bot, sim, Pace(shuffle=0, stall=WAIT * 4), on_wait=said.append)
+        # A stall far longer than any wait below: only the stop can end the wait in time.
+        runner = BotRunner(bot, sim, Pace(shuffle=0, stall=WAIT * 6), on_wait=said.append)
         worker = threading.Thread(target=runner.run)
         worker.start()
-        deadline = time.monotonic() + WAIT
-        while not said and time.monotonic() < deadline:
-            time.sleep(0.01)
+        assert sim.wait_for(lambda: bool(said), WAIT), "the runner says it waits"
         performed = runner.performed
         runner.stop()
-        worker.join(timeout=1.0)
+        worker.join(timeout=WAIT)
         assert not worker.is_alive(), "the stop ended the wait"
         assert runner.performed == performed
         assert runner._held is not None  # the act the full store refused, for resume()
