@@ -17,6 +17,7 @@ from controller.app import records as rec
 from controller.app.core import DEVICES, TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
+from controller.display.demo import SCENES
 from controller.display.view import TableView
 from controller.engine import events as ev
 from controller.games import GAMES
@@ -225,3 +226,24 @@ def test_a_seat_facing_a_bet_is_told_the_amount_to_call_once(
     assert prompt.to_call == 5
     first = render.prompt_text(prompt).plain.split("\n")[0]
     assert first == "Faces a bet · to call 5"
+
+
+#: What the game line says of the stakes in each game's script, as the scenes say it.
+POSTED: Final = {
+    "five-card-stud": "Limit 5/10 · ante 1 · bring-in 2",
+    "mambo": "Limit 5/10 · ante 1 · bring-in 2",
+    "triple-draw": "Limit 10/20 · blinds 5/10",
+}
+
+
+@pytest.mark.parametrize("game", SCRIPTS)
+def test_the_game_line_posts_the_stakes_as_the_scenes_do(
+    game: str, views: dict[str, dict[str, TableView]]
+) -> None:
+    """N.J.A.C. 13:69F-8.3: the game line posts the limit and the forced bets (the ante and
+    the bring-in in stud, the blinds in triple draw), in the words of the demonstration
+    scenes (bring-in: Mambo, draw: triple draw), not a bare "5/10"."""
+    scene = {"triple-draw": SCENES["draw"]()}.get(game, SCENES["bring-in"]())
+    view = views[game]["bet"]
+    assert view.stakes == scene.stakes == POSTED[game]
+    assert render.header_text(render.Heading.of(view)).plain.endswith(f"   {POSTED[game]}")

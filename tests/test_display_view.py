@@ -21,9 +21,14 @@ from controller.display.view import (
     TableView,
     ViewError,
     device_lost,
+    posted_stakes,
 )
+from controller.engine.config import Stakes
+from controller.games.spec import ForcedBet
 from controller.hands import NO_QUALIFYING_LOW, mambo_high, mambo_low
 from controller.inputs import Button
+
+pytestmark = pytest.mark.fast
 
 
 def _seats(*numbers: int) -> tuple[SeatView, ...]:
@@ -207,3 +212,29 @@ def test_the_showdown_scene_calls_the_hands_as_the_evaluators_do() -> None:
     main = {a.seat: a.share for a in result.awards if a.pot == "Main pot"}
     assert main[best_high].startswith("high")
     assert main[best_low] == "low"
+
+
+@pytest.mark.parametrize(
+    ("stakes", "forced", "posted"),
+    [
+        (Stakes(5, 10, ante=1, bring_in=2), ForcedBet.BRING_IN, "Limit 5/10 · ante 1 · bring-in 2"),
+        # No ante posted; no bring-in set: the low card brings in for the small bet.
+        (Stakes(5, 10), ForcedBet.BRING_IN, "Limit 5/10 · bring-in 5"),
+        (
+            Stakes(10, 20, small_blind=5, big_blind=10),
+            ForcedBet.BLINDS,
+            "Limit 10/20 · blinds 5/10",
+        ),
+        (
+            Stakes(1000, 2000, ante=100, small_blind=500, big_blind=1000),
+            ForcedBet.BLINDS,
+            "Limit 1,000/2,000 · ante 100 · blinds 500/1,000",
+        ),
+    ],
+)
+def test_the_posted_stakes_name_the_limit_and_the_forced_bets(
+    stakes: Stakes, forced: ForcedBet, posted: str
+) -> None:
+    """N.J.A.C. 13:69F-8.3: the posted stakes; the live header and the scenes both read them
+    from posted_stakes."""
+    assert posted_stakes(stakes, forced) == posted

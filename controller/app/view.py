@@ -34,6 +34,7 @@ from controller.display.view import (
     ShownHand,
     TableView,
     device_lost,
+    posted_stakes,
 )
 from controller.engine import events as ev
 from controller.engine.betting import to_call_reason
@@ -79,7 +80,6 @@ class ViewBuilder:
         table = core.table
         state = table.state
         in_hand = state.phase in IN_HAND
-        stakes = table.stakes
         button_game = table.spec.forced_bet is ForcedBet.BLINDS
         seats = tuple(
             SeatView(
@@ -100,7 +100,7 @@ class ViewBuilder:
             seats=seats,
             hand_number=state.hand or None,
             street=state.street or "",
-            stakes=f"{stakes.small_bet}/{stakes.big_bet}",
+            stakes=posted_stakes(table.stakes, table.spec.forced_bet),
             pots=(PotView("Pot", state.pot, live),) if in_hand and state.pot else (),
             community=tuple(Card.parse(c) for c in state.community),
             next_card=_next_card(pending, state.phase == DRAWING),

@@ -37,7 +37,10 @@ from controller.display.view import (
     ShownHand,
     TableView,
     device_lost,
+    posted_stakes,
 )
+from controller.engine.config import Stakes
+from controller.games.spec import ForcedBet
 from controller.inputs import Button
 
 _D = FACE_DOWN
@@ -54,7 +57,9 @@ _NAMES: Final = (
     "Jon",
     "Kasia",
 )
-_MAMBO_STAKES: Final = "Limit 5/10 · ante 1 · bring-in 2"
+#: The scenes' stakes, posted as a live table posts them (the stud games, triple draw).
+_STUD_STAKES: Final = posted_stakes(Stakes(5, 10, ante=1, bring_in=2), ForcedBet.BRING_IN)
+_DRAW_STAKES: Final = posted_stakes(Stakes(10, 20, small_blind=5, big_blind=10), ForcedBet.BLINDS)
 
 
 def _c(code: str) -> Card:
@@ -72,7 +77,7 @@ def bring_in() -> TableView:
         table_id="MB-3",
         hand_number=1042,
         street="1st round",
-        stakes=_MAMBO_STAKES,
+        stakes=_STUD_STAKES,
         seats=seats,
         pots=(PotView("Main pot", 11, tuple(range(1, 12))),),
         to_act=ActionPrompt(
@@ -108,7 +113,7 @@ def draw() -> TableView:
         table_id="TD-1",
         hand_number=377,
         street="First draw",
-        stakes="Limit 10/20 · blinds 5/10",
+        stakes=_DRAW_STAKES,
         seats=seats,
         pots=(PotView("Main pot", 80, (2, 3, 4, 6)),),
         next_card=NextCard(Destination.REPLACEMENT, 4, "1 of 2 replacements; then seat 6 draws"),
@@ -146,7 +151,7 @@ def showdown() -> TableView:
         table_id="MB-3",
         hand_number=1043,
         street="Showdown",
-        stakes=_MAMBO_STAKES,
+        stakes=_STUD_STAKES,
         seats=seats,
         community=(board,),
         pots=(PotView("Main pot", 75, (2, 5, 7)), PotView("Side pot 1", 20, (2, 5))),
@@ -186,7 +191,7 @@ def alarm() -> TableView:
         table_id="FS-2",
         hand_number=88,
         street="3rd street",
-        stakes="Limit 5/10 · ante 1 · bring-in 2",
+        stakes=_STUD_STAKES,
         seats=seats,
         pots=(PotView("Main pot", 28, (1, 2, 3, 5)),),
         next_card=NextCard(Destination.FACE_UP, 5, "3rd street: seat 5 is the last to receive"),
@@ -221,7 +226,7 @@ def device_lost_scene() -> TableView:
         table_id="MB-3",
         hand_number=1044,
         street="2nd round",
-        stakes=_MAMBO_STAKES,
+        stakes=_STUD_STAKES,
         seats=seats,
         pots=(PotView("Main pot", 19, (1, 3, 5)),),
         to_act=ActionPrompt(
@@ -261,7 +266,7 @@ def between_hands() -> TableView:
         table_id="TD-1",
         hand_number=377,
         street="Between hands",
-        stakes="Limit 10/20 · blinds 5/10",
+        stakes=_DRAW_STAKES,
         seats=seats,
         dealer_prompt="Shuffle and cut the other deck, then press NEW HAND",
         log=(

@@ -22,6 +22,8 @@ from enum import Enum, StrEnum
 from typing import Final
 
 from controller.cards import Card
+from controller.engine.config import Stakes
+from controller.games.spec import ForcedBet
 from controller.inputs import Button
 
 #: The most seats any of our games deals to: Mambo stud's 11 (14.13A(b)).
@@ -257,6 +259,23 @@ class DeviceView:
         return self.state is not DeviceState.CONNECTED
 
 
+def posted_stakes(stakes: Stakes, forced_bet: ForcedBet) -> str:
+    """The stakes as the table posts them (N.J.A.C. 13:69F-8.3), for the game line:
+    ``Limit 5/10 · ante 1 · bring-in 2`` in stud, ``Limit 10/20 · blinds 5/10`` in triple draw.
+
+    The ante is said when there is one; a stud table with no bring-in set brings in for the
+    small bet (controller/engine/betting.py).
+    """
+    parts = [f"Limit {stakes.small_bet:,}/{stakes.big_bet:,}"]
+    if stakes.ante:
+        parts.append(f"ante {stakes.ante:,}")
+    if forced_bet is ForcedBet.BLINDS:
+        parts.append(f"blinds {stakes.small_blind:,}/{stakes.big_blind:,}")
+    else:
+        parts.append(f"bring-in {stakes.bring_in or stakes.small_bet:,}")
+    return " · ".join(parts)
+
+
 def device_lost(name: str) -> DeviceView:
     """The standard view of a lost device: the table pauses and resumes where it stopped."""
     return DeviceView(
@@ -333,7 +352,7 @@ class TableView:
     hand_number: int | None = None
     #: "3rd street", "First draw", "Showdown", "Between hands".
     street: str = ""
-    #: The posted stakes in a line: "Limit 5/10 · ante 1 · bring-in 2".
+    #: The posted stakes in a line (:func:`posted_stakes`): "Limit 5/10 · ante 1 · bring-in 2".
     stakes: str = ""
     pots: tuple[PotView, ...] = ()
     community: tuple[Card, ...] = ()
