@@ -45,7 +45,8 @@ class Summary:
     journal_intact: bool
     records: int
 
-    def lines(self) -> list[str]:
+    def lines(self, *, journal_kept: bool = True) -> list[str]:
+        """The summary; ``journal_kept`` false: the journal's folder is removed, so not named."""
         nets = ", ".join(f"seat {seat} {amount:+d}" for seat, amount in sorted(self.net.items()))
         rate = self.hands / self.seconds if self.seconds else 0.0
         verdict = "intact" if self.journal_intact else "NOT INTACT"
@@ -55,7 +56,10 @@ class Summary:
             f"{self.settled} settled ({self.showdowns} at a showdown), {self.voided} void",
             f"inputs: {self.inputs} cards and buttons, each journaled before it was acknowledged",
             f"results: {nets}",
-            f"journal {self.journal}: {counted(self.records, 'record')}, {verdict}",
+            f"journal {self.journal}: {counted(self.records, 'record')}, {verdict}"
+            if journal_kept
+            else f"journal: {counted(self.records, 'record')}, {verdict} (removed with its "
+            "temporary folder)",
         ]
 
 

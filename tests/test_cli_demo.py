@@ -1,0 +1,103 @@
+"""``tablectl demo``'s errors (issue 15, "Errors, not tracebacks"): Ctrl-C stops it cleanly, a
+missing --dir is made, a used one refused, and the summary names only a journal it keeps."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.journal import verify
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = [sys.executable, "-m", "controller", "demo"]
+#: How long the test allows the demo's first hand to start: a wall-clock allowance that costs
+#: nothing when the line comes, and that a loaded machine does not run out of.
+PATIENCE = 60.0
+
+
+def _wait_for_line(path: Path, text: str, process: subprocess.Popen[str]) -> None:
+    """Wait until ``path`` (the demo's log) holds a line with ``text``; fail if the process ends
+    first or the line never comes within PATIENCE."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        if path.exists() and text in path.read_text(encoding="utf-8"):
+            return
+        if process.poll() is not None:
+            raise AssertionError(f"the demo ended ({process.returncode}) before {text!r}")
+        time.sleep(0.05)
+    raise AssertionError(f"no {text!r} in {path} within {PATIENCE} s")
+
+
+def test_ctrl_c_stops_the_headless_demo_with_one_line_and_status_130(tmp_path: Path) -> None:
+    """SIGINT mid-run (it printed a KeyboardInterrupt traceback): one line on standard error
+    saying it stopped and where the journal is, nothing on standard output, exit 130 (128 +
+    SIGINT, as a shell reports Ctrl-C); the journal it kept is intact."""
+    folder = tmp_path / "demo"
+    process = subprocess.Popen(
+        [*DEMO, "--headless", "--hands", "100000", "--dir", str(folder)],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_line(folder / "tablectl.log", '"hand_started"', process)
+        process.send_signal(signal.SIGINT)
+        out, err = process.communicate(timeout=PATIENCE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert "Traceback" not in err
+    assert err.strip() == f"tablectl demo: stopped (Ctrl-C); the journal is in {folder / 'journal'}"
+    assert out == ""
+    assert process.returncode == 130
+    assert verify(folder / "journal").intact
+
+
+def test_demo_makes_a_missing_dir_and_refuses_one_holding_a_journal(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--dir a/b (missing) is made and keeps the journal; run again on it, the demo refuses at
+    once, saying the folder holds a journal (it hung, then raised TimeoutError), exit 2."""
+    folder = tmp_path / "a" / "b"
+    assert main(["demo", "--headless", "--hands", "1", "--dir", str(folder)]) == 0
+    out = capsys.readouterr().out
+    assert f"journal {folder / 'journal'}: " in out
+    assert main(["demo", "--headless", "--hands", "1", "--dir", str(folder)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"tablectl demo: --dir {folder}: it already holds a journal ({folder / 'journal'}); "
+        "the demo starts a new table: give a new or empty folder\n"
+    )
+
+
+def test_demo_refuses_a_dir_that_is_a_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--dir naming a file: refused, naming it, exit 2."""
+    path = tmp_path / "notes.txt"
+    path.write_text("", encoding="utf-8")
+    assert main(["demo", "--headless", "--hands", "1", "--dir", str(path)]) == 2
+    assert f"--dir {path}: it is not a folder" in capsys.readouterr().err
+
+
+def test_the_summary_of_a_temporary_journal_does_not_name_its_removed_folder(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Without --dir the journal's temporary folder is removed at the end: the summary gives
+    the journal's verdict without a path that no longer exists."""
+    assert main(["demo", "--headless", "--hands", "1"]) == 0
+    last = capsys.readouterr().out.splitlines()[-1]
+    assert last.startswith("journal: ")
+    assert "intact (removed with its temporary folder)" in last
+    assert "tablectl-demo-" not in last
