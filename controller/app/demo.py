@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -70,13 +71,22 @@ def run_headless(
     *,
     seed: int = 0,
     progress: TextIO | None = None,
+    clock: Callable[[], float] = time.monotonic,
 ) -> Summary:
-    """Play ``hands`` hands as fast as the table takes them; the journal goes in ``directory``."""
+    """Play ``hands`` hands as fast as the table takes them; the journal goes in ``directory``.
+
+    ``clock`` is the devices' and the drivers' (SimTable.clock): a test's ManualClock keeps
+    their timers off the wall clock; the summary's seconds are the wall clock's all the same."""
     options = JournalOptions(directory / "journal", fsync=False)
     bar = Progress(hands, progress) if progress is not None else None
     started = time.monotonic()
     with SimTable(
-        game, options, seed=seed, directory=directory, repeat_window=FAST_REPEAT_WINDOW
+        game,
+        options,
+        seed=seed,
+        directory=directory,
+        repeat_window=FAST_REPEAT_WINDOW,
+        clock=clock,
     ) as table:
         controller = table.controller
         if bar is not None:

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
-from apphelp import AS_ROOT, table_toml
+from apphelp import AS_ROOT, PATIENCE, table_toml
 
 from controller.cli import main
 from controller.inputs import Button
@@ -47,7 +47,7 @@ def log_lines(path: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def wait_for_log(path: Path, event: str, timeout: float = 20.0) -> dict[str, object]:
+def wait_for_log(path: Path, event: str, timeout: float = PATIENCE) -> dict[str, object]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         for line in log_lines(path):
@@ -85,7 +85,7 @@ def test_run_deals_from_the_configured_devices_and_stops_cleanly_on_sigterm(
             wait_for_log(log, "card_dealt")
         finally:
             process.send_signal(signal.SIGTERM)
-            _out, err = process.communicate(timeout=20)
+            _out, err = process.communicate(timeout=PATIENCE)
     assert process.returncode == 0, err.decode()
     closed = wait_for_log(log, "table_closed")
     assert "face down" in str(closed["where"])

@@ -192,7 +192,7 @@ def test_tablectl_run_takes_seat_changes_on_its_configured_socket(tmp_path: Path
             assert "seat 4 250" in str(send(path, {"change": "show"})["text"])
         finally:
             process.send_signal(signal.SIGTERM)
-            _out, err = process.communicate(timeout=20)
+            _out, err = process.communicate(timeout=PATIENCE)
     assert process.returncode == 0, err.decode()
     assert not path.exists()
     seatings = [data for kind, data in journal_records(tmp_path / "journal") if kind == rec.SEATING]

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 import pytest
-from apphelp import AS_ROOT, table_toml
+from apphelp import AS_ROOT, PATIENCE, table_toml
 from test_app_commands import on_terminal, wait_for_log
 
 from controller.inputs import Button
@@ -59,15 +59,16 @@ def test_run_with_the_display_closes_the_table_and_the_display_on_a_signal(
             wait_for_log(log, "table_opened")
             sim.shuffle(3)
             sim.press(Button.NEW_HAND)
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + PATIENCE
             while b"SEAT" not in screen.upper() and time.monotonic() < deadline:
-                drain(0.1)  # the display is up and drawing
+                drain(0.1)
+            assert b"SEAT" in screen.upper(), "the display is up and drawing"
             sim.deal()  # seat 1, face down: no burn before the first round (14.13A(c))
             sim.deal()  # seat 2, face down
             wait_for_log(log, "card_dealt")
             drain(0.3)
             process.send_signal(signum)
-            deadline = time.monotonic() + 20
+            deadline = time.monotonic() + PATIENCE
             while process.poll() is None and time.monotonic() < deadline:
                 drain(0.1)
             status = process.wait(timeout=5)
@@ -94,7 +95,7 @@ def test_run_with_the_display_refuses_a_log_to_the_same_terminal(tmp_path: Path)
         os.close(slave)
         said = bytearray()
         try:
-            while select.select([master], [], [], 20)[0]:
+            while select.select([master], [], [], PATIENCE)[0]:
                 try:
                     chunk = os.read(master, 65536)
                 except OSError:  # the child closed the terminal
@@ -102,7 +103,7 @@ def test_run_with_the_display_refuses_a_log_to_the_same_terminal(tmp_path: Path)
                 if not chunk:
                     break
                 said.extend(chunk)
-            status = process.wait(timeout=20)
+            status = process.wait(timeout=PATIENCE)
         finally:
             if process.poll() is None:
                 process.kill()
