@@ -151,7 +151,8 @@ def test_views_shown_from_another_thread_appear_and_the_newest_wins() -> None:
         feeder = threading.Thread(target=lambda: [app.show(v) for v in burst], name="adapter")
         feeder.start()
         feeder.join()
-        assert await settle(pilot, lambda: app.view == burst[-1])
+        # Generous: it costs nothing once the last view is drawn, and a loaded machine is slow.
+        assert await settle(pilot, lambda: app.view == burst[-1], seconds=30.0)
         assert app.query_one(AlarmBanner).display
         assert "Hand #88" in _text(app.query_one(HeaderBar))
 

@@ -13,6 +13,8 @@ from controller.display.demo import SCENES
 from controller.display.demo_app import DemoDisplay
 from controller.display.view import TableView
 
+pytestmark = pytest.mark.fast
+
 
 def test_without_demo_the_display_points_to_the_live_displays_and_exits_2(
     capsys: pytest.CaptureFixture[str],
@@ -82,7 +84,8 @@ def test_the_demo_moves_on_by_itself_every_interval() -> None:
     async def session() -> tuple[int, TableView]:
         app = DemoDisplay(views, interval=0.05)
         async with app.run_test(size=(120, 40)) as pilot:
-            await settle(pilot, lambda: app.steps > 0)
+            # Generous: it costs nothing once the timer has fired, and a loaded machine is slow.
+            await settle(pilot, lambda: app.steps > 0, seconds=30.0)
             app.exit()
             return app.steps, app.views[app.position]
 

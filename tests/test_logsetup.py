@@ -10,13 +10,14 @@ import re
 import threading
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
 import structlog
 
+from controller import logsetup
 from controller.config import LogFormat, LogLevel, LogSettings, SettingsError
 from controller.logsetup import (
     LEADING_FIELDS,
@@ -235,17 +236,55 @@ def test_reconfiguring_replaces_the_handler() -> None:
 
 
 def test_the_time_of_each_line_is_the_utc_clock_to_the_microsecond() -> None:
-    """timestamp: the UTC time the line was logged, with microseconds, across seconds."""
+    """timestamp: the UTC time the line was logged, with microseconds."""
+    out = io.StringIO()
+    configure_logging(LogSettings(format=LogFormat.JSON), table_id="T", stream=out)
+    before = datetime.now(UTC)
+    structlog.get_logger("t").info("tick")
+    after = datetime.now(UTC)
+    (line,) = json_lines(out.getvalue())
+    assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", line["timestamp"])
+    assert before <= datetime.fromisoformat(line["timestamp"]) <= after
+
+
+class LogClock:
+    """The ``time`` module as controller.logsetup sees it, its time the test's (``now``)."""
+
+    gmtime = staticmethod(time.gmtime)
+    strftime = staticmethod(time.strftime)
+
+    def __init__(self) -> None:
+        self.now = datetime(2026, 1, 1, tzinfo=UTC)
+
+    def time_ns(self) -> int:
+        since = self.now - datetime(1970, 1, 1, tzinfo=UTC)
+        return since // timedelta(microseconds=1) * 1000 + 999  # below a microsecond: cut
+
+
+def test_the_time_of_each_line_follows_the_clock_across_seconds_minutes_and_days(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """timestamp: the date and time of day are formatted once a second, not at every line; a
+    line in the same second keeps them, one in a new second (a new minute, a new day) has the
+    new ones, to the microsecond. The clock is the test's: the lines fall where it says, in no
+    time on the wall clock. A standard library line (pyserial's) is stamped by the same clock."""
+    clock = LogClock()
+    monkeypatch.setattr(logsetup, "time", clock)
     out = io.StringIO()
     configure_logging(LogSettings(format=LogFormat.JSON), table_id="T", stream=out)
     log = structlog.get_logger("t")
-    moments = []
-    for _ in range(3):
-        before = datetime.now(UTC)
+    moments = [
+        "2026-11-29T23:59:58.999999Z",
+        "2026-11-29T23:59:59.000000Z",
+        "2026-11-29T23:59:59.500001Z",
+        "2026-11-30T00:00:00.000001Z",
+        "2026-11-30T00:00:00.999999Z",
+        "2026-11-30T00:01:00.000000Z",
+    ]
+    for moment in moments:
+        clock.now = datetime.fromisoformat(moment)
         log.info("tick")
-        moments.append((before, datetime.now(UTC)))
-        time.sleep(0.6)  # the lines fall in at least two different seconds
+    clock.now = datetime.fromisoformat("2026-12-01T10:00:00.000002Z")
+    logging.getLogger("serial").warning("port busy")
     stamps = [line["timestamp"] for line in json_lines(out.getvalue())]
-    for stamp, (before, after) in zip(stamps, moments, strict=True):
-        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z", stamp)
-        assert before <= datetime.fromisoformat(stamp) <= after
+    assert stamps == [*moments, "2026-12-01T10:00:00.000002Z"]
