@@ -1,14 +1,22 @@
-"""Suite-wide fixtures: every test must leave no thread, file descriptor or pty behind."""
+"""Suite-wide fixtures: every test must leave no thread, file descriptor or pty behind, and a
+test marked ``fast`` must start none (docs/testing.md)."""
 
 from __future__ import annotations
 
+import _thread
 import os
+import pty
+import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
+
+#: pytester runs pytest on generated test files: the tests of the fast guard (test_fast_guard.py).
+pytest_plugins = ["pytester"]
 
 settings.register_profile(
     "ci", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
@@ -16,7 +24,81 @@ settings.register_profile(
 settings.register_profile("dev", deadline=None, suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
-_SETTLE_SECONDS = 2.0
+#: How long a test's threads and descriptors may take to end after it: a wall-clock allowance
+#: that costs nothing when they end at once, long enough that a loaded machine cannot fail a
+#: test here.
+_SETTLE_SECONDS = 10.0
+
+#: The marker of the fast tier (``make test-fast``): the test needs no thread, pty or subprocess.
+FAST = "fast"
+
+#: What a fast test may not call: (owner, attribute, what it starts, its name in the message).
+_NOT_IN_FAST: list[tuple[object, str, str, str]] = [
+    (threading.Thread, "start", "a thread", "threading.Thread.start"),
+    (_thread, "start_new_thread", "a thread", "_thread.start_new_thread"),
+    (subprocess.Popen, "_execute_child", "a subprocess", "subprocess.Popen"),
+    (os, "fork", "a subprocess", "os.fork"),
+    (os, "forkpty", "a subprocess and a pty", "os.forkpty"),
+    (os, "posix_spawn", "a subprocess", "os.posix_spawn"),
+    (os, "posix_spawnp", "a subprocess", "os.posix_spawnp"),
+    (os, "system", "a subprocess", "os.system"),
+    (os, "openpty", "a pty", "os.openpty"),
+    (pty, "openpty", "a pty", "pty.openpty"),
+    (pty, "fork", "a subprocess and a pty", "pty.fork"),
+]
+
+
+class FastTestStartedWork(RuntimeError):
+    """A test marked fast started a thread, a subprocess or a pty."""
+
+
+def _refused(what: str, call: str, nodeid: str, seen: list[str]) -> Callable[..., Any]:
+    def refuse(*args: object, **kwargs: object) -> Any:
+        message = (
+            f"{nodeid} is marked {FAST} (needs no thread, pty or subprocess) but started "
+            f"{what} ({call}): take the mark off the test or its module, or keep {what} "
+            "out of the test"
+        )
+        seen.append(message)
+        raise FastTestStartedWork(message)
+
+    return refuse
+
+
+#: Set on a fast test whose setup or call already failed with FastTestStartedWork.
+_REFUSAL_REPORTED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, pytest.TestReport, pytest.TestReport]:
+    """Note a fast test whose own report already shows the refusal (no second report)."""
+    report = yield
+    if report.failed and FastTestStartedWork.__name__ in report.longreprtext:
+        item.stash[_REFUSAL_REPORTED] = True
+    return report
+
+
+@pytest.fixture(autouse=True)
+def _fast_means_no_thread_pty_or_subprocess(
+    request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[None]:
+    """Fail a test marked fast that starts a thread, a subprocess or a pty.
+
+    The call raises FastTestStartedWork; and should the test catch that, the test fails
+    here all the same, so a wrongly marked test fails instead of slowing the fast tier."""
+    if request.node.get_closest_marker(FAST) is None:
+        yield
+        return
+    seen: list[str] = []
+    for owner, attribute, what, call in _NOT_IN_FAST:
+        if hasattr(owner, attribute):
+            monkeypatch.setattr(owner, attribute, _refused(what, call, request.node.nodeid, seen))
+    yield
+    monkeypatch.undo()
+    if seen and not request.node.stash.get(_REFUSAL_REPORTED, False):
+        pytest.fail("; ".join(dict.fromkeys(seen)), pytrace=False)
 
 
 def _open_fds() -> dict[int, str]:
