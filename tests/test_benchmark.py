@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.fast
+
 SCRIPT = Path(__file__).resolve().parent.parent / "benchmarks" / "engine.py"
 
 

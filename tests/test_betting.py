@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
 from controller.engine import Table
 from controller.engine.events import ActionRequired, ActionTaken, Event, Refused, Showdown
 from controller.inputs import Button, ButtonPress
+
+pytestmark = pytest.mark.fast
 
 DEAL_TWO = "new_hand Ah Kd Qc 9s 2c 2h"  # seat 2's 2c brings in; order 2, 3, 1
 

@@ -17,6 +17,8 @@ from controller.cards import (
     parse_cards,
 )
 
+pytestmark = pytest.mark.fast
+
 
 def test_deck_has_52_distinct_cards_in_new_deck_order() -> None:
     """The deck holds each rank-suit pair once, indexed 0..51 from 2c to As."""

@@ -21,6 +21,8 @@ from controller.engine import ConfigError, Stakes, Table, TableConfig
 from controller.games import GAMES
 from simulator.decks import make_decks, write_deck_file
 
+pytestmark = pytest.mark.fast
+
 Data = dict[str, TomlValue]
 
 

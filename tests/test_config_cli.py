@@ -10,6 +10,8 @@ from confighelp import TomlValue, section, to_toml, valid
 from controller.cli import main
 from simulator.decks import make_decks, write_deck_file
 
+pytestmark = pytest.mark.fast
+
 
 def _write(tmp_path: Path, data: dict[str, TomlValue] | None = None, **stakes: int) -> Path:
     data = data or valid()

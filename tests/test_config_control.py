@@ -9,6 +9,8 @@ from confighelp import section, to_toml, valid
 
 from controller.config import SettingsError, parse_config
 
+pytestmark = pytest.mark.fast
+
 
 def test_the_control_socket_defaults_to_the_table_ids_socket_in_run_tablectl() -> None:
     """No [control] section: /run/tablectl/<table id>.sock, in the unit's RuntimeDirectory."""

@@ -11,6 +11,8 @@ from confighelp import section, to_toml, valid
 from controller.config import SECTION_KEYS, SettingsError, parse_config
 from controller.games import GAMES
 
+pytestmark = pytest.mark.fast
+
 DEPLOY = Path(__file__).resolve().parent.parent / "docs" / "deploy.md"
 
 

@@ -26,6 +26,8 @@ from controller.engine import ConfigError, Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
 
+pytestmark = pytest.mark.fast
+
 STAKE_KEYS = ("ante", "bring_in", "small_bet", "big_bet", "cap", "chip", "rake_percent", "rake_cap")
 
 

@@ -10,6 +10,8 @@ import pytest
 from controller.config import SECTION_KEYS, load_config
 from controller.engine import Table
 
+pytestmark = pytest.mark.fast
+
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 TOML_EXAMPLES = sorted(EXAMPLES.glob("*.toml"))
 

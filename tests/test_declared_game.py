@@ -8,6 +8,7 @@ import random
 from collections.abc import Sequence
 from itertools import combinations
 
+import pytest
 from tablehelp import STAKES, of_kind, play, settlement
 
 from controller.cards import DECK, Card
@@ -30,6 +31,8 @@ from controller.games.spec import (
     Showdown as ShowdownSpec,
 )
 from controller.hands import HandValue, five_card_high
+
+pytestmark = pytest.mark.fast
 
 
 def best_five_of_seven(cards: Sequence[Card]) -> HandValue:

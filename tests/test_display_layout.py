@@ -7,6 +7,8 @@ import pytest
 from controller.display.layout import table_layout
 from controller.display.view import ViewError
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.mark.parametrize("count", range(2, 12))
 def test_every_seat_has_its_own_cell_off_the_felt(count: int) -> None:

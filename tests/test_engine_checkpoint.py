@@ -24,6 +24,8 @@ from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, TableInput
 from tests.test_engine_properties import _table
 
+pytestmark = pytest.mark.fast
+
 HANDS = 6
 EXAMPLES = 40
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -23,6 +24,8 @@ from controller.engine.events import (
 from controller.games import GAMES
 from controller.games.spec import GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+
+pytestmark = pytest.mark.fast
 
 STAKES = Stakes(ante=1, bring_in=2, small_blind=2, big_blind=5, small_bet=5, big_bet=10)
 SPECS = [GAMES["five-card-stud"], GAMES["mambo"], GAMES["triple-draw"]]

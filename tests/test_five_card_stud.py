@@ -21,6 +21,8 @@ from controller.engine.events import (
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress
 
+pytestmark = pytest.mark.fast
+
 # Seats 1, 2, 3, dealer before seat 1: dealt in the order 1, 2, 3.
 DEAL_TWO = "new_hand Ah Kd Qc 9s 2c 2h"  # downs A K Q; ups 9s 2c 2h: seat 2's 2c brings in
 

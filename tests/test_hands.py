@@ -28,6 +28,8 @@ from controller.hands import (
     three_card_high_strength,
 )
 
+pytestmark = pytest.mark.fast
+
 
 def high(text: str) -> HandValue:
     return five_card_high(parse_cards(text))

@@ -4,6 +4,7 @@ issue's Integrity rules; NOTES.md, Integrity).
 
 from __future__ import annotations
 
+import pytest
 from tablehelp import of_kind, play, table
 
 from controller.cards import Card
@@ -18,6 +19,8 @@ from controller.engine.events import (
     Undone,
 )
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
+
+pytestmark = pytest.mark.fast
 
 DEAL_TWO = "new_hand Ah Kd Qc 9s 2c 2h"  # seat 2's 2c brings in
 

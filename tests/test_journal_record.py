@@ -12,6 +12,8 @@ import pytest
 from controller.journal import GENESIS, RecordError
 from controller.journal.record import format_ts, make_record, make_record_line, parse_line
 
+pytestmark = pytest.mark.fast
+
 MOMENT = datetime(2026, 11, 29, 14, 5, 25, 123, tzinfo=UTC)
 
 

@@ -11,6 +11,8 @@ from journal_support import StepClock, journal_lines, table_record, write_journa
 
 from controller.journal import Anchor, JournalError, JournalReader, JournalWriter, verify
 
+pytestmark = pytest.mark.fast
+
 
 def _kinds_by_file(directory: Path) -> dict[str, list[str]]:
     kinds: dict[str, list[str]] = {}

@@ -23,6 +23,8 @@ from controller.journal import (
 )
 from controller.journal.record import make_record_line
 
+pytestmark = pytest.mark.fast
+
 CHECKPOINT = "checkpoint"
 
 

@@ -19,6 +19,8 @@ from journal_support import write_journal
 from controller.journal import Anchor, JournalError, JournalWriter, Record, VerifyReport, verify
 from controller.journal.record import canonical_json
 
+pytestmark = pytest.mark.fast
+
 COUNT = 6
 PER_FILE = 3
 

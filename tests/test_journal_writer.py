@@ -23,6 +23,8 @@ from controller.journal import (
 )
 from controller.journal.store import MAX_UNSYNCED_BYTES
 
+pytestmark = pytest.mark.fast
+
 
 def test_round_trip_reads_back_every_record_in_order(tmp_path: Path) -> None:
     """What is appended is read back equal, in order, linked from the genesis value."""

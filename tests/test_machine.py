@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from tablehelp import play, table
 from transitions import MachineError
 
 from controller.engine.diagram import document
 from controller.engine.machine import Phase, machine_for, move, moves_for
 from controller.games import GAMES
+
+pytestmark = pytest.mark.fast
 
 DIAGRAM = Path(__file__).resolve().parent.parent / "docs" / "engine-machine.md"
 

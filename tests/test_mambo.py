@@ -16,6 +16,8 @@ from controller.engine.events import ActionRequired, CardExpected, Refused, Roun
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress
 
+pytestmark = pytest.mark.fast
+
 CHECKS = " check_call check_call check_call"
 
 

@@ -19,6 +19,8 @@ from controller.games import GAMES
 from controller.phh import PhhError, PhhUnsupported, read_phh, to_hand_script
 from controller.script import parse_script
 
+pytestmark = pytest.mark.fast
+
 HANDS = sorted((Path(__file__).resolve().parent / "data" / "phh").glob("*.phh"))
 #: Hands of the source skipped because its rules differ from NOTES.md (a reshuffle of its
 #: own, another raise cap, a hidden showdown hand): none of the seven WSOP hands is.

@@ -18,6 +18,8 @@ from controller.games import GAMES
 from controller.games.spec import OddChip, Showdown, ShowdownShare
 from controller.hands import HandValue, five_card_high, three_card_high
 
+pytestmark = pytest.mark.fast
+
 
 def _value(strength: int, cards: str) -> HandValue:
     return HandValue(strength, parse_cards(cards), "test hand")

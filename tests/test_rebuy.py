@@ -9,6 +9,8 @@ from controller.engine.events import HandStarted, HandVoided
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress
 
+pytestmark = pytest.mark.fast
+
 STAKES = Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10)
 
 

@@ -14,6 +14,8 @@ from controller.engine import TableConfig
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
 from controller.script import ScriptError, parse_script, write_script
 
+pytestmark = pytest.mark.fast
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "docs" / "scripts" / "mambo-split.hand"
 
 SETUP = """\

@@ -16,6 +16,8 @@ from controller.hands import (
     mambo_low,
 )
 
+pytestmark = pytest.mark.fast
+
 _SEAT = re.compile(r"^  seat +(\d+)  (.+?)  (.+)$")
 _AWARD = re.compile(r"^  (Winner|High|Low): (?:seat (\d+)|split: seats ([\d, and]+)) with (.+) \(")
 

@@ -33,6 +33,8 @@ from controller.engine.events import (
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
 
+pytestmark = pytest.mark.fast
+
 TRIPLE_DRAW = GAMES["triple-draw"]
 STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
 DRAW_EXAMPLES = 30  # x 5 hands; the slow soak below plays 1500 x 5

@@ -6,6 +6,8 @@ import pytest
 
 from controller.words import counted
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.mark.parametrize(
     ("count", "noun", "text"),

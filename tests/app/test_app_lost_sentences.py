@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from apphelp import journal_records, ready
 
 from controller.app import records as rec
@@ -14,6 +15,8 @@ from controller.display.view import Severity
 from controller.inputs import Button
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome, LostRange
+
+pytestmark = pytest.mark.fast
 
 
 def alarms(controller: Controller) -> list[tuple[Severity, str]]:

@@ -24,6 +24,8 @@ from drivers.panel import TEXT_WIDTH, Text
 from drivers.sentences import Hello, Reject
 from drivers.session import HostReceiver
 
+pytestmark = pytest.mark.fast
+
 ASKED = ActionRequired(
     3, "to act", 5, (Option("fold", 0, "fold"), Option("check_call", 5, "call 5"))
 )

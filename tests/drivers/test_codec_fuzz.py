@@ -33,6 +33,8 @@ from drivers.sentences import (
 )
 from drivers.shoe import CardSeen, ShoeStatus
 
+pytestmark = pytest.mark.fast
+
 seqs = st.integers(0, 9999)
 tokens = st.from_regex(r"[A-Za-z0-9._-]{1,16}", fullmatch=True)
 hellos = st.builds(

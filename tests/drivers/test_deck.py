@@ -12,6 +12,8 @@ from controller.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet, Enrollment, EnrollmentError
 from drivers.shoe import TagRead
 
+pytestmark = pytest.mark.fast
+
 
 def tags(base: int) -> list[str]:
     return [f"E0{base:06X}{n:08X}" for n in range(52)]

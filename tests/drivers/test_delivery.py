@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import random
 
+import pytest
+
 from controller.inputs import Button, ReadPoint
 from drivers.panel import Press
 from drivers.sentences import Ack, Heartbeat, Hello, Reject, RejectReason, Welcome
@@ -20,6 +22,8 @@ from drivers.session import (
     seq_distance,
 )
 from drivers.shoe import CardSeen
+
+pytestmark = pytest.mark.fast
 
 UID = "E004015012345678"
 

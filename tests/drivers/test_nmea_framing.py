@@ -26,6 +26,8 @@ from drivers.nmea import (
     unescape,
 )
 
+pytestmark = pytest.mark.fast
+
 CARD = b"$SHCRD,17,slot,E004015012345678,81523908*3D\r\n"
 
 

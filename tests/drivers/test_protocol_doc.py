@@ -10,6 +10,8 @@ import pytest
 from drivers import panel, shoe
 from drivers.sentences import Codec, DecodeError
 
+pytestmark = pytest.mark.fast
+
 DOC = Path(__file__).resolve().parents[2] / "docs" / "protocol.md"
 SENTENCE = re.compile(r"\$[A-Z]{5}[^*\s`]*\*[0-9A-Fa-f]{2}")
 LISTENERS = {"SH": shoe.host_codec, "PN": panel.host_codec, "HC": panel.device_codec}

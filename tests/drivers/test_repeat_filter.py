@@ -9,6 +9,8 @@ from hypothesis import strategies as st
 from controller.inputs import ReadPoint
 from drivers.shoe import DEVICE_CLOCK_MODULUS, RepeatFilter
 
+pytestmark = pytest.mark.fast
+
 SLOT, DISCARD = ReadPoint.DEALING_SLOT, ReadPoint.DISCARD_READER
 BOOT = "5A17C0DE"
 A, B = "E004015000000001", "E004015000000002"

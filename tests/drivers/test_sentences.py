@@ -26,6 +26,8 @@ from drivers.sentences import (
 )
 from drivers.shoe import CardSeen, ShoeStatus, UidError, parse_uid
 
+pytestmark = pytest.mark.fast
+
 UID = "E004015012345678"
 HELLO = Hello(41, "RS-200", "SHOE0001", "2.1.0", 1, "5A17C0DE")
 

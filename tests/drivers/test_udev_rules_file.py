@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.fast
+
 RULES = Path(__file__).resolve().parents[2] / "udev" / "99-tablectl.rules"
 
 

@@ -21,6 +21,8 @@ from simulator.decks import (
     write_deck_file,
 )
 
+pytestmark = pytest.mark.fast
+
 
 def test_two_decks_of_52_distinct_iso15693_tags_msb_first() -> None:
     """Every tag is a valid protocol UID (E0 first) and no tag is in both decks."""

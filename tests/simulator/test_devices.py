@@ -18,6 +18,8 @@ from simulator.decks import make_decks, shuffled
 from simulator.devices import Dealt, DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
 from simulator.faults import LineFaults
 
+pytestmark = pytest.mark.fast
+
 BOOT = "5A17C0DE"
 
 

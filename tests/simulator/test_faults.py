@@ -11,6 +11,8 @@ from controller.inputs import Button
 from drivers.sentences import DecodeErrorKind, Heartbeat
 from simulator.faults import FaultError, LineFaults
 
+pytestmark = pytest.mark.fast
+
 
 def test_a_dropped_sentence_is_resent_and_arrives_once() -> None:
     """Section 5 (chart 9.2): a lost frame is a gap for the host, resent after 200 ms."""

@@ -11,6 +11,8 @@ from controller.config import load_config
 from controller.games import GAMES
 from simulator.tablefile import write_table_toml
 
+pytestmark = pytest.mark.fast
+
 
 @pytest.mark.parametrize("game", sorted(GAMES))
 def test_the_written_table_loads_back_with_its_seats_dealer_stakes_and_stacks(
