@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from rich.style import Style
+from rich.text import Text
 
 from controller.cards import DECK, Card, parse_cards
 from controller.display import render
-from controller.display.demo import showdown
+from controller.display.demo import SCENES, showdown
 from controller.display.view import (
     FACE_DOWN,
     ActionOption,
@@ -203,3 +205,43 @@ def test_a_face_down_card_never_shows_a_rank_or_suit_in_any_form(
     assert suits == len(up)
     backs_only = render.fitted_cards_text((FACE_DOWN,) * len(cards), width, tall=tall).plain
     assert not set(backs_only) & _FACES
+
+
+def _runs_opening_with_a_space(text: Text) -> list[str]:
+    """The styled runs of ``text`` that begin with a space the style does not show."""
+    runs = []
+    for span in text.spans:
+        run = text.plain[span.start : span.end]
+        style = Style.parse(span.style) if isinstance(span.style, str) else span.style
+        shows = style.bgcolor is not None or style.reverse or style.underline or style.strike
+        if run.startswith(" ") and not shows:
+            runs.append(run)
+    return runs
+
+
+def _parts(view: TableView) -> list[Text]:
+    parts = [
+        render.header_text(render.Heading.of(view)),
+        render.devices_text(view.devices),
+        render.pots_text(render.Pots.of(view)),
+        render.device_banner_text(view.pausing_devices),
+        *(render.alarm_text(alarm) for alarm in view.alarms),
+        *(render.seat_body(seat, width=30) for seat in view.seats),
+        *(render.seat_body(seat, width=12) for seat in view.seats),
+    ]
+    if view.to_act is not None:
+        parts.append(render.prompt_text(view.to_act))
+    if view.showdown is not None:
+        parts.append(render.shown_hands_text(view.showdown))
+    return parts
+
+
+@pytest.mark.parametrize("scene", SCENES)
+def test_every_styled_run_starts_at_its_first_character(scene: str) -> None:
+    """The spaces between the words of a line are unstyled where the style would not show on
+    them, so each run of the screen's SVG export starts at its first character: a renderer
+    that drops a run's leading spaces (rsvg-convert) drew ``first draw``, then ``   2/4``,
+    as ``first draw2/4`` (issue 15). Key caps and the game's tab keep their padding."""
+    view = SCENES[scene]()
+    for part in _parts(view):
+        assert _runs_opening_with_a_space(part) == [], part.plain

@@ -14,7 +14,8 @@ from typing import Final
 
 from rich.console import Group, RenderableType
 from rich.markup import escape
-from rich.text import Text
+from rich.style import Style
+from rich.text import Span, Text
 
 from controller.cards import Card, Rank, Suit
 from controller.display.view import (
@@ -57,6 +58,42 @@ PANEL_LABELS: Final[dict[Button, str]] = {
     Button.MISDEAL: "MISDEAL",
     Button.UNDO: "UNDO",
 }
+
+
+def _shows_on_a_space(style: str | Style) -> bool:
+    """A style a space shows: a background, reversed, or a line through or under it."""
+    style = Style.parse(style) if isinstance(style, str) else style
+    return bool(
+        style.bgcolor is not None
+        or style.reverse
+        or style.underline
+        or style.underline2
+        or style.overline
+        or style.strike
+    )
+
+
+def open_gaps(text: Text) -> Text:
+    """``text`` with the spaces that open a styled run left unstyled, where the style would
+    not show on them (no background, no reverse, no line): the screen looks the same.
+
+    The screen's SVG export (the snapshots, ``--screenshot``) then starts each run at its
+    first character. A renderer that drops a run's leading spaces (librsvg's
+    ``rsvg-convert``) drew the game line's ``first draw`` and ``   Limit 2/4`` as
+    ``first drawLimit 2/4``, and ``stack 198  bet 2`` as ``stack 198bet 2``.
+    """
+    plain = text.plain
+    spans = []
+    for span in text.spans:
+        start = span.start
+        if not _shows_on_a_space(span.style):
+            while start < span.end and plain[start] == " ":
+                start += 1
+        if start < span.end:
+            spans.append(Span(start, span.end, span.style))
+    opened = text.copy()
+    opened.spans = spans
+    return opened
 
 
 def card_face(card: Card) -> str:
@@ -167,7 +204,7 @@ def seat_body(seat: SeatView, *, width: int = 80, tall: bool = False) -> Text:
         fits = len(stack) + 2 + len(bet) <= width
         body.append("  bet " if fits else "\nbet ", style="dim")
         body.append(chips(seat.bet), style="bold #ffd75f")
-    return body
+    return open_gaps(body)
 
 
 def hand_description(hand: ShownHand) -> Text:
@@ -220,7 +257,7 @@ def header_text(heading: Heading, *, stakes: bool = True) -> Text:
         text.append(heading.street, style="bold #5fd7ff")
     if stakes and heading.stakes:
         text.append(f"   {heading.stakes}", style="dim")
-    return text
+    return open_gaps(text)
 
 
 def devices_text(devices: Iterable[DeviceView]) -> Text:
@@ -231,7 +268,7 @@ def devices_text(devices: Iterable[DeviceView]) -> Text:
         style = "bold #ff5f5f" if device.pauses else "#5fd75f"
         mark = f"✖ {device.state.value.upper()}" if device.pauses else "●"
         text.append(f" {device.name.upper()} {mark} ", style=style)
-    return text
+    return open_gaps(text)
 
 
 def alarm_text(alarm: AlarmView) -> Text:
@@ -245,18 +282,20 @@ def alarm_text(alarm: AlarmView) -> Text:
     text.append(alarm.todo, style="bold")
     if alarm.rule:
         text.append(f"   ({alarm.rule})", style="italic")
-    return text
+    return open_gaps(text)
 
 
 def device_banner_text(devices: Iterable[DeviceView]) -> Text:
     """One line per device that pauses the table: its state, the pause, and what brings the
     table back."""
-    return Text("\n").join(
-        Text.assemble(
-            (f" DEVICE {device.state.value.upper()} ", "bold reverse"),
-            (f" {device.message}", "bold"),
+    return open_gaps(
+        Text("\n").join(
+            Text.assemble(
+                (f" DEVICE {device.state.value.upper()} ", "bold reverse"),
+                (f" {device.message}", "bold"),
+            )
+            for device in devices
         )
-        for device in devices
     )
 
 
@@ -288,14 +327,16 @@ def pots_text(pots: Pots) -> Text:
     if pots.community:
         text.append("\nBOARD ", style="bold")
         text.append_text(cards_text(pots.community))
-    return text
+    return open_gaps(text)
 
 
 def pot_line(pot: PotView) -> Text:
     """``Side pot 1  20  seats 2 5``."""
     seats = " ".join(str(seat) for seat in pot.eligible)
-    return Text.assemble(
-        (f"{pot.name} ", ""), (chips(pot.amount), "bold #ffd75f"), (f"  seats {seats}", "dim")
+    return open_gaps(
+        Text.assemble(
+            (f"{pot.name} ", ""), (chips(pot.amount), "bold #ffd75f"), (f"  seats {seats}", "dim")
+        )
     )
 
 
@@ -319,8 +360,11 @@ def dealer_prompt_text(prompt: str) -> Text:
 
 def option_text(option: ActionOption) -> Text:
     """A panel button as a key cap, then what pressing it does: ``[CHECK/CALL] call 5``."""
-    return Text.assemble(
-        (f" {PANEL_LABELS[option.button]} ", "bold #101010 on #d0d0d0"), (f" {option.text}", "bold")
+    return open_gaps(
+        Text.assemble(
+            (f" {PANEL_LABELS[option.button]} ", "bold #101010 on #d0d0d0"),
+            (f" {option.text}", "bold"),
+        )
     )
 
 
@@ -332,7 +376,7 @@ def prompt_text(prompt: ActionPrompt) -> Text:
     for option in prompt.options:
         text.append("\n")
         text.append_text(option_text(option))
-    return text
+    return open_gaps(text)
 
 
 def shown_hands_text(showdown: ShowdownView) -> Text:
@@ -353,7 +397,7 @@ def shown_hands_text(showdown: ShowdownView) -> Text:
             text.append(f"  wins {chips(showdown.won_by(hand.seat))}", style="bold #5fd75f")
         text.append("\n    ")
         text.append_text(hand_description(hand))
-    return text
+    return open_gaps(text)
 
 
 def awards_text(showdown: ShowdownView) -> Text:
