@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app.loop import Controller, wait_until
+from controller.app.simtable import SimTable
 from controller.engine.events import Event
-from simulator.bots import Rebuy
+from simulator.bots import Act, Press, Rebuy, Shuffle
+from simulator.devices import RESEND_AFTER
 from simulator.runner import RunnerError
 
 
@@ -52,6 +55,44 @@ def test_stop_ends_a_wait_for_the_controller(tmp_path: Path) -> None:
         timer.join()
         assert bot.runner.stopped
         table.sim.replug("panel")
+
+
+def _press_lost(table: SimTable, **kwargs: float) -> Iterator[Act]:
+    """The bot's acts, the new hand's press to be lost on the line after its shuffle."""
+    assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
+    steps = dealer(table, hands=1, **kwargs).acts()
+    assert type(next(steps)) is Shuffle
+    table.sim.drop("panel", 1)
+    return steps
+
+
+def test_while_the_dealer_waits_the_devices_time_passes_by_its_tick_until_a_resend(
+    tmp_path: Path,
+) -> None:
+    """On a ManualClock a press the line lost comes again only once the panel's resend timer
+    has run (docs/protocol.md 5): a dealer with a tick lets that time pass while it waits, and
+    the controller takes the press."""
+    with sim_table(tmp_path) as table:
+        steps = _press_lost(table, tick=RESEND_AFTER / 4)
+        shuffled = table.clock()
+        assert type(next(steps)) is Press
+        assert table.controller.inputs == 1
+        assert table.clock() - shuffled >= RESEND_AFTER
+        with table.sim.locked():
+            assert table.sim.devices["panel"].line.counters.dropped == 1
+
+
+def test_without_a_tick_the_devices_time_stands_still_while_the_dealer_waits(
+    tmp_path: Path,
+) -> None:
+    """A dealer without a tick moves no device's clock while it waits: the press the line lost
+    is never resent, and the wait runs out."""
+    with sim_table(tmp_path) as table:
+        steps = _press_lost(table, timeout=0.5)
+        shuffled = table.clock()
+        with pytest.raises(TimeoutError, match="waits for input 1"):
+            next(steps)
+        assert (table.controller.inputs, table.clock()) == (0, shuffled)
 
 
 def test_a_rebuy_is_refused_as_the_controller_cannot_take_it(tmp_path: Path) -> None:
