@@ -24,8 +24,6 @@ from controller.games import GAMES
 from controller.inputs import CardRead
 from controller.script import parse_script
 
-pytestmark = pytest.mark.fast
-
 TABLE_ID: Final = "T-7"
 _MARK: Final = re.compile(r"#\s*view:\s*(\S+)")
 
@@ -215,6 +213,7 @@ def views() -> dict[str, dict[str, TableView]]:
     return {game: live_views(text) for game, text in SCRIPTS.items()}
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("game", SCRIPTS)
 def test_a_seat_facing_a_bet_is_told_the_amount_to_call_once(
     game: str, views: dict[str, dict[str, TableView]]
@@ -236,6 +235,7 @@ POSTED: Final = {
 }
 
 
+@pytest.mark.fast
 @pytest.mark.parametrize("game", SCRIPTS)
 def test_the_game_line_posts_the_stakes_as_the_scenes_do(
     game: str, views: dict[str, dict[str, TableView]]
@@ -247,3 +247,30 @@ def test_the_game_line_posts_the_stakes_as_the_scenes_do(
     view = views[game]["bet"]
     assert view.stakes == scene.stakes == POSTED[game]
     assert render.header_text(render.Heading.of(view)).plain.endswith(f"   {POSTED[game]}")
+
+
+#: Facing a bet: the chips gathered in the pot, and the chips in front of each seat.
+IN_FRONT: Final = {
+    # Antes 4 in the pot; seat 2's bring-in 2 and seat 3's completion to 5 in front.
+    "five-card-stud": (4, {2: 2, 3: 5}),
+    # 4 antes and four bring-in calls of 2 gathered; seat 2's bet of 5 in front.
+    "mambo": (12, {2: 5}),
+    # Nothing gathered yet: the blinds 5 and 10 (14.10(c),(d)) and two calls of 10 in front.
+    "triple-draw": (0, {1: 10, 2: 5, 3: 10, 4: 10}),
+}
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("game", SCRIPTS)
+def test_the_pot_and_the_chips_in_front_add_up_to_what_was_put_in(
+    game: str, views: dict[str, dict[str, TableView]]
+) -> None:
+    """The pot shows the chips gathered and each seat the chips in front of it this round,
+    the blinds included: a chip is counted once (the engine's pot holds them all)."""
+    view = views[game]["bet"]
+    pot, bets = IN_FRONT[game]
+    assert view.pot_total == pot
+    assert {seat.number: seat.bet for seat in view.seats if seat.bet} == bets
+    assert render.pots_text(render.Pots.of(view)).plain.startswith(
+        f"POT {pot}   + {sum(bets.values())} in front"
+    )

@@ -61,7 +61,9 @@ class ViewBuilder:
             if isinstance(event, ev.HandStarted):
                 self._bets.clear()
                 self._shown, self._settled = None, None
-            elif isinstance(event, ev.RoundCompleted | ev.StreetStarted):
+            elif isinstance(event, ev.RoundCompleted):
+                # Every round ends so, a skipped one too; not at a street's start: the blinds,
+                # posted before the first street starts, are its live bets (14.10(c),(d)).
                 self._bets.clear()
             elif isinstance(event, ev.BlindPosted):
                 self._bets[event.seat] = event.amount
@@ -93,6 +95,8 @@ class ViewBuilder:
             for seat in state.seats
         )
         live = tuple(s.seat for s in state.seats if (s.down or s.up) and not s.folded)
+        # The engine's pot holds every chip put in; the bets still in front are not gathered.
+        gathered = state.pot - sum(seat.bet for seat in seats)
         pending = table.pending
         return TableView(
             game=table.spec.name,
@@ -101,7 +105,7 @@ class ViewBuilder:
             hand_number=state.hand or None,
             street=state.street or "",
             stakes=posted_stakes(table.stakes, table.spec.forced_bet),
-            pots=(PotView("Pot", state.pot, live),) if in_hand and state.pot else (),
+            pots=(PotView("Pot", gathered, live),) if in_hand and state.pot else (),
             community=tuple(Card.parse(c) for c in state.community),
             next_card=_next_card(pending, state.phase == DRAWING),
             to_act=action_prompt(pending),
