@@ -18,7 +18,7 @@ from controller.app.core import DEVICES, TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
 from controller.display.demo import SCENES
-from controller.display.view import TableView
+from controller.display.view import PotView, TableView
 from controller.engine import events as ev
 from controller.games import GAMES
 from controller.inputs import CardRead
@@ -274,3 +274,32 @@ def test_the_pot_and_the_chips_in_front_add_up_to_what_was_put_in(
     assert render.pots_text(render.Pots.of(view)).plain.startswith(
         f"POT {pot}   + {sum(bets.values())} in front"
     )
+
+
+@pytest.mark.fast
+def test_the_live_showdown_names_each_hand_once_and_each_pot_as_divided(
+    views: dict[str, dict[str, TableView]],
+) -> None:
+    """After the showdown the felt keeps the pots as they were divided (14.13A(j): a high-low
+    split with the odd chip to the high hand); a low-only game (triple draw, 14.12A) names a
+    hand once, not "seven-five low · seven-five low"."""
+    shown = {}
+    for game in SCRIPTS:
+        view = views[game]["showdown"]
+        assert view.showdown is not None
+        shown[game] = view
+    draw = shown["triple-draw"].showdown
+    assert draw is not None
+    assert [(h.seat, h.high, h.low) for h in draw.hands] == [
+        (2, "seven-five low", None),
+        (3, "eight-six low", None),
+    ]
+    assert render.hand_description(draw.hands[0]).plain == "seven-five low"
+    mambo = shown["mambo"]
+    assert mambo.pots == (PotView("Main pot", 27, (1, 2, 3)),)
+    assert mambo.showdown is not None
+    assert render.awards_text(mambo.showdown).plain.split("\n") == [
+        "Main pot 27: seat 2 14 high · seat 1 13 low",
+        "Odd chip: 1 of the main pot to seat 2, 14.13A(j)1",
+    ]
+    assert render.pots_text(render.Pots.of(shown["five-card-stud"])).plain == "POT 79"

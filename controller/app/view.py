@@ -105,7 +105,7 @@ class ViewBuilder:
             hand_number=state.hand or None,
             street=state.street or "",
             stakes=posted_stakes(table.stakes, table.spec.forced_bet),
-            pots=(PotView("Pot", gathered, live),) if in_hand and state.pot else (),
+            pots=self._pots(in_hand, state.pot, gathered, live),
             community=tuple(Card.parse(c) for c in state.community),
             next_card=_next_card(pending, state.phase == DRAWING),
             to_act=action_prompt(pending),
@@ -116,6 +116,19 @@ class ViewBuilder:
             log=tuple(self._log),
             hand_in_progress=in_hand,
             deck=core.deck.deck if core.deck is not None else "",
+        )
+
+    def _pots(
+        self, in_hand: bool, pot: int, gathered: int, live: tuple[int, ...]
+    ) -> tuple[PotView, ...]:
+        """During a hand, the chips gathered; after a showdown, each pot as it was divided."""
+        if in_hand:
+            return (PotView("Pot", gathered, live),) if pot else ()
+        settled = self._settled
+        if settled is None or settled.uncontested or self._shown is None:
+            return ()
+        return tuple(
+            PotView(_pot_name(p.name), p.amount, p.eligible) for p in settled.pots if not p.returned
         )
 
     def _showdown(self) -> ShowdownView | None:
@@ -129,7 +142,8 @@ class ViewBuilder:
         for seat, shares in by_seat.items():
             first = next(iter(shares.values()))
             high = shares.get("high", first)
-            low = shares.get("low")
+            # A game of one share (triple draw: low only) names the hand once.
+            low = shares.get("low") if "high" in shares else None
             hands.append(
                 ShownHand(
                     seat,
@@ -141,11 +155,17 @@ class ViewBuilder:
         awards: list[Award] = []
         odd: list[OddChip] = []
         for pot in settled.pots:
+            name = _pot_name(pot.name)
             for award in pot.awards:
                 won = [s.share for s in pot.shares if award.seat in s.winners]
-                awards.append(Award(pot.name, award.seat, award.amount, " and ".join(won)))
-            odd.extend(OddChip(pot.name, o.seat, o.chips, o.rule) for o in pot.odd_chips)
+                awards.append(Award(name, award.seat, award.amount, " and ".join(won)))
+            odd.extend(OddChip(name, o.seat, o.chips, o.rule) for o in pot.odd_chips)
         return ShowdownView(tuple(hands), tuple(awards), tuple(odd), settled.rake)
+
+
+def _pot_name(name: str) -> str:
+    """The engine's "main pot", "side pot 1" as the screen begins a line with it."""
+    return name[:1].upper() + name[1:]
 
 
 def _cards(down: tuple[str, ...], up: tuple[str, ...]) -> tuple[ShownCard, ...]:
