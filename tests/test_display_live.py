@@ -12,11 +12,15 @@ import re
 from typing import Final
 
 import pytest
+from display_harness import WIDE, run_display
+from textual.geometry import Region
+from textual.pilot import Pilot
 
 from controller.app import records as rec
 from controller.app.core import DEVICES, TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
+from controller.display.app import LOG_LINES, DealerDisplay, LogPanel
 from controller.display.demo import SCENES
 from controller.display.view import PotView, TableView
 from controller.engine import events as ev
@@ -303,3 +307,21 @@ def test_the_live_showdown_names_each_hand_once_and_each_pot_as_divided(
         "Odd chip: 1 of the main pot to seat 2, 14.13A(j)1",
     ]
     assert render.pots_text(render.Pots.of(shown["five-card-stud"])).plain == "POT 79"
+
+
+def test_the_newest_announcement_stays_on_screen_when_lines_are_long() -> None:
+    """The log keeps one line per announcement, cut with an ellipsis: the settlement of a
+    four-seat hand is longer than the screen, and wrapped it pushed the newest announcement
+    (press new hand) out of the log's four lines."""
+    view = live_views(TRIPLE_DRAW)["showdown"]
+    assert max(len(line) for line in view.log) > WIDE[0]
+
+    async def script(app: DealerDisplay, pilot: Pilot[None]) -> list[str]:
+        log = app.query_one(LogPanel)
+        size = log.outer_size
+        return [strip.text.strip() for strip in log.render_lines(Region(0, 0, *size))]
+
+    shown = run_display(view, script, WIDE)
+    assert len(shown) == LOG_LINES
+    assert shown[-1] == f"▸ {view.log[-1]}"
+    assert shown[-2].endswith("…")

@@ -476,7 +476,10 @@ class DealerDisplay(App[None]):
     #act-digits { color: #ffd75f; text-style: bold; width: auto; margin: 0 3 0 1; }
     #act-prompt { width: 1fr; height: auto; }
     #showdown { height: auto; margin: 1 0 0 0; }
-    #log { height: auto; max-height: 4; padding: 0 1; background: #1c2530; }
+    #log {
+        height: auto; max-height: 4; padding: 0 1; background: #1c2530;
+        text-wrap: nowrap; text-overflow: ellipsis;
+    }
     .narrow #log { display: none; }
     .narrow #next-card, .narrow #dealer-prompt, .narrow #act, .narrow #showdown { margin: 0; }
     .narrow #table { grid-gutter: 0 0; padding: 0; }
