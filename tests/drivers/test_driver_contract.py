@@ -33,7 +33,7 @@ from controller.inputs import Button, ButtonPress, ReadPoint
 from drivers import transport
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Feed, Lid, Reader, Reject, RejectReason
-from drivers.session import DeviceSender, HelloOutcome, LostRange, Sequenced
+from drivers.session import DeviceSender, HelloOutcome, LostRange, Sequenced, seq_add
 from drivers.shoe import ShoeDriver, ShoeState, ShoeStatus, TagRead
 from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused, LinkSettings
 from simulator.clock import ManualClock
@@ -187,7 +187,8 @@ def test_shoe_status_changes_arrive(backend: Backend) -> None:
 
 def test_a_lost_frame_loses_no_card_and_doubles_none(backend: Backend) -> None:
     """Frames lost on the line are resent; every card arrives exactly once, in order."""
-    with shoe_link(backend) as (device, _driver, events):
+    # No repeat window: a resend passed on twice would not be taken for an RFID repeat.
+    with shoe_link(backend, repeat_window=0.0) as (device, _driver, events):
         wait_for(events, DeviceReady)
         device.faults.drop_frames = 3
         for n in range(6):
@@ -199,7 +200,8 @@ def test_a_lost_frame_loses_no_card_and_doubles_none(backend: Backend) -> None:
 
 def test_a_lost_ack_makes_a_resend_that_is_dropped_as_a_duplicate(backend: Backend) -> None:
     """The device resends what it thinks unacknowledged; the host passes it on only once."""
-    with shoe_link(backend) as (device, _driver, events):
+    # No repeat window: a resend passed on twice would not be taken for an RFID repeat.
+    with shoe_link(backend, repeat_window=0.0) as (device, _driver, events):
         wait_for(events, DeviceReady)
         device.faults.ignore_acks = 4
         for n in range(3):
@@ -566,22 +568,27 @@ def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
     monkeypatch.setattr(transport, "_READ_SLICE", 60.0)
     events: queue.Queue[Any] = queue.Queue()
     clock = ManualClock()  # stands still: no heartbeat, no refresh wakes the read
-    with FakeDevice(backend, kind="panel", serial="PANEL0001", clock=clock):
+    with FakeDevice(backend, kind="panel", serial="PANEL0001", clock=clock) as device:
         driver = PanelDriver(settings(backend), events, refresh=0.1, clock=clock)
-        # The thread's read after the welcome has begun: a stop that did not cut it short
-        # would wait out the 60 s slice.
+        # The thread has begun a read after the last thing the device will send (a press
+        # behind its hellos): nothing comes to end that read but the stop, which would
+        # otherwise wait out the 60 s slice.
         reading = threading.Event()
+        after: list[int] = []
         read = transport._read_what_came
 
         def spied_read(port: Any) -> bytes:
-            if driver.welcomed:
+            if after and driver.receiver.expected == after[0]:
                 reading.set()
             return read(port)
 
         monkeypatch.setattr(transport, "_read_what_came", spied_read)
         driver.start()
-        wait_for(events, DeviceReady)
-        assert reading.wait(WAIT), "the thread never read again after the welcome"
+        ready = wait_for(events, DeviceReady)[-1]
+        after.append(seq_add(ready.hello.seq, 1))  # the host's next once it has the press
+        assert device.submit(Press(0, Button.FOLD)).seq == ready.hello.seq
+        wait_for(events, PanelPress)
+        assert reading.wait(WAIT), "the thread never read again after the press"
         stopping = time.monotonic()
         driver.stop()
         assert time.monotonic() - stopping < 20.0
