@@ -20,7 +20,7 @@ from controller.app import records as rec
 from controller.app.core import DEVICES, TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
-from controller.display.app import LOG_LINES, DealerDisplay, LogPanel
+from controller.display.app import LOG_LINES, DealerDisplay, LogPanel, NextCardPanel
 from controller.display.demo import SCENES
 from controller.display.view import PotView, TableView
 from controller.engine import events as ev
@@ -325,3 +325,17 @@ def test_the_newest_announcement_stays_on_screen_when_lines_are_long() -> None:
     assert len(shown) == LOG_LINES
     assert shown[-1] == f"▸ {view.log[-1]}"
     assert shown[-2].endswith("…")
+
+
+def test_no_card_expected_gives_way_to_the_dealers_own_task() -> None:
+    """After the showdown the dealer is told to shuffle and press NEW HAND; "No card
+    expected" beside it says nothing more and takes the felt's lines from the showdown.
+    While a seat acts, it stays: no card is to be dealt."""
+    views = live_views(MAMBO)
+
+    async def shown(app: DealerDisplay, pilot: Pilot[None]) -> bool:
+        return app.query_one(NextCardPanel).display
+
+    assert views["showdown"].dealer_prompt
+    assert run_display(views["showdown"], shown, WIDE) is False
+    assert run_display(views["bet"], shown, WIDE) is True

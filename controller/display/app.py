@@ -32,6 +32,7 @@ from textual.widgets import Digits, Footer, Static
 from controller.display import render
 from controller.display.layout import Cell, table_layout
 from controller.display.view import (
+    NO_CARD,
     ActionPrompt,
     AlarmView,
     Destination,
@@ -303,11 +304,21 @@ class Felt(Vertical):
         yield ActPanel(self.view.to_act, paused=bool(self.view.pausing_devices))
         yield ShowdownPanel(self.view.showdown, id="showdown")
 
+    def on_mount(self) -> None:
+        self._place_next_card()
+
+    def _place_next_card(self) -> None:
+        # "No card expected" says nothing the dealer's own task does not: it gives its lines
+        # to the task and the showdown (a live showdown's division was cut off at 120x40).
+        idle = self.view.next_card == NO_CARD and bool(self.view.dealer_prompt)
+        self.query_one(NextCardPanel).display = not idle
+
     def show(self, view: TableView) -> None:
         """Bring the felt up to ``view``."""
         self.view = view
         self.query_one(PotPanel).show(render.Pots.of(view))
         self.query_one(NextCardPanel).show(view.next_card)
+        self._place_next_card()
         self.query_one(DealerPromptPanel).show(view.dealer_prompt)
         self.query_one(ActPanel).show(view.to_act, paused=bool(view.pausing_devices))
         self.query_one(ShowdownPanel).show(view.showdown)

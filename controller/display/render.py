@@ -424,11 +424,14 @@ def awards_text(showdown: ShowdownView) -> Text:
 
 
 def showdown_renderable(showdown: ShowdownView, *, hands: bool = True) -> Group:
-    """The showdown panel: a title, the hands (if ``hands``), then the division of the pots."""
-    parts: list[RenderableType] = [Text("SHOWDOWN", style="bold #ffd75f")]
+    """The showdown panel: a title, the division of the pots, then the hands (if ``hands``).
+
+    The division comes first: it is what the dealer pays out, and a felt too short for the
+    whole panel cuts its end (the seat boxes say what each hand makes).
+    """
+    parts: list[RenderableType] = [Text("SHOWDOWN", style="bold #ffd75f"), awards_text(showdown)]
     if hands:
-        parts += [shown_hands_text(showdown), Text()]
-    parts.append(awards_text(showdown))
+        parts += [Text(), shown_hands_text(showdown)]
     return Group(*parts)
 
 
