@@ -9,10 +9,12 @@ one the display is given after the input just above the mark.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Final
 
 import pytest
 from display_harness import WIDE, run_display
+from test_display_snapshots import looks_as_committed
 from textual.geometry import Region
 from textual.pilot import Pilot
 
@@ -325,6 +327,40 @@ def test_the_newest_announcement_stays_on_screen_when_lines_are_long() -> None:
     assert len(shown) == LOG_LINES
     assert shown[-1] == f"▸ {view.log[-1]}"
     assert shown[-2].endswith("…")
+
+
+#: The moments each game's script marks, as the snapshots name them.
+MOMENTS: Final = [
+    (game, moment)
+    for game, moments in (
+        ("five-card-stud", ("bet", "card", "showdown")),
+        ("mambo", ("bet", "card", "showdown")),
+        ("triple-draw", ("bet", "draw", "showdown")),
+    )
+    for moment in moments
+]
+
+
+@pytest.mark.parametrize(("game", "moment"), MOMENTS, ids=[f"{g}-{m}" for g, m in MOMENTS])
+def test_the_live_display_looks_as_committed(
+    game: str,
+    moment: str,
+    views: dict[str, dict[str, TableView]],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """What the dealer sees at a seat facing a bet, a card or a draw due, and the showdown,
+    in each game, drawn from the controller's own views at 120x40: the committed
+    ``live-GAME-MOMENT-120x40.svg`` (tests/test_display_snapshots.py says how to record).
+    The game line's stakes start their own run of text, after the street (issue 15)."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    view = views[game][moment]
+    svg = looks_as_committed(f"live-{game}-{moment}-120x40", view, WIDE, tmp_path)
+    assert ">" + POSTED[game].replace(" ", "&#160;") + "</text>" in svg
+    if view.showdown is not None:
+        # The division of the pots, odd chips included, is on the screen, not cut off.
+        for line in render.awards_text(view.showdown).plain.split("\n"):
+            assert line[:12].replace(" ", "&#160;") in svg
 
 
 def test_no_card_expected_gives_way_to_the_dealers_own_task() -> None:

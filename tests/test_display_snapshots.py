@@ -74,7 +74,7 @@ def test_the_display_looks_as_committed(
     integrity alarm NOTES.md Integrity, device lost) renders exactly as the committed SVG."""
     monkeypatch.delenv("NO_COLOR", raising=False)
     build: Callable[[], TableView] = SCENES[scene]
-    _looks_as_committed(f"{scene}-{size[0]}x{size[1]}", build(), size, tmp_path)
+    looks_as_committed(f"{scene}-{size[0]}x{size[1]}", build(), size, tmp_path)
 
 
 #: A device that pauses the table for another reason than a lost link: the shoe's reader
@@ -107,16 +107,18 @@ def test_a_device_that_pauses_the_table_looks_as_committed(
     refused shoe each pause the table with a banner that says what to do, whole at 80x24."""
     monkeypatch.delenv("NO_COLOR", raising=False)
     view = replace(device_lost_scene(), devices=(device_paused(pauses), DeviceView("panel")))
-    _looks_as_committed(f"{name}-{size[0]}x{size[1]}", view, size, tmp_path)
+    looks_as_committed(f"{name}-{size[0]}x{size[1]}", view, size, tmp_path)
 
 
-def _looks_as_committed(name: str, view: TableView, size: tuple[int, int], tmp_path: Path) -> None:
+def looks_as_committed(name: str, view: TableView, size: tuple[int, int], tmp_path: Path) -> str:
+    """``view`` drawn at ``size`` is the committed ``NAME.svg`` (recorded afresh when
+    ``TABLECTL_UPDATE_SNAPSHOTS=1``); the SVG drawn."""
     svg = _screenshot(view, size)
     expected = SNAPSHOTS / f"{name}.svg"
     if UPDATE:
         expected.parent.mkdir(parents=True, exist_ok=True)
         expected.write_text(svg, encoding="utf-8")
-        return
+        return svg
     if not expected.exists():
         pytest.fail(f"no snapshot {expected}; run with TABLECTL_UPDATE_SNAPSHOTS=1 to record it")
     if svg != expected.read_text(encoding="utf-8"):
@@ -126,3 +128,4 @@ def _looks_as_committed(name: str, view: TableView, size: tuple[int, int], tmp_p
             f"the display differs from {expected}; what it draws now is in {actual}. "
             "If the change is intended, rerun with TABLECTL_UPDATE_SNAPSHOTS=1 and review."
         )
+    return svg
