@@ -30,7 +30,12 @@ EXIT_USAGE: Final = 2
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``config`` and its ``check`` sub-command."""
-    parser = subparsers.add_parser("config", help="check the table's configuration")
+    parser = subparsers.add_parser(
+        "config",
+        help="check the table's configuration",
+        description="Check the table's configuration (table.toml) before a start: "
+        "'tablectl config check'.",
+    )
     parser.set_defaults(run=lambda _args: _usage(parser))
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
     check = actions.add_parser(

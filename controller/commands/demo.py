@@ -52,7 +52,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "1 the journal did not verify intact, 2 usage error (a --dir that holds a journal), "
         "130 stopped by Ctrl-C.",
     )
-    parser.add_argument("--game", choices=sorted(GAMES), default=DEFAULT_GAME)
+    parser.add_argument(
+        "--game",
+        choices=sorted(GAMES),
+        default=DEFAULT_GAME,
+        help="the game dealt (default %(default)s)",
+    )
     parser.add_argument("--headless", action="store_true", help="no display: print a summary")
     parser.add_argument(
         "--hands", type=_positive, default=10, help="hands to play headless (default 10)"

@@ -14,10 +14,18 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "devices",
         help="list tty devices and whether each is the shoe or the panel",
-        description=__doc__,
+        description="List the tty devices and say why each is, or is not, the shoe or the "
+        "panel named by --shoe and --panel (as udev matches them). Exit status: 0 every named "
+        "device found, 1 one is missing, 2 usage error.",
     )
-    parser.add_argument("--shoe", metavar="VID:PID:SERIAL", help="the shoe's USB identity")
-    parser.add_argument("--panel", metavar="VID:PID:SERIAL", help="the panel's USB identity")
+    parser.add_argument(
+        "--shoe", metavar="VID:PID:SERIAL", help="the shoe's USB identity, e.g. 1209:7ab1:SHOE0001"
+    )
+    parser.add_argument(
+        "--panel",
+        metavar="VID:PID:SERIAL",
+        help="the panel's USB identity, e.g. 1209:7ab2:PANEL0001",
+    )
     parser.set_defaults(run=run)
 
 

@@ -67,6 +67,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "display",
         help="the dealer's display on its demonstration scenes (a live table: run --display)",
+        description="Show the dealer's display on its demonstration scenes (--demo), one "
+        "scene (--scene) or a screenshot of one (--screenshot). A live table's display runs "
+        "in its controller: 'tablectl run --config FILE --display', or 'tablectl demo'. "
+        "Exit status: 0 done, 2 without --demo.",
     )
     add_arguments(parser)
     parser.set_defaults(run=run)

@@ -49,7 +49,12 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "enroll",
         help="read a deck through the shoe and write its deck file",
-        description=__doc__,
+        description="Read a new deck through the shoe and write its deck file. Pass the "
+        "deck through the dealing slot in new-deck order (2c 2d 2h 2s 3c ... As), or in any "
+        "order naming each card as its tag is read (--any-order). A tag read twice, a tag of "
+        "the other deck, a missing card, or (in new-deck order) reads the shoe lost refuses "
+        "the enrollment and writes nothing. Exit status: 0 written, 1 refused, 2 no shoe "
+        "(the port does not exist, or the shoe was refused).",
     )
     parser.add_argument("--deck", required=True, type=Path, help="the deck file to write")
     parser.add_argument(
@@ -60,7 +65,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--name", help="the deck's name (default: the file's stem)")
     parser.add_argument("--any-order", action="store_true", help="name each card as it is read")
     parser.add_argument("--other-deck", type=Path, help="the table's other deck file")
-    parser.add_argument("--baudrate", type=int, default=115_200)
+    parser.add_argument(
+        "--baudrate", type=int, default=115_200, help="the port's speed (default %(default)s)"
+    )
     parser.add_argument("--serial", help="the shoe's serial number, if it must match")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds of silence allowed")
     parser.add_argument("--force", action="store_true", help="overwrite an existing deck file")

@@ -22,7 +22,11 @@ def register(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "import-phh",
         help="print a PHH hand history as a hand script",
-        description=__doc__.split("\n\n")[0],
+        description="Read one PHH hand history (TOML) and print it as a hand script "
+        "(docs/hand-script.md) that 'tablectl replay' plays. PHH variants converted: F2L3D "
+        "(fixed-limit 2-7 triple draw, 14.12A). Exit status: 0 converted, 1 not converted "
+        "(another variant, or rules that differ from NOTES.md: the reason is printed), 2 the "
+        "file cannot be read.",
     )
     parser.add_argument("file", type=Path, help="a PHH file (one hand)")
     parser.set_defaults(run=run)

@@ -17,7 +17,11 @@ EXIT_USAGE: Final = 2
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """Add ``journal`` and its ``verify`` sub-command."""
-    parser = subparsers.add_parser("journal", help="check the table's journal")
+    parser = subparsers.add_parser(
+        "journal",
+        help="check the table's journal",
+        description="Check the table's journal: 'tablectl journal verify'.",
+    )
     parser.set_defaults(run=lambda _args: _usage(parser))
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
     check = actions.add_parser(

@@ -27,7 +27,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "actions and settlement. Reads without stopping the table. Exit status: 0 shown, "
         "1 the journal is not intact (the hands before the problem are shown), 2 usage error.",
     )
-    parser.add_argument("count", nargs="?", type=_count, default=10, metavar="N")
+    parser.add_argument(
+        "count",
+        nargs="?",
+        type=_count,
+        default=10,
+        metavar="N",
+        help="how many hands, the last ones (default 10)",
+    )
     parser.add_argument(
         "--journal",
         type=Path,

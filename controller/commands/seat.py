@@ -25,6 +25,7 @@ from controller.settings import DEFAULT_CONFIG
 EXIT_DONE: Final = 0
 EXIT_REFUSED: Final = 1
 EXIT_UNREACHABLE: Final = 2
+SEAT_HELP: Final = "the seat's number, from 1 to the game's most seats"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -44,18 +45,34 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.set_defaults(run=lambda _args: _usage(parser))
     changes = parser.add_subparsers(title="changes", metavar="CHANGE")
-    sit = changes.add_parser(SIT, help="a player sits down at SEAT with CHIPS")
-    sit.add_argument("seat", type=int)
-    sit.add_argument("--chips", type=int, required=True)
+    sit = changes.add_parser(
+        SIT,
+        help="a player sits down at SEAT with CHIPS",
+        description="A player sits down at the empty SEAT with CHIPS, between hands.",
+    )
+    sit.add_argument("seat", type=int, help=SEAT_HELP)
+    sit.add_argument("--chips", type=int, required=True, help="the chips the player sits with")
     sit.set_defaults(run=run, change=SIT)
-    leave = changes.add_parser(LEAVE, help="the player at SEAT leaves")
-    leave.add_argument("seat", type=int)
+    leave = changes.add_parser(
+        LEAVE,
+        help="the player at SEAT leaves",
+        description="The player at SEAT leaves the table, between hands.",
+    )
+    leave.add_argument("seat", type=int, help=SEAT_HELP)
     leave.set_defaults(run=run, change=LEAVE, chips=None)
-    rebuy = changes.add_parser(REBUY, help="the player at SEAT buys CHIPS more")
-    rebuy.add_argument("seat", type=int)
-    rebuy.add_argument("--chips", type=int, required=True)
+    rebuy = changes.add_parser(
+        REBUY,
+        help="the player at SEAT buys CHIPS more",
+        description="The player at SEAT buys CHIPS more, between hands (table stakes).",
+    )
+    rebuy.add_argument("seat", type=int, help=SEAT_HELP)
+    rebuy.add_argument("--chips", type=int, required=True, help="the chips bought")
     rebuy.set_defaults(run=run, change=REBUY)
-    show = changes.add_parser(SHOW, help="the occupied seats and their stacks")
+    show = changes.add_parser(
+        SHOW,
+        help="the occupied seats and their stacks",
+        description="Show the occupied seats and their stacks, as the running table has them.",
+    )
     show.set_defaults(run=run, change=SHOW, seat=None, chips=None)
 
 

@@ -156,7 +156,9 @@ def register(subparsers: Any) -> None:  # argparse's _SubParsersAction is privat
     parser = subparsers.add_parser(
         "showdown",
         help="deal a random showdown and call each hand and the winners",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description="Deal a random showdown and call every hand as the dealer would: each "
+        "seat's final cards from one seeded shuffle, each hand called, the winners named. No "
+        "betting, draws or folds are played.",
     )
     parser.add_argument(
         "--game", choices=sorted(GAMES), help="one game (default: all three in turn)"

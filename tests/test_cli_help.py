@@ -1,0 +1,60 @@
+"""``tablectl --help`` and every command's (issue 15): a description on every command and
+sub-command, a help text on every option and argument, no docstring markup."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Iterator
+
+import pytest
+
+from controller.cli import build_parser
+
+#: reStructuredText that belongs in docstrings, not in a terminal: ``literal``, :class:`X`...
+MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data|exc):`")
+
+
+def _parsers(
+    parser: argparse.ArgumentParser, name: str = "tablectl"
+) -> Iterator[tuple[str, argparse.ArgumentParser]]:
+    """The parser and every sub-command's, depth first, with the words that call each."""
+    yield name, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for word, sub in action.choices.items():
+                yield from _parsers(sub, f"{name} {word}")
+
+
+PARSERS = list(_parsers(build_parser()))
+
+
+def test_the_walk_finds_every_command_and_sub_command() -> None:
+    """The walk reaches the nested ones (a test of the test: it must not check only the top)."""
+    names = {name for name, _parser in PARSERS}
+    assert {"tablectl seat sit", "tablectl journal verify", "tablectl config check"} <= names
+    assert {"tablectl export", "tablectl recall", "tablectl demo", "tablectl enroll"} <= names
+
+
+@pytest.mark.parametrize(("name", "parser"), PARSERS, ids=[name for name, _p in PARSERS])
+def test_every_command_has_a_description_and_every_option_a_help_text(
+    name: str, parser: argparse.ArgumentParser
+) -> None:
+    """The parser's description, every option's and argument's help, every sub-command's line
+    in the list; and ``--help`` prints no markup and no "tablectl X:" prefix."""
+    assert parser.description, f"{name}: no description"
+    assert not parser.description.startswith("tablectl"), f"{name}: {parser.description!r}"
+    for action in parser._actions:
+        if isinstance(action, argparse._HelpAction | argparse._VersionAction):
+            continue
+        if isinstance(action, argparse._SubParsersAction):
+            for listed in action._choices_actions:
+                assert listed.help, f"{name} {listed.dest}: no help line in the list"
+            continue
+        what = "/".join(action.option_strings) or action.dest
+        assert action.help, f"{name} {what}: no help"
+        assert action.help != argparse.SUPPRESS, f"{name} {what}: hidden"
+    text = parser.format_help()
+    assert not MARKUP.search(text), f"{name} --help: markup {MARKUP.search(text)}"
+    command = name.rsplit(" ", 1)[-1]
+    assert f"tablectl {command}:" not in text, f"{name} --help names itself as a prefix"
