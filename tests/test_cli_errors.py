@@ -186,3 +186,18 @@ def test_import_phh_names_a_missing_field_and_the_file_once(
     assert main(["import-phh", str(path)]) == 2
     err = capsys.readouterr().err
     assert err == f"{path}: blinds_or_straddles is missing; expected a list of whole chip amounts\n"
+
+
+def test_seat_out_of_range_names_the_seats_of_the_game(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``seat sit 12`` at an 11-seat Mambo table (14.13A(b)): refused before the controller is
+    asked (none runs here), naming the seat and the seats the game has; exit 1."""
+    config = _table_toml(tmp_path, "mambo")
+    assert main(["seat", "--config", str(config), "sit", "12", "--chips", "500"]) == 1
+    assert capsys.readouterr().err == (
+        "tablectl seat: refused: seat 12 is out of range; Mambo stud has seats 1 to 11 "
+        "(N.J.A.C. 13:69F-14.13A)\n"
+    )
+    assert main(["seat", "--config", str(config), "leave", "0"]) == 1
+    assert "seat 0 is out of range" in capsys.readouterr().err

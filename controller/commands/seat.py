@@ -89,6 +89,14 @@ def run(args: argparse.Namespace) -> int:
     except (SettingsError, OSError) as error:
         print(f"tablectl seat: {error}", file=sys.stderr)
         return EXIT_UNREACHABLE
+    game = settings.game
+    if args.seat is not None and not 1 <= args.seat <= game.max_seats:
+        print(
+            f"tablectl seat: refused: seat {args.seat} is out of range; {game.name} has "
+            f"seats 1 to {game.max_seats} ({game.rule})",
+            file=sys.stderr,
+        )
+        return EXIT_REFUSED
     request: JsonObject = {"change": args.change}
     if args.seat is not None:
         request["seat"] = args.seat
