@@ -201,3 +201,14 @@ def test_seat_out_of_range_names_the_seats_of_the_game(
     )
     assert main(["seat", "--config", str(config), "leave", "0"]) == 1
     assert "seat 0 is out of range" in capsys.readouterr().err
+
+
+def test_the_refusal_to_run_as_root_names_the_flag(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As root, ``tablectl run`` refuses and says how a bench runs it anyway: ``--as-root``."""
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    assert main(["run", "--config", str(tmp_path / "table.toml")]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("tablectl run: refusing to run as root: run as the user tablectl")
+    assert err.rstrip().endswith("pass --as-root")

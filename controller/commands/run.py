@@ -84,7 +84,12 @@ def run(args: argparse.Namespace) -> int:
     sink = DisplaySink() if args.display else None
     try:
         if not args.as_root:
-            refuse_root()
+            try:
+                refuse_root()
+            except StartError as error:  # the service's words; the flag is this command's
+                raise StartError(
+                    f"{error}; on a bench or in a container with no other user, pass --as-root"
+                ) from None
         settings = load_config(args.config, files=True)
         if sink is not None:
             refuse_log_over_display(settings.log.file)
