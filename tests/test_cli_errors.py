@@ -212,3 +212,23 @@ def test_the_refusal_to_run_as_root_names_the_flag(
     err = capsys.readouterr().err
     assert err.startswith("tablectl run: refusing to run as root: run as the user tablectl")
     assert err.rstrip().endswith("pass --as-root")
+
+
+@pytest.mark.parametrize("command", [["recall"], ["journal", "verify"]])
+def test_recall_and_verify_read_the_journal_dir_of_the_config(
+    tmp_path: Path, command: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--config table.toml`` names the journal by its [journal] dir, as for seat and export;
+    a configuration that cannot be read is named, exit 2; --config and --journal are either."""
+    _journal_hands(tmp_path / "journal", "mambo", hands=2)
+    config = _table_toml(tmp_path, "mambo")
+    assert main([*command, "--config", str(config)]) == 0
+    out = capsys.readouterr().out
+    assert ("Hand 2, mambo" in out) if command == ["recall"] else ("intact" in out)
+    missing = tmp_path / "none.toml"
+    assert main([*command, "--config", str(missing)]) == 2
+    assert f'"{missing}": expected a readable file' in capsys.readouterr().err
+    with pytest.raises(SystemExit) as usage:
+        main([*command, "--config", str(config), "--journal", str(tmp_path / "journal")])
+    assert usage.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err

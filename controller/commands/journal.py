@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Final
 
+from controller.cli import add_journal_options, journal_dir
+from controller.config import SettingsError
 from controller.journal import Anchor, verify
-from controller.settings import DEFAULT_JOURNAL_DIR
 
 EXIT_INTACT: Final = 0
 EXIT_PROBLEM: Final = 1
@@ -30,13 +30,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Check the journal's hash chain across its files. Exit status: 0 intact, "
         "1 a problem found (the first bad record is named), 2 usage error.",
     )
-    check.add_argument(
-        "--journal",
-        type=Path,
-        default=DEFAULT_JOURNAL_DIR,
-        metavar="DIR",
-        help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
-    )
+    add_journal_options(check)
     check.add_argument(
         "--anchor",
         type=_anchor,
@@ -48,8 +42,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    """Verify the journal in ``args.journal``; print the verdict; return the exit status."""
-    directory: Path = args.journal
+    """Verify the journal ``--journal`` or ``--config`` names; print the verdict; return the
+    exit status."""
+    try:
+        directory = journal_dir(args)
+    except SettingsError as error:
+        print(f"tablectl journal verify: {error}", file=sys.stderr)
+        return EXIT_USAGE
     try:
         report = verify(directory, anchor=args.anchor)
     except FileNotFoundError as error:

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from controller.app.progress import Progress
 from controller.app.recall import format_hand, hands
+from controller.cli import add_journal_options, journal_dir
+from controller.config import SettingsError
 from controller.journal import JournalError, JournalReader, Record
-from controller.settings import DEFAULT_JOURNAL_DIR
 
 
 def _count(text: str) -> int:
@@ -35,19 +35,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         metavar="N",
         help="how many hands, the last ones (default 10)",
     )
-    parser.add_argument(
-        "--journal",
-        type=Path,
-        default=DEFAULT_JOURNAL_DIR,
-        metavar="DIR",
-        help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
-    )
+    add_journal_options(parser)
     parser.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Print the hands; return the exit status."""
-    directory: Path = args.journal
+    try:
+        directory = journal_dir(args)
+    except SettingsError as error:
+        print(f"tablectl recall: {error}", file=sys.stderr)
+        return 2
     if not directory.is_dir():
         print(f"tablectl recall: no journal directory {directory}", file=sys.stderr)
         return 2
