@@ -155,8 +155,13 @@ def bot_session(
     # A bot dealing for a table.toml deals for its controller: from the first card.
     host_first = args.config is not None
     finished = threading.Event()
+    # Held while the bot says its last word, and while the console says it waits for it.
+    last_word = threading.Lock()
     thread = threading.Thread(
-        target=_play, args=(runner, say, host_first, finished), name="tablectl-bot", daemon=True
+        target=_play,
+        args=(runner, say, host_first, finished, last_word),
+        name="tablectl-bot",
+        daemon=True,
     )
     say(f"bot: {_describe_bot(bot)}")
     thread.start()
@@ -169,6 +174,10 @@ def bot_session(
         # The wait is on an Event, not on join(): a join that Ctrl-C interrupts may never
         # return when called again (CPython 3.11's thread state lock).
         try:
+            if wait_at_end and finite:
+                with last_word:  # said before the bot's last word, never after it
+                    if not finished.is_set():
+                        say("bot: the input is over: waiting for the bot's end (Ctrl-C stops it)")
             finished.wait()
         except KeyboardInterrupt:  # Ctrl-C while waiting for the bot (a jam, no controller)
             runner.stop()
@@ -198,22 +207,29 @@ def _printer(bot: Bot, say: Callable[[str], None]) -> Callable[[Act], None]:
 
 
 def _play(
-    runner: BotRunner, say: Callable[[str], None], host_first: bool, finished: threading.Event
+    runner: BotRunner,
+    say: Callable[[str], None],
+    host_first: bool,
+    finished: threading.Event,
+    last_word: threading.Lock,
 ) -> None:
+    last: str | None = None
     try:
-        _deal(runner, say, host_first)
+        last = _deal(runner, host_first)
     finally:
-        finished.set()
+        with last_word:
+            if last is not None:
+                say(last)
+            finished.set()
 
 
-def _deal(runner: BotRunner, say: Callable[[str], None], host_first: bool) -> None:
+def _deal(runner: BotRunner, host_first: bool) -> str:
+    """Play the bot's acts; the line that says how it ended."""
     try:
         if host_first and not runner.wait_for_host():
-            say("bot: stopped before dealing: no controller welcomed the devices")
-            return
+            return "bot: stopped before dealing: no controller welcomed the devices"
         runner.run()
     except (BotError, RunnerError, DeviceError) as error:
-        say(f"bot: stopped: {error}")
-        return
+        return f"bot: stopped: {error}"
     hands = len(runner.bot.records)
-    say(f"bot: {'stopped' if runner.stopped else 'done'} after {counted(hands, 'hand')}")
+    return f"bot: {'stopped' if runner.stopped else 'done'} after {counted(hands, 'hand')}"

@@ -454,6 +454,7 @@ class Console(cmd.Cmd):
     def do_wait(self, arg: str) -> None:
         """wait SECONDS: let SECONDS pass (in a script, for the host to catch up).
 
+        What falls due meanwhile (a heartbeat, a resend) is written before the next command.
         Example: 'wait 0.5'.
         """
         words = self.args(arg, 1, 1, "'wait SECONDS' (at most 60)")
@@ -461,6 +462,10 @@ class Console(cmd.Cmd):
         if not 0 <= seconds <= 60:
             raise UsageError(f"seconds {words[0]!r}: expected 0 to 60")
         time.sleep(seconds)
+        # The serving thread writes on its own time, late on a busy machine: whatever the
+        # devices owe by now goes out (and into a trace) before the next command is read.
+        with self.sim.locked():
+            pass
 
     def do_help(self, arg: str) -> None:
         """help [COMMAND]: list the commands, or show one command's arguments and example."""

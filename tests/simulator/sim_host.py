@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import serial
+from devtime import WAIT
 
 from drivers import panel, shoe
 from drivers.panel import Press
@@ -80,7 +81,7 @@ class PortHost:
         self.port = port
         self.host = MiniHost(device)
 
-    def connect(self, timeout: float = 5.0) -> None:
+    def connect(self, timeout: float = WAIT) -> None:
         """Query the device and wait for the welcome to be sent."""
         self.port.write(self.host.query())
         self.until(lambda: self.host.receiver.boot is not None, timeout)
@@ -93,7 +94,7 @@ class PortHost:
             if reply:
                 self.port.write(reply)
 
-    def until(self, condition: Callable[[], bool], timeout: float = 5.0) -> None:
+    def until(self, condition: Callable[[], bool], timeout: float = WAIT) -> None:
         """Pump until ``condition`` holds; fail after ``timeout`` seconds."""
         deadline = time.monotonic() + timeout
         while not condition():

@@ -14,6 +14,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from devtime import WAIT
+
 from controller.cli import build_parser
 from controller.engine import Table
 from controller.engine.events import HandSettled
@@ -28,12 +30,34 @@ ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "docs/scripts/mambo-split.hand"
 
 
-def run_sim(directory: Path, commands: str, *extra: str) -> tuple[int, str, str]:
-    """``tablectl sim`` in this process, piped: (status, stdout, stderr)."""
+class PipedUntil(io.StringIO):
+    """Piped commands whose end (EOF) comes only once ``wanted`` has been printed on ``out``
+    (a technician who closes the input when they have seen it), or after WAIT seconds."""
+
+    def __init__(self, commands: str, out: io.StringIO, wanted: str) -> None:
+        super().__init__(commands)
+        self.out, self.wanted = out, wanted
+
+    def readline(self, size: int | None = -1) -> str:
+        line = super().readline(size)
+        if line:
+            return line
+        deadline = time.monotonic() + WAIT
+        while self.wanted not in self.out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)  # a poll of what was printed, not a wait for the bot
+        return ""
+
+
+def run_sim(
+    directory: Path, commands: str, *extra: str, end_after: str | None = None
+) -> tuple[int, str, str]:
+    """``tablectl sim`` in this process, piped: (status, stdout, stderr). With ``end_after``,
+    the input ends only once that text has been printed."""
     args = build_parser().parse_args(["sim", "--dir", str(directory), *extra])
     out, err = io.StringIO(), io.StringIO()
+    stdin = io.StringIO(commands) if end_after is None else PipedUntil(commands, out, end_after)
     with contextlib.redirect_stderr(err):
-        status = args.run(args, stdin=io.StringIO(commands), stdout=out)
+        status = args.run(args, stdin=stdin, stdout=out)
     return status, out.getvalue(), err.getvalue()
 
 
@@ -138,7 +162,7 @@ def test_a_bot_for_a_table_toml_waits_for_its_controller(tmp_path: Path) -> None
         "waiting for a controller to welcome the shoe and the panel (is it running?)",
         "stopped before dealing: no controller welcomed the devices",
     ]
-    assert time.monotonic() - began < 5
+    assert time.monotonic() - began < WAIT, "it stopped with the console, not for a controller"
 
 
 def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:
@@ -159,7 +183,9 @@ def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:
 
 def test_a_bot_without_an_end_stops_with_the_console(tmp_path: Path) -> None:
     """A random bot with no --hands deals until the console ends, then stops at once."""
-    status, out, err = run_sim(tmp_path, "wait 1.5\n", "--bot", "random", "--pace", "fast")
+    status, out, err = run_sim(
+        tmp_path, "", "--bot", "random", "--pace", "fast", end_after="bot: press new_hand\n"
+    )
     assert status == 0, out + err
     lines = bot_lines(out)
     assert lines[0] == "random Mambo stud, seats 1 2 3 4 5 6, seed 0, no end"
@@ -188,12 +214,11 @@ def test_ctrl_c_stops_a_bot_the_console_waits_for(tmp_path: Path) -> None:
         cwd=ROOT,
     ) as sim:
         assert sim.stdout is not None
-        for line in sim.stdout:
-            if line.startswith("bot: waiting for a controller"):
+        for line in sim.stdout:  # the console read its (empty) input to the end: it waits
+            if line.startswith("bot: the input is over: waiting for the bot's end"):
                 break
-        time.sleep(0.5)  # the console reads its (empty) input to the end, then waits
         sim.send_signal(signal.SIGINT)
-        out, err = sim.communicate(timeout=30)
+        out, err = sim.communicate(timeout=WAIT)
     assert sim.returncode == 0, out + err
     assert "Traceback" not in err
     assert out.splitlines()[-1] == "bot: stopped before dealing: no controller welcomed the devices"
