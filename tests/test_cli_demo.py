@@ -40,8 +40,16 @@ def test_ctrl_c_stops_the_headless_demo_with_one_line_and_status_130(tmp_path: P
     saying it stopped and where the journal is, nothing on standard output, exit 130 (128 +
     SIGINT, as a shell reports Ctrl-C); the journal it kept is intact."""
     folder = tmp_path / "demo"
+    options = ["--headless", "--hands", "100000", "--dir", str(folder)]
+    # Python keeps SIGINT ignored if it starts ignored (a shell's background job, as CI may
+    # run the suite): the child takes Ctrl-C as a terminal's user would give it.
+    ctrl_c = (
+        "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+        f"sys.argv = ['tablectl', 'demo', *{options!r}]; "
+        "runpy.run_module('controller', run_name='__main__')"
+    )
     process = subprocess.Popen(
-        [*DEMO, "--headless", "--hands", "100000", "--dir", str(folder)],
+        [sys.executable, "-c", ctrl_c],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
