@@ -263,8 +263,7 @@ def posted_stakes(stakes: Stakes, forced_bet: ForcedBet) -> str:
     """The stakes as the table posts them (N.J.A.C. 13:69F-8.3), for the game line:
     ``Limit 5/10 · ante 1 · bring-in 2`` in stud, ``Limit 10/20 · blinds 5/10`` in triple draw.
 
-    The ante is said when there is one; a stud table with no bring-in set brings in for the
-    small bet (controller/engine/betting.py).
+    The ante is said when there is one; the bring-in is the one the engine asks for.
     """
     parts = [f"Limit {stakes.small_bet:,}/{stakes.big_bet:,}"]
     if stakes.ante:
@@ -272,7 +271,7 @@ def posted_stakes(stakes: Stakes, forced_bet: ForcedBet) -> str:
     if forced_bet is ForcedBet.BLINDS:
         parts.append(f"blinds {stakes.small_blind:,}/{stakes.big_blind:,}")
     else:
-        parts.append(f"bring-in {stakes.bring_in or stakes.small_bet:,}")
+        parts.append(f"bring-in {stakes.forced_bring_in:,}")
     return " · ".join(parts)
 
 

@@ -93,7 +93,7 @@ def _bring_in_options(
     unit: int, stack: int | None, stakes: Stakes, completes_bring_in: bool
 ) -> tuple[Option, ...]:
     # 14.13(d), 14.13A(d): the lowest up-card must bring in; no fold, no check.
-    bring_in = stakes.bring_in or unit
+    bring_in = stakes.forced_bring_in  # on the first street, where the unit is the small bet
     options = []
     if stack is None or stack >= bring_in:
         if bring_in < unit:

@@ -38,6 +38,12 @@ class Stakes:
     #: (docs/rules-interpretation.md, Rake).
     rake_without_showdown: bool = False
 
+    @property
+    def forced_bring_in(self) -> int:
+        """What the lowest up-card brings in for (14.13(d), 14.13A(d)): the posted bring-in,
+        or the small bet where none is posted."""
+        return self.bring_in or self.small_bet
+
     def __post_init__(self) -> None:
         amounts = {
             "small_bet": self.small_bet,
