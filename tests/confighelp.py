@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Mapping
+from pathlib import Path
 
 from controller.config import Problem, SettingsError, TableSettings, parse_config
 
@@ -85,3 +86,32 @@ def problem_at(data: Mapping[str, TomlValue], key: str) -> Problem:
     found = problems(data)
     assert [p.key for p in found] == [key], "\n".join(str(p) for p in found)
     return found[0]
+
+
+def export_config(tmp_path: Path, table: str, stakes: str) -> Path:
+    """A table.toml for ``tablectl export`` beside a sim_table's journal in tmp_path: the given
+    [table] and [stakes] bodies, stable device paths and deck names (export opens neither)."""
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""[table]
+{table}
+
+[stakes]
+{stakes}
+
+[devices.shoe]
+path = "/dev/tablectl/shoe"
+
+[devices.panel]
+path = "/dev/tablectl/panel"
+
+[decks]
+a = "deck-a.txt"
+b = "deck-b.txt"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+""",
+        encoding="utf-8",
+    )
+    return config

@@ -10,6 +10,7 @@ import warnings
 from pathlib import Path
 
 import pytest
+from confighelp import export_config
 from pokerkit import HandHistory
 
 from controller.app.records import decision_data
@@ -55,33 +56,9 @@ def _table_toml(tmp_path: Path, game: str) -> Path:
         table, stakes = "button = 1", "small_bet = 2\nbig_bet = 4\nsmall_blind = 1\nbig_blind = 2"
     else:
         table, stakes = "", "small_bet = 5\nbig_bet = 10\nante = 1\nbring_in = 2"
-    path = tmp_path / "table.toml"
-    path.write_text(
-        f"""[table]
-id = "BENCH-1"
-game = "{game}"
-seats = [1, 2, 3]
-{table}
-
-[stakes]
-{stakes}
-
-[devices.shoe]
-path = "/dev/tablectl/shoe"
-
-[devices.panel]
-path = "/dev/tablectl/panel"
-
-[decks]
-a = "deck-a.txt"
-b = "deck-b.txt"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-""",
-        encoding="utf-8",
+    return export_config(
+        tmp_path, f'id = "BENCH-1"\ngame = "{game}"\nseats = [1, 2, 3]\n{table}', stakes
     )
-    return path
 
 
 def _export(tmp_path: Path, game: str, capsys: pytest.CaptureFixture[str]) -> list[Path]:

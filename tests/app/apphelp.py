@@ -106,35 +106,6 @@ def sequenced(directory: Path, device: str) -> list[tuple[str, int]]:
     ]
 
 
-def export_config(tmp_path: Path, table: str, stakes: str) -> Path:
-    """A table.toml for ``tablectl export`` beside a sim_table's journal in tmp_path: the given
-    [table] and [stakes] bodies, stable device paths and deck names (export opens neither)."""
-    config = tmp_path / "table.toml"
-    config.write_text(
-        f"""[table]
-{table}
-
-[stakes]
-{stakes}
-
-[devices.shoe]
-path = "/dev/tablectl/shoe"
-
-[devices.panel]
-path = "/dev/tablectl/panel"
-
-[decks]
-a = "deck-a.txt"
-b = "deck-b.txt"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-""",
-        encoding="utf-8",
-    )
-    return config
-
-
 @contextmanager
 def json_log(tmp_path: Path, table_id: str = "LOG-1") -> Iterator[list[dict[str, Any]]]:
     """Log JSON lines to ``tmp_path / "tablectl.log"`` for the block, as ``tablectl run`` logs;

@@ -7,7 +7,8 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, export_config, sim_table
+from apphelp import dealer, sim_table
+from confighelp import export_config
 
 from controller.app.phh import VARIANTS, export_hands
 from controller.app.recall import hands

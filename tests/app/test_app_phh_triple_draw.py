@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from apphelp import dealer, export_config, sim_table
+from apphelp import dealer, sim_table
+from confighelp import export_config
 from pokerkit import HandHistory, State
 from pokerkit.notation import parse_action
 

@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from apphelp import AS_ROOT, PATIENCE, dealer, export_config, journal_records, sim_table, table_toml
+from apphelp import AS_ROOT, PATIENCE, dealer, journal_records, sim_table, table_toml
+from confighelp import export_config
 from test_app_commands import ROOT, wait_for_log
 
 from controller.app import records as rec
