@@ -9,20 +9,21 @@ bot to a real controller, every JSON log line, and the dealer's display rendered
 from __future__ import annotations
 
 import asyncio
-import html
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from apphelp import dealer, journal_records, json_log, sim_table
+from rich.console import Console
 
 from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app.loop import Controller
 from controller.cards import Card
 from controller.display.app import DealerDisplay
-from controller.display.render import card_face
+from controller.display.render import SUIT_SYMBOLS, card_face
 from controller.display.view import TableView
 from controller.engine.events import CardDealt, Event, HandStarted, Showdown
 
@@ -108,6 +109,12 @@ def test_no_log_line_names_a_card_no_player_may_see(tmp_path: Path, game: str) -
         if line.get("event") == "showdown":
             showdowns.add(hand)
         assert not named(secrets.secret(hand, hand in showdowns), str(line)), line
+
+    # The matching reads cards where they are: the cards the table saw are named in the log.
+    def seen(hand: int) -> set[str]:
+        return secrets.face_up.get(hand, set()) | secrets.turned.get(hand, set())
+
+    assert any(named(seen(int(str(line.get("hand", 0)))), str(line)) for line in lines)
     journaled = {
         str(data["card"])
         for kind, data in journal_records(tmp_path / "journal")
@@ -117,10 +124,47 @@ def test_no_log_line_names_a_card_no_player_may_see(tmp_path: Path, game: str) -
     assert every_hidden <= journaled
 
 
+#: A card as the screen draws it: flat (``Q♠``, ``10♦``) or two lines tall, the rank above
+#: the suit one column to its right (controller.display.render.tall_cards_text).
+_SUITS = {symbol: suit.char for suit, symbol in SUIT_SYMBOLS.items()}
+_FLAT = re.compile(r"(10|[2-9JQKA])([♠♥♦♣])")
+
+
 def screen_text(app: DealerDisplay) -> str:
-    """What the display's screen shows now, as text (from Textual's own screenshot)."""
-    svg = app.export_screenshot()
-    return html.unescape(re.sub(r"<[^>]+>", "", svg)).replace("\xa0", " ")
+    """What the display's screen shows now, as plain text, a line a row: the screen Textual
+    composes, printed as ``export_screenshot`` prints it, without the SVG."""
+    width, height = app.size
+    console = Console(width=width, height=height, file=io.StringIO(), record=True)
+    console.print(app.screen._compositor.render_update(full=True))
+    return console.export_text()
+
+
+def cards_on_screen(text: str) -> set[str]:
+    """Every card the screen shows, as codes (Qs): flat, two lines tall, or as a code in
+    a line of text (the log strip)."""
+    found = set(re.findall(r"(?<![0-9A-Za-z])[2-9TJQKA][cdhs](?![0-9A-Za-z])", text))
+    rows = text.splitlines()
+    for rank, symbol in _FLAT.findall(text):
+        found.add(("T" if rank == "10" else rank) + _SUITS[symbol])
+    for row, line in enumerate(rows[1:], start=1):
+        above = rows[row - 1]
+        for col, char in enumerate(line):
+            if char in _SUITS and col >= 1:
+                rank = above[col - 1 : col + 1]
+                if rank == "10":
+                    found.add("T" + _SUITS[char])
+                elif rank[:1] in "23456789JQKA" and rank[:1] and rank[1:2] in (" ", ""):
+                    found.add(rank[0] + _SUITS[char])
+    return found
+
+
+def face_up(view: TableView) -> set[str]:
+    """The face-up cards in front of the seats and those turned over at the showdown: what
+    the screen must show."""
+    cards = {card.code for seat in view.seats for card in seat.cards if isinstance(card, Card)}
+    if view.showdown is not None:
+        cards |= {card.code for hand in view.showdown.hands for card in hand.cards}
+    return cards
 
 
 @pytest.mark.parametrize("game", GAMES)
@@ -128,8 +172,9 @@ def test_the_dealers_screen_shows_no_card_no_player_may_see(tmp_path: Path, game
     """docs/display.md, What the table sees: no view the controller gives the display names a
     hole card, a burn, a mucked card or a discard (a hole card is a back), through a whole
     hand; and as rendered on the screen (Textual's pilot) at every street and every time such
-    a card was just dealt, seats, felt and log strip alike. A card turned over at the showdown
-    shows from then on."""
+    a card was just dealt, seats, felt and log strip alike, while every face-up card in front
+    of a seat is read on the same screen. A card turned over at the showdown shows from then
+    on."""
     secrets, _lines = deal_hands(tmp_path, game, hands=1, seats=3)
     views = secrets.views
     assert len(views) > 20
@@ -141,16 +186,25 @@ def test_the_dealers_screen_shows_no_card_no_player_may_see(tmp_path: Path, game
         if index == 0 or view.street != views[index - 1][0].street or secret != views[index - 1][1]
     ]
 
-    async def session() -> list[tuple[int, list[str]]]:
-        leaks: list[tuple[int, list[str]]] = []
+    async def session() -> tuple[list[tuple[int, set[str]]], list[tuple[int, set[str]]], int]:
+        leaks: list[tuple[int, set[str]]] = []
+        unseen: list[tuple[int, set[str]]] = []
+        seen_up = 0
         app = DealerDisplay(rendered[0][0])
         async with app.run_test(size=(120, 40)) as pilot:
             for index, (view, secret) in enumerate(rendered):
                 app.show(view)
                 await pilot.pause()
-                found = named(secret, screen_text(app))
-                if found:
-                    leaks.append((index, found))
-        return leaks
+                shown = cards_on_screen(screen_text(app))
+                if shown & secret:
+                    leaks.append((index, shown & secret))
+                up = face_up(view)
+                if up - shown:  # the reading sees what is there: else it proves nothing
+                    unseen.append((index, up - shown))
+                seen_up += len(up)
+        return leaks, unseen, seen_up
 
-    assert asyncio.run(session()) == []
+    leaks, unseen, seen_up = asyncio.run(session())
+    assert leaks == []
+    assert unseen == []
+    assert seen_up > 0, "face-up cards were on the screen to read"
