@@ -344,9 +344,7 @@ def test_a_protocol_version_the_host_does_not_speak_is_refused_and_the_driver_st
         assert device.rejected == Reject(RejectReason.PROTOCOL, "1")
         assert driver.refused is not None
         wait_until(lambda: not driver.running, "the refused driver's thread ended")
-        device.read(uid(1))
-        device.advance(0.3)  # hellos, heartbeats: nobody reads them any more
-        assert pending(events) == []
+        assert pending(events) == [], "one refusal, nothing after it"
 
 
 def test_a_shoe_with_another_serial_number_is_refused(backend: Backend) -> None:
@@ -425,7 +423,6 @@ def test_without_a_device_one_comm_loss_says_the_port_cannot_be_opened(backend: 
     with ShoeDriver(settings(backend), events, clock=ManualClock()) as driver:
         opens = count_opens(driver)
         wait_until(lambda: len(opens) >= 3, "three tries to open the port")
-    assert opens.count(True) == 0
     (lost,) = pending(events)
     assert isinstance(lost, CommLost)
     assert lost.reason.startswith(f"cannot open {backend.url}")
@@ -738,7 +735,7 @@ def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
     assert [(e["log_level"], e["expected"], e["seq"]) for e in opened] == [
         ("info", first, first + 3)
     ]
-    assert unfilled
+    assert len(unfilled) == 2, "warned of again at each heartbeat timeout the gap stays open"
     assert all(e["log_level"] == "warning" for e in unfilled)
     assert (unfilled[0]["expected"], unfilled[0]["seq"]) == (first, first + 3)
 

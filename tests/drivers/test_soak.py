@@ -23,7 +23,7 @@ from fake_device import FakeDevice
 
 from drivers.shoe import ShoeDriver, TagRead
 from drivers.transport import DeviceReady, LinkSettings
-from simulator.clock import MANUAL_START, ManualClock
+from simulator.clock import ManualClock
 
 
 @pytest.mark.slow
@@ -115,7 +115,6 @@ def test_a_dealt_card_reaches_the_host_quickly_on_a_clean_line(tmp_path: Path) -
         f"\nclean pty, one card at a time: median {statistics.median(ordered) * 1000:.1f} ms, "
         f"max {ordered[-1] * 1000:.1f} ms"
     )
-    assert clock() == MANUAL_START, "no time passed on the devices' clock"
     # A deadline, not a measure: far above a loaded machine's latency (milliseconds), still
     # below a driver that sleeps a second for each card.
     assert statistics.median(ordered) < 1.0

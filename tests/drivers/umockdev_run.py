@@ -15,9 +15,9 @@ import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
+from test_driver_contract import count_opens
 from umockdev_bed import (  # the fixture replaces the suite's leak check here
     SHOE_IDS,
     Bed,
@@ -40,21 +40,6 @@ PATIENT = 60.0
 #: How long the test waits for what must happen: far beyond a busy machine's delays, and
 #: well inside PATIENT, so a reopen within it was the wake's, never the backoff's.
 WAIT = 30.0
-
-
-def count_failed_opens(controller: Controller) -> list[bool]:
-    """Each time the shoe's driver tries to open its port from now on, whether it could."""
-    driver = controller.shoe
-    opens: list[bool] = []
-    real = driver._open
-
-    def spied() -> Any:
-        port = real()
-        opens.append(port is not None)
-        return port
-
-    driver._open = spied  # type: ignore[method-assign]  # an instance's spy
-    return opens
 
 
 @pytest.fixture
@@ -125,7 +110,7 @@ def test_run_opens_paused_without_the_shoe_and_a_plug_or_replug_reopens_it_at_on
         controller = build_controller(settings)
         for driver in (controller.shoe, controller.panel):
             driver.settings = replace(driver.settings, backoff_initial=PATIENT, backoff_max=PATIENT)
-        opens = count_failed_opens(controller)
+        opens = count_opens(controller.shoe)
         hotplug = hotplug_monitor(settings, controller)
         assert hotplug is not None
         stop = threading.Event()
