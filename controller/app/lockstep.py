@@ -62,6 +62,8 @@ class LockstepDealer:
     ) -> None:
         if tick < 0:
             raise ValueError(f"tick {tick} s: expected 0 or more seconds")
+        if tick and not isinstance(sim.clock, ManualClock):
+            raise ValueError(f"tick {tick} s: expected a simulator on a ManualClock (a test's)")
         self.bot = bot
         self.timeout = timeout
         self._clock = sim.clock if isinstance(sim.clock, ManualClock) and tick else None

@@ -27,8 +27,8 @@ from simulator.runner import Pace
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 
-#: How long a test waits for what the controller does in milliseconds (a card taken, a pause,
-#: a line on the panel): a wall-clock allowance that costs nothing when the event comes, and
+#: How long a test waits for what the controller does within milliseconds (a card taken, a
+#: pause, a line on the panel): a wall-clock allowance that costs nothing when the event comes, and
 #: that a loaded machine does not run out of.
 PATIENCE = 30.0
 

@@ -49,7 +49,12 @@ def test_stop_ends_a_wait_for_the_controller(tmp_path: Path) -> None:
         assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
         table.sim.unplug("panel")
         bot = dealer(table, hands=1, timeout=30.0)
-        timer = threading.Timer(0.2, bot.stop)
+
+        def stop_once_waiting() -> None:  # the dealer waits for an input the panel cannot send
+            assert wait_until(lambda: bot.expected > bot.controller.inputs, PATIENCE)
+            bot.stop()
+
+        timer = threading.Thread(target=stop_once_waiting)
         timer.start()
         assert bot.run() == 0
         timer.join()
