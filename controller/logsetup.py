@@ -7,16 +7,23 @@ libraries it uses (pyserial, pyudev, transitions) come out the same way:
 - JSON lines (``format = "json"``, or ``"auto"`` when the output is not a
   terminal: journald, a file, a pipe): one JSON object a line, with
   ``timestamp`` (ISO 8601, UTC), ``level``, ``table`` (the table id), ``hand``
-  (the hand number, once the controller has bound one), ``seq`` (the line's
+  (the hand number, on a controller's lines once it has a hand), ``seq`` (the line's
   number since start-up, so a shipper can see a line lost or reordered),
   ``event`` and the event's own fields;
-- structlog's ConsoleRenderer (``format = "console"``, or ``"auto"`` at a terminal).
+- structlog's ConsoleRenderer (``format = "console"``, or ``"auto"`` at a terminal),
+  coloured at a terminal unless ``NO_COLOR`` is set and not empty (https://no-color.org).
 
-The hand number is bound with ``bind_hand(n)`` (a value of this module, read by
-one processor: structlog's ``merge_contextvars`` looks through every context
-variable at every line), so every line logged while hand ``n`` is dealt carries
-it, from any module and any thread: a table's inputs are handled on the drivers'
-threads and the loop's, one at a time, and a process runs one table.
+Under journald (standard error is the stream ``JOURNAL_STREAM`` names:
+``controller.journald``) each line goes to journald's native socket with the
+fields ``PRIORITY``, ``TABLE_ID``, ``HAND`` and ``SYSLOG_IDENTIFIER`` beside
+``MESSAGE`` (the line), so ``journalctl -p warning`` and ``journalctl HAND=41``
+work; if that socket is not there, each line goes to the stream with its syslog
+priority as a ``<N>`` prefix. A terminal, a file and a pipe get the bare lines.
+
+The hand number is each controller's own: ``HandTag``, bound into the
+controller's logger when it is built and set as its hands start, is read by one
+processor at every line; before the controller's first hand its lines carry no
+``hand``. Lines of the drivers and libraries carry the table, not the hand.
 ``reset_logging()`` removes what ``configure_logging`` installed (and closes a
 log file); tests and a re-configuration use it.
 """
@@ -26,15 +33,18 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import os
 import sys
 import time
 import traceback
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any, Final, TextIO
 
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
+from controller import journald
 from controller.settings import LogFormat, LogLevel, LogSettings
 from controller.tomlcheck import Problem, SettingsError
 
@@ -56,13 +66,14 @@ _HANDLER_NAME: Final = "tablectl"
 class _Stamp:
     """Adds the table id and the line's sequence number, at the moment the line is written."""
 
-    def __init__(self, table_id: str) -> None:
+    def __init__(self, table_id: str | None) -> None:
         self.table_id = table_id
         # Called under the logging handler's lock, so numbers follow the order of the lines.
         self._numbers: Iterator[int] = itertools.count(1)
 
     def __call__(self, logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-        event_dict["table"] = self.table_id
+        if self.table_id is not None:
+            event_dict["table"] = self.table_id
         event_dict["seq"] = next(self._numbers)
         return event_dict
 
@@ -127,17 +138,18 @@ _METHOD_LEVELS: Final = {
 }
 
 
-class _Hand:
-    """The hand being dealt, as ``bind_hand`` set it (None between hands)."""
+class HandTag:
+    """The hand one controller is dealing, for its log lines: bound into its logger
+    (``logger.bind(hand=tag)``) and set as each hand starts. A line carries ``hand`` only
+    once ``number`` is set: none before the controller's first hand."""
 
-    number: int | None = None
+    __slots__ = ("number",)
 
+    def __init__(self) -> None:
+        self.number: int | None = None
 
-def _add_hand(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-    hand = _Hand.number
-    if hand is not None:
-        event_dict.setdefault("hand", hand)  # a line's own ``hand=`` wins, as with structlog
-    return event_dict
+    def __repr__(self) -> str:
+        return f"HandTag({self.number!r})"
 
 
 class _UtcStamp:
@@ -162,9 +174,13 @@ def _structlog_fields(stamp: _UtcStamp) -> Processor:
     path (the announcement of every card) pays one call, not five."""
 
     def fields(logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
-        hand = _Hand.number
-        if hand is not None:
-            event_dict.setdefault("hand", hand)
+        hand = event_dict.get("hand")
+        if hand.__class__ is HandTag:  # a controller's tag; a line's own ``hand=`` is kept
+            number = hand.number
+            if number is None:
+                del event_dict["hand"]
+            else:
+                event_dict["hand"] = number
         event_dict["level"] = _METHOD_LEVELS.get(name, name)
         event_dict["logger"] = logger.name
         return stamp(logger, name, event_dict)
@@ -173,40 +189,31 @@ def _structlog_fields(stamp: _UtcStamp) -> Processor:
 
 
 def configure_logging(
-    settings: LogSettings, *, table_id: str, stream: TextIO | None = None
+    settings: LogSettings,
+    *,
+    table_id: str | None,
+    stream: TextIO | None = None,
+    journal_socket: Path = journald.SOCKET,
 ) -> logging.Handler:
     """Send every log line (structlog's and the standard library's) to the configured output.
 
     The output is ``settings.file`` (appended to) when set, else ``stream``
-    (standard error by default, which systemd hands to journald). Returns the
-    handler installed; ``reset_logging`` removes it.
+    (standard error by default, which systemd hands to journald: then the lines go to
+    ``journal_socket``, see the module's text). ``table_id`` None (a command that serves
+    no table, ``enroll``) leaves ``table`` out. Returns the handler installed;
+    ``reset_logging`` removes it.
     """
     reset_logging()
-    handler: logging.StreamHandler[Any]
-    if settings.file is not None:
-        try:
-            handler = logging.FileHandler(settings.file, mode="a", encoding="utf-8")
-        except OSError as exc:
-            reason = exc.strerror or str(exc)
-            problem = Problem(
-                "log.file", str(settings.file), f"expected a file to append to: {reason}"
-            )
-            raise SettingsError("log", [problem]) from None
-        at_terminal = False  # a file is read by a machine, or later by a person
-    else:
-        out = stream if stream is not None else sys.stderr
-        handler = logging.StreamHandler(out)
-        at_terminal = _is_terminal(out)
+    sink, at_terminal = _sink(settings, table_id, stream, journal_socket)
     console = settings.format is LogFormat.CONSOLE or (
         settings.format is LogFormat.AUTO and at_terminal
     )
-    handler.name = _HANDLER_NAME
+    handler = _LineHandler(sink)
 
     timestamper = _UtcStamp()
     # The standard library's records (pyserial's, pyudev's) pass through these; structlog's
     # own lines get the same fields from _structlog_fields.
     shared: list[Processor] = [
-        _add_hand,
         structlog.stdlib.add_log_level,
         _level_name,
         structlog.stdlib.add_logger_name,
@@ -215,7 +222,8 @@ def configure_logging(
     stamp = _Stamp(table_id)  # one count for both kinds of lines
     final: list[Processor]
     if console:
-        final = [stamp, structlog.dev.ConsoleRenderer(colors=at_terminal)]
+        colors = at_terminal and not no_color()
+        final = [stamp, structlog.dev.ConsoleRenderer(colors=colors)]
     else:
         # One line per event: a traceback becomes a structured field, never extra lines.
         final = [stamp, _traceback, _json_line]
@@ -243,34 +251,136 @@ def configure_logging(
     return handler
 
 
+def no_color(environ: Mapping[str, str] | None = None) -> bool:
+    """https://no-color.org: ``NO_COLOR`` set and not empty turns colour off."""
+    return bool((os.environ if environ is None else environ).get("NO_COLOR"))
+
+
+def _sink(
+    settings: LogSettings, table_id: str | None, stream: TextIO | None, journal_socket: Path
+) -> tuple[_StreamSink | _JournalSink, bool]:
+    """Where the lines go, and whether that is a terminal."""
+    if settings.file is not None:
+        try:
+            appended: TextIO = settings.file.open("a", encoding="utf-8")
+        except OSError as exc:
+            reason = exc.strerror or str(exc)
+            problem = Problem(
+                "log.file", str(settings.file), f"expected a file to append to: {reason}"
+            )
+            raise SettingsError("log", [problem]) from None
+        # A file is read by a machine, or later by a person: bare lines, never colours.
+        return _StreamSink(appended, priorities=False, owned=True), False
+    out = stream if stream is not None else sys.stderr
+    if not journald.is_journal_stream(out):
+        return _StreamSink(out, priorities=False, owned=False), _is_terminal(out)
+    # journald reads the stream: it files a line by its <N> prefix (SyslogLevelPrefix=).
+    fallback = _StreamSink(out, priorities=True, owned=False)
+    if not journald.listening(journal_socket):
+        return fallback, False
+    return _JournalSink(journald.JournalSocket(journal_socket), table_id, fallback), False
+
+
+class _StreamSink:
+    """Lines to a stream; under journald each begins with its syslog priority (``<4>``)."""
+
+    def __init__(self, stream: TextIO, *, priorities: bool, owned: bool) -> None:
+        self.stream = stream
+        self.priorities = priorities
+        self._owned = owned  # a log file is ours to close; standard error is not
+
+    def write(self, line: str, level: str, hand: int | None) -> None:
+        """Write one line (the caller holds the handler's lock)."""
+        if self.priorities:
+            line = f"<{journald.priority(level)}>{line}"
+        self.stream.write(line + "\n")
+        self.stream.flush()
+
+    def close(self) -> None:
+        """Close a log file."""
+        if self._owned:
+            self.stream.close()
+
+
+#: journald's SYSLOG_IDENTIFIER of every entry: ``journalctl -t tablectl``.
+IDENTIFIER: Final = "tablectl"
+
+
+class _JournalSink:
+    """Lines to journald's native socket, each with its priority, table and hand as fields."""
+
+    def __init__(
+        self, sock: journald.JournalSocket, table_id: str | None, fallback: _StreamSink
+    ) -> None:
+        self.socket = sock
+        self.common = {"SYSLOG_IDENTIFIER": IDENTIFIER}
+        if table_id is not None:
+            self.common["TABLE_ID"] = table_id
+        self.fallback = fallback
+
+    def write(self, line: str, level: str, hand: int | None) -> None:
+        """Send one line (the caller holds the handler's lock)."""
+        fields = {"MESSAGE": line, "PRIORITY": str(journald.priority(level)), **self.common}
+        if hand is not None:
+            fields["HAND"] = str(hand)
+        try:
+            self.socket.send(journald.entry(fields))
+        except OSError:
+            # journald's socket went away (a restart): its stream may still take the line.
+            self.fallback.write(line, level, hand)
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.socket.close()
+
+
+class _LineHandler(logging.Handler):
+    """The root logger's handler: a standard library record, formatted, to the sink."""
+
+    def __init__(self, sink: _StreamSink | _JournalSink) -> None:
+        super().__init__()
+        self.sink = sink
+        self.name = _HANDLER_NAME
+
+    def emit(self, record: logging.LogRecord) -> None:
+        # Handler.handle holds the lock here, as _LineLogger does for structlog's lines.
+        try:
+            self.sink.write(self.format(record), record.levelname.lower(), None)
+        except Exception:
+            self.handleError(record)
+
+    def close(self) -> None:
+        try:
+            self.sink.close()
+        finally:
+            super().close()
+
+
 class _LineLogger:
-    """Where structlog's own events go: rendered and written to the handler's stream under
+    """Where structlog's own events go: rendered and written to the handler's sink under
     the handler's lock, as a standard library record is (so ``seq`` follows the lines across
     both kinds), but without building a ``logging.LogRecord``: the standard library's path
     built two per line and cost about 0.12 ms a line, most of the controller's time per
     card (docs/performance.md, The controller application)."""
 
-    def __init__(
-        self, handler: logging.StreamHandler[Any], final: list[Processor], name: str
-    ) -> None:
+    def __init__(self, handler: _LineHandler, final: list[Processor], name: str) -> None:
         if handler.lock is None:
             raise ValueError(f"log handler {handler!r}: expected the lock a Handler makes")
-        self._handler = handler
-        # Taken directly, not through acquire(), release() and flush(): five calls a line fewer.
+        # Taken directly, not through acquire() and release(): calls a line fewer.
         self._lock = handler.lock
+        self._sink = handler.sink
         self._final = final
         self.name = name
 
     def _write(self, method: str, event_dict: EventDict) -> None:
-        handler = self._handler
+        hand = event_dict.get("hand")
+        level = event_dict.get("level", method)
         with self._lock:
             try:
                 rendered: Any = event_dict
                 for processor in self._final:
                     rendered = processor(self, method, rendered)
-                stream = handler.stream
-                stream.write(f"{rendered}{handler.terminator}")
-                stream.flush()
+                self._sink.write(str(rendered), level, hand if isinstance(hand, int) else None)
             except Exception:
                 # A line that cannot be written must not stop the table: as logging.Handler's
                 # handleError does, say so on standard error and carry on.
@@ -300,7 +410,7 @@ class _LineLogger:
 class _LineLoggerFactory:
     """structlog's logger factory: a ``_LineLogger`` for the handler configure_logging made."""
 
-    def __init__(self, handler: logging.StreamHandler[Any], final: list[Processor]) -> None:
+    def __init__(self, handler: _LineHandler, final: list[Processor]) -> None:
         self._handler = handler
         self._final = final
         # structlog asks again at every line (loggers are not cached: see configure); one
@@ -329,14 +439,3 @@ def reset_logging() -> None:
             handler.close()
     root.setLevel(logging.WARNING)
     structlog.reset_defaults()
-    _Hand.number = None
-
-
-def bind_hand(number: int) -> None:
-    """Every line logged from now on carries ``hand=number`` (until ``unbind_hand``)."""
-    _Hand.number = number
-
-
-def unbind_hand() -> None:
-    """Lines logged between hands carry no hand number."""
-    _Hand.number = None

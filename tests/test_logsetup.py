@@ -19,13 +19,7 @@ import structlog
 
 from controller import logsetup
 from controller.config import LogFormat, LogLevel, LogSettings, SettingsError
-from controller.logsetup import (
-    LEADING_FIELDS,
-    bind_hand,
-    configure_logging,
-    reset_logging,
-    unbind_hand,
-)
+from controller.logsetup import LEADING_FIELDS, HandTag, configure_logging, reset_logging
 
 
 @pytest.fixture(autouse=True)
@@ -43,15 +37,17 @@ def json_lines(text: str) -> list[dict[str, Any]]:
 
 
 def test_json_lines_carry_time_level_table_hand_seq_and_event() -> None:
-    """One JSON object a line: UTC ISO time, level, table, hand once bound, seq, event, fields."""
+    """One JSON object a line: UTC ISO time, level, table, hand once the logger's HandTag has
+    one, seq, event, fields."""
     out = io.StringIO()
     configure_logging(LogSettings(format=LogFormat.JSON), table_id="AC-07", stream=out)
-    log = structlog.get_logger("controller.engine")
+    tag = HandTag()
+    log = structlog.get_logger("controller.engine").bind(hand=tag)
     log.info("table_opened", seats=[1, 2, 3])
-    bind_hand(41)
+    tag.number = 41
     log.info("card_read", seat=2, card="As")
     log.warning("alarm", reason="card not in the active deck")
-    unbind_hand()
+    tag.number = None
     log.info("between_hands")
     lines = json_lines(out.getvalue())
     assert [line["event"] for line in lines] == [
@@ -79,19 +75,15 @@ def test_json_lines_carry_time_level_table_hand_seq_and_event() -> None:
 
 
 def test_standard_library_records_come_out_the_same_way() -> None:
-    """A library's logging record (pyserial, pyudev) is a JSON line with the same context."""
+    """A library's logging record (pyserial, pyudev) is a JSON line with the same context:
+    the table, not a hand (a hand is a controller's, and a library serves no controller)."""
     out = io.StringIO()
     configure_logging(LogSettings(format=LogFormat.JSON), table_id="T1", stream=out)
-    bind_hand(3)
     logging.getLogger("pyudev.monitor").warning("device %s removed", "ttyACM0", extra={"n": 1})
     (line,) = json_lines(out.getvalue())
     assert line["event"] == "device ttyACM0 removed"
-    assert (line["logger"], line["level"], line["table"], line["hand"]) == (
-        "pyudev.monitor",
-        "warning",
-        "T1",
-        3,
-    )
+    assert (line["logger"], line["level"], line["table"]) == ("pyudev.monitor", "warning", "T1")
+    assert "hand" not in line
     assert line["n"] == 1
     assert line["seq"] == 1
 
@@ -146,8 +138,9 @@ def test_console_format_is_for_people() -> None:
     """format = "console": structlog's ConsoleRenderer, not JSON, with the same fields."""
     out = io.StringIO()
     configure_logging(LogSettings(format=LogFormat.CONSOLE), table_id="T9", stream=out)
-    bind_hand(5)
-    structlog.get_logger("c").info("card_read", seat=4)
+    tag = HandTag()
+    tag.number = 5
+    structlog.get_logger("c").bind(hand=tag).info("card_read", seat=4)
     text = out.getvalue()
     assert text.count("\n") == 1
     with pytest.raises(json.JSONDecodeError):
@@ -167,21 +160,68 @@ def test_auto_is_json_when_not_at_a_terminal() -> None:
     assert json_lines(out.getvalue())[0]["event"] == "hello"
 
 
-def test_auto_is_the_console_at_a_terminal() -> None:
-    """format = "auto" at a terminal (a pty here) writes the coloured console form."""
+def at_a_terminal(settings: LogSettings) -> str:
+    """What one line logged with ``settings`` to a terminal (a pty) looks like there."""
     master, slave = os.openpty()
     try:
         with os.fdopen(slave, "w", encoding="utf-8", closefd=True) as terminal:
-            configure_logging(LogSettings(), table_id="T", stream=terminal)
+            configure_logging(settings, table_id="T", stream=terminal)
             structlog.get_logger().info("at_the_table", seat=1)
             terminal.flush()
             reset_logging()
-        text = os.read(master, 4096).decode("utf-8")
+        return os.read(master, 4096).decode("utf-8")
     finally:
         os.close(master)
+
+
+def test_auto_is_the_console_at_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """format = "auto" at a terminal (a pty here) writes the coloured console form."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    text = at_a_terminal(LogSettings())
     assert "at_the_table" in text
     assert "\x1b[" in text  # colours for a person
     assert not text.lstrip().startswith("{")
+
+
+@pytest.mark.parametrize("log_format", [LogFormat.AUTO, LogFormat.CONSOLE])
+def test_no_color_set_and_not_empty_turns_the_colours_off(
+    monkeypatch: pytest.MonkeyPatch, log_format: LogFormat
+) -> None:
+    """https://no-color.org: NO_COLOR set to anything but "" means no ANSI colour, even at a
+    terminal; set empty it means nothing."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = at_a_terminal(LogSettings(format=log_format))
+    assert "at_the_table" in plain
+    assert "seat=1" in plain
+    assert "\x1b[" not in plain
+    monkeypatch.setenv("NO_COLOR", "")
+    assert "\x1b[" in at_a_terminal(LogSettings(format=log_format))
+
+
+def test_each_logger_carries_its_own_hand_tag() -> None:
+    """Two controllers in one process: each logger's lines carry its own tag's hand (the
+    number is no process-wide value), and a line's own ``hand=`` wins over the tag."""
+    out = io.StringIO()
+    configure_logging(LogSettings(format=LogFormat.JSON), table_id="T", stream=out)
+    first, second = HandTag(), HandTag()
+    one = structlog.get_logger("controller.table").bind(hand=first)
+    two = structlog.get_logger("controller.table").bind(hand=second)
+    first.number = 7
+    one.info("a")
+    two.info("b")
+    second.number = 2
+    one.info("c")
+    two.info("d")
+    one.info("e", hand=99)
+    lines = json_lines(out.getvalue())
+    assert [(line["event"], line.get("hand")) for line in lines] == [
+        ("a", 7),
+        ("b", None),
+        ("c", 7),
+        ("d", 2),
+        ("e", 99),
+    ]
+    assert "hand" not in lines[1]
 
 
 def test_a_log_file_gets_json_lines_and_is_closed_on_reset(tmp_path: Path) -> None:

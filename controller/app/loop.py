@@ -48,7 +48,7 @@ from controller.games.spec import GameSpec
 from controller.inputs import TableInput
 from controller.journal import JournalError, JournalWriter, JsonObject, Record
 from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
-from controller.logsetup import bind_hand
+from controller.logsetup import HandTag
 from drivers.deck import DeckSet
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
@@ -171,6 +171,8 @@ class Controller:
     _taking: bool = field(default=False, init=False)
     #: What a driver's thread met handling an input; ``run`` raises it.
     _failure: BaseException | None = field(default=None, init=False)
+    #: The hand this controller's log lines carry (none before its first hand).
+    log_hand: HandTag = field(default_factory=HandTag, init=False)
 
     @property
     def events(self) -> queue.SimpleQueue[Any]:
@@ -183,7 +185,7 @@ class Controller:
         # Bound now, to the log as configured: a lazy logger is built again at every line
         # (a few microseconds each, two or three lines a card). The run configures the log
         # before it builds the controller.
-        self._log = structlog.get_logger("controller.table").bind()
+        self._log = structlog.get_logger("controller.table").bind(hand=self.log_hand)
 
     # --- building ------------------------------------------------------------------------
 
@@ -258,7 +260,7 @@ class Controller:
     def _resumed(self, last: Record | None) -> None:
         table = self.core.table
         if table.hand_number:
-            bind_hand(table.hand_number)  # the line carries it; before the first hand, none
+            self.log_hand.number = table.hand_number  # before the first hand, none
         self._log.info(
             "table_opened",
             deck=self.decks.active.name,
@@ -292,8 +294,7 @@ class Controller:
         self.journal.close()
         table = self.core.table
         self._log.info(
-            "table_closed",
-            hand=table.hand_number,
+            "table_closed",  # its hand is the bound one: none if no hand was ever dealt
             phase=table.phase,
             where=announce(table.pending),
             journal_seq=last.seq if last else 0,
@@ -550,7 +551,7 @@ class Controller:
             self.decks.switch()
         deck = rec.DeckInPlay(hand, self.decks.active.name)
         self.core.take(rec.DECK, deck.fields())  # the display shows it from the hand's start
-        bind_hand(hand)  # the new hand's line (its other lines are announced after this one)
+        self.log_hand.number = hand  # the new hand's line (its others are announced after it)
         self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
         return deck
 
@@ -582,7 +583,7 @@ class Controller:
         core = self.core
         for event in events:
             if isinstance(event, HandStarted):
-                bind_hand(event.hand)
+                self.log_hand.number = event.hand
             log = self._log.warning if isinstance(event, FAULTS) else self._log.info
             # The facts as fields of their own (seat, amount, pot, nets), for a log shipper's
             # queries; like the text, they name no card a player may not see.
