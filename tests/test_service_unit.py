@@ -84,6 +84,27 @@ def test_it_waits_for_the_device_units_the_udev_rules_make(unit: Unit) -> None:
         assert escaped in devices
 
 
+def test_it_tells_systemd_when_it_is_ready_and_pings_the_watchdog(unit: Unit) -> None:
+    """Type=notify: READY=1 once the journal is open and the drivers started; WATCHDOG=1 from
+    the controller's loop within WatchdogSec; only the main process may notify
+    (controller/app/systemd.py; tests/app/test_app_systemd_run.py reads them from a real run)."""
+    service = unit["Service"]
+    assert service["Type"] == ["notify"]
+    assert service["NotifyAccess"] == ["main"]
+    assert service["WatchdogSec"] == ["10s"]
+    # The notification socket is an AF_UNIX datagram socket.
+    assert "AF_UNIX" in words(service["RestrictAddressFamilies"])
+    # A watchdog kill is a failure: Restart=on-failure starts the table again.
+    assert service["Restart"] == ["on-failure"]
+
+
+def test_it_waits_for_the_clock_to_be_synchronised(unit: Unit) -> None:
+    """After=time-sync.target only orders: Wants= pulls the target in (docs/deploy.md, Time),
+    so the journal's first record does not carry a clock that is later set back."""
+    assert "time-sync.target" in words(unit["Unit"]["Wants"])
+    assert "time-sync.target" in words(unit["Unit"]["After"])
+
+
 def test_the_devices_are_allowed_and_the_rest_of_dev_is_closed(unit: Unit) -> None:
     """DeviceAllow= the two devices read-write; nothing hides /dev from the service."""
     service = unit["Service"]

@@ -18,6 +18,7 @@ import structlog
 
 from controller.app.control import ControlError, ControlServer
 from controller.app.loop import Controller, JournalOptions
+from controller.app.systemd import ServiceNotifier
 from controller.display.view import TableView
 from controller.journal import JournalError
 from controller.settings import DeviceSettings, TableSettings
@@ -198,13 +199,16 @@ def serve(
     *,
     control: ControlServer | None = None,
     hotplug: HotplugMonitor | None = None,
+    notify: ServiceNotifier | None = None,
 ) -> bool:
     """Run the table until ``stop``; always close (drivers stopped, journal closed, logged).
 
     ``control``, if given, takes the floor's seat changes while the table runs
     (docs/app.md, Seat changes); if its socket cannot be bound, that is logged and the
     table runs without it. ``hotplug`` (see ``hotplug_monitor``) is started beside the
-    drivers and stopped before they close.
+    drivers and stopped before they close. ``notify`` (systemd's ``Type=notify``,
+    controller/app/systemd.py) hears READY once the drivers are started, the status after
+    each announcement, the watchdog from the loop, and STOPPING as the table closes.
 
     False if the journal failed: nothing more was acknowledged (docs/journal.md, a failed
     write or fsync); the service exits and systemd starts it again, and the reopened journal
@@ -224,6 +228,9 @@ def serve(
             control = None
     controller.start()
     watching = start_watching(hotplug)
+    if notify is not None:
+        controller.listeners.append(lambda table, _events: notify.announced(table.core))
+        notify.ready(controller.core, controller.events)
     try:
         controller.run(stop)
     except JournalError as error:
@@ -232,9 +239,13 @@ def serve(
         )
         return False
     finally:
+        if notify is not None:
+            notify.stopping()
         if control is not None:
             control.close()
         if watching is not None:
             watching.stop()
         controller.close()
+        if notify is not None:
+            notify.close()  # after the close's drain, which may answer a last probe
     return True

@@ -20,6 +20,7 @@ from controller.app.service import (
     serve,
     stop_on_signals,
 )
+from controller.app.systemd import NotifyError, ServiceNotifier
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
@@ -38,6 +39,7 @@ START_ERRORS: Final = (
     CheckpointMismatch,
     RecordFormatError,
     DeckError,
+    NotifyError,
 )
 
 
@@ -94,6 +96,8 @@ def run(args: argparse.Namespace) -> int:
         if sink is not None:
             refuse_log_over_display(settings.log.file)
         configure_logging(settings.log, table_id=settings.table_id)
+        # Under systemd's Type=notify: NOTIFY_SOCKET and WATCHDOG_USEC; None elsewhere.
+        notify = ServiceNotifier.from_environment()
         controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
         control = ControlServer(settings.control_socket, controller.events)
     except START_ERRORS as error:
@@ -106,7 +110,7 @@ def run(args: argparse.Namespace) -> int:
 
     def serve_table(stop: threading.Event) -> None:
         # A failure is logged; the display shows the table closed until the dealer quits.
-        served.append(serve(controller, stop, control=control, hotplug=hotplug))
+        served.append(serve(controller, stop, control=control, hotplug=hotplug, notify=notify))
 
     if sink is not None:
         run_with_display(sink, serve_table, stop)

@@ -1,0 +1,231 @@
+"""controller/app/systemd.py: the sd_notify(3) datagrams, the watchdog's probe, the status.
+
+Real AF_UNIX datagram sockets, bound here as systemd binds its own; no thread is started
+(the watchdog's timer is driven by calling ``tick``), so the module is in the fast tier.
+A datagram sent is in the receiver's queue when ``sendto`` returns, so "nothing was sent"
+is read at once, without waiting.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from apphelp import json_log
+
+from controller.app import records as rec
+from controller.app.control import SeatRequest
+from controller.app.core import TableCore
+from controller.app.simtable import demo_config
+from controller.app.systemd import (
+    Notifier,
+    NotifyError,
+    ServiceNotifier,
+    Watchdog,
+    socket_address,
+    status_line,
+    watchdog_interval,
+)
+from controller.cards import DECK
+from controller.engine.events import ActionRequired, CardExpected
+from controller.games import GAMES
+from controller.inputs import Button, ButtonPress, CardRead
+
+pytestmark = pytest.mark.fast
+
+
+@pytest.fixture
+def listener(tmp_path: Path) -> Iterator[tuple[socket.socket, str]]:
+    """A datagram socket bound where NOTIFY_SOCKET will point, as systemd's is."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    path = tmp_path / "notify"
+    server.bind(str(path))
+    server.setblocking(False)
+    try:
+        yield server, str(path)
+    finally:
+        server.close()
+
+
+def received(server: socket.socket) -> list[str]:
+    """Every datagram waiting on ``server``, in order."""
+    messages = []
+    while True:
+        try:
+            messages.append(server.recv(4096).decode())
+        except BlockingIOError:
+            return messages
+
+
+def test_without_notify_socket_nothing_is_made() -> None:
+    """sd_notify(3): no NOTIFY_SOCKET, no notification (a bench, a terminal, a test)."""
+    assert ServiceNotifier.from_environment({}) is None
+    assert ServiceNotifier.from_environment({"NOTIFY_SOCKET": "", "WATCHDOG_USEC": "1"}) is None
+
+
+def test_the_address_is_a_path_or_an_abstract_name() -> None:
+    """sd_notify(3): a leading @ names the abstract namespace (a NUL byte on the wire)."""
+    assert socket_address("/run/systemd/notify") == "/run/systemd/notify"
+    assert socket_address("@tablectl/notify") == b"\0tablectl/notify"
+    with pytest.raises(NotifyError, match=r"NOTIFY_SOCKET='run/notify': expected an absolute"):
+        socket_address("run/notify")
+
+
+def test_the_watchdog_interval_is_watchdog_usec_for_this_process_only() -> None:
+    """sd_watchdog_enabled(3): WATCHDOG_USEC in microseconds; WATCHDOG_PID, if set, must be
+    this process."""
+    assert watchdog_interval({}) is None
+    assert watchdog_interval({"WATCHDOG_USEC": "10000000"}) == 10.0
+    mine = {"WATCHDOG_USEC": "500000", "WATCHDOG_PID": str(os.getpid())}
+    assert watchdog_interval(mine) == 0.5
+    assert watchdog_interval({"WATCHDOG_USEC": "500000", "WATCHDOG_PID": "1"}) is None
+    for bad in ("ten", "0", "-5", "1.5"):
+        with pytest.raises(NotifyError, match=rf"WATCHDOG_USEC='{bad}': expected a whole"):
+            watchdog_interval({"WATCHDOG_USEC": bad})
+
+
+def test_a_notification_is_one_datagram_of_key_value_lines(
+    listener: tuple[socket.socket, str],
+) -> None:
+    server, path = listener
+    notify = ServiceNotifier.from_environment({"NOTIFY_SOCKET": path})
+    assert notify is not None
+    try:
+        assert notify.notifier.send(READY="1", STATUS="hand 1")
+    finally:
+        notify.close()
+    assert received(server) == ["READY=1\nSTATUS=hand 1"]
+
+
+def test_an_abstract_socket_is_reached(tmp_path: Path) -> None:
+    """NOTIFY_SOCKET=@name: the abstract namespace, as systemd uses in a container."""
+    name = f"tablectl-test-{os.getpid()}-{tmp_path.name}"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(b"\0" + name.encode())
+    server.setblocking(False)
+    notifier = Notifier(socket_address(f"@{name}"))
+    try:
+        assert notifier.send(WATCHDOG="1")
+        assert received(server) == ["WATCHDOG=1"]
+    finally:
+        notifier.close()
+        server.close()
+
+
+def test_a_failed_send_is_logged_once_and_never_raised(tmp_path: Path) -> None:
+    """The table must not stop because no one listens: False, one warning naming the socket."""
+    missing = str(tmp_path / "gone")
+    with json_log(tmp_path) as lines:
+        notifier = Notifier(missing)
+        try:
+            assert notifier.send(STATUS="a") is False
+            assert notifier.send(STATUS="b") is False
+        finally:
+            notifier.close()
+    failed = [line for line in lines if line["event"] == "systemd_notify_failed"]
+    assert len(failed) == 1
+    assert failed[0]["socket"] == missing
+    assert failed[0]["level"] == "warning"
+
+
+def answer_probe(events: queue.SimpleQueue[Any]) -> None:
+    """What the controller's loop does with the probe: take it, and answer it."""
+    request = events.get_nowait()
+    assert isinstance(request, SeatRequest)
+    assert request.change is None  # show the seats: nothing journaled, nothing changed
+    request.answer.put({"ok": True, "text": "seats 1 2 3"})
+
+
+def test_the_watchdog_pings_only_when_the_loop_answers(
+    tmp_path: Path, listener: tuple[socket.socket, str]
+) -> None:
+    """A probe goes to the loop's queue; WATCHDOG=1 is sent when the loop answers it, and
+    not while it does not: a second tick puts no second probe and logs the stall once."""
+    server, path = listener
+    events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    notifier = Notifier(path)
+    watchdog = Watchdog(notifier, events, interval=10.0)
+    try:
+        with json_log(tmp_path) as lines:
+            watchdog.tick()
+            assert events.qsize() == 1
+            assert received(server) == []  # the timer never pings on its own
+            watchdog.tick()
+            watchdog.tick()
+            assert events.qsize() == 1  # a hung loop gets no pile of probes
+            assert received(server) == []
+            answer_probe(events)
+            assert received(server) == ["WATCHDOG=1"]
+            watchdog.tick()
+            answer_probe(events)
+            assert received(server) == ["WATCHDOG=1"]
+    finally:
+        notifier.close()
+    stalled = [line for line in lines if line["event"] == "loop_stalled"]
+    assert len(stalled) == 1
+    assert stalled[0]["level"] == "warning"
+
+
+def test_a_probe_answered_after_stopping_does_not_ping(listener: tuple[socket.socket, str]) -> None:
+    """The close's drain may take a probe left in the queue: STOPPING=1 was the last word."""
+    server, path = listener
+    events: queue.SimpleQueue[Any] = queue.SimpleQueue()
+    notifier = Notifier(path)
+    watchdog = Watchdog(notifier, events, interval=10.0)
+    try:
+        watchdog.tick()
+        watchdog.stop()
+        answer_probe(events)
+    finally:
+        notifier.close()
+    assert received(server) == []
+
+
+def mambo_core() -> TableCore:
+    """A three-seat Mambo table (14.13A) with both devices welcomed."""
+    spec = GAMES["mambo"]
+    core = TableCore(spec, demo_config(spec))
+    for device in ("shoe", "panel"):
+        ready = {"device": device, "event": "ready", "outcome": "new_session", "boot": "B"}
+        core.take(rec.DEVICE, ready)
+    return core
+
+
+def take(core: TableCore, seq: int, inp: ButtonPress | CardRead) -> None:
+    device = "panel" if isinstance(inp, ButtonPress) else "shoe"
+    core.take(*rec.input_data(inp, rec.Origin(device, "B", seq)))
+
+
+def test_the_status_says_where_the_hand_stands_and_names_no_card() -> None:
+    """STATUS= is read by anyone with systemctl status: the hand, its street, what the table
+    waits for, and never a card dealt (controller/announce.py, hidden_cards; 14.13A(c): the
+    first round's two cards down and one up)."""
+    core = mambo_core()
+    assert status_line(core) == "waiting for hand 1: shuffle, then NEW HAND"
+    take(core, 1, ButtonPress(Button.NEW_HAND))
+    assert status_line(core) == "hand 1 · first round · card to seat 1, face down"
+    dealt: list[str] = []
+    seq = 2
+    while isinstance(core.table.pending, CardExpected):
+        card = DECK[seq]
+        take(core, seq, CardRead(card))
+        dealt.append(card.code)
+        seq += 1
+        status = status_line(core)
+        for code in dealt:
+            assert code not in status, (code, status)
+    pending = core.table.pending
+    assert isinstance(pending, ActionRequired)  # the bring-in (14.13A(d))
+    assert status_line(core) == f"hand 1 · first round · seat {pending.seat} to act"
+
+
+def test_the_status_of_a_paused_table_names_the_device() -> None:
+    """docs/app.md, Devices lost and found: a lost shoe holds the table."""
+    core = mambo_core()
+    core.take(rec.DEVICE, {"device": "shoe", "event": "lost", "reason": "no heartbeat"})
+    assert status_line(core) == "paused: shoe lost"
