@@ -149,7 +149,8 @@ class HandTag:
         self.number: int | None = None
 
     def __repr__(self) -> str:
-        return f"HandTag({self.number!r})"
+        # What structlog's unconfigured default prints (a test without configure_logging).
+        return repr(self.number)
 
 
 class _UtcStamp:
