@@ -11,13 +11,14 @@ they differ: the code changed under a hand in progress.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import Final
 
 from controller.app import records as rec
 from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
+from controller.engine.checkpoint import TableCheckpoint
 from controller.engine.events import CardExpected, Event, HandSettled, HandVoided
 from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
@@ -57,6 +58,20 @@ class ReplayMismatch(Exception):
             f"journal seq {record.seq}: the engine now decides {got} where the journal "
             f"recorded {expected}; the code changed under a hand in progress, "
             "so the table stays closed until the journal is looked at"
+        )
+
+
+class StakesChanged(ReplayMismatch):
+    """The hand in progress was started under other stakes than the configuration now gives:
+    finished under these, it would be dealt under two (13:69F-8.3: the posted stakes)."""
+
+    def __init__(self, record: Record, journaled: rec.HandTerms, now: rec.HandTerms) -> None:
+        Exception.__init__(
+            self,
+            f"journal seq {record.seq}: the hand in progress was started under the stakes "
+            f"{rec.stakes_json(journaled.stakes)}, and the configuration now gives "
+            f"{rec.stakes_json(now.stakes)}; put the hand's stakes back in the configuration "
+            "until it is over, and change them between hands",
         )
 
 
@@ -210,6 +225,12 @@ class TableCore:
         return warnings
 
     @property
+    def terms(self) -> rec.HandTerms:
+        """What a hand starting now is dealt under, journaled with its start (docs/journal.md,
+        A hand's terms)."""
+        return rec.HandTerms(self.table.stakes)
+
+    @property
     def paused_by(self) -> list[str]:
         """The devices that pause the table, in a fixed order."""
         return list(dict.fromkeys(pause.device for pause in self.pauses))
@@ -282,6 +303,9 @@ class TableCore:
             got = rec.events_json(self.last_events)
             if expected != got:
                 raise ReplayMismatch(record, expected, got)
+            journaled = rec.hand_terms_of(record.data) if record.kind == rec.HAND_STARTED else None
+            if journaled is not None and journaled != self.terms:
+                raise StakesChanged(record, journaled, self.terms)
             return
         self.take(record.kind, record.data)
 
@@ -322,6 +346,9 @@ class TableCore:
         """Everything the core needs to continue without the records before now."""
         return {
             "engine": rec.table_checkpoint_json(self.table.checkpoint()),
+            # What its last hand was dealt under: a restart replays that hand under them, though
+            # the configuration's stakes changed since (docs/journal.md, A hand's terms).
+            "terms": self.terms.fields(),
             "devices": {
                 name: {
                     "connected": d.connected,
@@ -355,8 +382,11 @@ class TableCore:
     def restore(self, data: JsonObject) -> None:
         """Continue from a checkpoint record's data (a fresh core's start-up replay)."""
         try:
-            self.table = Table.from_checkpoint(
-                self.spec, self.config, rec.table_checkpoint_of(data["engine"])
+            self.table = _restored_table(
+                self.spec,
+                self.config,
+                rec.table_checkpoint_of(data["engine"]),
+                rec.hand_terms_of(data, rec.CHECKPOINT),
             )
             devices, totals = data["devices"], data["totals"]
             if not isinstance(devices, dict) or not isinstance(totals, dict):
@@ -431,6 +461,21 @@ class TableCore:
                 if not isinstance(was, dict) or was.get(key) != fields_[key]:
                     got = was.get(key) if isinstance(was, dict) else None
                     raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
+
+
+def _restored_table(
+    spec: GameSpec, config: TableConfig, cp: TableCheckpoint, dealt: rec.HandTerms | None
+) -> Table:
+    """The table a checkpoint continues. Its last hand is replayed under the stakes it was
+    dealt under (None: a checkpoint written before they were kept, so the configuration's).
+    When the configuration now posts others (changed between hands, 13:69F-8.3), the table
+    continues under those from between hands: undo no longer reaches into that last hand,
+    which a replay under the new stakes would settle otherwise."""
+    if dealt is None or dealt.stakes == config.stakes:
+        return Table.from_checkpoint(spec, config, cp)
+    Table.from_checkpoint(spec, replace(config, stakes=dealt.stakes), cp)  # it holds together
+    between = replace(cp, start_stacks=(), start_dealer=0, inputs=(), closed=False, after=())
+    return Table.from_checkpoint(spec, config, between)
 
 
 def _cause_of(value: object) -> Cause | None:

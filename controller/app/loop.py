@@ -479,7 +479,7 @@ class Controller:
         self.journal.append(rec.CHECKPOINT, self.core.checkpoint())
 
     def _journal_decision(self, input_seq: int, events: list[Event]) -> None:
-        decision_kind, decision = rec.decision_data(input_seq, events)
+        decision_kind, decision = rec.decision_data(input_seq, events, self.core.terms)
         # Not fsynced on its own: the engine rebuilds it from the inputs, and the next input's
         # fsync takes it to disk (docs/journal.md, Durability).
         self.journal.append(decision_kind, decision, sync=False)

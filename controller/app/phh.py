@@ -23,6 +23,7 @@ from typing import Any, Final
 
 from controller.app.recall import HandRecord
 from controller.engine import Stakes
+from controller.games import GAMES
 from controller.phh import VARIANTS as IMPORTED_VARIANTS
 
 #: The PHH variant code of each game (custom codes for games PHH does not define).
@@ -79,14 +80,26 @@ def _players(hand: HandRecord) -> dict[int, str]:
     return {seat: f"p{i + 1}" for i, seat in enumerate(hand.events[0]["seats"])}
 
 
-def _shows(event: dict[str, Any], players: dict[int, str], shown: set[int]) -> list[str]:
-    out = []
-    for shown_hand in event["hands"]:
-        seat = shown_hand["seat"]
-        if seat not in shown and shown_hand["cards"]:
-            shown.add(seat)
-            out.append(f"{players[seat]} sm {''.join(shown_hand['cards'])}")
-    return out
+def held_cards(hand: HandRecord) -> dict[int, list[str]]:
+    """The cards each seat holds at the hand's end, in the order it was dealt them: every card
+    dealt to the seat (down and up), less its discards (14.12A(f)). Never the community card
+    (14.13A(h)): it is the table's, not a player's."""
+    held: dict[int, list[str]] = {}
+    for event in hand.events:
+        if event["kind"] == "card_dealt" and event["destination"] not in ("burn", "community"):
+            held.setdefault(event["seat"], []).append(event["card"])
+        elif event["kind"] == "card_discarded":
+            held[event["seat"]].remove(event["card"])
+    return held
+
+
+def _shows(event: dict[str, Any], players: dict[int, str], held: dict[int, list[str]]) -> list[str]:
+    """``pN sm CARDS`` for each seat at the showdown, once: the player's own cards, as PHH
+    shows a hand (PokerKit takes them for the player's hole cards). The showdown's own lists
+    are the hands rated for each share, which in Mambo take the community card and leave one
+    of the player's cards out (14.13A(j),(l)), and show a seat once a share."""
+    seats = dict.fromkeys(shown["seat"] for shown in event["hands"])
+    return [f"{players[seat]} sm {''.join(held[seat])}" for seat in seats]
 
 
 def draw_actions(hand: HandRecord) -> list[str]:
@@ -103,7 +116,7 @@ def draw_actions(hand: HandRecord) -> list[str]:
     draws: list[str] = []
     deals: list[str] = []
     discarded: dict[int, list[str]] = {}
-    shown: set[int] = set()
+    held = held_cards(hand)
 
     def flush() -> None:
         for seat, cards in opening.items():
@@ -137,7 +150,7 @@ def draw_actions(hand: HandRecord) -> list[str]:
             out.append(_bet(hand, players[event["seat"]], event))
         elif kind == "showdown":
             flush()
-            out.extend(_shows(event, players, shown))
+            out.extend(_shows(event, players, held))
     flush()
     return out
 
@@ -146,7 +159,7 @@ def actions(hand: HandRecord) -> list[str]:
     """The hand's PHH actions, in order: deals, bring-in, bets, burns as comments, shows."""
     players = _players(hand)
     out: list[str] = []
-    shown: set[int] = set()
+    held = held_cards(hand)
     for event in hand.events:
         kind = event["kind"]
         if kind == "card_dealt":
@@ -163,18 +176,21 @@ def actions(hand: HandRecord) -> list[str]:
             else:
                 out.append(_bet(hand, player, event))
         elif kind == "showdown":
-            out.extend(_shows(event, players, shown))
+            out.extend(_shows(event, players, held))
     return out
 
 
-def export_hand(hand: HandRecord, stakes: Stakes, table_id: str) -> str:
-    """One settled hand as a PHH file's text."""
+def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
+    """One settled hand as a PHH file's text, at the stakes it was dealt under: those its
+    start journaled, or for a journal written before hands recorded them, ``configured``
+    (the file's ``_tablectl_stakes`` says which)."""
     if not hand.events or hand.events[0]["kind"] != "hand_started":
         raise ExportError(f"hand {hand.number}: the journal does not hold its start")
     settled = next((e for e in hand.events if e["kind"] == "hand_settled"), None)
     if settled is None:
         raise ExportError(f"hand {hand.number}: not settled (void or in progress)")
     started = hand.events[0]
+    stakes = configured if hand.terms is None else hand.terms.stakes
     seats: list[int] = list(started["seats"])
     antes = {a["seat"]: a["amount"] for a in started["antes"]}
     # The settlement lists the stacks the table knows; a seat without one (no [stacks] entry,
@@ -192,7 +208,7 @@ def export_hand(hand: HandRecord, stakes: Stakes, table_id: str) -> str:
         forced: list[tuple[str, Any]] = [("blinds_or_straddles", blinds)]
         told = draw_actions(hand)
     else:
-        forced = [("bring_in", stakes.bring_in or stakes.small_bet)]
+        forced = [("bring_in", stakes.forced_bring_in)]  # 14.13(d), 14.13A(d)
         told = actions(hand)
     fields: list[tuple[str, Any]] = [
         ("variant", variant),
@@ -203,22 +219,27 @@ def export_hand(hand: HandRecord, stakes: Stakes, table_id: str) -> str:
         ("starting_stacks", [final[seat] - net.get(seat, 0) for seat in seats]),
         ("actions", told),
         ("finishing_stacks", [final[seat] for seat in seats]),
+        # PHH: p1..pN sit in these seats of a table of seat_count (the game's seats:
+        # 14.13(b), 14.13A(b), 14.12A(b)); the import puts them back there.
         ("seats", seats),
+        ("seat_count", GAMES[started["game"]].max_seats),
         ("table", table_id),
         ("hand", hand.number),
         ("time_zone", "UTC"),
         ("_tablectl_started", hand.started),
+        ("_tablectl_stakes", "configuration" if hand.terms is None else "journal"),
     ]
     lines = [f"{name} = {_toml_value(value)}" for name, value in fields]
     return "\n".join(lines) + "\n"
 
 
 def export_hands(
-    hands: Iterable[HandRecord], stakes: Stakes, table_id: str
+    hands: Iterable[HandRecord], configured: Stakes, table_id: str
 ) -> list[tuple[int, str]]:
-    """(hand number, PHH text) of every settled hand; void and unfinished hands left out."""
+    """(hand number, PHH text) of every settled hand; void and unfinished hands left out.
+    ``configured``: the stakes of a hand whose start did not journal its own."""
     out = []
     for hand in hands:
         if hand.finished and any(e["kind"] == "hand_settled" for e in hand.events):
-            out.append((hand.number, export_hand(hand, stakes, table_id)))
+            out.append((hand.number, export_hand(hand, configured, table_id)))
     return out

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.app import records as rec
+from controller.engine.config import Stakes
 from controller.journal import Record
 
 
@@ -27,6 +28,9 @@ class HandRecord:
     finished: bool = False
     #: The hand's events, as the journal keeps them (the PHH export reads them).
     events: list[dict[str, Any]] = field(default_factory=list)
+    #: What the hand was dealt under (its stakes); None: the journal was written before hands
+    #: recorded them (docs/journal.md, A hand's terms).
+    terms: rec.HandTerms | None = None
 
 
 def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord]:
@@ -43,7 +47,12 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
             if not isinstance(event, dict):
                 continue
             if event.get("kind") == "hand_started":
-                current = HandRecord(int(str(event["hand"])), str(event["game"]), record.ts)
+                current = HandRecord(
+                    int(str(event["hand"])),
+                    str(event["game"]),
+                    record.ts,
+                    terms=rec.hand_terms_of(record.data),
+                )
                 kept.append(current)
             if current is None:
                 continue  # the journal began mid-hand (a rotated-away start): nothing to tell
@@ -116,8 +125,30 @@ def describe(event: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 one line p
     return ""
 
 
+def describe_stakes(stakes: Stakes) -> str:
+    """The stakes as the table posts them (13:69F-8.3): what is posted, then the bets."""
+    posted = [
+        f"{name} {amount}"
+        for name, amount in (
+            ("ante", stakes.ante),
+            ("bring-in", stakes.bring_in),
+            ("small blind", stakes.small_blind),
+            ("big blind", stakes.big_blind),
+        )
+        if amount
+    ]
+    rake = f", rake {stakes.rake_percent}%" if stakes.rake_percent else ""
+    if stakes.rake_percent and stakes.rake_cap is not None:
+        rake += f" up to {stakes.rake_cap}"
+    return ", ".join([*posted, f"bets {stakes.small_bet}/{stakes.big_bet}"]) + rake
+
+
 def format_hand(hand: HandRecord) -> str:
     """A hand as recall prints it."""
     state = "" if hand.finished else " (in progress)"
     head = f"Hand {hand.number}, {hand.game}, {hand.started}{state}"
-    return "\n".join([head, *(f"  {line}" for line in hand.lines)])
+    if hand.terms is None:
+        stakes = "stakes: not in the journal (written before hands recorded them)"
+    else:
+        stakes = f"stakes: {describe_stakes(hand.terms.stakes)}"
+    return "\n".join([head, f"  {stakes}", *(f"  {line}" for line in hand.lines)])

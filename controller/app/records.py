@@ -8,11 +8,12 @@ device's resend of a sentence it journaled but never acknowledged.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 from typing import Final, TypeVar
 
 from controller.cards import Card
 from controller.engine.checkpoint import SeatStack, TableCheckpoint
+from controller.engine.config import ConfigError, Stakes
 from controller.engine.events import Event
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
@@ -186,10 +187,83 @@ def _shoe_word(data: JsonObject, part: str, words: type[_Word]) -> _Word:
     raise RecordFormatError(SHOE_STATUS, data, f"{part} {word!r}: expected one of {allowed}")
 
 
-def decision_data(input_seq: int, events: list[Event]) -> tuple[str, JsonObject]:
-    """The kind and data of the decision record for the input journaled as ``input_seq``."""
+@dataclass(frozen=True, slots=True)
+class HandTerms:
+    """What a hand is dealt under, journaled in its ``hand_started`` record as ``terms``
+    (docs/journal.md, A hand's terms): the stakes posted at the table (13:69F-8.3), so the
+    export and recall tell each hand by its own stakes after the configuration changed.
+
+    Whatever else a hand is dealt under and the configuration can change (the house rules)
+    joins here as a field of its own, encoded by ``fields`` and read by ``hand_terms_of``.
+    """
+
+    stakes: Stakes
+
+    def fields(self) -> JsonObject:
+        return {"stakes": stakes_json(self.stakes)}
+
+
+def stakes_json(stakes: Stakes) -> JsonObject:
+    """Every field of the stakes, by name (a field added later is read back by its default)."""
+    return {f.name: getattr(stakes, f.name) for f in fields(stakes)}
+
+
+#: The stakes' fields a record may hold, and the JSON type each takes (rake_cap: also null).
+_STAKES_TYPES: Final[dict[str, type]] = {
+    f.name: bool if f.name == "rake_without_showdown" else int for f in fields(Stakes)
+}
+#: The stakes' fields without a default: every record of stakes holds them.
+_STAKES_REQUIRED: Final = tuple(f.name for f in fields(Stakes) if f.default is MISSING)
+
+
+def stakes_of(data: JsonValue, kind: str = HAND_STARTED) -> Stakes:
+    """The stakes a record's ``stakes`` object holds; RecordFormatError names what is wrong."""
+    detail: JsonObject = {"stakes": data}
+    if not isinstance(data, dict):
+        raise RecordFormatError(kind, detail, "expected the stakes as an object")
+    unknown = sorted(set(data) - set(_STAKES_TYPES))
+    if unknown:
+        raise RecordFormatError(
+            kind, detail, f"{', '.join(unknown)}: expected only {', '.join(_STAKES_TYPES)}"
+        )
+    for name, value in data.items():
+        expected = _STAKES_TYPES[name]
+        # type(), not isinstance(): JSON's true is an int to Python, and no amount of chips.
+        if type(value) is not expected and not (name == "rake_cap" and value is None):
+            raise RecordFormatError(kind, detail, f"{name} {value!r}: expected {expected.__name__}")
+    missing = [name for name in _STAKES_REQUIRED if name not in data]
+    if missing:
+        raise RecordFormatError(kind, detail, f"expected {' and '.join(missing)}")
+    try:
+        return Stakes(**data)  # type: ignore[arg-type]  # each value's type checked above
+    except ConfigError as exc:  # amounts the table would not have been configured with
+        raise RecordFormatError(kind, detail, str(exc)) from None
+
+
+def hand_terms_of(data: JsonObject, kind: str = HAND_STARTED) -> HandTerms | None:
+    """The terms a ``hand_started`` record (or a checkpoint, of its last hand) holds; None for
+    a record written before hands recorded them (the reader falls back on the configuration's,
+    and says so)."""
+    terms = data.get("terms")
+    if terms is None:
+        return None
+    if not isinstance(terms, dict) or "stakes" not in terms:
+        detail: JsonObject = {"terms": terms}
+        raise RecordFormatError(kind, detail, "expected terms as an object with stakes")
+    return HandTerms(stakes_of(terms["stakes"], kind))
+
+
+def decision_data(
+    input_seq: int, events: list[Event], terms: HandTerms | None = None
+) -> tuple[str, JsonObject]:
+    """The kind and data of the decision record for the input journaled as ``input_seq``; a
+    hand's first carries the ``terms`` it is dealt under (the controller always gives them;
+    without, the record is as the journals before them were)."""
     kind = HAND_STARTED if any(e.kind == "hand_started" for e in events) else DECISION
-    return kind, {"input": input_seq, "events": list(events_json(events))}
+    data: JsonObject = {"input": input_seq, "events": list(events_json(events))}
+    if kind == HAND_STARTED and terms is not None:
+        data["terms"] = terms.fields()
+    return kind, data
 
 
 #: Each event class's field names, read once (dataclasses.asdict deep-copies: 30x slower).

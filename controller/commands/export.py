@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from controller.app.phh import ExportError, export_hands
-from controller.app.recall import hands
+from controller.app.recall import describe_stakes, hands
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
 from controller.settings import DEFAULT_CONFIG
@@ -20,8 +20,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "export",
         help="export the journal's hands as PHH hand histories",
         description="Write every settled hand of the journal as a PHH hand history file "
-        "(hand-N.phh, the only format) in --out. The stakes come from the table's "
-        "configuration; a stack the table does not know is written inf. Exit status: "
+        "(hand-N.phh, the only format) in --out, at the stakes each hand was dealt under "
+        "(a journal written before hands recorded them: the configuration's, and a note "
+        "says which hands); a stack the table does not know is written inf. Exit status: "
         "0 written, 1 the journal or configuration is not usable, 2 usage error.",
     )
     parser.add_argument(
@@ -29,8 +30,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         type=Path,
         default=DEFAULT_CONFIG,
         metavar="FILE",
-        help=f"the table's configuration (default {DEFAULT_CONFIG}): its stakes, table id "
-        "and [journal] dir",
+        help=f"the table's configuration (default {DEFAULT_CONFIG}): its table id, "
+        "[journal] dir, and the stakes of hands the journal has none for",
     )
     parser.add_argument(
         "--journal",
@@ -50,7 +51,8 @@ def run(args: argparse.Namespace) -> int:
         settings = load_config(args.config)
         directory: Path = args.journal or settings.journal.dir
         records: list[Record] = list(JournalReader(directory))
-        exported = export_hands(hands(records), settings.stakes, settings.table_id)
+        told = hands(records)
+        exported = export_hands(told, settings.stakes, settings.table_id)
     except (SettingsError, JournalError, ExportError, FileNotFoundError) as error:
         print(f"tablectl export: {error}", file=sys.stderr)
         return 1
@@ -58,4 +60,24 @@ def run(args: argparse.Namespace) -> int:
     for number, text in exported:
         (args.out / f"hand-{number}.phh").write_text(text, encoding="utf-8")
     print(f"{counted(len(exported), 'hand')} written to {args.out}")
+    written = {number for number, _text in exported}
+    unrecorded = [hand.number for hand in told if hand.number in written and hand.terms is None]
+    if unrecorded:
+        print(
+            f"{hands_named(unrecorded)}: the journal does not record the stakes (written before "
+            f"hands recorded them); written with the configuration's, "
+            f'{describe_stakes(settings.stakes)} (_tablectl_stakes = "configuration")'
+        )
     return 0
+
+
+def hands_named(numbers: list[int]) -> str:
+    """``hand 4``, ``hands 1-3, 7``: runs of numbers in order (an old journal holds many)."""
+    runs: list[list[int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][-1] + 1:
+            runs[-1].append(number)
+        else:
+            runs.append([number])
+    named = ", ".join(f"{run[0]}-{run[-1]}" if len(run) > 1 else f"{run[0]}" for run in runs)
+    return f"hand {named}" if len(numbers) == 1 else f"hands {named}"
