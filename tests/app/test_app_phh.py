@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from apphelp import dealer, sim_table
 from confighelp import export_config
+from pokerkit import HandHistory
 
 from controller.app.phh import VARIANTS, export_hands
 from controller.app.recall import hands
@@ -50,6 +51,40 @@ def test_every_settled_hand_exports_as_phh_with_every_card_and_action(
         ]
     last = tomllib.loads(exported[-1][1])
     assert last["finishing_stacks"] == [final_stacks[s] for s in last["seats"]]
+
+
+def _words(action: str) -> list[str]:
+    return action.split("#", 1)[0].split()
+
+
+@pytest.mark.parametrize("game", ["five-card-stud", "mambo"])
+def test_a_shown_hand_is_the_players_own_cards_and_the_file_loads_in_pokerkit(
+    tmp_path: Path, game: str
+) -> None:
+    """PHH's ``pN sm CARDS`` shows the player's hole cards (PokerKit takes them for its hole
+    cards): every card dealt to the seat, down and up, in the order dealt; never the
+    community card, which the hand rated for a Mambo share takes (14.13A(h),(j)). PokerKit
+    loads every file, its seats and seat count with it (14.13(b), 14.13A(b))."""
+    with sim_table(tmp_path, game) as table:
+        dealer(table, hands=8).run()
+    told = hands(JournalReader(tmp_path / "journal"))
+    shows = 0
+    for _number, text in export_hands(told, table.config.stakes, "SIM-1"):
+        history = HandHistory.loads(text)
+        assert history.seats == tomllib.loads(text)["seats"]
+        assert history.seat_count == (11 if game == "mambo" else 8)
+        dealt: dict[str, str] = {}
+        board = []
+        for words in map(_words, history.actions):
+            if words[:2] == ["d", "dh"]:
+                dealt[words[2]] = dealt.get(words[2], "") + words[3]
+            elif words[:2] == ["d", "db"]:
+                board.append(words[2])
+            elif words[1:2] == ["sm"]:
+                assert words[2] == dealt[words[0]], text
+                assert not any(card in words[2] for card in board), text
+                shows += 1
+    assert shows, "the hands dealt reach a showdown"
 
 
 def test_tablectl_export_writes_one_phh_file_per_settled_hand(

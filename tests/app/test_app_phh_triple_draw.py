@@ -185,6 +185,12 @@ def _pokerkit(text: str) -> State:
 
 def _apply(state: State, history: HandHistory) -> None:
     for action in history.actions:
+        words = action.split("#", 1)[0].split()
+        if words[1:2] == ["sm"]:
+            # PHH shows a player's own cards: those PokerKit dealt it, less its discards.
+            held = {repr(card) for card in state.hole_cards[int(words[0][1:]) - 1]}
+            shown = {words[2][i : i + 2] for i in range(0, len(words[2]), 2)}
+            assert (shown, len(words[2])) == (held, 10), f"{action!r}: PokerKit holds {held}"
         while True:
             try:
                 parse_action(state, action, history.parse_value)
