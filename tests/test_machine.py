@@ -8,11 +8,24 @@ import pytest
 from tablehelp import play, table
 from transitions import MachineError
 
+from controller.cards import DECK
+from controller.engine import Stakes
+from controller.engine.autoplay import play_hand
 from controller.engine.diagram import document
-from controller.engine.machine import Phase, machine_for, move, moves_for
+from controller.engine.events import ActionRequired, Event, HandVoided, Option
+from controller.engine.machine import fire, machine_for
 from controller.games import GAMES
 
 pytestmark = pytest.mark.fast
+
+#: The test stakes with blinds, so that triple draw can be dealt at them too.
+BLINDS_TOO = Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10, small_blind=2, big_blind=5)
+
+
+def _call(pending: ActionRequired) -> Option:
+    """Check or call (or bring in) when it may, else the first option: the hand runs out."""
+    return next((o for o in pending.options if o.button == "check_call"), pending.options[0])
+
 
 DIAGRAM = Path(__file__).resolve().parent.parent / "docs" / "engine-machine.md"
 
@@ -50,24 +63,56 @@ def test_phases_follow_the_hand() -> None:
     assert t.phase == "settled"
 
 
-def test_the_engines_move_table_agrees_with_transitions_on_every_trigger_and_phase() -> None:
-    """The engine fires triggers through the machine's transition table read out once; for
-    every trigger from every phase it lands where ``transitions`` itself would, or refuses.
+def test_the_machine_drives_the_hand_entering_a_phase_does_its_work() -> None:
+    """The machine is not a copy of the phases: firing its trigger is what moves the table,
+    and the phase entered does its work (here a misdeal voids the hand and gives every bet
+    back, NOTES.md, Integrity), with the events of the phase change.
     """
-    for spec in GAMES.values():
-        machine = machine_for(spec)
-        moves = moves_for(spec)
-        for trigger, event in machine.events.items():
-            for phase in machine.states:
-                model = Phase()
-                model.state = phase
-                try:
-                    event.trigger(model)
-                    expected: str | None = model.state
-                except MachineError:
-                    expected = None
-                try:
-                    got: str | None = move(moves, trigger, phase)
-                except MachineError:
-                    got = None
-                assert got == expected, (spec.key, trigger, phase)
+    t = table("five-card-stud", seats=(1, 2), stacks={1: 100, 2: 100})
+    play(t, "new_hand 2h 3d Kh 2c")
+    assert t.phase == "betting"
+    assert t.stacks == {1: 99, 2: 99}  # the antes are in
+    out: list[Event] = []
+    machine_for(t.spec).events["misdeal"].trigger(t._play, out)  # the model is the hand in play
+    assert t.phase == "void"
+    assert [type(e) for e in out][:1] == [HandVoided]
+    assert t.stacks == {1: 100, 2: 100}
+
+
+def test_a_trigger_the_machine_forbids_is_refused_by_transitions_and_changes_nothing() -> None:
+    """From betting there is no settle (only a showdown settles): transitions refuses it."""
+    t = table("five-card-stud", seats=(1, 2))
+    play(t, "new_hand 2h 3d Kh 2c")
+    before = t.state
+    with pytest.raises(MachineError, match="Can't trigger event settle from state betting"):
+        fire(machine_for(t.spec), "settle", t._play, [], None)
+    assert t.state == before
+
+
+@pytest.mark.parametrize("key", sorted(GAMES))
+def test_every_phase_change_of_a_hand_is_a_trigger_and_no_input_inside_a_phase_is(key: str) -> None:
+    """The triggers fire at phase changes only (a street, a round, a draw, the showdown): a
+    whole hand fires a few, never one per card (a trigger costs about 15 us)."""
+    t = table(key, seats=(1, 2, 3), stakes=BLINDS_TOO)
+    fired: list[str] = []
+    machine = machine_for(t.spec)
+    original = {name: event.trigger for name, event in machine.events.items()}
+
+    def counting(name: str) -> object:
+        def trigger(model: object, *args: object) -> bool:
+            fired.append(name)
+            return bool(original[name](model, *args))
+
+        return trigger
+
+    for name, event in machine.events.items():
+        event.trigger = counting(name)  # type: ignore[method-assign]
+    try:
+        events = play_hand(t, DECK, _call)
+    finally:
+        for name, event in machine.events.items():
+            event.trigger = original[name]  # type: ignore[method-assign]
+    phases = len(t.spec.streets) * 2 + 3  # each street's cards and round, the hand's ends
+    assert fired[0] == "new_hand"
+    assert fired[-1] in {"settle", "everyone_folded"}
+    assert len(fired) <= phases < len(events) / 3

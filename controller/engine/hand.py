@@ -1,8 +1,12 @@
-"""The state of the hand in play and the table's snapshot.
+"""The hand in play, as every phase sees it, and the table's snapshot.
 
-``HandState`` is the engine's working record of one hand, mutated input by
-input by ``Table`` and read by the betting rules (``controller.engine.betting``);
-``TableState`` is the frozen snapshot a display or a test reads.
+``HandState`` is what the whole hand shares: who is dealt in, who folded or is
+all-in, every seat's cards, every chip put in, and where each card of the deck
+is (held, burned, discarded, reshuffled, mucked). Each phase module keeps its
+own working state beside it (``dealing.Dealing``, ``drawing.Drawing``,
+``betting.Betting``; the showdown's values live in ``showdown``) and reads and
+changes this one; no phase module imports another. ``TableState`` is the
+frozen snapshot a display or a test reads.
 """
 
 from __future__ import annotations
@@ -10,46 +14,61 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from controller.cards import Card
-from controller.engine.events import Alarm, CardExpected, Event
-from controller.games.spec import OpenerDuty
+from controller.engine.events import (
+    BURN,
+    COMMUNITY,
+    Alarm,
+    CardDealt,
+    CardExpected,
+    CardMucked,
+    Event,
+)
+from controller.games.spec import Face
+
+_UP = Face.UP.value
+#: What an alarm says was expected at the discard reader while a hand is in play.
+FOLDED_HANDS_ONLY = "only folded hands at the discard reader"
+
+
+class Irregularity(Exception):
+    """A read the procedure does not allow here: the table raises an alarm that holds the hand.
+
+    ``expected`` is what the table expected instead, in words ("" lets the table say it).
+    """
+
+    def __init__(self, reason: str, expected: str = "") -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.expected = expected
+
+
+def describe_destination(expected: CardExpected) -> str:
+    """Where an expected card goes, in words: ``a burn``, ``a card face up to seat 3``."""
+    if expected.destination == BURN:
+        return "a burn"
+    if expected.destination == COMMUNITY:
+        return "the community card"
+    return f"a card face {expected.face} to seat {expected.seat}"
 
 
 class HandState:
-    """Everything about the hand in play; the Table mutates it input by input."""
+    """What every phase of the hand in play shares; the phases mutate it input by input."""
 
     __slots__ = (
-        "acted",
-        "actor",
         "all_in",
-        "bets",
-        "burned_draw",
         "burns",
         "clockwise",
         "committed",
         "community",
-        "current_bet",
         "discarded",
-        "discards",
         "down",
-        "drawer_pos",
-        "drawers",
-        "duty",
-        "duty_rule",
         "folded",
-        "forced_pending",
         "holder",
         "mucked",
-        "no_raise",
         "order",
-        "queue",
-        "queue_pos",
-        "replacing",
         "reshuffled",
-        "reshuffled_for",
         "round_commit",
         "street",
-        "to_act",
-        "unit",
         "up",
     )
 
@@ -68,34 +87,13 @@ class HandState:
         # Card index -> the seat holding it (None: burn or board): what this hand has seen.
         self.holder: dict[int, int | None] = {}
         self.mucked: set[int] = set()
-        self.committed: dict[int, int] = dict.fromkeys(order, 0)
-        self.street = 0
-        self.queue: list[CardExpected] = []
-        self.queue_pos = 0
-        # Betting round
-        self.unit = 0
-        self.current_bet = 0
-        self.bets = 0
-        self.round_commit: dict[int, int] = dict.fromkeys(order, 0)
-        self.to_act: set[int] = set()
-        self.acted: set[int] = set()
-        self.no_raise: set[int] = set()
-        self.actor: int | None = None
-        self.forced_pending = False
-        # The opener's duty while it has not acted (None: no duty beyond the options).
-        self.duty: OpenerDuty | None = None
-        self.duty_rule = ""
-        # Draws (14.12A(f),(h),(j))
-        self.drawers: list[int] = []
-        self.drawer_pos = 0
-        self.discards: list[Card] = []
-        self.replacing = False
-        self.burned_draw = False
         # Card index -> the seat that discarded it; cards reshuffled back into the stub.
         self.discarded: dict[int, int] = {}
         self.reshuffled: set[int] = set()
-        # The seat whose short draw brought the last reshuffle: its own discards stay out.
-        self.reshuffled_for: int | None = None
+        self.committed: dict[int, int] = dict.fromkeys(order, 0)
+        # Each seat's chips in the betting round under way (antes are not part of it).
+        self.round_commit: dict[int, int] = dict.fromkeys(order, 0)
+        self.street = 0
 
     def live(self) -> list[int]:
         return [seat for seat in self.order if seat not in self.folded]
@@ -106,6 +104,68 @@ class HandState:
 
     def pot(self) -> int:
         return sum(self.committed.values())
+
+    def put(self, stacks: dict[int, int | None], seat: int, amount: int) -> int:
+        """Move up to ``amount`` chips from the seat's stack to the pot; mark an all-in."""
+        stack = stacks[seat]
+        if stack is not None:
+            if amount >= stack:
+                amount = stack
+                self.all_in.add(seat)
+            stacks[seat] = stack - amount
+        self.committed[seat] += amount
+        self.round_commit[seat] += amount
+        return amount
+
+    def take(self, card: Card, expected: CardExpected) -> CardDealt:
+        """A card out of the shoe to where ``expected`` says; Irregularity if this hand saw it.
+
+        A card where a burn is expected is the burn (the integrity rules of issue 3).
+        """
+        index = card.index
+        reshuffled = self.reshuffled
+        if reshuffled and index in reshuffled:  # 14.12A(f): reshuffled back into play
+            reshuffled.discard(index)
+            del self.discarded[index]
+        elif index in self.holder:
+            held = self.holder[index]
+            where = "a burn or the board" if held is None else f"seat {held}"
+            raise Irregularity(
+                f"{card.code} was already seen this hand ({where})",
+                "expected " + describe_destination(expected),
+            )
+        kind, seat, face = expected.destination, expected.seat, expected.face
+        self.holder[index] = seat
+        if seat is not None:
+            (self.up if face == _UP else self.down)[seat].append(card)
+        elif kind == BURN:
+            self.burns.append(card)
+        else:
+            self.community.append(card)
+        return CardDealt(card.code, kind, seat, face)
+
+    def muck(self, card: Card, in_play: bool) -> CardMucked:
+        """A card over the discard reader into the muck: a discard, a folded or finished hand's.
+
+        Irregularity when it was not dealt this hand, or (``in_play``: the hand is under way)
+        it belongs to a seat still in.
+        """
+        index = card.index
+        if index not in self.holder:
+            raise Irregularity(
+                f"{card.code} was not dealt this hand",
+                "only cards dealt this hand at the discard reader",
+            )
+        if index in self.discarded:  # a discard passed over the reader again: muck
+            return CardMucked(card.code, self.discarded[index])
+        holder = self.holder[index]
+        if in_play and holder is not None and holder not in self.folded:
+            raise Irregularity(
+                f"{card.code} belongs to seat {holder}, still in the hand",
+                FOLDED_HANDS_ONLY,
+            )
+        self.mucked.add(index)
+        return CardMucked(card.code, holder)
 
 
 @dataclass(frozen=True, slots=True)

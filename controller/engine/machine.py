@@ -1,27 +1,27 @@
-"""The table's phases as a ``transitions`` state machine, one per game, shared by every hand.
+"""The table's phases as a ``transitions`` state machine, one per game, that drives the hand.
 
-The machine knows only phases (between hands, dealing, betting, drawing,
-showdown, settled, void) and which phase may follow which; the engine fires
-its triggers at phase changes, never per card. A game without draws has no
-drawing phase. The machine is built once per game (cached) with no model
-attached: every table keeps its phase in its own ``Phase`` object, so no hand
-ever rebuilds it.
+The machine knows the phases (between hands, dealing, betting, drawing,
+showdown, settled, void) and which phase may follow which. The engine fires a
+trigger at each phase change only: a hand's start, a street's cards or draw, a
+betting round, the showdown, the settlement, a misdeal. Entering a phase runs
+that phase's work on the table (``ENTER``: the street's first card expected, the
+round's first prompt, the hands rated, the pots divided); the work of one input
+inside a phase (a card, a discard, a button) is plain code, since a trigger
+costs about 15 us. A trigger the machine does not allow from the current phase
+raises ``MachineError``.
 
-The machine has no callbacks: a transition only changes the phase. So the
-engine fires a trigger through ``moves_for(spec)``, the machine's own
-transition table read out once as ``(trigger, source) -> destination``; a
-trigger the machine does not allow from the current phase raises
-``MachineError`` exactly as ``transitions`` would. This keeps a move at a dict
-look-up instead of transitions' ~15 us event dispatch (the engine benchmark,
-docs/performance.md); a test checks that both agree on every trigger and phase.
+The machine is built once per game (cached) with no model attached: a table
+fires a trigger on itself (``fire``), keeping its phase in its own ``phase``
+attribute, so the shared machine holds no table and no hand rebuilds it.
 """
 
 from __future__ import annotations
 
+import logging
 from functools import cache
 from typing import Any, Final
 
-from transitions import Machine, MachineError
+from transitions import Machine
 
 from controller.games.spec import GameSpec
 
@@ -37,13 +37,24 @@ VOID: Final = "void"
 IN_HAND: Final = (DEALING, BETTING, DRAWING, SHOWDOWN)
 
 
-class Phase:
-    """A table's current phase: the model the shared machine moves."""
+#: What entering a phase runs on the table (the model): the name of its method, called
+#: with the trigger's arguments. Between hands (waiting) nothing runs.
+ENTER: Final = {
+    DEALING: "_enter_dealing",
+    DRAWING: "_enter_drawing",
+    BETTING: "_enter_betting",
+    SHOWDOWN: "_enter_showdown",
+    SETTLED: "_enter_settled",
+    VOID: "_enter_void",
+}
+#: A new hand opens (the hand's record, antes, blinds) before its first street is dealt.
+BEFORE_NEW_HAND: Final = "_open_hand"
+#: The attribute of the table the machine keeps the phase in.
+MODEL_ATTRIBUTE: Final = "phase"
 
-    __slots__ = ("state",)
-
-    def __init__(self) -> None:
-        self.state: str = WAITING
+# transitions logs every state change at INFO; the engine's events already say what a
+# change means, and a table's log at INFO would get several machine lines a street.
+logging.getLogger("transitions").setLevel(logging.WARNING)
 
 
 def definition(spec: GameSpec) -> tuple[list[str], list[dict[str, Any]]]:
@@ -79,7 +90,11 @@ def definition(spec: GameSpec) -> tuple[list[str], list[dict[str, Any]]]:
 @cache
 def machine_for(spec: GameSpec) -> Machine:
     """The game's machine, built on first use and shared by every table of the game."""
-    states, transitions = definition(spec)
+    names, transitions = definition(spec)
+    states = [{"name": name, "on_enter": ENTER[name]} if name in ENTER else name for name in names]
+    transitions = [
+        {**t, "before": BEFORE_NEW_HAND} if t["trigger"] == "new_hand" else t for t in transitions
+    ]
     return Machine(
         model=None,
         states=states,
@@ -87,23 +102,11 @@ def machine_for(spec: GameSpec) -> Machine:
         initial=WAITING,
         auto_transitions=False,
         send_event=False,
+        model_attribute=MODEL_ATTRIBUTE,
     )
 
 
-@cache
-def moves_for(spec: GameSpec) -> dict[tuple[str, str], str]:
-    """The game machine's transitions as ``(trigger, source phase) -> destination phase``."""
-    machine = machine_for(spec)
-    return {
-        (name, source): str(transitions[0].dest)
-        for name, event in machine.events.items()
-        for source, transitions in event.transitions.items()
-    }
-
-
-def move(moves: dict[tuple[str, str], str], trigger: str, phase: str) -> str:
-    """The phase ``trigger`` leads to from ``phase``; MachineError if the machine forbids it."""
-    try:
-        return moves[trigger, phase]
-    except KeyError:
-        raise MachineError(f"Can't trigger event {trigger} from state {phase}!") from None
+def fire(machine: Machine, trigger: str, model: object, *args: Any) -> None:
+    """Fire ``trigger`` on ``model`` (a table): its phase moves and the phase entered runs
+    its work with ``args``; MachineError if the machine forbids the trigger now."""
+    machine.events[trigger].trigger(model, *args)
