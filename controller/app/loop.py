@@ -32,7 +32,7 @@ from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import ShoeWarning, SinceCheckpoint, TableCore
 from controller.app.panel import SHOE_LINES, panel_line
-from controller.app.seating import seats_text
+from controller.app.seating import seats_fields, seats_text
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
 from controller.engine import TableConfig
@@ -460,7 +460,8 @@ class Controller:
         """A seat change from the control socket: journaled (with its decision), applied through
         the core as a replay applies it, announced, answered (docs/app.md, Seat changes)."""
         if request.change is None:
-            request.answer.put({"ok": True, "text": seats_text(self.core.table)})
+            table = self.core.table
+            request.answer.put({"ok": True, "text": seats_text(table), **seats_fields(table)})
             return
         data = request.change.fields()
         record = self.journal.append(rec.SEATING, data)

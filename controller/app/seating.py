@@ -102,6 +102,16 @@ def apply_change(table: Table, change: SeatChange) -> list[Event]:
     ]
 
 
+def seats_fields(table: Table) -> JsonObject:
+    """The seats and stacks ``seats_text`` tells, as data (``tablectl seat show --json``): the
+    hand (None before the first), whether it is in play, each seat's chips (None: unknown)."""
+    return {
+        "hand": table.hand_number or None,
+        "in_hand": table.phase in IN_HAND,
+        "seats": [{"seat": seat, "chips": chips} for seat, chips in table.stacks.items()],
+    }
+
+
 def seats_text(table: Table) -> str:
     """The occupied seats and their stacks, for ``tablectl seat show``."""
     stacks = table.stacks

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from controller.config import (
+    DeckSettings,
     DeviceSettings,
+    JournalSettings,
+    LogSettings,
     SettingsError,
     TableSettings,
     load_config,
 )
+from controller.engine import Stakes
 from controller.games.spec import ForcedBet
+from controller.jsonreport import print_report
 from controller.settings import DEFAULT_CONFIG
+from controller.tomlcheck import show
 from controller.words import counted
 
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
@@ -26,6 +33,77 @@ NETWORK_SCHEMES: Final = ("socket", "rfc2217")
 EXIT_VALID: Final = 0
 EXIT_INVALID: Final = 1
 EXIT_USAGE: Final = 2
+
+
+@dataclass(frozen=True)
+class ProblemJson:
+    """One mistake in the file: the key, the value found there (as TOML writes it), what is
+    allowed."""
+
+    key: str
+    value: str
+    expected: str
+
+
+@dataclass(frozen=True)
+class SeatStack:
+    """A seat's chips at the opening (``[stacks]``)."""
+
+    seat: int
+    chips: int
+
+
+@dataclass(frozen=True)
+class TableJson:
+    """The settings, as ``tablectl run`` will use them."""
+
+    table_id: str
+    game: str
+    rule: str
+    seats: list[int]
+    #: The dealer's position (stud) or the button's seat (triple draw).
+    dealer: int
+    button_moves: bool
+    stakes: Stakes
+    stacks: list[SeatStack]
+    shoe: DeviceSettings
+    panel: DeviceSettings
+    decks: DeckSettings
+    journal: JournalSettings
+    log: LogSettings
+    control_socket: str
+
+    @classmethod
+    def of(cls, settings: TableSettings) -> TableJson:
+        """The loaded settings' facts."""
+        return cls(
+            table_id=settings.table_id,
+            game=settings.game.name,
+            rule=settings.game.rule,
+            seats=list(settings.seats),
+            dealer=settings.dealer,
+            button_moves=settings.game.button_moves,
+            stakes=settings.stakes,
+            stacks=[SeatStack(seat, chips) for seat, chips in sorted(settings.stacks.items())],
+            shoe=settings.shoe,
+            panel=settings.panel,
+            decks=settings.decks,
+            journal=settings.journal,
+            log=settings.log,
+            control_socket=str(settings.control_socket),
+        )
+
+
+@dataclass(frozen=True)
+class CheckJson:
+    """``config check --json``: valid with the settings and cautions, or every mistake."""
+
+    source: str
+    valid: bool
+    problems: list[ProblemJson]
+    #: None when not valid.
+    table: TableJson | None
+    cautions: list[str]
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,6 +134,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="also read the deck files it names, as at start-up (52 cards, no tag in both decks)",
     )
+    check.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (docs/app.md, tablectl config check)",
+    )
     check.set_defaults(run=run_check)
 
 
@@ -64,8 +147,16 @@ def run_check(args: argparse.Namespace) -> int:
     try:
         settings = load_config(args.config, files=args.files)
     except SettingsError as error:
-        print(error, file=sys.stderr)
+        if args.json:
+            problems = [ProblemJson(p.key, show(p.value), p.expected) for p in error.problems]
+            print_report(CheckJson(error.source, False, problems, None, []))
+        else:
+            print(error, file=sys.stderr)
         return EXIT_INVALID
+    if args.json:
+        report = CheckJson(settings.source, True, [], TableJson.of(settings), cautions(settings))
+        print_report(report)
+        return EXIT_VALID
     print(summary(settings))
     for caution in cautions(settings):
         print(f"caution: {caution}")

@@ -3,10 +3,23 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from typing import Any
 
+from controller.jsonreport import print_report
 from drivers.discovery import Candidate, DeviceIdentity, scan
+
+
+@dataclass(frozen=True)
+class DevicesJson:
+    """``devices --json``: every tty device with its verdict, and the named roles not found."""
+
+    #: Each as libudev knows it: node, sys_path, vendor_id, model_id, serial, links, and
+    #: verdict (role: "shoe", "panel" or null; reasons: one line per identity named).
+    devices: list[Candidate]
+    missing: list[str]
 
 
 def register(subparsers: Any) -> None:
@@ -26,6 +39,9 @@ def register(subparsers: Any) -> None:
         metavar="VID:PID:SERIAL",
         help="the panel's USB identity, e.g. 1209:7ab2:PANEL0001",
     )
+    parser.add_argument(
+        "--json", action="store_true", help="print one JSON object (docs/app.md, tablectl devices)"
+    )
     parser.set_defaults(run=run)
 
 
@@ -38,9 +54,19 @@ def run(args: argparse.Namespace) -> int:
             if text
         ]
     except ValueError as exc:
-        print(f"error: {exc}")
+        print(f"tablectl devices: {exc}", file=sys.stderr)
         return 2
-    return report(scan(identities), identities, print)
+    candidates = scan(identities)
+    if args.json:
+        missing = missing_roles(candidates, identities)
+        print_report(DevicesJson(candidates, missing))
+        return 1 if missing else 0
+    return report(candidates, identities, print)
+
+
+def missing_roles(candidates: list[Candidate], identities: Iterable[DeviceIdentity]) -> list[str]:
+    """The roles named that no device plays."""
+    return [i.role for i in identities if not any(c.verdict.role == i.role for c in candidates)]
 
 
 def report(
@@ -58,7 +84,7 @@ def report(
             say(f"    => the {found.verdict.role}")
         for reason in found.verdict.reasons:
             say(f"    {reason}")
-    missing = [i.role for i in identities if not any(c.verdict.role == i.role for c in candidates)]
+    missing = missing_roles(candidates, identities)
     for role in missing:
         say(f"the {role} was not found")
     return 1 if missing else 0

@@ -4,15 +4,78 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from typing import Final
 
 from controller.cli import add_journal_options, journal_dir
 from controller.config import SettingsError
-from controller.journal import Anchor, verify
+from controller.journal import Anchor, VerifyReport, verify
+from controller.jsonreport import print_report
 
 EXIT_INTACT: Final = 0
 EXIT_PROBLEM: Final = 1
 EXIT_USAGE: Final = 2
+
+
+@dataclass(frozen=True)
+class Head:
+    """The chain's head: the last intact record."""
+
+    seq: int
+    time: str
+    hash: str
+    #: ``SEQ:HASH``, as ``--anchor`` takes it.
+    anchor: str
+
+
+@dataclass(frozen=True)
+class AnchorResult:
+    """With ``--anchor``: the anchor given and what became of it."""
+
+    given: str
+    #: matched, changed, cut_off or not_reached.
+    check: str
+    text: str
+
+
+@dataclass(frozen=True)
+class VerifyJson:
+    """``journal verify --json``: the verdict and every fact the text gives."""
+
+    journal: str
+    intact: bool
+    #: The text's first line: intact, NOT INTACT or TORN TAIL.
+    verdict: str
+    records: int
+    files: list[str]
+    head: Head | None
+    problem: str | None
+    torn: str | None
+    set_aside: list[str]
+    writer_open: bool
+    anchor: AnchorResult | None
+
+    @classmethod
+    def of(cls, report: VerifyReport, anchor: Anchor | None) -> VerifyJson:
+        """The report's facts, as plain values."""
+        last = report.last
+        return cls(
+            journal=str(report.directory),
+            intact=report.intact,
+            verdict=report.summary()[0],
+            records=report.records,
+            files=[path.name for path in report.files],
+            head=None
+            if last is None
+            else Head(last.seq, last.ts, last.hash, f"{last.seq}:{last.hash}"),
+            problem=None if report.problem is None else str(report.problem),
+            torn=None if report.torn is None else report.torn.describe(),
+            set_aside=[path.name for path in report.set_aside],
+            writer_open=report.writer_open,
+            anchor=None
+            if anchor is None or report.anchor is None
+            else AnchorResult(str(anchor), report.anchor.name.lower(), report.anchor.value),
+        )
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -38,6 +101,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="a head noted earlier (verify prints it): that record must still be there, "
         "unchanged; this catches records cut off the end",
     )
+    check.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (docs/app.md, tablectl journal verify)",
+    )
     check.set_defaults(run=run_verify)
 
 
@@ -60,6 +128,9 @@ def run_verify(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return EXIT_USAGE
+    if args.json:
+        print_report(VerifyJson.of(report, args.anchor))
+        return EXIT_INTACT if report.intact else EXIT_PROBLEM
     print("\n".join(report.summary()))
     if args.anchor is not None and report.anchor is not None:
         print(f"  anchor {args.anchor.seq}: {report.anchor}")

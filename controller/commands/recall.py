@@ -4,12 +4,52 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
+from typing import Any
 
 from controller.app.progress import Progress
-from controller.app.recall import format_hand, hands
+from controller.app.recall import HandRecord, describe, format_hand, hands
 from controller.cli import add_journal_options, journal_dir
 from controller.config import SettingsError
+from controller.engine import Stakes
 from controller.journal import JournalError, JournalReader, Record
+from controller.jsonreport import print_report
+
+
+@dataclass(frozen=True)
+class RecalledHand:
+    """One hand as ``recall --json`` gives it: what the text shows, line for line, and the
+    journal's events behind those lines (no other: a recall tells no more than its text)."""
+
+    number: int
+    game: str
+    #: The time of the hand's first journal record (UTC, ISO 8601).
+    started: str
+    #: False while the hand is in play (the text's "(in progress)").
+    finished: bool
+    #: The stakes it was dealt under (13:69F-8.3), as journaled with the hand; None for a
+    #: hand journaled before hands recorded them.
+    stakes: Stakes | None
+    lines: list[str]
+    events: list[dict[str, Any]]
+
+    @classmethod
+    def of(cls, hand: HandRecord) -> RecalledHand:
+        """The hand's text lines and the events they tell."""
+        told = [event for event in hand.events if describe(event)]
+        stakes = hand.terms.stakes if hand.terms is not None else None
+        return cls(hand.number, hand.game, hand.started, hand.finished, stakes, hand.lines, told)
+
+
+@dataclass(frozen=True)
+class RecallReport:
+    """``recall --json``: the hands, oldest first, and whether the journal read intact."""
+
+    journal: str
+    intact: bool
+    #: The first bad record, when not intact (the hands before it are given).
+    problem: str | None
+    hands: list[RecalledHand]
 
 
 def _count(text: str) -> int:
@@ -36,6 +76,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="how many hands, the last ones (default 10)",
     )
     add_journal_options(parser)
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: the hands' lines and events (docs/app.md, tablectl recall)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -67,9 +112,19 @@ def run(args: argparse.Namespace) -> int:
     except JournalError as error:
         problem = error
     shown = hands(records, args.count)
-    if not shown:
+    if args.json:
+        print_report(
+            RecallReport(
+                journal=str(directory),
+                intact=problem is None,
+                problem=None if problem is None else str(problem),
+                hands=[RecalledHand.of(hand) for hand in shown],
+            )
+        )
+    elif not shown:
         print(f"no hands in the journal {directory}")
-    print("\n\n".join(format_hand(hand) for hand in shown))
+    else:
+        print("\n\n".join(format_hand(hand) for hand in shown))
     if problem is not None:
         print(f"tablectl recall: the journal is not intact: {problem}", file=sys.stderr)
         return 1

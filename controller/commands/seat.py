@@ -13,19 +13,76 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from controller.app.control import SHOW, ControlError, send
 from controller.app.seating import LEAVE, REBUY, SIT
 from controller.config import SettingsError, load_config
-from controller.journal import JsonObject
+from controller.journal import JsonObject, JsonValue
+from controller.jsonreport import print_report
 from controller.settings import DEFAULT_CONFIG
 
 EXIT_DONE: Final = 0
 EXIT_REFUSED: Final = 1
 EXIT_UNREACHABLE: Final = 2
 SEAT_HELP: Final = "the seat's number, from 1 to the game's most seats"
+
+
+@dataclass(frozen=True)
+class SeatJson:
+    """An occupied seat and its chips behind (None: the table does not know them)."""
+
+    seat: int
+    chips: int | None
+
+
+@dataclass(frozen=True)
+class ShowJson:
+    """``seat show --json``: the running table's seats, as ``show`` prints them."""
+
+    #: The current or last hand; None before the first.
+    hand: int | None
+    #: True while a hand is in play (a seat change waits for its end).
+    in_hand: bool
+    seats: list[SeatJson]
+    #: The controller's sentence, as ``show`` prints it.
+    text: str
+
+    @classmethod
+    def of(cls, answer: JsonObject) -> ShowJson:
+        """The controller's answer, checked; ControlError naming what is missing."""
+        seats, hand, in_hand = answer.get("seats"), answer.get("hand"), answer.get("in_hand")
+        if not (
+            isinstance(seats, list)
+            and all(_seat_entry(entry) for entry in seats)
+            and (hand is None or isinstance(hand, int))
+            and isinstance(in_hand, bool)
+        ):
+            raise ControlError(
+                f"the controller answered {answer!r}; expected hand, in_hand and seats (a "
+                "controller older than this tablectl answers show with text only: restart it)"
+            )
+        return cls(
+            hand,
+            in_hand,
+            [SeatJson(int(str(e["seat"])), _chips(e)) for e in seats if isinstance(e, dict)],
+            str(answer.get("text", "")),
+        )
+
+
+def _seat_entry(entry: JsonValue) -> bool:
+    return (
+        isinstance(entry, dict)
+        and isinstance(entry.get("seat"), int)
+        and (entry.get("chips") is None or isinstance(entry.get("chips"), int))
+    )
+
+
+def _chips(entry: JsonObject) -> int | None:
+    chips = entry.get("chips")
+    return chips if isinstance(chips, int) else None
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,6 +130,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the occupied seats and their stacks",
         description="Show the occupied seats and their stacks, as the running table has them.",
     )
+    show.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: hand, in_hand, seats (docs/app.md, tablectl seat)",
+    )
     show.set_defaults(run=run, change=SHOW, seat=None, chips=None)
 
 
@@ -108,7 +170,19 @@ def run(args: argparse.Namespace) -> int:
         print(f"tablectl seat: {error}", file=sys.stderr)
         return EXIT_UNREACHABLE
     if answer.get("ok") is True:
-        print(answer.get("text", "done"))
-        return EXIT_DONE
+        return _print_answer(answer, as_json=getattr(args, "json", False))
     print(f"tablectl seat: refused: {answer.get('reason')}", file=sys.stderr)
     return EXIT_REFUSED
+
+
+def _print_answer(answer: JsonObject, *, as_json: bool) -> int:
+    """The controller's sentence, or (``show --json``) its seats as one JSON object."""
+    if not as_json:
+        print(answer.get("text", "done"))
+        return EXIT_DONE
+    try:
+        print_report(ShowJson.of(answer))
+    except ControlError as error:
+        print(f"tablectl seat: {error}", file=sys.stderr)
+        return EXIT_UNREACHABLE
+    return EXIT_DONE

@@ -9,7 +9,6 @@ from typing import Any
 from apphelp import PATIENCE, dealer, json_log, sim_table
 
 from controller.app.loop import wait_until
-from controller.engine.events import Alarm
 from controller.inputs import Button
 
 

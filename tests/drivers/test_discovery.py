@@ -78,7 +78,10 @@ def test_a_bad_identity_on_the_command_line_is_explained(text: str, match: str) 
 def test_tablectl_devices_refuses_a_bad_identity(capsys: pytest.CaptureFixture[str]) -> None:
     """The command says what is wrong with its argument and exits 2."""
     assert main(["devices", "--shoe", "1209-7ab1"]) == 2
-    assert "expected VENDOR:PRODUCT:SERIAL" in capsys.readouterr().out
+    assert (
+        "tablectl devices: shoe '1209-7ab1': expected VENDOR:PRODUCT:SERIAL"
+        in capsys.readouterr().err
+    )
 
 
 def test_the_hotplug_monitor_starts_and_stops_releasing_its_socket() -> None:

@@ -7,6 +7,7 @@ pyudev monitor receives their add and remove uevents.
 
 from __future__ import annotations
 
+import json
 import queue
 import time
 from collections.abc import Iterator
@@ -25,6 +26,7 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
     under_umockdev,
 )
 
+from controller.cli import main
 from controller.commands.devices import report
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, scan
 from drivers.session import HelloOutcome
@@ -92,6 +94,68 @@ def test_tablectl_devices_lists_each_device_and_its_verdict(bed: Bed) -> None:
     assert "=> the shoe" in text
     assert "the panel was not found" in text
     assert status == 1
+
+
+def test_tablectl_devices_json_and_status_find_the_shoe_by_its_usb_identity(
+    bed: Bed, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`tablectl devices --json`: every tty with its verdict, the panel missing (exit 1); and
+    `tablectl status` names the tty udev finds for the shoe's USB match, the panel's missing."""
+    bed.add_serial("ttyACM0", SHOE_IDS, "SHOE0001")
+    bed.add_serial("ttyUSB0", ("0403", "6001"), "FT12345")
+    shoe, panel = (f"{i.vendor_id}:{i.model_id}:{i.serial}" for i in (SHOE, PANEL))
+    assert main(["devices", "--shoe", shoe, "--panel", panel, "--json"]) == 1
+    report = json.loads(capsys.readouterr().out)
+    assert report["version"] == 1
+    assert report["missing"] == ["panel"]
+    found = {device["node"]: device for device in report["devices"]}
+    assert found["/dev/ttyACM0"]["verdict"]["role"] == "shoe"
+    assert (found["/dev/ttyACM0"]["vendor_id"], found["/dev/ttyACM0"]["serial"]) == (
+        SHOE_IDS[0],
+        "SHOE0001",
+    )
+    assert found["/dev/ttyUSB0"]["verdict"]["role"] is None
+    (tmp_path / "journal").mkdir()
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f"""[table]
+id = "U-1"
+game = "mambo"
+seats = [1, 2]
+
+[stakes]
+small_bet = 5
+big_bet = 10
+
+[devices.shoe]
+vendor_id = "{SHOE.vendor_id}"
+product_id = "{SHOE.model_id}"
+serial = "SHOE0001"
+
+[devices.panel]
+vendor_id = "{PANEL.vendor_id}"
+product_id = "{PANEL.model_id}"
+serial = "PANEL0001"
+
+[decks]
+a = "a.deck"
+b = "b.deck"
+
+[journal]
+dir = "{tmp_path / "journal"}"
+
+[control]
+socket = "{tmp_path / "ctl.sock"}"
+""",
+        encoding="utf-8",
+    )
+    assert main(["status", "--config", str(config), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    by_role = {device["role"]: device for device in status["devices"]}
+    assert by_role["shoe"]["udev_node"] == "/dev/ttyACM0"
+    assert by_role["shoe"]["configured"] == f"usb {SHOE.vendor_id}:{SHOE.model_id} serial SHOE0001"
+    assert by_role["panel"]["udev_node"] is None
+    assert by_role["panel"]["path"] == "/dev/tablectl/panel"
 
 
 def test_the_monitor_sees_the_shoe_leave_and_come_back(bed: Bed) -> None:
