@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import argparse
 import queue
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
+
+import structlog
 
 from controller.cards import Card, CardError
+from controller.config import SettingsError, load_config
 from controller.inputs import ReadPoint
+from controller.logsetup import configure_logging, reset_logging
+from controller.settings import LogLevel, LogSettings
 from drivers.deck import Deck, DeckError, Enrollment
 from drivers.sentences import Feed
 from drivers.session import HelloOutcome
@@ -26,6 +32,17 @@ from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
 #: Exit statuses.
 OK, REFUSED, NO_SHOE = 0, 1, 2
+
+#: The log without --config: standard error, warnings and worse. The technician reads the
+#: enrollment's own lines on the terminal; the drivers' info lines (ports, hellos, 52 reads)
+#: would bury them, while a lost link or a refused shoe still shows.
+TERMINAL_LOG: Final = LogSettings(level=LogLevel.WARNING)
+#: How the lines that say why an enrollment failed begin (the log line's ``reason``).
+_FAILURES: Final = ("error: ", "enrollment refused: ")
+_TAG_REFUSED: Final = (
+    "a tag the deck cannot take (read twice, of the other deck, or past 52 cards): "
+    "the terminal names it"
+)
 
 
 @dataclass(frozen=True)
@@ -71,6 +88,13 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--serial", help="the shoe's serial number, if it must match")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds of silence allowed")
     parser.add_argument("--force", action="store_true", help="overwrite an existing deck file")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="log as this table's configuration says ([log]; its table id on every line), "
+        "as tablectl run does (default: warnings only, to standard error)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -85,11 +109,46 @@ def run(args: argparse.Namespace) -> int:
         timeout=args.timeout,
         force=args.force,
     )
-    return enroll(request, ask=input, say=print)
+    try:
+        if args.config is None:
+            configure_logging(TERMINAL_LOG, table_id=None)
+        else:
+            settings = load_config(args.config)
+            configure_logging(settings.log, table_id=settings.table_id)
+    except SettingsError as error:
+        print(f"tablectl enroll: {error}", file=sys.stderr)
+        return NO_SHOE
+    try:
+        return enroll(request, ask=input, say=print)
+    finally:
+        reset_logging()
 
 
 def enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
-    """Run one enrollment; returns the exit status. Nothing is written unless all 52 are in."""
+    """Run one enrollment; returns the exit status. Nothing is written unless all 52 are in.
+    The outcome is logged too: ``deck_enrolled``, or ``enrollment_refused`` with the reason
+    (never the tags: the deck file is the one place that pairs them with the cards)."""
+    failures: list[str] = []
+
+    def tell(line: str) -> None:
+        if line.startswith(_FAILURES):
+            # A tag's UID beside its card would let the log name a card from its read (the
+            # drivers log UIDs): the log gets the kind of refusal, the terminal the tag.
+            failures.append(_TAG_REFUSED if "tag " in line else line.partition(": ")[2])
+        say(line)
+
+    log = structlog.get_logger("controller.enroll").bind(
+        deck=request.name, file=str(request.path), port=request.link.url
+    )
+    status = _enroll(request, ask, tell)
+    if status == OK:
+        log.info("deck_enrolled", cards=52, any_order=request.any_order)
+    else:
+        log.warning("enrollment_refused", status=status, reason=failures[-1] if failures else "")
+    return status
+
+
+def _enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
     if request.path.exists() and not request.force:
         say(f"error: {request.path} exists; pass --force to replace it")
         return REFUSED
