@@ -9,8 +9,10 @@ import dataclasses
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.engine import Table
+from controller.engine import Table, TableConfig
 from controller.engine.events import ActionRequired, ActionTaken, Event, Refused, Showdown
+from controller.engine.rules import HouseRules, ShortAllIn
+from controller.games import GAMES
 from controller.inputs import Button, ButtonPress
 
 pytestmark = pytest.mark.fast
@@ -155,22 +157,78 @@ def test_all_in_is_refused_when_the_stack_is_larger_than_the_limit_allows() -> N
     assert "more than the fixed limit" in refused[0].reason
 
 
-def test_short_all_in_does_not_reopen_the_betting_for_those_who_acted() -> None:
-    """docs/rules-interpretation.md, Short all-in: seat 3 goes all-in for 3 over a bet of 5
-    (short of the raise to 10); seat 1, who bet, may call or fold but not raise.
+# Five-card stud, three seats: 2 brings in, 3 and 1 call; the second street's up-cards give
+# seat 1 K-9, and it opens with a bet of 5 (14.13(f)).
+TO_SECOND_ROUND = DEAL_TWO + " check_call check_call check_call 5d Kc 3h 4h"
+
+
+def test_notes_half_bet_rule_an_all_in_of_half_a_bet_or_more_reopens_and_is_raised_on_top() -> None:
+    """NOTES.md, Betting structure (the half-bet rule): over seat 1's bet of 5, seat 3 goes
+    all-in for 8, 3 more (half a bet or more): it counts as a raise, so seat 1, who already
+    acted, may raise again, and the raise is a full bet on top of it: to 13.
     """
     t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 100, 2: 100, 3: 11})
-    play(t, DEAL_TWO + " check_call check_call check_call")  # 3 has 11 - 1 - 2 = 8
-    play(t, "5d Kc 3h 4h")  # seat 1 shows K-9 and opens
-    play(t, "bet_raise check_call all_in")  # seat 1 bets 5, seat 2 calls, seat 3 all-in 8
-    options = _options(t)
+    play(t, TO_SECOND_ROUND + " bet_raise check_call all_in")  # 3 has 11 - 1 - 2 = 8
     assert t.pending.seat == 1
-    assert "bet_raise" not in options
-    assert options["check_call"] == "call 3"
+    assert _options(t) == {"fold": "fold", "check_call": "call 3", "bet_raise": "raise to 13"}
+    events = play(t, "bet_raise")
+    assert [(a.seat, a.amount, a.round_total) for a in of_kind(events, ActionTaken)] == [(1, 8, 13)]
+
+
+def test_notes_half_bet_rule_an_all_in_bet_of_half_a_bet_is_raised_to_a_full_bet_on_top() -> None:
+    """NOTES.md, Betting structure ("a 15 all-in on a 20 round is raised to 35"): seat 1 opens
+    all-in for 3 of a 5 round; the next raise goes to 3 + 5 = 8, not to a bet of 5."""
+    t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 6, 2: 100, 3: 100})
+    play(t, TO_SECOND_ROUND + " all_in")  # seat 1 has 6 - 1 - 2 = 3
+    assert _options(t) == {"fold": "fold", "check_call": "call 3", "bet_raise": "raise to 8"}
+
+
+def test_notes_half_bet_rule_less_than_half_a_bet_does_not_reopen_for_a_player_who_acted() -> None:
+    """NOTES.md, Betting structure: seat 3's all-in for 7 over the bet of 5 adds 2, less than
+    half a bet: seat 1, who bet, and seat 2, who called, may call or fold but not raise."""
+    t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 100, 2: 100, 3: 10})
+    play(t, TO_SECOND_ROUND + " bet_raise check_call all_in")  # 3 has 10 - 1 - 2 = 7
+    assert t.pending.seat == 1
+    assert _options(t) == {"fold": "fold", "check_call": "call 2"}
+    refused = t.apply(ButtonPress(Button.BET_RAISE))
+    assert isinstance(refused[0], Refused)
+    assert "does not reopen the betting" in refused[0].reason
+    play(t, "check_call")
+    assert _options(t) == {"fold": "fold", "check_call": "call 2"}
+
+
+def test_notes_half_bet_rule_a_player_yet_to_act_may_complete_it() -> None:
+    """NOTES.md, Betting structure: seat 2 goes all-in for 7 over seat 1's bet of 5 (less than
+    half a bet more); seat 3, yet to act, may fold, call 7, or complete it to a full raise: to
+    10. That full raise reopens the betting for seat 1."""
+    t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 100, 2: 10, 3: 100})
+    play(t, TO_SECOND_ROUND + " bet_raise all_in")  # 2 has 10 - 1 - 2 = 7
+    assert t.pending.seat == 3
+    assert _options(t) == {"fold": "fold", "check_call": "call 7", "bet_raise": "raise to 10"}
+    play(t, "bet_raise")
+    assert t.pending.seat == 1
+    assert _options(t) == {"fold": "fold", "check_call": "call 5", "bet_raise": "raise to 15"}
+
+
+def test_notes_house_rules_the_full_bet_rule_a_short_all_in_reopens_nothing() -> None:
+    """NOTES.md, House rules (the full-bet rule posted): seat 3's all-in for 8 over a bet of 5
+    is short of the raise to 10, so seat 1, who bet, may call or fold but not raise; the
+    half-bet rule's raise to 13 (above) is not offered. A seat yet to act raises a bet on
+    top of the all-in (to 12)."""
+    rules = HouseRules(short_all_in=ShortAllIn.FULL_BET)
+    config = TableConfig(seats=(1, 2, 3), stakes=STAKES, stacks={1: 100, 2: 100, 3: 11})
+    t = Table(GAMES["five-card-stud"], config, rules)
+    play(t, TO_SECOND_ROUND + " bet_raise check_call all_in")
+    assert t.pending.seat == 1
+    assert _options(t) == {"fold": "fold", "check_call": "call 3"}
+    config = TableConfig(seats=(1, 2, 3), stakes=STAKES, stacks={1: 100, 2: 11, 3: 100})
+    t = Table(GAMES["five-card-stud"], config, rules)
+    play(t, TO_SECOND_ROUND + " bet_raise all_in")
+    assert _options(t) == {"fold": "fold", "check_call": "call 8", "bet_raise": "raise to 13"}
 
 
 def test_rules_interpretation_the_bring_in_has_no_option_when_everyone_just_calls() -> None:
-    """docs/rules-interpretation.md, Bring-in (BRING_IN_HAS_OPTION = False): bring-in, call,
+    """docs/rules-interpretation.md, Bring-in (HouseRules.bring_in_has_option off): bring-in, call,
     call ends the round; the bring-in is not asked again.
     """
     t = table("five-card-stud")

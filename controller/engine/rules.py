@@ -35,7 +35,7 @@ class HouseRules:
     #: text (14.13A(f),(h)), so this changes nothing there.
     opener_must_bet: bool = True
     #: NOTES.md, Betting structure: the half-bet rule, or the full-bet rule.
-    short_all_in: ShortAllIn = ShortAllIn.FULL_BET
+    short_all_in: ShortAllIn = ShortAllIn.HALF_BET
     #: Whether the raise cap (``Stakes.cap``) is lifted while only two players are in the
     #: pot (NOTES.md, House rules). Off: the cap holds heads-up too.
     cap_lifts_heads_up: bool = False

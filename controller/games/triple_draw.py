@@ -42,9 +42,8 @@ from controller.hands import deuce_to_seven_low
 
 #: 14.12A(f) says "prior to the first player receiving any new cards, the dealer shall burn";
 #: (h) and (j) replace cards "in accordance with (f)", read as a burn before every draw
-#: (NOTES.md, Burns and draws). A jurisdiction that burns only before the first draw sets
-#: the later draws' ``burn`` to False here.
-BURN_BEFORE_EVERY_DRAW: Final = True
+#: (NOTES.md, Burns and draws). Every draw is declared with its burn; a room that burns only
+#: before the first draw posts it as a house rule (HouseRules.burn_before_each_draw).
 
 
 def _draw(name: str, size: BetSize, *, burn: bool) -> Street:
@@ -79,9 +78,9 @@ TRIPLE_DRAW: Final = GameSpec(
         # 14.12A(f),(g): burn, the first draw, the second betting round (small bet).
         _draw("first draw", BetSize.SMALL, burn=True),
         # 14.12A(h),(i): the second draw, the third betting round (big bet).
-        _draw("second draw", BetSize.BIG, burn=BURN_BEFORE_EVERY_DRAW),
+        _draw("second draw", BetSize.BIG, burn=True),
         # 14.12A(j),(k): the third draw, the final betting round (big bet).
-        _draw("third draw", BetSize.BIG, burn=BURN_BEFORE_EVERY_DRAW),
+        _draw("third draw", BetSize.BIG, burn=True),
     ),
     # 14.12A(l): the lowest hand wins; ties split, the odd chip to the first tied player
     # clockwise from the button (NOTES.md, Odd chips).
