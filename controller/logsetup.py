@@ -74,6 +74,11 @@ class _Stamp:
     def __call__(self, logger: WrappedLogger, name: str, event_dict: EventDict) -> EventDict:
         if self.table_id is not None:
             event_dict["table"] = self.table_id
+        own = event_dict.get("seq")
+        if own is not None:
+            # A device sentence's number (docs/protocol.md 4: the drivers log ``seq=``) is
+            # kept beside the line's own number, not written over by it.
+            event_dict["sentence_seq"] = own
         event_dict["seq"] = next(self._numbers)
         return event_dict
 

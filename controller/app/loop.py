@@ -30,7 +30,7 @@ import structlog
 from controller.announce import announce, facts
 from controller.app import records as rec
 from controller.app.control import SeatRequest
-from controller.app.core import ShoeWarning, SinceCheckpoint, TableCore
+from controller.app.core import Cause, ShoeWarning, SinceCheckpoint, TableCore
 from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_fields, seats_text
 from controller.app.view import ViewBuilder
@@ -453,7 +453,9 @@ class Controller:
             last = self.journal.last
             # docs/journal.md: the head, logged at every hand's end, is an audit's anchor.
             self._log.info(
-                "journal_anchor", anchor=f"{last.seq}:{last.hash}" if last else "", seq=record.seq
+                "journal_anchor",
+                anchor=f"{last.seq}:{last.hash}" if last else "",
+                input_seq=record.seq,
             )
 
     def _seat_request(self, request: SeatRequest) -> None:
@@ -505,6 +507,7 @@ class Controller:
             self._log.error(
                 "table_paused",
                 device=name,
+                cause=status.refused.value,  # wrong serial, wrong version: docs/protocol.md 3.3
                 reason=data.get("reason"),
                 where=announce(self.core.table.pending),
                 todo=RESTART_TODO,
@@ -513,6 +516,7 @@ class Controller:
             self._log.warning(
                 "table_paused",
                 device=name,
+                cause=Cause.LOST.value,
                 reason=data.get("reason"),
                 where=announce(self.core.table.pending),
             )
@@ -529,6 +533,7 @@ class Controller:
             self._log.warning(
                 "table_paused",
                 device="shoe",
+                cause=" and ".join(faults),  # reader fault, jammed (docs/protocol.md 3.1)
                 reason=" and ".join(faults),
                 where=announce(core.table.pending),
                 **core.shoe.fields(),

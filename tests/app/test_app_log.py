@@ -8,8 +8,11 @@ from typing import Any
 
 from apphelp import PATIENCE, dealer, json_log, sim_table
 
+from controller.app import records as rec
 from controller.app.loop import wait_until
+from controller.engine.events import Alarm
 from controller.inputs import Button
+from controller.journal import JournalReader
 
 
 def table_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -48,3 +51,71 @@ def test_two_controllers_in_one_process_log_their_own_hand_numbers(tmp_path: Pat
     assert refused["hand"] == 2
     closed = [line.get("hand") for line in controller_lines if line["event"] == "table_closed"]
     assert closed == [1, 2]  # B's closes first, inside A's block
+
+
+def test_settlement_alarm_and_device_lines_carry_their_facts_as_fields(tmp_path: Path) -> None:
+    """A shipper queries fields, not sentences: the settlement's pots, rake and nets as the
+    journal has them; an alarm's read, point, reason and what was expected; a lost shoe's
+    device and cause (lost), and its return's outcome; a device sentence's own number as
+    ``sentence_seq`` (not written over by the line's ``seq``); the hand's anchor with the seq
+    of the input that ended it."""
+    with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
+        dealer(table, hands=2).run()
+        controller = table.controller
+        table.sim.unplug("shoe")
+        assert wait_until(lambda: "shoe" in controller.core.paused_by, PATIENCE)
+        table.sim.replug("shoe")
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        table.sim.shuffle(9)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: controller.core.table.hand_number == 3, PATIENCE)
+        table.sim.foreign_tag()
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
+        alarm = controller.core.table.pending
+    records = list(JournalReader(tmp_path / "journal"))
+    journaled = [
+        event
+        for record in records
+        if record.kind in rec.DECISIONS
+        for event in record.data["events"]  # type: ignore[union-attr]
+        if isinstance(event, dict)
+    ]
+    ours = table_lines(lines)
+    settled = [line for line in ours if line["event"] == "hand_settled"]
+    expected = [event for event in journaled if event["kind"] == "hand_settled"]
+    assert [line["hand"] for line in settled] == [1, 2]
+    for line, event in zip(settled, expected, strict=True):
+        assert (line["net"], line["pots"], line["rake"]) == (
+            event["net"],
+            event["pots"],
+            event["rake"],
+        )
+    (alarmed,) = [line for line in ours if line["event"] == "alarm"]
+    assert isinstance(alarm, Alarm)
+    assert (alarmed["level"], alarmed["hand"]) == ("warning", 3)
+    assert (alarmed["read"], alarmed["point"], alarmed["reason"], alarmed["expected"]) == (
+        alarm.read,
+        alarm.point,
+        alarm.reason,
+        alarm.expected,
+    )
+    (paused,) = [line for line in ours if line["event"] == "table_paused"]
+    assert (paused["level"], paused["device"], paused["cause"]) == ("warning", "shoe", "lost")
+    back = [line for line in ours if line["event"] == "device_back" and line["device"] == "shoe"]
+    assert back[-1]["outcome"]
+    buttons = [line for line in lines if line["event"] == "button"]
+    assert [line["sentence_seq"] for line in buttons] == [
+        record.data["seq"] for record in records if record.kind == rec.BUTTON
+    ]
+    ends = {  # the input whose decision settled a hand: the anchor's input_seq
+        record.data["input"]
+        for record in records
+        if record.kind in rec.DECISIONS
+        and any(
+            isinstance(e, dict) and e["kind"] == "hand_settled"
+            for e in record.data["events"]  # type: ignore[union-attr]
+        )
+    }
+    anchors = [line["input_seq"] for line in ours if line["event"] == "journal_anchor"]
+    assert sorted(anchors) == sorted(ends)
+    assert len(ends) == 2
