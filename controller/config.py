@@ -45,6 +45,7 @@ from controller.settings import (
     ControlSettings,
     DeckSettings,
     DeviceSettings,
+    DisplaySettings,
     JournalSettings,
     LogFormat,
     LogLevel,
@@ -104,7 +105,17 @@ _DEVICE_KEYS: Final = (
 #: Every section's keys, for unknown-key errors and "did you mean".
 SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
     {
-        "": ("table", "stakes", "stacks", "devices", "decks", "journal", "log", "control"),
+        "": (
+            "table",
+            "stakes",
+            "stacks",
+            "devices",
+            "decks",
+            "journal",
+            "log",
+            "control",
+            "display",
+        ),
         "table": ("id", "game", "seats", "dealer", "button"),
         "stakes": (
             "ante",
@@ -126,6 +137,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "journal": ("dir", "fsync", "hands_per_file", "max_bytes"),
         "log": ("level", "format", "file"),
         "control": ("socket",),
+        "display": ("socket",),
     }
 )
 
@@ -432,11 +444,21 @@ def _read_journal(section: Section | None, base: Path) -> JournalSettings | None
 
 
 def _read_control(section: Section | None, base: Path) -> ControlSettings | None:
+    socket = _socket(section, base, "the path of the control socket (tablectl seat)")
+    return None if socket is None else ControlSettings(socket)
+
+
+def _read_display(section: Section | None, base: Path) -> DisplaySettings | None:
+    socket = _socket(section, base, "the path of the display feed's socket (tablectl display)")
+    return None if socket is None else DisplaySettings(socket)
+
+
+def _socket(section: Section | None, base: Path, what: str) -> Path | None:
+    """A section's ``socket`` key: a path a unix socket can take, or None (not given, or a
+    problem recorded)."""
     if section is None:
         return None
-    socket = section.path(
-        "socket", base, what="the path of the control socket (tablectl seat)", required=False
-    )
+    socket = section.path("socket", base, what=what, required=False)
     if socket is None:
         return None
     if len(os.fsencode(socket)) > MAX_SOCKET_PATH:
@@ -444,7 +466,7 @@ def _read_control(section: Section | None, base: Path) -> ControlSettings | None
             "socket", f"expected a path of at most {MAX_SOCKET_PATH} bytes (a unix socket's limit)"
         )
         return None
-    return ControlSettings(socket)
+    return socket
 
 
 def _read_log(section: Section | None, base: Path) -> LogSettings | None:
@@ -529,6 +551,7 @@ def parse_config(
     journal = _read_journal(top.section("journal", SECTION_KEYS["journal"], required=False), base)
     log = _read_log(top.section("log", SECTION_KEYS["log"], required=False), base)
     control = _read_control(top.section("control", SECTION_KEYS["control"], required=False), base)
+    display = _read_display(top.section("display", SECTION_KEYS["display"], required=False), base)
 
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
@@ -563,6 +586,7 @@ def parse_config(
         journal=journal,
         log=log,
         control=control,
+        display=display,
     )
 
 

@@ -132,6 +132,14 @@ class ControlSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class DisplaySettings:
+    """Where the running controller publishes the dealer's display (``tablectl display``)."""
+
+    #: A unix socket; by default ``<table id>.display.sock`` beside the control socket.
+    socket: Path
+
+
+@dataclass(frozen=True, slots=True)
 class LogSettings:
     """The log's level, format and destination (None: standard error, for journald)."""
 
@@ -159,6 +167,8 @@ class TableSettings:
     log: LogSettings = field(default_factory=LogSettings)
     #: None: the default socket for the table id (``control_socket``).
     control: ControlSettings | None = None
+    #: None: the default socket beside the control socket (``display_socket``).
+    display: DisplaySettings | None = None
 
     @property
     def control_socket(self) -> Path:
@@ -166,6 +176,14 @@ class TableSettings:
         if self.control is not None:
             return self.control.socket
         return DEFAULT_CONTROL_DIR / f"{self.table_id}.sock"
+
+    @property
+    def display_socket(self) -> Path:
+        """The display feed's path: ``[display] socket``, or ``<table id>.display.sock`` in
+        the control socket's folder (the unit's RuntimeDirectory, /run/tablectl)."""
+        if self.display is not None:
+            return self.display.socket
+        return self.control_socket.parent / f"{self.table_id}.display.sock"
 
     def table_config(self) -> TableConfig:
         """The engine's configuration of this table (checked against the game on load)."""
