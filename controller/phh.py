@@ -8,21 +8,28 @@ check or call, bet or raise to), ``p2 sd 9d6c`` (stand pat or discard),
 ``PhhHand``; ``to_hand_script`` turns a fixed-limit 2-7 triple draw hand
 (``F2L3D``) into the inputs a table would have seen (``controller.script``):
 the cards at the dealing slot in the order the procedure deals them, the
-discards at the discard reader, the dealer's buttons. This is the import half
-of tablectl's PHH support; export lives with the application.
+discards at the discard reader, the dealer's buttons. It turns the stud games
+tablectl's export writes under custom codes (``F5S`` five-card stud, 14.13;
+``FMB/6`` Mambo, 14.13A) back into their inputs too, by playing them through
+the engine: each card where the table expects it, each action the option the
+table offers for it. This is the import half of tablectl's PHH support;
+export lives with the application.
 
 What the conversion supplies: PHH records no burns, so the burn before each
 draw (14.12A(f); NOTES.md, Burns and draws) is the card of a ``# burn Xx``
 comment where the history has one (tablectl's export writes them), otherwise a
 card no one in the hand holds; a card the history hides (``??``) is likewise
 such a card. Comments (``# ...``) are otherwise ignored. Players
-``p1..pN`` sit in seats 1..N with the button on seat N, so p1 is the small
-blind (heads-up the button, seat 2, posts it), as PHH orders them. A starting
+``p1..pN`` sit in the seats of PHH's ``seats`` (tablectl's export writes it), in
+that order, else in seats 1..N: dealt from p1, the button (triple draw) on the
+last, so p1 is the small blind (heads-up the button, p2, posts it), as PHH
+orders them; a seat past the game's (14.12A(b), 14.13(b), 14.13A(b)) is refused. A starting
 stack of ``inf`` (PokerKit's unknown stack; tablectl's export writes it for a seat
 whose stack the table does not know) is an unknown stack: it bets, it is never all-in.
-What it refuses, with ``PhhUnsupported`` naming why: variants other than
-F2L3D, straddles, unequal antes, a card dealt twice (the source reshuffled
-under its own rules), a showdown hand the history hides.
+What it refuses, with ``PhhUnsupported`` naming why: other variants,
+straddles, unequal antes, a card dealt twice (the source reshuffled under its
+own rules), a showdown hand the history hides, and in stud an action the table
+would not offer (another seat to act, a bet the fixed limit does not make).
 """
 
 from __future__ import annotations
@@ -33,15 +40,38 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from controller.announce import announce
 from controller.cards import DECK, Card, CardError
-from controller.engine.config import Stakes, TableConfig
+from controller.engine import Table
+from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.events import (
+    BURN,
+    COMMUNITY,
+    ActionRequired,
+    ActionTaken,
+    Alarm,
+    CardExpected,
+    HandSettled,
+    Option,
+    Refused,
+    RoundStarted,
+)
+from controller.games import GAMES
+from controller.games.spec import GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 from controller.script import write_script
 
-#: PHH variant codes tablectl can convert, and the game each becomes.
-VARIANTS: Final = {"F2L3D": "triple-draw"}
+#: PHH variant codes tablectl can convert, and the game each becomes: PHH's standard triple
+#: draw, and the custom codes tablectl's export writes for the stud games (docs/app.md).
+VARIANTS: Final = {"F2L3D": "triple-draw", "F5S": "five-card-stud", "FMB/6": "mambo"}
+#: The variants dealt with blinds and draws; the others with antes, a bring-in and up-cards.
+DRAW_VARIANTS: Final = frozenset({"F2L3D"})
 #: What each code of VARIANTS is, for the refusal of another variant.
-_VARIANT_NAMES: Final = {"F2L3D": "fixed-limit 2-7 triple draw, 14.12A"}
+_VARIANT_NAMES: Final = {
+    "F2L3D": "fixed-limit 2-7 triple draw, 14.12A",
+    "F5S": "fixed-limit five-card stud, 14.13",
+    "FMB/6": "fixed-limit Mambo stud high-low six or better, 14.13A",
+}
 UNKNOWN: Final = "??"
 _ROUNDS_AT_SMALL_BET: Final = 2  # NOTES.md, Betting structure: triple draw rounds 1-2 small
 #: NOTES.md, Betting structure: one bet and three raises a round, the big blind the first bet.
@@ -69,6 +99,12 @@ class PhhHand:
     starting_stacks: tuple[int | None, ...]
     actions: tuple[str, ...]
     extra: dict[str, object] = field(default_factory=dict)
+    #: What the lowest up-card brings in for (stud; 0 in a blinds game).
+    bring_in: int = 0
+    #: PHH's ``seats``: the seat of p1, p2, ... (None: the file gives none).
+    seats: tuple[int, ...] | None = None
+    #: PHH's ``seat_count``: how many seats the source's table has (None: not given).
+    seat_count: int | None = None
 
     @property
     def players(self) -> int:
@@ -110,6 +146,29 @@ def _int(data: dict[str, object], key: str, source: str) -> int:
     return value
 
 
+def _seats(data: dict[str, object], players: int, source: str) -> tuple[int, ...] | None:
+    """PHH's ``seats``: one distinct seat number from 1 a player, within ``seat_count``."""
+    if "seats" not in data:
+        return None
+    value = data["seats"]
+    count = data.get("seat_count")
+    if count is not None and (not isinstance(count, int) or isinstance(count, bool) or count < 1):
+        raise PhhError(f"{source}: {_given(data, 'seat_count')}; expected a number of seats")
+    if (
+        isinstance(value, list)
+        and len(value) == players
+        and all(isinstance(v, int) and not isinstance(v, bool) and v >= 1 for v in value)
+        and len(set(value)) == players
+        and (count is None or max(value) <= count)
+    ):
+        return tuple(value)
+    within = f" up to seat_count {count}" if count is not None else ""
+    raise PhhError(
+        f"{source}: {_given(data, 'seats')}; expected one distinct seat number from 1{within} "
+        f"for each of the {players} players"
+    )
+
+
 def read_phh(text: str, source: str = "<phh>") -> PhhHand:
     """Read one PHH hand (TOML); PhhError names the field that is missing or malformed."""
     try:
@@ -125,15 +184,22 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise PhhError(f"{source}: {_given(data, 'actions')}; expected a list of action strings")
     stacks = _stacks(data, source)
+    draw = variant in DRAW_VARIANTS
+    count = data.get("seat_count")
     hand = PhhHand(
         variant=variant,
         antes=_ints(data, "antes", source) if "antes" in data else (0,) * len(stacks),
-        blinds_or_straddles=_ints(data, "blinds_or_straddles", source),
+        blinds_or_straddles=(
+            _ints(data, "blinds_or_straddles", source) if draw else (0,) * len(stacks)
+        ),
         small_bet=_int(data, "small_bet", source),
         big_bet=_int(data, "big_bet", source),
         starting_stacks=stacks,
         actions=tuple(actions),
         extra={k: v for k, v in data.items() if k not in _FIELDS},
+        bring_in=0 if draw else _int(data, "bring_in", source),
+        seats=_seats(data, len(stacks), source),
+        seat_count=count if isinstance(count, int) else None,
     )
     for key in ("antes", "blinds_or_straddles"):
         if len(getattr(hand, key)) != hand.players:
@@ -146,7 +212,7 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
 
 _FIELDS: Final = frozenset(
     {"variant", "antes", "blinds_or_straddles", "small_bet", "big_bet", "starting_stacks"}
-    | {"actions"}
+    | {"actions", "bring_in", "seats", "seat_count"}
 )
 
 
@@ -368,11 +434,39 @@ def _other_variant(variant: str) -> PhhUnsupported:
     return PhhUnsupported(f"variant {variant!r}; tablectl converts {codes} ({names}) only")
 
 
+def _table_seats(hand: PhhHand, spec: GameSpec) -> tuple[int, ...]:
+    """The seat of each player, p1 first: PHH's ``seats``, else 1..N; within the game's."""
+    seats = hand.seats or tuple(range(1, hand.players + 1))
+    if max(seats) > spec.max_seats:
+        raise PhhUnsupported(
+            f"seats {list(seats)}: {spec.name} seats at most {spec.max_seats} players, in seats "
+            f"1 to {spec.max_seats} ({spec.rule})"
+        )
+    return seats
+
+
+def _known_stacks(hand: PhhHand, seats: tuple[int, ...]) -> dict[int, int]:
+    """The stacks the history knows, by seat (a seat left out has an unknown stack)."""
+    return {
+        seat: stack
+        for seat, stack in zip(seats, hand.starting_stacks, strict=True)
+        if stack is not None
+    }
+
+
 def to_hand_script(hand: PhhHand) -> ConvertedHand:
     """The PHH hand as the inputs of a table of its game; PhhUnsupported says why not."""
     game = VARIANTS.get(hand.variant)
     if game is None:
         raise _other_variant(hand.variant)
+    seats = _table_seats(hand, GAMES[game])
+    if hand.variant in DRAW_VARIANTS:
+        return _draw_hand(hand, game, seats)
+    return _stud_hand(hand, game, seats)
+
+
+def _draw_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand:
+    """A triple draw hand as its inputs, walked as the table would see them."""
     conv = _Converter(hand)
     conv.blinds()
     actions = list(hand.actions)
@@ -417,15 +511,172 @@ def to_hand_script(hand: PhhHand) -> ConvertedHand:
         big_blind=hand.blinds_or_straddles[1],
         cap=CAP,
     )
-    seats = tuple(range(1, hand.players + 1))
+    # PHH deals from p1, left of the button, to the button last (14.12A(d)): the last seat.
     config = TableConfig(
-        seats=seats,
+        seats=tuple(sorted(seats)),
         stakes=stakes,
-        dealer=hand.players,
-        stacks={
-            seat: stack
-            for seat, stack in zip(seats, hand.starting_stacks, strict=True)
-            if stack is not None
-        },
+        dealer=seats[-1],
+        stacks=_known_stacks(hand, seats),
     )
     return ConvertedHand(game, config, tuple(conv.inputs))
+
+
+# --- the stud games: played through the engine -------------------------------------------
+
+
+def _stud_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand:
+    """A five-card stud or Mambo hand (as tablectl's export writes it) as its inputs: each
+    card given where the table expects it, each action the option the table offers for it."""
+    if len(set(hand.antes)) != 1:
+        raise PhhUnsupported(f"antes {hand.antes}: expected one ante for every player")
+    try:
+        stakes = Stakes(
+            small_bet=hand.small_bet,
+            big_bet=hand.big_bet,
+            ante=hand.antes[0],
+            bring_in=hand.bring_in,
+            cap=CAP,
+        )
+    except ConfigError as error:
+        raise PhhError(f"the stakes: {error}") from None
+    # p1 is dealt first (14.13(c), 14.13A(c)): the dealer sits just before its seat.
+    config = TableConfig(
+        seats=tuple(sorted(seats)),
+        stakes=stakes,
+        dealer=seats[0] - 1,
+        stacks=_known_stacks(hand, seats),
+    )
+    walk = _StudWalk(Table(GAMES[game], config), hand, seats)
+    walk.take(ButtonPress(Button.NEW_HAND), "the new hand")
+    for action in hand.actions:
+        walk.action(action)
+    if not walk.settled:
+        raise PhhError(
+            f"the actions end before the hand does: the table waits for "
+            f"{announce(walk.table.pending)!r}"
+        )
+    return ConvertedHand(game, config, tuple(walk.inputs))
+
+
+#: The buttons a PHH betting action may be, in the order tried (a full action before all-in).
+_STUD_BUTTONS: Final = {
+    "f": ("fold",),
+    "cc": ("check_call", "all_in"),
+    "pb": ("check_call", "all_in"),  # the bring-in posted (14.13(d), 14.13A(d))
+    "cbr": ("bet_raise", "all_in"),
+}
+
+
+class _StudWalk:
+    """The engine dealt and played as the history tells it; the inputs it took."""
+
+    def __init__(self, table: Table, hand: PhhHand, seats: tuple[int, ...]) -> None:
+        self.table = table
+        self.hand = hand
+        self.seats = seats
+        self.inputs: list[TableInput] = []
+        self.settled = False
+        #: Each seat's chips in the betting round so far (``cbr`` gives the round's total).
+        self.round: dict[int, int] = {}
+        named = {
+            code for action in hand.actions for code in _named_cards(action) if code != UNKNOWN
+        }
+        self.spare: Iterator[Card] = iter([c for c in DECK if c.code not in named])
+
+    def take(self, inp: TableInput, action: str) -> None:
+        events = self.table.apply(inp)
+        for event in events:
+            if isinstance(event, Refused | Alarm):
+                raise PhhUnsupported(f"action {action!r}: the table answers {announce(event)}")
+            if isinstance(event, RoundStarted):
+                self.round = {}
+            elif isinstance(event, ActionTaken):
+                self.round[event.seat] = event.round_total
+            self.settled = self.settled or isinstance(event, HandSettled)
+        self.inputs.append(inp)
+
+    def action(self, action: str) -> None:
+        words = action.split()
+        if len(words) == 3 and words[:2] == ["#", "burn"]:  # tablectl's export writes burns
+            self._burn(words[2], action)
+            return
+        words = _words(action)
+        if not words:
+            return  # another comment
+        if words[0] == "d":
+            self._deal(words, action)
+        elif words[1:2] == ["sm"]:
+            return  # the table shows every hand left in itself (14.13(h), 14.13A(j))
+        else:
+            self._act(words, action)
+
+    def _card(self, code: str) -> Card:
+        if code == UNKNOWN:  # a card the history hides: one no one in it holds
+            return next(self.spare)
+        try:
+            return Card.parse(code)
+        except CardError as error:
+            raise PhhError(f"a card dealt: {error}") from None
+
+    def _burn(self, code: str, action: str) -> None:
+        pending = self.table.pending
+        if not (isinstance(pending, CardExpected) and pending.destination == BURN):
+            raise PhhError(f"action {action!r}: the table waits for {announce(pending)!r}")
+        self.take(CardRead(self._card(code)), action)
+
+    def _deal(self, words: list[str], action: str) -> None:
+        if words[1] == "dh" and len(words) == 4:
+            where: str | int = self.seats[_player(words[2], self.hand, action) - 1]
+        elif words[1] == "db" and len(words) == 3:
+            where = COMMUNITY
+        else:
+            raise PhhError(f"action {action!r}: expected 'd dh pN CARD' or 'd db CARD'")
+        for code in _codes(words[-1], action):  # one card an action, or a player's several
+            pending = self.table.pending
+            if isinstance(pending, CardExpected) and pending.destination == BURN:
+                # PHH has no burns; the history does not name this one (14.13(e), 14.13A(f)).
+                self.take(CardRead(next(self.spare)), action)
+                pending = self.table.pending
+            if not isinstance(pending, CardExpected) or where not in (
+                pending.seat,
+                pending.destination,
+            ):
+                raise PhhError(f"action {action!r}: the table waits for {announce(pending)!r}")
+            self.take(CardRead(self._card(code)), action)
+
+    def _act(self, words: list[str], action: str) -> None:
+        seat = self.seats[_player(words[0], self.hand, action) - 1]
+        pending = self.table.pending
+        if not isinstance(pending, ActionRequired) or pending.seat != seat:
+            raise PhhError(
+                f"action {action!r}: seat {seat}'s; the table waits for {announce(pending)!r}"
+            )
+        option = self._option(pending, words, action)
+        self.take(ButtonPress(Button(option.button)), action)
+
+    def _option(self, pending: ActionRequired, words: list[str], action: str) -> Option:
+        """The option the table offers for the action: ``cbr`` the one to the round's total."""
+        buttons = _STUD_BUTTONS.get(words[1])
+        if buttons is None or len(words) != (3 if words[1] == "cbr" else 2):
+            raise PhhError(f"action {action!r}: expected pb, f, cc, cbr AMOUNT or sm")
+        offered = [o for button in buttons for o in pending.options if o.button == button]
+        if words[1] == "cbr":
+            if not words[2].isdigit():
+                raise PhhError(f"action {action!r}: expected a whole amount to bet or raise to")
+            adds = int(words[2]) - self.round.get(pending.seat, 0)
+            offered = [o for o in offered if o.amount == adds]
+        if not offered:
+            choices = ", ".join(o.meaning for o in pending.options)
+            raise PhhUnsupported(f"action {action!r}: the table offers {choices}")
+        return offered[0]
+
+
+def _named_cards(action: str) -> list[str]:
+    """The cards an action (or a ``# burn`` comment) names."""
+    words = action.split()
+    if len(words) == 3 and words[:2] == ["#", "burn"]:
+        return [words[2]]
+    words = _words(action)
+    if words[:1] == ["d"] or words[1:2] == ["sm"]:
+        return _codes(words[-1], action) if len(words) >= 3 else []
+    return []

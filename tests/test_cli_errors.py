@@ -108,9 +108,11 @@ def test_an_exported_triple_draw_hand_with_unknown_stacks_replays_and_imports(
             states = list(history)
         assert [float(s) for s in states[-1].stacks] == tomllib.loads(text)["finishing_stacks"]
         hand = read_phh(text, str(path))
-        known = [p for p, stack in enumerate(hand.starting_stacks, start=1) if stack is not None]
-        assert len(known) == 1  # seat 2's player; the others' stacks are unknown
-        assert set(to_hand_script(hand).config.stacks) == set(known)
+        assert hand.seats is not None
+        stacks = zip(hand.seats, hand.starting_stacks, strict=True)
+        known = [seat for seat, stack in stacks if stack is not None]
+        assert known == [2]  # the others' stacks are unknown
+        assert set(to_hand_script(hand).config.stacks) == {2}, "the import keeps the seats"
 
 
 def test_export_has_no_phh_flag(capsys: pytest.CaptureFixture[str]) -> None:
@@ -136,20 +138,38 @@ def test_enroll_on_a_port_that_does_not_exist_says_so_and_exits_2(
 
 
 @pytest.mark.parametrize("game", ["five-card-stud", "mambo"])
-def test_import_phh_of_a_variant_it_does_not_convert_names_the_variants_it_does(
+def test_import_phh_reads_back_tablectls_own_stud_export_with_unknown_stacks(
     tmp_path: Path, game: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """tablectl's own stud export (F5S, FMB/6) has no blinds: the import said
-    ``blinds_or_straddles = None; expected a list`` with the path twice. Now: exit 1, the file
-    named once, its variant, and the variants tablectl converts."""
+    ``blinds_or_straddles = None; expected a list`` with the path twice, then refused the
+    variant. Now it converts (issue 15): exit 0, a hand script with seat 2's stack alone (the
+    others bet from unknown stacks, written inf)."""
     _journal_hands(tmp_path / "journal", game)
     path = _export(tmp_path, game, capsys)[0]
-    variant = tomllib.loads(path.read_text(encoding="utf-8"))["variant"]
+    assert main(["import-phh", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == ""
+    assert f"game {game}" in captured.out
+    assert "stacks 2=" in captured.out
+
+
+def test_import_phh_of_a_variant_it_does_not_convert_names_the_variants_it_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A PHH variant tablectl deals no game of (seven-card stud): exit 1, the file named once,
+    its variant, and the variants tablectl converts."""
+    path = tmp_path / "seven.phh"
+    path.write_text(
+        'variant = "F7S"\nantes = [1, 1]\nbring_in = 2\nsmall_bet = 5\nbig_bet = 10\n'
+        "starting_stacks = [100, 100]\nactions = []\n",
+        encoding="utf-8",
+    )
     assert main(["import-phh", str(path)]) == 1
-    err = capsys.readouterr().err
-    assert err == (
-        f"{path}: not converted: variant {variant!r}; tablectl converts ['F2L3D'] "
-        "(fixed-limit 2-7 triple draw, 14.12A) only\n"
+    assert capsys.readouterr().err == (
+        f"{path}: not converted: variant 'F7S'; tablectl converts ['F2L3D', 'F5S', 'FMB/6'] "
+        "(fixed-limit 2-7 triple draw, 14.12A; fixed-limit five-card stud, 14.13; fixed-limit "
+        "Mambo stud high-low six or better, 14.13A) only\n"
     )
 
 

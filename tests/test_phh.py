@@ -111,9 +111,10 @@ def test_a_malformed_phh_file_is_refused_naming_the_field(text: str, message: st
 
 
 def test_another_variant_is_refused_naming_the_variants_converted() -> None:
-    """Only F2L3D converts; a no-limit hold'em hand says so."""
+    """F2L3D and tablectl's own stud codes convert; a no-limit hold'em hand says so."""
     text = HANDS[0].read_text(encoding="utf-8").replace("'F2L3D'", "'NT'")
-    with pytest.raises(PhhUnsupported, match=r"variant 'NT'; tablectl converts \['F2L3D'\]"):
+    converted = r"variant 'NT'; tablectl converts \['F2L3D', 'F5S', 'FMB/6'\]"
+    with pytest.raises(PhhUnsupported, match=converted):
         to_hand_script(read_phh(text))
 
 

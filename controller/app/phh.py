@@ -24,17 +24,14 @@ from typing import Any, Final
 from controller.app.recall import HandRecord
 from controller.engine import Stakes
 from controller.games import GAMES
+from controller.phh import DRAW_VARIANTS
 from controller.phh import VARIANTS as IMPORTED_VARIANTS
 
-#: The PHH variant code of each game (custom codes for games PHH does not define).
-VARIANTS: Final = {
-    "five-card-stud": "F5S",
-    "mambo": "FMB/6",
-    # The standard codes the import reads (triple draw: F2L3D), one table for both halves.
-    **{game: code for code, game in IMPORTED_VARIANTS.items()},
-}
+#: The PHH variant code of each game (custom codes F5S and FMB/6 for the games PHH does not
+#: define), one table for the export and the import (controller/phh.py).
+VARIANTS: Final = {game: code for code, game in IMPORTED_VARIANTS.items()}
 #: The games dealt with blinds and draws (PHH: blinds_or_straddles, "sd"), not antes and upcards.
-_DRAW_GAMES: Final = frozenset(IMPORTED_VARIANTS.values())
+_DRAW_GAMES: Final = frozenset(IMPORTED_VARIANTS[code] for code in DRAW_VARIANTS)
 
 #: The engine's action words (controller.engine.table) and their PHH action codes.
 _ACTIONS: Final = {
@@ -171,7 +168,9 @@ def actions(hand: HandRecord) -> list[str]:
                 out.append(f"d dh {players[event['seat']]} {event['card']} # {event['face']}")
         elif kind == "action_taken":
             player = players[event["seat"]]
-            if event["action"].startswith("brings in"):
+            # PHH's pb posts the bring-in; a bring-in for a full bet is a completion, cbr
+            # (14.13(d), 14.13A(d)).
+            if event["action"] == "brings in":
                 out.append(f"{player} pb")
             else:
                 out.append(_bet(hand, player, event))

@@ -1,10 +1,12 @@
 """``tablectl import-phh FILE``: a PHH hand history written out as a hand script.
 
-Reads one PHH hand (TOML; fixed-limit 2-7 triple draw, variant ``F2L3D``) and
+Reads one PHH hand (TOML; fixed-limit 2-7 triple draw, variant ``F2L3D``, and
+the stud games as tablectl's export writes them, ``F5S`` and ``FMB/6``) and
 prints it as a hand script (docs/hand-script.md) that ``tablectl replay`` plays
-through the engine. Exit status: 0 when the hand was converted, 1 when tablectl
-does not convert it (another variant, or rules that differ from NOTES.md; the
-reason on standard error), 2 when the file cannot be read.
+through the engine, its players in the file's ``seats``. Exit status: 0 when the
+hand was converted, 1 when tablectl does not convert it (another variant, or
+rules that differ from NOTES.md; the reason on standard error), 2 when the file
+cannot be read.
 """
 
 from __future__ import annotations
@@ -23,8 +25,10 @@ def register(subparsers: Any) -> None:
         "import-phh",
         help="print a PHH hand history as a hand script",
         description="Read one PHH hand history (TOML) and print it as a hand script "
-        "(docs/hand-script.md) that 'tablectl replay' plays. PHH variants converted: F2L3D "
-        "(fixed-limit 2-7 triple draw, 14.12A). Exit status: 0 converted, 1 not converted "
+        "(docs/hand-script.md) that 'tablectl replay' plays, its players in the file's seats. "
+        "PHH variants converted: F2L3D (fixed-limit 2-7 triple draw, 14.12A), and F5S and "
+        "FMB/6 as tablectl export writes them (five-card stud, 14.13; Mambo stud, 14.13A). "
+        "Exit status: 0 converted, 1 not converted "
         "(another variant, or rules that differ from NOTES.md: the reason is printed), 2 the "
         "file cannot be read.",
     )

@@ -165,9 +165,11 @@ def _as_phh_tells(inputs: list[TableInput], converted: list[TableInput]) -> list
     ]
 
 
-def _actions(events: list[Event]) -> list[tuple[str, int, int]]:
-    """Each betting action as (word, chips, round total), seat-free (the import renumbers)."""
-    return [(e.action, e.amount, e.round_total) for e in events if isinstance(e, ActionTaken)]
+def _actions(events: list[Event]) -> list[tuple[int, str, int, int]]:
+    """Each betting action as (seat, word, chips, round total): the import keeps the seats."""
+    return [
+        (e.seat, e.action, e.amount, e.round_total) for e in events if isinstance(e, ActionTaken)
+    ]
 
 
 def _pokerkit(text: str) -> State:
@@ -224,9 +226,12 @@ def test_14_12a_exported_triple_draw_hands_replay_in_pokerkit_and_the_import() -
         assert list(final.stacks) == [table.stacks[s] for s in seats], f"seed {seed}: {text}"
         converted = to_hand_script(phh)
         assert _as_phh_tells(inputs, list(converted.inputs)) == list(converted.inputs), seed
+        # The import keeps the table's seats and button (PHH's seats, the button last).
+        assert converted.config.seats == table.config.seats, f"seed {seed}"
+        assert converted.config.dealer == hand.events[0]["dealer"], f"seed {seed}"
         again = Table(GAMES[converted.game], converted.config)
         events_again = [e for i in converted.inputs for e in again.apply(i)]
-        assert [again.stacks[p] for p in converted.config.seats] == list(final.stacks)
+        assert [again.stacks[s] for s in seats] == list(final.stacks)
         assert _actions(events_again) == _actions(events), f"seed {seed}"
         replayed += 1
     assert skips == EXPECTED_SKIPS

@@ -1,0 +1,159 @@
+"""PHH export and import round trip (issue 15): a hand exported, imported (``tablectl
+import-phh``) and played again through the engine is exported to the very same file, seat
+numbers included (PHH's ``seats``: 14.13(b), 14.13A(b), 14.12A(b)), for all three games."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from controller.app.phh import export_hand
+from controller.app.recall import HandRecord
+from controller.app.records import events_json
+from controller.cards import DECK, Card
+from controller.cli import main
+from controller.engine import Stakes, Table, TableConfig
+from controller.engine.autoplay import play_hand
+from controller.engine.events import ActionRequired, DrawExpected, Event, HandStarted, Option
+from controller.games import GAMES
+from controller.phh import PhhError, PhhUnsupported, read_phh, to_hand_script
+
+HANDS = 60
+STUD = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
+DRAW = Stakes(small_bet=5, big_bet=10, small_blind=2, big_blind=5)
+STARTED = datetime(2026, 12, 1, tzinfo=UTC).isoformat()
+
+
+def _hand(game: str, seed: int) -> list[Event]:
+    """One random hand of ``game``: some of the game's seats, anywhere at the table, the
+    dealer (the button) anywhere, stacks short enough to go all-in, one stack unknown."""
+    spec = GAMES[game]
+    rng = random.Random(seed)
+    seats = tuple(sorted(rng.sample(range(1, spec.max_seats + 1), rng.randint(2, 6))))
+    stacks = {seat: rng.choice([3, 12, 25, 60, 400, 400]) for seat in seats[1:]}
+    draw = game == "triple-draw"
+    dealer = rng.choice(seats) if draw else rng.randrange(0, spec.max_seats + 1)
+    table = Table(spec, TableConfig(seats, DRAW if draw else STUD, dealer, stacks))
+    deck = list(DECK)
+    rng.shuffle(deck)
+
+    def choose(pending: ActionRequired) -> Option:
+        return rng.choice(pending.options)
+
+    def discard(pending: DrawExpected, held: tuple[Card, ...]) -> list[Card]:
+        del pending
+        return rng.sample(list(held), rng.choice([0, 1, 2]))
+
+    return play_hand(table, deck, choose, discard=discard)
+
+
+def _exported(game: str, events: list[Event]) -> str:
+    hand = HandRecord(1, game, STARTED, finished=True, events=events_json(events))
+    return export_hand(hand, DRAW if game == "triple-draw" else STUD, "ROUND-TRIP")
+
+
+def _again(text: str) -> tuple[str, tuple[int, ...]]:
+    """The file imported and its hand played again through the engine, exported again; and
+    the seats the import sat the players in."""
+    converted = to_hand_script(read_phh(text))
+    table = Table(GAMES[converted.game], converted.config)
+    events = [event for inp in converted.inputs for event in table.apply(inp)]
+    return _exported(converted.game, events), converted.config.seats
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("game", ["five-card-stud", "mambo", "triple-draw"])
+def test_a_hand_imported_and_exported_again_is_the_same_file_in_the_same_seats(
+    game: str,
+) -> None:
+    """Every card, action, show, stack and seat number comes back. Triple draw hands the
+    import refuses (a reshuffle, 14.12A(f): PHH cannot state it) are counted, not compared."""
+    refused: Counter[str] = Counter()
+    for seed in range(HANDS):
+        events = _hand(game, seed)
+        text = _exported(game, events)
+        try:
+            again, seats = _again(text)
+        except PhhUnsupported as why:
+            refused[str(why).split(":")[0]] += 1
+            continue
+        started = events[0]
+        assert isinstance(started, HandStarted)
+        assert seats == tuple(sorted(started.seats)), f"{game} seed {seed}"
+        assert again == text, f"{game} seed {seed}"
+    if game == "triple-draw":
+        assert sum(refused.values()) < HANDS // 2, refused
+    else:
+        assert not refused, refused
+
+
+@pytest.mark.fast
+def test_an_imported_hand_sits_its_players_in_phhs_seats() -> None:
+    """PHH's ``seats``: p1 in the first listed, dealt first (14.13A(c)); the file's seat
+    numbers, not 1..N."""
+    text = _exported("mambo", _hand("mambo", 3))
+    phh = read_phh(text)
+    assert phh.seats is not None
+    converted = to_hand_script(phh)
+    assert converted.config.seats == tuple(sorted(phh.seats))
+    assert converted.config.dealer == phh.seats[0] - 1, "the dealer just before p1's seat"
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    ("seats", "message"),
+    [
+        ("[1, 1, 2]", r"seats = \[1, 1, 2\]; expected one distinct seat number"),
+        ("[0, 1, 2]", "expected one distinct seat number from 1"),
+        ("[1, 2]", "for each of the 3 players"),
+        ('"1 2 3"', "expected one distinct seat number"),
+    ],
+)
+def test_malformed_seats_are_refused_naming_them(seats: str, message: str) -> None:
+    text = _exported("mambo", _three_seats()).replace("seats = [", "seats_was = [")
+    with pytest.raises(PhhError, match=message):
+        read_phh(f"{text}seats = {seats}\n")
+
+
+@pytest.mark.fast
+def test_seats_past_the_seat_count_or_the_games_are_refused() -> None:
+    text = _exported("five-card-stud", _three_seats("five-card-stud"))
+    with pytest.raises(PhhError, match=r"up to seat_count 2 for each of the 3 players"):
+        read_phh(text.replace("seat_count = 8", "seat_count = 2"))
+    far = text.replace("seats = [1, 2, 3]", "seats = [1, 2, 9]").replace("seat_count = 8", "")
+    with pytest.raises(PhhUnsupported, match=r"seats \[1, 2, 9\]: .* at most 8 .*14\.13"):
+        to_hand_script(read_phh(far))
+
+
+def _three_seats(game: str = "mambo") -> list[Event]:
+    table = Table(GAMES[game], TableConfig((1, 2, 3), STUD))
+    deck = list(DECK)
+    random.Random(1).shuffle(deck)
+    return play_hand(table, deck, lambda pending: pending.options[0])
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("game", ["five-card-stud", "mambo"])
+def test_import_phh_prints_a_stud_hand_script_that_replay_plays_in_its_seats(
+    tmp_path: Path, game: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``tablectl import-phh`` on tablectl's own F5S / FMB/6 file: a hand script with the
+    file's seats, which ``tablectl replay`` plays to the settlement, with no refusal or alarm."""
+    events = _hand(game, 5)
+    started = events[0]
+    assert isinstance(started, HandStarted)
+    phh = tmp_path / "hand-1.phh"
+    phh.write_text(_exported(game, events), encoding="utf-8")
+    assert main(["import-phh", str(phh)]) == 0
+    script = tmp_path / "hand.hand"
+    script.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert f"seats {' '.join(map(str, sorted(started.seats)))}\n" in script.read_text("utf-8")
+    assert main(["replay", str(script)]) == 0
+    kinds = [json.loads(line)["kind"] for line in capsys.readouterr().out.splitlines()]
+    assert "hand_settled" in kinds
+    assert not {"refused", "alarm"} & set(kinds)
