@@ -15,7 +15,7 @@ from controller.cards import parse_cards
 from controller.engine import ConfigError, Stakes
 from controller.engine.pots import Pot, build_pots, divide, settle_pots
 from controller.games import GAMES
-from controller.games.spec import OddChip, Showdown, ShowdownShare
+from controller.games.spec import OddChip, Rated, Showdown, ShowdownShare
 from controller.hands import HandValue, five_card_high, three_card_high
 
 pytestmark = pytest.mark.fast
@@ -131,6 +131,81 @@ def test_notes_odd_chips_triple_draw_first_tied_player_clockwise_from_the_button
     )
     assert {a.seat: a.amount for a in result.awards} == {2: 3, 5: 4, 6: 3}
     assert [(o.seat, o.chips) for o in result.odd_chips] == [(5, 1)]
+
+
+def _rated(game: str, hands: dict[int, str]) -> dict[str, dict[int, Rated | None]]:
+    shares = GAMES[game].showdown.shares
+    return {
+        share.name: {seat: share.evaluate(parse_cards(cards)) for seat, cards in hands.items()}
+        for share in shares
+    }
+
+
+def test_notes_odd_chips_five_card_stud_more_than_one_odd_chip_goes_one_at_a_time() -> None:
+    """NOTES.md, Odd chips: four nine-high straights tie for 11; each gets 2 and the three odd
+    chips go one at a time by the next highest card by suit: the nines of spades, hearts and
+    diamonds, one each; no player receives more than one, the nine of clubs none."""
+    hands = {
+        1: "9c 8s 7h 6d 5c",
+        2: "9d 8c 7s 6h 5d",
+        3: "9s 8h 7d 6c 5s",
+        4: "9h 8d 7c 6s 5h",
+    }
+    result = divide(
+        Pot(11, (1, 2, 3, 4)),
+        name="main pot",
+        rake=0,
+        showdown=GAMES["five-card-stud"].showdown,
+        rated=_rated("five-card-stud", hands),
+        order=[1, 2, 3, 4],
+        chip=1,
+    )
+    assert {a.seat: a.amount for a in result.awards} == {1: 2, 2: 3, 3: 3, 4: 3}
+    assert [(o.seat, o.chips, o.rule) for o in result.odd_chips] == [
+        (3, 1, "NOTES.md, Odd chips"),  # the nine of spades
+        (4, 1, "NOTES.md, Odd chips"),  # the nine of hearts
+        (2, 1, "NOTES.md, Odd chips"),  # the nine of diamonds
+    ]
+
+
+def test_notes_odd_chips_triple_draw_more_than_one_odd_chip_goes_one_at_a_time_clockwise() -> None:
+    """NOTES.md, Odd chips: three tied seven-fives share 11; each gets 3 and the two odd chips
+    go to the first and the next tied player clockwise from the button (seats 5, 6), one each.
+    """
+    hands = {2: "7c 5c 4c 3c 2d", 5: "7d 5d 4d 3d 2h", 6: "7h 5h 4h 3h 2s"}
+    result = divide(
+        Pot(11, (2, 5, 6)),
+        name="main pot",
+        rake=0,
+        showdown=GAMES["triple-draw"].showdown,
+        rated=_rated("triple-draw", hands),
+        order=[5, 6, 2],  # the button sits at seat 4: seat 5 is first to its left
+        chip=1,
+    )
+    assert {a.seat: a.amount for a in result.awards} == {2: 3, 5: 4, 6: 4}
+    assert [(o.seat, o.chips) for o in result.odd_chips] == [(5, 1), (6, 1)]
+
+
+def test_notes_odd_chips_each_pot_main_or_side_is_divided_on_its_own() -> None:
+    """NOTES.md, Odd chips: seat 3 is all-in for 5, seats 1 and 2 put in 10, seat 4 folded
+    after 8. Three tied hands share the main pot of 20 (6 each, its two odd chips to seats 1
+    and 2, clockwise from the button); the side pot of 13 is seats 1's and 2's alone (6 each,
+    its odd chip to seat 1). Merged, 33 would have divided otherwise."""
+    hands = {1: "7c 5c 4c 3c 2d", 2: "7d 5d 4d 3d 2h", 3: "7h 5h 4h 3h 2s"}
+    pots, _ = settle_pots(
+        committed={1: 10, 2: 10, 3: 5, 4: 8},
+        live=[1, 2, 3],
+        order=[1, 2, 3, 4],
+        stakes=Stakes(small_bet=2, big_bet=4, small_blind=1, big_blind=2),
+        showdown=GAMES["triple-draw"].showdown,
+        rated=_rated("triple-draw", hands),
+    )
+    assert [(p.amount, p.eligible) for p in pots] == [(20, (1, 2, 3)), (13, (1, 2))]
+    assert [{a.seat: a.amount for a in p.awards} for p in pots] == [
+        {1: 7, 2: 7, 3: 6},
+        {1: 7, 2: 6},
+    ]
+    assert [[(o.seat, o.chips) for o in p.odd_chips] for p in pots] == [[(1, 1), (2, 1)], [(1, 1)]]
 
 
 @given(

@@ -68,11 +68,13 @@ def rake_of(pots: Sequence[Pot], stakes: Stakes, showdown: bool) -> int:
     return rake if stakes.rake_cap is None else min(rake, stakes.rake_cap)
 
 
-def _odd_chip_seat(
+def _odd_chip_order(
     rule: OddChip, winners: Sequence[int], rated: Mapping[int, Rated | None], order: Sequence[int]
-) -> int:
+) -> list[int]:
+    """The tied winners in the order the odd-chip rule serves them, first served first."""
     if rule is OddChip.FIRST_LEFT_OF_BUTTON:
-        return min(winners, key=order.index)
+        # NOTES.md, Odd chips: the first tied player clockwise from the button, then the next.
+        return sorted(winners, key=order.index)
 
     def highest(seat: int) -> list[tuple[int, int]]:
         value = rated[seat]
@@ -103,8 +105,26 @@ def _odd_chip_seat(
         )
 
     if rule is OddChip.HIGHEST_CARD_BY_SUIT:
-        return max(winners, key=highest)
-    return min(winners, key=lowest_low)
+        return sorted(winners, key=highest, reverse=True)
+    return sorted(winners, key=lowest_low)
+
+
+def _odd_chips(
+    share: ShowdownShare,
+    winners: Sequence[int],
+    rated: Mapping[int, Rated | None],
+    order: Sequence[int],
+    *,
+    chips: int,
+    chip: int,
+) -> list[OddChipAward]:
+    """Who receives the ``chips`` odd chips of a share its tied ``winners`` cannot divide."""
+    served = _odd_chip_order(share.odd_chip, winners, rated, order)
+    if not share.odd_chips_one_at_a_time:  # 14.13A(j)1-3: the whole excess to one player
+        return [OddChipAward(served[0], chips * chip, share.odd_chip_rule)]
+    # NOTES.md, Odd chips: one at a time in the rule's order, no player more than one (there
+    # are fewer odd chips than tied players).
+    return [OddChipAward(seat, chip, share.odd_chip_rule) for seat in served[:chips]]
 
 
 def _best(eligible: Sequence[int], rated: Mapping[int, Rated | None]) -> list[int]:
@@ -129,7 +149,7 @@ def divide(
     Two shares split the pot in halves, the odd chip of the split to the first
     (14.13A(j)1); a share no eligible hand qualifies for goes to the other
     (14.13A(k)); tied hands divide a share and its odd chips go by the share's
-    rule (14.13A(j)2-3; NOTES.md, Odd chips).
+    rule (14.13A(j)2-3; NOTES.md, Odd chips): one at a time, or all to one player.
     """
     amount = pot.amount - rake
     awards: dict[int, int] = {}
@@ -156,9 +176,12 @@ def divide(
             for seat in winners:
                 awards[seat] = awards.get(seat, 0) + each * chip
             if rest:
-                seat = _odd_chip_seat(share.odd_chip, winners, rated[share.name], order)
-                awards[seat] += rest * chip
-                odd.append(OddChipAward(seat, rest * chip, share.odd_chip_rule))
+                odd_chips = _odd_chips(
+                    share, winners, rated[share.name], order, chips=rest, chip=chip
+                )
+                for award in odd_chips:
+                    awards[award.seat] += award.chips
+                    odd.append(award)
             value = rated[share.name][winners[0]]
             description = value.description if value is not None else ""
             results.append(ShareResult(share.name, share_units * chip, tuple(winners), description))

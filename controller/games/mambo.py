@@ -80,8 +80,15 @@ MAMBO: Final = GameSpec(
     ),
     showdown=Showdown(
         shares=(
-            # 14.13A(j)1-2: the odd chip of the split goes high; tied highs by highest card by suit.
-            ShowdownShare("high", mambo_high, OddChip.HIGHEST_CARD_BY_SUIT, "14.13A(j)2"),
+            # 14.13A(j)1-2: the odd chip of the split goes high; tied highs by highest card by
+            # suit, the whole excess to that one player (NOTES.md, Odd chips).
+            ShowdownShare(
+                "high",
+                mambo_high,
+                OddChip.HIGHEST_CARD_BY_SUIT,
+                "14.13A(j)2",
+                odd_chips_one_at_a_time=False,
+            ),
             # 14.13A(j)3, (k): tied lows by lowest low card by suit; six or better qualifies.
             ShowdownShare(
                 "low",
@@ -89,6 +96,7 @@ MAMBO: Final = GameSpec(
                 OddChip.LOWEST_LOW_CARD_BY_SUIT,
                 "14.13A(j)3",
                 may_not_qualify=True,
+                odd_chips_one_at_a_time=False,
             ),
         ),
         split_rule="14.13A(j)1",

@@ -168,6 +168,11 @@ class ShowdownShare:
     odd_chip_rule: str
     #: Whether this share's evaluator may find no qualifying hand (six or better, 14.13A(k)).
     may_not_qualify: bool = False
+    #: More than one odd chip (three or more tied hands): one at a time in the rule's order,
+    #: no player receiving more than one (NOTES.md, Odd chips: five-card stud, triple draw);
+    #: False gives the share's whole excess to the one player the rule names (Mambo,
+    #: 14.13A(j)1-3).
+    odd_chips_one_at_a_time: bool = True
 
 
 @dataclass(frozen=True, slots=True)
