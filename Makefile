@@ -1,50 +1,76 @@
-# tablectl: the two set-up commands of the README, and the gates of CI.
-#   make demo   installs everything into .venv and runs the demo: a simulated Mambo table
-#               dealt by the random dealer on the dealer's display (q quits), no hardware
-#   make test   installs everything into .venv and runs every gate and the whole test suite
+# tablectl: the two set-up commands of the README, the gates of CI, and the wheelhouse.
+#   make demo   installs the runtime only into .venv and runs the demo: a simulated Mambo
+#               table dealt by the random dealer on the dealer's display (q quits), no hardware
+#   make test   installs the test tools too (.[test]) and runs every gate and the whole suite
 #   make test-fast  the fast tier only: the tests marked fast (no thread, pty or subprocess),
 #               for use while working; docs/testing.md
+#   make wheelhouse  wheels of tablectl and of every runtime dependency, with the files an
+#               install copies, in wheelhouse/: a table PC installs from it offline
+#               (docs/deploy.md, step 3)
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
+# What the venv holds, one marker each, remade when pyproject.toml changes: the runtime
+# (make demo) and the test tools (make test). Two markers, so make test after make demo
+# still installs the test extras, and make demo never installs them.
+RUNTIME := $(VENV)/.installed-runtime
+TESTING := $(VENV)/.installed-test
+WHEELHOUSE := wheelhouse
 # The tests in two worker processes (pytest-xdist), each test file whole in one of them
 # (docs/testing.md has the figures). PYTEST_WORKERS=0 runs them in this one process (for
 # --pdb, say: make test-fast PYTEST_WORKERS=0).
 PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
-.PHONY: install demo test test-fast lint typecheck pytest bench clean
+.PHONY: install install-test demo test test-fast lint typecheck pytest bench wheelhouse clean
 
-$(BIN)/tablectl: pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet --editable '.[test]'
+
+$(RUNTIME): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --editable .
 	touch $@
 
-install: $(BIN)/tablectl
+# The test extras hold the runtime too: both markers are then true.
+$(TESTING): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --editable '.[test]'
+	touch $@ $(RUNTIME)
 
-demo: install
+install: $(RUNTIME)
+
+install-test: $(TESTING)
+
+demo: $(RUNTIME)
 	$(BIN)/tablectl demo --game mambo
 
-lint: install
+lint: $(TESTING)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
 
-typecheck: install
+typecheck: $(TESTING)
 	$(BIN)/mypy --strict controller drivers simulator benchmarks
 
-pytest: install
+pytest: $(TESTING)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL)
 
 test: lint typecheck pytest
 
 # A second -m replaces pyproject's addopts -m "not slow", so "not slow" is said again here.
-test-fast: install
+test-fast: $(TESTING)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "fast and not slow"
 
-bench: install
+bench: $(TESTING)
 	$(BIN)/python benchmarks/evaluators.py
 	$(BIN)/python benchmarks/engine.py
 
+# Needs the package index (network) or pip's cache; the wheels are pure Python, for any
+# Debian 12 PC. files/ holds docs/ and udev/: the unit files, the rules, the examples.
+wheelhouse: | $(BIN)/python
+	rm -rf $(WHEELHOUSE)
+	$(BIN)/python -m pip wheel --quiet --wheel-dir $(WHEELHOUSE) .
+	mkdir -p $(WHEELHOUSE)/files
+	cp -r docs udev $(WHEELHOUSE)/files/
+
 clean:
-	rm -rf $(VENV) .mypy_cache .pytest_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) $(WHEELHOUSE) .mypy_cache .pytest_cache .ruff_cache .hypothesis

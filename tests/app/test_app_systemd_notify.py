@@ -36,8 +36,6 @@ from controller.engine.events import ActionRequired, CardExpected
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead
 
-pytestmark = pytest.mark.fast
-
 
 @pytest.fixture
 def listener(tmp_path: Path) -> Iterator[tuple[socket.socket, str]]:
@@ -62,12 +60,14 @@ def received(server: socket.socket) -> list[str]:
             return messages
 
 
+@pytest.mark.fast
 def test_without_notify_socket_nothing_is_made() -> None:
     """sd_notify(3): no NOTIFY_SOCKET, no notification (a bench, a terminal, a test)."""
     assert ServiceNotifier.from_environment({}) is None
     assert ServiceNotifier.from_environment({"NOTIFY_SOCKET": "", "WATCHDOG_USEC": "1"}) is None
 
 
+@pytest.mark.fast
 def test_the_address_is_a_path_or_an_abstract_name() -> None:
     """sd_notify(3): a leading @ names the abstract namespace (a NUL byte on the wire)."""
     assert socket_address("/run/systemd/notify") == "/run/systemd/notify"
@@ -76,6 +76,7 @@ def test_the_address_is_a_path_or_an_abstract_name() -> None:
         socket_address("run/notify")
 
 
+@pytest.mark.fast
 def test_the_watchdog_interval_is_watchdog_usec_for_this_process_only() -> None:
     """sd_watchdog_enabled(3): WATCHDOG_USEC in microseconds; WATCHDOG_PID, if set, must be
     this process."""
@@ -89,6 +90,7 @@ def test_the_watchdog_interval_is_watchdog_usec_for_this_process_only() -> None:
             watchdog_interval({"WATCHDOG_USEC": bad})
 
 
+@pytest.mark.fast
 def test_a_notification_is_one_datagram_of_key_value_lines(
     listener: tuple[socket.socket, str],
 ) -> None:
@@ -102,6 +104,7 @@ def test_a_notification_is_one_datagram_of_key_value_lines(
     assert received(server) == ["READY=1\nSTATUS=hand 1"]
 
 
+@pytest.mark.fast
 def test_an_abstract_socket_is_reached(tmp_path: Path) -> None:
     """NOTIFY_SOCKET=@name: the abstract namespace, as systemd uses in a container."""
     name = f"tablectl-test-{os.getpid()}-{tmp_path.name}"
@@ -117,6 +120,7 @@ def test_an_abstract_socket_is_reached(tmp_path: Path) -> None:
         server.close()
 
 
+@pytest.mark.fast
 def test_a_failed_send_is_logged_once_and_never_raised(tmp_path: Path) -> None:
     """The table must not stop because no one listens: False, one warning naming the socket."""
     missing = str(tmp_path / "gone")
@@ -141,6 +145,7 @@ def answer_probe(events: queue.SimpleQueue[Any]) -> None:
     request.answer.put({"ok": True, "text": "seats 1 2 3"})
 
 
+@pytest.mark.fast
 def test_the_watchdog_pings_only_when_the_loop_answers(
     tmp_path: Path, listener: tuple[socket.socket, str]
 ) -> None:
@@ -171,6 +176,7 @@ def test_the_watchdog_pings_only_when_the_loop_answers(
     assert stalled[0]["level"] == "warning"
 
 
+@pytest.mark.fast
 def test_a_probe_answered_after_stopping_does_not_ping(listener: tuple[socket.socket, str]) -> None:
     """The close's drain may take a probe left in the queue: STOPPING=1 was the last word."""
     server, path = listener
@@ -201,6 +207,7 @@ def take(core: TableCore, seq: int, inp: ButtonPress | CardRead) -> None:
     core.take(*rec.input_data(inp, rec.Origin(device, "B", seq)))
 
 
+@pytest.mark.fast
 def test_the_status_says_where_the_hand_stands_and_names_no_card() -> None:
     """STATUS= is read by anyone with systemctl status: the hand, its street, what the table
     waits for, and never a card dealt (controller/announce.py, hidden_cards; 14.13A(c): the
@@ -224,6 +231,7 @@ def test_the_status_says_where_the_hand_stands_and_names_no_card() -> None:
     assert status_line(core) == f"hand 1 · first round · seat {pending.seat} to act"
 
 
+@pytest.mark.fast
 def test_the_status_of_a_paused_table_names_the_device() -> None:
     """docs/app.md, Devices lost and found: a lost shoe holds the table."""
     core = mambo_core()
