@@ -16,16 +16,51 @@ from controller.display.view import TableView
 pytestmark = pytest.mark.fast
 
 
-def test_without_demo_the_display_points_to_the_live_displays_and_exits_2(
-    capsys: pytest.CaptureFixture[str],
+def test_without_demo_a_configuration_that_cannot_be_read_is_named_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A live table's display runs in the controller (run --display, demo): without --demo the
-    command says where, instead of hanging."""
-    assert main(["display"]) == 2
+    """Without --demo the display attaches to the table of --config (docs/display.md): a
+    configuration it cannot read is named, with what is wrong, and nothing is drawn."""
+    missing = tmp_path / "table.toml"
+    assert main(["display", "--config", str(missing)]) == 2
     err = capsys.readouterr().err
-    assert "expected --demo" in err
-    assert "tablectl run --config FILE --display" in err
-    assert "tablectl demo" in err
+    assert err.startswith("tablectl display: ")
+    assert str(missing) in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--demo", "--socket", "/run/t.sock"], "expected --config or --socket without --demo"),
+        (["--scene", "alarm"], "expected --demo with them"),
+        (["--screenshot", "x.svg"], "expected --demo with them"),
+    ],
+)
+def test_options_that_do_not_go_together_exit_2(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["display", *argv]) == 2
+    assert said in capsys.readouterr().err
+
+
+def test_config_and_socket_are_one_or_the_other(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as caught:
+        main(["display", "--config", "t.toml", "--socket", "/run/t.sock"])
+    assert caught.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
+
+
+def test_run_display_is_gone_and_says_what_to_run_instead(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 15: the display no longer runs inside the controller: run --display says to run
+    the table without it and the display beside it, and exits 2 before opening anything."""
+    assert main(["run", "--display", "--config", str(tmp_path / "table.toml")]) == 2
+    err = capsys.readouterr().err
+    assert "tablectl run --config FILE" in err
+    assert "tablectl display --config FILE" in err
+    assert "quitting it leaves the table running" in err
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_screenshot_of_a_demo_scene_is_written_as_svg(tmp_path: Path) -> None:

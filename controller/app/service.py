@@ -17,6 +17,7 @@ from typing import Any
 import structlog
 
 from controller.app.control import ControlError, ControlServer
+from controller.app.feed import DisplayFeed, open_feed
 from controller.app.loop import Controller, JournalOptions
 from controller.app.systemd import ServiceNotifier
 from controller.display.view import TableView
@@ -200,6 +201,7 @@ def serve(
     control: ControlServer | None = None,
     hotplug: HotplugMonitor | None = None,
     notify: ServiceNotifier | None = None,
+    feed: DisplayFeed | None = None,
 ) -> bool:
     """Run the table until ``stop``; always close (drivers stopped, journal closed, logged).
 
@@ -209,6 +211,9 @@ def serve(
     drivers and stopped before they close. ``notify`` (systemd's ``Type=notify``,
     controller/app/systemd.py) hears READY once the drivers are started, the status after
     each announcement, the watchdog from the loop, and STOPPING as the table closes.
+    ``feed`` (the controller's ``display``, controller/app/feed.py) publishes the dealer's
+    display to ``tablectl display``; if its socket cannot be bound, that is logged and the
+    table runs without it. It closes last, after the table's last view.
 
     False if the journal failed: nothing more was acknowledged (docs/journal.md, a failed
     write or fsync); the service exits and systemd starts it again, and the reopened journal
@@ -226,6 +231,7 @@ def serve(
                 "with a usable [control] socket",
             )
             control = None
+    feed = open_feed(feed)
     controller.start()
     watching = start_watching(hotplug)
     if notify is not None:
@@ -248,4 +254,6 @@ def serve(
         controller.close()
         if notify is not None:
             notify.close()  # after the close's drain, which may answer a last probe
+        if feed is not None:
+            feed.close()
     return True

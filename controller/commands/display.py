@@ -1,10 +1,13 @@
-"""``tablectl display --demo``: the dealer's display on its demonstration scenes.
+"""``tablectl display``: the dealer's display of a running table, or its demonstration scenes.
+
+``tablectl display --config table.toml`` (or ``--socket PATH``) attaches to the running
+controller's display socket (``[display] socket``) and shows its table
+(:mod:`controller.display.attach`); it reconnects by itself when the controller goes
+and comes back, and quitting it leaves the table running (docs/display.md).
 
 ``--demo`` cycles through the scenes of :mod:`controller.display.demo` (or shows
 one, ``--scene``); ``--screenshot FILE`` renders a scene headless to an SVG at
-``--size`` and exits, for reviews and documentation. The display of a live table
-runs in the controller's own process (``tablectl run --display``, ``tablectl
-demo``): without ``--demo`` this command says so and exits with status 2.
+``--size`` and exits, for reviews and documentation.
 """
 
 from __future__ import annotations
@@ -17,7 +20,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
+from controller.config import SettingsError, load_config
 from controller.display.demo import SCENES
+from controller.settings import DEFAULT_CONFIG
+
+EXIT_DONE: Final = 0
+EXIT_USAGE: Final = 2
 
 #: The smallest screenshot that still shows a table.
 MIN_SIZE: Final = (40, 12)
@@ -47,6 +55,20 @@ def _seconds(text: str) -> float:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     """The options of ``tablectl display`` and ``python -m controller.display``."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help=f"the table's configuration: attach to its [display] socket (default: "
+        f"{DEFAULT_CONFIG})",
+    )
+    where.add_argument(
+        "--socket",
+        type=Path,
+        metavar="PATH",
+        help="attach to the display socket at PATH instead (no configuration read)",
+    )
     parser.add_argument("--demo", action="store_true", help="show the demonstration scenes")
     parser.add_argument(
         "--scene", choices=sorted(SCENES), help="show only this scene (default: cycle all)"
@@ -66,11 +88,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``tablectl display``."""
     parser = subparsers.add_parser(
         "display",
-        help="the dealer's display on its demonstration scenes (a live table: run --display)",
-        description="Show the dealer's display on its demonstration scenes (--demo), one "
-        "scene (--scene) or a screenshot of one (--screenshot). A live table's display runs "
-        "in its controller: 'tablectl run --config FILE --display', or 'tablectl demo'. "
-        "Exit status: 0 done, 2 without --demo.",
+        help="the dealer's display: attach to the running table, or the demonstration scenes",
+        description="Show the dealer's display of the running table: attach to its display "
+        "socket ([display] socket of --config, or --socket), follow it, and reconnect by "
+        "itself when the controller goes away; q quits the display, never the table. Or "
+        "show the demonstration scenes (--demo), one scene (--scene) or a screenshot of one "
+        "(--screenshot). Exit status: 0 done, 2 a configuration that cannot be read or "
+        "options that do not go together.",
     )
     add_arguments(parser)
     parser.set_defaults(run=run)
@@ -79,13 +103,21 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Run the display; returns the exit status."""
     if not args.demo:
+        if args.scene or args.screenshot is not None:
+            print(
+                "tablectl display: --scene and --screenshot show the demonstration scenes: "
+                "expected --demo with them",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        return attach(args)
+    if args.config is not None or args.socket is not None:
         print(
-            "tablectl display: expected --demo (the demonstration scenes); a live table's "
-            "display is `tablectl run --config FILE --display`, and a simulated table's "
-            "`tablectl demo`",
+            "tablectl display: --demo shows the demonstration scenes, not a table: expected "
+            "--config or --socket without --demo",
             file=sys.stderr,
         )
-        return 2
+        return EXIT_USAGE
     # Textual loads here, not when ``tablectl`` builds its parser for another command.
     from controller.display.demo_app import (  # noqa: PLC0415 -- lazy: Textual costs ~0.3 s
         DemoDisplay,
@@ -97,7 +129,29 @@ def run(args: argparse.Namespace) -> int:
         args.screenshot.write_text(asyncio.run(screenshot(SCENES[names[0]](), args.size)))
         return 0
     DemoDisplay([SCENES[name]() for name in names], args.interval).run()
-    return 0
+    return EXIT_DONE
+
+
+def attach(args: argparse.Namespace) -> int:
+    """Follow the running table's display socket until the dealer quits."""
+    table_id: str | None = None
+    socket: Path | None = args.socket
+    if socket is None:
+        config = args.config or DEFAULT_CONFIG
+        try:
+            settings = load_config(config)
+        except (SettingsError, OSError) as error:
+            print(f"tablectl display: {error}", file=sys.stderr)
+            return EXIT_USAGE
+        socket, table_id = settings.display_socket, settings.table_id
+    from controller.display.attach import (  # noqa: PLC0415 -- lazy: Textual costs ~0.3 s
+        AttachedDisplay,
+    )
+
+    AttachedDisplay(socket, table_id=table_id, exit_on_sigterm=True).run()
+    table = f"table {table_id}" if table_id else f"the table at {socket}"
+    print(f"tablectl display: closed; {table} keeps running (the display only showed it)")
+    return EXIT_DONE
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -1,4 +1,9 @@
-"""``tablectl run --config table.toml``: run one live table until SIGTERM or SIGINT."""
+"""``tablectl run --config table.toml``: run one live table until SIGTERM or SIGINT.
+
+The dealer's display is a process of its own that attaches to the running table
+(``tablectl display --config table.toml``, docs/display.md): the table publishes
+its view on the display socket and never waits on a display.
+"""
 
 from __future__ import annotations
 
@@ -10,8 +15,8 @@ from typing import Final
 
 from controller.app.control import ControlServer
 from controller.app.core import CheckpointMismatch, ReplayMismatch
+from controller.app.feed import DisplayFeed
 from controller.app.records import RecordFormatError
-from controller.app.screen import DisplaySink, run_with_display
 from controller.app.service import (
     StartError,
     build_controller,
@@ -29,6 +34,15 @@ from drivers.deck import DeckError
 
 EXIT_STOPPED: Final = 0
 EXIT_FAILED: Final = 1
+EXIT_USAGE: Final = 2
+
+#: ``run --display`` is gone: the display attaches to the running table instead.
+DISPLAY_MOVED: Final = (
+    "tablectl run: --display is no longer an option of run: run the table without it "
+    "(`tablectl run --config FILE`), and the dealer's display beside it on the screen's "
+    "terminal (`tablectl display --config FILE`); the display attaches to the running "
+    "table, and quitting it leaves the table running (docs/display.md)"
+)
 
 #: What stops a table from opening; each message says what to look at.
 START_ERRORS: Final = (
@@ -47,10 +61,12 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``run``."""
     parser = subparsers.add_parser(
         "run",
-        help="run the table: shoe and panel to the engine, journal, panel, log and display",
+        help="run the table: shoe and panel to the engine, journal, panel, log and display feed",
         description="Run one live table from its configuration until SIGTERM or SIGINT. "
-        "The journal is replayed first: a hand in progress resumes where it stopped. "
-        "Exit status: 0 stopped, 1 the table could not open (the reason is printed).",
+        "The journal is replayed first: a hand in progress resumes where it stopped. The "
+        "dealer's display attaches to it: tablectl display --config FILE. "
+        "Exit status: 0 stopped, 1 the table could not open (the reason is printed), "
+        "2 --display (gone: the display attaches).",
     )
     parser.add_argument(
         "--config",
@@ -62,7 +78,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--display",
         action="store_true",
-        help="show the dealer's display on this terminal; q quits (default: headless)",
+        help="no longer shows the display (exits 2): the dealer's display attaches to the "
+        "running table, tablectl display --config FILE",
     )
     parser.add_argument(
         "--repeat-window",
@@ -83,7 +100,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 
 def run(args: argparse.Namespace) -> int:
     """Open the table and run it; return the exit status."""
-    sink = DisplaySink() if args.display else None
+    if args.display:
+        print(DISPLAY_MOVED, file=sys.stderr)
+        return EXIT_USAGE
     try:
         if not args.as_root:
             try:
@@ -93,39 +112,20 @@ def run(args: argparse.Namespace) -> int:
                     f"{error}; on a bench or in a container with no other user, pass --as-root"
                 ) from None
         settings = load_config(args.config, files=True)
-        if sink is not None:
-            refuse_log_over_display(settings.log.file)
         configure_logging(settings.log, table_id=settings.table_id)
         # Under systemd's Type=notify: NOTIFY_SOCKET and WATCHDOG_USEC; None elsewhere.
         notify = ServiceNotifier.from_environment()
-        controller = build_controller(settings, display=sink, repeat_window=args.repeat_window)
+        feed = DisplayFeed(settings.display_socket, settings.table_id)
+        controller = build_controller(settings, display=feed, repeat_window=args.repeat_window)
         control = ControlServer(settings.control_socket, controller.events)
     except START_ERRORS as error:
         print(f"tablectl run: {_reason(error)}", file=sys.stderr)
         return EXIT_FAILED
     hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
-    stop_on_signals(stop)  # with the display too: its thread closes the display after the table
-    served: list[bool] = []
-
-    def serve_table(stop: threading.Event) -> None:
-        # A failure is logged; the display shows the table closed until the dealer quits.
-        served.append(serve(controller, stop, control=control, hotplug=hotplug, notify=notify))
-
-    if sink is not None:
-        run_with_display(sink, serve_table, stop)
-    else:
-        serve_table(stop)
-    return EXIT_STOPPED if served and served[0] else EXIT_FAILED
-
-
-def refuse_log_over_display(log_file: Path | None) -> None:
-    """The display draws on the terminal: a log to the same terminal would write over it."""
-    if log_file is None and sys.stderr.isatty():
-        raise StartError(
-            "--display: the log would be written over the display on this terminal; set "
-            "[log] file in the configuration, or send standard error elsewhere (2>>FILE)"
-        )
+    stop_on_signals(stop)
+    served = serve(controller, stop, control=control, hotplug=hotplug, notify=notify, feed=feed)
+    return EXIT_STOPPED if served else EXIT_FAILED
 
 
 #: After a record or file the start refused: what a technician does (docs/journal.md).

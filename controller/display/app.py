@@ -390,17 +390,29 @@ class HelpScreen(ModalScreen[None]):
 
 
 class ConfirmQuit(ModalScreen[bool]):
-    """Ask before closing the display in the middle of a hand."""
+    """Ask before closing the display in the middle of a hand; ``note`` says what becomes
+    of the table (the display's ``QUIT_NOTE``)."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("y", "answer(True)", "Quit"),
         Binding("n,escape", "answer(False)", "Stay"),
     ]
 
+    def __init__(self, note: str) -> None:
+        super().__init__()
+        self.note = note
+
     def compose(self) -> ComposeResult:
         yield Static(
-            "A hand is in progress.\n\nClose the dealer's display? The table keeps running.\n\n"
-            "[b]y[/b] close    [b]n[/b] stay",
+            Text.assemble(
+                "A hand is in progress.\n\nClose the dealer's display? ",
+                self.note,
+                "\n\n",
+                ("y", "bold"),
+                " close    ",
+                ("n", "bold"),
+                " stay",
+            ),
             id="confirm",
         )
 
@@ -505,6 +517,11 @@ class DealerDisplay(App[None]):
         Binding("question_mark", "help", "Help", key_display="?"),
     ]
 
+    #: What quitting does to the table, as the quit prompt says it: this display runs in the
+    #: table's own process (``tablectl demo``), so the table stops with it. The display
+    #: attached to a running controller keeps it running (controller/display/attach.py).
+    QUIT_NOTE: ClassVar[str] = "The table stops too: it runs in this display's process."
+
     class ViewReady(Message):
         """A newer view is waiting in the display's slot."""
 
@@ -598,7 +615,7 @@ class DealerDisplay(App[None]):
             if quit_display:
                 self.exit()
 
-        self.push_screen(ConfirmQuit(), answered)
+        self.push_screen(ConfirmQuit(self.QUIT_NOTE), answered)
 
 
 def seat_boxes(app: DealerDisplay) -> Iterable[SeatBox]:

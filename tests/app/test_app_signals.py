@@ -1,9 +1,7 @@
-"""``tablectl run --display`` stops cleanly on SIGTERM and SIGINT: a real process on a pty.
-
-With the display, the Textual app holds the main thread and the table runs
-beside it; a signal must still close the table (drivers stopped, journal
-closed, where the hand stands logged) and then the display, and exit 0.
-"""
+"""``tablectl run`` and ``tablectl display`` as two processes: a signal to the table closes it
+cleanly, and the display attached to it (a real process on a pty) says the controller is not
+reachable, stays, and follows the table again when it is started anew; a signal to the display
+closes only the display (docs/display.md, Attaching to the table)."""
 
 from __future__ import annotations
 
@@ -13,6 +11,7 @@ import pty
 import select
 import signal
 import struct
+import subprocess
 import sys
 import termios
 import time
@@ -20,97 +19,126 @@ from pathlib import Path
 
 import pytest
 from apphelp import AS_ROOT, PATIENCE, table_toml
-from test_app_commands import on_terminal, wait_for_log
+from test_app_commands import ROOT, log_lines, on_terminal, wait_for_log
 
 from controller.inputs import Button
 from controller.journal import verify
 from simulator.table import Simulator
 
-RUN = [sys.executable, "-m", "controller", "run"]
+TABLECTL = [sys.executable, "-m", "controller"]
+
+
+class Screen:
+    """What a process draws on a pty (read as it comes: a full pty would block it)."""
+
+    def __init__(self) -> None:
+        self.master, self.slave = pty.openpty()
+        fcntl.ioctl(self.slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+        self.drawn = bytearray()
+
+    def drain(self, seconds: float) -> None:
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if select.select([self.master], [], [], min(left, 0.05))[0]:
+                try:
+                    self.drawn.extend(os.read(self.master, 65536))
+                except OSError:  # the child closed the terminal
+                    return
+
+    def wait_for(self, text: bytes, after: int = 0) -> bool:
+        """Read until ``text`` is drawn past offset ``after``, or PATIENCE runs out."""
+        deadline = time.monotonic() + PATIENCE
+        while text not in self.drawn[after:] and time.monotonic() < deadline:
+            self.drain(0.1)
+        return text in self.drawn[after:]
+
+    def close(self) -> None:
+        os.close(self.master)
+
+
+def start_run(config: Path, tmp_path: Path) -> subprocess.Popen[bytes]:
+    errors = (tmp_path / "run.err").open("ab")
+    with errors:
+        return subprocess.Popen(
+            [*TABLECTL, "run", "--config", str(config), *AS_ROOT],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+            stdout=errors,
+            stderr=errors,
+        )
+
+
+def stop(process: subprocess.Popen[bytes], signum: int, screen: Screen | None = None) -> int:
+    process.send_signal(signum)
+    deadline = time.monotonic() + PATIENCE
+    while process.poll() is None and time.monotonic() < deadline:
+        if screen is not None:
+            screen.drain(0.1)
+        else:
+            time.sleep(0.05)
+    return process.wait(timeout=5)
+
+
+def events(log: Path, event: str) -> int:
+    return sum(line.get("event") == event for line in log_lines(log))
+
+
+def wait_count(log: Path, event: str, count: int) -> bool:
+    deadline = time.monotonic() + PATIENCE
+    while events(log, event) < count and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return events(log, event) >= count
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_run_with_the_display_closes_the_table_and_the_display_on_a_signal(
+def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
-    """Issue 7, tablectl run: with --display, SIGTERM (or SIGINT) finishes the table: the log
-    says where the hand stands (table_closed), the journal verifies, the display leaves the
-    terminal, and the exit status is 0."""
-    master, slave = pty.openpty()
-    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    """Issue 15: SIGTERM (or SIGINT) to tablectl run finishes the table (table_closed says
+    where the hand stands, the journal verifies, exit 0); the display process attached to it
+    stays and says "controller not reachable"; a new run is followed by the same display;
+    SIGTERM to the display closes it alone (exit 0, "keeps running")."""
+    screen = Screen()
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
         config = table_toml(tmp_path, sim)
+        with config.open("a", encoding="utf-8") as toml:
+            toml.write(f'\n[display]\nsocket = "{tmp_path / "d.sock"}"\n')
         log = tmp_path / "tablectl.log"
-        process = on_terminal([*RUN, "--display", "--config", str(config), *AS_ROOT], slave)
-        os.close(slave)
-        screen = bytearray()
-
-        def drain(seconds: float) -> None:
-            """Read what the display draws (a full pty would block it) for ``seconds``."""
-            deadline = time.monotonic() + seconds
-            while (left := deadline - time.monotonic()) > 0:
-                if select.select([master], [], [], min(left, 0.05))[0]:
-                    try:
-                        screen.extend(os.read(master, 65536))
-                    except OSError:  # the child closed the terminal
-                        return
-
+        table = start_run(config, tmp_path)
+        display = on_terminal([*TABLECTL, "display", "--config", str(config)], screen.slave)
+        os.close(screen.slave)
         try:
             wait_for_log(log, "table_opened")
+            assert screen.wait_for(b"TEST-7"), screen.drawn[-2000:]
             sim.shuffle(3)
             sim.press(Button.NEW_HAND)
-            deadline = time.monotonic() + PATIENCE
-            while b"SEAT" not in screen.upper() and time.monotonic() < deadline:
-                drain(0.1)
-            assert b"SEAT" in screen.upper(), "the display is up and drawing"
             sim.deal()  # seat 1, face down: no burn before the first round (14.13A(c))
             sim.deal()  # seat 2, face down
             wait_for_log(log, "card_dealt")
-            drain(0.3)
-            process.send_signal(signum)
-            deadline = time.monotonic() + PATIENCE
-            while process.poll() is None and time.monotonic() < deadline:
-                drain(0.1)
-            status = process.wait(timeout=5)
+            assert stop(table, signum, screen) == 0, (tmp_path / "run.err").read_text()
+            closed = wait_for_log(log, "table_closed", timeout=1)
+            assert closed["phase"] == "dealing"
+            assert "face down" in str(closed["where"])
+            assert verify(tmp_path / "journal").intact
+
+            assert screen.wait_for(b"not reachable"), screen.drawn[-2000:]
+            assert display.poll() is None, "the display stays when the table goes"
+            table = start_run(config, tmp_path)
+            assert wait_count(log, "display_attached", 2), "the display attached by itself"
+            assert display.poll() is None
+
+            drawn = len(screen.drawn)
+            assert stop(display, signal.SIGTERM, screen) == 0
+            screen.drain(0.2)
+            assert b"keeps running" in screen.drawn[drawn:]
+            assert table.poll() is None, "the table runs on without its display"
+            assert wait_count(log, "display_detached", 2)
+            assert stop(table, signal.SIGTERM) == 0
         finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            os.close(master)
-    assert status == 0, screen[-2000:].decode("utf-8", "replace")
-    closed = wait_for_log(log, "table_closed", timeout=1)
-    assert closed["phase"] == "dealing"
-    assert "face down" in str(closed["where"])
+            for process in (table, display):
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+            screen.close()
+    assert events(log, "table_closed") == 2
     assert verify(tmp_path / "journal").intact
-
-
-def test_run_with_the_display_refuses_a_log_to_the_same_terminal(tmp_path: Path) -> None:
-    """Issue 7, the dealer's display: with --display and no [log] file, the log would go to the
-    terminal the display draws on and write over it; run refuses at start, says what to do,
-    and exits 1 (nothing opened: no journal)."""
-    master, slave = pty.openpty()
-    with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
-        config = table_toml(tmp_path, sim, log_file=False)
-        process = on_terminal([*RUN, "--display", "--config", str(config), *AS_ROOT], slave)
-        os.close(slave)
-        said = bytearray()
-        try:
-            while select.select([master], [], [], PATIENCE)[0]:
-                try:
-                    chunk = os.read(master, 65536)
-                except OSError:  # the child closed the terminal
-                    break
-                if not chunk:
-                    break
-                said.extend(chunk)
-            status = process.wait(timeout=PATIENCE)
-        finally:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
-            os.close(master)
-    text = said.decode("utf-8", "replace")
-    assert status == 1, text
-    assert "the log would be written over the display" in text
-    assert "[log] file" in text
-    assert not (tmp_path / "journal").exists()
