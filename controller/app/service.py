@@ -235,13 +235,16 @@ def serve(
     controller.start()
     watching = start_watching(hotplug)
     if notify is not None:
-        controller.listeners.append(lambda table, _events: notify.announced(table.core))
+        controller.listeners.append(lambda table, events: notify.announced(table.core, events))
         notify.ready(controller.core, controller.events)
     try:
         controller.run(stop)
     except JournalError as error:
         structlog.get_logger("controller.table").critical(
-            "journal_failed", error=error.in_full(), todo="stopping: nothing more is acknowledged"
+            "journal_failed",
+            hand=controller.log_hand,  # the hand it stopped in (none before the first)
+            error=error.in_full(),
+            todo="stopping: nothing more is acknowledged",
         )
         return False
     finally:
