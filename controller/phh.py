@@ -649,7 +649,7 @@ class _StudWalk:
         pending = self.table.pending
         if not isinstance(pending, ActionRequired) or pending.seat != seat:
             raise PhhError(
-                f"action {action!r}: seat {seat}'s; the table waits for {announce(pending)!r}"
+                f"action {action!r} (seat {seat}): the table waits for {announce(pending)!r}"
             )
         option = self._option(pending, words, action)
         self.take(ButtonPress(Button(option.button)), action)

@@ -292,3 +292,17 @@ def test_14_13_exported_five_card_stud_hands_replay_in_pokerkit_to_the_same_stac
         replayed += 1
     assert skips == EXPECTED_STUD_SKIPS
     assert replayed == 200 - sum(skips.values())
+
+
+@pytest.mark.fast
+def test_a_stud_action_out_of_turn_is_refused_naming_the_seat_the_table_waits_for() -> None:
+    """14.13A(g): the table asks the seats in turn; a history that has another act is not
+    what the table would have seen."""
+    text = _exported("mambo", _three_seats())
+    first = next(a for a in read_phh(text).actions if a.startswith("p"))
+    other = "p2" if first.startswith("p1") else "p1"
+    wrong = text.replace(f'"{first}"', f'"{other}{first[2:]}"', 1)
+    with pytest.raises(
+        PhhError, match=rf"action '{other}.*' \(seat \d\): the table waits for 'Seat"
+    ):
+        to_hand_script(read_phh(wrong))
