@@ -4,15 +4,17 @@ Each finished hand of the journal becomes one PHH file (TOML). Five-card stud
 and Mambo are not among PHH's standard variants, so they carry documented
 custom codes (docs/app.md, Hand histories): ``F5S`` (fixed-limit five-card
 stud, 14.13) and ``FMB/6`` (fixed-limit Mambo stud high-low, six or better,
-14.13A). Triple Draw 2-7 carries PHH's standard ``F2L3D`` (the code the import,
-controller/phh.py, reads): blinds, each player's five cards in one deal action,
+14.13A), which the import (controller/phh.py) reads back. Triple Draw 2-7 carries PHH's
+standard ``F2L3D``: blinds, each player's five cards in one deal action,
 each draw as ``pN sd CARDS`` (``pN sd`` to stand pat) for every player before
 the new cards, as PHH orders a draw. Burns are comments (``# burn 4h``); a
 card's face is a comment too (``d dh p2 Kh # up``); so is a reshuffle of the
 discards (``# reshuffle ...``, 14.12A(f)), which PHH cannot state; void hands
 are not exported. A seat whose stack the table does not know (no ``[stacks]`` entry and no
 seat change gave it chips: it may bet but not go all-in) has the stack ``inf``, as PokerKit
-writes an unknown stack.
+writes an unknown stack. Each hand is written at the stakes its start journaled (docs/journal.md,
+A hand's terms), its players in PHH's ``seats`` of the game's ``seat_count``, and a shown hand
+(``pN sm``) is the player's own cards.
 """
 
 from __future__ import annotations
