@@ -235,7 +235,7 @@ def serve(
     controller.start()
     watching = start_watching(hotplug)
     if notify is not None:
-        controller.listeners.append(lambda table, _events: notify.announced(table.core))
+        controller.listeners.append(lambda table, events: notify.announced(table.core, events))
         notify.ready(controller.core, controller.events)
     try:
         controller.run(stop)

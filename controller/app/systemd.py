@@ -28,7 +28,8 @@ import os
 import queue
 import socket
 import threading
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
 import structlog
@@ -40,7 +41,9 @@ from controller.engine.events import (
     BURN,
     COMMUNITY,
     ActionRequired,
+    ActionTaken,
     Alarm,
+    CardDealt,
     CardExpected,
     DrawExpected,
     Event,
@@ -50,6 +53,13 @@ from controller.journal import JsonObject
 
 #: The separator of the status's parts (systemctl status shows the line as it is).
 SEPARATOR: Final = " · "
+#: How long a READY or STOPPING waits for room in a full queue, and between its tries.
+MUST_BE_HEARD: Final = 1.0
+QUEUE_FULL_PAUSE: Final = 0.005
+#: Events that never change the street: after only these, the street is not looked up again
+#: (the table's snapshot, ``Table.state``, copies every seat: 38 us, a card's announcement).
+#: Any other event (a street started, a hand, an undo, a misdeal) looks it up.
+SAME_STREET: Final = (CardDealt, CardExpected, ActionRequired, ActionTaken)
 
 
 class NotifyError(ValueError):
@@ -86,41 +96,61 @@ class Notifier:
     """Sends notifications to the service manager's socket; never raises on a failed send (the
     table must not stop because systemd did not listen), but logs the first failure."""
 
-    def __init__(self, address: str | bytes) -> None:
+    def __init__(self, address: str | bytes, pause: Callable[[float], None] = time.sleep) -> None:
         self.address = address
+        #: How a send waits for room in a full queue (a test passes one that makes room).
+        self._pause = pause
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
-        # A full receive queue must never hold up the table's turn: the datagram is dropped.
+        # A full receive queue must never hold up the table's turn for long (see send).
         self._socket.setblocking(False)
         self._failed = False
         self._lock = threading.Lock()
 
-    def send(self, **fields: str) -> bool:
-        """One datagram of ``KEY=value`` lines; False (logged once) if it could not be sent."""
-        message = "\n".join(f"{key}={value}" for key, value in fields.items()).encode()
+    def send(self, message: Mapping[str, str], patience: float = 0.0) -> bool:
+        """One datagram of ``KEY=value`` lines; False if it was not sent.
+
+        While the service manager's queue is full, a send is tried again for ``patience``
+        seconds: READY and STOPPING are given a second (systemd must hear them), a status or
+        a ping none (the next one says it again); such a drop is not a failure. Any other
+        error is logged, once until a send succeeds again.
+        """
+        data = "\n".join(f"{key}={value}" for key, value in message.items()).encode()
+        deadline = time.monotonic() + patience
         with self._lock:
-            try:
-                self._socket.sendto(message, self.address)
-            except OSError as error:
-                if not self._failed:
-                    self._failed = True
-                    structlog.get_logger("controller.table").warning(
-                        "systemd_notify_failed",
-                        socket=os.fsdecode(self.address).replace("\0", "@"),
-                        error=str(error),
-                        detail="systemd may not hear READY, STATUS or the watchdog",
-                    )
-                return False
-            self._failed = False
-            return True
+            while True:
+                try:
+                    self._socket.sendto(data, self.address)
+                except BlockingIOError:
+                    if time.monotonic() >= deadline:
+                        return False
+                    self._pause(QUEUE_FULL_PAUSE)
+                    continue
+                except OSError as error:
+                    self._log_failure(error)
+                    return False
+                self._failed = False
+                return True
+
+    def _log_failure(self, error: OSError) -> None:
+        if self._failed:
+            return
+        self._failed = True
+        structlog.get_logger("controller.table").warning(
+            "systemd_notify_failed",
+            socket=os.fsdecode(self.address).replace("\0", "@"),
+            error=str(error),
+            detail="systemd may not hear READY, STATUS or the watchdog",
+        )
 
     def close(self) -> None:
         """Close the socket."""
         self._socket.close()
 
 
-def status_line(core: TableCore) -> str:
-    """Where the hand stands, for ``systemctl status``: the hand, its street, what the table
-    waits for. Names no card: an alarm's card and a draw's discards are left out."""
+def status_line(core: TableCore, street: str | None) -> str:
+    """Where the hand stands, for ``systemctl status``: the hand, its ``street`` (the table's,
+    ``core.table.state.street``), what the table waits for. Names no card: an alarm's card
+    and a draw's discards are left out."""
     table = core.table
     pauses = core.pauses
     if pauses:
@@ -129,7 +159,6 @@ def status_line(core: TableCore) -> str:
     if isinstance(pending, NewHandExpected):
         return f"waiting for hand {pending.hand}: shuffle, then NEW HAND"
     parts = [f"hand {table.hand_number}"]
-    street = table.state.street
     if street:
         parts.append(street)
     parts.append(_waiting_for(pending) or table.phase)
@@ -224,7 +253,7 @@ class Watchdog:
             self._waiting = False
             self._stalled = False
         if not self._stop.is_set():
-            self.notifier.send(WATCHDOG="1")
+            self.notifier.send({"WATCHDOG": "1"})
 
 
 class ServiceNotifier:
@@ -235,6 +264,7 @@ class ServiceNotifier:
         self.watchdog_interval = watchdog_interval
         self.watchdog: Watchdog | None = None
         self._status = ""
+        self._street: str | None = None
 
     @classmethod
     def from_environment(cls, environ: Mapping[str, str] | None = None) -> ServiceNotifier | None:
@@ -250,24 +280,27 @@ class ServiceNotifier:
     def ready(self, core: TableCore, events: queue.SimpleQueue[Any]) -> None:
         """The journal is open and the drivers are started: READY=1 with the status, and the
         watchdog begins."""
-        self._status = status_line(core)
-        self.notifier.send(READY="1", STATUS=self._status)
+        self._street = core.table.state.street
+        self._status = status_line(core, self._street)
+        self.notifier.send({"READY": "1", "STATUS": self._status}, MUST_BE_HEARD)
         if self.watchdog_interval is not None:
             self.watchdog = Watchdog(self.notifier, events, self.watchdog_interval)
             self.watchdog.start()
 
-    def announced(self, core: TableCore) -> None:
-        """After an announcement: the status, if it changed."""
-        status = status_line(core)
+    def announced(self, core: TableCore, events: Sequence[Event]) -> None:
+        """After the announcement of ``events``: the status, if it changed."""
+        if not all(isinstance(event, SAME_STREET) for event in events):
+            self._street = core.table.state.street
+        status = status_line(core, self._street)
         if status != self._status:
             self._status = status
-            self.notifier.send(STATUS=status)
+            self.notifier.send({"STATUS": status})
 
     def stopping(self) -> None:
         """The table begins to close: STOPPING=1; no more watchdog pings are asked for."""
         if self.watchdog is not None:
             self.watchdog.stop()
-        self.notifier.send(STOPPING="1", STATUS="closing the table")
+        self.notifier.send({"STOPPING": "1", "STATUS": "closing the table"}, MUST_BE_HEARD)
 
     def close(self) -> None:
         """Close the socket (after ``stopping``)."""

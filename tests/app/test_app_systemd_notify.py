@@ -32,7 +32,7 @@ from controller.app.systemd import (
     watchdog_interval,
 )
 from controller.cards import DECK
-from controller.engine.events import ActionRequired, CardExpected
+from controller.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead
 
@@ -98,7 +98,7 @@ def test_a_notification_is_one_datagram_of_key_value_lines(
     notify = ServiceNotifier.from_environment({"NOTIFY_SOCKET": path})
     assert notify is not None
     try:
-        assert notify.notifier.send(READY="1", STATUS="hand 1")
+        assert notify.notifier.send({"READY": "1", "STATUS": "hand 1"})
     finally:
         notify.close()
     assert received(server) == ["READY=1\nSTATUS=hand 1"]
@@ -113,7 +113,7 @@ def test_an_abstract_socket_is_reached(tmp_path: Path) -> None:
     server.setblocking(False)
     notifier = Notifier(socket_address(f"@{name}"))
     try:
-        assert notifier.send(WATCHDOG="1")
+        assert notifier.send({"WATCHDOG": "1"})
         assert received(server) == ["WATCHDOG=1"]
     finally:
         notifier.close()
@@ -127,8 +127,8 @@ def test_a_failed_send_is_logged_once_and_never_raised(tmp_path: Path) -> None:
     with json_log(tmp_path) as lines:
         notifier = Notifier(missing)
         try:
-            assert notifier.send(STATUS="a") is False
-            assert notifier.send(STATUS="b") is False
+            assert notifier.send({"STATUS": "a"}) is False
+            assert notifier.send({"STATUS": "b"}) is False
         finally:
             notifier.close()
     failed = [line for line in lines if line["event"] == "systemd_notify_failed"]
@@ -202,9 +202,15 @@ def mambo_core() -> TableCore:
     return core
 
 
-def take(core: TableCore, seq: int, inp: ButtonPress | CardRead) -> None:
+def take(core: TableCore, seq: int, inp: ButtonPress | CardRead) -> list[Event]:
+    """Apply one input as the controller's loop does; the events it caused."""
     device = "panel" if isinstance(inp, ButtonPress) else "shoe"
-    core.take(*rec.input_data(inp, rec.Origin(device, "B", seq)))
+    return core.take(*rec.input_data(inp, rec.Origin(device, "B", seq)))
+
+
+def status(core: TableCore) -> str:
+    """The status of the table as it stands, its street read from the table's snapshot."""
+    return status_line(core, core.table.state.street)
 
 
 @pytest.mark.fast
@@ -213,9 +219,9 @@ def test_the_status_says_where_the_hand_stands_and_names_no_card() -> None:
     waits for, and never a card dealt (controller/announce.py, hidden_cards; 14.13A(c): the
     first round's two cards down and one up)."""
     core = mambo_core()
-    assert status_line(core) == "waiting for hand 1: shuffle, then NEW HAND"
+    assert status(core) == "waiting for hand 1: shuffle, then NEW HAND"
     take(core, 1, ButtonPress(Button.NEW_HAND))
-    assert status_line(core) == "hand 1 · first round · card to seat 1, face down"
+    assert status(core) == "hand 1 · first round · card to seat 1, face down"
     dealt: list[str] = []
     seq = 2
     while isinstance(core.table.pending, CardExpected):
@@ -223,12 +229,12 @@ def test_the_status_says_where_the_hand_stands_and_names_no_card() -> None:
         take(core, seq, CardRead(card))
         dealt.append(card.code)
         seq += 1
-        status = status_line(core)
+        line = status(core)
         for code in dealt:
-            assert code not in status, (code, status)
+            assert code not in line, (code, line)
     pending = core.table.pending
     assert isinstance(pending, ActionRequired)  # the bring-in (14.13A(d))
-    assert status_line(core) == f"hand 1 · first round · seat {pending.seat} to act"
+    assert status(core) == f"hand 1 · first round · seat {pending.seat} to act"
 
 
 @pytest.mark.fast
@@ -236,4 +242,78 @@ def test_the_status_of_a_paused_table_names_the_device() -> None:
     """docs/app.md, Devices lost and found: a lost shoe holds the table."""
     core = mambo_core()
     core.take(rec.DEVICE, {"device": "shoe", "event": "lost", "reason": "no heartbeat"})
-    assert status_line(core) == "paused: shoe lost"
+    assert status(core) == "paused: shoe lost"
+
+
+@pytest.mark.fast
+def test_the_status_follows_a_whole_hand_street_by_street(
+    listener: tuple[socket.socket, str],
+) -> None:
+    """ServiceNotifier looks the street up again only after an event that may change it
+    (SAME_STREET): over a whole Mambo hand (14.13A: three rounds, a burn before each later
+    one) every STATUS it sends is the table's own, and it names every round."""
+    server, path = listener
+    core = mambo_core()
+    notify = ServiceNotifier(Notifier(path), None)
+    messages: list[str] = []
+    try:
+        notify.ready(core, queue.SimpleQueue())
+        seq = 1
+        sent = [status(core)]
+        events = take(core, seq, ButtonPress(Button.NEW_HAND))
+        cards = iter(DECK)
+        while True:
+            notify.announced(core, events)
+            messages.extend(received(server))  # as systemd reads them
+            if status(core) != sent[-1]:
+                sent.append(status(core))
+            pending = core.table.pending
+            seq += 1
+            if isinstance(pending, NewHandExpected):
+                break
+            if isinstance(pending, CardExpected):
+                events = take(core, seq, CardRead(next(cards)))
+            else:
+                assert isinstance(pending, ActionRequired), pending
+                buttons = [option.button for option in pending.options]
+                press = "check_call" if "check_call" in buttons else buttons[0]
+                events = take(core, seq, ButtonPress(Button(press)))
+    finally:
+        notify.close()
+    statuses = [message.split("STATUS=", 1)[1] for message in messages]
+    assert statuses == sent
+    for street in ("first round", "second round", "final round"):
+        assert any(f" · {street} · " in line for line in statuses), (street, statuses)
+
+
+@pytest.mark.fast
+def test_a_full_queue_drops_a_status_but_ready_waits_for_room(
+    tmp_path: Path, listener: tuple[socket.socket, str]
+) -> None:
+    """A status or a ping finds no room: dropped, not logged (the next says it again). READY
+    and STOPPING wait for systemd to read (here: the pause reads one datagram, as systemd
+    would meanwhile); with no room within their patience they are dropped too."""
+    server, path = listener
+    pauses: list[float] = []
+
+    def systemd_reads_one(seconds: float) -> None:
+        pauses.append(seconds)
+        server.recv(4096)
+
+    notifier = Notifier(path, pause=systemd_reads_one)
+    try:
+        with json_log(tmp_path) as lines:
+            sent = 0
+            while notifier.send({"STATUS": str(sent)}):
+                sent += 1
+            assert sent > 0
+            assert pauses == []  # a status never waits
+            assert notifier.send({"READY": "1"}, patience=1.0)
+            assert len(pauses) == 1
+            assert received(server)[-1] == "READY=1"
+            while notifier.send({"STATUS": "again"}):
+                pass
+            assert notifier.send({"STOPPING": "1"}, patience=0.0) is False
+    finally:
+        notifier.close()
+    assert not [line for line in lines if line["event"] == "systemd_notify_failed"]
