@@ -15,14 +15,18 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from apphelp import AS_ROOT, PATIENCE, table_toml
+from apphelp import AS_ROOT, PATIENCE, json_log, sim_table, table_toml
 from test_app_commands import ROOT, wait_for_log
 
+from controller.app.loop import Controller, wait_until
+from controller.app.systemd import Notifier, Watchdog
+from controller.engine.events import Event, HandStarted
 from controller.inputs import Button
 from controller.journal import verify
 from simulator.table import Simulator
@@ -149,3 +153,46 @@ def test_run_says_ready_status_watchdog_and_stopping(
             assert code not in message.get("STATUS", ""), (code, message)
     assert verify(tmp_path / "journal").intact
     assert wait_for_log(log, "table_closed")["phase"] == "dealing"
+
+
+def test_the_watchdog_goes_quiet_while_an_input_holds_the_table(tmp_path: Path) -> None:
+    """WATCHDOG=1 only while the loop makes progress: an input stuck under the table's turn
+    (here a listener that does not return, as a hung journal write would not) leaves the
+    loop's probe unanswered, so no ping, and the stall is logged once; when the input ends,
+    the loop answers and pings again. The watchdog's timer is driven by hand (tick)."""
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    server.bind(str(tmp_path / "notify"))
+    notified = NotifySocket(server)
+    notifier = Notifier(str(tmp_path / "notify"))
+    entered, release = threading.Event(), threading.Event()
+
+    def stuck(_controller: Controller, events: list[Event]) -> None:
+        if any(isinstance(event, HandStarted) for event in events):
+            entered.set()
+            release.wait(PATIENCE)
+
+    try:
+        with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
+            controller = table.controller
+            watchdog = Watchdog(notifier, controller.events, interval=10.0)
+            watchdog.tick()
+            notified.wait_for(lambda m: m == {"WATCHDOG": "1"})  # the loop turns: a ping
+            assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+            controller.listeners.append(stuck)
+            table.sim.press(Button.NEW_HAND)
+            assert entered.wait(PATIENCE), "the new hand's input holds the table's turn"
+            watchdog.tick()
+            # The loop has taken the probe and waits for the turn the input holds.
+            assert wait_until(lambda: controller.events.qsize() == 0, PATIENCE)
+            notified.drain()
+            assert notified.messages == [{"WATCHDOG": "1"}], "no ping while the input holds"
+            watchdog.tick()  # the probe still unanswered: no second one, the stall logged
+            assert controller.events.qsize() == 0
+            release.set()
+            notified.wait_for(lambda m: m == {"WATCHDOG": "1"}, after=1)
+    finally:
+        release.set()
+        notifier.close()
+        server.close()
+    stalled = [line for line in lines if line["event"] == "loop_stalled"]
+    assert len(stalled) == 1
