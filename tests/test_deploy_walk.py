@@ -203,6 +203,25 @@ def check_skipped(block: Block, env: dict[str, str]) -> None:
         for word in words[1:]:
             if word.startswith(env["PREFIX"] + "/"):
                 assert Path(word).exists(), f"{where}: {word} is not installed"
+        if words[:2] == ["apt-get", "install"] and apt_knows_packages():
+            for package in (w for w in words[2:] if not w.startswith("-")):
+                assert apt_knows(package), f"{where}: Debian has no package {package}"
+
+
+def apt_knows_packages() -> bool:
+    """apt's package lists are there (after apt-get update) to look names up in."""
+    lists = Path("/var/lib/apt/lists")
+    return shutil.which("apt-cache") is not None and any(lists.glob("*_Packages*"))
+
+
+def apt_knows(package: str) -> bool:
+    result = subprocess.run(
+        ["apt-cache", "show", "--no-all-versions", package],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return result.returncode == 0
 
 
 def write_decks(etc: Path) -> None:
@@ -310,3 +329,26 @@ def udevadm_verifies() -> bool:
         ["udevadm", "verify", "--help"], capture_output=True, text=True, check=False
     )
     return result.returncode == 0
+
+
+@pytest.mark.fast
+def test_the_readme_names_the_packages_ci_installs() -> None:
+    """README, Quick start: make test's Debian packages are exactly those .ci/run installs (CI
+    on a bare Debian 12 is the proof), and make demo's are a few of them."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    lists = [
+        [w for w in words[2:] if not w.startswith("-")]
+        for block in BLOCK.findall(readme)
+        for words in Block("walk", "", 0, block).commands()
+        if words[:2] == ["apt-get", "install"]
+    ]
+    assert len(lists) == 2, lists  # make demo's, then make test's
+    demo, test = lists
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    installed = [
+        word
+        for group in re.findall(r"^packages\+?=\(([^)]*)\)", ci, re.MULTILINE)
+        for word in group.split()
+    ]
+    assert sorted(test) == sorted(installed)
+    assert set(demo) == {"make", "python3", "python3-venv"}
