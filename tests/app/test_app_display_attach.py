@@ -15,6 +15,7 @@ from test_app_secrets import screen_text
 from textual.pilot import Pilot
 
 from controller.app.feed import DisplayFeed
+from controller.app.loop import wait_until
 from controller.display.app import ConfirmQuit, DealerDisplay, SeatBox
 from controller.display.attach import KEEPS_RUNNING, AttachedDisplay, Backoff, LinkBanner
 from controller.display.demo import SCENES
@@ -163,7 +164,7 @@ def test_quitting_the_attached_display_leaves_the_table_running(tmp_path: Path) 
         attached(feeds.path, script)
         assert KEEPS_RUNNING[:40] in " ".join(asked[0].split())
         assert "stops" not in asked[0]
-        assert feeds.feed.attached == 0
+        assert wait_until(lambda: feeds.feed.attached == 0, PATIENCE), "the display has left"
         for _act in acts:  # the table deals on without a display
             pass
         assert table.controller.core.finished == 1

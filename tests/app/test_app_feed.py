@@ -56,6 +56,8 @@ class Client:
         return [m for m in self.messages() if isinstance(m, TableView)]
 
     def close(self) -> None:
+        with contextlib.suppress(OSError):  # the feed may have closed it already
+            self.sock.shutdown(socket.SHUT_RDWR)  # wakes the reading thread's recv
         self.sock.close()
         if self.thread is not None:
             self.thread.join(PATIENCE)
