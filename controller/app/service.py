@@ -2,7 +2,7 @@
 
 The settings are loaded and checked by ``controller.config``; here they become
 drivers, decks, the journal and the controller, and the loop runs on the main
-thread (with ``--display``, on a thread beside the dealer's display).
+thread; the dealer's display attaches from a process of its own (``app/feed.py``).
 """
 
 from __future__ import annotations
