@@ -6,6 +6,8 @@ the table running (docs/display.md, Attaching to the table)."""
 from __future__ import annotations
 
 import asyncio
+import socket
+import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -184,3 +186,38 @@ def test_the_in_process_display_says_quitting_stops_the_table() -> None:
     asked = " ".join(asyncio.run(session()).split())
     assert "The table stops too" in asked
     assert "keeps running" not in asked
+
+
+def test_a_feed_of_another_version_is_refused_on_screen(tmp_path: Path) -> None:
+    """A controller of another tablectl (its feed's version differs) is not drawn: the screen
+    says which version it speaks and what to do."""
+    path = tmp_path / "d.sock"
+    server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    server.bind(str(path))
+    server.listen(4)
+    stop = threading.Event()
+
+    def speak_version_2() -> None:
+        server.settimeout(0.05)
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except TimeoutError:
+                continue
+            with conn:
+                conn.sendall(b'{"type": "hello", "version": 2, "table_id": "SIM-1"}\n')
+
+    thread = threading.Thread(target=speak_version_2, name="test-feed-v2")
+    thread.start()
+
+    async def script(app: AttachedDisplay, pilot: Pilot[None]) -> None:
+        assert await settle(pilot, lambda: "version 2" in app.problem, PATIENCE)
+        assert "feed version 2: this display reads version 1" in flat(app)
+        assert not list(app.query(SeatBox))
+
+    try:
+        attached(path, script)
+    finally:
+        stop.set()
+        thread.join()
+        server.close()

@@ -25,6 +25,7 @@ from test_app_secrets import GAMES, Secrets, named
 from controller.app.feed import DisplayFeed
 from controller.app.loop import wait_until
 from controller.display import wire
+from controller.display.demo import SCENES
 from controller.display.view import TableView
 
 
@@ -265,3 +266,24 @@ def test_the_bytes_sent_name_no_card_a_player_may_not_see(tmp_path: Path, game: 
     assert leaks == []
     assert seen > 0, "the cards the table saw are read in the same bytes"
     assert secrets.hidden.get(1), "the hand had hole cards"
+
+
+def test_a_display_whose_socket_stays_full_is_dropped_after_the_send_timeout(
+    tmp_path: Path,
+) -> None:
+    """A display that stops reading while its queue still has room: the line waiting for its
+    full socket is given ``send_timeout``, then the display is dropped (display_detached,
+    "read nothing for ..."), whether or not more views come."""
+    view = SCENES["showdown"]()
+    with (
+        json_log(tmp_path, table_id="SIM-1") as lines,
+        feed_at(tmp_path, queue_views=1000, send_buffer=4096, send_timeout=0.2) as feed,
+    ):
+        stuck = Client(feed.path, reads=False)
+        assert wait_until(lambda: feed.attached == 1, PATIENCE)
+        for _ in range(40):  # far more than the socket's buffers hold, far fewer than the queue
+            feed(view)
+        assert wait_until(lambda: feed.attached == 0, PATIENCE)
+        stuck.close()
+    detached = [line for line in lines if line["event"] == "display_detached"]
+    assert [line["reason"] for line in detached] == ["read nothing for 0.2 s"]
