@@ -142,16 +142,7 @@ def bot_session(
         return
     pace = Pace.human() if args.pace == "human" else Pace.fast()
     pace = Pace(pace.card, pace.button, pace.shuffle, pace.repeat, stall=_STALL)
-    # Once a controller is attached, each act waits for its acknowledgement: cards and
-    # presses travel on two links, and a press must not overtake the card dealt before it.
-    runner = BotRunner(
-        bot,
-        sim,
-        pace,
-        on_act=_printer(bot, say),
-        on_wait=lambda text: say(f"bot: {text}"),
-        wait_for_acks=True,
-    )
+    runner = bench_runner(bot, sim, pace, say)
     # A bot dealing for a table.toml deals for its controller: from the first card.
     host_first = args.config is not None
     finished = threading.Event()
@@ -165,11 +156,13 @@ def bot_session(
     )
     say(f"bot: {_describe_bot(bot)}")
     thread.start()
+    ended = True  # the console ended (quit, end of input), or an exception (a signal) ends it
     try:
         yield runner
+        ended = False
     finally:
         finite = isinstance(bot, ScriptedBot) or (bot.hands is not None)
-        if not (wait_at_end and finite):
+        if ended or not (wait_at_end and finite):
             runner.stop()
         # The wait is on an Event, not on join(): a join that Ctrl-C interrupts may never
         # return when called again (CPython 3.11's thread state lock).
@@ -183,6 +176,26 @@ def bot_session(
             runner.stop()
             finished.wait()
         thread.join()
+
+
+def bench_runner(bot: Bot, sim: Simulator, pace: Pace, say: Callable[[str], None]) -> BotRunner:
+    """The runner of ``tablectl sim --bot``: it prints every act and hand (``bot: ...``).
+
+    Once a controller is attached, each act waits for its acknowledgement: cards and presses
+    travel on two links, and a press must not overtake the card dealt before it. It follows
+    the table (``simulator.follow``): no act while a device is out or the controller pauses
+    the table, and after a press of the technician's (a misdeal, an undo) the bot's table
+    takes it too and the bot waits until the controller shows what its table expects.
+    """
+    return BotRunner(
+        bot,
+        sim,
+        pace,
+        on_act=_printer(bot, say),
+        on_wait=lambda text: say(f"bot: {text}"),
+        wait_for_acks=True,
+        follow_table=True,
+    )
 
 
 def _describe_bot(bot: Bot) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.cards import DECK, Card
-from controller.engine import Stakes, Table, TableConfig
+from controller.engine import Stakes, Table, TableCheckpoint, TableConfig
 from controller.engine.events import (
     ActionRequired,
     Alarm,
@@ -44,6 +44,7 @@ from controller.engine.events import (
     Option,
     PotResult,
     Refused,
+    Undone,
 )
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
@@ -244,6 +245,8 @@ class _Bot:
         self._acts: list[Act] = []
         self._inputs: list[TableInput] = []
         self._plan: deque[Act] = deque()
+        #: The table as it stood before the last new hand, for ``rewind``.
+        self._before_hand: TableCheckpoint | None = None
 
     def __iter__(self) -> Iterator[Act]:
         while (act := self.next_act()) is not None:
@@ -260,7 +263,65 @@ class _Bot:
     def _decide(self) -> Act | None:
         raise NotImplementedError
 
+    # --- following the controller (docs/simulator.md, The bot follows the controller) ------
+
+    def rewind(self, act: Act) -> None:
+        """Take back ``act``, the last one ``next_act`` gave, which the devices never did: the
+        technician pressed a button first (``interject``). A card or a button is undone on the
+        bot's table as the dealer's undo does it; a new hand goes back to the table before it.
+        An act no device reports (a shuffle, a restock, a rebuy) is not taken back: the runner
+        does it before the press."""
+        inp = table_input(act)
+        if inp is None:
+            raise BotError(f"rewind {describe_act(act)}: the devices do it at once; not taken back")
+        if isinstance(act, Press) and act.button is Button.NEW_HAND:
+            if self._before_hand is None:
+                raise BotError("rewind new_hand: no table kept from before the hand")
+            self.table = Table.from_checkpoint(self.spec, self.config, self._before_hand)
+        else:
+            undone = self.table.apply(_PRESSES[Button.UNDO])
+            if not undone or not isinstance(undone[0], Undone):
+                raise BotError(f"rewind {describe_act(act)}: the bot's table did not undo it")
+        if not self._acts:  # the act ended a hand: its record goes, the hand is open again
+            record = self.records.pop()
+            self._acts, self._inputs = list(record.acts), list(record.inputs)
+        self._acts.pop()
+        self._inputs.pop()
+        dropped = list(self._plan)  # what the act led the bot to plan (a folded hand's muck)
+        self._plan.clear()
+        self._rewound(act)
+        self._replanned(dropped)
+
+    def interject(self, act: Press) -> list[Event]:
+        """The technician pressed ``act``'s button on the panel between the bot's acts (a
+        misdeal, an undo): the bot's table takes it as the controller does, and the bot drops
+        the acts it had planned, to decide again from what the table now waits for. A press the
+        table refuses changes nothing there, and the plan stands."""
+        inp = _PRESSES[act.button]
+        events = self.table.apply(inp)
+        if any(isinstance(event, Refused) for event in events):
+            return events
+        self._acts.append(act)
+        self._inputs.append(inp)
+        for event in events:
+            if isinstance(event, HandSettled | HandVoided):
+                self._close(event)
+        dropped = list(self._plan)
+        self._plan.clear()
+        self._replanned(dropped)
+        return events
+
+    def _rewound(self, act: Act) -> None:
+        """What the bot keeps beside its table, put back as it was before ``act``."""
+        del act
+
+    def _replanned(self, dropped: list[Act]) -> None:
+        """The bot's plan was dropped after a press of the technician's."""
+        del dropped
+
     def _perform(self, act: Act) -> None:
+        if isinstance(act, Press) and act.button is Button.NEW_HAND:
+            self._keep_before_hand()
         self._acts.append(act)
         inp = table_input(act)
         if inp is not None:
@@ -277,6 +338,12 @@ class _Bot:
             elif kind is DiscardsReshuffled:
                 assert isinstance(event, DiscardsReshuffled)
                 self._reshuffled(event)
+
+    def _keep_before_hand(self) -> None:
+        try:
+            self._before_hand = self.table.checkpoint()
+        except ValueError:  # a hand still in play: the press is refused, nothing to take back
+            self._before_hand = None
 
     def _seen(self, act: Act, event: Event) -> None:
         """Every event an act caused on the bot's table, in order."""
@@ -571,6 +638,24 @@ class RandomBot(_Bot):
             raise BotError(
                 f"hand {self.table.hand_number}: the table did not take {act!r}: {event!r}"
             )
+
+    def _rewound(self, act: Act) -> None:
+        if isinstance(act, Deal):
+            self._shoe.stub.insert(0, act.card)  # never dealt: still the shoe's top card
+        elif isinstance(act, Press) and act.button is Button.NEW_HAND:
+            self._started -= 1  # the hand was never begun: it is still to play
+
+    def _replanned(self, dropped: list[Act]) -> None:
+        if any(isinstance(act, Press) and act.button is Button.NEW_HAND for act in dropped):
+            self._started -= 1  # its new hand was never pressed: it is still to play
+        self._follow_table()
+
+    def _follow_table(self) -> None:
+        """The seats' cards and the cards out of play, read again from the bot's table after
+        an undo or a misdeal changed it (14.12A(f): the discards a short stub reshuffles)."""
+        self._holdings = {seat: list(self.table.cards_of(seat)) for seat in self._holdings}
+        held = {card for cards in self._holdings.values() for card in cards}
+        self._pool.difference_update(held)
 
     def _reshuffled(self, event: DiscardsReshuffled) -> None:
         # 14.12A(f): the dealer reshuffles the discards; they go under what is left.

@@ -26,6 +26,7 @@ from drivers.sentences import Lid, Reader
 from simulator.decks import DeckError
 from simulator.devices import DeviceError
 from simulator.faults import FaultError
+from simulator.runner import BotRunner
 from simulator.table import DEVICES, Simulator
 
 
@@ -75,6 +76,12 @@ FAULTS: Final[dict[str, FaultSpec]] = {
 
 _ERRORS: Final = (UsageError, DeviceError, FaultError, DeckError, CardError)
 
+#: What ``bot`` takes.
+BOT_COMMANDS: Final = ("pause", "resume", "stop")
+#: How long ``press`` waits for a running bot to make the press between two of its acts
+#: (milliseconds, but for a bot waiting on the devices: a jam, a controller gone).
+PRESS_PATIENCE: Final = 5.0
+
 
 def _number(command: str, name: str, text: str, kind: Callable[[str], float]) -> float:
     try:
@@ -111,6 +118,8 @@ class Console(cmd.Cmd):
         self.failures = 0
         self._next_seed = seed + 1
         self._command = ""
+        #: The dealer bot's runner while ``tablectl sim --bot`` runs one (``bot`` and ``press``).
+        self.runner: BotRunner | None = None
 
     # --- plumbing -------------------------------------------------------------------------
 
@@ -282,11 +291,51 @@ class Console(cmd.Cmd):
             button = Button(words[0].lower())
         except ValueError:
             raise UsageError(f"button {words[0]!r}: expected one of: {buttons}") from None
-        self.sim.press(button)
-        self.say(f"pressed {button.value}")
+        press = self.runner.interject(button) if self.runner is not None else None
+        if press is None:
+            self.sim.press(button)
+            self.say(f"pressed {button.value}")
+            return
+        # The bot's runner presses it between two of the bot's acts, and the bot follows.
+        if not press.done.wait(PRESS_PATIENCE):
+            self.say(f"press {button.value}: the bot presses it once it can (it waits)")
+        elif press.error:
+            raise UsageError(f"button {button.value}: {press.error}")
+        else:
+            self.say(f"pressed {button.value}")
 
     def complete_press(self, text: str, *_: object) -> list[str]:
         return _complete([b.value for b in Button], text)
+
+    # --- the dealer bot -------------------------------------------------------------------
+
+    def do_bot(self, arg: str) -> None:
+        """bot pause|resume|stop: hold the dealer bot before its next act, let it go on, or stop it.
+
+        'bot stop' ends the bot (the console stays); a paused bot waits while you inject faults.
+        Example: 'bot pause', then 'fault lid open', then 'bot resume'.
+        """
+        words = self.args(arg, 1, 1, f"'bot {'|'.join(BOT_COMMANDS)}'")
+        runner = self.runner
+        if runner is None:
+            raise UsageError("no bot runs; start the simulator with --bot random or --bot script")
+        what = words[0].lower()
+        if what not in BOT_COMMANDS:
+            raise UsageError(f"bot {words[0]!r}: expected {' or '.join(BOT_COMMANDS)}")
+        if runner.stopped:
+            raise UsageError("the bot has stopped; start the simulator again for another bot")
+        if what == "pause":
+            runner.pause()
+            self.say("bot paused: it makes no act until 'bot resume'")
+        elif what == "resume":
+            runner.unpause()
+            self.say("bot resumed")
+        else:
+            runner.stop()
+            self.say("bot stopping after the act in hand")
+
+    def complete_bot(self, text: str, *_: object) -> list[str]:
+        return _complete(list(BOT_COMMANDS), text)
 
     # --- faults ---------------------------------------------------------------------------
 

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
+from controller.engine.events import Event
+from controller.inputs import Button
 from controller.words import counted
 from simulator.bots import (
     Act,
@@ -35,6 +38,15 @@ from simulator.bots import (
 )
 from simulator.clock import pause
 from simulator.devices import DeviceError
+from simulator.follow import (
+    agrees,
+    controller_line,
+    expected_line,
+    follows,
+    foreign_alarm,
+    table_hold,
+    welcomed,
+)
 from simulator.table import DEVICES, Simulator
 
 #: The host's RFID repeat window by default (drivers.shoe.ShoeDriver): a card read at
@@ -59,6 +71,18 @@ class RunnerError(RuntimeError):
 class RunnerStopped(Exception):
     """``stop`` came while ``perform`` waited for the devices to take an act (a jam, a full
     store): the act was not done. ``acts`` and ``run`` hold it for ``resume``."""
+
+
+@dataclass(slots=True)
+class Interjection:
+    """A press of the technician's handed to the runner's thread (``BotRunner.interject``):
+    ``done`` is set once it is made, ``events`` what the bot's table made of it."""
+
+    act: Press
+    done: threading.Event = field(default_factory=threading.Event)
+    events: list[Event] = field(default_factory=list)
+    #: Why it was not made (the runner stopped first), or empty.
+    error: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +160,7 @@ class BotRunner:
         on_rebuy: Callable[[Rebuy], None] | None = None,
         on_wait: Callable[[str], None] | None = None,
         wait_for_acks: bool = False,
+        follow_table: bool = False,
     ) -> None:
         self.bot = bot
         self.sim = sim
@@ -144,14 +169,27 @@ class BotRunner:
         self.on_rebuy = on_rebuy
         self.on_wait = on_wait
         self.wait_for_acks = wait_for_acks
+        self.follow_table = follow_table
         self.performed = 0
         self._stop = threading.Event()
-        #: An act the bot chose that a stop kept the devices from doing (done on resume).
+        #: Set by ``stop`` and by ``interject``: ends the runner's waits to see to either.
+        self._wake = threading.Event()
+        #: ``pause``: no act until ``unpause``.
+        self._paused = threading.Event()
+        #: An act the bot chose that the devices have not done yet: a stop holds it for
+        #: ``resume``; a press of the technician's first takes it back (``interject``).
         self._held: Act | None = None
+        self._presses: deque[Interjection] = deque()
+        self._presses_lock = threading.Lock()
+        #: While ``acts`` runs on some thread: ``interject`` hands presses to it.
+        self._running = False
+        #: The devices a controller has welcomed so far (``follow_table``).
+        self._hosted: set[str] = set()
 
     def stop(self) -> None:
         """Stop after the act in progress (from any thread)."""
         self._stop.set()
+        self._wake.set()
 
     def resume(self) -> None:
         """Let a stopped runner run again, from the act it had not yet performed."""
@@ -162,22 +200,74 @@ class BotRunner:
         """Whether ``stop`` was called."""
         return self._stop.is_set()
 
+    def pause(self) -> None:
+        """Make no act until ``unpause`` (the console's ``bot pause``); the act in progress
+        is finished first. From any thread."""
+        self._paused.set()
+
+    def unpause(self) -> None:
+        """Go on after ``pause`` (the console's ``bot resume``)."""
+        self._paused.clear()
+
+    @property
+    def paused(self) -> bool:
+        """Whether ``pause`` holds the runner."""
+        return self._paused.is_set()
+
+    def interject(self, button: Button) -> Interjection | None:
+        """Press ``button`` on the panel for the technician while ``acts`` runs on another
+        thread (a misdeal, an undo), and let the bot follow: the runner's thread presses it
+        between two acts of the bot, taking back an act the bot chose but the devices have not
+        done (``RandomBot.rewind``), and the bot's table takes the press as the controller
+        does. Returns what the runner's thread sets once pressed; None when no ``acts`` runs
+        (the caller presses it itself). From any thread."""
+        press = Interjection(Press(button))
+        with self._presses_lock:
+            if not self._running:
+                return None
+            self._presses.append(press)
+        self._wake.set()
+        return press
+
     def acts(self) -> Iterator[Act]:
-        """Perform the bot's acts one by one, yielding each after the devices performed it."""
+        """Perform the bot's acts one by one, yielding each after the devices performed it.
+
+        With ``follow_table`` the runner makes no act while the table holds
+        (``simulator.follow.table_hold``: a device unplugged or in a fault, the controller's
+        panel saying PAUSED or showing an alarm the bot did not cause), as a dealer waits."""
+        with self._presses_lock:
+            self._running = True
+        try:
+            yield from self._acts()
+        finally:
+            with self._presses_lock:
+                self._running = False
+            self._interjected()  # a press handed over as the runner ended is still made
+
+    def _acts(self) -> Iterator[Act]:
         while True:
+            if not self._wait_while_held():
+                return
             # The bot's table takes an act as the bot chooses it; one a stop interrupts
             # is held, so the devices never fall an act behind the bot.
-            act, self._held = self._held or self.bot.next_act(), None
+            act = self._held = self._held or self.bot.next_act()
             if act is None:
                 return
-            if pause(self.sim.clock, self.pace.before(act), self._stop):
-                self._held = act
-                return
+            if pause(self.sim.clock, self.pace.before(act), self._wake):
+                if self._stop.is_set():
+                    return
+                continue  # a press of the technician's came first: the bot sees to it
+            if not self._wait_while_held(chosen=True) or self._held is not act:
+                if self._stop.is_set():
+                    return
+                continue
             try:
                 self.perform(act)
             except RunnerStopped:  # stopped while the devices could not take it: nothing was done
-                self._held = act
-                return
+                if self._stop.is_set():
+                    return
+                continue  # a press came while the devices could not take it: seen to first
+            self._held = None
             self.performed += 1
             self._acknowledged(act)
             if self.on_act is not None:
@@ -185,6 +275,110 @@ class BotRunner:
             yield act
             if self._stop.is_set():
                 return
+
+    # --- following the table and the technician ------------------------------------------
+
+    def _wait_while_held(self, chosen: bool = False) -> bool:
+        """See to the technician's presses; wait while ``pause`` or the table holds the bot,
+        saying once why and once that it goes on. False if ``stop`` came first.
+
+        Before the bot chooses (not ``chosen``), with ``follow_table``, it also waits until the
+        controller's panel shows what the bot's table waits for: the controller has taken all
+        the bot did (and a press of the technician's) as the bot's table did. A line still on
+        its way is waited for in silence; one that disagrees for ACK_PATIENCE is said."""
+        said: str | None = None
+        began = time.monotonic()
+        while True:
+            self._interjected()
+            if self._stop.is_set():
+                return False
+            why = self._why_held()
+            if why is None and not chosen:
+                why = self._disagreement()
+                if why is not None and time.monotonic() - began < ACK_PATIENCE:
+                    why = ""  # the controller's line may be on its way: not worth a word yet
+            if why is None:
+                break
+            if why and why != said:
+                self._say(f"waiting: {why}")
+                said = why
+            self._wake.wait(_POLL)
+        if said is not None:
+            self._say("going on: the table takes acts again")
+        return True
+
+    def _why_held(self) -> str | None:
+        if self.follow_table:
+            self._hosted |= welcomed(self.sim)
+        if self._paused.is_set():
+            return "paused ('bot resume' goes on)"
+        if not self.follow_table:
+            return None
+        return table_hold(self.sim, self.bot, self._hosted)
+
+    def _disagreement(self) -> str | None:
+        """With ``follow_table``: how the controller's panel line differs from what the bot's
+        table waits for; None when they agree, or no controller shows a line."""
+        if not self.follow_table:
+            return None
+        shown = controller_line(self.sim)
+        wanted = expected_line(self.bot)
+        if not shown or agrees(shown, wanted):
+            return None
+        return f"the controller shows {shown!r}; the bot's table waits for {wanted!r}"
+
+    def _interjected(self) -> None:
+        """Make the presses handed over by ``interject``, on the runner's thread."""
+        while True:
+            with self._presses_lock:
+                if not self._presses:
+                    self._wake.clear()
+                    if self._stop.is_set():
+                        self._wake.set()
+                    return
+                press = self._presses.popleft()
+            self._make(press)
+            press.done.set()
+
+    def _make(self, press: Interjection) -> None:
+        self._take_back_held()
+        button = press.act.button
+        # An alarm on the controller that the bot's table does not hold came from a read the
+        # bot did not make (a fault from the console): undo dismisses that read, not the
+        # bot's last act (NOTES.md, Integrity).
+        theirs = button is Button.UNDO and foreign_alarm(self.sim, self.bot)
+        try:
+            self._unjammed(lambda: self.sim.press(button))
+        except RunnerStopped:
+            press.error = "the bot stopped before the panel could take it"
+            return
+        self.performed += 1
+        if theirs:
+            self._say(
+                "the technician pressed undo: it dismisses the read the bot did not make; "
+                "the bot goes on as it was"
+            )
+        else:
+            press.events = self.bot.interject(press.act)
+            self._say(f"the technician pressed {button.value}: {follows(press.events, self.bot)}")
+        self._acknowledged(press.act)
+        if self.on_act is not None:
+            self.on_act(press.act)
+
+    def _take_back_held(self) -> None:
+        """Before a press of the technician's: the act the bot chose but the devices have not
+        done is taken back on the bot's table (a card, a button); one no device reports (a
+        shuffle, a restock, a rebuy) is done now, as a dealer finishes it before the press."""
+        act, self._held = self._held, None
+        if act is None:
+            return
+        if table_input(act) is None:
+            self.perform(act)
+            self.performed += 1
+            if self.on_act is not None:
+                self.on_act(act)
+            return
+        self.bot.rewind(act)
 
     def run(self, hands: int | None = None) -> int:
         """Perform acts until the bot is done, ``hands`` more hands are over, or ``stop``;
@@ -204,6 +398,7 @@ class BotRunner:
                 return [d for d in devices if not self.sim.devices[d].core.link.welcomed]
 
         if not unwelcomed():
+            self._hosted.update(devices)
             return True
         names = " and the ".join(devices)
         self._say(f"waiting for a controller to welcome the {names} (is it running?)")
@@ -211,6 +406,7 @@ class BotRunner:
             if self._stop.wait(_POLL * 10):
                 return False
         self._say(f"the controller welcomed the {names}: dealing")
+        self._hosted.update(devices)
         return True
 
     # --- one act on the devices -----------------------------------------------------------
@@ -280,7 +476,7 @@ class BotRunner:
                     raise RunnerError(
                         f"the devices stayed jammed for {self.pace.stall} s: {error}"
                     ) from error
-                if self._stop.wait(_POLL * 10):
+                if self._wake.wait(_POLL * 10):  # a stop, or a press to see to first
                     raise RunnerStopped from error
                 continue
             if waited:

@@ -19,15 +19,17 @@ from controller.app import records as rec
 from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
 from controller.engine.checkpoint import TableCheckpoint
-from controller.engine.events import CardExpected, Event, HandSettled, HandVoided
+from controller.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
 from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
-from controller.inputs import ReadPoint
+from controller.inputs import Button, ButtonPress, ReadPoint, TableInput
 from controller.journal import JsonObject, Record
 from drivers.sentences import Feed, Lid, Reader, RejectReason
 from drivers.session import LostRange
 
 DEVICES = ("shoe", "panel")
+#: The press that starts a hand, which a paused table refuses (``TableCore._paused_refusal``).
+NEW_HAND: Final = ButtonPress(Button.NEW_HAND)
 #: How many finished hands the core remembers: a table runs for months and must not grow
 #: (the journal keeps every hand; recall and the exports read it there).
 RESULTS_KEPT = 100
@@ -266,12 +268,28 @@ class TableCore:
             return []
         if kind not in rec.ENGINE_INPUTS:
             return []
-        events = self.table.apply(rec.input_of(kind, data))
+        inp = rec.input_of(kind, data)
+        refusal = self._paused_refusal(inp)
+        events: list[Event] = [refusal] if refusal is not None else self.table.apply(inp)
         self.last_events = events
         for event in events:
             if isinstance(event, HandSettled | HandVoided):
                 self._finished(event)
         return events
+
+    def _paused_refusal(self, inp: TableInput) -> Refused | None:
+        """A new hand is refused while a device pauses the table: its cards could not all be
+        read and known by their tags (NOTES.md, Integrity; docs/app.md, Devices lost and found).
+        Decided from the records alone, so a replay refuses it again. An integrity alarm holds
+        a hand in play, and the engine refuses a new hand then."""
+        pauses = self.pauses
+        if not pauses or inp != NEW_HAND:
+            return None
+        held = "; ".join(f"{pause.device} {pause.cause}" for pause in pauses)
+        return Refused(
+            "new_hand",
+            f"the table is paused ({held}); press new hand again once the pause has ended",
+        )
 
     def _finished(self, result: HandSettled | HandVoided) -> None:
         self.results.append(result)

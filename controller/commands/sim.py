@@ -188,8 +188,9 @@ def _serve(
             )
             with (
                 _history(args.history, interactive),
-                bot_session(bot, args, sim, console.say, wait_at_end=not interactive),
+                bot_session(bot, args, sim, console.say, wait_at_end=not interactive) as runner,
             ):
+                console.runner = runner
                 _loop(console)
     return 1 if console.failures and not interactive else 0
 
