@@ -24,6 +24,7 @@ import os
 import queue
 import select
 import socket
+import struct
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -106,7 +107,12 @@ class DisplayFeed:
             displays = list(self._displays)
         if not displays:
             return  # nothing to encode: an attaching display is given the newest view
-        line = wire.view_line(view)
+        try:
+            line = wire.view_line(view)
+        except (TypeError, ValueError) as error:  # a view the feed cannot write: a bug
+            # The table deals on: its panel and log still announce; only the screen waits.
+            self._log.error("display_feed_failed", error=repr(error), hand=view.hand_number)
+            return
         for display in displays:
             self._offer(display, line)
 
@@ -214,9 +220,17 @@ class DisplayFeed:
                 conn, _ = self._sock.accept()
             except TimeoutError:
                 continue
-            except OSError:
-                return
-            self._attach(conn)
+            except OSError as error:
+                # Out of descriptors, or a display gone before it was taken: keep taking
+                # others (the socket itself is closed only after this thread has ended).
+                self._log.warning("display_not_attached", error=error.strerror or str(error))
+                self._stop.wait(POLL)
+                continue
+            try:
+                self._attach(conn)
+            except OSError as error:
+                conn.close()
+                self._log.warning("display_not_attached", error=error.strerror or str(error))
 
     def _attach(self, conn: socket.socket) -> None:
         conn.settimeout(self.send_timeout)
@@ -307,7 +321,7 @@ def _peer(conn: socket.socket) -> str:
         creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, 12)
     except OSError:
         return "unknown"
-    pid, uid, _gid = (int.from_bytes(creds[i : i + 4], "little") for i in (0, 4, 8))
+    pid, uid, _gid = struct.unpack("3i", creds)
     return f"pid {pid} uid {uid}"
 
 
