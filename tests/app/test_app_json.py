@@ -47,9 +47,9 @@ def journal_events(journal: Path) -> list[dict[str, Any]]:
 def test_recall_json_gives_each_hands_lines_and_told_events_no_more_than_its_text(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Triple draw (discards, mucks): the hands' numbers, lines equal to the text's, the
-    settlement's nets as journaled, only the events the text tells, and no card the text does
-    not name."""
+    """Triple draw (discards, mucks): the hands' numbers, their stakes as posted and journaled
+    (13:69F-8.3), lines equal to the text's, the settlement's nets as journaled, only the events
+    the text tells, and no card the text does not name."""
     with json_log(tmp_path), sim_table(tmp_path, "triple-draw") as table:
         dealer(table, hands=6).run()
     journal = str(tmp_path / "journal")
