@@ -118,12 +118,22 @@ class PtyEndpoint(Endpoint):
         if not self.plugged:
             raise RuntimeError(f"{self.device} is unplugged already")
         self.plugged = False
-        with contextlib.suppress(FileNotFoundError):
-            self.link.unlink()
+        self._remove_link()
         for fd in (self.master, self._slave):
             if fd is not None:
                 os.close(fd)
         self.master = self._slave = None
+
+    def _remove_link(self) -> None:
+        """Remove the link, only if it still points at this pty: one pointed elsewhere since
+        (by hand, at a real device) is someone else's, and stays."""
+        try:
+            target = os.readlink(self.link)
+        except OSError:  # gone already, or no longer a link
+            return
+        if target == self.slave_name:
+            with contextlib.suppress(FileNotFoundError):
+                self.link.unlink()
 
     def send(self, data: bytes) -> None:
         if self.master is None:

@@ -12,11 +12,13 @@ import argparse
 import contextlib
 import fcntl
 import os
+import signal
 import sys
 import tempfile
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, Final, TextIO
 
 from drivers.sentences import PROTOCOL_VERSION
 from simulator.botcli import Bot, add_bot_options, bot_session, make_bot
@@ -143,12 +145,63 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
     try:
-        return _serve(
-            args, directory, shoe=shoe, panel=panel, stdin=stdin, stdout=stdout, show=show, bot=bot
-        )
+        with _stopped_by_signals():
+            return _serve(
+                args,
+                directory,
+                shoe=shoe,
+                panel=panel,
+                stdin=stdin,
+                stdout=stdout,
+                show=show,
+                bot=bot,
+            )
     except OSError as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("tablectl sim: stopped (Ctrl-C); the links are removed", file=sys.stderr)
+        return 128 + signal.SIGINT
+    except Signalled as stop:
+        # The devices are unplugged and the links removed on the way out: a link left behind
+        # would point at a freed pty, which the next process's pty may take.
+        with contextlib.suppress(OSError):  # after a SIGHUP the terminal may be gone
+            print(f"tablectl sim: stopped by {stop.name}; the links are removed", file=sys.stderr)
+        return 128 + stop.signum
+
+
+class Signalled(BaseException):
+    """SIGTERM or SIGHUP came: the simulator stops as at 'quit' (a BaseException, as
+    KeyboardInterrupt is, so no handler on the way takes it for an error of its own)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+        self.name = signal.Signals(signum).name
+
+
+#: The signals that stop the simulator cleanly; SIGINT is Python's KeyboardInterrupt already
+#: (at the prompt it only says how to leave; while the console waits for a bot it stops it).
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    """SIGTERM and SIGHUP raise ``Signalled`` in the main thread, so the simulator's ``with``
+    blocks unplug the devices and remove the links (their default kills the process first)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (a test may run the command elsewhere)
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise Signalled(signum)
+
+    previous = {signum: signal.signal(signum, stop) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _serve(
@@ -201,4 +254,6 @@ def _loop(console: Console) -> None:
             console.cmdloop()
             return
         except KeyboardInterrupt:
+            if not console.interactive:
+                raise  # piped: Ctrl-C stops it, as it stops any filter
             console.say("^C (type 'quit' to leave)")
