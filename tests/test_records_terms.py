@@ -74,12 +74,25 @@ def test_only_a_hands_first_decision_carries_its_terms() -> None:
 
 
 def _started_records(stakes: Stakes) -> list[Record]:
-    """A new hand's input and decision records, journaled under ``stakes``."""
+    """The devices' welcome, then a new hand's input and decision records, journaled under
+    ``stakes`` (a table paused by a lost device refuses a new hand)."""
     core = TableCore(GAMES["mambo"], replace(CONFIG, stakes=stakes))
+    records = []
+    for device in ("shoe", "panel"):
+        ready: JsonObject = {
+            "device": device,
+            "event": "ready",
+            "outcome": "new_session",
+            "boot": "b1",
+        }
+        core.take(rec.DEVICE, ready)
+        records.append(_record(len(records) + 1, rec.DEVICE, ready))
     kind, data = rec.input_data(ButtonPress(Button.NEW_HAND), rec.Origin("panel", "b1", 0))
     events = core.take(kind, data)
-    decision_kind, decision = rec.decision_data(1, events, core.terms)
-    return [_record(1, kind, data), _record(2, decision_kind, decision)]
+    decision_kind, decision = rec.decision_data(len(records) + 1, events, core.terms)
+    assert decision_kind == rec.HAND_STARTED, events
+    records.append(_record(len(records) + 1, kind, data))
+    return [*records, _record(len(records) + 1, decision_kind, decision)]
 
 
 def _record(seq: int, kind: str, data: JsonObject) -> Record:
@@ -96,8 +109,9 @@ def test_13_69f_8_3_a_hand_in_progress_does_not_resume_under_other_stakes() -> N
     for record in journaled:
         same.replay(record)
     raised = TableCore(GAMES["mambo"], replace(CONFIG, stakes=replace(STAKES, big_bet=20)))
-    raised.replay(journaled[0])  # the new hand's press: its antes are the same
+    for record in journaled[:-1]:  # the devices, the new hand's press: its antes the same
+        raised.replay(record)
     with pytest.raises(StakesChanged, match=r"started under the stakes .*'big_bet': 10") as err:
-        raised.replay(journaled[1])
+        raised.replay(journaled[-1])
     assert "'big_bet': 20" in str(err.value)
     assert isinstance(err.value, ReplayMismatch), "tablectl run refuses it as a replay mismatch"
