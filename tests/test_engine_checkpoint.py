@@ -65,14 +65,14 @@ def _restore_midway(game: str, data: st.DataObject) -> None:
         play_hand(table, deck, lambda p: rng.choice(p.options))
     if data.draw(st.booleans(), label="undo the last input after the checkpoint"):
         cp = table.checkpoint()
-        restored = Table.from_checkpoint(spec, table.config, cp)
+        restored = Table.from_checkpoint(spec, table.config, cp, table.rules)
         assert restored.apply(ButtonPress(Button.UNDO)) == table.apply(ButtonPress(Button.UNDO))
         assert restored.state == table.state
         return
     cp = table.checkpoint()
     # The journal's form of it (docs/journal.md, Checkpoints) reads back to the same value.
     assert rec.table_checkpoint_of(json.loads(json.dumps(rec.table_checkpoint_json(cp)))) == cp
-    restored = Table.from_checkpoint(spec, table.config, cp)
+    restored = Table.from_checkpoint(spec, table.config, cp, table.rules)
     _same_future(table, restored, rng, HANDS)
 
 

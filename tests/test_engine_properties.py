@@ -21,7 +21,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import DECK, Card
-from controller.engine import ConfigError, Stakes, Table, TableConfig
+from controller.engine import ConfigError, HouseRules, ShortAllIn, Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.engine.events import (
     ActionRequired,
@@ -46,14 +46,16 @@ SOAK_EXAMPLES = 600  # the slow soak: 12000 hands of each game
 
 
 def _expected_order(
-    spec: GameSpec, events: list[Event]
+    spec: GameSpec, events: list[Event], rules: HouseRules
 ) -> list[tuple[str, int | None, str | None]]:
-    """The card destinations the procedure gives, rebuilt from the spec and the folds seen."""
+    """The card destinations the procedure gives, rebuilt from the spec, the house rules and
+    the folds seen."""
     order = next(e for e in events if isinstance(e, HandStarted)).seats
     folded: set[int] = set()
     expected: list[tuple[str, int | None, str | None]] = []
     burn_due = False
     drawers: list[int] = []
+    draws = 0
     for event in events:
         if isinstance(event, ActionTaken) and event.action == "folds":
             folded.add(event.seat)
@@ -66,7 +68,13 @@ def _expected_order(
             expected += [("community", None, "up")] * street.community
             # 14.12A(f),(h),(j): the players still in draw in turn from the button's left.
             drawers = [s for s in order if s not in folded] if street.draw else []
-            burn_due = street.draw is not None and street.draw.burn
+            draws += street.draw is not None
+            # NOTES.md, Burns and draws: before each draw, or the first only (a house rule).
+            burn_due = (
+                street.draw is not None
+                and street.draw.burn
+                and (rules.burn_before_each_draw or draws == 1)
+            )
         elif isinstance(event, DrawDeclared):
             assert drawers, f"seat {event.seat} drew out of turn"
             assert event.seat == drawers.pop(0)
@@ -120,7 +128,7 @@ def _check_hand(
     _check_cards_dealt_once(events)
     # Cards came in the order the procedure gives.
     got = [(e.destination, e.seat, e.face) for e in events if isinstance(e, CardDealt)]
-    assert got == _expected_order(spec, events)[: len(got)]
+    assert got == _expected_order(spec, events, table.rules)[: len(got)]
     # Exactly one seat is named whenever a decision is pending, and it may act.
     folded: set[int] = set()
     for event in events:
@@ -167,7 +175,16 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
         rake_without_showdown=data.draw(st.booleans()),
     )
     dealer = data.draw(st.integers(0, spec.max_seats), label="dealer")
-    return Table(spec, TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks))
+    # Every house rule, either way (NOTES.md, House rules).
+    rules = HouseRules(
+        opener_must_bet=data.draw(st.booleans(), label="opener must bet"),
+        short_all_in=data.draw(st.sampled_from(list(ShortAllIn)), label="short all-in"),
+        cap_lifts_heads_up=data.draw(st.booleans(), label="cap lifts heads-up"),
+        bring_in_has_option=data.draw(st.booleans(), label="bring-in option"),
+        burn_before_each_draw=data.draw(st.booleans(), label="burn before each draw"),
+    )
+    config = TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks)
+    return Table(spec, config, rules)
 
 
 def _play(spec: GameSpec, data: st.DataObject) -> None:
@@ -194,7 +211,7 @@ def _play(spec: GameSpec, data: st.DataObject) -> None:
     # The engine is deterministic: the same inputs, written as a script and read back,
     # give the same events at a fresh table (a journal replay rebuilds the exact state).
     script = parse_script(write_script(spec.key, table.config, inputs))
-    again = Table(spec, script.config)
+    again = Table(spec, script.config, table.rules)
     assert [e for line in script.lines for e in again.apply(line.input)] == played
     assert again.state == table.state
 
