@@ -77,6 +77,11 @@ def raise_to(unit: int, raise_from: int | None) -> int:
     return unit if raise_from is None else raise_from + unit
 
 
+def _heads_up(hand: HandState) -> bool:
+    """Only two players are in the pot (NOTES.md, House rules: the cap may lift then)."""
+    return len(hand.order) - len(hand.folded) == 2
+
+
 def capped(bets: int, heads_up: bool, stakes: Stakes, rules: HouseRules) -> bool:
     """Whether the round's raises are capped now (NOTES.md, Betting structure, House rules)."""
     return bets >= stakes.cap and not (rules.cap_lifts_heads_up and heads_up)
@@ -326,7 +331,7 @@ class Betting:
             self.raise_from,
             self.bets,
             seat in self.no_raise,
-            len(hand.order) - len(hand.folded) == 2,
+            _heads_up(hand),
         )
 
     def prompt(
@@ -358,8 +363,7 @@ class Betting:
         return _all_in_refusal(seat, stack)
 
     def _raise_refusal(self, hand: HandState, seat: int, stack: int | None) -> str:
-        heads_up = len(hand.order) - len(hand.folded) == 2
-        if capped(self.bets, heads_up, self._stakes, self._rules):
+        if capped(self.bets, _heads_up(hand), self._stakes, self._rules):
             return (
                 f"the cap of {self._stakes.cap} bets this round is reached "
                 "(NOTES.md, Betting structure); call or fold"

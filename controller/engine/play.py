@@ -80,6 +80,7 @@ class Play:
     ) -> None:
         self.spec = spec
         self.stakes = stakes
+        self._has_draws = spec.has_draws  # read on every fold and draw done
         self._machine = machine_for(spec)
         self.phase: str = WAITING  # the machine's model attribute (machine.MODEL_ATTRIBUTE)
         self._dealing = Dealing()
@@ -110,7 +111,7 @@ class Play:
     def _press(self, button: Button, out: list[Event]) -> bool:
         if button in BETTING_BUTTONS:
             return self._act(button, out)
-        if button is _DRAW_DONE and self.spec.has_draws:
+        if button is _DRAW_DONE and self._has_draws:
             return self._draw_done(out)
         if button is _NEW_HAND:
             return self._new_hand(out)
@@ -217,7 +218,7 @@ class Play:
             out.append(Refused(button.value, betting.refusal(hand, button, seat, stacks[seat])))
             return False
         after = betting.act(hand, button, option.amount, stacks, out)
-        if button is _FOLD and self.spec.has_draws:
+        if button is _FOLD and self._has_draws:
             self._drawing.folded(hand, seat)
         if after is not None:
             self._expect(after, out)
