@@ -157,3 +157,17 @@ def test_a_house_rule_of_the_wrong_kind_is_refused_naming_it(
     with pytest.raises(ConfigError, match=f"rules: {field}=") as error:
         HouseRules(**{field: value})  # type: ignore[arg-type]
     assert expected in str(error.value)
+
+
+def test_a_checkpoint_restored_under_other_house_rules_is_refused_not_replayed_otherwise() -> None:
+    """A hand replays only under the rules it was dealt under (NOTES.md, House rules): the
+    bring-in's option let seat 2 complete after being called; restored under the defaults
+    the same inputs do not finish the hand, and from_checkpoint says so."""
+    rules = HouseRules(bring_in_has_option=True)
+    t = _table("five-card-stud", rules, seats=(1, 2, 3))
+    play(t, DEAL_TWO + " check_call check_call check_call bet_raise fold fold")
+    assert t.phase == "settled"
+    cp = t.checkpoint()
+    assert Table.from_checkpoint(t.spec, t.config, cp, rules).state == t.state
+    with pytest.raises(ConfigError, match="checkpoint of hand 1: its hand ends held"):
+        Table.from_checkpoint(t.spec, t.config, cp)
