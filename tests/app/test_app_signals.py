@@ -112,6 +112,8 @@ def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
             assert screen.wait_for(b"TEST-7"), screen.drawn[-2000:]
             sim.shuffle(3)
             sim.press(Button.NEW_HAND)
+            # The button and the cards come on two links: deal once the hand has begun.
+            wait_for_log(log, "hand_started")
             sim.deal()  # seat 1, face down: no burn before the first round (14.13A(c))
             sim.deal()  # seat 2, face down
             wait_for_log(log, "card_dealt")
