@@ -3,11 +3,17 @@ missing --dir is made, a used one refused, and the summary names only a journal 
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import signal
+import struct
 import subprocess
 import sys
+import termios
+import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -109,3 +115,153 @@ def test_the_summary_of_a_temporary_journal_does_not_name_its_removed_folder(
     assert last.startswith("journal: ")
     assert "intact (removed with its temporary folder)" in last
     assert "tablectl-demo-" not in last
+
+
+def test_the_display_demo_into_a_pipe_suggests_headless(tmp_path: Path) -> None:
+    """``tablectl demo | less``: the display needs a terminal (it wrote its escape codes into
+    the pipe and ran on): it says so at once, suggests --headless, and exits 2, writing nothing
+    on standard output and leaving no temporary folder."""
+    result = subprocess.run(
+        [*DEMO, "--game", "mambo"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path)},
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        check=False,
+    )
+    assert result.returncode == 2
+    assert result.stdout == ""
+    assert result.stderr == (
+        "tablectl demo: standard input is not a terminal, and the dealer's display needs one; "
+        "for a pipe or a file use --headless (e.g. tablectl demo --headless --hands 10)\n"
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def _temporary_log(tmp: Path) -> Path:
+    """The log of the demo's temporary folder in ``tmp`` (its TMPDIR), once there is one."""
+    deadline = time.monotonic() + PATIENCE
+    while time.monotonic() < deadline:
+        folders = list(tmp.glob("tablectl-demo-*"))
+        if folders:
+            return folders[0] / "tablectl.log"
+        time.sleep(0.05)
+    raise AssertionError(f"no tablectl-demo-* folder in {tmp} within {PATIENCE} s")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_a_signal_stops_the_headless_demo_and_removes_its_temporary_folder(
+    tmp_path: Path, signum: int
+) -> None:
+    """SIGTERM (a service manager, kill) and SIGHUP (the terminal closed) ended the demo at
+    once and left its temporary folder, journal and log behind: it now stops as at Ctrl-C,
+    closes the table, removes the folder, says why on standard error, exits 128 + signal."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    process = subprocess.Popen(
+        [*DEMO, "--headless", "--hands", "100000"],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _wait_for_line(_temporary_log(tmp), '"hand_started"', process)
+        process.send_signal(signum)
+        _out, err = process.communicate(timeout=PATIENCE)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert "Traceback" not in err
+    assert (
+        err.strip().splitlines()[-1] == f"tablectl demo: stopped by {signal.Signals(signum).name}"
+    )
+    assert process.returncode == 128 + signum
+    assert list(tmp.iterdir()) == []
+
+
+def test_the_display_demo_with_its_output_in_a_pipe_suggests_headless(tmp_path: Path) -> None:
+    """At a terminal, ``tablectl demo | cat``: standard output is a pipe; the demo names it."""
+    with _terminal() as (terminal, screen):
+        process = subprocess.Popen(
+            [*DEMO],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp_path), "TERM": "xterm"},
+            stdin=terminal,
+            stdout=subprocess.PIPE,
+            stderr=terminal,
+        )
+        out, _err = process.communicate(timeout=PATIENCE)
+    assert process.returncode == 2
+    assert out == b""
+    assert b"tablectl demo: standard output is not a terminal" in screen.read()
+    assert list(tmp_path.iterdir()) == []
+
+
+class _Screen:
+    """What was written on a pty's terminal side, read off its master so no write blocks."""
+
+    def __init__(self, master: int) -> None:
+        self.master = master
+        self._data = bytearray()
+        self._lock = threading.Lock()
+        self.thread = threading.Thread(target=self._drain)
+        self.thread.start()
+
+    def _drain(self) -> None:
+        with contextlib.suppress(OSError):  # EIO once no process holds the terminal side
+            while chunk := os.read(self.master, 65536):
+                with self._lock:
+                    self._data += chunk
+
+    def read(self) -> bytes:
+        with self._lock:
+            return bytes(self._data)
+
+
+@contextlib.contextmanager
+def _terminal() -> Iterator[tuple[int, _Screen]]:
+    """A 120x40 pty: its terminal side for a child's streams, and what is written on it."""
+    master, slave = os.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    screen = _Screen(master)
+    try:
+        yield slave, screen
+    finally:
+        os.close(slave)
+        screen.thread.join(PATIENCE)
+        os.close(master)
+
+
+def test_sighup_closes_the_display_demo_and_removes_its_temporary_folder(tmp_path: Path) -> None:
+    """The demo on the dealer's display in a terminal (a real pty) that hangs up: SIGHUP closes
+    the table, then the display, and the temporary folder goes (it was left); exit 129."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    with _terminal() as (terminal, screen):
+        process = subprocess.Popen(
+            [*DEMO, "--game", "five-card-stud", "--pace", "0.01"],
+            cwd=ROOT,
+            env={**os.environ, "PYTHONPATH": str(ROOT), "TMPDIR": str(tmp), "TERM": "xterm"},
+            stdin=terminal,
+            stdout=terminal,
+            stderr=terminal,
+        )
+        try:
+            _wait_for_line(_temporary_log(tmp), '"hand_started"', process)
+            process.send_signal(signal.SIGHUP)
+            process.wait(timeout=PATIENCE)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    shown = screen.read()
+    assert b"Traceback" not in shown
+    assert b"tablectl demo: stopped by SIGHUP" in shown
+    assert process.returncode == 128 + signal.SIGHUP
+    assert list(tmp.iterdir()) == []

@@ -126,8 +126,16 @@ def run_headless(
     )
 
 
-def run_on_display(game: str, directory: Path, *, seed: int = 0, pace: float = 0.15) -> None:
-    """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``."""
+def run_on_display(
+    game: str,
+    directory: Path,
+    *,
+    seed: int = 0,
+    pace: float = 0.15,
+    stop: threading.Event | None = None,
+) -> None:
+    """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``
+    (or ``stop``, set by a signal's handler: the table closes, then the display)."""
     options = JournalOptions(directory / "journal", fsync=False)
     sink = DisplaySink()
     with SimTable(game, options, seed=seed, directory=directory, display=sink) as table:
@@ -154,4 +162,4 @@ def run_on_display(game: str, directory: Path, *, seed: int = 0, pace: float = 0
                 stop.wait()  # the display stays up to show why; q closes it
             watcher.join()
 
-        run_with_display(sink, deal, threading.Event())
+        run_with_display(sink, deal, stop or threading.Event())

@@ -7,8 +7,12 @@ plays N hands without it and prints a summary. No hardware, no configuration.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import signal
 import sys
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
@@ -82,19 +86,92 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def run(args: argparse.Namespace) -> int:
     """Run the demo; return the exit status."""
     directory: Path | None = args.dir
+    not_a_terminal = None if args.headless else _not_a_terminal()
+    if not_a_terminal is not None:
+        print(
+            f"tablectl demo: {not_a_terminal} is not a terminal, and the dealer's display needs "
+            "one; for a pipe or a file use --headless (e.g. tablectl demo --headless --hands 10)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    stop = threading.Event()
+    signalled: list[int] = []
+    where = f"; the journal is in {directory / 'journal'}" if directory is not None else ""
     try:
-        if directory is not None:
-            problem = _unusable(directory)
-            if problem is not None:
-                print(f"tablectl demo: --dir {directory}: {problem}", file=sys.stderr)
-                return EXIT_USAGE
-            return _run_in(args, directory, kept=True)
-        with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
-            return _run_in(args, Path(folder), kept=False)
+        with _stopped_by_signals(args.headless, stop, signalled):
+            if directory is not None:
+                problem = _unusable(directory)
+                if problem is not None:
+                    print(f"tablectl demo: --dir {directory}: {problem}", file=sys.stderr)
+                    return EXIT_USAGE
+                status = _run_in(args, directory, kept=True, stop=stop)
+            else:
+                with tempfile.TemporaryDirectory(prefix="tablectl-demo-") as folder:
+                    status = _run_in(args, Path(folder), kept=False, stop=stop)
     except KeyboardInterrupt:  # Ctrl-C: the table is closed and its journal whole
-        where = f"; the journal is in {directory / 'journal'}" if directory is not None else ""
         print(f"\ntablectl demo: stopped (Ctrl-C){where}", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Signalled as signal_:
+        signalled.append(signal_.signum)
+    if not signalled:
+        return status
+    # The table is closed, its journal whole, and a temporary folder removed by now.
+    name = signal.Signals(signalled[0]).name
+    with contextlib.suppress(OSError):  # after a SIGHUP the terminal may be gone
+        print(f"tablectl demo: stopped by {name}{where}", file=sys.stderr)
+    return 128 + signalled[0]
+
+
+def _not_a_terminal() -> str | None:
+    """The standard stream that is no terminal, or None: the display reads its keys from
+    standard input and draws on standard error (Textual's way), and what it would print on
+    standard output in a pipe is escape codes."""
+    streams = (("standard output", sys.stdout), ("standard error", sys.stderr))
+    for name, stream in (("standard input", sys.stdin), *streams):
+        if stream is None or not stream.isatty():
+            return name
+    return None
+
+
+class Signalled(BaseException):
+    """SIGTERM or SIGHUP stopped a headless demo (a BaseException, as KeyboardInterrupt is:
+    the ``with`` blocks on the way out close the table and remove a temporary folder)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+#: What a terminal closing (SIGHUP) or a service manager (SIGTERM) sends: their default ends
+#: the process at once, and a temporary folder was left behind.
+STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _stopped_by_signals(
+    headless: bool, stop: threading.Event, signalled: list[int]
+) -> Iterator[None]:
+    """SIGTERM and SIGHUP stop the demo as Ctrl-C does: headless, by ``Signalled`` in the
+    main thread; on the display, by ``stop`` (the table closes, then the display leaves the
+    terminal as it found it, which an exception inside the display's loop would not do)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (a test may run the command elsewhere)
+        return
+
+    def on_signal(signum: int, _frame: object) -> None:
+        for other in STOP_SIGNALS:  # a second signal must not cut the clean-up short
+            signal.signal(other, signal.SIG_IGN)
+        if headless:
+            raise Signalled(signum)
+        signalled.append(signum)
+        stop.set()
+
+    previous = {signum: signal.signal(signum, on_signal) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
 
 
 def _unusable(directory: Path) -> str | None:
@@ -118,18 +195,18 @@ def _unusable(directory: Path) -> str | None:
     return None
 
 
-def _run_in(args: argparse.Namespace, directory: Path, *, kept: bool) -> int:
+def _run_in(args: argparse.Namespace, directory: Path, *, kept: bool, stop: threading.Event) -> int:
     # The log goes to a file beside the journal: neither the screen nor the summary is its place.
     configure_logging(LogSettings(file=directory / "tablectl.log"), table_id="DEMO-1")
     try:
-        return _play(args, directory, kept=kept)
+        return _play(args, directory, kept=kept, stop=stop)
     finally:
         reset_logging()
 
 
-def _play(args: argparse.Namespace, directory: Path, *, kept: bool) -> int:
+def _play(args: argparse.Namespace, directory: Path, *, kept: bool, stop: threading.Event) -> int:
     if not args.headless:
-        run_on_display(args.game, directory, seed=args.seed, pace=args.pace)
+        run_on_display(args.game, directory, seed=args.seed, pace=args.pace, stop=stop)
         return EXIT_OK
     summary = run_headless(args.game, args.hands, directory, seed=args.seed, progress=sys.stderr)
     print("\n".join(summary.lines(journal_kept=kept)))
