@@ -29,6 +29,11 @@ from controller.display.demo import SCENES
 from controller.display.view import TableView
 
 
+#: A queue no display that reads can fill, however the machine schedules its thread: the
+#: tests of what a reading display gets are not tests of when one is dropped.
+READING = 100_000
+
+
 class Client:
     """A display attached over the real socket, on a thread: every byte it was sent."""
 
@@ -90,7 +95,7 @@ class Tee:
 def test_a_display_gets_the_hello_the_table_as_it_stands_then_every_view(tmp_path: Path) -> None:
     """Issue 15: attach, and the feed says hello with its version and table, gives the view
     as it stands, then each new view as the controller builds it, in order, equal to it."""
-    with feed_at(tmp_path) as feed:
+    with feed_at(tmp_path, queue_views=READING) as feed:
         tee = Tee(feed)
         with sim_table(tmp_path, "mambo", seats=3, display=tee) as table:
             client = Client(feed.path)
@@ -153,8 +158,9 @@ def test_the_socket_is_group_read_write_only_and_no_network_socket_is_opened(
 
 def test_a_display_that_never_reads_is_dropped_while_the_table_deals_on(tmp_path: Path) -> None:
     """Issue 15: a stuck display (it never reads) delays nothing: the table deals a whole hand
-    while it is stuck, a display that reads gets every view meanwhile, and the stuck one is
-    dropped once its bounded queue is full, with display_detached and the reason."""
+    while it is stuck, and it is dropped once its bounded queue is full, with
+    display_detached and the reason. (A display that reads gets every view meanwhile: the
+    first test; one whose queue has room stays, unread, and holds nothing: below.)"""
     with (
         json_log(tmp_path, table_id="SIM-1") as lines,
         feed_at(tmp_path, queue_views=4, send_buffer=4096) as feed,
@@ -162,29 +168,26 @@ def test_a_display_that_never_reads_is_dropped_while_the_table_deals_on(tmp_path
         tee = Tee(feed)
         with sim_table(tmp_path, "mambo", seats=3, display=tee) as table:
             stuck = Client(feed.path, reads=False)
-            healthy = Client(feed.path)
-            assert wait_until(lambda: feed.attached == 2, PATIENCE)
+            assert wait_until(lambda: feed.attached == 1, PATIENCE)
             attached_at = len(tee.built)
             dealer(table, hands=1).run()  # waits on the controller's every input
             assert table.controller.core.finished == 1
-            assert wait_until(lambda: feed.attached == 1, PATIENCE), "the stuck one is gone"
             assert len(tee.built) - attached_at > 20
-            assert wait_until(lambda: healthy.views()[-1:] == tee.built[-1:], PATIENCE)
-            assert tee.sent_from(healthy.views())
-            assert len(healthy.views()) > len(tee.built) - attached_at
+            assert wait_until(lambda: feed.attached == 0, PATIENCE), "the stuck one is gone"
         stuck.close()
-        healthy.close()
     detached = [line for line in lines if line["event"] == "display_detached"]
-    assert [line["reason"] for line in detached if line["display"] == 1] == [
-        "fell 4 views behind the table"
+    assert [(line["display"], line["reason"], line["level"]) for line in detached] == [
+        (1, "fell 4 views behind the table", "warning")
     ]
-    assert [line["level"] for line in detached if line["display"] == 1] == ["warning"]
 
 
 def test_a_display_that_sends_anything_is_refused_with_a_log_line(tmp_path: Path) -> None:
     """A display only reads: garbage on the socket closes that connection and is logged
     (display_refused, what it sent); the table and the other displays go on."""
-    with json_log(tmp_path, table_id="SIM-1") as lines, feed_at(tmp_path) as feed:
+    with (
+        json_log(tmp_path, table_id="SIM-1") as lines,
+        feed_at(tmp_path, queue_views=READING) as feed,
+    ):
         tee = Tee(feed)
         with sim_table(tmp_path, "mambo", seats=3, display=tee) as table:
             good = Client(feed.path)
@@ -230,7 +233,7 @@ def test_the_bytes_sent_name_no_card_a_player_may_not_see(tmp_path: Path, game: 
     discard of its hand (a card turned over at the showdown from the showdown on), while the
     face-up cards are read in the same bytes; every view built was sent."""
     secrets = Secrets()
-    with feed_at(tmp_path) as feed:
+    with feed_at(tmp_path, queue_views=READING) as feed:
         tee = Tee(feed)
 
         def display(view: TableView) -> None:
@@ -287,3 +290,22 @@ def test_a_display_whose_socket_stays_full_is_dropped_after_the_send_timeout(
         stuck.close()
     detached = [line for line in lines if line["event"] == "display_detached"]
     assert [line["reason"] for line in detached] == ["read nothing for 0.2 s"]
+
+
+def test_a_display_that_never_reads_holds_nothing_while_it_is_still_attached(
+    tmp_path: Path,
+) -> None:
+    """The table does not wait for a display's queue to drain: with room for a thousand
+    views, a display that never reads stays attached and unread for a whole hand, and every
+    input of the hand is taken meanwhile (the dealer waits on each)."""
+    with feed_at(tmp_path, queue_views=1000, send_buffer=4096, send_timeout=600) as feed:
+        tee = Tee(feed)
+        with sim_table(tmp_path, "mambo", seats=3, display=tee) as table:
+            stuck = Client(feed.path, reads=False)
+            assert wait_until(lambda: feed.attached == 1, PATIENCE)
+            attached_at = len(tee.built)
+            dealer(table, hands=1).run()
+            assert table.controller.core.finished == 1
+            assert len(tee.built) - attached_at > 20
+            assert feed.attached == 1, "still attached, never read: and the hand is over"
+        stuck.close()
