@@ -28,7 +28,6 @@ from controller.display import wire
 from controller.display.demo import SCENES
 from controller.display.view import TableView
 
-
 #: A queue no display that reads can fill, however the machine schedules its thread: the
 #: tests of what a reading display gets are not tests of when one is dropped.
 READING = 100_000
