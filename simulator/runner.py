@@ -180,6 +180,7 @@ class BotRunner:
         #: ``resume``; a press of the technician's first takes it back (``interject``).
         self._held: Act | None = None
         self._presses: deque[Interjection] = deque()
+        self._actions: deque[Callable[[], object]] = deque()
         self._presses_lock = threading.Lock()
         #: While ``acts`` runs on some thread: ``interject`` hands presses to it.
         self._running = False
@@ -214,6 +215,11 @@ class BotRunner:
         """Whether ``pause`` holds the runner."""
         return self._paused.is_set()
 
+    def holding(self) -> str | None:
+        """Why the runner holds now (``pause``, or the table with ``follow_table``), in the
+        technician's words; None when it would act. From any thread."""
+        return self._why_held()
+
     def interject(self, button: Button) -> Interjection | None:
         """Press ``button`` on the panel for the technician while ``acts`` runs on another
         thread (a misdeal, an undo), and let the bot follow: the runner's thread presses it
@@ -228,6 +234,18 @@ class BotRunner:
             self._presses.append(press)
         self._wake.set()
         return press
+
+    def between_acts(self, action: Callable[[], object]) -> bool:
+        """Run ``action`` on the runner's thread before the bot's next act (a fault injected
+        for a dealer's training: an unplug, a jam, a stray card), so it never lands between a
+        card the bot chose and the controller's taking it; an act already chosen waits as
+        usual if the table then holds. False when no ``acts`` runs (the caller runs it)."""
+        with self._presses_lock:
+            if not self._running:
+                return False
+            self._actions.append(action)
+        self._wake.set()
+        return True
 
     def acts(self) -> Iterator[Act]:
         """Perform the bot's acts one by one, yielding each after the devices performed it.
@@ -246,7 +264,7 @@ class BotRunner:
 
     def _acts(self) -> Iterator[Act]:
         while True:
-            if not self._wait_while_held():
+            if not self._wait_while_held(chosen=self._held is not None):
                 return
             # The bot's table takes an act as the bot chooses it; one a stop interrupts
             # is held, so the devices never fall an act behind the bot.
@@ -331,12 +349,17 @@ class BotRunner:
         """Make the presses handed over by ``interject``, on the runner's thread."""
         while True:
             with self._presses_lock:
-                if not self._presses:
+                action = self._actions.popleft() if self._actions else None
+                press = self._presses.popleft() if action is None and self._presses else None
+                if action is None and press is None:
                     self._wake.clear()
                     if self._stop.is_set():
                         self._wake.set()
                     return
-                press = self._presses.popleft()
+            if action is not None:
+                action()
+                continue
+            assert press is not None
             self._make(press)
             press.done.set()
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -19,8 +20,10 @@ import simulator  # noqa: F401  registers the sim:// scheme with pyserial
 from controller.app.lockstep import LockstepDealer
 from controller.app.loop import Controller, JournalOptions
 from controller.app.progress import Progress
-from controller.app.screen import DisplaySink, run_with_display
+from controller.app.screen import DisplaySink
 from controller.app.simtable import SimTable
+from controller.app.training import Trainer
+from controller.display.demo_app import TrainingDisplay
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.journal import verify
 from controller.words import counted
@@ -135,10 +138,56 @@ def run_on_display(
     stop: threading.Event | None = None,
 ) -> None:
     """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``
-    (or ``stop``, set by a signal's handler: the table closes, then the display)."""
+    (or ``stop``, set by a signal's handler: the table closes, then the display). The
+    training keys make the table go wrong (docs/display.md, Dealer training)."""
+    with training_table(game, directory, seed=seed, pace=pace) as demo:
+        run_training(demo, stop or threading.Event())
+
+
+@dataclass
+class DemoTable:
+    """The demo's table on the display: the simulator and controller, the dealer, the keys."""
+
+    table: SimTable
+    sink: DisplaySink
+    dealer: LockstepDealer
+    trainer: Trainer
+
+    def deal(self, stop: threading.Event) -> None:
+        """Deal until ``stop`` (or until the controller stops taking inputs: the display then
+        stays up to show why; q closes it)."""
+
+        def stop_dealer_on() -> None:
+            stop.wait()
+            self.dealer.stop()
+
+        watcher = threading.Thread(target=stop_dealer_on, name="tablectl-demo-stop", daemon=True)
+        watcher.start()
+        try:
+            self.dealer.run()
+        except TimeoutError:
+            stop.wait()
+        stop.set()  # the dealer is done: the watcher goes
+        watcher.join()
+
+
+@contextmanager
+def training_table(
+    game: str,
+    directory: Path,
+    *,
+    seed: int = 0,
+    pace: float = 0.15,
+    clock: Callable[[], float] = time.monotonic,
+) -> Iterator[DemoTable]:
+    """The demo's table for the display, its dealer following the table as a dealer does
+    (``follow_table``: it waits while the table is paused or held by an alarm it did not
+    cause, and follows an undo or a misdeal). ``clock`` as for ``run_headless``."""
     options = JournalOptions(directory / "journal", fsync=False)
     sink = DisplaySink()
-    with SimTable(game, options, seed=seed, directory=directory, display=sink) as table:
+    with SimTable(
+        game, options, seed=seed, directory=directory, display=sink, clock=clock
+    ) as table:
         dealer = LockstepDealer.for_table(
             table.sim,
             table.controller,
@@ -147,19 +196,29 @@ def run_on_display(
             seed=seed,
             pace=Pace(card=pace, button=pace),
             timeout=60.0,
+            follow_table=True,
         )
+        yield DemoTable(table, sink, dealer, Trainer(table.sim, dealer))
 
-        def stop_dealer_on(stop: threading.Event) -> None:
-            stop.wait()
-            dealer.stop()
 
-        def deal(stop: threading.Event) -> None:
-            watcher = threading.Thread(target=stop_dealer_on, args=(stop,), daemon=True)
-            watcher.start()
-            try:
-                dealer.run()
-            except TimeoutError:
-                stop.wait()  # the display stays up to show why; q closes it
-            watcher.join()
+def run_training(demo: DemoTable, stop: threading.Event) -> None:
+    """The demo's display with its training keys while the dealer deals on a thread; ``q``
+    (or ``stop``) stops both, the table first (``controller.app.screen.run_with_display``,
+    with the training display)."""
+    first = demo.sink.latest
+    if first is None:
+        raise RuntimeError("the controller built no view before the display opened")
+    app = TrainingDisplay(first, demo.trainer.actions())
+    demo.sink.attach(app)
 
-        run_with_display(sink, deal, stop or threading.Event())
+    def table() -> None:
+        demo.deal(stop)
+        app.close_soon()
+
+    thread = threading.Thread(target=table, name="tablectl-table")
+    thread.start()
+    try:
+        app.run()
+    finally:
+        stop.set()
+        thread.join()

@@ -24,6 +24,7 @@ from controller.app.loop import Controller
 from controller.engine import TableConfig
 from controller.engine.events import Event
 from controller.games.spec import GameSpec
+from controller.inputs import Button
 from simulator.bots import Act, RandomBot, Rebuy, table_input
 from simulator.clock import ManualClock
 from simulator.runner import BotRunner, Pace, RunnerError
@@ -59,6 +60,7 @@ class LockstepDealer:
         *,
         timeout: float = 10.0,
         tick: float = 0.0,
+        follow_table: bool = False,
     ) -> None:
         if tick < 0:
             raise ValueError(f"tick {tick} s: expected 0 or more seconds")
@@ -68,7 +70,14 @@ class LockstepDealer:
         self.timeout = timeout
         self._clock = sim.clock if isinstance(sim.clock, ManualClock) and tick else None
         self._tick = tick
-        self.runner = BotRunner(bot, sim, pace, on_act=self._wait_taken, on_rebuy=self._rebuy)
+        self.runner = BotRunner(
+            bot,
+            sim,
+            pace,
+            on_act=self._wait_taken,
+            on_rebuy=self._rebuy,
+            follow_table=follow_table,
+        )
         self._cond = threading.Condition()
         self._stop = threading.Event()
         self.follow(controller)
@@ -86,6 +95,7 @@ class LockstepDealer:
         pace: Pace | None = None,
         timeout: float = 10.0,
         tick: float = 0.0,
+        follow_table: bool = False,
     ) -> LockstepDealer:
         """A random bot playing ``hands`` hands (None: until stopped) at the controller's
         table: its seats, stakes, dealer and stacks, and its decks, alternating or not as
@@ -100,7 +110,9 @@ class LockstepDealer:
             alternate_decks=controller.alternate_decks,
             first_deck=controller.next_hand_deck,
         )
-        return cls(bot, sim, controller, pace, timeout=timeout, tick=tick)
+        return cls(
+            bot, sim, controller, pace, timeout=timeout, tick=tick, follow_table=follow_table
+        )
 
     def follow(self, controller: Controller) -> None:
         """Deal to ``controller`` from now on (a restarted one, rebuilt from the journal):
@@ -140,6 +152,21 @@ class LockstepDealer:
             with self._cond:
                 self.expected += 1
 
+    def interject(self, button: Button) -> None:
+        """Press ``button`` for the dealer in training (undo, misdeal): the bot's runner makes
+        the press between two of its acts and follows it (``BotRunner.interject``), and the
+        press is waited for as the bot's own; with no dealing under way, pressed at once."""
+        if self.runner.interject(button) is None:
+            self.runner.sim.press(button)
+            self.expect_input()
+
+    def expect_input(self) -> None:
+        """An input the devices report that the bot did not make (a fault injected for
+        training: a card of the other deck): the controller takes it too, so the bot's next act
+        waits until it has, and a press never overtakes a card."""
+        with self._cond:
+            self.expected += 1
+
     def _listen(self, controller: Controller, _events: list[Event]) -> None:
         with self._cond:
             if controller is self.controller:
@@ -158,6 +185,11 @@ class LockstepDealer:
                 wait = left if self._clock is None else min(left, TICK_AFTER)
                 if self._cond.wait_for(self._done, max(wait, 0.0)):
                     return
+            if self.runner.holding() is not None:
+                # The table holds (a shoe unplugged in training): the controller takes the
+                # input once it is back, however long that is; the patience starts again then.
+                deadline = time.monotonic() + self.timeout
+            with self._cond:
                 if time.monotonic() >= deadline:
                     raise TimeoutError(
                         f"the controller took no input for {self.timeout} s after input "

@@ -6,12 +6,14 @@ Textual only when the display runs.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import ClassVar, Final
 
+from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.widgets import Static
 
-from controller.display.app import DealerDisplay
+from controller.display.app import HELP_TEXT, DealerDisplay, HelpScreen
 from controller.display.view import TableView
 
 #: At most this many redraws before a screenshot is taken as it is.
@@ -60,3 +62,51 @@ async def screenshot(view: TableView, size: tuple[int, int]) -> str:
             await pilot.pause()
             previous, svg = svg, app.export_screenshot()
         return svg
+
+
+#: The demo's training keys (docs/display.md, Dealer training): the key, the action's name
+#: (``controller.app.training.Trainer.actions``) and what it does, for the help.
+TRAINING_KEYS: Final = (
+    ("a", "alarm", "a card of the other deck passes the slot: an integrity alarm"),
+    ("u", "undo", "press UNDO (put the stray card aside first)"),
+    ("m", "misdeal", "press MISDEAL: the hand is void, every bet returned"),
+    ("s", "shoe", "unplug the shoe's cable, or plug it back in"),
+    ("j", "jam", "a card sticks in the shoe's slot, or is freed"),
+)
+
+TRAINING_HELP: Final = "\n\n[b]DEALER TRAINING[/b] (the demo only)  make the table go wrong:\n" + (
+    "\n".join(f"[b]{key}[/b] {name}: {what}" for key, name, what in TRAINING_KEYS)
+)
+
+
+class TrainingHelp(HelpScreen):
+    """The display's help, and the demo's training keys."""
+
+    def compose(self) -> ComposeResult:
+        yield Static(HELP_TEXT + TRAINING_HELP, id="help")
+
+
+class TrainingDisplay(DealerDisplay):
+    """The live demo's display with keys for a dealer's training: each makes the simulated
+    table go wrong (or presses undo or misdeal), and the screen shows what the real table
+    would show. ``actions`` does each key's work (by name, ``TRAINING_KEYS``) and says it in a
+    few words, shown for a moment."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding(key, f"train('{name}')", name.capitalize()) for key, name, _what in TRAINING_KEYS
+    ]
+
+    def __init__(self, view: TableView, actions: Mapping[str, Callable[[], str]]) -> None:
+        missing = {name for _key, name, _what in TRAINING_KEYS} - set(actions)
+        if missing:
+            raise ValueError(f"training: no action for {sorted(missing)}; expected one a key")
+        super().__init__(view)
+        self.actions = dict(actions)
+
+    def action_train(self, name: str) -> None:
+        """Do one training key's work; what it did shows for a moment."""
+        self.notify(self.actions[name](), timeout=4)
+
+    def action_help(self) -> None:
+        """How to read the display, and the training keys."""
+        self.push_screen(TrainingHelp())
