@@ -284,8 +284,9 @@ def test_an_alarm_from_the_console_holds_the_bot_until_the_dealer_resolves_it(
     tmp_path: Path,
 ) -> None:
     """'fault twice' mid-hand: a card seen twice, an integrity alarm the controller holds the
-    hand on (NOTES.md, Integrity) and the bot did not cause: the bot waits, naming the panel's
-    alarm; 'press undo' dismisses that read on the controller only, and the bot deals on."""
+    hand on (NOTES.md, Integrity) and the bot did not cause: a new hand is refused, the bot
+    waits, naming the panel's alarm; 'press undo' dismisses that read on the controller only,
+    and the bot deals on."""
     with bench(tmp_path, hands=1) as b:
 
         def pause_after_the_third_card(line: str) -> None:
@@ -300,6 +301,16 @@ def test_an_alarm_from_the_console_holds_the_bot_until_the_dealer_resolves_it(
         clock.advance(1.0)  # past the shoe's repeat window: a second read, not a repeat
         assert "passed the slot again" in b.command("fault twice")
         assert wait_until(lambda: panel(b.table).startswith("ALARM "), WAIT)
+        # A new hand while the alarm holds this one is refused (NOTES.md, Integrity).
+        controller = b.table.controller
+        taken = controller.inputs
+        assert b.command("press new_hand") == "pressed new_hand\n"
+        assert wait_until(lambda: controller.inputs == taken + 1, WAIT)
+        (refused,) = controller.core.last_events
+        assert isinstance(refused, Refused)
+        assert refused.input == "new_hand"
+        assert refused.reason.startswith("the hand is held by an alarm")
+        b.wait_said("the technician pressed new_hand: refused")
         first = len(b.said)
         b.command("bot resume")
         held = b.wait_said("waiting: the controller holds the hand: 'ALARM ", first)
