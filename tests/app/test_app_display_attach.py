@@ -12,8 +12,9 @@ import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from apphelp import PATIENCE, dealer, sim_table
+from apphelp import PATIENCE, sim_table
 from display_harness import settle
+from test_app_feed import welcomed_dealer
 from test_app_secrets import screen_text
 from textual.pilot import Pilot
 
@@ -80,7 +81,7 @@ def test_it_follows_the_table_says_when_it_is_gone_and_shows_it_again(tmp_path: 
 
         async def script(app: AttachedDisplay, pilot: Pilot[None]) -> None:
             assert await settle(pilot, lambda: app.linked and app.view == feeds.built[-1], PATIENCE)
-            await asyncio.to_thread(dealer(table, hands=1).run)
+            await asyncio.to_thread(welcomed_dealer(table, 1).run)
             assert await settle(pilot, lambda: app.view == feeds.built[-1], PATIENCE)
             shown = flat(app)
             assert "SIM-1" in shown
@@ -154,7 +155,7 @@ def test_quitting_the_attached_display_leaves_the_table_running(tmp_path: Path) 
     feeds = Feeds(tmp_path / "d.sock")
     with sim_table(tmp_path, "mambo", seats=3, display=feeds) as table:
         feeds.feed.start()
-        acts = dealer(table, hands=1).acts()
+        acts = welcomed_dealer(table, 1).acts()
         asked: list[str] = []
 
         async def script(app: AttachedDisplay, pilot: Pilot[None]) -> None:

@@ -23,7 +23,9 @@ from apphelp import PATIENCE, dealer, json_log, sim_table
 from test_app_secrets import GAMES, Secrets, named
 
 from controller.app.feed import DisplayFeed
+from controller.app.lockstep import LockstepDealer
 from controller.app.loop import wait_until
+from controller.app.simtable import SimTable
 from controller.display import wire
 from controller.display.demo import SCENES
 from controller.display.view import TableView
@@ -74,6 +76,14 @@ def feed_at(tmp_path: Path, **kwargs: object) -> Iterator[DisplayFeed]:
         yield feed
 
 
+def welcomed_dealer(table: SimTable, hands: int) -> LockstepDealer:
+    """The random bot dealing ``hands`` hands, once the controller has welcomed the shoe and
+    the panel: a paused table refuses NEW HAND (the controller's rule since 2e12189), and a
+    bot that pressed it first would deal a hand the table never began."""
+    assert wait_until(lambda: not table.controller.core.pauses, PATIENCE), "devices welcomed"
+    return dealer(table, hands=hands)
+
+
 class Tee:
     """The controller's display: every view it built, then the feed."""
 
@@ -100,7 +110,7 @@ def test_a_display_gets_the_hello_the_table_as_it_stands_then_every_view(tmp_pat
             client = Client(feed.path)
             assert wait_until(lambda: feed.attached == 1, PATIENCE)
             attached_at = len(tee.built)
-            dealer(table, hands=1).run()
+            welcomed_dealer(table, 1).run()
             assert table.controller.core.finished == 1
         feed.close()
         assert client.ended.wait(PATIENCE), "the feed's close ends the display's connection"
@@ -169,7 +179,7 @@ def test_a_display_that_never_reads_is_dropped_while_the_table_deals_on(tmp_path
             stuck = Client(feed.path, reads=False)
             assert wait_until(lambda: feed.attached == 1, PATIENCE)
             attached_at = len(tee.built)
-            dealer(table, hands=1).run()  # waits on the controller's every input
+            welcomed_dealer(table, 1).run()  # waits on the controller's every input
             assert table.controller.core.finished == 1
             assert len(tee.built) - attached_at > 20
             assert wait_until(lambda: feed.attached == 0, PATIENCE), "the stuck one is gone"
@@ -195,7 +205,7 @@ def test_a_display_that_sends_anything_is_refused_with_a_log_line(tmp_path: Path
             bad.sock.sendall(b'{"change": "sit", "seat": 3}\n\x00\xff')
             assert bad.ended.wait(PATIENCE), "the feed closed the talking display's connection"
             assert wait_until(lambda: feed.attached == 1, PATIENCE)
-            dealer(table, hands=1).run()
+            welcomed_dealer(table, 1).run()
             assert table.controller.core.finished == 1
             assert wait_until(lambda: good.views()[-1:] == tee.built[-1:], PATIENCE)
         good.close()
@@ -244,7 +254,7 @@ def test_the_bytes_sent_name_no_card_a_player_may_not_see(tmp_path: Path, game: 
             client = Client(feed.path)
             assert wait_until(lambda: feed.attached == 1, PATIENCE)
             attached_at = len(tee.built)
-            dealer(table, hands=1).run()
+            welcomed_dealer(table, 1).run()
             assert table.controller.core.finished == 1
         feed.close()
         assert client.ended.wait(PATIENCE)
@@ -303,7 +313,7 @@ def test_a_display_that_never_reads_holds_nothing_while_it_is_still_attached(
             stuck = Client(feed.path, reads=False)
             assert wait_until(lambda: feed.attached == 1, PATIENCE)
             attached_at = len(tee.built)
-            dealer(table, hands=1).run()
+            welcomed_dealer(table, 1).run()
             assert table.controller.core.finished == 1
             assert len(tee.built) - attached_at > 20
             assert feed.attached == 1, "still attached, never read: and the hand is over"
