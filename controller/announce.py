@@ -5,7 +5,8 @@ For example: "Seat 4 brings in: lowest up-card 2 of clubs".
 An announcement is heard by everyone at the table and read by everyone who reads the
 log: the dealer's display and the panel face the players and the cameras, and the
 log travels to journald and log shippers. So it never names a card no player may see
-(``hidden_cards``): a hole card, a burn, a card to the muck, a discard. Those stay in
+(``hidden_cards``): a hole card, a burn, a card to the muck, a discard, the card that
+raised an integrity alarm. Those stay in
 the journal, which keeps every card (docs/display.md, What the table sees).
 """
 
@@ -14,7 +15,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from controller.cards import DECK
 from controller.engine import events as ev
+
+#: The codes of the cards in play: an alarm whose read is one of them names a card.
+_CARD_CODES = frozenset(card.code for card in DECK)
 
 
 def _amounts(entries: tuple[ev.SeatAmount, ...]) -> str:
@@ -64,7 +69,18 @@ def hidden_cards(event: ev.Event) -> tuple[str, ...]:
         return event.discards
     if isinstance(event, ev.DiscardsReshuffled):
         return event.cards
+    if isinstance(event, ev.Alarm) and event.read in _CARD_CODES:
+        # NOTES.md, Integrity: the card that raised an alarm may be the twin of a hole card
+        # ("already seen this hand (seat 2)") or a live hand's card at the discard reader; the
+        # dealer holds it, the journal and the floor name it. A tag or a button is not a card.
+        return (event.read,)
     return ()
+
+
+def alarm_read(alarm: ev.Alarm) -> str:
+    """What raised ``alarm``, as the table may be told: "a card" for a card of the deck in
+    play (``hidden_cards``), else the tag or the button as read."""
+    return "a card" if hidden_cards(alarm) else alarm.read
 
 
 def facts(event: ev.Event) -> dict[str, Any]:
@@ -166,7 +182,7 @@ RENDERERS: dict[type[Any], Callable[[Any], str]] = {
     ev.Showdown: _showdown,
     ev.HandSettled: _settled,
     ev.HandVoided: lambda e: f"Misdeal: hand {e.hand} is void; returned {_amounts(e.returned)}.",
-    ev.Alarm: lambda e: f"Alarm: {e.read} at the {e.point}: {e.reason}; {e.expected}.",
+    ev.Alarm: lambda e: f"Alarm: {alarm_read(e)} at the {e.point}: {e.reason}; {e.expected}.",
     ev.Refused: lambda e: f"Refused {e.input}: {e.reason}.",
     ev.Undone: lambda e: f"Undone: {e.input}.",
     ev.SeatsChanged: _seats_changed,

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 from tablehelp import play, table
 
-from controller.announce import RENDERERS, announce, facts, hidden_cards
+from controller.announce import RENDERERS, alarm_read, announce, facts, hidden_cards
+from controller.cards import Card
 from controller.engine import events as events_module
 from controller.engine.events import (
     BURN,
+    Alarm,
     CardDealt,
     CardDiscarded,
     CardMucked,
@@ -16,7 +18,7 @@ from controller.engine.events import (
     Event,
     Refused,
 )
-from controller.inputs import Button, ButtonPress
+from controller.inputs import Button, ButtonPress, CardRead
 
 pytestmark = pytest.mark.fast
 
@@ -91,3 +93,28 @@ def test_hole_cards_burns_and_discards_are_a_card_in_the_sentence_and_not_in_the
     assert announce(declared) == "Seat 3 draws 2."
     assert facts(declared) == {"seat": 3, "discards": 2}
     assert "Js" not in announce(CardMucked("Js", 2)) + announce(CardDiscarded("Js", 2))
+
+
+def test_the_card_that_raised_an_alarm_is_a_card_to_the_table_and_the_journal_keeps_it() -> None:
+    """NOTES.md, Integrity: a hole card read again raises an alarm; the announcement, the
+    dealer's panel line and the log's facts say "a card", since naming it would name the hole
+    card it repeats (seat 1's Ah); the event itself (the journal) keeps the code."""
+    t = table("five-card-stud")
+    play(t, "new_hand Ah")
+    alarm = next(e for e in t.apply(CardRead(Card.parse("Ah"))) if isinstance(e, Alarm))
+    assert alarm.read == "Ah"
+    assert hidden_cards(alarm) == ("Ah",)
+    assert alarm_read(alarm) == "a card"
+    assert announce(alarm).startswith("Alarm: a card at the slot: the card was already seen")
+    assert "Ah" not in announce(alarm)
+    assert "read" not in facts(alarm)
+    assert "Ah" not in repr(facts(alarm))
+
+
+def test_an_alarm_names_a_tag_or_a_button_that_is_no_card() -> None:
+    """A tag of no deck in play, or a button, names no card: the alarm says what was read."""
+    tag = Alarm(read="tag E0040150", point="slot", expected="seat 2", reason="not enrolled")
+    button = Alarm(read="draw_done", point="", expected="seat 2", reason="owed a card")
+    assert hidden_cards(tag) == hidden_cards(button) == ()
+    assert announce(tag).startswith("Alarm: tag E0040150 at the slot")
+    assert alarm_read(button) == "draw_done"

@@ -77,7 +77,7 @@ def test_an_integrity_alarm_fills_the_width_in_red_and_says_what_to_do() -> None
         assert banner.display
         assert banner.outer_size.width == app.size.width
         text = _text(banner)
-        assert "Card 7♥ already seen this hand (dealt to seat 3 on 3rd street)." in text
+        assert "A card at the slot: the card was already seen this hand (seat 3)." in text
         assert "Put the card aside and press UNDO, or press MISDEAL." in text
         assert banner.styles.background.hex.lower() == "#b00020"
         assert _box(app, 5).has_class("-next-card")

@@ -61,7 +61,7 @@ def test_notes_integrity_a_card_seen_twice_in_a_hand_raises_an_alarm() -> None:
     t = table("five-card-stud")
     play(t, "new_hand Ah")
     alarm = of_kind(t.apply(CardRead(Card.parse("Ah"))), Alarm)[0]
-    assert alarm.reason == "Ah was already seen this hand (seat 1)"
+    assert alarm.reason == "the card was already seen this hand (seat 1)"
     assert t.state.seats[1].down == ()
 
 
@@ -159,4 +159,4 @@ def test_folded_cards_at_the_discard_reader_go_to_the_muck_a_live_hand_is_an_ala
     events = t.apply(CardRead(Card.parse("Qc"), ReadPoint.DISCARD_READER))
     assert of_kind(events, CardMucked) == [CardMucked("Qc", 3)]
     alarm = of_kind(t.apply(CardRead(Card.parse("Ah"), ReadPoint.DISCARD_READER)), Alarm)[0]
-    assert alarm.reason == "Ah belongs to seat 1, still in the hand"
+    assert alarm.reason == "the card belongs to seat 1, still in the hand"

@@ -153,7 +153,7 @@ def test_14_12a_f_a_card_before_draw_done_or_a_discard_the_player_does_not_hold_
     t.apply(ButtonPress(Button.UNDO))
     seat2 = Card.parse(t.state.seats[1].down[0])
     alarm = of_kind(t.apply(CardRead(seat2, ReadPoint.DISCARD_READER)), Alarm)[0]
-    assert alarm.reason == f"{seat2.code} belongs to seat 2, still in the hand"
+    assert alarm.reason == "the card belongs to seat 2, still in the hand"
 
 
 def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players() -> None:
@@ -183,13 +183,13 @@ def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players(
             own = Card.parse(hand[0])
             alarm = of_kind(t.apply(CardRead(own)), Alarm)[0]
             assert alarm.reason == (
-                f"{own.code} is a discard of seat 4, the player drawing, not among the "
+                "the card is a discard of seat 4, the player drawing, not among the "
                 "reshuffled discards or the stub (14.12A(f))"
             )
             t.apply(ButtonPress(Button.UNDO))
             held = t.state.seats[0].down  # a card seat 1 holds is no replacement for seat 4
             alarm = of_kind(t.apply(CardRead(Card.parse(held[0]))), Alarm)[0]
-            assert alarm.reason == f"{held[0]} was already seen this hand (seat 1)"
+            assert alarm.reason == "the card was already seen this hand (seat 1)"
             t.apply(ButtonPress(Button.UNDO))
             # The last card of the stub, then four of the reshuffled discards.
             _deal(t, [stub[0], *(Card.parse(code) for code in reshuffled[:4])])

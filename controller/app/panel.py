@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from controller.announce import alarm_read
 from controller.app.core import Pause, ShoeWarning
 from controller.engine.events import (
     BURN,
@@ -55,7 +56,7 @@ def panel_line(
         return 0, paused_line(pauses)
     if isinstance(pending, Alarm):
         # NOTES.md, Integrity: an alarm holds the hand until the dealer resolves it.
-        return 0, _ascii(f"ALARM {pending.read}: UNDO or MISDEAL")
+        return 0, _ascii(f"ALARM {alarm_read(pending)}: UNDO or MISDEAL")
     seat, line = waiting_for(pending)
     if shoe:
         return seat, SHOE_LINES[shoe[0]]

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from controller.announce import announce
+from controller.announce import alarm_read, announce
 from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
 from controller.cards import Card
 from controller.display.view import (
@@ -236,7 +236,7 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
         alarms.append(
             AlarmView(
                 Severity.ALARM,
-                f"{pending.read} at the {pending.point}: {pending.reason}.",
+                f"{alarm_read(pending).capitalize()} at the {pending.point}: {pending.reason}.",
                 "Put the card aside and press UNDO, or press MISDEAL.",
                 "NOTES.md, Integrity",
             )

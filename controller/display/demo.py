@@ -198,7 +198,7 @@ def alarm() -> TableView:
         alarms=(
             AlarmView(
                 Severity.ALARM,
-                "Card 7♥ already seen this hand (dealt to seat 3 on 3rd street).",
+                "A card at the slot: the card was already seen this hand (seat 3).",
                 "Put the card aside and press UNDO, or press MISDEAL.",
                 "NOTES.md, Integrity",
             ),

@@ -186,7 +186,7 @@ class Drawing:
         ):
             # 14.12A(f): the drawing player's own discards are not reshuffled for it.
             raise Irregularity(
-                f"{card.code} is a discard of seat {drawing}, the player drawing, "
+                f"the card is a discard of seat {drawing}, the player drawing, "
                 "not among the reshuffled discards or the stub (14.12A(f))",
                 "expected " + describe_destination(expected),
             )

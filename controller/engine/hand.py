@@ -130,8 +130,10 @@ class HandState:
         elif index in self.holder:
             held = self.holder[index]
             where = "a burn or the board" if held is None else f"seat {held}"
+            # A reason never names the card: the alarm's read does, which the journal keeps and
+            # the table is not told (announce.hidden_cards: its twin may be a hole card).
             raise Irregularity(
-                f"{card.code} was already seen this hand ({where})",
+                f"the card was already seen this hand ({where})",
                 "expected " + describe_destination(expected),
             )
         kind, seat, face = expected.destination, expected.seat, expected.face
@@ -153,7 +155,7 @@ class HandState:
         index = card.index
         if index not in self.holder:
             raise Irregularity(
-                f"{card.code} was not dealt this hand",
+                "the card was not dealt this hand",
                 "only cards dealt this hand at the discard reader",
             )
         if index in self.discarded:  # a discard passed over the reader again: muck
@@ -161,7 +163,7 @@ class HandState:
         holder = self.holder[index]
         if in_play and holder is not None and holder not in self.folded:
             raise Irregularity(
-                f"{card.code} belongs to seat {holder}, still in the hand",
+                f"the card belongs to seat {holder}, still in the hand",
                 FOLDED_HANDS_ONLY,
             )
         self.mucked.add(index)

@@ -39,7 +39,7 @@ ASKED = ActionRequired(
         (CardExpected(COMMUNITY, None, None), [], (0, "Community card, face up")),
         (CardExpected(SEAT, 4, "down"), [], (4, "Card to seat 4, face down")),
         (NewHandExpected(7), [], (0, "Shuffle; NEW HAND for hand 7")),
-        (Alarm("Kd", "slot", "seat 2", "seen twice"), [], (0, "ALARM Kd: UNDO or MISDEAL")),
+        (Alarm("Kd", "slot", "seat 2", "seen twice"), [], (0, "ALARM a card: UNDO or MISDEAL")),
         (ASKED, [Pause("shoe", Cause.LOST)], (0, "PAUSED: shoe lost")),
         (
             ASKED,

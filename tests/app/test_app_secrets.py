@@ -15,17 +15,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, journal_records, json_log, sim_table
+from apphelp import PATIENCE, dealer, journal_records, json_log, sim_table
 from rich.console import Console
 
 from controller.announce import hidden_cards
 from controller.app import records as rec
-from controller.app.loop import Controller
+from controller.app.loop import Controller, wait_until
 from controller.cards import Card
 from controller.display.app import DealerDisplay
 from controller.display.render import SUIT_SYMBOLS, card_face
 from controller.display.view import TableView
-from controller.engine.events import CardDealt, Event, HandStarted, Showdown
+from controller.engine.events import Alarm, CardDealt, Event, HandStarted, Showdown
+from controller.inputs import Button
 
 GAMES = ["mambo", "five-card-stud", "triple-draw"]
 
@@ -208,3 +209,36 @@ def test_the_dealers_screen_shows_no_card_no_player_may_see(tmp_path: Path, game
     assert leaks == []
     assert unseen == []
     assert seen_up > 0, "face-up cards were on the screen to read"
+
+
+def test_an_alarm_on_a_hole_cards_twin_names_it_nowhere_the_table_sees(tmp_path: Path) -> None:
+    """NOTES.md, Integrity, and docs/display.md, What the table sees: seat 1's hole card read
+    again at the slot raises an alarm; the log, the views the display is given and the panel's
+    line say "a card", never the hole card's code; the journal's alarm record names it."""
+    views: list[TableView] = []
+    with (
+        json_log(tmp_path) as lines,
+        sim_table(tmp_path, "five-card-stud", display=views.append) as table,
+    ):
+        controller = table.controller
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        table.sim.shuffle(5)
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: controller.core.table.hand_number == 1, PATIENCE)
+        table.sim.reread(after=1.0)  # past the repeat window: a second read of the card
+        hole = table.sim.deal()  # 14.13(c): seat 1's first card, face down
+        assert wait_until(lambda: controller.inputs == 2, PATIENCE)
+        table.clock.advance(1.5)
+        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
+        assert wait_until(lambda: table.sim.panel.text.startswith("ALARM "), PATIENCE)
+        panel = table.sim.panel.text
+    secret = frozenset({hole.code})
+    alarms = [line for line in lines if line.get("event") == "alarm"]
+    assert len(alarms) == 1
+    assert "a card at the slot" in str(alarms[0]["text"])
+    assert not [line for line in lines if named(secret, str(line))]
+    assert any(view.alarms for view in views)
+    assert not [view for view in views if named(secret, repr(view))]
+    assert panel == "ALARM a card: UNDO or MISDEAL"
+    decisions = [repr(data) for kind, data in journal_records(tmp_path / "journal")]
+    assert any("'alarm'" in data and f"'read': '{hole.code}'" in data for data in decisions)

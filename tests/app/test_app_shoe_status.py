@@ -44,7 +44,7 @@ DEAL_TO_4 = CardExpected(SEAT, 4, "down")
             Alarm("Kd", "slot", "seat 2", "seen twice"),
             [],
             (ShoeWarning.LID_OPEN,),
-            (0, "ALARM Kd: UNDO or MISDEAL"),
+            (0, "ALARM a card: UNDO or MISDEAL"),
         ),
     ],
 )
