@@ -1,10 +1,12 @@
 """The display feed: the dealer's display published on a unix socket (``tablectl display``).
 
-``DisplayFeed`` is the controller's ``display``: after every input the loop hands it
-the ``TableView`` it built, the same view an in-process display is given, so a
-face-down card is a back (controller/announce.py ``hidden_cards``; docs/display.md,
-What the table sees). Each display that attaches gets the feed's hello, the newest
-view, then every new view, one JSON line each (``controller.display.wire``).
+``DisplayFeed`` is the controller's ``display``: after every input, while a display
+is attached, the loop hands it the ``TableView`` it built, the same view an in-process
+display is given, so a face-down card is a back (controller/announce.py
+``hidden_cards``; docs/display.md, What the table sees). While none is attached no
+view is built. Each display that attaches gets the feed's hello, the table as it
+stands (built for it at the controller's next turn), then every new view, one JSON
+line each (``controller.display.wire``).
 
 The controller never waits on a display. ``__call__`` runs on the loop's thread,
 under the table's lock: it encodes the view once and offers the line to each display's
@@ -97,6 +99,11 @@ class DisplayFeed:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._log = structlog.get_logger("controller.feed").bind()
+        #: Set by the controller whose display this is (``Controller``): puts a build of the
+        #: table's view on its queue. With it, no view is built while no display is attached
+        #: (a view costs more than the rest of a card's announcement), and a display that
+        #: attaches is given the table as it stands, built for it under the table's turn.
+        self.ask_for_view: Callable[[], None] | None = None
 
     # --- the controller's side -------------------------------------------------------------
 
@@ -132,6 +139,12 @@ class DisplayFeed:
         display.dropped = reason
         with contextlib.suppress(OSError):
             display.conn.shutdown(socket.SHUT_RDWR)  # a send in progress stops at once
+
+    def wanted(self) -> bool:
+        """Whether a view would reach anyone: a display is attached. Read without the lock on
+        the loop's thread (a list's length is one read); a display attaching just after is
+        given its own view (``ask_for_view``)."""
+        return bool(self._displays)
 
     @property
     def attached(self) -> int:
@@ -240,7 +253,8 @@ class DisplayFeed:
             display = _Display(self._attached, conn, _peer(conn), queue.Queue(self.queue_views + 2))
             # The hello and the table as it stands now, before any view published after it.
             display.lines.put_nowait(wire.hello_line(self.table_id))
-            if self._latest is not None:
+            ask = self.ask_for_view
+            if ask is None and self._latest is not None:
                 display.lines.put_nowait(wire.view_line(self._latest))
             self._displays.append(display)
         self._log.info("display_attached", display=display.number, peer=display.peer)
@@ -248,6 +262,8 @@ class DisplayFeed:
             target=self._send, args=(display,), name=f"tablectl-feed-{display.number}", daemon=True
         )
         display.thread.start()
+        if ask is not None:
+            ask()  # the view comes as the controller's next turn, like any other
 
     def _send(self, display: _Display) -> None:
         """The display's thread: its lines out, until it goes, is dropped, or the feed closes."""

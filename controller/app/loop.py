@@ -31,6 +31,7 @@ from controller.announce import announce, facts
 from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import Cause, ShoeWarning, SinceCheckpoint, TableCore
+from controller.app.feed import DisplayFeed
 from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_fields, seats_text
 from controller.app.view import ViewBuilder
@@ -58,6 +59,13 @@ from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused
 POLL: Final = 0.1
 #: Put in the queue to wake the loop: a driver's thread failed to handle an input.
 _WAKE: Final = object()
+
+
+@dataclass(frozen=True, slots=True)
+class ViewWanted:
+    """A display attached to the feed: build the table's view at the loop's next turn."""
+
+
 #: The engine's events a dealer must act on as a fault, logged at warning (the rest at info):
 #: an integrity alarm holds the hand (NOTES.md, Integrity), and a refused input changed
 #: nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
@@ -182,6 +190,12 @@ class Controller:
 
     def __post_init__(self) -> None:
         self.view = ViewBuilder(self.table_id)
+        self._display_wanted: Callable[[], bool] | None = None
+        if isinstance(self.display, DisplayFeed):
+            # A feed with no display attached is given no view; one that attaches asks for
+            # the table as it stands (app/feed.py).
+            self._display_wanted = self.display.wanted
+            self.display.ask_for_view = self.show_view_soon
         # Bound now, to the log as configured: a lazy logger is built again at every line
         # (a few microseconds each, two or three lines a card). The run configures the log
         # before it builds the controller.
@@ -409,8 +423,18 @@ class Controller:
                 )
             case SeatRequest():
                 self._seat_request(event)
+            case ViewWanted():
+                self._show_view()
             case _:
                 self._log.error("unknown_driver_event", event=repr(event))
+
+    def show_view_soon(self) -> None:
+        """A display attached (any thread): the loop builds the table's view at its next turn."""
+        self.events.put(ViewWanted())
+
+    def _show_view(self) -> None:
+        if self.display is not None:
+            self.display(self.view.build(self.core))
 
     def _origin(self, driver: DeviceDriver[Any], seq: int) -> rec.Origin:
         boot = self._boots.get(driver.device) or driver.receiver.boot or ""
@@ -611,9 +635,11 @@ class Controller:
             self._shown = shown
             self.panel.light_and_show(*shown)
         if self.display is not None:
-            # Followed only for a display: without one (a unit under systemd) nothing reads it.
+            # Followed only for a display: without one nothing reads it. The log strip's
+            # history is kept even while no display is attached, for the next one to attach.
             self.view.observe(events)
-            self.display(self.view.build(core))
+            if self._display_wanted is None or self._display_wanted():
+                self.display(self.view.build(core))
         for listener in self.listeners:
             listener(self, events)
 

@@ -318,3 +318,38 @@ def test_a_display_that_never_reads_holds_nothing_while_it_is_still_attached(
             assert len(tee.built) - attached_at > 20
             assert feed.attached == 1, "still attached, never read: and the hand is over"
         stuck.close()
+
+
+def test_a_feed_with_no_display_builds_no_view_and_an_attaching_display_gets_the_table_now(
+    tmp_path: Path,
+) -> None:
+    """The feed as ``tablectl run`` wires it (the controller's own display): while no display
+    is attached no view is built (one costs more than the rest of a card's announcement); a
+    display that attaches is given the table as it stands, built for it at the controller's
+    next turn, then every view."""
+    with feed_at(tmp_path, queue_views=READING) as feed:
+        with sim_table(tmp_path, "mambo", seats=3, display=feed) as table:
+            controller = table.controller
+            built: list[TableView] = []
+            build = controller.view.build
+
+            def counted(core: object) -> TableView:
+                view = build(core)  # type: ignore[arg-type]
+                built.append(view)
+                return view
+
+            controller.view.build = counted  # type: ignore[method-assign]
+            welcomed_dealer(table, 1).run()
+            assert controller.core.finished == 1
+            assert built == [], "no display attached: no view built"
+            client = Client(feed.path)
+            assert wait_until(lambda: len(client.views()) == 1, PATIENCE)
+            assert client.views()[0] == build(controller.core), "the table as it stands"
+            welcomed_dealer(table, 1).run()
+            assert controller.core.finished == 2
+            assert wait_until(lambda: len(client.views()) == len(built), PATIENCE)
+        feed.close()
+        assert client.ended.wait(PATIENCE)
+        client.close()
+    assert client.views() == built, "the view built at the attach, then every view, in order"
+    assert len(built) > 20
