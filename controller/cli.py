@@ -3,8 +3,8 @@
 Each command module defines ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning the exit status).
 Every module in the ``controller.commands`` package is a command: adding a
-command is adding its module. The options the journal's readers share
-(``--journal`` or ``--config``) live here.
+command is adding its module (a module whose name begins with ``_`` is the commands'
+own: ``_options``, the options the journal's readers share).
 """
 
 from __future__ import annotations
@@ -15,49 +15,21 @@ import os
 import pkgutil
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Final
 
 from controller import __version__, commands
-from controller.config import load_config
-from controller.settings import DEFAULT_JOURNAL_DIR
 
 #: The status of a command whose reader went away (``tablectl recall | head``), as a shell
 #: reports a process ended by SIGPIPE (128 + 13).
 EXIT_BROKEN_PIPE: Final = 141
 
 
-def add_journal_options(parser: argparse.ArgumentParser) -> None:
-    """``--journal DIR`` or ``--config FILE`` (its ``[journal] dir``), not both."""
-    where = parser.add_mutually_exclusive_group()
-    where.add_argument(
-        "--journal",
-        type=Path,
-        default=DEFAULT_JOURNAL_DIR,
-        metavar="DIR",
-        help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
-    )
-    where.add_argument(
-        "--config",
-        type=Path,
-        metavar="FILE",
-        help="the table's configuration (table.toml): the journal is its [journal] dir",
-    )
-
-
-def journal_dir(args: argparse.Namespace) -> Path:
-    """The journal the options of ``add_journal_options`` name; SettingsError naming the
-    configuration file and what is wrong in it, if ``--config`` cannot be read."""
-    if args.config is None:
-        directory: Path = args.journal
-        return directory
-    return load_config(args.config).journal.dir
-
-
 def command_modules() -> list[str]:
     """The sub-command modules, in name order (the order ``--help`` lists them)."""
     return sorted(
-        f"{commands.__name__}.{info.name}" for info in pkgutil.iter_modules(commands.__path__)
+        f"{commands.__name__}.{info.name}"
+        for info in pkgutil.iter_modules(commands.__path__)
+        if not info.name.startswith("_")
     )
 
 

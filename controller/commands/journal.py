@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cli import add_journal_options, journal_dir
+from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
 from controller.journal import Anchor, VerifyReport, verify
 from controller.jsonreport import print_report

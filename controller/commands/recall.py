@@ -9,7 +9,7 @@ from typing import Any
 
 from controller.app.progress import Progress
 from controller.app.recall import HandRecord, describe, format_hand, hands
-from controller.cli import add_journal_options, journal_dir
+from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
 from controller.engine import Stakes
 from controller.journal import JournalError, JournalReader, Record

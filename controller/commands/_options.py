@@ -1,0 +1,36 @@
+"""Options several commands share: where the journal is (``--journal`` or ``--config``)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from controller.config import load_config
+from controller.settings import DEFAULT_JOURNAL_DIR
+
+
+def add_journal_options(parser: argparse.ArgumentParser) -> None:
+    """``--journal DIR`` or ``--config FILE`` (its ``[journal] dir``), not both."""
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument(
+        "--journal",
+        type=Path,
+        default=DEFAULT_JOURNAL_DIR,
+        metavar="DIR",
+        help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
+    )
+    where.add_argument(
+        "--config",
+        type=Path,
+        metavar="FILE",
+        help="the table's configuration (table.toml): the journal is its [journal] dir",
+    )
+
+
+def journal_dir(args: argparse.Namespace) -> Path:
+    """The journal the options of ``add_journal_options`` name; SettingsError naming the
+    configuration file and what is wrong in it, if ``--config`` cannot be read."""
+    if args.config is None:
+        directory: Path = args.journal
+        return directory
+    return load_config(args.config).journal.dir
