@@ -16,7 +16,6 @@ import argparse
 import asyncio
 import math
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
@@ -54,7 +53,7 @@ def _seconds(text: str) -> float:
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    """The options of ``tablectl display`` and ``python -m controller.display``."""
+    """The options of ``tablectl display``."""
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--config",
@@ -152,12 +151,3 @@ def attach(args: argparse.Namespace) -> int:
     table = f"table {table_id}" if table_id else f"the table at {socket}"
     print(f"tablectl display: closed; {table} keeps running (the display only showed it)")
     return EXIT_DONE
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m controller.display``."""
-    parser = argparse.ArgumentParser(
-        prog="python -m controller.display", description="The dealer's display."
-    )
-    add_arguments(parser)
-    return run(parser.parse_args(argv))
