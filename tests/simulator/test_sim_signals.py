@@ -20,9 +20,10 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_sim(directory: Path) -> subprocess.Popen[str]:
-    """``tablectl sim --dir DIR``, its input a pipe kept open, once it has printed its last line
-    before the console reads that input (the links made, the console waiting). SIGINT is given the child as a terminal
-    gives it: Python keeps it ignored if it starts ignored (a shell's background job)."""
+    """``tablectl sim --dir DIR``, its input a pipe kept open, once it has printed its last
+    line before the console reads that input (the links made, the console waiting). SIGINT is
+    given the child as a terminal gives it: Python keeps it ignored if it starts ignored (a
+    shell's background job)."""
     child = (
         "import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
         f"sys.argv = ['tablectl', 'sim', '--dir', {str(directory)!r}]; "
