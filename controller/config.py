@@ -27,7 +27,14 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Final
 
-from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.config import (
+    RULE_NAMES,
+    ConfigError,
+    HouseRules,
+    ShortAllIn,
+    Stakes,
+    TableConfig,
+)
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
 from controller.settings import (
@@ -115,6 +122,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "log",
             "control",
             "display",
+            "rules",
         ),
         "table": ("id", "game", "seats", "dealer", "button"),
         "stakes": (
@@ -138,6 +146,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "log": ("level", "format", "file"),
         "control": ("socket",),
         "display": ("socket",),
+        "rules": RULE_NAMES,
     }
 )
 
@@ -443,6 +452,34 @@ def _read_journal(section: Section | None, base: Path) -> JournalSettings | None
     return JournalSettings(directory, fsync, hands, size)
 
 
+def _read_rules(section: Section | None, spec: GameSpec | None) -> HouseRules | None:
+    """``[rules]``: the house rules the table posts (NOTES.md, House rules), each NOTES.md's
+    default when left out; a rule the game gives no occasion to apply is refused (it could not
+    take effect). None if a problem was recorded."""
+    if section is None:
+        return HouseRules()
+    before = len(section.problems)
+    defaults = HouseRules()
+    flags = {
+        name: section.boolean(name, getattr(defaults, name))
+        for name in (
+            "opener_must_bet",
+            "cap_lifts_heads_up",
+            "bring_in_has_option",
+            "burn_before_each_draw",
+        )
+    }
+    short = section.choice(
+        "short_all_in", [rule.value for rule in ShortAllIn], defaults.short_all_in.value
+    )
+    if len(section.problems) > before or short is None or None in flags.values():
+        return None
+    rules = HouseRules(short_all_in=ShortAllIn(short), **flags)  # type: ignore[arg-type]
+    for name, why in rules.inert_in(spec) if spec is not None else ():
+        section.fail(name, f"expected the key left out: it cannot take effect ({why})")
+    return None if len(section.problems) > before else rules
+
+
 def _read_control(section: Section | None, base: Path) -> ControlSettings | None:
     socket = _socket(section, base, "the path of the control socket (tablectl seat)")
     return None if socket is None else ControlSettings(socket)
@@ -552,10 +589,13 @@ def parse_config(
     log = _read_log(top.section("log", SECTION_KEYS["log"], required=False), base)
     control = _read_control(top.section("control", SECTION_KEYS["control"], required=False), base)
     display = _read_display(top.section("display", SECTION_KEYS["display"], required=False), base)
+    rules = _read_rules(top.section("rules", SECTION_KEYS["rules"], required=False), spec)
 
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
-            TableConfig(table.seats, stakes, table.dealer, stacks).validate(spec)
+            TableConfig(table.seats, stakes, table.dealer, stacks, rules or HouseRules()).validate(
+                spec
+            )
         except ConfigError as exc:
             problems.append(engine_problem("table", {}, exc))
 
@@ -572,6 +612,7 @@ def parse_config(
     assert decks is not None
     assert journal is not None
     assert log is not None
+    assert rules is not None
     return TableSettings(
         source=source,
         table_id=table.table_id,
@@ -587,6 +628,7 @@ def parse_config(
         log=log,
         control=control,
         display=display,
+        rules=rules,
     )
 
 

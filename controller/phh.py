@@ -43,7 +43,7 @@ from typing import Final
 from controller.announce import announce
 from controller.cards import DECK, Card, CardError
 from controller.engine import Table
-from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableConfig
 from controller.engine.events import (
     BURN,
     COMMUNITY,
@@ -105,6 +105,9 @@ class PhhHand:
     seats: tuple[int, ...] | None = None
     #: PHH's ``seat_count``: how many seats the source's table has (None: not given).
     seat_count: int | None = None
+    #: The house rules tablectl's export writes (``_tablectl_short_all_in`` ...); NOTES.md's
+    #: defaults for a rule the file does not give.
+    rules: HouseRules = field(default_factory=HouseRules)
 
     @property
     def players(self) -> int:
@@ -169,6 +172,20 @@ def _seats(data: dict[str, object], players: int, source: str) -> tuple[int, ...
     )
 
 
+#: The prefix of the user-defined fields (PHH: a leading underscore) of the house rules.
+RULE_FIELD_PREFIX: Final = "_tablectl_"
+
+
+def _rules(data: dict[str, object], source: str) -> HouseRules:
+    """The house rules the file's ``_tablectl_<rule>`` fields give (tablectl's export)."""
+    fields_ = {f"{RULE_FIELD_PREFIX}{name}": name for name in RULE_NAMES}
+    words = {fields_[key]: value for key, value in data.items() if key in fields_}
+    try:
+        return HouseRules.from_words(words, where=f"{source}: {RULE_FIELD_PREFIX}<rule>")
+    except ConfigError as error:
+        raise PhhError(str(error)) from None
+
+
 def read_phh(text: str, source: str = "<phh>") -> PhhHand:
     """Read one PHH hand (TOML); PhhError names the field that is missing or malformed."""
     try:
@@ -200,6 +217,7 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
         bring_in=0 if draw else _int(data, "bring_in", source),
         seats=_seats(data, len(stacks), source),
         seat_count=count if isinstance(count, int) else None,
+        rules=_rules(data, source),
     )
     for key in ("antes", "blinds_or_straddles"):
         if len(getattr(hand, key)) != hand.players:
@@ -517,6 +535,7 @@ def _draw_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHan
         stakes=stakes,
         dealer=seats[-1],
         stacks=_known_stacks(hand, seats),
+        rules=hand.rules,
     )
     return ConvertedHand(game, config, tuple(conv.inputs))
 
@@ -545,6 +564,7 @@ def _stud_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHan
         stakes=stakes,
         dealer=seats[0] - 1,
         stacks=_known_stacks(hand, seats),
+        rules=hand.rules,
     )
     walk = _StudWalk(Table(GAMES[game], config), hand, seats)
     walk.take(ButtonPress(Button.NEW_HAND), "the new hand")

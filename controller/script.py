@@ -1,7 +1,8 @@
 """Hand scripts: a table's setup and its inputs as plain text (docs/hand-script.md).
 
 A script is how a technician reproduces an incident and how the tests state a
-hand: the setup lines (``game``, ``seats``, ``dealer``, ``stakes``, ``stacks``),
+hand: the setup lines (``game``, ``seats``, ``dealer``, ``stakes``, ``stacks``,
+``rules``),
 then one input per line, a card as the shoe read it (``Kd`` or ``Kd slot`` at
 the dealing slot, ``Kd discard`` at the discard reader), a foreign tag
 (``tag 04A1B2C3 a card of the other deck``) or a button name (``fold``).
@@ -15,10 +16,20 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.cards import Card, CardError
-from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.config import (
+    RULE_NAMES,
+    ConfigError,
+    HouseRules,
+    ShortAllIn,
+    Stakes,
+    TableConfig,
+)
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
-SETUP_KEYS: Final = ("game", "seats", "dealer", "stakes", "stacks")
+SETUP_KEYS: Final = ("game", "seats", "dealer", "stakes", "stacks", "rules")
+#: The house rules as a script writes them (NOTES.md, House rules): each rule's name with
+#: dashes, ``yes`` or ``no`` (``short-all-in``: half-bet or full-bet).
+_RULE_KEYS: Final = {name.replace("_", "-"): name for name in RULE_NAMES}
 _STAKES_KEYS: Final = {
     "ante": "ante",
     "bring-in": "bring_in",
@@ -150,6 +161,25 @@ def _stakes(source: str, line: int, words: Sequence[str]) -> Stakes:
         raise ScriptError(source, line, str(error)) from None
 
 
+def _rules(source: str, line: int, words: Sequence[str]) -> HouseRules:
+    values: dict[str, bool | ShortAllIn] = {}
+    for key, value in _pairs(source, line, words).items():
+        name = _RULE_KEYS.get(key)
+        if name is None:
+            known = ", ".join(_RULE_KEYS)
+            raise ScriptError(source, line, f"rules: unknown {key!r}; expected one of {known}")
+        if name == "short_all_in":
+            if value not in set(ShortAllIn):
+                allowed = " or ".join(rule.value for rule in ShortAllIn)
+                raise ScriptError(source, line, f"{key}={value!r}: expected {allowed}")
+            values[name] = ShortAllIn(value)
+        elif value in {"yes", "no"}:
+            values[name] = value == "yes"
+        else:
+            raise ScriptError(source, line, f"{key}={value!r}: expected yes or no")
+    return HouseRules(**values)  # type: ignore[arg-type]  # keys and types checked above
+
+
 def parse_script(text: str, source: str = "<script>") -> HandScript:
     """Read a hand script. A bad setup line raises ScriptError (nothing can run without the
     setup); a bad input line is collected in ``errors`` and left out of ``lines``.
@@ -204,7 +234,8 @@ def _setup(source: str, setup: dict[str, tuple[int, list[str]]]) -> tuple[str | 
             stacks[_int(source, line, "stacks seat", key)] = _int(
                 source, line, f"stack {key}", value
             )
-    return game, TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks)
+    rules = _rules(source, *setup["rules"]) if "rules" in setup else HouseRules()
+    return game, TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks, rules=rules)
 
 
 def format_input(inp: TableInput) -> str:
@@ -216,6 +247,13 @@ def format_input(inp: TableInput) -> str:
     if isinstance(inp, ForeignTag):
         return f"tag {inp.tag} {inp.point} {inp.reason}"
     return inp.button.value
+
+
+def _rule_word(rules: HouseRules, name: str) -> str:
+    value = getattr(rules, name)
+    if isinstance(value, ShortAllIn):
+        return value.value
+    return "yes" if value else "no"
 
 
 def write_script(game: str, config: TableConfig, inputs: Iterable[TableInput]) -> str:
@@ -242,5 +280,9 @@ def write_script(game: str, config: TableConfig, inputs: Iterable[TableInput]) -
     ]
     if config.stacks:
         out.append("stacks " + " ".join(f"{s}={n}" for s, n in sorted(config.stacks.items())))
+    out.append(
+        "rules "
+        + " ".join(f"{key}={_rule_word(config.rules, name)}" for key, name in _RULE_KEYS.items())
+    )
     out.extend(format_input(inp) for inp in inputs)
     return "\n".join(out) + "\n"

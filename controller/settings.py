@@ -12,7 +12,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from controller.engine.config import Stakes, TableConfig
+from controller.engine.config import HouseRules, Stakes, TableConfig
 from controller.games.spec import GameSpec
 
 # --- Defaults (docs/deploy.md, Configuration reference) ----------------------------------
@@ -169,6 +169,8 @@ class TableSettings:
     control: ControlSettings | None = None
     #: None: the default socket beside the control socket (``display_socket``).
     display: DisplaySettings | None = None
+    #: ``[rules]``: the house rules posted with the stakes (NOTES.md, House rules).
+    rules: HouseRules = field(default_factory=HouseRules)
 
     @property
     def control_socket(self) -> Path:
@@ -188,5 +190,9 @@ class TableSettings:
     def table_config(self) -> TableConfig:
         """The engine's configuration of this table (checked against the game on load)."""
         return TableConfig(
-            seats=self.seats, stakes=self.stakes, dealer=self.dealer, stacks=self.stacks
+            seats=self.seats,
+            stakes=self.stakes,
+            dealer=self.dealer,
+            stacks=self.stacks,
+            rules=self.rules,
         )

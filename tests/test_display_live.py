@@ -248,11 +248,15 @@ def test_the_game_line_posts_the_stakes_as_the_scenes_do(
 ) -> None:
     """N.J.A.C. 13:69F-8.3: the game line posts the limit and the forced bets (the ante and
     the bring-in in stud, the blinds in triple draw), in the words of the demonstration
-    scenes (bring-in: Mambo, draw: triple draw), not a bare "5/10"."""
+    scenes (bring-in: Mambo, draw: triple draw), not a bare "5/10"; then the house rules
+    posted beside them (NOTES.md, House rules: the defaults, the half-bet rule)."""
     scene = {"triple-draw": SCENES["draw"]()}.get(game, SCENES["bring-in"]())
     view = views[game]["bet"]
     assert view.stakes == scene.stakes == POSTED[game]
-    assert render.header_text(render.Heading.of(view)).plain.endswith(f"   {POSTED[game]}")
+    assert view.rules == scene.rules == "half-bet all-in"
+    heading = render.Heading.of(view)
+    assert render.header_text(heading).plain.endswith(f"   {POSTED[game]} · half-bet all-in")
+    assert render.header_text(heading, rules=False).plain.endswith(f"   {POSTED[game]}")
 
 
 #: Facing a bet: the chips gathered in the pot, and the chips in front of each seat.

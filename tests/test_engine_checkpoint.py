@@ -14,6 +14,7 @@ from dataclasses import replace
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from test_engine_properties import _table
 
 from controller.app import records as rec
 from controller.cards import DECK, Card
@@ -22,7 +23,6 @@ from controller.engine.autoplay import play_hand
 from controller.engine.events import DrawExpected, Event, HandStarted
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, TableInput
-from tests.test_engine_properties import _table
 
 pytestmark = pytest.mark.fast
 
@@ -65,14 +65,14 @@ def _restore_midway(game: str, data: st.DataObject) -> None:
         play_hand(table, deck, lambda p: rng.choice(p.options))
     if data.draw(st.booleans(), label="undo the last input after the checkpoint"):
         cp = table.checkpoint()
-        restored = Table.from_checkpoint(spec, table.config, cp, table.rules)
+        restored = Table.from_checkpoint(spec, table.config, cp)
         assert restored.apply(ButtonPress(Button.UNDO)) == table.apply(ButtonPress(Button.UNDO))
         assert restored.state == table.state
         return
     cp = table.checkpoint()
     # The journal's form of it (docs/journal.md, Checkpoints) reads back to the same value.
     assert rec.table_checkpoint_of(json.loads(json.dumps(rec.table_checkpoint_json(cp)))) == cp
-    restored = Table.from_checkpoint(spec, table.config, cp, table.rules)
+    restored = Table.from_checkpoint(spec, table.config, cp)
     _same_future(table, restored, rng, HANDS)
 
 

@@ -4,13 +4,15 @@ switch of ``HouseRules`` flipped once, each seen to change the play it names.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from tablehelp import STAKES, of_kind, play
 
 from controller.cards import DECK
 from controller.engine import ConfigError, Stakes, Table, TableConfig
+from controller.engine.config import HouseRules, ShortAllIn
 from controller.engine.events import ActionRequired, CardDealt, CardExpected, Refused
-from controller.engine.rules import HouseRules, ShortAllIn
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
 
@@ -28,7 +30,7 @@ def _table(
     stakes: Stakes = STAKES,
     **config: object,
 ) -> Table:
-    return Table(GAMES[game], TableConfig(seats=seats, stakes=stakes, **config), rules)  # type: ignore[arg-type]
+    return Table(GAMES[game], TableConfig(seats=seats, stakes=stakes, rules=rules, **config))  # type: ignore[arg-type]
 
 
 def _options(t: Table) -> dict[str, str]:
@@ -168,6 +170,7 @@ def test_a_checkpoint_restored_under_other_house_rules_is_refused_not_replayed_o
     play(t, DEAL_TWO + " check_call check_call check_call bet_raise fold fold")
     assert t.phase == "settled"
     cp = t.checkpoint()
-    assert Table.from_checkpoint(t.spec, t.config, cp, rules).state == t.state
+    assert Table.from_checkpoint(t.spec, t.config, cp).state == t.state
+    defaults = replace(t.config, rules=HouseRules())
     with pytest.raises(ConfigError, match="checkpoint of hand 1: its hand ends held"):
-        Table.from_checkpoint(t.spec, t.config, cp)
+        Table.from_checkpoint(t.spec, defaults, cp)

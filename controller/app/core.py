@@ -64,16 +64,23 @@ class ReplayMismatch(Exception):
 
 
 class StakesChanged(ReplayMismatch):
-    """The hand in progress was started under other stakes than the configuration now gives:
-    finished under these, it would be dealt under two (13:69F-8.3: the posted stakes)."""
+    """The hand in progress was started under other stakes or house rules than the
+    configuration now gives: finished under these, it would be dealt under two (13:69F-8.3:
+    the posted stakes; NOTES.md, House rules)."""
 
     def __init__(self, record: Record, journaled: rec.HandTerms, now: rec.HandTerms) -> None:
+        what, was, given = "stakes", rec.stakes_json(journaled.stakes), rec.stakes_json(now.stakes)
+        if journaled.stakes == now.stakes:
+            what, was, given = (
+                "house rules",
+                rec.rules_json(journaled.rules),
+                rec.rules_json(now.rules),
+            )
         Exception.__init__(
             self,
-            f"journal seq {record.seq}: the hand in progress was started under the stakes "
-            f"{rec.stakes_json(journaled.stakes)}, and the configuration now gives "
-            f"{rec.stakes_json(now.stakes)}; put the hand's stakes back in the configuration "
-            "until it is over, and change them between hands",
+            f"journal seq {record.seq}: the hand in progress was started under the {what} "
+            f"{was}, and the configuration now gives {given}; put the hand's {what} back in "
+            "the configuration until it is over, and change them between hands",
         )
 
 
@@ -230,7 +237,7 @@ class TableCore:
     def terms(self) -> rec.HandTerms:
         """What a hand starting now is dealt under, journaled with its start (docs/journal.md,
         A hand's terms)."""
-        return rec.HandTerms(self.table.stakes)
+        return rec.HandTerms(self.table.stakes, self.table.rules)
 
     @property
     def paused_by(self) -> list[str]:
@@ -484,14 +491,18 @@ class TableCore:
 def _restored_table(
     spec: GameSpec, config: TableConfig, cp: TableCheckpoint, dealt: rec.HandTerms | None
 ) -> Table:
-    """The table a checkpoint continues. Its last hand is replayed under the stakes it was
-    dealt under (None: a checkpoint written before they were kept, so the configuration's).
-    When the configuration now posts others (changed between hands, 13:69F-8.3), the table
-    continues under those from between hands: undo no longer reaches into that last hand,
-    which a replay under the new stakes would settle otherwise."""
-    if dealt is None or dealt.stakes == config.stakes:
+    """The table a checkpoint continues. Its last hand is replayed under the stakes and house
+    rules it was dealt under (None: a checkpoint written before they were kept, so the
+    configuration's stakes and ``RULES_BEFORE_JOURNALED``). When the configuration now posts
+    others (changed between hands, 13:69F-8.3), the table continues under those from between
+    hands: undo no longer reaches into that last hand, which a replay under the new terms
+    would settle otherwise."""
+    if dealt is None:
+        dealt = rec.HandTerms(config.stakes, rec.RULES_BEFORE_JOURNALED)
+    if dealt.stakes == config.stakes and dealt.rules == config.rules:
         return Table.from_checkpoint(spec, config, cp)
-    Table.from_checkpoint(spec, replace(config, stakes=dealt.stakes), cp)  # it holds together
+    then = replace(config, stakes=dealt.stakes, rules=dealt.rules)
+    Table.from_checkpoint(spec, then, cp)  # it holds together
     between = replace(cp, start_stacks=(), start_dealer=0, inputs=(), closed=False, after=())
     return Table.from_checkpoint(spec, config, between)
 

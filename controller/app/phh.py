@@ -24,9 +24,10 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from controller.app.recall import HandRecord
+from controller.app.records import RULES_BEFORE_JOURNALED
 from controller.engine import Stakes
 from controller.games import GAMES
-from controller.phh import DRAW_VARIANTS
+from controller.phh import DRAW_VARIANTS, RULE_FIELD_PREFIX
 from controller.phh import VARIANTS as IMPORTED_VARIANTS
 
 #: The PHH variant code of each game (custom codes F5S and FMB/6 for the games PHH does not
@@ -229,6 +230,14 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
         ("time_zone", "UTC"),
         ("_tablectl_started", hand.started),
         ("_tablectl_stakes", "configuration" if hand.terms is None else "journal"),
+        # PHH has no field for the house rules (NOTES.md, House rules): the hand's own, one
+        # user-defined field each, which the import reads back (controller/phh.py).
+        *(
+            (f"{RULE_FIELD_PREFIX}{name}", value)
+            for name, value in (RULES_BEFORE_JOURNALED if hand.terms is None else hand.terms.rules)
+            .as_words()
+            .items()
+        ),
     ]
     lines = [f"{name} = {_toml_value(value)}" for name, value in fields]
     return "\n".join(lines) + "\n"

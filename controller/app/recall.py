@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from controller.app import records as rec
+from controller.display.view import posted_rules
 from controller.engine.config import Stakes
+from controller.games import GAMES
 from controller.journal import Record
 
 
@@ -149,6 +151,10 @@ def format_hand(hand: HandRecord) -> str:
     head = f"Hand {hand.number}, {hand.game}, {hand.started}{state}"
     if hand.terms is None:
         stakes = "stakes: not in the journal (written before hands recorded them)"
+        rules = rec.RULES_BEFORE_JOURNALED
     else:
         stakes = f"stakes: {describe_stakes(hand.terms.stakes)}"
-    return "\n".join([head, f"  {stakes}", *(f"  {line}" for line in hand.lines)])
+        rules = hand.terms.rules
+    spec = GAMES.get(hand.game)
+    posted = [] if spec is None else [f"  house rules: {posted_rules(rules, spec)}"]
+    return "\n".join([head, f"  {stakes}", *posted, *(f"  {line}" for line in hand.lines)])

@@ -8,12 +8,12 @@ device's resend of a sentence it journaled but never acknowledged.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, fields
+from dataclasses import MISSING, dataclass, field, fields
 from typing import Final, TypeVar
 
 from controller.cards import Card
 from controller.engine.checkpoint import SeatStack, TableCheckpoint
-from controller.engine.config import ConfigError, Stakes
+from controller.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes
 from controller.engine.events import Event
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
@@ -190,17 +190,39 @@ def _shoe_word(data: JsonObject, part: str, words: type[_Word]) -> _Word:
 @dataclass(frozen=True, slots=True)
 class HandTerms:
     """What a hand is dealt under, journaled in its ``hand_started`` record as ``terms``
-    (docs/journal.md, A hand's terms): the stakes posted at the table (13:69F-8.3), so the
-    export and recall tell each hand by its own stakes after the configuration changed.
-
-    Whatever else a hand is dealt under and the configuration can change (the house rules)
-    joins here as a field of its own, encoded by ``fields`` and read by ``hand_terms_of``.
+    (docs/journal.md, A hand's terms): the stakes and the house rules posted at the table
+    (13:69F-8.3; NOTES.md, House rules), so a replay, recall and the export take each hand
+    under its own after the configuration changed.
     """
 
     stakes: Stakes
+    rules: HouseRules = field(default_factory=HouseRules)
 
     def fields(self) -> JsonObject:
-        return {"stakes": stakes_json(self.stakes)}
+        return {"stakes": stakes_json(self.stakes), "rules": rules_json(self.rules)}
+
+
+#: The rules every hand was dealt under before hands recorded their rules: the full-bet
+#: short all-in (NOTES.md's default then), NOTES.md's defaults otherwise. A record of terms
+#: without rules is read as these, so such a journal replays as it was dealt.
+RULES_BEFORE_JOURNALED: Final = HouseRules(short_all_in=ShortAllIn.FULL_BET)
+
+
+def rules_json(rules: HouseRules) -> JsonObject:
+    """Every house rule by name (``short_all_in`` as its word, the rest true or false)."""
+    return dict(rules.as_words())
+
+
+def rules_of(data: JsonValue, kind: str = HAND_STARTED) -> HouseRules:
+    """The house rules a record's ``rules`` object holds; RecordFormatError names what is
+    wrong (an unknown rule, a word or a type the rule does not take)."""
+    detail: JsonObject = {"rules": data}
+    if not isinstance(data, dict):
+        raise RecordFormatError(kind, detail, "expected the house rules as an object")
+    try:
+        return HouseRules.from_words(data)
+    except ConfigError as error:
+        raise RecordFormatError(kind, detail, str(error)) from None
 
 
 def stakes_json(stakes: Stakes) -> JsonObject:
@@ -242,15 +264,24 @@ def stakes_of(data: JsonValue, kind: str = HAND_STARTED) -> Stakes:
 
 def hand_terms_of(data: JsonObject, kind: str = HAND_STARTED) -> HandTerms | None:
     """The terms a ``hand_started`` record (or a checkpoint, of its last hand) holds; None for
-    a record written before hands recorded them (the reader falls back on the configuration's,
-    and says so)."""
+    a record written before hands recorded them (the reader falls back on the configuration's
+    stakes, and says so, and on ``RULES_BEFORE_JOURNALED``); terms without rules were dealt
+    under ``RULES_BEFORE_JOURNALED``."""
     terms = data.get("terms")
     if terms is None:
         return None
     if not isinstance(terms, dict) or "stakes" not in terms:
         detail: JsonObject = {"terms": terms}
         raise RecordFormatError(kind, detail, "expected terms as an object with stakes")
-    return HandTerms(stakes_of(terms["stakes"], kind))
+    unknown = sorted(set(terms) - {"stakes", "rules"})
+    if unknown:
+        detail = {"terms": terms}
+        raise RecordFormatError(kind, detail, f"{', '.join(unknown)}: expected stakes and rules")
+    rules = terms.get("rules")
+    return HandTerms(
+        stakes_of(terms["stakes"], kind),
+        RULES_BEFORE_JOURNALED if rules is None else rules_of(rules, kind),
+    )
 
 
 def decision_data(

@@ -34,6 +34,7 @@ from controller.display.view import (
     ShownHand,
     TableView,
     device_lost,
+    posted_rules,
     posted_stakes,
 )
 from controller.engine import events as ev
@@ -105,6 +106,7 @@ class ViewBuilder:
             hand_number=state.hand or None,
             street=state.street or "",
             stakes=posted_stakes(table.stakes, table.spec.forced_bet),
+            rules=posted_rules(table.rules, table.spec),
             pots=self._pots(in_hand, state.pot, gathered, live),
             community=tuple(Card.parse(c) for c in state.community),
             next_card=_next_card(pending, state.phase == DRAWING),

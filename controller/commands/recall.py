@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
+from controller.app import records as rec
 from controller.app.progress import Progress
 from controller.app.recall import HandRecord, describe, format_hand, hands
 from controller.commands._options import add_journal_options, journal_dir
@@ -30,6 +31,9 @@ class RecalledHand:
     #: The stakes it was dealt under (13:69F-8.3), as journaled with the hand; None for a
     #: hand journaled before hands recorded them.
     stakes: Stakes | None
+    #: The house rules it was dealt under (NOTES.md, House rules), by name; a hand journaled
+    #: before hands recorded them was dealt under ``RULES_BEFORE_JOURNALED``.
+    rules: dict[str, bool | str]
     lines: list[str]
     events: list[dict[str, Any]]
 
@@ -38,7 +42,17 @@ class RecalledHand:
         """The hand's text lines and the events they tell."""
         told = [event for event in hand.events if describe(event)]
         stakes = hand.terms.stakes if hand.terms is not None else None
-        return cls(hand.number, hand.game, hand.started, hand.finished, stakes, hand.lines, told)
+        rules = hand.terms.rules if hand.terms is not None else rec.RULES_BEFORE_JOURNALED
+        return cls(
+            hand.number,
+            hand.game,
+            hand.started,
+            hand.finished,
+            stakes,
+            rules.as_words(),
+            hand.lines,
+            told,
+        )
 
 
 @dataclass(frozen=True)

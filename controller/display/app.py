@@ -96,6 +96,9 @@ class HeaderBar(PartStatic[render.Heading]):
         room = max(0, self.size.width - lights.cell_len - 1)
         header = render.header_text(part)
         if header.cell_len > room:
+            # The stakes matter more than the house rules: drop the rules first.
+            header = render.header_text(part, rules=False)
+        if header.cell_len > room:
             # The device lights matter more than the stakes: cut the game line, never them.
             header = render.header_text(part, stakes=False)
             header.truncate(room, overflow="ellipsis")
@@ -423,7 +426,8 @@ class ConfirmQuit(ModalScreen[bool]):
 HELP_TEXT: Final = """\
 [b]THE DEALER'S DISPLAY[/b]
 
-[b]Top line[/b]  game, table, hand number, street, stakes; the shoe and panel lights on the right.
+[b]Top line[/b]  game, table, hand number, street, stakes and house rules; the shoe and panel
+   lights on the right.
 [b]Red banner[/b]  an integrity alarm: the hand is held. Do what the arrow says (usually: put
    the card aside and press UNDO, or press MISDEAL).
 [b]Amber banner[/b]  a device is lost, refused or in a fault: the table is paused; the banner

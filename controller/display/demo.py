@@ -37,9 +37,11 @@ from controller.display.view import (
     ShownHand,
     TableView,
     device_lost,
+    posted_rules,
     posted_stakes,
 )
-from controller.engine.config import Stakes
+from controller.engine.config import HouseRules, Stakes
+from controller.games.mambo import MAMBO
 from controller.games.spec import ForcedBet
 from controller.inputs import Button
 
@@ -60,6 +62,8 @@ _NAMES: Final = (
 #: The scenes' stakes, posted as a live table posts them (the stud games, triple draw).
 _STUD_STAKES: Final = posted_stakes(Stakes(5, 10, ante=1, bring_in=2), ForcedBet.BRING_IN)
 _DRAW_STAKES: Final = posted_stakes(Stakes(10, 20, small_blind=5, big_blind=10), ForcedBet.BLINDS)
+#: The house rules the scenes post: NOTES.md's defaults (the same words in every game).
+_RULES: Final = posted_rules(HouseRules(), MAMBO)
 
 
 def _c(code: str) -> Card:
@@ -78,6 +82,7 @@ def bring_in() -> TableView:
         hand_number=1042,
         street="1st round",
         stakes=_STUD_STAKES,
+        rules=_RULES,
         seats=seats,
         pots=(PotView("Main pot", 11, tuple(range(1, 12))),),
         to_act=ActionPrompt(
@@ -114,6 +119,7 @@ def draw() -> TableView:
         hand_number=377,
         street="First draw",
         stakes=_DRAW_STAKES,
+        rules=_RULES,
         seats=seats,
         pots=(PotView("Main pot", 80, (2, 3, 4, 6)),),
         next_card=NextCard(Destination.REPLACEMENT, 4, "1 of 2 replacements; then seat 6 draws"),
@@ -152,6 +158,7 @@ def showdown() -> TableView:
         hand_number=1043,
         street="Showdown",
         stakes=_STUD_STAKES,
+        rules=_RULES,
         seats=seats,
         community=(board,),
         pots=(PotView("Main pot", 75, (2, 5, 7)), PotView("Side pot 1", 20, (2, 5))),
@@ -192,6 +199,7 @@ def alarm() -> TableView:
         hand_number=88,
         street="3rd street",
         stakes=_STUD_STAKES,
+        rules=_RULES,
         seats=seats,
         pots=(PotView("Main pot", 28, (1, 2, 3, 5)),),
         next_card=NextCard(Destination.FACE_UP, 5, "3rd street: seat 5 is the last to receive"),
@@ -227,6 +235,7 @@ def device_lost_scene() -> TableView:
         hand_number=1044,
         street="2nd round",
         stakes=_STUD_STAKES,
+        rules=_RULES,
         seats=seats,
         pots=(PotView("Main pot", 19, (1, 3, 5)),),
         to_act=ActionPrompt(
@@ -267,6 +276,7 @@ def between_hands() -> TableView:
         hand_number=377,
         street="Between hands",
         stakes=_DRAW_STAKES,
+        rules=_RULES,
         seats=seats,
         dealer_prompt="Shuffle and cut the other deck, then press NEW HAND",
         log=(

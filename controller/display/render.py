@@ -228,6 +228,7 @@ class Heading:
     stakes: str
     devices: tuple[DeviceView, ...]
     deck: str = ""
+    rules: str = ""
 
     @classmethod
     def of(cls, view: TableView) -> Heading:
@@ -240,11 +241,13 @@ class Heading:
             view.stakes,
             view.devices,
             view.deck,
+            view.rules,
         )
 
 
-def header_text(heading: Heading, *, stakes: bool = True) -> Text:
-    """The top line: game, table, hand number, street and (if ``stakes``) the stakes."""
+def header_text(heading: Heading, *, stakes: bool = True, rules: bool = True) -> Text:
+    """The top line: game, table, hand number, street and (if ``stakes``) the stakes, then
+    (if ``rules`` too) the house rules posted beside them (13:69F-8.3)."""
     text = Text()
     text.append(f" {heading.game.upper()} ", style="bold #101010 on #ffd75f")
     text.append(f"  Table {heading.table_id}", style="bold")
@@ -257,6 +260,8 @@ def header_text(heading: Heading, *, stakes: bool = True) -> Text:
         text.append(heading.street, style="bold #5fd7ff")
     if stakes and heading.stakes:
         text.append(f"   {heading.stakes}", style="dim")
+        if rules and heading.rules:
+            text.append(f" · {heading.rules}", style="dim")
     return open_gaps(text)
 
 

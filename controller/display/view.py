@@ -22,8 +22,8 @@ from enum import Enum, StrEnum
 from typing import Final
 
 from controller.cards import Card
-from controller.engine.config import Stakes
-from controller.games.spec import ForcedBet
+from controller.engine.config import HouseRules, ShortAllIn, Stakes
+from controller.games.spec import ForcedBet, GameSpec
 from controller.inputs import Button
 
 #: The most seats any of our games deals to: Mambo stud's 11 (14.13A(b)).
@@ -275,6 +275,28 @@ def posted_stakes(stakes: Stakes, forced_bet: ForcedBet) -> str:
     return " · ".join(parts)
 
 
+def posted_rules(rules: HouseRules, spec: GameSpec) -> str:
+    """The house rules the table posts beside its stakes (13:69F-8.3; NOTES.md, House rules):
+    the short all-in rule always (``half-bet all-in``), then each rule the game applies that
+    is posted otherwise than NOTES.md's default, in a few words."""
+    parts = ["half-bet all-in" if rules.short_all_in is ShortAllIn.HALF_BET else "full-bet all-in"]
+    inert = {name for name, _ in rules.inert_in(spec)}
+    defaults = HouseRules()
+    for name, words in _RULE_WORDS.items():
+        if getattr(rules, name) != getattr(defaults, name) and name not in inert:
+            parts.append(words)
+    return " · ".join(parts)
+
+
+#: Each house rule posted otherwise than its default, as the game line says it.
+_RULE_WORDS: Final = {
+    "cap_lifts_heads_up": "no cap heads-up",
+    "opener_must_bet": "opener may check",
+    "bring_in_has_option": "bring-in has option",
+    "burn_before_each_draw": "burn before the first draw only",
+}
+
+
 def device_lost(name: str) -> DeviceView:
     """The standard view of a lost device: the table pauses and resumes where it stopped."""
     return DeviceView(
@@ -353,6 +375,8 @@ class TableView:
     street: str = ""
     #: The posted stakes in a line (:func:`posted_stakes`): "Limit 5/10 · ante 1 · bring-in 2".
     stakes: str = ""
+    #: The posted house rules in a line (:func:`posted_rules`): "half-bet all-in".
+    rules: str = ""
     pots: tuple[PotView, ...] = ()
     community: tuple[Card, ...] = ()
     next_card: NextCard = NO_CARD

@@ -100,6 +100,7 @@ def encode_view(view: TableView) -> Json:
         "hand_number": view.hand_number,
         "street": view.street,
         "stakes": view.stakes,
+        "rules": view.rules,
         "pots": [
             {"name": pot.name, "amount": pot.amount, "eligible": list(pot.eligible)}
             for pot in view.pots
@@ -202,6 +203,7 @@ def decode_view(fields: _Fields) -> TableView:
             hand_number=fields.optional_integer("hand_number"),
             street=fields.text("street"),
             stakes=fields.text("stakes"),
+            rules=fields.text("rules"),
             pots=fields.each("pots", _read_pot),
             community=fields.each_text("community", _face_card),
             next_card=NextCard(

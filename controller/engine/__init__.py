@@ -12,7 +12,7 @@ Public surface::
     table.last_settlement  # the last hand's HandSettled or HandVoided
     table.checkpoint()     # between hands: a TableCheckpoint that
     Table.from_checkpoint(spec, config, cp)  # continues exactly
-    Table(spec, config, rules=HouseRules(...))  # other house rules (NOTES.md's by default)
+    TableConfig(..., rules=HouseRules(...))  # other house rules (NOTES.md's by default)
 
 The engine is pure: no clock, I/O, threads or randomness, so a journal of
 inputs replays to the same events. Events are frozen dataclasses
@@ -30,9 +30,8 @@ Draw 2-7 (``controller/games/triple_draw.py``) is the game that declares them.
 from __future__ import annotations
 
 from controller.engine.checkpoint import TableCheckpoint
-from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes, TableConfig
 from controller.engine.hand import TableState
-from controller.engine.rules import HouseRules, ShortAllIn
 from controller.engine.table import Table
 
 __all__ = [

@@ -13,7 +13,7 @@ from functools import cache
 from typing import Final, NamedTuple
 
 from controller.cards import Card
-from controller.engine.config import Stakes
+from controller.engine.config import HouseRules, ShortAllIn, Stakes
 from controller.engine.events import (
     ActionRequired,
     ActionTaken,
@@ -24,7 +24,6 @@ from controller.engine.events import (
     SeatAmount,
 )
 from controller.engine.hand import HandState
-from controller.engine.rules import HouseRules, ShortAllIn
 from controller.games.spec import ForcedBet, GameSpec, OpenerDuty, SeatView, Street
 from controller.inputs import Button
 

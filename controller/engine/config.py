@@ -1,11 +1,21 @@
-"""A table's configuration: the game's seats, the dealer's place and the posted stakes."""
+"""A table's configuration: the game's seats, the dealer's place, the posted stakes and the
+posted house rules.
+
+NOTES.md, House rules (13:69F-8.3: posted at the table): each choice card rooms post
+differently has the default NOTES.md writes (``HouseRules()``); a table deals under
+others with ``TableConfig(..., rules=HouseRules(...))``. The raise cap and the rake on
+a pot won without a showdown are posted with the stakes already (``Stakes.cap``,
+``Stakes.rake_without_showdown``) and stay there, so each choice has one setting.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Final
 
-from controller.games.spec import BetSize, GameSpec
+from controller.games.spec import BetSize, ForcedBet, GameSpec, OpenerDuty
 
 
 class ConfigError(ValueError):
@@ -87,6 +97,113 @@ class Stakes:
         return self.small_bet if size is BetSize.SMALL else self.big_bet
 
 
+class ShortAllIn(StrEnum):
+    """What an all-in for less than a full bet or raise does to the betting."""
+
+    #: NOTES.md, Betting structure (Robert's Rules of Poker, Betting and raising, rule 6):
+    #: half a bet or more counts as a full bet and reopens; less reopens nothing for a
+    #: player who already acted, and a player yet to act may complete it.
+    HALF_BET = "half-bet"
+    #: Only a full bet or raise reopens the betting.
+    FULL_BET = "full-bet"
+
+
+@dataclass(frozen=True, slots=True)
+class HouseRules:
+    """The table's house rules (NOTES.md, House rules); the defaults are NOTES.md's."""
+
+    #: Five-card stud's later rounds: the opener "shall be required to bet" (14.13(f) read
+    #: literally); False lets it check (bet or check). Mambo's openers may check by its
+    #: text (14.13A(f),(h)), so this changes nothing there.
+    opener_must_bet: bool = True
+    #: NOTES.md, Betting structure: the half-bet rule, or the full-bet rule.
+    short_all_in: ShortAllIn = ShortAllIn.HALF_BET
+    #: Whether the raise cap (``Stakes.cap``) is lifted while only two players are in the
+    #: pot (NOTES.md, House rules). Off: the cap holds heads-up too.
+    cap_lifts_heads_up: bool = False
+    #: Whether the bring-in may act again (check or complete) when every other player only
+    #: called it (docs/rules-interpretation.md, Bring-in). Off: posting it was its action.
+    bring_in_has_option: bool = False
+    #: Triple draw: burn before each of the three draws (NOTES.md, Burns and draws), or only
+    #: before the first, as 14.12A(f) says for the first draw.
+    burn_before_each_draw: bool = True
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.short_all_in, ShortAllIn):
+            raise ConfigError(
+                f"rules: short_all_in={self.short_all_in!r}; expected one of "
+                + ", ".join(repr(rule.value) for rule in ShortAllIn)
+            )
+        for name in (
+            "opener_must_bet",
+            "cap_lifts_heads_up",
+            "bring_in_has_option",
+            "burn_before_each_draw",
+        ):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ConfigError(f"rules: {name}={value!r}; expected true or false")
+
+    def as_words(self) -> dict[str, bool | str]:
+        """Every rule by its name: ``short_all_in`` as its word, the rest true or false (the
+        journal's and the PHH export's form; ``from_words`` reads it back)."""
+        return {
+            name: value.value if isinstance(value, ShortAllIn) else bool(value)
+            for name, value in ((name, getattr(self, name)) for name in RULE_NAMES)
+        }
+
+    @classmethod
+    def from_words(cls, words: Mapping[str, object], where: str = "rules") -> HouseRules:
+        """The rules ``as_words`` wrote (a rule left out: NOTES.md's default); ConfigError
+        naming ``where``, the rule and what it takes."""
+        unknown = sorted(set(words) - set(RULE_NAMES))
+        if unknown:
+            raise ConfigError(
+                f"{where}: {', '.join(unknown)}: expected only {', '.join(RULE_NAMES)}"
+            )
+        values: dict[str, bool | ShortAllIn] = {}
+        for name, value in words.items():
+            if name == "short_all_in":
+                if not isinstance(value, str) or value not in set(ShortAllIn):
+                    allowed = " or ".join(repr(rule.value) for rule in ShortAllIn)
+                    raise ConfigError(f"{where}: {name}={value!r}; expected {allowed}")
+                values[name] = ShortAllIn(value)
+            elif type(value) is bool:
+                values[name] = value
+            else:
+                raise ConfigError(f"{where}: {name}={value!r}; expected true or false")
+        return cls(**values)  # type: ignore[arg-type]  # each value's type checked above
+
+    def inert_in(self, spec: GameSpec) -> list[tuple[str, str]]:
+        """The rules posted otherwise than NOTES.md's default that ``spec`` gives no occasion
+        to apply, each with why: a setting that cannot take effect is refused, not kept."""
+        inert = []
+        duty = any(s.betting.opener_duty is OpenerDuty.BET for s in spec.streets)
+        if not self.opener_must_bet and not duty:
+            inert.append(("opener_must_bet", f"no opener of {spec.name} is required to bet"))
+        if self.bring_in_has_option and spec.forced_bet is not ForcedBet.BRING_IN:
+            inert.append(("bring_in_has_option", f"{spec.name} has no bring-in"))
+        burned_draws = sum(1 for s in spec.streets if s.draw is not None and s.draw.burn)
+        if not self.burn_before_each_draw and burned_draws < 2:
+            inert.append(("burn_before_each_draw", f"{spec.name} has no second draw to burn"))
+        return inert
+
+    def check_for(self, spec: GameSpec) -> None:
+        """ConfigError naming the first rule ``spec`` cannot apply (``inert_in``)."""
+        for name, why in self.inert_in(spec):
+            raise ConfigError(f"rules: {name}={getattr(self, name)!r}: {why}; leave it out")
+
+
+#: The house rules' names, in their order (``HouseRules``' fields).
+RULE_NAMES: Final = (
+    "opener_must_bet",
+    "short_all_in",
+    "cap_lifts_heads_up",
+    "bring_in_has_option",
+    "burn_before_each_draw",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class TableConfig:
     """Which seats play, where the dealer (or the button) is, the stakes and the known stacks.
@@ -102,6 +219,8 @@ class TableConfig:
     stakes: Stakes
     dealer: int = 0
     stacks: Mapping[int, int] = field(default_factory=dict)
+    #: The house rules posted with the stakes (NOTES.md, House rules).
+    rules: HouseRules = HouseRules()
 
     def validate(self, spec: GameSpec) -> None:
         """Raise ConfigError naming the setting if the game cannot be dealt at this table."""

@@ -14,6 +14,7 @@ from functools import cache
 from typing import Final
 
 from controller.cards import DECK, Card
+from controller.engine.config import HouseRules
 from controller.engine.events import (
     BURN,
     SEAT,
@@ -25,7 +26,6 @@ from controller.engine.events import (
     Event,
 )
 from controller.engine.hand import HandState, Irregularity, describe_destination
-from controller.engine.rules import HouseRules
 from controller.games.spec import Face, Street
 
 _REASON: Final = "discards over the discard reader, then draw done (none: stands pat)"

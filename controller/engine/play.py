@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Final
 
 from controller.engine.betting import BETTING_BUTTONS, Betting
-from controller.engine.config import Stakes
+from controller.engine.config import HouseRules, Stakes
 from controller.engine.dealing import Dealing
 from controller.engine.drawing import Drawing
 from controller.engine.events import (
@@ -49,7 +49,6 @@ from controller.engine.machine import (
     fire,
     machine_for,
 )
-from controller.engine.rules import HouseRules
 from controller.engine.showdown import Ratings, settle, showdown, void
 from controller.games.spec import GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput

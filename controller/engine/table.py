@@ -1,6 +1,6 @@
 """The table: one game's hands, input by input, as the procedures say.
 
-``Table(spec, config, rules).apply(input)`` takes one ``TableInput`` (a card the
+``Table(spec, config).apply(input)`` takes one ``TableInput`` (a card the
 shoe read, a tag it could not map, a button the dealer pressed) and returns the
 events it causes. The table is a façade: the game's phase machine
 (``controller.engine.machine``) moves the hand from phase to phase and each
@@ -31,14 +31,12 @@ from controller.engine.events import (
 from controller.engine.hand import SeatState, TableState
 from controller.engine.machine import IN_HAND
 from controller.engine.play import Play, Start
-from controller.engine.rules import HouseRules
 from controller.games.spec import ForcedBet, GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, TableInput
 
 _UNDO: Final = Button.UNDO
 _MISDEAL: Final = Button.MISDEAL
 _NEW_HAND: Final = Button.NEW_HAND
-_NOTES_DEFAULTS: Final = HouseRules()
 
 
 def describe_input(inp: TableInput) -> str:
@@ -53,9 +51,7 @@ def describe_input(inp: TableInput) -> str:
 class Table:
     """One table dealing one game; see the package docstring for the public surface."""
 
-    def __init__(
-        self, spec: GameSpec, config: TableConfig, rules: HouseRules = _NOTES_DEFAULTS
-    ) -> None:
+    def __init__(self, spec: GameSpec, config: TableConfig) -> None:
         config.validate(spec)
         if spec.forced_bet is ForcedBet.BLINDS and not config.stakes.big_blind:
             raise ConfigError(
@@ -64,7 +60,7 @@ class Table:
         self.spec = spec
         self.config = config
         self.stakes = config.stakes
-        self.rules = rules
+        self.rules = rules = config.rules
         seats = tuple(sorted(config.seats))
         stacks = {s: config.stacks.get(s) for s in seats}
         self._play = Play(
@@ -262,9 +258,8 @@ class Table:
         spec: GameSpec,
         config: TableConfig,
         cp: TableCheckpoint,
-        rules: HouseRules = _NOTES_DEFAULTS,
     ) -> Table:
-        """A table continuing from ``cp``, with ``config``'s stakes, ``rules`` and ``cp``'s seats.
+        """A table continuing from ``cp``, with ``config``'s stakes and rules and ``cp``'s seats.
 
         The last hand is rebuilt from its start as undo rebuilds it, so its cards, its
         settlement and undo into it are all there; a seat change that closed it is applied
@@ -276,7 +271,7 @@ class Table:
         if cp.inputs:
             start = dict(cp.start_stacks)
             seats = tuple(start) if cp.closed else cp.seats
-            table = cls(spec, _config_at(config, seats, cp.start_dealer, start), rules)
+            table = cls(spec, _config_at(config, seats, cp.start_dealer, start))
             table._start = (dict(start), cp.start_dealer, cp.hand - 1)
             table._replay_hand(table._start, list(cp.inputs))
             table._inputs = list(cp.inputs)
@@ -292,7 +287,7 @@ class Table:
                     table._play.step(inp, silent)
                 table._inputs = list(cp.after)
         else:
-            table = cls(spec, _config_at(config, cp.seats, cp.dealer, stacks), rules)
+            table = cls(spec, _config_at(config, cp.seats, cp.dealer, stacks))
             table._play.number = cp.hand
             table._play.phase = cp.phase
             table._play.pending = NewHandExpected(cp.hand + 1)
@@ -342,6 +337,6 @@ class Table:
 def _config_at(
     config: TableConfig, seats: tuple[int, ...], dealer: int, stacks: Mapping[int, int | None]
 ) -> TableConfig:
-    """``config``'s stakes with these seats, dealer and (known) stacks."""
+    """``config``'s stakes and rules with these seats, dealer and (known) stacks."""
     known = {seat: stack for seat, stack in stacks.items() if stack is not None}
     return replace(config, seats=seats, dealer=dealer, stacks=known)
