@@ -137,7 +137,8 @@ Bot = RandomBot | ScriptedBot
 class BotRunner:
     """Performs ``bot``'s acts on ``sim``'s shoe and panel, one at a time, at ``pace``.
 
-    ``on_act`` (optional) hears every act after the devices performed it.
+    ``on_act`` (optional) hears every act after the devices performed it; ``before_act``
+    each of the bot's acts just before the devices perform it.
     ``on_rebuy`` hears the chips a seat buys between hands: no device reports
     them, so the controller must be told (``Table.rebuy``) before the next hand.
     ``on_wait`` hears, once each time, that the runner waits for the devices (a full
@@ -157,6 +158,7 @@ class BotRunner:
         pace: Pace | None = None,
         *,
         on_act: Callable[[Act], None] | None = None,
+        before_act: Callable[[Act], None] | None = None,
         on_rebuy: Callable[[Rebuy], None] | None = None,
         on_wait: Callable[[str], None] | None = None,
         wait_for_acks: bool = False,
@@ -166,6 +168,7 @@ class BotRunner:
         self.sim = sim
         self.pace = pace or Pace()
         self.on_act = on_act
+        self.before_act = before_act
         self.on_rebuy = on_rebuy
         self.on_wait = on_wait
         self.wait_for_acks = wait_for_acks
@@ -279,6 +282,8 @@ class BotRunner:
                 if self._stop.is_set():
                     return
                 continue
+            if self.before_act is not None:
+                self.before_act(act)
             try:
                 self.perform(act)
             except RunnerStopped:  # stopped while the devices could not take it: nothing was done

@@ -20,12 +20,13 @@ import time
 from collections.abc import Iterator
 from typing import Final
 
+from controller.app.core import Cause
 from controller.app.loop import Controller
 from controller.engine import TableConfig
 from controller.engine.events import Event
 from controller.games.spec import GameSpec
 from controller.inputs import Button
-from simulator.bots import Act, RandomBot, Rebuy, table_input
+from simulator.bots import Act, Press, RandomBot, Rebuy, table_input
 from simulator.clock import ManualClock
 from simulator.runner import BotRunner, Pace, RunnerError
 from simulator.table import Simulator
@@ -75,6 +76,7 @@ class LockstepDealer:
             sim,
             pace,
             on_act=self._wait_taken,
+            before_act=self._ready_for,
             on_rebuy=self._rebuy,
             follow_table=follow_table,
         )
@@ -198,6 +200,37 @@ class LockstepDealer:
                     )
             if self._clock is not None:  # not under the lock: the drivers' threads report
                 self._clock.advance(self._tick)
+
+    def _ready_for(self, act: Act) -> None:
+        """Before a new hand: wait until the controller has welcomed every device that is
+        plugged in. A controller just started (or restarted) is paused until it has heard each
+        device, and refuses a new hand meanwhile (docs/app.md, Devices lost and found); the
+        bot would have begun a hand the table never began. A device unplugged on purpose is
+        not waited for: the press goes, as a dealer's would."""
+        if not (isinstance(act, Press) and act.button is Button.NEW_HAND):
+            return
+        deadline = time.monotonic() + self.timeout
+        while not self._stop.is_set() and (waiting := self._unwelcomed()):
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"the controller has not welcomed the {' and the '.join(waiting)} for "
+                    f"{self.timeout} s, though plugged in; the table waits for: "
+                    f"{self.controller.core.table.pending}"
+                )
+            self._stop.wait(TICK_AFTER)
+            if self._clock is not None:  # the devices' time passes as while a dealer waits
+                self._clock.advance(self._tick)
+
+    def _unwelcomed(self) -> list[str]:
+        """The devices plugged in on the simulator that the controller holds for lost."""
+        sim = self.runner.sim
+        with sim.locked():
+            plugged = {name for name, device in sim.devices.items() if device.endpoint.plugged}
+        return [
+            pause.device
+            for pause in self.controller.core.pauses
+            if pause.cause is Cause.LOST and pause.device in plugged
+        ]
 
     def _done(self) -> bool:
         """The controller took what the bot made, or a stop came (under ``_cond``)."""

@@ -11,8 +11,10 @@ from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app.loop import Controller, wait_until
 from controller.app.simtable import SimTable
-from controller.engine.events import Event
+from controller.engine.events import Event, Refused
+from controller.inputs import Button
 from simulator.bots import Act, Press, Rebuy, Shuffle
+from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
 from simulator.runner import RunnerError
 
@@ -126,3 +128,44 @@ def test_a_restarted_controller_is_followed_from_its_count(tmp_path: Path) -> No
         assert controller.inputs == len(bot.bot.records[1].inputs)
         assert old is not controller
     assert seen
+
+
+def test_a_new_hand_waits_for_the_controller_to_welcome_a_plugged_in_shoe(
+    tmp_path: Path,
+) -> None:
+    """A controller that has not welcomed the shoe yet (just started, restarted, or here: the
+    shoe fell silent and is heard again) is paused and refuses a new hand (docs/app.md,
+    Devices lost and found): the dealer waits until the plugged-in shoe is welcomed before it
+    presses it, and the hand settles as the bot's table settled it (it was refused 1 run in 3
+    when the dealer started with the controller)."""
+    with sim_table(tmp_path, link={"backoff_max": 0.1}) as table:
+        controller = table.controller
+        clock = table.clock
+        assert isinstance(clock, ManualClock)
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        table.sim.silence("shoe")  # deaf and mute, still plugged in
+        while controller.core.paused_by != ["shoe"]:  # the host's silence check, on its clock
+            clock.advance(0.5)
+            wait_until(lambda: controller.core.paused_by == ["shoe"], 0.2)
+        refused: list[Event] = []
+        controller.listeners.append(
+            lambda _ctl, events: refused.extend(e for e in events if isinstance(e, Refused))
+        )
+        # While it waits, the devices' time passes (the shoe's hellos, the host's queries).
+        bot = dealer(table, hands=1, tick=0.1)
+        acts = bot.acts()
+        assert isinstance(next(acts), Shuffle)
+
+        def speak_once_waiting() -> None:
+            assert wait_until(lambda: bot._unwelcomed() == ["shoe"], PATIENCE)
+            table.sim.speak("shoe")
+
+        helper = threading.Thread(target=speak_once_waiting)
+        helper.start()
+        assert next(acts) == Press(Button.NEW_HAND)  # pressed once the shoe was welcomed
+        helper.join()
+        for _act in acts:
+            pass
+        assert refused == []
+        (settled,) = controller.core.results
+    assert bot.bot.records[0].differences(settled) == []
