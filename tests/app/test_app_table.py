@@ -308,7 +308,21 @@ def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path
         assert serve(controller, threading.Event()) is False
         table.sim.press(Button.NEW_HAND)  # nobody listens: the panel keeps it
         controller = table.start_controller()
-        assert wait_until(lambda: controller.core.table.hand_number == 1, PATIENCE)
+
+        def presses() -> list[dict[str, object]]:
+            return [
+                data
+                for kind, data in journal_records(tmp_path / "journal")
+                if kind == "button" and data["button"] == "new_hand"
+            ]
+
+        assert wait_until(lambda: len(presses()) == 1, PATIENCE), "the press is taken"
+        # Taken once: the restarted controller dealt it, or refused it if the shoe had not yet
+        # said hello (a paused table refuses a new hand); either way the panel's resend after
+        # the restart is not a second press.
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        controller.drain()
+        assert len(presses()) == 1
     assert verify(tmp_path / "journal").intact
 
 
