@@ -15,8 +15,8 @@ from math import comb, prod
 import pytest
 
 from controller.cards import DECK, Card, Rank, parse_cards
+from controller.hand_tables import Category
 from controller.hands import (
-    Category,
     deuce_to_seven_category,
     deuce_to_seven_low,
     deuce_to_seven_strength,

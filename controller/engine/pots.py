@@ -17,7 +17,7 @@ from controller.cards import Rank
 from controller.engine.config import Stakes
 from controller.engine.events import OddChipAward, PotResult, SeatAmount, ShareResult
 from controller.games.spec import OddChip, Rated, Showdown, ShowdownShare
-from controller.hands import ACE_LOW
+from controller.hand_tables import ACE_LOW
 
 
 @dataclass(slots=True)
