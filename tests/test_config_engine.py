@@ -16,12 +16,11 @@ from hypothesis import strategies as st
 
 from controller.config import (
     MISSING,
-    SECTION_KEYS,
     Problem,
     SettingsError,
-    engine_problem,
     parse_config,
 )
+from controller.config_sections import SECTION_KEYS, engine_problem
 from controller.engine import ConfigError, Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import SECTION_KEYS, load_config
+from controller.config import load_config
+from controller.config_sections import SECTION_KEYS
 from controller.engine import Table
 
 pytestmark = pytest.mark.fast
