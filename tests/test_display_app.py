@@ -11,23 +11,7 @@ from rich.text import Text
 from textual.pilot import Pilot
 from textual.widgets import Digits, Static
 
-from controller.display.app import (
-    ActPanel,
-    AlarmBanner,
-    ConfirmQuit,
-    DealerDisplay,
-    DealerPromptPanel,
-    DeviceBanner,
-    HeaderBar,
-    HelpScreen,
-    NextCardPanel,
-    PotPanel,
-    PromptText,
-    SeatBox,
-    ShowdownPanel,
-    TableGrid,
-    seat_boxes,
-)
+from controller.display.app import ConfirmQuit, DealerDisplay, HelpScreen, seat_boxes
 from controller.display.demo import (
     alarm,
     between_hands,
@@ -37,6 +21,19 @@ from controller.display.demo import (
     showdown,
 )
 from controller.display.view import AlarmView, SeatView, Severity, TableView
+from controller.display.widgets import (
+    ActPanel,
+    AlarmBanner,
+    DealerPromptPanel,
+    DeviceBanner,
+    HeaderBar,
+    NextCardPanel,
+    PotPanel,
+    PromptText,
+    SeatBox,
+    ShowdownPanel,
+    TableGrid,
+)
 
 
 def _text(widget: Static) -> str:

@@ -22,9 +22,10 @@ from controller.app import records as rec
 from controller.app.core import DEVICES, TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
-from controller.display.app import LOG_LINES, DealerDisplay, LogPanel, NextCardPanel
+from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
 from controller.display.view import PotView, TableView
+from controller.display.widgets import LOG_LINES, LogPanel, NextCardPanel
 from controller.engine import events as ev
 from controller.games import GAMES
 from controller.inputs import CardRead

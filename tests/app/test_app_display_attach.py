@@ -20,10 +20,11 @@ from textual.pilot import Pilot
 
 from controller.app.feed import DisplayFeed
 from controller.app.loop import wait_until
-from controller.display.app import ConfirmQuit, DealerDisplay, SeatBox
+from controller.display.app import ConfirmQuit, DealerDisplay
 from controller.display.attach import KEEPS_RUNNING, AttachedDisplay, Backoff, LinkBanner
 from controller.display.demo import SCENES
 from controller.display.view import TableView
+from controller.display.widgets import SeatBox
 
 #: A queue the display under test cannot fill however late the machine runs it: these tests
 #: are of what it shows, not of when a slow display is dropped (tests/app/test_app_feed.py).

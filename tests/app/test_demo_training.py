@@ -21,8 +21,8 @@ from textual.widgets import Static
 
 from controller.app.demo import DemoTable, training_table
 from controller.app.loop import Controller
-from controller.display.app import AlarmBanner, DeviceBanner, LogPanel
 from controller.display.demo_app import TRAINING_KEYS, TrainingDisplay, TrainingHelp
+from controller.display.widgets import AlarmBanner, DeviceBanner, LogPanel
 from controller.engine.events import CardDealt, Event
 from controller.engine.machine import IN_HAND
 from simulator.clock import ManualClock
