@@ -20,7 +20,8 @@ from controller.engine import Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.games import GAMES
 from controller.journal import JournalWriter
-from controller.phh import read_phh, to_hand_script
+from controller.phh import read_phh
+from controller.phh_convert import to_hand_script
 
 #: The bench table of docs/simulator.md has no [stacks]: only seat 2 here has a known stack
 #: (as a ``tablectl seat sit 2 --chips 300`` would give it); seats 1 and 3 bet from unknown ones.

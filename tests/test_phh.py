@@ -16,7 +16,8 @@ from controller.cli import main
 from controller.engine import Table
 from controller.engine.events import Alarm, CardDealt, Event, HandSettled, Refused
 from controller.games import GAMES
-from controller.phh import PhhError, PhhUnsupported, read_phh, to_hand_script
+from controller.phh import PhhError, PhhUnsupported, read_phh
+from controller.phh_convert import to_hand_script
 from controller.script import parse_script
 
 pytestmark = pytest.mark.fast

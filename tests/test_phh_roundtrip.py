@@ -36,7 +36,8 @@ from controller.engine import Stakes, Table, TableConfig
 from controller.engine.autoplay import play_hand
 from controller.engine.events import ActionRequired, DrawExpected, Event, HandStarted, Option
 from controller.games import GAMES
-from controller.phh import PhhError, PhhUnsupported, read_phh, to_hand_script
+from controller.phh import PhhError, PhhUnsupported, read_phh
+from controller.phh_convert import to_hand_script
 
 HANDS = 60
 STUD = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)

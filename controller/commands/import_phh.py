@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from controller.phh import PhhError, PhhUnsupported, read_phh, to_hand_script
+from controller.phh import PhhError, PhhUnsupported, read_phh
+from controller.phh_convert import to_hand_script
 
 
 def register(subparsers: Any) -> None:

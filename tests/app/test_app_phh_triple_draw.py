@@ -27,7 +27,8 @@ from controller.engine.events import ActionRequired, ActionTaken, DrawExpected, 
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, TableInput
 from controller.journal import JournalReader
-from controller.phh import PhhUnsupported, read_phh, to_hand_script
+from controller.phh import PhhUnsupported, read_phh
+from controller.phh_convert import to_hand_script
 
 TRIPLE_DRAW = GAMES["triple-draw"]
 STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
