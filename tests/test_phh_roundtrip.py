@@ -29,7 +29,7 @@ from pokerkit.notation import parse_action
 
 from controller.app.phh import export_hand
 from controller.app.recall import HandRecord
-from controller.app.records import HandTerms, events_json
+from controller.app.records import HandTerms
 from controller.cards import DECK, Card
 from controller.cli import main
 from controller.engine import Stakes, Table, TableConfig
@@ -71,9 +71,7 @@ def _hand(game: str, seed: int) -> list[Event]:
 def _exported(game: str, events: list[Event]) -> str:
     """The hand as a journal of today records it: its stakes and (NOTES.md's) house rules."""
     stakes = DRAW if game == "triple-draw" else STUD
-    hand = HandRecord(
-        1, game, STARTED, finished=True, events=events_json(events), terms=HandTerms(stakes)
-    )
+    hand = HandRecord(1, game, STARTED, finished=True, events=events, terms=HandTerms(stakes))
     return export_hand(hand, stakes, "ROUND-TRIP")
 
 

@@ -11,23 +11,47 @@ they differ: the code changed under a hand in progress.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field, replace
-from enum import StrEnum
+from dataclasses import dataclass, field
 from typing import Final
 
+from controller.app import checkpointing, schema
 from controller.app import records as rec
+from controller.app.checkpointing import CheckpointMismatch
+from controller.app.devicestate import (
+    DEVICES,
+    REFUSALS,
+    REJECTED,
+    Cause,
+    DeviceStatus,
+    Pause,
+    ShoeWarning,
+    take_device_event,
+)
 from controller.app.seating import SeatingError, apply_change, seat_change_of
 from controller.engine import ConfigError, Table, TableConfig
-from controller.engine.checkpoint import TableCheckpoint
 from controller.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
 from controller.engine.machine import IN_HAND
 from controller.games.spec import GameSpec
-from controller.inputs import Button, ButtonPress, ReadPoint, TableInput
-from controller.journal import JsonObject, Record
-from drivers.sentences import Feed, Lid, Reader, RejectReason
-from drivers.session import LostRange
+from controller.inputs import Button, ButtonPress, TableInput
+from controller.journal import JsonObject, JsonValue, Record
+from drivers.sentences import Feed, Lid, Reader
 
-DEVICES = ("shoe", "panel")
+#: The device state (controller/app/devicestate.py) and the checkpoint's mismatch
+#: (controller/app/checkpointing.py) are the core's, and imported from here as before.
+__all__ = [
+    "DEVICES",
+    "REFUSALS",
+    "REJECTED",
+    "Cause",
+    "CheckpointMismatch",
+    "DeviceStatus",
+    "Pause",
+    "ReplayMismatch",
+    "ShoeWarning",
+    "SinceCheckpoint",
+    "StakesChanged",
+    "TableCore",
+]
 #: The press that starts a hand, which a paused table refuses (``TableCore._paused_refusal``).
 NEW_HAND: Final = ButtonPress(Button.NEW_HAND)
 #: How many finished hands the core remembers: a table runs for months and must not grow
@@ -36,26 +60,12 @@ RESULTS_KEPT = 100
 #: How many of the shoe's last reads the core keeps for the RFID repeat filter of a restarted
 #: controller: far more than a 0.5 s window can hold, and bounded.
 READS_KEPT = 256
-#: How many of those a checkpoint carries: a repeat comes within the shoe's window (0.5 s),
-#: and no dealer reads this many cards in half a second.
-READS_CHECKPOINTED = 32
-
-
-class CheckpointMismatch(Exception):
-    """A checkpoint record disagrees with the table its records before it replay to."""
-
-    def __init__(self, record: Record, what: str, expected: object, got: object) -> None:
-        super().__init__(
-            f"journal seq {record.seq}: checkpoint's {what} is {expected}, but the records "
-            f"before it replay to {got}; the journal was edited or the code changed, so the "
-            "table stays closed until the journal is looked at (tablectl journal verify)"
-        )
 
 
 class ReplayMismatch(Exception):
     """The engine decided otherwise than the journal says it did."""
 
-    def __init__(self, record: Record, expected: object, got: list[JsonObject]) -> None:
+    def __init__(self, record: Record, expected: object, got: list[JsonValue]) -> None:
         super().__init__(
             f"journal seq {record.seq}: the engine now decides {got} where the journal "
             f"recorded {expected}; the code changed under a hand in progress, "
@@ -82,79 +92,6 @@ class StakesChanged(ReplayMismatch):
             f"{was}, and the configuration now gives {given}; put the hand's {what} back in "
             "the configuration until it is over, and change them between hands",
         )
-
-
-@dataclass
-class DeviceStatus:
-    """A device as the journal last described it."""
-
-    connected: bool = False
-    #: Why it is not connected (lost, refused), or a restart's warning.
-    message: str = ""
-    #: The boot and last sequenced sentence journaled, to restore the driver.
-    boot: str | None = None
-    last_seq: int | None = None
-    restarted: bool = False
-    #: Why the host refused its hello, if it did (docs/protocol.md 4: serial or protocol
-    #: version). Its driver has stopped for good: only a restart of the controller, after the
-    #: fix, hears it again.
-    refused: Cause | None = None
-    #: The sequence numbers the device lost, as "12..23" (docs/protocol.md 5, Lost sentences);
-    #: empty if none since it was last welcomed.
-    lost: str = ""
-
-
-class Cause(StrEnum):
-    """Why a device holds the table, in the panel's few words."""
-
-    LOST = "lost"
-    #: Refused: its serial is not the configured one (docs/protocol.md 3.3 ``REJ`` identity).
-    WRONG_SERIAL = "wrong serial"
-    #: Refused: it speaks another protocol version (docs/protocol.md 3.3 ``REJ`` protocol).
-    WRONG_PROTOCOL = "wrong version"
-    #: Refused for a reason this controller does not tell apart.
-    REFUSED = "refused"
-    #: The shoe's RFID reader failed: a card dealt now leaves the shoe unread (3.1 ``STA``).
-    READER_FAULT = "reader fault"
-    #: A card is stuck in the shoe's slot (3.1 ``STA``).
-    JAMMED = "jammed"
-
-
-class ShoeWarning(StrEnum):
-    """A state of the shoe the dealer must see to, that does not stop its reads (docs/app.md,
-    The shoe's state)."""
-
-    #: A hand is in play and the lid is open: a card taken through it is not read.
-    LID_OPEN = "lid open"
-    #: A card is due and the shoe has none left.
-    EMPTY = "empty"
-
-
-#: The causes only a restart of the controller clears (the driver has stopped).
-REFUSALS = frozenset({Cause.WRONG_SERIAL, Cause.WRONG_PROTOCOL, Cause.REFUSED})
-
-
-@dataclass(frozen=True, slots=True)
-class Pause:
-    """A device that holds the table, why, and the driver's words for it."""
-
-    device: str
-    cause: Cause
-    detail: str = ""
-
-    @property
-    def refused(self) -> bool:
-        """Only a restart of the controller, after the device or the configuration is
-        fixed, ends this pause."""
-        return self.cause in REFUSALS
-
-
-#: The refusal each of the host's ``REJ`` reasons (docs/protocol.md 3.3) stands for; a
-#: reason this controller does not know is a plain refusal.
-REJECTED: Final[dict[str, Cause]] = {
-    RejectReason.IDENTITY: Cause.WRONG_SERIAL,
-    RejectReason.PROTOCOL: Cause.WRONG_PROTOCOL,
-}
 
 
 @dataclass
@@ -258,7 +195,7 @@ class TableCore:
             if read is not None:
                 self.shoe_reads.append(read)
         if kind == rec.DEVICE:
-            self._device_event(data)
+            take_device_event(self.devices, data)
             return []
         if kind == rec.SHOE_STATUS:
             self.shoe = rec.shoe_condition_of(data)
@@ -315,224 +252,35 @@ class TableCore:
         records from the last checkpoint on); a core already fed must equal it.
         """
         if record.kind == rec.CHECKPOINT:
+            schema.decode(record)  # its fields and version, named by seq (a newer tablectl's)
             if self.fresh:
                 try:
                     self.restore(record.data)
                 except ConfigError as exc:  # the hand it carries ends elsewhere than it says
                     raise CheckpointMismatch(record, "hand", "as recorded", str(exc)) from None
             else:
-                self._compare(record)
+                checkpointing.compare(self, record)
             return
         if record.kind in rec.DECISIONS:
-            expected = record.data.get("events")
-            got = rec.events_json(self.last_events)
-            if expected != got:
-                raise ReplayMismatch(record, expected, got)
+            # The engine's own events, as the schema decodes them (controller/app/schema.py).
+            if schema.decode_events(record) != self.last_events:
+                got = schema.encode_events(self.last_events)
+                raise ReplayMismatch(record, record.data.get("events"), got)
             journaled = rec.hand_terms_of(record.data) if record.kind == rec.HAND_STARTED else None
             if journaled is not None and journaled != self.terms:
                 raise StakesChanged(record, journaled, self.terms)
             return
         self.take(record.kind, record.data)
 
-    def _device_event(self, data: JsonObject) -> None:
-        name = str(data.get("device"))
-        device = self.devices.setdefault(name, DeviceStatus())
-        event = data.get("event")
-        rejected = str(data.get("rejected"))
-        device.refused = REJECTED.get(rejected, Cause.REFUSED) if event == "refused" else None
-        if event == "ready":
-            device.connected = True
-            device.restarted = data.get("outcome") == "restarted"
-            lost = _lost_of(data)
-            device.lost = "" if lost is None else str(lost)
-            if device.restarted:
-                device.message = (
-                    f"{name} restarted: reads it had not sent before the power cycle are lost; "
-                    "check every card on the table against the display, press misdeal if one "
-                    "is missing"
-                )
-            elif lost is not None:
-                device.message = _lost_message(name, device.lost)
-            else:
-                device.message = ""
-            boot = data.get("boot")
-            if isinstance(boot, str) and boot != device.boot:
-                device.boot, device.last_seq = boot, None
-            if lost is not None:
-                # The driver's place moved past them: a restarted controller resumes there.
-                device.last_seq = lost.last
-        else:
-            device.connected = False
-            device.message = str(data.get("reason", ""))
-
-    # --- checkpoints (docs/journal.md, Checkpoints) ----------------------------------------
+    # --- checkpoints (docs/journal.md, Checkpoints; controller/app/checkpointing.py) ---------
 
     def checkpoint(self) -> JsonObject:
         """Everything the core needs to continue without the records before now."""
-        return {
-            "engine": rec.table_checkpoint_json(self.table.checkpoint()),
-            # What its last hand was dealt under: a restart replays that hand under them, though
-            # the configuration's stakes changed since (docs/journal.md, A hand's terms).
-            "terms": self.terms.fields(),
-            "devices": {
-                name: {
-                    "connected": d.connected,
-                    "message": d.message,
-                    "boot": d.boot,
-                    "last_seq": d.last_seq,
-                    "restarted": d.restarted,
-                    "refused": None if d.refused is None else d.refused.value,
-                    "lost": d.lost,
-                }
-                for name, d in self.devices.items()
-            },
-            "totals": {
-                "records": self.records,
-                "finished": self.finished,
-                "voided": self.voided,
-                "showdowns": self.showdowns,
-                "net": [[seat, amount] for seat, amount in sorted(self.net.items())],
-            },
-            # The deck in play and the shoe's last reads: a restart from here puts the same
-            # deck in play and still drops a repeat of a read just before (docs/app.md).
-            "deck": None if self.deck is None else self.deck.fields(),
-            # A fault reported before the hand's end still holds the table after a restart.
-            "shoe": self.shoe.fields(),
-            "shoe_reads": [
-                [r.boot, r.uid, r.point.value, r.read_ms]
-                for r in list(self.shoe_reads)[-READS_CHECKPOINTED:]
-            ],
-        }
+        return checkpointing.checkpoint_data(self)
 
     def restore(self, data: JsonObject) -> None:
         """Continue from a checkpoint record's data (a fresh core's start-up replay)."""
-        try:
-            self.table = _restored_table(
-                self.spec,
-                self.config,
-                rec.table_checkpoint_of(data["engine"]),
-                rec.hand_terms_of(data, rec.CHECKPOINT),
-            )
-            devices, totals = data["devices"], data["totals"]
-            if not isinstance(devices, dict) or not isinstance(totals, dict):
-                raise TypeError("devices and totals are objects")
-            for name, fields_ in devices.items():
-                if not isinstance(fields_, dict):
-                    raise TypeError(f"device {name} is an object")
-                boot, last_seq = fields_.get("boot"), fields_.get("last_seq")
-                self.devices[name] = DeviceStatus(
-                    connected=fields_.get("connected") is True,
-                    message=str(fields_.get("message", "")),
-                    boot=boot if isinstance(boot, str) else None,
-                    last_seq=last_seq if isinstance(last_seq, int) else None,
-                    restarted=fields_.get("restarted") is True,
-                    refused=_cause_of(fields_.get("refused")),
-                    lost=str(fields_.get("lost", "")),
-                )
-            self.records = int(str(totals["records"]))
-            self.finished = int(str(totals["finished"]))
-            self.voided = int(str(totals["voided"]))
-            self.showdowns = int(str(totals["showdowns"]))
-            net = totals["net"]
-            if not isinstance(net, list):
-                raise TypeError("net is a list")
-            self.net = {
-                int(str(pair[0])): int(str(pair[1])) for pair in net if isinstance(pair, list)
-            }
-            deck = data.get("deck")
-            self.deck = rec.deck_of(deck) if isinstance(deck, dict) else None
-            shoe = data.get("shoe")  # absent from a checkpoint written before it was kept
-            self.shoe = (
-                rec.shoe_condition_of(shoe) if isinstance(shoe, dict) else rec.ShoeCondition()
-            )
-            self.shoe_reads.clear()
-            reads = data.get("shoe_reads", [])
-            if not isinstance(reads, list):
-                raise TypeError("shoe_reads is a list")
-            for read in reads:
-                if not isinstance(read, list) or len(read) != 4:
-                    raise TypeError(f"a shoe read is [boot, uid, point, read_ms], not {read}")
-                boot, uid, point, read_ms = read
-                self.shoe_reads.append(
-                    rec.ShoeRead(str(boot), str(uid), ReadPoint(str(point)), int(str(read_ms)))
-                )
-        except ConfigError:
-            raise
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise rec.RecordFormatError(
-                rec.CHECKPOINT, data, f"expected a checkpoint this controller writes: {exc}"
-            ) from None
-        self.fresh = False
-
-    def _compare(self, record: Record) -> None:
-        try:
-            now = self.checkpoint()
-        except ValueError as exc:
-            raise CheckpointMismatch(record, "table", "between hands", str(exc)) from None
-        for part in ("engine", "totals", "deck"):
-            if now[part] != record.data.get(part):
-                raise CheckpointMismatch(record, part, record.data.get(part), now[part])
-        if "shoe" in record.data and now["shoe"] != record.data["shoe"]:
-            raise CheckpointMismatch(record, "shoe", record.data["shoe"], now["shoe"])
-        # Whether a device is connected is not compared: a restart makes it unknown until
-        # the device says hello again, and the journal does not record restarts.
-        kept = record.data.get("devices")
-        devices = now["devices"]
-        assert isinstance(devices, dict)
-        for name, fields_ in devices.items():
-            assert isinstance(fields_, dict)
-            was = kept.get(name) if isinstance(kept, dict) else None
-            for key in ("boot", "last_seq"):
-                if not isinstance(was, dict) or was.get(key) != fields_[key]:
-                    got = was.get(key) if isinstance(was, dict) else None
-                    raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
-
-
-def _restored_table(
-    spec: GameSpec, config: TableConfig, cp: TableCheckpoint, dealt: rec.HandTerms | None
-) -> Table:
-    """The table a checkpoint continues. Its last hand is replayed under the stakes and house
-    rules it was dealt under (None: a checkpoint written before they were kept, so the
-    configuration's stakes and ``RULES_BEFORE_JOURNALED``). When the configuration now posts
-    others (changed between hands, 13:69F-8.3), the table continues under those from between
-    hands: undo no longer reaches into that last hand, which a replay under the new terms
-    would settle otherwise."""
-    if dealt is None:
-        dealt = rec.HandTerms(config.stakes, rec.RULES_BEFORE_JOURNALED)
-    if dealt.stakes == config.stakes and dealt.rules == config.rules:
-        return Table.from_checkpoint(spec, config, cp)
-    then = replace(config, stakes=dealt.stakes, rules=dealt.rules)
-    Table.from_checkpoint(spec, then, cp)  # it holds together
-    between = replace(cp, start_stacks=(), start_dealer=0, inputs=(), closed=False, after=())
-    return Table.from_checkpoint(spec, config, between)
-
-
-def _cause_of(value: object) -> Cause | None:
-    """A checkpoint's ``refused``: the refusal's cause, or None (not refused)."""
-    return Cause(value) if isinstance(value, str) and value in set(Cause) else None
-
-
-def _lost_of(data: JsonObject) -> LostRange | None:
-    """A device record's lost sequence numbers, or None: not a loss."""
-    if data.get("outcome") != "lost":
-        return None
-    match data.get("lost"):
-        case [int() as first, int() as last]:
-            return LostRange(first, last)
-    raise rec.RecordFormatError(rec.DEVICE, data, "expected lost as [first, last] sequence numbers")
-
-
-def _lost_message(name: str, numbers: str) -> str:
-    """What the dealer must do when a device's sentences were lost (docs/app.md)."""
-    if name == "panel":
-        return (
-            f"panel button presses {numbers} never arrived; check the seat to act on the "
-            "display and press again any button it does not show"
-        )
-    return (
-        f"{name} sentences {numbers} never arrived (card reads or shoe states); check every "
-        "card on the table against the display, press misdeal if one is missing"
-    )
+        checkpointing.restore(self, data)
 
 
 @dataclass

@@ -26,6 +26,17 @@ from typing import Any, Final
 from controller.app.recall import HandRecord
 from controller.app.records import RULES_BEFORE_JOURNALED
 from controller.engine import Stakes
+from controller.engine.events import (
+    ActionTaken,
+    CardDealt,
+    CardDiscarded,
+    DiscardsReshuffled,
+    DrawDeclared,
+    HandSettled,
+    HandStarted,
+    Showdown,
+    StreetStarted,
+)
 from controller.games import GAMES
 from controller.phh import DRAW_VARIANTS, RULE_FIELD_PREFIX
 from controller.phh import VARIANTS as IMPORTED_VARIANTS
@@ -66,18 +77,26 @@ def _toml_value(value: Any) -> str:
     return str(value)
 
 
-def _bet(hand: HandRecord, player: str, event: dict[str, Any]) -> str:
+def _bet(hand: HandRecord, player: str, event: ActionTaken) -> str:
     """A betting action in PHH: ``cbr`` carries the round total bet or raised to."""
-    code = _ACTIONS.get(event["action"])
+    code = _ACTIONS.get(event.action)
     if code is None:
-        raise ExportError(f"hand {hand.number}: action {event['action']!r} has no PHH")
-    return f"{player} cbr {event['round_total']}" if code == "cbr" else f"{player} {code}"
+        raise ExportError(f"hand {hand.number}: action {event.action!r} has no PHH")
+    return f"{player} cbr {event.round_total}" if code == "cbr" else f"{player} {code}"
 
 
 def _players(hand: HandRecord) -> dict[int, str]:
     """PHH's p1..pN: the seats in the order the hand deals them, from the button's left, the
     button last (14.12A(d)); so p1 is the small blind, or heads-up the big blind."""
-    return {seat: f"p{i + 1}" for i, seat in enumerate(hand.events[0]["seats"])}
+    return {seat: f"p{i + 1}" for i, seat in enumerate(_started(hand).seats)}
+
+
+def _started(hand: HandRecord) -> HandStarted:
+    """The hand's first event, its start; ExportError when the journal does not hold it."""
+    first = hand.events[0] if hand.events else None
+    if not isinstance(first, HandStarted):
+        raise ExportError(f"hand {hand.number}: the journal does not hold its start")
+    return first
 
 
 def held_cards(hand: HandRecord) -> dict[int, list[str]]:
@@ -86,19 +105,19 @@ def held_cards(hand: HandRecord) -> dict[int, list[str]]:
     (14.13A(h)): it is the table's, not a player's."""
     held: dict[int, list[str]] = {}
     for event in hand.events:
-        if event["kind"] == "card_dealt" and event["destination"] not in ("burn", "community"):
-            held.setdefault(event["seat"], []).append(event["card"])
-        elif event["kind"] == "card_discarded":
-            held[event["seat"]].remove(event["card"])
+        if isinstance(event, CardDealt) and event.seat is not None:  # a burn and the board: None
+            held.setdefault(event.seat, []).append(event.card)
+        elif isinstance(event, CardDiscarded):
+            held[event.seat].remove(event.card)
     return held
 
 
-def _shows(event: dict[str, Any], players: dict[int, str], held: dict[int, list[str]]) -> list[str]:
+def _shows(event: Showdown, players: dict[int, str], held: dict[int, list[str]]) -> list[str]:
     """``pN sm CARDS`` for each seat at the showdown, once: the player's own cards, as PHH
     shows a hand (PokerKit takes them for the player's hole cards). The showdown's own lists
     are the hands rated for each share, which in Mambo take the community card and leave one
     of the player's cards out (14.13A(j),(l)), and show a seat once a share."""
-    seats = dict.fromkeys(shown["seat"] for shown in event["hands"])
+    seats = dict.fromkeys(shown.seat for shown in event.hands)
     return [f"{players[seat]} sm {''.join(held[seat])}" for seat in seats]
 
 
@@ -128,29 +147,29 @@ def draw_actions(hand: HandRecord) -> list[str]:
 
     drawing = False
     for event in hand.events:
-        kind = event["kind"]
-        if kind == "street_started":
-            flush()
-            drawing = event["number"] > 1  # street 1 is the deal; the rest are draws
-        elif kind == "card_dealt" and event["destination"] == "burn":
-            (deals if drawing else out).append(f"# burn {event['card']}")
-        elif kind == "card_dealt" and not drawing:
-            opening.setdefault(event["seat"], []).append(event["card"])
-        elif kind == "card_dealt":
-            deals.append(f"d dh {players[event['seat']]} {event['card']}")
-        elif kind == "card_discarded":
-            discarded.setdefault(event["seat"], []).append(event["card"])
-        elif kind == "draw_declared":
-            thrown = "".join(discarded.pop(event["seat"], []))
-            draws.append(f"{players[event['seat']]} sd {thrown}".rstrip())
-        elif kind == "discards_reshuffled":  # 14.12A(f): PHH has no action for it
-            deals.append(f"# reshuffle {' '.join(event['cards'])}")
-        elif kind == "action_taken":
-            flush()
-            out.append(_bet(hand, players[event["seat"]], event))
-        elif kind == "showdown":
-            flush()
-            out.extend(_shows(event, players, held))
+        match event:
+            case StreetStarted():
+                flush()
+                drawing = event.number > 1  # street 1 is the deal; the rest are draws
+            case CardDealt(destination="burn"):
+                (deals if drawing else out).append(f"# burn {event.card}")
+            case CardDealt(seat=int(seat)) if not drawing:
+                opening.setdefault(seat, []).append(event.card)
+            case CardDealt(seat=int(seat)):
+                deals.append(f"d dh {players[seat]} {event.card}")
+            case CardDiscarded():
+                discarded.setdefault(event.seat, []).append(event.card)
+            case DrawDeclared():
+                thrown = "".join(discarded.pop(event.seat, []))
+                draws.append(f"{players[event.seat]} sd {thrown}".rstrip())
+            case DiscardsReshuffled():  # 14.12A(f): PHH has no action for it
+                deals.append(f"# reshuffle {' '.join(event.cards)}")
+            case ActionTaken():
+                flush()
+                out.append(_bet(hand, players[event.seat], event))
+            case Showdown():
+                flush()
+                out.extend(_shows(event, players, held))
     flush()
     return out
 
@@ -161,24 +180,23 @@ def actions(hand: HandRecord) -> list[str]:
     out: list[str] = []
     held = held_cards(hand)
     for event in hand.events:
-        kind = event["kind"]
-        if kind == "card_dealt":
-            if event["destination"] == "burn":
-                out.append(f"# burn {event['card']}")
-            elif event["destination"] == "community":
-                out.append(f"d db {event['card']}")
-            else:
-                out.append(f"d dh {players[event['seat']]} {event['card']} # {event['face']}")
-        elif kind == "action_taken":
-            player = players[event["seat"]]
-            # PHH's pb posts the bring-in; a bring-in for a full bet is a completion, cbr
-            # (14.13(d), 14.13A(d)).
-            if event["action"] == "brings in":
-                out.append(f"{player} pb")
-            else:
-                out.append(_bet(hand, player, event))
-        elif kind == "showdown":
-            out.extend(_shows(event, players, held))
+        match event:
+            case CardDealt(destination="burn"):
+                out.append(f"# burn {event.card}")
+            case CardDealt(destination="community"):
+                out.append(f"d db {event.card}")
+            case CardDealt(seat=int(seat)):
+                out.append(f"d dh {players[seat]} {event.card} # {event.face}")
+            case ActionTaken():
+                player = players[event.seat]
+                # PHH's pb posts the bring-in; a bring-in for a full bet is a completion, cbr
+                # (14.13(d), 14.13A(d)).
+                if event.action == "brings in":
+                    out.append(f"{player} pb")
+                else:
+                    out.append(_bet(hand, player, event))
+            case Showdown():
+                out.extend(_shows(event, players, held))
     return out
 
 
@@ -186,24 +204,22 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
     """One settled hand as a PHH file's text, at the stakes it was dealt under: those its
     start journaled, or for a journal written before hands recorded them, ``configured``
     (the file's ``_tablectl_stakes`` says which)."""
-    if not hand.events or hand.events[0]["kind"] != "hand_started":
-        raise ExportError(f"hand {hand.number}: the journal does not hold its start")
-    settled = next((e for e in hand.events if e["kind"] == "hand_settled"), None)
+    started = _started(hand)
+    settled = next((e for e in hand.events if isinstance(e, HandSettled)), None)
     if settled is None:
         raise ExportError(f"hand {hand.number}: not settled (void or in progress)")
-    started = hand.events[0]
     stakes = configured if hand.terms is None else hand.terms.stakes
-    seats: list[int] = list(started["seats"])
-    antes = {a["seat"]: a["amount"] for a in started["antes"]}
+    seats: list[int] = list(started.seats)
+    antes = {a.seat: a.amount for a in started.antes}
     # The settlement lists the stacks the table knows; a seat without one (no [stacks] entry,
     # no chips from a seat change) bets from an unknown stack: PHH's (PokerKit's) ``inf``.
-    known = {s["seat"]: s["amount"] for s in settled["stacks"]}
+    known = {s.seat: s.amount for s in settled.stacks}
     final: dict[int, float] = {seat: known.get(seat, math.inf) for seat in seats}
-    net = {n["seat"]: n["amount"] for n in settled["net"]}
-    variant = VARIANTS.get(started["game"])
+    net = {n.seat: n.amount for n in settled.net}
+    variant = VARIANTS.get(started.game)
     if variant is None:
-        raise ExportError(f"hand {hand.number}: game {started['game']!r} has no PHH code")
-    if started["game"] in _DRAW_GAMES:
+        raise ExportError(f"hand {hand.number}: game {started.game!r} has no PHH code")
+    if started.game in _DRAW_GAMES:
         # PHH's blinds by position: small then big; PokerKit swaps them heads-up, where the
         # button (p2) posts the small blind (14.12A(c)). A short stack posts what it has.
         blinds = [stakes.small_blind, stakes.big_blind] + [0] * (len(seats) - 2)
@@ -224,7 +240,7 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
         # PHH: p1..pN sit in these seats of a table of seat_count (the game's seats:
         # 14.13(b), 14.13A(b), 14.12A(b)); the import puts them back there.
         ("seats", seats),
-        ("seat_count", GAMES[started["game"]].max_seats),
+        ("seat_count", GAMES[started.game].max_seats),
         ("table", table_id),
         ("hand", hand.number),
         ("time_zone", "UTC"),
@@ -250,6 +266,6 @@ def export_hands(
     ``configured``: the stakes of a hand whose start did not journal its own."""
     out = []
     for hand in hands:
-        if hand.finished and any(e["kind"] == "hand_settled" for e in hand.events):
+        if hand.finished and any(isinstance(e, HandSettled) for e in hand.events):
             out.append((hand.number, export_hand(hand, configured, table_id)))
     return out

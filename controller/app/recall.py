@@ -1,7 +1,8 @@
 """Game recall: the last hands of the journal, each with its cards, actions and settlement.
 
-Reads the journal's decision records (the engine's events, as JSON), so it
-needs neither the table's configuration nor the engine, and it reads without
+Reads the journal's decision records, decoded by the journal's schema into the engine's
+own events (controller/app/schema.py), so it needs neither the table's configuration nor
+the engine's rules, and it reads without
 the writer's lock: it works while the table runs, paused by an alarm included.
 """
 
@@ -10,11 +11,28 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
 
 from controller.app import records as rec
+from controller.app import schema
 from controller.display.view import posted_rules
 from controller.engine.config import Stakes
+from controller.engine.events import (
+    ActionTaken,
+    Alarm,
+    BlindPosted,
+    CardDealt,
+    DrawDeclared,
+    Event,
+    HandSettled,
+    HandStarted,
+    HandVoided,
+    PotResult,
+    SeatAmount,
+    SeatsChanged,
+    Showdown,
+    StreetStarted,
+    Undone,
+)
 from controller.games import GAMES
 from controller.journal import Record
 
@@ -28,32 +46,26 @@ class HandRecord:
     started: str
     lines: list[str] = field(default_factory=list)
     finished: bool = False
-    #: The hand's events, as the journal keeps them (the PHH export reads them).
-    events: list[dict[str, Any]] = field(default_factory=list)
+    #: The hand's events, as the engine's own dataclasses (the PHH export reads them).
+    events: list[Event] = field(default_factory=list)
     #: What the hand was dealt under (its stakes); None: the journal was written before hands
     #: recorded them (docs/journal.md, A hand's terms).
     terms: rec.HandTerms | None = None
 
 
 def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord]:
-    """The hands in ``records``, oldest first; only the ``last`` ones if given."""
+    """The hands in ``records``, oldest first; only the ``last`` ones if given. A decision
+    record the schema refuses (a newer version, a field it does not know) is a SchemaError
+    naming the record (controller/app/schema.py)."""
     kept: deque[HandRecord] = deque(maxlen=last)
     current: HandRecord | None = None
     for record in records:
         if record.kind not in rec.DECISIONS:
             continue
-        events = record.data.get("events")
-        if not isinstance(events, list):
-            continue
-        for event in events:
-            if not isinstance(event, dict):
-                continue
-            if event.get("kind") == "hand_started":
+        for event in schema.decode_events(record):
+            if isinstance(event, HandStarted):
                 current = HandRecord(
-                    int(str(event["hand"])),
-                    str(event["game"]),
-                    record.ts,
-                    terms=rec.hand_terms_of(record.data),
+                    event.hand, event.game, record.ts, terms=rec.hand_terms_of(record.data)
                 )
                 kept.append(current)
             if current is None:
@@ -62,68 +74,65 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
             line = describe(event)
             if line:
                 current.lines.append(line)
-            if event.get("kind") in ("hand_settled", "hand_voided"):
+            if isinstance(event, HandSettled | HandVoided):
                 current.finished = True
     return list(kept)
 
 
-def _amounts(entries: Any) -> str:
-    return ", ".join(f"seat {e['seat']} {e['amount']}" for e in entries) or "nothing"
+def _amounts(entries: tuple[SeatAmount, ...]) -> str:
+    return ", ".join(f"seat {e.seat} {e.amount}" for e in entries) or "nothing"
 
 
-def describe(event: dict[str, Any]) -> str:  # noqa: PLR0911, PLR0912 one line per kind of event told
+def _pot(pot: PotResult) -> str:
+    shares = ", ".join(
+        f"{s.share} {s.amount} to seat {'/'.join(map(str, s.winners))}" for s in pot.shares
+    )
+    odd = "".join(f", odd chip to seat {o.seat} ({o.rule})" for o in pot.odd_chips)
+    return f"{pot.name} {pot.amount}: {shares}{odd}"
+
+
+def describe(event: Event) -> str:  # noqa: PLR0911, PLR0912 one line per kind of event told
     """One line for an event a recall shows; '' for what it leaves out (what was expected)."""
-    kind = event.get("kind")
-    if kind == "hand_started":
-        antes = f"; antes {_amounts(event['antes'])}" if event["antes"] else ""
-        seats = ", ".join(map(str, event["seats"]))
-        return f"seats {seats} dealt in, dealer {event['dealer']}{antes}"
-    if kind == "card_dealt":
-        if event["destination"] == "burn":
-            return f"  burn {event['card']}"
-        if event["destination"] == "community":
-            return f"  community {event['card']}"
-        return f"  seat {event['seat']}: {event['card']} face {event['face']}"
-    if kind == "blind_posted":
-        return f"  seat {event['seat']} posts the {event['blind']} blind {event['amount']}"
-    if kind == "action_taken":
-        amount = f" {event['amount']}" if event["amount"] else ""
-        return f"  seat {event['seat']} {event['action']}{amount}" + (
-            ", all-in" if event["all_in"] else ""
-        )
-    if kind == "draw_declared":
-        discards = " ".join(event["discards"]) or "stands pat"
-        return f"  seat {event['seat']} draws: {discards}"
-    if kind == "street_started":
-        return f"{event['street']}:"
-    if kind == "showdown":
-        return "showdown: " + "; ".join(
-            f"seat {h['seat']}{''.join(' ' + c for c in h['cards'])} {h['share']}: "
-            f"{h['description']}"
-            for h in event["hands"]
-        )
-    if kind == "hand_settled":
-        pots = "; ".join(
-            f"{p['name']} {p['amount']}: "
-            + ", ".join(
-                f"{s['share']} {s['amount']} to seat {'/'.join(map(str, s['winners']))}"
-                for s in p["shares"]
+    match event:
+        case HandStarted():
+            antes = f"; antes {_amounts(event.antes)}" if event.antes else ""
+            seats = ", ".join(map(str, event.seats))
+            return f"seats {seats} dealt in, dealer {event.dealer}{antes}"
+        case CardDealt(destination="burn"):
+            return f"  burn {event.card}"
+        case CardDealt(destination="community"):
+            return f"  community {event.card}"
+        case CardDealt():
+            return f"  seat {event.seat}: {event.card} face {event.face}"
+        case BlindPosted():
+            return f"  seat {event.seat} posts the {event.blind} blind {event.amount}"
+        case ActionTaken():
+            amount = f" {event.amount}" if event.amount else ""
+            all_in = ", all-in" if event.all_in else ""
+            return f"  seat {event.seat} {event.action}{amount}{all_in}"
+        case DrawDeclared():
+            return f"  seat {event.seat} draws: {' '.join(event.discards) or 'stands pat'}"
+        case StreetStarted():
+            return f"{event.street}:"
+        case Showdown():
+            return "showdown: " + "; ".join(
+                f"seat {h.seat}{''.join(' ' + c for c in h.cards)} {h.share}: {h.description}"
+                for h in event.hands
             )
-            + "".join(f", odd chip to seat {o['seat']} ({o['rule']})" for o in p["odd_chips"])
-            for p in event["pots"]
-        )
-        nets = ", ".join(f"seat {n['seat']} {n['amount']:+d}" for n in event["net"])
-        rake = f"; rake {event['rake']}" if event["rake"] else ""
-        return f"settled: {pots}{rake}. Results: {nets}"
-    if kind == "hand_voided":
-        return f"void (misdeal): returned {_amounts(event['returned'])}"
-    if kind == "alarm":
-        return f"  ALARM {event['read']} at the {event['point']}: {event['reason']}"
-    if kind == "undone":
-        return f"  undone: {event['input']}"
-    if kind == "seats_changed":  # between hands, after this hand (docs/app.md, Seat changes)
-        chips = f" {event['chips']}" if event["change"] != "leave" else ""
-        return f"  seat change: {event['change']} seat {event['seat']}{chips}"
+        case HandSettled():
+            pots = "; ".join(_pot(p) for p in event.pots)
+            nets = ", ".join(f"seat {n.seat} {n.amount:+d}" for n in event.net)
+            rake = f"; rake {event.rake}" if event.rake else ""
+            return f"settled: {pots}{rake}. Results: {nets}"
+        case HandVoided():
+            return f"void (misdeal): returned {_amounts(event.returned)}"
+        case Alarm():
+            return f"  ALARM {event.read} at the {event.point}: {event.reason}"
+        case Undone():
+            return f"  undone: {event.input}"
+        case SeatsChanged():  # between hands, after this hand (docs/app.md, Seat changes)
+            chips = f" {event.chips}" if event.change != "leave" else ""
+            return f"  seat change: {event.change} seat {event.seat}{chips}"
     return ""
 
 

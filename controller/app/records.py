@@ -1,5 +1,7 @@
 """The journal's records of the table: one per input (card, tag, button, device event), one per
-decision (the events an input caused). Pure: dicts in, dicts out.
+decision (the events an input caused). Pure: dicts in, dicts out. Their declarations, versions
+and the JSON Schema are controller/app/schema.py's; this module reads them into the engine's
+and the drivers' own types (inputs, stakes, the checkpoint).
 
 Every input record carries the device, its ``boot`` and the sentence's ``seq``
 (docs/journal.md, Durability), so a restarted controller recognises the
@@ -11,6 +13,8 @@ from __future__ import annotations
 from dataclasses import MISSING, dataclass, field, fields
 from typing import Final, TypeVar
 
+from controller.app import schema
+from controller.app.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
 from controller.cards import Card
 from controller.engine.checkpoint import SeatStack, TableCheckpoint
 from controller.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes
@@ -44,13 +48,6 @@ SEATING: Final = "seating"
 ENGINE_INPUTS: Final = frozenset({CARD, TAG, BUTTON})
 SEQUENCED: Final = frozenset({CARD, TAG, BUTTON, SHOE_STATUS, RFID_REPEAT})
 DECISIONS: Final = frozenset({DECISION, HAND_STARTED})
-
-
-class RecordFormatError(ValueError):
-    """A journal record whose data is not what this controller writes."""
-
-    def __init__(self, kind: str, data: JsonObject, reason: str) -> None:
-        super().__init__(f"journal record {kind} {data}: {reason}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -291,37 +288,18 @@ def decision_data(
     hand's first carries the ``terms`` it is dealt under (the controller always gives them;
     without, the record is as the journals before them were)."""
     kind = HAND_STARTED if any(e.kind == "hand_started" for e in events) else DECISION
-    data: JsonObject = {"input": input_seq, "events": list(events_json(events))}
-    if kind == HAND_STARTED and terms is not None:
-        data["terms"] = terms.fields()
+    data: JsonObject = {"input": input_seq, "events": events_json(events)}
+    if kind == HAND_STARTED:
+        if terms is not None:
+            data["terms"] = terms.fields()
+        # Each file and each hand begins with the schema's version (docs/journal.md, The schema).
+        data["version"] = schema.VERSION
     return kind, data
 
 
-#: Each event class's field names, read once (dataclasses.asdict deep-copies: 30x slower).
-_FIELDS: dict[type, tuple[str, ...]] = {}
-
-
-def _plain(value: object) -> JsonValue:
-    """A value of an event as JSON reads it back: tuples become lists, dataclasses objects."""
-    if value is None or isinstance(value, str | int | float):
-        return value
-    if isinstance(value, tuple | list):
-        return [_plain(item) for item in value]
-    names = _FIELDS.get(type(value))
-    if names is None:
-        names = tuple(f.name for f in fields(value))  # type: ignore[arg-type]  # an event's part
-        _FIELDS[type(value)] = names
-    return {name: _plain(getattr(value, name)) for name in names}
-
-
-def events_json(events: list[Event]) -> list[JsonObject]:
-    """Events as the decision record keeps them (tuples become lists, as JSON reads back)."""
-    out: list[JsonObject] = []
-    for event in events:
-        body = _plain(event)
-        assert isinstance(body, dict)  # an event is a dataclass
-        out.append({"kind": event.kind, **body})
-    return out
+def events_json(events: list[Event]) -> list[JsonValue]:
+    """Events as the decision record keeps them (controller/app/schema.py, ``encode``)."""
+    return schema.encode_events(events)
 
 
 def _stacks_json(stacks: tuple[SeatStack, ...]) -> list[JsonValue]:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Any
 
 from controller.app import records as rec
+from controller.app import schema
 from controller.app.progress import Progress
 from controller.app.recall import HandRecord, describe, format_hand, hands
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
 from controller.engine import Stakes
-from controller.journal import JournalError, JournalReader, Record
+from controller.journal import JournalError, JournalReader, JsonValue, Record
 from controller.jsonreport import print_report
 
 
@@ -35,12 +35,13 @@ class RecalledHand:
     #: before hands recorded them was dealt under ``RULES_BEFORE_JOURNALED``.
     rules: dict[str, bool | str]
     lines: list[str]
-    events: list[dict[str, Any]]
+    events: list[JsonValue]
 
     @classmethod
     def of(cls, hand: HandRecord) -> RecalledHand:
         """The hand's text lines and the events they tell."""
-        told = [event for event in hand.events if describe(event)]
+        # As the journal keeps them (controller/app/schema.py): the JSON recall has always given.
+        told = [schema.encode(event) for event in hand.events if describe(event)]
         stakes = hand.terms.stakes if hand.terms is not None else None
         rules = hand.terms.rules if hand.terms is not None else rec.RULES_BEFORE_JOURNALED
         return cls(
@@ -125,7 +126,11 @@ def run(args: argparse.Namespace) -> int:
             bar.update(bar.total)  # finish the bar's line
     except JournalError as error:
         problem = error
-    shown = hands(records, args.count)
+    try:
+        shown = hands(records, args.count)
+    except schema.SchemaError as error:  # a newer tablectl's journal, or a damaged record
+        print(f"tablectl recall: {error}", file=sys.stderr)
+        return 1
     if args.json:
         print_report(
             RecallReport(

@@ -15,6 +15,7 @@ from test_app_status import controlled, status_config
 
 from controller.app import records as rec
 from controller.app.recall import describe, describe_stakes
+from controller.app.schema import decode_event
 from controller.cli import main
 from controller.engine import Stakes
 from controller.journal import JournalReader
@@ -70,7 +71,7 @@ def test_recall_json_gives_each_hands_lines_and_told_events_no_more_than_its_tex
         assert hand["rules"] == table.config.rules.as_words()
         assert rules == "  house rules: half-bet all-in"
         assert lines == [f"  {line}" for line in hand["lines"]]
-        assert [describe(event) for event in hand["events"]] == hand["lines"]
+        assert [describe(decode_event(event)) for event in hand["events"]] == hand["lines"]
     settled = {
         event["hand"]: event["net"]
         for event in journal_events(tmp_path / "journal")

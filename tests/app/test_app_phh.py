@@ -13,6 +13,7 @@ from pokerkit import HandHistory
 
 from controller.app.phh import VARIANTS, export_hands
 from controller.app.recall import hands
+from controller.app.records import events_json
 from controller.cli import main
 from controller.journal import JournalReader
 
@@ -34,7 +35,8 @@ def test_every_settled_hand_exports_as_phh_with_every_card_and_action(
         phh = tomllib.loads(text)
         assert phh["variant"] == VARIANTS[game]
         assert phh["hand"] == number
-        dealt = [e for e in hand.events if e["kind"] == "card_dealt"]
+        events = events_json(hand.events)  # as the journal keeps them
+        dealt = [e for e in events if e["kind"] == "card_dealt"]
         burns = [e["card"] for e in dealt if e["destination"] == "burn"]
         assert burns, "the texts burn before every round (14.13(c), 14.13A(c))"
         assert [a for a in phh["actions"] if a.startswith("# burn ")] == [
@@ -43,8 +45,8 @@ def test_every_settled_hand_exports_as_phh_with_every_card_and_action(
         deals = [a for a in phh["actions"] if a.startswith("d ")]
         assert len(deals) == len(dealt) - len(burns)
         bets = [a for a in phh["actions"] if a.split()[0].startswith("p") and " sm " not in a]
-        assert len(bets) == sum(1 for e in hand.events if e["kind"] == "action_taken")
-        settled = next(e for e in hand.events if e["kind"] == "hand_settled")
+        assert len(bets) == sum(1 for e in events if e["kind"] == "action_taken")
+        settled = next(e for e in events if e["kind"] == "hand_settled")
         net = [n["amount"] for n in settled["net"]]
         assert [start + n for start, n in zip(phh["starting_stacks"], net, strict=True)] == phh[
             "finishing_stacks"

@@ -72,12 +72,12 @@ def _hand(seed: int) -> tuple[Table, list[Event], list[TableInput]]:
 def _record(events: list[Event]) -> HandRecord:
     """The hand as the journal keeps it (what ``tablectl export`` reads)."""
     started = datetime(2026, 1, 1, tzinfo=UTC).isoformat()
-    return HandRecord(1, "triple-draw", started, finished=True, events=events_json(events))
+    return HandRecord(1, "triple-draw", started, finished=True, events=events)
 
 
 def _unrepresentable(hand: HandRecord) -> str | None:
     """Why PokerKit cannot replay the hand as the table played it, or None."""
-    events = hand.events
+    events = events_json(hand.events)  # as the journal keeps them
     if any(e["kind"] == "discards_reshuffled" for e in events):
         # 14.12A(f): the discards go back in and a card is dealt a second time; PHH's deals
         # cannot say so (PokerKit would deal from its own reshuffled muck).
@@ -222,14 +222,14 @@ def test_14_12a_exported_triple_draw_hands_replay_in_pokerkit_and_the_import() -
         if why is not None:
             skips[why] += 1
             continue
-        seats = hand.events[0]["seats"]
+        seats = hand.events[0].seats
         final = _pokerkit(text)
         assert list(final.stacks) == [table.stacks[s] for s in seats], f"seed {seed}: {text}"
         converted = to_hand_script(phh)
         assert _as_phh_tells(inputs, list(converted.inputs)) == list(converted.inputs), seed
         # The import keeps the table's seats and button (PHH's seats, the button last).
         assert converted.config.seats == table.config.seats, f"seed {seed}"
-        assert converted.config.dealer == hand.events[0]["dealer"], f"seed {seed}"
+        assert converted.config.dealer == hand.events[0].dealer, f"seed {seed}"
         again = Table(GAMES[converted.game], converted.config)
         events_again = [e for i in converted.inputs for e in again.apply(i)]
         assert [again.stacks[s] for s in seats] == list(final.stacks)

@@ -1,0 +1,180 @@
+"""A hand's end checkpoint (docs/journal.md, Checkpoints): what ``TableCore`` writes, how a fresh
+core continues from one, and how a whole replay checks each one it meets. Pure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from controller.app import records as rec
+from controller.app import schema
+from controller.app.devicestate import Cause, DeviceStatus
+from controller.engine import ConfigError, Table, TableConfig
+from controller.engine.checkpoint import TableCheckpoint
+from controller.games.spec import GameSpec
+from controller.inputs import ReadPoint
+from controller.journal import JsonObject, Record
+
+if TYPE_CHECKING:
+    from controller.app.core import TableCore
+
+#: How many of the shoe's last reads a checkpoint carries: a repeat comes within the shoe's
+#: window (0.5 s), and no dealer reads this many cards in half a second.
+READS_CHECKPOINTED = 32
+
+
+class CheckpointMismatch(Exception):
+    """A checkpoint record disagrees with the table its records before it replay to."""
+
+    def __init__(self, record: Record, what: str, expected: object, got: object) -> None:
+        super().__init__(
+            f"journal seq {record.seq}: checkpoint's {what} is {expected}, but the records "
+            f"before it replay to {got}; the journal was edited or the code changed, so the "
+            "table stays closed until the journal is looked at (tablectl journal verify)"
+        )
+
+
+def checkpoint_data(core: TableCore) -> JsonObject:
+    """Everything the core needs to continue without the records before now."""
+    return {
+        "engine": rec.table_checkpoint_json(core.table.checkpoint()),
+        # What its last hand was dealt under: a restart replays that hand under them, though
+        # the configuration's stakes changed since (docs/journal.md, A hand's terms).
+        "terms": core.terms.fields(),
+        "devices": {
+            name: {
+                "connected": d.connected,
+                "message": d.message,
+                "boot": d.boot,
+                "last_seq": d.last_seq,
+                "restarted": d.restarted,
+                "refused": None if d.refused is None else d.refused.value,
+                "lost": d.lost,
+            }
+            for name, d in core.devices.items()
+        },
+        "totals": {
+            "records": core.records,
+            "finished": core.finished,
+            "voided": core.voided,
+            "showdowns": core.showdowns,
+            "net": [[seat, amount] for seat, amount in sorted(core.net.items())],
+        },
+        # The deck in play and the shoe's last reads: a restart from here puts the same
+        # deck in play and still drops a repeat of a read just before (docs/app.md).
+        "deck": None if core.deck is None else core.deck.fields(),
+        # A fault reported before the hand's end still holds the table after a restart.
+        "shoe": core.shoe.fields(),
+        "shoe_reads": [
+            [r.boot, r.uid, r.point.value, r.read_ms]
+            for r in list(core.shoe_reads)[-READS_CHECKPOINTED:]
+        ],
+        # A start's replay begins here: it reads the records after under this version.
+        "version": schema.VERSION,
+    }
+
+
+def restore(core: TableCore, data: JsonObject) -> None:
+    """Continue from a checkpoint record's data (a fresh core's start-up replay)."""
+    try:
+        core.table = _restored_table(
+            core.spec,
+            core.config,
+            rec.table_checkpoint_of(data["engine"]),
+            rec.hand_terms_of(data, rec.CHECKPOINT),
+        )
+        devices, totals = data["devices"], data["totals"]
+        if not isinstance(devices, dict) or not isinstance(totals, dict):
+            raise TypeError("devices and totals are objects")
+        for name, fields_ in devices.items():
+            if not isinstance(fields_, dict):
+                raise TypeError(f"device {name} is an object")
+            boot, last_seq = fields_.get("boot"), fields_.get("last_seq")
+            core.devices[name] = DeviceStatus(
+                connected=fields_.get("connected") is True,
+                message=str(fields_.get("message", "")),
+                boot=boot if isinstance(boot, str) else None,
+                last_seq=last_seq if isinstance(last_seq, int) else None,
+                restarted=fields_.get("restarted") is True,
+                refused=_cause_of(fields_.get("refused")),
+                lost=str(fields_.get("lost", "")),
+            )
+        core.records = int(str(totals["records"]))
+        core.finished = int(str(totals["finished"]))
+        core.voided = int(str(totals["voided"]))
+        core.showdowns = int(str(totals["showdowns"]))
+        net = totals["net"]
+        if not isinstance(net, list):
+            raise TypeError("net is a list")
+        core.net = {int(str(pair[0])): int(str(pair[1])) for pair in net if isinstance(pair, list)}
+        deck = data.get("deck")
+        core.deck = rec.deck_of(deck) if isinstance(deck, dict) else None
+        shoe = data.get("shoe")  # absent from a checkpoint written before it was kept
+        core.shoe = rec.shoe_condition_of(shoe) if isinstance(shoe, dict) else rec.ShoeCondition()
+        core.shoe_reads.clear()
+        reads = data.get("shoe_reads", [])
+        if not isinstance(reads, list):
+            raise TypeError("shoe_reads is a list")
+        for read in reads:
+            if not isinstance(read, list) or len(read) != 4:
+                raise TypeError(f"a shoe read is [boot, uid, point, read_ms], not {read}")
+            boot, uid, point, read_ms = read
+            core.shoe_reads.append(
+                rec.ShoeRead(str(boot), str(uid), ReadPoint(str(point)), int(str(read_ms)))
+            )
+    except ConfigError:
+        raise
+    except (KeyError, TypeError, ValueError, IndexError) as exc:
+        raise rec.RecordFormatError(
+            rec.CHECKPOINT, data, f"expected a checkpoint this controller writes: {exc}"
+        ) from None
+    core.fresh = False
+
+
+def compare(core: TableCore, record: Record) -> None:
+    try:
+        now = checkpoint_data(core)
+    except ValueError as exc:
+        raise CheckpointMismatch(record, "table", "between hands", str(exc)) from None
+    for part in ("engine", "totals", "deck"):
+        if now[part] != record.data.get(part):
+            raise CheckpointMismatch(record, part, record.data.get(part), now[part])
+    if "shoe" in record.data and now["shoe"] != record.data["shoe"]:
+        raise CheckpointMismatch(record, "shoe", record.data["shoe"], now["shoe"])
+    # Whether a device is connected is not compared: a restart makes it unknown until
+    # the device says hello again, and the journal does not record restarts.
+    kept = record.data.get("devices")
+    devices = now["devices"]
+    assert isinstance(devices, dict)
+    for name, fields_ in devices.items():
+        assert isinstance(fields_, dict)
+        was = kept.get(name) if isinstance(kept, dict) else None
+        for key in ("boot", "last_seq"):
+            if not isinstance(was, dict) or was.get(key) != fields_[key]:
+                got = was.get(key) if isinstance(was, dict) else None
+                raise CheckpointMismatch(record, f"{name} {key}", got, fields_[key])
+
+
+def _restored_table(
+    spec: GameSpec, config: TableConfig, cp: TableCheckpoint, dealt: rec.HandTerms | None
+) -> Table:
+    """The table a checkpoint continues. Its last hand is replayed under the stakes and house
+    rules it was dealt under (None: a checkpoint written before they were kept, so the
+    configuration's stakes and ``RULES_BEFORE_JOURNALED``). When the configuration now posts
+    others (changed between hands, 13:69F-8.3), the table continues under those from between
+    hands: undo no longer reaches into that last hand, which a replay under the new terms
+    would settle otherwise."""
+    if dealt is None:
+        dealt = rec.HandTerms(config.stakes, rec.RULES_BEFORE_JOURNALED)
+    if dealt.stakes == config.stakes and dealt.rules == config.rules:
+        return Table.from_checkpoint(spec, config, cp)
+    then = replace(config, stakes=dealt.stakes, rules=dealt.rules)
+    Table.from_checkpoint(spec, then, cp)  # it holds together
+    between = replace(cp, start_stacks=(), start_dealer=0, inputs=(), closed=False, after=())
+    return Table.from_checkpoint(spec, config, between)
+
+
+def _cause_of(value: object) -> Cause | None:
+    """A checkpoint's ``refused``: the refusal's cause, or None (not refused)."""
+    return Cause(value) if isinstance(value, str) and value in set(Cause) else None
