@@ -39,11 +39,11 @@ from controller.games import GAMES
 from controller.inputs import Button, ReadPoint
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogLevel, LogSettings
+from drivers.link import DeviceReady
 from drivers.panel import PanelPress
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import TagRead
-from drivers.transport import DeviceReady
 
 
 def rss_kib() -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
 from controller.inputs import Button, ButtonPress
+from drivers.link import EventSink, LinkEvent, LinkSettings
 from drivers.nmea import EncodeError, Talker
 from drivers.sentences import (
     Ack,
@@ -31,7 +32,7 @@ from drivers.sentences import (
     parse_int,
     parse_seq,
 )
-from drivers.transport import DeviceDriver, EventSink, LinkEvent, LinkSettings
+from drivers.transport import DeviceDriver
 
 #: Seats a panel can light; 0 puts every light out.
 MAX_SEAT: Final = 10

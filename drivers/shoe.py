@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import ClassVar, Final, Self
 
 from controller.inputs import ReadPoint
+from drivers.link import EventSink, LinkEvent, LinkSettings
 from drivers.nmea import EncodeError, Talker
 from drivers.sentences import (
     Ack,
@@ -33,7 +34,7 @@ from drivers.sentences import (
     parse_choice,
     parse_seq,
 )
-from drivers.transport import DeviceDriver, EventSink, LinkEvent, LinkSettings
+from drivers.transport import DeviceDriver
 
 _UID = re.compile(r"E0[0-9A-F]{14}")
 #: A UID written least significant byte first: its E0 comes last.

@@ -1,8 +1,8 @@
 """The host's end of one device link: a port, a reading thread, and the events it yields.
 
 ``DeviceDriver`` is the abstract link in the python-can style: it opens its
-port only with ``serial.serial_for_url`` (so a pty, ``socket://`` or the
-simulator's URL stand in for hardware), runs all reading on one thread per
+port only through ``drivers.link`` (``serial.serial_for_url``, so a pty, ``socket://``
+or the simulator's URL stand in for hardware), runs all reading on one thread per
 device, and hands what happened to the controller through a queue (an
 ``EventSink``: ``queue.Queue`` or ``queue.SimpleQueue``); nothing it does
 blocks the caller. It says hello, acks
@@ -17,12 +17,15 @@ import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from typing import Final, Generic, Protocol, Self, TypeVar
+from dataclasses import replace
+from typing import Generic, Self, TypeVar
 
 import serial
 import structlog
 
+# The port's functions are called through their module, where a test may replace one.
+from drivers import link
+from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink, LinkEvent, LinkSettings
 from drivers.sentences import (
     Ack,
     Codec,
@@ -32,98 +35,9 @@ from drivers.sentences import (
     Hello,
     Query,
     Reject,
-    RejectReason,
     Sentence,
 )
 from drivers.session import Delivery, HelloOutcome, HostReceiver, LostRange, seq_add
-
-E_contra = TypeVar("E_contra", contravariant=True)
-
-
-class EventSink(Protocol[E_contra]):
-    """Where a driver puts its events: ``queue.Queue`` and ``queue.SimpleQueue`` both are."""
-
-    def put(self, item: E_contra, block: bool = True, timeout: float | None = None) -> None:
-        """Hand over one event; a driver's queue is unbounded, so this never waits."""
-
-
-#: How long one read waits: bounds how late a stop or a timer is noticed.
-_READ_SLICE: Final = 0.02
-#: A device that stops draining its input must not hang the reading thread on a write.
-_WRITE_TIMEOUT: Final = 0.5
-
-
-@dataclass(frozen=True, slots=True)
-class LinkSettings:
-    """How to reach one device and how patient to be with it (docs/protocol.md, 10)."""
-
-    url: str
-    baudrate: int = 115_200
-    #: The serial number the table's configuration names; None accepts any.
-    expected_serial: str | None = None
-    #: Silence longer than this is a communication loss.
-    heartbeat_timeout: float = 3.0
-    #: How often to repeat QRY until the device says hello.
-    query_interval: float = 1.0
-    #: Reopen the port after this long, doubling up to ``backoff_max``.
-    backoff_initial: float = 0.1
-    backoff_max: float = 2.0
-    #: Line noise is warned of when it starts after this long without any; a burst ends
-    #: (and its size is logged) after this long without any.
-    noise_quiet: float = 10.0
-
-    def __post_init__(self) -> None:
-        for name in (
-            "heartbeat_timeout",
-            "query_interval",
-            "backoff_initial",
-            "backoff_max",
-            "noise_quiet",
-        ):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"link setting {name} = {getattr(self, name)}: expected > 0")
-        if self.backoff_max < self.backoff_initial:
-            raise ValueError(
-                f"link setting backoff_max = {self.backoff_max}: expected at least "
-                f"backoff_initial ({self.backoff_initial})"
-            )
-
-
-# --- Events every driver yields --------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceReady:
-    """The device said hello and was welcomed: communication is (re)established."""
-
-    device: str
-    hello: Hello
-    #: new_session on first contact, resumed after a reconnect, restarted after a power
-    #: cycle, lost when sentences the device no longer holds never arrived (``lost``).
-    outcome: HelloOutcome
-    #: With outcome lost: the sequence numbers lost (docs/protocol.md 5, Lost sentences).
-    lost: LostRange | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CommLost:
-    """Communication with the device is lost (silence or a failed port); the driver retries."""
-
-    device: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceRefused:
-    """The device was refused (protocol version or identity); the driver has stopped."""
-
-    device: str
-    reason: str
-    #: What the host's ``REJ`` said (docs/protocol.md 3.3): the protocol, or the identity.
-    rejected: RejectReason
-
-
-LinkEvent = DeviceReady | CommLost | DeviceRefused
 
 E = TypeVar("E")
 
@@ -331,18 +245,13 @@ class DeviceDriver(ABC, Generic[E]):
             finally:
                 with self._write_lock:
                     self._port = None
-                _close(port)
+                link.close_port(port)
             if self.refused is not None:
                 return
 
     def _open(self) -> serial.SerialBase | None:
         try:
-            port = serial.serial_for_url(
-                self.settings.url,
-                baudrate=self.settings.baudrate,
-                timeout=_READ_SLICE,
-                write_timeout=_WRITE_TIMEOUT,
-            )
+            port = link.open_port(self.settings)
         except (serial.SerialException, OSError, ValueError) as exc:
             self._log.debug("open_failed", error=str(exc))
             if not self._outage_reported:
@@ -372,7 +281,7 @@ class DeviceDriver(ABC, Generic[E]):
             ):
                 self.send(Query())
                 last_query = before
-            data = _read_what_came(port)
+            data = link.read_what_came(port)
             now = self._clock()
             if data and self._feed(data, now):
                 last_heard = now
@@ -567,30 +476,3 @@ class DeviceDriver(ABC, Generic[E]):
         self._outage_reported = True
         self._log.warning("comm_lost", reason=reason)
         self.events.put(CommLost(self.device, reason))
-
-
-def _read_what_came(port: serial.SerialBase) -> bytes:
-    """Wait up to a read slice for input, then take all that has come, in one turn.
-
-    pyserial's ``read(n)`` with a timeout waits for all ``n`` bytes: the first byte is read
-    alone, and the rest of its sentence (already there: a device writes it whole) at once.
-    """
-    data = port.read(1)
-    if data:
-        # in_waiting is on every concrete port, not on SerialBase's stub.
-        waiting = int(getattr(port, "in_waiting", 0))
-        if waiting:
-            data += port.read(waiting)
-    return data
-
-
-def _close(port: serial.SerialBase) -> None:
-    """Close a port, socket included.
-
-    pyserial's ``socket://`` close skips ``socket.close()`` when ``shutdown``
-    fails, as it does once the peer has gone: the descriptor would leak.
-    """
-    sock = getattr(port, "_socket", None)
-    port.close()
-    if sock is not None:
-        sock.close()  # closing twice is harmless

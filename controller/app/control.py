@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from controller.app.seating import SeatChange, SeatingError, seat_change_of
 from controller.journal import JsonObject
-from drivers.transport import EventSink
+from drivers.link import EventSink
 
 SHOW: Final = "show"
 #: How long a client waits for the loop's answer; the loop answers within one event.

@@ -51,9 +51,10 @@ from controller.journal import JournalError, JournalWriter, JsonObject, Record
 from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
 from controller.logsetup import HandTag
 from drivers.deck import DeckSet
+from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
-from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused, EventSink
+from drivers.transport import DeviceDriver
 
 #: How often the loop looks up from an empty queue to see whether it should stop.
 POLL: Final = 0.1

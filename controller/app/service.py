@@ -25,9 +25,10 @@ from controller.journal import JournalError
 from controller.settings import DeviceSettings, TableSettings
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
+from drivers.link import EventSink, LinkSettings
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from drivers.transport import DeviceDriver, EventSink, LinkSettings
+from drivers.transport import DeviceDriver
 
 
 class StartError(Exception):

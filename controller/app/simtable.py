@@ -20,9 +20,9 @@ from controller.engine import Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
 from drivers.deck import Deck, DeckSet
+from drivers.link import EventSink, LinkSettings
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from drivers.transport import EventSink, LinkSettings
 from simulator.decks import enrolled, make_decks
 from simulator.table import Simulator, Transport
 

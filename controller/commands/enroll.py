@@ -25,10 +25,10 @@ from controller.inputs import ReadPoint
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogLevel, LogSettings
 from drivers.deck import Deck, DeckError, Enrollment
+from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from drivers.sentences import Feed
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, ShoeState, TagRead
-from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 
 #: Exit statuses.
 OK, REFUSED, NO_SHOE = 0, 1, 2

@@ -19,9 +19,9 @@ from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogFormat, LogSettings
+from drivers.link import DeviceReady
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange
-from drivers.transport import DeviceReady
 from simulator.clock import ManualClock
 from simulator.runner import Pace
 from simulator.table import Simulator

@@ -18,10 +18,10 @@ from controller.display.view import DeviceState, Severity, TableView
 from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
 from controller.games import GAMES
 from controller.inputs import Button
+from drivers.link import CommLost
 from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeState
-from drivers.transport import CommLost
 
 ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))
 DEAL_TO_4 = CardExpected(SEAT, 4, "down")

@@ -30,12 +30,13 @@ from backends import Backend
 from fake_device import PATIENCE, FakeDevice
 
 from controller.inputs import Button, ButtonPress, ReadPoint
-from drivers import transport
+from drivers import link
+from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
 from drivers.sentences import Ack, DecodeErrorKind, Feed, Lid, Reader, Reject, RejectReason
 from drivers.session import DeviceSender, HelloOutcome, LostRange, Sequenced, seq_add
 from drivers.shoe import ShoeDriver, ShoeState, ShoeStatus, TagRead
-from drivers.transport import CommLost, DeviceDriver, DeviceReady, DeviceRefused, LinkSettings
+from drivers.transport import DeviceDriver
 from simulator.clock import ManualClock
 
 #: How long to wait for an event that must come: far beyond what it takes on a busy machine.
@@ -560,9 +561,9 @@ def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
 ) -> None:
     """stop() interrupts the reading thread's wait for input (pyserial's cancel_read): the
     controller's close does not wait out a read slice. Here the slice is 60 s."""
-    if not hasattr(transport.serial.serial_for_url(backend.url, do_not_open=True), "cancel_read"):
+    if not hasattr(link.serial.serial_for_url(backend.url, do_not_open=True), "cancel_read"):
         pytest.skip(f"{backend.name}: no cancel_read; stop waits for the read slice")
-    monkeypatch.setattr(transport, "_READ_SLICE", 60.0)
+    monkeypatch.setattr(link, "READ_SLICE", 60.0)
     events: queue.Queue[Any] = queue.Queue()
     clock = ManualClock()  # stands still: no heartbeat, no refresh wakes the read
     with FakeDevice(backend, kind="panel", serial="PANEL0001", clock=clock) as device:
@@ -572,14 +573,14 @@ def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
         # otherwise wait out the 60 s slice.
         reading = threading.Event()
         after: list[int] = []
-        read = transport._read_what_came
+        read = link.read_what_came
 
         def spied_read(port: Any) -> bytes:
             if after and driver.receiver.expected == after[0]:
                 reading.set()
             return read(port)
 
-        monkeypatch.setattr(transport, "_read_what_came", spied_read)
+        monkeypatch.setattr(link, "read_what_came", spied_read)
         driver.start()
         ready = wait_for(events, DeviceReady)[-1]
         after.append(seq_add(ready.hello.seq, 1))  # the host's next once it has the press

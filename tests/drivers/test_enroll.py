@@ -21,9 +21,9 @@ from controller.commands import enroll as enroll_command
 from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
 from controller.inputs import ReadPoint
 from drivers.deck import Deck
+from drivers.link import LinkSettings
 from drivers.sentences import Feed, Lid, Reader
 from drivers.shoe import ShoeDriver, ShoeStatus
-from drivers.transport import LinkSettings
 from simulator.clock import ManualClock
 
 TAGS = [f"E0AA0000{n:08X}" for n in range(52)]

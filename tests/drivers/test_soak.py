@@ -21,8 +21,8 @@ import pytest
 from backends import BACKENDS
 from fake_device import FakeDevice
 
+from drivers.link import DeviceReady, LinkSettings
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import DeviceReady, LinkSettings
 from simulator.clock import ManualClock
 
 

@@ -29,9 +29,9 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
 from controller.cli import main
 from controller.commands.devices import report
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, scan
+from drivers.link import CommLost, DeviceReady, LinkSettings
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import CommLost, DeviceReady, LinkSettings
 from simulator.clock import ManualClock
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")

@@ -22,9 +22,9 @@ from controller.engine import Table
 from controller.engine.events import HandSettled
 from controller.games import GAMES
 from controller.script import parse_script
+from drivers.link import LinkSettings
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from drivers.transport import LinkSettings
 from simulator.bots import HandRecord, RandomBot, RebuyRule, ScriptedBot, describe_record
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -25,9 +25,9 @@ from controller.engine.events import HandSettled, HandVoided
 from controller.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
 from controller.script import parse_script
 from drivers.deck import DeckSet
+from drivers.link import DeviceReady, LinkSettings
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import DeviceReady, LinkSettings
 from simulator.bots import Act, Deal, RandomBot, Rebuy, RebuyRule, Restock, ScriptedBot, Shuffle
 from simulator.bots import table_input as input_of
 from simulator.clock import ManualClock

@@ -20,9 +20,9 @@ import pytest
 from devtime import QUIET, WAIT, let_pass
 
 from controller.inputs import Button
+from drivers.link import LinkSettings
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import ShoeDriver, TagRead
-from drivers.transport import LinkSettings
 from simulator.clock import ManualClock
 from simulator.devices import DeviceError, Timing
 from simulator.table import Simulator

@@ -16,11 +16,11 @@ import pytest
 from devtime import WAIT, collect, let_pass, next_event
 
 from controller.inputs import Button, ReadPoint
+from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from drivers.panel import PanelDriver, PanelPress
 from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, ShoeState, TagRead
-from drivers.transport import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from simulator.clock import ManualClock
 from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.table import Simulator
