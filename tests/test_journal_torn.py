@@ -9,7 +9,7 @@ import pytest
 from journal_support import StepClock, table_record, write_journal
 
 from controller.journal import JournalError, JournalWriter, Record, TornTail, set_aside, verify
-from controller.journal.store import MAX_UNSYNCED_BYTES
+from controller.journal.files import MAX_UNSYNCED_BYTES
 
 pytestmark = pytest.mark.fast
 

@@ -21,7 +21,7 @@ from controller.journal import (
     RecordError,
     verify,
 )
-from controller.journal.store import MAX_UNSYNCED_BYTES
+from controller.journal.files import MAX_UNSYNCED_BYTES
 
 pytestmark = pytest.mark.fast
 

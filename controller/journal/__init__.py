@@ -3,16 +3,9 @@
 See docs/journal.md for the record format, the chain, durability and recovery.
 """
 
+from controller.journal.files import JournalError, Position, TornTail, set_aside
 from controller.journal.record import GENESIS, JsonObject, JsonValue, Record, RecordError
-from controller.journal.store import (
-    JournalError,
-    JournalReader,
-    Position,
-    Tail,
-    TornTail,
-    read_tail,
-    set_aside,
-)
+from controller.journal.store import JournalReader, Tail, read_tail
 from controller.journal.verify import Anchor, VerifyReport, verify
 from controller.journal.writer import JournalWriter, utc_now
 

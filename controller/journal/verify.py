@@ -16,14 +16,9 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
+from controller.journal.files import JournalError, TornTail, held_by_writer, torn_files
 from controller.journal.record import Record
-from controller.journal.store import (
-    JournalError,
-    JournalReader,
-    TornTail,
-    held_by_writer,
-    torn_files,
-)
+from controller.journal.store import JournalReader
 from controller.words import counted
 
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")

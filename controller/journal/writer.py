@@ -15,20 +15,19 @@ from pathlib import Path
 from types import TracebackType
 from typing import Final, Self
 
-from controller.journal.record import GENESIS, Record, make_record_line
-from controller.journal.store import (
+from controller.journal.files import (
     MAX_UNSYNCED_BYTES,
     JournalError,
-    JournalReader,
     TornTail,
     file_name,
     fsync_directory,
     lock_for_writing,
-    read_tail,
     set_aside,
     unusable,
     write_all,
 )
+from controller.journal.record import GENESIS, Record, make_record_line
+from controller.journal.store import JournalReader, read_tail
 
 Clock = Callable[[], datetime]
 
