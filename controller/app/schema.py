@@ -484,7 +484,6 @@ def encode_events(events: list[ev.Event]) -> list[JsonValue]:
 
 # --- JSON Schema ---------------------------------------------------------------------------
 
-SCHEMA_ID: Final = "https://tablectl.example/schema/journal-v1.json"
 JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -560,12 +559,14 @@ def json_schema() -> JsonObject:
         cls = pending.pop(0)
         kind = cls.kind if isinstance(cls, type) and issubclass(cls, ev.Event) else None
         defs[names[cls]] = _object_schema(cls, refs, kind)
-    for kind in VERSIONED:
+    for kind in VERSIONED:  # what this version writes: its number, always
         body = defs[f"record.{kind}"]
         assert isinstance(body, dict)
-        properties = body["properties"]
+        properties, required = body["properties"], body["required"]
         assert isinstance(properties, dict)
-        properties["version"] = {"type": "integer", "minimum": 0, "maximum": VERSION}
+        assert isinstance(required, list)
+        properties["version"] = {"const": VERSION}
+        required.append("version")
     records: list[JsonValue] = [
         {
             "type": "object",
@@ -578,7 +579,6 @@ def json_schema() -> JsonObject:
     ]
     return {
         "$schema": JSON_SCHEMA_DIALECT,
-        "$id": SCHEMA_ID,
         "title": "tablectl journal record",
         "description": (
             "One line of a tablectl journal (docs/journal.md): the chain's fields and the data "

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from controller.app.phh import ExportError, export_hands
 from controller.app.recall import describe_stakes, hands
+from controller.app.schema import SchemaError
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
 from controller.settings import DEFAULT_CONFIG
@@ -53,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
         records: list[Record] = list(JournalReader(directory))
         told = hands(records)
         exported = export_hands(told, settings.stakes, settings.table_id)
-    except (SettingsError, JournalError, ExportError, FileNotFoundError) as error:
+    # SchemaError: a record of a newer tablectl, or one that does not fit (named by its seq).
+    except (SettingsError, JournalError, ExportError, SchemaError, FileNotFoundError) as error:
         print(f"tablectl export: {error}", file=sys.stderr)
         return 1
     args.out.mkdir(parents=True, exist_ok=True)

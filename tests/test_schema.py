@@ -1,0 +1,272 @@
+"""The journal's schema (issue 16; controller/app/schema.py): the published JSON Schema is the
+code's, byte for byte; every record of the committed journals fits it and decodes into the
+engine's own events; a record that does not fit, or of a newer version, is refused naming the
+record's seq, its kind and the field."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.app import records as rec
+from controller.app import schema
+from controller.app.schemadoc import PUBLISHED, main
+from controller.engine.events import CardDealt, Event, HandStarted, SeatAmount
+from controller.journal import JournalReader, Record
+
+FIXTURES = Path(__file__).parent / "fixtures"
+JOURNALS = [
+    FIXTURES / "journal-before-stakes",
+    *(FIXTURES / "journal-before-schema" / game for game in ("five-card-stud", "mambo")),
+    FIXTURES / "journal-before-schema" / "triple-draw",
+]
+
+
+def _records() -> list[Record]:
+    return [record for journal in JOURNALS for record in JournalReader(journal)]
+
+
+def _record(kind: str, data: dict[str, Any], seq: int = 7) -> Record:
+    ts = "2026-12-01T16:00:00.000000Z"
+    return Record(seq=seq, ts=ts, kind=kind, data=data, prev="0" * 64, hash="0" * 64)
+
+
+# --- a validator of the JSON Schema the generator writes (no dependency for 15 keywords) ----
+
+
+def _problems(value: Any, node: dict[str, Any], root: dict[str, Any], path: str) -> list[str]:  # noqa: PLR0911, PLR0912 one rule a keyword
+    if "$ref" in node:
+        return _problems(value, root["$defs"][node["$ref"].split("/")[-1]], root, path)
+    if "const" in node and value != node["const"]:
+        return [f"{path}: {value!r} is not {node['const']!r}"]
+    if "enum" in node and value not in node["enum"]:
+        return [f"{path}: {value!r} is not one of {node['enum']}"]
+    for keyword in ("anyOf", "oneOf"):
+        if keyword in node:
+            fits = [not _problems(value, option, root, path) for option in node[keyword]]
+            if sum(fits) == 0 or (keyword == "oneOf" and sum(fits) > 1):
+                return [f"{path}: {value!r:.80} fits {sum(fits)} of its {keyword}"]
+    kind = node.get("type")
+    types = {
+        "object": dict,
+        "array": list,
+        "string": str,
+        "integer": int,
+        "boolean": bool,
+        "null": type(None),
+    }
+    wrong = kind is not None and not isinstance(value, types[kind])
+    if wrong or (kind == "integer" and isinstance(value, bool)):
+        return [f"{path}: {value!r:.80} is not of type {kind}"]
+    if "pattern" in node and not re.search(node["pattern"], value):
+        return [f"{path}: {value!r} does not match {node['pattern']}"]
+    if "minimum" in node and value < node["minimum"]:
+        return [f"{path}: {value} < {node['minimum']}"]
+    out: list[str] = []
+    if kind == "object":
+        properties = node.get("properties", {})
+        out += [
+            f"{path}: {name} is missing" for name in node.get("required", ()) if name not in value
+        ]
+        for name, item in value.items():
+            if name in properties:
+                out += _problems(item, properties[name], root, f"{path}.{name}")
+            elif node.get("additionalProperties") is False:
+                out.append(f"{path}: {name} is not allowed")
+            elif isinstance(node.get("additionalProperties"), dict):
+                out += _problems(item, node["additionalProperties"], root, f"{path}.{name}")
+    if kind == "array":
+        prefix = node.get("prefixItems", [])
+        if prefix and node.get("items") is False and len(value) != len(prefix):
+            out.append(f"{path}: {len(value)} items, expected {len(prefix)}")
+        for i, item in enumerate(value):
+            rule = prefix[i] if i < len(prefix) else node.get("items")
+            if isinstance(rule, dict):
+                out += _problems(item, rule, root, f"{path}[{i}]")
+    return out
+
+
+def _validate(line: dict[str, Any], published: dict[str, Any]) -> list[str]:
+    return _problems(line, published, published, "record")
+
+
+# --- the published file ---------------------------------------------------------------------
+
+
+@pytest.mark.fast
+def test_the_published_schema_is_the_codes_byte_for_byte() -> None:
+    """docs/schema/journal-v1.json is what ``python -m controller.app.schemadoc`` writes now:
+    a declaration changed without the file regenerated fails here."""
+    assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v1.json" == PUBLISHED
+    assert PUBLISHED.read_text(encoding="utf-8") == schema.schema_text(), (
+        "regenerate it: .venv/bin/python -m controller.app.schemadoc"
+    )
+
+
+@pytest.mark.fast
+def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_its_version() -> (
+    None
+):
+    published = json.loads(schema.schema_text())
+    assert published["version"] == schema.VERSION == 1
+    defs = published["$defs"]
+    assert {f"record.{kind}" for kind in schema.RECORDS} <= set(defs)
+    assert {f"event.{kind}" for kind in schema.EVENTS} <= set(defs)
+    assert set(schema.RECORDS) == {
+        rec.CARD, rec.TAG, rec.BUTTON, rec.SHOE_STATUS, rec.RFID_REPEAT, rec.DEVICE,
+        rec.DECK, rec.DECISION, rec.HAND_STARTED, rec.CHECKPOINT, rec.SEATING,
+    }  # fmt: skip
+    # Every event class of the engine is declared (a new one fails here until it is).
+    engine = {cls.kind for cls in _subclasses(Event)}
+    assert set(schema.EVENTS) == engine
+    for kind in schema.VERSIONED:
+        assert defs[f"record.{kind}"]["properties"]["version"] == {"const": 1}
+        assert "version" in defs[f"record.{kind}"]["required"]
+    assert defs["event.card_dealt"]["properties"]["seat"] == {
+        "anyOf": [{"type": "integer"}, {"type": "null"}]
+    }
+
+
+def _subclasses(cls: type) -> set[type]:
+    out = set()
+    for sub in cls.__subclasses__():
+        out |= {sub, *_subclasses(sub)}
+    return out
+
+
+@pytest.mark.fast
+def test_schemadoc_writes_the_file_or_prints_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = tmp_path / "schema" / "journal.json"
+    assert main([str(target)]) == 0
+    assert target.read_text(encoding="utf-8") == schema.schema_text()
+    assert main(["-"]) == 0
+    assert capsys.readouterr().out.endswith(schema.schema_text())
+    assert main(["a", "b"]) == 2
+
+
+# --- the records ----------------------------------------------------------------------------
+
+
+@pytest.mark.fast
+def test_every_committed_record_fits_the_published_schema_with_its_version() -> None:
+    """The journals before the schema (version 0) are version 1's records without the version:
+    each record, given it, fits the published schema."""
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+    records = _records()
+    assert {r.kind for r in records} >= {rec.CARD, rec.BUTTON, rec.CHECKPOINT, rec.SEATING}
+    for record in records:
+        line = json.loads(record.line())
+        if record.kind in schema.VERSIONED:
+            line["data"]["version"] = schema.VERSION
+        assert _validate(line, published) == [], record.seq
+
+
+@pytest.mark.fast
+def test_the_validator_refuses_what_the_schema_does_not_allow() -> None:
+    """The check above can fail: a field out of place, a wrong type, an unknown event."""
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+    record = next(r for r in _records() if r.kind == rec.DECISION)
+    line = json.loads(record.line())
+    line["data"]["events"][0]["seat"] = "three"
+    assert _validate(line, published)
+    line = json.loads(record.line())
+    line["data"]["extra"] = 1
+    assert _validate(line, published)
+    line = json.loads(record.line())
+    line["data"]["events"].append({"kind": "card_teleported"})
+    assert _validate(line, published)
+
+
+@pytest.mark.fast
+def test_every_committed_decision_decodes_into_the_engines_events_and_back() -> None:
+    decisions = [r for r in _records() if r.kind in rec.DECISIONS]
+    assert len(decisions) > 500
+    for record in decisions:
+        events = schema.decode_events(record)
+        assert all(isinstance(event, Event) for event in events)
+        assert schema.encode_events(events) == record.data["events"], record.seq
+    first = schema.decode_events(decisions[0])[0]
+    assert isinstance(first, HandStarted)
+    assert isinstance(first.antes[0], SeatAmount)
+    assert isinstance(first.seats, tuple)
+
+
+@pytest.mark.fast
+def test_a_hand_started_record_and_a_checkpoint_carry_the_version_they_are_written_in() -> None:
+    started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())
+    kind, data = rec.decision_data(3, [started], None)
+    assert (kind, data["version"]) == (rec.HAND_STARTED, 1)
+    assert "version" not in rec.decision_data(4, [CardDealt("As", "seat", 1, "down")])[1]
+    decoded = schema.decode(_record(kind, data))
+    assert isinstance(decoded, schema.HandStartedData)
+    assert decoded.version == 1
+    assert decoded.events == (started,)
+
+
+@pytest.mark.fast
+def test_a_newer_version_is_refused_naming_the_record_and_the_version() -> None:
+    started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())
+    _kind, data = rec.decision_data(3, [started], None)
+    data["version"] = 2
+    with pytest.raises(schema.SchemaError) as error:
+        schema.decode(_record(rec.HAND_STARTED, data, seq=41))
+    assert str(error.value) == (
+        "journal record 41 (hand_started): schema version 2 is newer than this tablectl reads "
+        "(versions 0 to 1): read the journal with the tablectl that wrote it, or a newer one"
+    )
+    checkpoint = next(r for r in _records() if r.kind == rec.CHECKPOINT)
+    newer = _record(rec.CHECKPOINT, {**checkpoint.data, "version": 3}, seq=99)
+    with pytest.raises(schema.SchemaError, match=r"record 99 \(checkpoint\): schema version 3"):
+        schema.decode(newer)
+    assert isinstance(schema.RecordFormatError("x", {}, "y"), ValueError)
+    assert issubclass(schema.SchemaError, rec.RecordFormatError)  # tablectl run refuses both
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            {"seat": "three"},
+            "journal record 12 (decision).events[0] (card_dealt).seat: expected a whole number, "
+            'not "three"',
+        ),
+        (
+            {"card": None},
+            "journal record 12 (decision).events[0] (card_dealt).card: expected a string, not null",
+        ),
+        (
+            {"colour": "red"},
+            "journal record 12 (decision).events[0] (card_dealt): field colour is not in the "
+            "schema; expected card, destination, seat, face",
+        ),
+        (
+            {"kind": "card_teleported"},
+            "journal record 12 (decision).events[0].kind: expected one of hand_started, "
+            "street_started",
+        ),
+    ],
+)
+@pytest.mark.fast
+def test_a_record_that_does_not_fit_is_refused_naming_the_seq_and_the_field(
+    change: dict[str, Any], message: str
+) -> None:
+    event = dataclasses.asdict(CardDealt("As", "seat", 1, "down"))
+    event = {"kind": "card_dealt", **event, **change}
+    with pytest.raises(schema.SchemaError) as error:
+        schema.decode(_record(rec.DECISION, {"input": 11, "events": [event]}, seq=12))
+    assert str(error.value).startswith(message)
+
+
+@pytest.mark.fast
+def test_a_missing_field_and_an_unknown_kind_are_named() -> None:
+    with pytest.raises(schema.SchemaError, match=r"record 5 \(deck\): field deck is missing"):
+        schema.decode(_record(rec.DECK, {"hand": 3}, seq=5))
+    with pytest.raises(schema.SchemaError, match=r"record 6 \(teleport\): kind 'teleport'"):
+        schema.decode(_record("teleport", {}, seq=6))
