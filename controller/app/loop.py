@@ -22,16 +22,18 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Final
 
 import structlog
 
 from controller.announce import announce, facts
+from controller.app import opening
 from controller.app import records as rec
 from controller.app.control import SeatRequest
-from controller.app.core import Cause, ShoeWarning, SinceCheckpoint, TableCore
+from controller.app.core import ShoeWarning, TableCore
+from controller.app.devicelog import log_device, log_shoe_status
 from controller.app.feed import DisplayFeed
+from controller.app.opening import DriverEvents, JournalOptions, open_journal
 from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_fields, seats_text
 from controller.app.view import ViewBuilder
@@ -47,14 +49,23 @@ from controller.engine.events import (
 )
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
-from controller.journal import JournalError, JournalWriter, JsonObject, Record
-from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
+from controller.journal import JournalError, JournalWriter, JsonObject
 from controller.logsetup import HandTag
 from drivers.deck import DeckSet
 from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
 from drivers.transport import DeviceDriver
+
+#: Opening the journal and its options are controller/app/opening.py's, imported from here too.
+__all__ = [
+    "Controller",
+    "DriverEvents",
+    "JournalOptions",
+    "ViewWanted",
+    "open_journal",
+    "wait_until",
+]
 
 #: How often the loop looks up from an empty queue to see whether it should stop.
 POLL: Final = 0.1
@@ -71,83 +82,8 @@ class ViewWanted:
 #: an integrity alarm holds the hand (NOTES.md, Integrity), and a refused input changed
 #: nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
 FAULTS: Final = (Alarm, Refused)
-#: What ends a refused device's pause: its driver has stopped for good (docs/app.md).
-RESTART_TODO: Final = (
-    "connect the right device or correct the configuration, then restart the controller"
-)
 
 Listener = Callable[["Controller", list[Event]], None]
-
-
-@dataclass
-class JournalOptions:
-    """How the controller opens its journal (docs/journal.md)."""
-
-    directory: Path
-    fsync: bool = True
-    hands_per_file: int = DEFAULT_HANDS_PER_FILE
-    max_bytes: int = DEFAULT_MAX_BYTES
-
-
-def open_journal(
-    options: JournalOptions, core: TableCore, clock: Callable[[], Any] | None = None
-) -> JournalWriter:
-    """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
-
-    The writer reads and checks the journal's end only (the last file whole, back to the last
-    checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
-    the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
-    and Checkpoints).
-    """
-    extra: dict[str, Any] = {} if clock is None else {"clock": clock}
-    since = SinceCheckpoint()
-    writer = JournalWriter.open(
-        options.directory,
-        fsync=options.fsync,
-        hands_per_file=options.hands_per_file,
-        max_bytes=options.max_bytes,
-        hand_start_kind=rec.HAND_STARTED,
-        replay=since,
-        resume_kind=rec.CHECKPOINT,
-        **extra,
-    )
-    try:
-        since.feed(core)
-    except BaseException:
-        writer.close()
-        raise
-    return writer
-
-
-class DriverEvents:
-    """Where the drivers put what they read (an ``EventSink``).
-
-    While the table runs (``Controller.run``) an event is handled at once, on the
-    driver's thread, under the table's lock; otherwise (before the run, once it has
-    ended, after a failure) it waits in ``queue`` for the loop.
-    """
-
-    def __init__(self) -> None:
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._handler: Callable[[object], bool] | None = None
-        self._lock = threading.Lock()
-
-    def handle_with(self, handler: Callable[[object], bool]) -> None:
-        """From now on, give each event to ``handler`` (which handles it and says True, or
-        says False: then it is queued). An event is queued or given, never both: the queue
-        holds only what came before."""
-        with self._lock:
-            self._handler = handler
-
-    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        """Hand over one event; never waits for the loop, only for an input in hand."""
-        with self._lock:
-            handler = self._handler
-            if handler is None:
-                self.queue.put(item)
-                return
-        if not handler(item):
-            self.queue.put(item)
 
 
 @dataclass
@@ -217,74 +153,19 @@ class Controller:
         display: Callable[[TableView], None] | None = None,
         alternate_decks: bool = False,
     ) -> Controller:
-        """Replay the journal into a fresh core and make the drivers (restored, not started)."""
-        core = TableCore(spec, config)
-        log = structlog.get_logger("controller.table")
-        writer = open_journal(journal, core)
-        if writer.recovered_torn is not None:
-            log.warning("journal_torn_tail_set_aside", detail=writer.recovered_torn.describe())
-        inbox = DriverEvents()
-        try:
-            shoe, panel = make_drivers(inbox)
-        except BaseException:
-            writer.close()
-            raise
-        for driver in (shoe, panel):
-            status = core.devices[driver.device]
-            if status.boot is not None and status.last_seq is not None:
-                # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
-                driver.restore(status.boot, status.last_seq)
-            # Unknown until the driver says hello again; a new driver hears even a device
-            # the last run refused (and refuses it again if it is still wrong).
-            status.connected, status.refused = False, None
-        boot = core.devices["shoe"].boot
-        if boot is not None:
-            # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
-            shoe.repeats.restore(
-                boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
-            )
-        controller = cls(
-            table_id,
-            core,
-            writer,
-            decks,
-            shoe,
-            panel,
-            inbox,
-            display,
-            [],
-            alternate_decks,
+        """Replay the journal into a fresh core and make the drivers (restored, not started):
+        controller/app/opening.py."""
+        return opening.build(
+            cls,
+            table_id=table_id,
+            spec=spec,
+            config=config,
+            journal=journal,
+            decks=decks,
+            make_drivers=make_drivers,
+            display=display,
+            alternate_decks=alternate_decks,
         )
-        try:
-            controller._decision_lost_at_the_cut(writer.last)
-            controller._restore_deck()
-        except BaseException:
-            writer.close()
-            raise
-        controller._resumed(writer.last)
-        return controller
-
-    def _decision_lost_at_the_cut(self, last: Record | None) -> None:
-        """An input journaled without its decision (the power went between the two, or before
-        the decision's line reached the disk): the engine has just made that decision again in
-        the replay; journal it, so every input in the journal is followed by its decision."""
-        if last is not None and last.kind in rec.ENGINE_INPUTS:
-            self._log.warning("journal_decision_rebuilt", input_seq=last.seq)
-            self._journal_decision(last.seq, self.core.last_events)
-
-    def _resumed(self, last: Record | None) -> None:
-        table = self.core.table
-        if table.hand_number:
-            self.log_hand.number = table.hand_number  # before the first hand, none
-        self._log.info(
-            "table_opened",
-            deck=self.decks.active.name,
-            records=self.core.records,
-            journal_seq=last.seq if last else 0,
-            phase=table.phase,
-            next=announce(table.pending),
-        )
-        self._announce([])
 
     # --- life ----------------------------------------------------------------------------
 
@@ -516,61 +397,16 @@ class Controller:
         self.journal.append(rec.DEVICE, data)
         self.core.take(rec.DEVICE, data)
         name = str(data["device"])
-        status = self.core.devices[name]
         if name == "shoe":
             # Lost, back or refused: a fault the shoe reports from now on is a pause anew.
             self._shoe_paused = ()
-        if status.connected:
-            self._log.info("device_back", device=name, outcome=data.get("outcome"))
-            if status.restarted:
-                self._log.warning("device_restarted", device=name, todo=status.message)
-            if status.lost:
-                self._log.warning(
-                    "device_sentences_lost", device=name, lost=status.lost, todo=status.message
-                )
-        elif status.refused:
-            self._log.error(
-                "table_paused",
-                device=name,
-                cause=status.refused.value,  # wrong serial, wrong version: docs/protocol.md 3.3
-                reason=data.get("reason"),
-                where=announce(self.core.table.pending),
-                todo=RESTART_TODO,
-            )
-        else:
-            self._log.warning(
-                "table_paused",
-                device=name,
-                cause=Cause.LOST.value,
-                reason=data.get("reason"),
-                where=announce(self.core.table.pending),
-            )
+        log_device(self._log, self.core, name, data)
         self._announce([])
 
     def _shoe_status(self) -> None:
         """A reader fault or a jam pauses the table until the shoe reports it cleared
         (docs/app.md, The shoe's state)."""
-        core = self.core
-        faults: tuple[str, ...] = ()
-        if core.devices["shoe"].connected:  # a lost shoe's pause is logged as its loss (_device)
-            faults = tuple(pause.cause.value for pause in core.shoe_faults())
-        if faults and faults != self._shoe_paused:
-            self._log.warning(
-                "table_paused",
-                device="shoe",
-                cause=" and ".join(faults),  # reader fault, jammed (docs/protocol.md 3.1)
-                reason=" and ".join(faults),
-                where=announce(core.table.pending),
-                **core.shoe.fields(),
-            )
-        elif self._shoe_paused and not faults:
-            self._log.info(
-                "shoe_fault_cleared", where=announce(core.table.pending), **core.shoe.fields()
-            )
-        else:
-            # A report that changes no pause (the lid while a jam holds, a repeat after a welcome).
-            self._log.info("shoe_status", **core.shoe.fields())
-        self._shoe_paused = faults
+        self._shoe_paused = log_shoe_status(self._log, self.core, self._shoe_paused)
         self._announce([])
 
     # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------

@@ -1,0 +1,192 @@
+"""Opening a table: its journal replayed into a fresh core, its drivers made and restored
+from it, the controller built where the journal left the table (docs/app.md, Start: replay
+and resume). ``Controller.build`` (controller/app/loop.py) is this module's ``build``.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from controller.announce import announce
+from controller.app import records as rec
+from controller.app.core import SinceCheckpoint, TableCore
+from controller.display.view import TableView
+from controller.engine import TableConfig
+from controller.games.spec import GameSpec
+from controller.journal import JournalWriter, Record
+from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
+from drivers.deck import DeckSet
+from drivers.link import EventSink
+from drivers.panel import PanelDriver
+from drivers.shoe import ShoeDriver
+
+if TYPE_CHECKING:
+    from controller.app.loop import Controller
+
+
+@dataclass
+class JournalOptions:
+    """How the controller opens its journal (docs/journal.md)."""
+
+    directory: Path
+    fsync: bool = True
+    hands_per_file: int = DEFAULT_HANDS_PER_FILE
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+def open_journal(
+    options: JournalOptions, core: TableCore, clock: Callable[[], Any] | None = None
+) -> JournalWriter:
+    """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
+
+    The writer reads and checks the journal's end only (the last file whole, back to the last
+    checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
+    the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
+    and Checkpoints).
+    """
+    extra: dict[str, Any] = {} if clock is None else {"clock": clock}
+    since = SinceCheckpoint()
+    writer = JournalWriter.open(
+        options.directory,
+        fsync=options.fsync,
+        hands_per_file=options.hands_per_file,
+        max_bytes=options.max_bytes,
+        hand_start_kind=rec.HAND_STARTED,
+        replay=since,
+        resume_kind=rec.CHECKPOINT,
+        **extra,
+    )
+    try:
+        since.feed(core)
+    except BaseException:
+        writer.close()
+        raise
+    return writer
+
+
+class DriverEvents:
+    """Where the drivers put what they read (an ``EventSink``).
+
+    While the table runs (``Controller.run``) an event is handled at once, on the
+    driver's thread, under the table's lock; otherwise (before the run, once it has
+    ended, after a failure) it waits in ``queue`` for the loop.
+    """
+
+    def __init__(self) -> None:
+        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self._handler: Callable[[object], bool] | None = None
+        self._lock = threading.Lock()
+
+    def handle_with(self, handler: Callable[[object], bool]) -> None:
+        """From now on, give each event to ``handler`` (which handles it and says True, or
+        says False: then it is queued). An event is queued or given, never both: the queue
+        holds only what came before."""
+        with self._lock:
+            self._handler = handler
+
+    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
+        """Hand over one event; never waits for the loop, only for an input in hand."""
+        with self._lock:
+            handler = self._handler
+            if handler is None:
+                self.queue.put(item)
+                return
+        if not handler(item):
+            self.queue.put(item)
+
+
+def build(
+    cls: type[Controller],
+    *,
+    table_id: str,
+    spec: GameSpec,
+    config: TableConfig,
+    journal: JournalOptions,
+    decks: DeckSet,
+    make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
+    display: Callable[[TableView], None] | None = None,
+    alternate_decks: bool = False,
+) -> Controller:
+    """Replay the journal into a fresh core and make the drivers (restored, not started)."""
+    core = TableCore(spec, config)
+    log = structlog.get_logger("controller.table")
+    writer = open_journal(journal, core)
+    if writer.recovered_torn is not None:
+        log.warning("journal_torn_tail_set_aside", detail=writer.recovered_torn.describe())
+    inbox = DriverEvents()
+    try:
+        shoe, panel = make_drivers(inbox)
+    except BaseException:
+        writer.close()
+        raise
+    restore_drivers(core, shoe, panel)
+    controller = cls(
+        table_id,
+        core,
+        writer,
+        decks,
+        shoe,
+        panel,
+        inbox,
+        display,
+        [],
+        alternate_decks,
+    )
+    try:
+        _decision_lost_at_the_cut(controller, writer.last)
+        controller._restore_deck()
+    except BaseException:
+        writer.close()
+        raise
+    _resumed(controller, writer.last)
+    return controller
+
+
+def restore_drivers(core: TableCore, shoe: ShoeDriver, panel: PanelDriver) -> None:
+    """Give each driver its device's boot and last journaled sentence, and the shoe's repeat
+    filter its journaled reads; every device is unknown until it says hello again."""
+    for driver in (shoe, panel):
+        status = core.devices[driver.device]
+        if status.boot is not None and status.last_seq is not None:
+            # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
+            driver.restore(status.boot, status.last_seq)
+        # Unknown until the driver says hello again; a new driver hears even a device
+        # the last run refused (and refuses it again if it is still wrong).
+        status.connected, status.refused = False, None
+    boot = core.devices["shoe"].boot
+    if boot is not None:
+        # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
+        shoe.repeats.restore(
+            boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
+        )
+
+
+def _decision_lost_at_the_cut(controller: Controller, last: Record | None) -> None:
+    """An input journaled without its decision (the power went between the two, or before
+    the decision's line reached the disk): the engine has just made that decision again in
+    the replay; journal it, so every input in the journal is followed by its decision."""
+    if last is not None and last.kind in rec.ENGINE_INPUTS:
+        controller._log.warning("journal_decision_rebuilt", input_seq=last.seq)
+        controller._journal_decision(last.seq, controller.core.last_events)
+
+
+def _resumed(controller: Controller, last: Record | None) -> None:
+    table = controller.core.table
+    if table.hand_number:
+        controller.log_hand.number = table.hand_number  # before the first hand, none
+    controller._log.info(
+        "table_opened",
+        deck=controller.decks.active.name,
+        records=controller.core.records,
+        journal_seq=last.seq if last else 0,
+        phase=table.phase,
+        next=announce(table.pending),
+    )
+    controller._announce([])
