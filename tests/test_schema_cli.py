@@ -4,6 +4,7 @@ docs/journal.md, The schema)."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 from pathlib import Path
@@ -84,3 +85,21 @@ def test_a_replay_refuses_a_newer_version_before_it_compares_anything(tmp_path: 
         rec.RecordFormatError, match=re.escape(f"record {seq} (hand_started): {NEWER}")
     ):
         core.replay(records[-1])
+
+
+@pytest.mark.fast
+def test_a_checkpoint_that_does_not_fit_is_refused_naming_its_seq_and_field() -> None:
+    """A start's replay begins at a checkpoint: one whose field is not what the schema declares
+    stops it, naming the record and the field (not a KeyError from deep in the restore)."""
+    checkpoint = next(r for r in JournalReader(FIXTURE) if r.kind == rec.CHECKPOINT)
+    devices = dict(checkpoint.data["devices"])  # type: ignore[arg-type]
+    devices["shoe"] = {**devices["shoe"], "last_seq": "twelve"}  # type: ignore[dict-item]
+    edited = dataclasses.replace(checkpoint, data={**checkpoint.data, "devices": devices})
+    core = TableCore(GAMES["mambo"], demo_config(GAMES["mambo"], 4))
+    expected = (
+        f"journal record {checkpoint.seq} (checkpoint).devices.shoe.last_seq: expected a whole "
+        'number, not "twelve"'
+    )
+    with pytest.raises(rec.RecordFormatError, match=re.escape(expected)):
+        core.replay(edited)
+    assert core.fresh, "nothing restored"

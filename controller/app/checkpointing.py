@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.devicestate import Cause, DeviceStatus
-from controller.engine import ConfigError, Table, TableConfig
+from controller.engine import Table, TableConfig
 from controller.engine.checkpoint import TableCheckpoint
 from controller.games.spec import GameSpec
-from controller.inputs import ReadPoint
 from controller.journal import JsonObject, Record
 
 if TYPE_CHECKING:
@@ -76,59 +75,37 @@ def checkpoint_data(core: TableCore) -> JsonObject:
 
 
 def restore(core: TableCore, data: JsonObject) -> None:
-    """Continue from a checkpoint record's data (a fresh core's start-up replay)."""
-    try:
-        core.table = _restored_table(
-            core.spec,
-            core.config,
-            rec.table_checkpoint_of(data["engine"]),
-            rec.hand_terms_of(data, rec.CHECKPOINT),
+    """Continue from a checkpoint record's data (a fresh core's start-up replay), read as the
+    schema declares it (``schema.CheckpointData``); a SchemaError names the field."""
+    cp: schema.CheckpointData = schema.decode_data(rec.CHECKPOINT, data, "checkpoint")
+    core.table = _restored_table(
+        core.spec,
+        core.config,
+        rec.table_checkpoint_of(data["engine"]),
+        rec.hand_terms_of(data, rec.CHECKPOINT),
+    )
+    for name, device in cp.devices.items():
+        core.devices[name] = DeviceStatus(
+            connected=device.connected,
+            message=device.message,
+            boot=device.boot,
+            last_seq=device.last_seq,
+            restarted=device.restarted,
+            refused=_cause_of(device.refused),
+            lost=device.lost,
         )
-        devices, totals = data["devices"], data["totals"]
-        if not isinstance(devices, dict) or not isinstance(totals, dict):
-            raise TypeError("devices and totals are objects")
-        for name, fields_ in devices.items():
-            if not isinstance(fields_, dict):
-                raise TypeError(f"device {name} is an object")
-            boot, last_seq = fields_.get("boot"), fields_.get("last_seq")
-            core.devices[name] = DeviceStatus(
-                connected=fields_.get("connected") is True,
-                message=str(fields_.get("message", "")),
-                boot=boot if isinstance(boot, str) else None,
-                last_seq=last_seq if isinstance(last_seq, int) else None,
-                restarted=fields_.get("restarted") is True,
-                refused=_cause_of(fields_.get("refused")),
-                lost=str(fields_.get("lost", "")),
-            )
-        core.records = int(str(totals["records"]))
-        core.finished = int(str(totals["finished"]))
-        core.voided = int(str(totals["voided"]))
-        core.showdowns = int(str(totals["showdowns"]))
-        net = totals["net"]
-        if not isinstance(net, list):
-            raise TypeError("net is a list")
-        core.net = {int(str(pair[0])): int(str(pair[1])) for pair in net if isinstance(pair, list)}
-        deck = data.get("deck")
-        core.deck = rec.deck_of(deck) if isinstance(deck, dict) else None
-        shoe = data.get("shoe")  # absent from a checkpoint written before it was kept
-        core.shoe = rec.shoe_condition_of(shoe) if isinstance(shoe, dict) else rec.ShoeCondition()
-        core.shoe_reads.clear()
-        reads = data.get("shoe_reads", [])
-        if not isinstance(reads, list):
-            raise TypeError("shoe_reads is a list")
-        for read in reads:
-            if not isinstance(read, list) or len(read) != 4:
-                raise TypeError(f"a shoe read is [boot, uid, point, read_ms], not {read}")
-            boot, uid, point, read_ms = read
-            core.shoe_reads.append(
-                rec.ShoeRead(str(boot), str(uid), ReadPoint(str(point)), int(str(read_ms)))
-            )
-    except ConfigError:
-        raise
-    except (KeyError, TypeError, ValueError, IndexError) as exc:
-        raise rec.RecordFormatError(
-            rec.CHECKPOINT, data, f"expected a checkpoint this controller writes: {exc}"
-        ) from None
+    totals = cp.totals
+    core.records, core.finished = totals.records, totals.finished
+    core.voided, core.showdowns = totals.voided, totals.showdowns
+    core.net = dict(totals.net)
+    core.deck = None if cp.deck is None else rec.DeckInPlay(cp.deck.hand, cp.deck.deck)
+    # Absent from a checkpoint written before the shoe's state was kept: all clear.
+    shoe = cp.shoe
+    core.shoe = (
+        rec.ShoeCondition() if shoe is None else rec.ShoeCondition(shoe.lid, shoe.reader, shoe.feed)
+    )
+    core.shoe_reads.clear()
+    core.shoe_reads.extend(rec.ShoeRead(*read) for read in cp.shoe_reads)
     core.fresh = False
 
 

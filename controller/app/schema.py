@@ -29,7 +29,9 @@ from typing import Any, Final, TypeVar, Union
 
 from controller.engine import events as ev
 from controller.engine.config import HouseRules, Stakes
+from controller.inputs import Button, ReadPoint
 from controller.journal import JsonObject, JsonValue, Record
+from drivers.sentences import Feed, Lid, Reader
 
 #: The version this code writes.
 VERSION: Final = 1
@@ -94,7 +96,7 @@ class CardData:
     boot: str
     seq: int
     card: str
-    point: str
+    point: ReadPoint
     #: The tag and the shoe's clock at the read (absent from journals before the repeat
     #: filter was restored: docs/app.md, Start: replay and resume).
     uid: str | None = None
@@ -109,7 +111,7 @@ class TagData:
     boot: str
     seq: int
     uid: str
-    point: str
+    point: ReadPoint
     reason: str
     read_ms: int | None = None
 
@@ -121,7 +123,7 @@ class ButtonData:
     device: str
     boot: str
     seq: int
-    button: str
+    button: Button
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,9 +133,9 @@ class ShoeStatusData:
     device: str
     boot: str
     seq: int
-    lid: str
-    reader: str
-    feed: str
+    lid: Lid
+    reader: Reader
+    feed: Feed
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,7 +146,7 @@ class RfidRepeatData:
     boot: str
     seq: int
     uid: str
-    point: str
+    point: ReadPoint
     read_ms: int | None = None
 
 
@@ -263,9 +265,9 @@ class TotalsData:
 
 @dataclass(frozen=True, slots=True)
 class ShoeData:
-    lid: str
-    reader: str
-    feed: str
+    lid: Lid
+    reader: Reader
+    feed: Feed
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,7 +280,7 @@ class CheckpointData:
     deck: DeckData | None = None
     shoe: ShoeData | None = None
     #: [boot, uid, point, read_ms] of the shoe's last reads.
-    shoe_reads: tuple[tuple[str, str, str, int], ...] = ()
+    shoe_reads: tuple[tuple[str, str, ReadPoint, int], ...] = ()
     terms: TermsData | None = None
     version: int = 0
 
@@ -421,12 +423,15 @@ def decode_events(record: Record) -> list[ev.Event]:
 def version_of(record: Record) -> int:
     """The schema version a record declares (0: none); SchemaError for one newer than this code
     reads."""
-    version = record.data.get("version", 0)
+    return _check_version(record.data.get("version", 0), _where(record))
+
+
+def _check_version(version: JsonValue, where: str) -> int:
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
-        raise SchemaError(f"{_where(record)}: version {version!r}: expected a whole number")
+        raise SchemaError(f"{where}: version {version!r}: expected a whole number")
     if version not in VERSIONS_READ:
         raise SchemaError(
-            f"{_where(record)}: schema version {version} is newer than this tablectl reads "
+            f"{where}: schema version {version} is newer than this tablectl reads "
             f"(versions {VERSIONS_READ.start} to {VERSIONS_READ.stop - 1}): read the journal "
             "with the tablectl that wrote it, or a newer one"
         )
@@ -437,17 +442,21 @@ def _where(record: Record) -> str:
     return f"journal record {record.seq} ({record.kind})"
 
 
+def decode_data(kind: str, data: JsonObject, where: str) -> Any:
+    """``data`` as the dataclass of record ``kind`` (``RECORDS``), ``where`` naming it in a
+    SchemaError; its version checked when the kind carries one."""
+    cls = RECORDS.get(kind)
+    if cls is None:
+        raise SchemaError(f"{where}: kind {kind!r}: expected one of {', '.join(RECORDS)}")
+    if kind in VERSIONED:
+        _check_version(data.get("version", 0), where)
+    return _decode_dataclass(cls, data, where)
+
+
 def decode(record: Record) -> object:
     """A record's data as the dataclass its kind declares (``RECORDS``): SchemaError names the
     record's seq and kind and the field, or a version newer than this code reads."""
-    cls = RECORDS.get(record.kind)
-    if cls is None:
-        raise SchemaError(
-            f"{_where(record)}: kind {record.kind!r}: expected one of {', '.join(RECORDS)}"
-        )
-    if record.kind in VERSIONED:
-        version_of(record)
-    return _decode_dataclass(cls, record.data, _where(record))
+    return decode_data(record.kind, record.data, _where(record))
 
 
 # --- encode --------------------------------------------------------------------------------
