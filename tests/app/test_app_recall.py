@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
-from controller.app.loop import wait_until
+from controller.app import schema
+from controller.app.core import TableCore
+from controller.app.loop import JournalOptions, wait_until
+from controller.app.recall import hands
+from controller.app.simtable import SimTable, demo_config
 from controller.cli import main
 from controller.engine.events import Alarm
+from controller.games import GAMES
 from controller.inputs import Button
+from controller.journal import JournalReader, verify
+
+#: The journals of the three games as the code before the schema wrote them (issue 16).
+FIXTURES = Path(__file__).parent.parent / "fixtures" / "journal-before-schema"
 
 
 def test_recall_shows_the_last_hands_in_order_with_cards_actions_and_settlement(
@@ -53,3 +64,41 @@ def test_recall_works_while_an_alarm_holds_the_hand(
     assert "Hand 2, mambo" in out
     assert "(in progress)" in out
     assert "ALARM tag " in out
+
+
+@pytest.mark.parametrize("game", ["five-card-stud", "mambo", "triple-draw"])
+def test_a_table_opens_on_the_journal_before_the_schema_and_deals_on_in_version_1(
+    tmp_path: Path, game: str
+) -> None:
+    """The controller opens on the old journal (its last checkpoint has no version), deals a
+    hand whose start and checkpoint carry version 1; the journal of both versions verifies,
+    recalls every hand and replays whole through TableCore."""
+    spec = GAMES[game]
+    before = TableCore(spec, demo_config(spec, 4))
+    for record in JournalReader(FIXTURES / game):
+        before.replay(record)
+    table = before.table
+    seated = replace(
+        demo_config(spec, 4),
+        seats=tuple(s.seat for s in table.state.seats),
+        stacks={seat: chips for seat, chips in table.stacks.items() if chips is not None},
+        dealer=table.checkpoint().dealer,
+    )
+    shutil.copytree(FIXTURES / game, tmp_path / "journal")
+    sim = SimTable(game, JournalOptions(tmp_path / "journal", fsync=False), seed=7, seats=4)
+    sim.directory = tmp_path
+    sim.config = seated
+    with sim:
+        dealer(sim, hands=1).run()
+    journal = tmp_path / "journal"
+    assert verify(journal).intact
+    records = list(JournalReader(journal))
+    versions = {r.seq: r.data.get("version") for r in records if r.kind in schema.VERSIONED}
+    old = max(r.seq for r in JournalReader(FIXTURES / game))
+    assert {v for seq, v in versions.items() if seq <= old} == {None}
+    assert {v for seq, v in versions.items() if seq > old} == {1}  # hand 6's start, checkpoint
+    assert [h.number for h in hands(records)] == [1, 2, 3, 4, 5, 6]
+    core = TableCore(spec, demo_config(spec, 4))  # the table's first configuration
+    for record in records:
+        core.replay(record)
+    assert (core.finished, core.voided) == (6, 1)
