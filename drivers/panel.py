@@ -34,8 +34,9 @@ from drivers.sentences import (
 )
 from drivers.transport import DeviceDriver
 
-#: Seats a panel can light; 0 puts every light out.
-MAX_SEAT: Final = 10
+#: Seats a panel can light, one light a seat of the largest table: Mambo seats eleven
+#: (13:69F-14.13A(b)); 0 puts every light out.
+MAX_SEAT: Final = 11
 #: Characters the panel's display shows on its one line.
 TEXT_WIDTH: Final = 40
 

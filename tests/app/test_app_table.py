@@ -484,3 +484,14 @@ def test_line_noise_is_warned_of_and_the_closing_line_holds_each_lines_totals(
     assert closed["shoe_line"]["noise_bytes"] > 0
     assert closed["shoe_line"]["sentences"] > 0
     assert closed["panel_line"]["noise_bytes"] == 0
+
+
+def test_14_13a_b_an_eleven_seat_mambo_table_lights_seat_eleven(tmp_path: Path) -> None:
+    """13:69F-14.13A(b): Mambo seats eleven; the panel has a light a seat, so seat 11 is lit
+    when it is to act (the panel's LIT took at most 10, and the controller stopped there)."""
+    lit: list[int] = []
+    with sim_table(tmp_path, "mambo", seats=11) as table:
+        table.sim.panel._on_display = lambda light, _text: lit.append(light)
+        dealer(table, hands=1).run()
+        assert table.controller.core.finished == 1
+    assert 11 in lit

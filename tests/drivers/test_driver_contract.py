@@ -607,15 +607,16 @@ def test_the_host_acks_every_sequenced_sentence(backend: Backend) -> None:
 
 
 def test_light_and_show_refuse_what_the_panel_cannot_display(backend: Backend) -> None:
-    """A seat past 10 or a line past 40 characters is refused in the caller's thread."""
+    """A seat past 11 (Mambo's eleven, 13:69F-14.13A(b)) or a line past 40 characters is
+    refused in the caller's thread."""
     events: queue.Queue[Any] = queue.Queue()
     driver = PanelDriver(settings(backend), events)
-    with pytest.raises(ValueError, match="seat 11"):
-        driver.light(11)
+    with pytest.raises(ValueError, match="seat 12"):
+        driver.light(12)
     with pytest.raises(ValueError, match="at most 40"):
         driver.show("x" * 41)
-    with pytest.raises(ValueError, match="seat 11"):
-        driver.light_and_show(11, "S11: CHECK/BET")
+    with pytest.raises(ValueError, match="seat 12"):
+        driver.light_and_show(12, "S12: CHECK/BET")
     with pytest.raises(ValueError, match="at most 40"):
         driver.light_and_show(1, "x" * 41)
 

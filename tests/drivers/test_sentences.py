@@ -57,6 +57,7 @@ HOST_SAYS_TO_PANEL: list[Sentence] = [
     *HOST_SAYS_TO_SHOE,
     Light(0),
     Light(10),
+    Light(11),  # 13:69F-14.13A(b): Mambo seats eleven, a light a seat
     Text(""),
     Text("Seat 3: call $20, raise or fold!"),
     Text("x" * 40),
@@ -178,7 +179,7 @@ def test_each_bad_panel_field_is_named(kind: str, fields: tuple[str, ...], field
 @pytest.mark.parametrize(
     ("kind", "fields", "field"),
     [
-        ("LIT", ("11",), "seat"),
+        ("LIT", ("12",), "seat"),
         ("LIT", ("one",), "seat"),
         ("TXT", ("x" * 41,), "text"),
         ("ACK", ("99999",), "seq"),
@@ -218,7 +219,7 @@ def test_an_unknown_sentence_type_is_refused_listing_the_known_ones() -> None:
         (CardSeen(1, ReadPoint.DEALING_SLOT, UID, -1), "read_ms -1"),
         (Hello(1, "RS 200", "S", "1", 1, "00000000"), "model"),
         (Hello(1, "RS", "S", "1", 1, "xyz"), "boot"),
-        (Light(11), "seat 11"),
+        (Light(12), "seat 12"),
         (Text("x" * 41), "at most 40"),
         (Text("caf\u00e9"), "printable ASCII"),
         (Text("tab\there"), "printable ASCII"),
