@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from controller.app import records as rec
-from controller.app import schema
+from controller.app import schema, schemajson
 from controller.app.schemadoc import PUBLISHED, main
 from controller.engine.events import CardDealt, Event, HandStarted, SeatAmount
 from controller.journal import JournalReader, Record
@@ -103,7 +103,7 @@ def test_the_published_schema_is_the_codes_byte_for_byte() -> None:
     """docs/schema/journal-v1.json is what ``python -m controller.app.schemadoc`` writes now:
     a declaration changed without the file regenerated fails here."""
     assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v1.json" == PUBLISHED
-    assert PUBLISHED.read_text(encoding="utf-8") == schema.schema_text(), (
+    assert PUBLISHED.read_text(encoding="utf-8") == schemajson.schema_text(), (
         "regenerate it: .venv/bin/python -m controller.app.schemadoc"
     )
 
@@ -112,7 +112,7 @@ def test_the_published_schema_is_the_codes_byte_for_byte() -> None:
 def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_its_version() -> (
     None
 ):
-    published = json.loads(schema.schema_text())
+    published = json.loads(schemajson.schema_text())
     assert published["version"] == schema.VERSION == 1
     defs = published["$defs"]
     assert {f"record.{kind}" for kind in schema.RECORDS} <= set(defs)
@@ -145,9 +145,9 @@ def test_schemadoc_writes_the_file_or_prints_it(
 ) -> None:
     target = tmp_path / "schema" / "journal.json"
     assert main([str(target)]) == 0
-    assert target.read_text(encoding="utf-8") == schema.schema_text()
+    assert target.read_text(encoding="utf-8") == schemajson.schema_text()
     assert main(["-"]) == 0
-    assert capsys.readouterr().out.endswith(schema.schema_text())
+    assert capsys.readouterr().out.endswith(schemajson.schema_text())
     assert main(["a", "b"]) == 2
 
 

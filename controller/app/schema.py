@@ -4,9 +4,10 @@ decision record holds, declared once, versioned, with typed encode and decode. P
 The declarations are dataclasses: the engine's own events (``controller.engine.events``) and,
 for each record kind, the dataclass of its ``data`` below. ``encode`` writes a dataclass as the
 journal keeps it, ``decode`` reads it back as the dataclass, refusing what does not fit with a
-``SchemaError`` naming the record's seq and kind and the field; ``json_schema`` derives the
+``SchemaError`` naming the record's seq and kind and the field; ``schemajson`` derives the
 JSON Schema published in ``docs/schema/journal-v1.json`` (regenerate it with
-``python -m controller.app.schemadoc``, which writes it; a test compares it byte for byte).
+``python -m controller.app.schemadoc``, which writes what ``schemajson`` generates; a test
+compares it byte for byte).
 
 Versions (docs/journal.md, The schema): a hand's first decision record (``hand_started``) and
 every checkpoint carry ``version``, so each file (it begins with a hand) and every start's
@@ -17,16 +18,11 @@ a newer one, naming the record and its version.
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import sys
-import types
-import typing
-from collections.abc import Callable
-from dataclasses import MISSING, dataclass
-from enum import Enum
-from typing import Any, Final, TypeVar, Union
+from dataclasses import dataclass
+from typing import Any, Final
 
+from controller.app import codec
 from controller.engine import events as ev
 from controller.engine.config import HouseRules, Stakes
 from controller.inputs import Button, ReadPoint
@@ -303,114 +299,43 @@ RECORDS: Final[dict[str, type]] = {
 VERSIONED: Final = frozenset({"hand_started", "checkpoint"})
 
 
-# --- decode --------------------------------------------------------------------------------
-
-_T = TypeVar("_T")
-_HINTS: dict[type, tuple[tuple[str, Any, bool], ...]] = {}
+# --- decode and encode (controller/app/codec.py) -------------------------------------------
 
 
-def _fields(cls: type) -> tuple[tuple[str, Any, bool], ...]:
-    """(name, type, required) of each field of a dataclass, read once."""
-    known = _HINTS.get(cls)
-    if known is None:
-        hints = typing.get_type_hints(cls, vars(sys.modules[cls.__module__]))
-        known = tuple(
-            (
-                f.name,
-                hints[f.name],
-                f.default is MISSING and f.default_factory is MISSING,
-            )
-            for f in dataclasses.fields(cls)
-        )
-        _HINTS[cls] = known
-    return known
-
-
-def _fail(path: str, expected: str, value: object) -> SchemaError:
-    return SchemaError(f"{path}: expected {expected}, not {json.dumps(value)[:80]}")
-
-
-def _decode(tp: Any, value: JsonValue, path: str) -> Any:  # noqa: PLR0911, PLR0912 one branch a type
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        options = typing.get_args(tp)
-        if value is None and type(None) in options:
-            return None
-        rest = [o for o in options if o is not type(None)]
-        return _decode(rest[0] if len(rest) == 1 else Union[tuple(rest)], value, path)  # noqa: UP007
-    if tp is type(None):
-        if value is not None:
-            raise _fail(path, "null", value)
-        return None
-    if tp is bool:
-        if not isinstance(value, bool):
-            raise _fail(path, "true or false", value)
-        return value
-    if tp is int:
-        if not isinstance(value, int) or isinstance(value, bool):
-            raise _fail(path, "a whole number", value)
-        return value
-    if tp is str:
-        if not isinstance(value, str):
-            raise _fail(path, "a string", value)
-        return value
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        words = [m.value for m in tp]
-        if value not in words:
-            raise _fail(path, "one of " + ", ".join(map(str, words)), value)
-        return tp(value)
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if not isinstance(value, list):
-            raise _fail(path, "a list", value)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(_decode(args[0], v, f"{path}[{i}]") for i, v in enumerate(value))
-        if len(value) != len(args):
-            raise _fail(path, f"a list of {len(args)}", value)
-        return tuple(
-            _decode(a, v, f"{path}[{i}]") for i, (a, v) in enumerate(zip(args, value, strict=True))
-        )
-    if origin is dict:
-        if not isinstance(value, dict):
-            raise _fail(path, "an object", value)
-        item = typing.get_args(tp)[1]
-        return {k: _decode(item, v, f"{path}.{k}") for k, v in value.items()}
-    if tp is ev.Event:
-        return decode_event(value, path)
-    if dataclasses.is_dataclass(tp):
-        return _decode_dataclass(tp, value, path)  # type: ignore[arg-type]  # a dataclass type
-    raise TypeError(f"{path}: the schema has no rule for {tp!r}")  # a declaration's bug
-
-
-def _decode_dataclass(cls: type[_T], value: JsonValue, path: str, skip: str = "") -> _T:
-    if not isinstance(value, dict):
-        raise _fail(path, "an object", value)
-    declared = _fields(cls)
-    unknown = sorted(set(value) - {name for name, _, _ in declared} - {skip})
-    if unknown:
-        names = ", ".join(name for name, _, _ in declared)
-        raise SchemaError(f"{path}: field {unknown[0]} is not in the schema; expected {names}")
-    given: dict[str, Any] = {}
-    for name, tp, required in declared:
-        if name in value:
-            given[name] = _decode(tp, value[name], f"{path}.{name}")
-        elif required:
-            raise SchemaError(f"{path}: field {name} is missing")
-    try:
-        return cls(**given)
-    except ValueError as exc:  # a value the type refuses (the stakes' own checks)
-        raise SchemaError(f"{path}: {exc}") from None
-
-
-def decode_event(value: JsonValue, path: str = "event") -> ev.Event:
-    """The engine event a decision record's entry holds; SchemaError names what is wrong."""
-    if not isinstance(value, dict):
-        raise _fail(path, "an event (an object with its kind)", value)
-    kind = value.get("kind")
-    cls = EVENTS.get(kind) if isinstance(kind, str) else None
+def _event(value: Any) -> ev.Event:
+    """An engine event: its ``kind`` names its class."""
+    kind = value.get("kind") if type(value) is dict else None
+    cls = EVENTS.get(kind) if type(kind) is str else None
     if cls is None:
-        raise _fail(f"{path}.kind", "one of " + ", ".join(EVENTS), kind)
-    return _decode_dataclass(cls, value, f"{path} ({kind})", skip="kind")
+        if type(value) is not dict:
+            raise codec.Misfit(f"expected an event (an object with its kind), not {value!r:.80}")
+        error = codec.Misfit(f"expected one of {', '.join(EVENTS)}, not {json.dumps(kind)}")
+        error.path.append(".kind")
+        raise error
+    try:
+        event: ev.Event = _EVENT_DECODERS[cls](value)
+    except codec.Misfit as error:
+        error.path.insert(0, f" ({kind})")
+        raise
+    return event
+
+
+codec.special(ev.Event, _event)
+_EVENT_DECODERS: Final = {
+    cls: codec.dataclass_decoder(cls, allowed=frozenset({"kind"})) for cls in EVENTS.values()
+}
+
+
+def decode_event(value: JsonValue, where: str = "event") -> ev.Event:
+    """The engine event a decision record's entry holds; SchemaError names what is wrong."""
+    try:
+        return _event(value)
+    except codec.Misfit as error:
+        raise SchemaError(_said(where, error)) from None
+
+
+def _said(where: str, error: codec.Misfit) -> str:
+    return f"{where}{error.where()}: {error.reason}"
 
 
 def decode_events(record: Record) -> list[ev.Event]:
@@ -450,7 +375,10 @@ def decode_data(kind: str, data: JsonObject, where: str) -> Any:
         raise SchemaError(f"{where}: kind {kind!r}: expected one of {', '.join(RECORDS)}")
     if kind in VERSIONED:
         _check_version(data.get("version", 0), where)
-    return _decode_dataclass(cls, data, where)
+    try:
+        return codec.decoder(cls)(data)
+    except codec.Misfit as error:
+        raise SchemaError(_said(where, error)) from None
 
 
 def decode(record: Record) -> object:
@@ -459,157 +387,16 @@ def decode(record: Record) -> object:
     return decode_data(record.kind, record.data, _where(record))
 
 
-# --- encode --------------------------------------------------------------------------------
-
-#: Each class's field names, read once (dataclasses.asdict deep-copies: 30x slower).
-_NAMES: dict[type, tuple[str, ...]] = {}
+def _kind_of(value: object) -> str | None:
+    return value.kind if isinstance(value, ev.Event) else None
 
 
 def encode(value: object) -> JsonValue:
     """A declared value as the journal keeps it: tuples as lists, enums as their words,
-    dataclasses as objects (an event with its ``kind`` first), a field left at None out when
-    the record's declaration makes it optional is still written as null: the reader takes
-    both."""
-    if value is None or isinstance(value, str | int | float):
-        return value.value if isinstance(value, Enum) else value
-    if isinstance(value, tuple | list):
-        return [encode(item) for item in value]
-    if isinstance(value, dict):
-        return {str(k): encode(v) for k, v in value.items()}
-    names = _NAMES.get(type(value))
-    if names is None:
-        names = tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]  # a declared value
-        _NAMES[type(value)] = names
-    body: JsonObject = {name: encode(getattr(value, name)) for name in names}
-    if isinstance(value, ev.Event):
-        return {"kind": value.kind, **body}
-    return body
+    dataclasses as objects, an event with its ``kind`` first."""
+    return codec.encode(value, _kind_of)
 
 
 def encode_events(events: list[ev.Event]) -> list[JsonValue]:
     """Events as a decision record keeps them."""
-    return [encode(event) for event in events]
-
-
-# --- JSON Schema ---------------------------------------------------------------------------
-
-JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
-
-
-def _type_schema(tp: Any, refs: Callable[[type], str]) -> JsonObject:  # noqa: PLR0911 one branch a type
-    origin = typing.get_origin(tp)
-    if origin in (Union, types.UnionType):
-        return {"anyOf": [_type_schema(option, refs) for option in typing.get_args(tp)]}
-    if tp is type(None):
-        return {"type": "null"}
-    if tp is bool:
-        return {"type": "boolean"}
-    if tp is int:
-        return {"type": "integer"}
-    if tp is str:
-        return {"type": "string"}
-    if isinstance(tp, type) and issubclass(tp, Enum):
-        return {"enum": [m.value for m in tp]}
-    if origin is tuple:
-        args = typing.get_args(tp)
-        if len(args) == 2 and args[1] is Ellipsis:
-            return {"type": "array", "items": _type_schema(args[0], refs)}
-        return {
-            "type": "array",
-            "prefixItems": [_type_schema(a, refs) for a in args],
-            "items": False,
-        }
-    if origin is dict:
-        return {
-            "type": "object",
-            "additionalProperties": _type_schema(typing.get_args(tp)[1], refs),
-        }
-    if tp is ev.Event:
-        return {"oneOf": [{"$ref": refs(cls)} for cls in EVENTS.values()]}
-    if dataclasses.is_dataclass(tp):
-        return {"$ref": refs(tp)}  # type: ignore[arg-type]  # a dataclass type
-    raise TypeError(f"the schema has no rule for {tp!r}")
-
-
-def _object_schema(cls: type, refs: Callable[[type], str], kind: str | None) -> JsonObject:
-    properties: JsonObject = {}
-    required: list[JsonValue] = []
-    if kind is not None:
-        properties["kind"] = {"const": kind}
-        required.append("kind")
-    for name, tp, needed in _fields(cls):
-        properties[name] = _type_schema(tp, refs)
-        if needed:
-            required.append(name)
-    out: JsonObject = {"type": "object"}
-    doc = (cls.__doc__ or "").strip()
-    if doc and not doc.startswith(f"{cls.__name__}("):
-        out["description"] = " ".join(doc.split())
-    out.update(properties=properties, required=required, additionalProperties=False)
-    return out
-
-
-def json_schema() -> JsonObject:
-    """The JSON Schema of the journal's records at ``VERSION``: one ``$defs`` entry per record
-    kind (``record.<kind>``, the record's ``data``) and per event (``event.<kind>``), and the
-    parts they share; a record is the chain's six fields (docs/journal.md, The record)."""
-    names: dict[type, str] = {cls: f"record.{kind}" for kind, cls in RECORDS.items()}
-    names.update({cls: f"event.{kind}" for kind, cls in EVENTS.items()})
-    pending: list[type] = [*RECORDS.values(), *EVENTS.values()]
-
-    def refs(cls: type) -> str:
-        if cls not in names:
-            names[cls] = cls.__name__
-            pending.append(cls)
-        return f"#/$defs/{names[cls]}"
-
-    defs: dict[str, JsonValue] = {}
-    while pending:
-        cls = pending.pop(0)
-        kind = cls.kind if isinstance(cls, type) and issubclass(cls, ev.Event) else None
-        defs[names[cls]] = _object_schema(cls, refs, kind)
-    for kind in VERSIONED:  # what this version writes: its number, always
-        body = defs[f"record.{kind}"]
-        assert isinstance(body, dict)
-        properties, required = body["properties"], body["required"]
-        assert isinstance(properties, dict)
-        assert isinstance(required, list)
-        properties["version"] = {"const": VERSION}
-        required.append("version")
-    records: list[JsonValue] = [
-        {
-            "type": "object",
-            "properties": {
-                "kind": {"const": kind},
-                "data": {"$ref": f"#/$defs/record.{kind}"},
-            },
-        }
-        for kind in RECORDS
-    ]
-    return {
-        "$schema": JSON_SCHEMA_DIALECT,
-        "title": "tablectl journal record",
-        "description": (
-            "One line of a tablectl journal (docs/journal.md): the chain's fields and the data "
-            "of its kind. Generated by controller/app/schema.py; do not edit."
-        ),
-        "version": VERSION,
-        "type": "object",
-        "properties": {
-            "seq": {"type": "integer", "minimum": 1},
-            "ts": {"type": "string"},
-            "kind": {"enum": list(RECORDS)},
-            "data": {"type": "object"},
-            "prev": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-            "hash": {"type": "string", "pattern": "^[0-9a-f]{64}$"},
-        },
-        "required": ["seq", "ts", "kind", "data", "prev", "hash"],
-        "additionalProperties": False,
-        "oneOf": records,
-        "$defs": defs,
-    }
-
-
-def schema_text() -> str:
-    """The published file's text: the schema, indented, keys in declaration order."""
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    return [codec.encode(event, _kind_of) for event in events]

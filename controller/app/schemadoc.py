@@ -12,7 +12,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.app.schema import VERSION, schema_text
+from controller.app.schema import VERSION
+from controller.app.schemajson import schema_text
 
 #: The published file, in the source tree beside the package.
 PUBLISHED: Final = (
