@@ -47,6 +47,7 @@ demo: $(RUNTIME)
 lint: $(TESTING)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
+	$(BIN)/lint-imports --no-cache
 
 typecheck: $(TESTING)
 	$(BIN)/mypy --strict controller drivers simulator benchmarks

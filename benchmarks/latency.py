@@ -60,7 +60,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 
 from controller.app.loop import Controller
 from controller.app.service import build_controller, serve
-from controller.app.simtable import demo_config
 from controller.config import load_config
 from controller.engine.events import Event
 from controller.games import GAMES
@@ -68,6 +67,7 @@ from controller.logsetup import configure_logging, reset_logging
 from drivers.shoe import TagRead
 from simulator.bots import Act, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
+from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

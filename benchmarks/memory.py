@@ -32,7 +32,6 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
 from controller.app.loop import Controller, JournalOptions
-from controller.app.simtable import unplugged_table
 from controller.cards import Card
 from controller.engine.events import ActionRequired, CardExpected, NewHandExpected
 from controller.games import GAMES
@@ -44,6 +43,7 @@ from drivers.panel import PanelPress
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome
 from drivers.shoe import TagRead
+from simulator.simtable import unplugged_table
 
 
 def rss_kib() -> int:

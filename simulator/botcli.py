@@ -2,8 +2,9 @@
 
 The technician watches the bot deal (each act printed as ``bot: ...``, each
 hand's expected settlement when it is over) while the console stays open for
-faults and state. ``controller/commands/sim.py`` calls ``add_bot_options``,
-``make_bot`` and ``bot_session``; everything about the bot lives here.
+faults and state. ``controller/commands/sim.py`` declares the bot's options;
+``simulator/command.py`` calls ``make_bot`` and ``bot_session``; everything else about the
+bot lives here.
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from pathlib import Path
 
 from controller.config import load_config
 from controller.engine import ConfigError
-from controller.games import GAMES
 from controller.script import ScriptError, parse_script
 from controller.settings import DECK_NAMES as DECK_KEYS
 from controller.words import counted
@@ -39,46 +39,6 @@ Bot = RandomBot | ScriptedBot
 #: A dealer waits for a jammed feed (no host acknowledging) as long as it takes; the bot
 #: says once that it waits, and why (``BotRunner.on_wait``).
 _STALL = 24 * 3600.0
-
-
-def add_bot_options(parser: argparse.ArgumentParser) -> None:
-    """The dealer bot's options of ``tablectl sim``."""
-    group = parser.add_argument_group(
-        "dealer bot", "let a bot deal through the devices (docs/simulator.md, Dealer bots)"
-    )
-    group.add_argument(
-        "--bot",
-        nargs="+",
-        metavar="KIND",
-        help="'random' (legal random hands) or 'script FILE' (a hand script, played exactly)",
-    )
-    group.add_argument(
-        "--game",
-        default=None,
-        help=f"the random bot's game: {', '.join(sorted(GAMES))} (default mambo)",
-    )
-    group.add_argument("--hands", type=int, default=None, help="hands to play (default: no end)")
-    group.add_argument("--seats", type=int, default=6, help="occupied seats 1..N (default 6)")
-    group.add_argument(
-        "--buy-in",
-        type=int,
-        default=None,
-        help="known stacks of this many chips, bought again when a seat runs out "
-        "(default: unknown stacks, as a table.toml without [stacks])",
-    )
-    group.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        help="take the game, seats, dealer, stakes and stacks from the controller's table.toml, "
-        "and wait for that controller to welcome the shoe and the panel before dealing",
-    )
-    group.add_argument(
-        "--pace",
-        choices=("human", "fast"),
-        default="human",
-        help="a dealer's pace, to watch (default), or as fast as the devices take it",
-    )
 
 
 def make_bot(args: argparse.Namespace) -> Bot | None:

@@ -11,10 +11,10 @@ import pytest
 
 from controller.app.core import TableCore
 from controller.app.recall import format_hand, hands
-from controller.app.simtable import demo_config
 from controller.cli import main
 from controller.games import GAMES
 from controller.journal import JournalReader, verify
+from simulator.simtable import demo_config
 
 FIXTURES = Path(__file__).parent / "fixtures" / "journal-before-schema"
 GAMES_DEALT = ["five-card-stud", "mambo", "triple-draw"]

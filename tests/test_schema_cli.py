@@ -14,11 +14,11 @@ from confighelp import export_config
 
 from controller.app import records as rec
 from controller.app.core import TableCore
-from controller.app.simtable import demo_config
 from controller.cli import main
 from controller.engine.events import HandStarted
 from controller.games import GAMES
 from controller.journal import JournalReader, JournalWriter
+from simulator.simtable import demo_config
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"
 

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from controller.app.demo import run_headless, run_on_display
 from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogSettings
@@ -205,6 +204,9 @@ def _run_in(args: argparse.Namespace, directory: Path, *, kept: bool, stop: thre
 
 
 def _play(args: argparse.Namespace, directory: Path, *, kept: bool, stop: threading.Event) -> int:
+    # The simulator (and Textual) load only now: the controller's other commands never do.
+    from simulator.demo import run_headless, run_on_display  # noqa: PLC0415
+
     if not args.headless:
         run_on_display(args.game, directory, seed=args.seed, pace=args.pace, stop=stop)
         return EXIT_OK

@@ -3,28 +3,20 @@
 Starts both devices behind stable links (``<dir>/shoe``, ``<dir>/panel``),
 writes the two decks' enrollment files, prints where everything is, and
 takes console commands from the terminal (history and completion) or, piped,
-from stdin. docs/simulator.md is the technician's guide.
+from stdin. docs/simulator.md is the technician's guide. This module only declares the
+command; what it runs is ``simulator/command.py``, loaded when it runs.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import os
-import signal
-import sys
 import tempfile
-import threading
-from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import Any, TextIO
 
+from controller.games import GAMES
 from drivers.sentences import PROTOCOL_VERSION
-from simulator.botcli import Bot, add_bot_options, bot_session, make_bot
-from simulator.console import Console
-from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
-from simulator.table import DEVICES, Simulator
 
 HISTORY_FILE = Path("~/.tablectl_sim_history")
 
@@ -65,8 +57,14 @@ def register(subparsers: Any) -> None:
         default=None,
         help="folder for the decks' enrollment files deck-A.txt, deck-B.txt (default: --dir)",
     )
-    parser.add_argument("--shoe-serial", default=SHOE_IDENTITY.serial, help="the shoe's serial")
-    parser.add_argument("--panel-serial", default=PANEL_IDENTITY.serial, help="the panel's serial")
+    parser.add_argument(
+        "--shoe-serial", default=None, help="the shoe's serial (default: the simulated shoe's own)"
+    )
+    parser.add_argument(
+        "--panel-serial",
+        default=None,
+        help="the panel's serial (default: the simulated panel's own)",
+    )
     parser.add_argument(
         "--protocol",
         type=int,
@@ -86,174 +84,50 @@ def register(subparsers: Any) -> None:
     parser.set_defaults(run=run)
 
 
-@contextlib.contextmanager
-def _claimed(directory: Path) -> Iterator[None]:
-    """Hold the folder's lock, so two simulators never fight over the same links."""
-    directory.mkdir(parents=True, exist_ok=True)
-    fd = os.open(directory / ".lock", os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SystemExit(
-                f"tablectl sim: another simulator serves {directory}; give another --dir"
-            ) from None
-        yield
-    finally:
-        os.close(fd)
-
-
-@contextlib.contextmanager
-def _history(path: Path, interactive: bool) -> Iterator[None]:
-    """Readline history at a terminal, loaded before and saved after."""
-    if not interactive:
-        yield
-        return
-    import readline  # noqa: PLC0415 -- only a terminal session needs line editing
-
-    path = path.expanduser()
-    with contextlib.suppress(OSError):
-        readline.read_history_file(path)
-    readline.set_history_length(1000)
-    try:
-        yield
-    finally:
-        with contextlib.suppress(OSError):
-            readline.write_history_file(path)
+def add_bot_options(parser: argparse.ArgumentParser) -> None:
+    """The dealer bot's options of ``tablectl sim``."""
+    group = parser.add_argument_group(
+        "dealer bot", "let a bot deal through the devices (docs/simulator.md, Dealer bots)"
+    )
+    group.add_argument(
+        "--bot",
+        nargs="+",
+        metavar="KIND",
+        help="'random' (legal random hands) or 'script FILE' (a hand script, played exactly)",
+    )
+    group.add_argument(
+        "--game",
+        default=None,
+        help=f"the random bot's game: {', '.join(sorted(GAMES))} (default mambo)",
+    )
+    group.add_argument("--hands", type=int, default=None, help="hands to play (default: no end)")
+    group.add_argument("--seats", type=int, default=6, help="occupied seats 1..N (default 6)")
+    group.add_argument(
+        "--buy-in",
+        type=int,
+        default=None,
+        help="known stacks of this many chips, bought again when a seat runs out "
+        "(default: unknown stacks, as a table.toml without [stacks])",
+    )
+    group.add_argument(
+        "--config",
+        type=Path,
+        default=None,
+        help="take the game, seats, dealer, stakes and stacks from the controller's table.toml, "
+        "and wait for that controller to welcome the shoe and the panel before dealing",
+    )
+    group.add_argument(
+        "--pace",
+        choices=("human", "fast"),
+        default="human",
+        help="a dealer's pace, to watch (default), or as fast as the devices take it",
+    )
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
-    """Run the simulator and its console until 'quit' or the end of the input."""
-    stdin = stdin or sys.stdin
-    stdout = stdout or sys.stdout
-    directory: Path = args.dir or default_directory()
+    """Run the simulator (loaded now, not before: simulator/command.py)."""
+    from simulator.command import run_sim  # noqa: PLC0415 -- the simulator only for sim
 
-    def show(seat: int, text: str) -> None:
-        lit = f"seat {seat} lit" if seat else "no seat lit"
-        stdout.write(f"\npanel: {lit}; {text!r}\n")
-        stdout.flush()
-
-    try:
-        shoe = Identity(
-            SHOE_IDENTITY.model, args.shoe_serial, SHOE_IDENTITY.firmware, args.protocol
-        )
-        panel = Identity(
-            PANEL_IDENTITY.model, args.panel_serial, PANEL_IDENTITY.firmware, args.protocol
-        )
-        bot = make_bot(args)
-    except ValueError as exc:
-        print(f"tablectl sim: error: {exc}", file=sys.stderr)
-        return 2
-    try:
-        with _stopped_by_signals():
-            return _serve(
-                args,
-                directory,
-                shoe=shoe,
-                panel=panel,
-                stdin=stdin,
-                stdout=stdout,
-                show=show,
-                bot=bot,
-            )
-    except OSError as exc:
-        print(f"tablectl sim: error: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        print("tablectl sim: stopped (Ctrl-C); the links are removed", file=sys.stderr)
-        return 128 + signal.SIGINT
-    except Signalled as stop:
-        # The devices are unplugged and the links removed on the way out: a link left behind
-        # would point at a freed pty, which the next process's pty may take.
-        with contextlib.suppress(OSError):  # after a SIGHUP the terminal may be gone
-            print(f"tablectl sim: stopped by {stop.name}; the links are removed", file=sys.stderr)
-        return 128 + stop.signum
-
-
-class Signalled(BaseException):
-    """SIGTERM or SIGHUP came: the simulator stops as at 'quit' (a BaseException, as
-    KeyboardInterrupt is, so no handler on the way takes it for an error of its own)."""
-
-    def __init__(self, signum: int) -> None:
-        super().__init__(signum)
-        self.signum = signum
-        self.name = signal.Signals(signum).name
-
-
-#: The signals that stop the simulator cleanly; SIGINT is Python's KeyboardInterrupt already
-#: (at the prompt it only says how to leave; while the console waits for a bot it stops it).
-STOP_SIGNALS: Final = (signal.SIGTERM, signal.SIGHUP)
-
-
-@contextlib.contextmanager
-def _stopped_by_signals() -> Iterator[None]:
-    """SIGTERM and SIGHUP raise ``Signalled`` in the main thread, so the simulator's ``with``
-    blocks unplug the devices and remove the links (their default kills the process first)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # only the main thread may set handlers (a test may run the command elsewhere)
-        return
-
-    def stop(signum: int, _frame: object) -> None:
-        raise Signalled(signum)
-
-    previous = {signum: signal.signal(signum, stop) for signum in STOP_SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-def _serve(
-    args: argparse.Namespace,
-    directory: Path,
-    *,
-    shoe: Identity,
-    panel: Identity,
-    stdin: TextIO,
-    stdout: TextIO,
-    show: Callable[[int, str], None],
-    bot: Bot | None = None,
-) -> int:
-    interactive = stdin.isatty()
-    with _claimed(directory):
-        sim = Simulator(
-            transport="pty",
-            directory=directory,
-            seed=args.seed,
-            shoe_identity=shoe,
-            panel_identity=panel,
-            on_display=show if args.watch else None,
-        )
-        with sim:
-            decks = sim.write_deck_files(args.decks or directory)
-            console = Console(sim, stdin, stdout, interactive, seed=args.seed)
-            for device in DEVICES:
-                console.say(f"{device}: {sim.address(device)}")
-            console.say(f"decks: {' '.join(str(path) for path in decks)}")
-            with sim.locked():
-                top = sim.shoe.stub[0].code
-            console.say(
-                f"seed {args.seed}: deck A in play, shuffled, top card {top}. "
-                "Type 'help' for the commands."
-                if interactive
-                else f"seed {args.seed}: deck A in play, shuffled, top card {top}."
-            )
-            with (
-                _history(args.history, interactive),
-                bot_session(bot, args, sim, console.say, wait_at_end=not interactive) as runner,
-            ):
-                console.runner = runner
-                _loop(console)
-    return 1 if console.failures and not interactive else 0
-
-
-def _loop(console: Console) -> None:
-    while True:
-        try:
-            console.cmdloop()
-            return
-        except KeyboardInterrupt:
-            if not console.interactive:
-                raise  # piped: Ctrl-C stops it, as it stops any filter
-            console.say("^C (type 'quit' to leave)")
+    if args.dir is None:
+        args.dir = default_directory()
+    return run_sim(args, stdin, stdout)

@@ -65,7 +65,7 @@ async def screenshot(view: TableView, size: tuple[int, int]) -> str:
 
 
 #: The demo's training keys (docs/display.md, Dealer training): the key, the action's name
-#: (``controller.app.training.Trainer.actions``) and what it does, for the help.
+#: (``simulator.training.Trainer.actions``) and what it does, for the help.
 TRAINING_KEYS: Final = (
     ("a", "alarm", "a card of the other deck passes the slot: an integrity alarm"),
     ("u", "undo", "press UNDO (put the stray card aside first)"),

@@ -10,11 +10,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-import simulator  # noqa: F401  registers the sim:// scheme with pyserial
 from controller.app import records as rec
-from controller.app.lockstep import LockstepDealer
 from controller.app.loop import JournalOptions
-from controller.app.simtable import SimTable
 from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
 from controller.logsetup import configure_logging, reset_logging
@@ -23,7 +20,9 @@ from drivers.link import DeviceReady
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange
 from simulator.clock import ManualClock
+from simulator.lockstep import LockstepDealer
 from simulator.runner import Pace
+from simulator.simtable import SimTable
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

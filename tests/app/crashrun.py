@@ -32,7 +32,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from controller.app.core import TableCore
-from controller.app.simtable import demo_config
 from controller.engine import Table, TableConfig
 from controller.engine.events import (
     HandSettled,
@@ -43,6 +42,7 @@ from controller.games.spec import GameSpec
 from controller.journal import JournalReader, verify
 from simulator.bots import Act, Press, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
+from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from controller.app import records as rec
-from controller.app.demo import run_headless
 from controller.journal import JournalReader
 from controller.logsetup import reset_logging
 from simulator.clock import ManualClock
+from simulator.demo import run_headless
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))

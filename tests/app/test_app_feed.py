@@ -23,12 +23,12 @@ from apphelp import PATIENCE, dealer, json_log, sim_table
 from test_app_secrets import GAMES, Secrets, named
 
 from controller.app.feed import DisplayFeed
-from controller.app.lockstep import LockstepDealer
 from controller.app.loop import wait_until
-from controller.app.simtable import SimTable
 from controller.display import wire
 from controller.display.demo import SCENES
 from controller.display.view import TableView
+from simulator.lockstep import LockstepDealer
+from simulator.simtable import SimTable
 
 #: A queue no display that reads can fill, however the machine schedules its thread: the
 #: tests of what a reading display gets are not tests of when one is dropped.

@@ -10,13 +10,13 @@ import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app.loop import Controller, wait_until
-from controller.app.simtable import SimTable
 from controller.engine.events import Event, Refused
 from controller.inputs import Button
 from simulator.bots import Act, Press, Rebuy, Shuffle
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
 from simulator.runner import RunnerError
+from simulator.simtable import SimTable
 
 
 def test_each_input_is_taken_before_the_bot_makes_the_next(tmp_path: Path) -> None:

@@ -10,11 +10,11 @@ from apphelp import journal_records, ready
 
 from controller.app import records as rec
 from controller.app.loop import Controller, JournalOptions
-from controller.app.simtable import unplugged_table
 from controller.display.view import Severity
 from controller.inputs import Button
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome, LostRange
+from simulator.simtable import unplugged_table
 
 pytestmark = pytest.mark.fast
 

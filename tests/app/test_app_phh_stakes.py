@@ -15,9 +15,9 @@ from apphelp import dealer
 from confighelp import export_config
 
 from controller.app.loop import JournalOptions
-from controller.app.simtable import SimTable
 from controller.cli import main
 from controller.engine import Stakes
+from simulator.simtable import SimTable
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal-before-stakes"
 #: The stakes of the second session, after the floor raised them between two runs.

@@ -13,12 +13,12 @@ from controller.app import schema
 from controller.app.core import TableCore
 from controller.app.loop import JournalOptions, wait_until
 from controller.app.recall import hands
-from controller.app.simtable import SimTable, demo_config
 from controller.cli import main
 from controller.engine.events import Alarm
 from controller.games import GAMES
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
+from simulator.simtable import SimTable, demo_config
 
 #: The journals of the three games as the code before the schema wrote them (issue 16).
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "journal-before-schema"

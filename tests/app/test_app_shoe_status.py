@@ -13,7 +13,6 @@ from controller.app import records as rec
 from controller.app.core import Cause, Pause, ShoeWarning, TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
 from controller.app.panel import panel_line
-from controller.app.simtable import demo_config, unplugged_table
 from controller.display.view import DeviceState, Severity, TableView
 from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
 from controller.games import GAMES
@@ -22,6 +21,7 @@ from drivers.link import CommLost
 from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeState
+from simulator.simtable import demo_config, unplugged_table
 
 ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))
 DEAL_TO_4 = CardExpected(SEAT, 4, "down")

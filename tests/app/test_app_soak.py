@@ -21,12 +21,12 @@ from apphelp import PATIENCE, dealer, journal_records, sequenced
 
 from controller.app import records as rec
 from controller.app.loop import JournalOptions, wait_until
-from controller.app.simtable import SimTable
 from controller.engine.events import HandSettled, HandVoided
 from controller.journal import verify
 from drivers.sentences import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
+from simulator.simtable import SimTable
 
 #: The devices' seconds that pass at each slice of a wait for the controller: half a resend
 #: period, so a lost sentence comes again after two slices; far below the heartbeat period.

@@ -16,12 +16,12 @@ from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, json_log, sim_table
 from controller.announce import announce, hidden_cards
 from controller.app.control import ControlServer
 from controller.app.loop import wait_until
-from controller.app.simtable import SimTable
 from controller.cli import main
 from controller.engine import events as ev
 from controller.inputs import Button
 from controller.journal import JournalReader
 from simulator.clock import ManualClock
+from simulator.simtable import SimTable
 from simulator.tablefile import write_table_toml
 
 CARD = re.compile(r"\b[2-9TJQKA][cdhs]\b")

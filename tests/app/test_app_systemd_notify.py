@@ -21,7 +21,6 @@ from apphelp import json_log
 from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import TableCore
-from controller.app.simtable import demo_config
 from controller.app.systemd import (
     Notifier,
     NotifyError,
@@ -35,6 +34,7 @@ from controller.cards import DECK
 from controller.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead
+from simulator.simtable import demo_config
 
 
 @pytest.fixture

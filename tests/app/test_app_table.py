@@ -24,7 +24,6 @@ from controller.app.core import TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
 from controller.app.records import events_json
 from controller.app.service import serve
-from controller.app.simtable import unplugged_table
 from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
 from controller.engine.events import (
@@ -40,6 +39,7 @@ from controller.journal import JournalError, JournalReader, verify
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead
+from simulator.simtable import unplugged_table
 
 
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])

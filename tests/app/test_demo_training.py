@@ -19,13 +19,13 @@ from apphelp import PATIENCE
 from textual.pilot import Pilot
 from textual.widgets import Static
 
-from controller.app.demo import DemoTable, training_table
 from controller.app.loop import Controller
 from controller.display.demo_app import TRAINING_KEYS, TrainingDisplay, TrainingHelp
 from controller.display.widgets import AlarmBanner, DeviceBanner, LogPanel
 from controller.engine.events import CardDealt, Event
 from controller.engine.machine import IN_HAND
 from simulator.clock import ManualClock
+from simulator.demo import DemoTable, training_table
 
 Scene = Callable[[TrainingDisplay, Pilot[None], DemoTable], Awaitable[None]]
 

@@ -21,7 +21,6 @@ from typing import Any
 from devtime import WAIT
 
 from controller.app.loop import JournalOptions, wait_until
-from controller.app.simtable import SimTable
 from controller.display.view import TableView
 from controller.engine.events import Refused
 from controller.inputs import Button
@@ -32,6 +31,7 @@ from simulator.bots import RandomBot
 from simulator.clock import ManualClock
 from simulator.console import Console
 from simulator.runner import BotRunner, Pace
+from simulator.simtable import SimTable
 
 
 @dataclass

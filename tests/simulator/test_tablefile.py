@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.app.simtable import demo_config
 from controller.config import load_config
 from controller.games import GAMES
+from simulator.simtable import demo_config
 from simulator.tablefile import write_table_toml
 
 pytestmark = pytest.mark.fast

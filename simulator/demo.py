@@ -16,18 +16,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-import simulator  # noqa: F401  registers the sim:// scheme with pyserial
-from controller.app.lockstep import LockstepDealer
 from controller.app.loop import Controller, JournalOptions
 from controller.app.progress import Progress
 from controller.app.screen import DisplaySink
-from controller.app.simtable import SimTable
-from controller.app.training import Trainer
 from controller.display.demo_app import TrainingDisplay
 from controller.engine.events import Event, HandSettled, HandVoided
 from controller.journal import verify
 from controller.words import counted
+from simulator.lockstep import LockstepDealer
 from simulator.runner import Pace
+from simulator.simtable import SimTable
+from simulator.training import Trainer
 
 #: A fast headless dealer shortens the shoe's RFID repeat window and the shuffle with it.
 FAST_REPEAT_WINDOW = 0.02

@@ -16,8 +16,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from controller.app.lockstep import LockstepDealer
 from controller.inputs import Button
+from simulator.lockstep import LockstepDealer
 from simulator.table import Simulator
 
 
