@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
@@ -20,7 +20,7 @@ from controller.app.core import SinceCheckpoint, TableCore
 from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.games.spec import GameSpec
-from controller.journal import JournalWriter, Record
+from controller.journal import JournalWriter, JsonObject, Record
 from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
 from drivers.deck import DeckSet
 from drivers.link import EventSink
@@ -141,6 +141,7 @@ def build(
     )
     try:
         _decision_lost_at_the_cut(controller, writer.last)
+        _devices_unheard(controller)
         controller._restore_deck()
     except BaseException:
         writer.close()
@@ -151,21 +152,35 @@ def build(
 
 def restore_drivers(core: TableCore, shoe: ShoeDriver, panel: PanelDriver) -> None:
     """Give each driver its device's boot and last journaled sentence, and the shoe's repeat
-    filter its journaled reads; every device is unknown until it says hello again."""
+    filter its journaled reads (every device is unknown until it says hello again:
+    ``_devices_unheard`` journals it)."""
     for driver in (shoe, panel):
         status = core.devices[driver.device]
         if status.boot is not None and status.last_seq is not None:
             # docs/protocol.md, 4-5: the resend of a journaled sentence is a duplicate.
             driver.restore(status.boot, status.last_seq)
-        # Unknown until the driver says hello again; a new driver hears even a device
-        # the last run refused (and refuses it again if it is still wrong).
-        status.connected, status.refused = False, None
     boot = core.devices["shoe"].boot
     if boot is not None:
         # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
         shoe.repeats.restore(
             boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
         )
+
+
+#: Why a device is not connected when a controller opens the table, until it says hello.
+UNHEARD: Final = "not heard since the controller started"
+
+
+def _devices_unheard(controller: Controller) -> None:
+    """Every device is unknown until it says hello to this process, and that is journaled
+    (a ``device`` record, ``lost``, for each): the table is paused until then (a new hand
+    pressed before the shoe's hello is refused, docs/app.md, Devices lost and found), and a
+    replay of the journal knows it, so it refuses that press again. A new driver hears even
+    a device the last run refused (and refuses it again if it is still wrong)."""
+    for name in (controller.shoe.device, controller.panel.device):
+        data: JsonObject = {"device": name, "event": "lost", "reason": UNHEARD}
+        controller.journal.append(rec.DEVICE, data)
+        controller.core.take(rec.DEVICE, data)
 
 
 def _decision_lost_at_the_cut(controller: Controller, last: Record | None) -> None:

@@ -39,6 +39,7 @@ from controller.engine.events import (
 )
 from controller.games import GAMES
 from controller.games.spec import GameSpec
+from controller.inputs import Button
 from controller.journal import JournalReader, verify
 from simulator.bots import Act, Press, RandomBot, table_input
 from simulator.runner import BotRunner, Pace
@@ -70,6 +71,10 @@ def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
     )
 
 
+#: The dealer's press that starts a hand.
+NEW_HAND = Press(Button.NEW_HAND)
+
+
 @dataclass
 class AckedDealer:
     """The simulator's random bot, each act waited on until the device that reports it holds
@@ -80,6 +85,14 @@ class AckedDealer:
     config: TableConfig
     seed: int
     timeout: float = 60.0
+    #: Held from a new hand's press until the controller has journaled it; the killer takes
+    #: it to kill. A restarted controller refuses a new hand until it has heard the shoe
+    #: (docs/app.md, Devices lost and found), which a dealer meets by pressing again and
+    #: this bot would not: so the press waits for the process to be up and is never killed
+    #: in flight (tests/app/test_app_table.py checks that refusal and its replay).
+    new_hand: threading.Lock = field(default_factory=threading.Lock)
+    #: Whether the current controller process has welcomed both devices (``Killer._up``).
+    up: Callable[[], bool] = lambda: True
 
     def __post_init__(self) -> None:
         # The table.toml leaves [decks] alternate at its default, true: the dealer alternates too.
@@ -87,7 +100,9 @@ class AckedDealer:
             self.spec, seed=self.seed, rebuy=None, config=self.config, alternate_decks=True
         )
         pace = replace(Pace.fast(REPEAT_WINDOW), stall=self.timeout)
-        self.runner = BotRunner(self.bot, self.sim, pace, on_act=self._acked)
+        self.runner = BotRunner(
+            self.bot, self.sim, pace, on_act=self._acked, before_act=self._before
+        )
 
     @property
     def table(self) -> Table:
@@ -105,11 +120,22 @@ class AckedDealer:
         self.bot.hands = hands
         self.runner.run()
 
+    def _before(self, act: Act) -> None:
+        if act == NEW_HAND:
+            self.new_hand.acquire()
+            deadline = time.monotonic() + self.timeout
+            while not self.up():
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"no controller up for {self.timeout} s")
+                time.sleep(0.001)
+
     def _acked(self, act: Act) -> None:
         if isinstance(act, Press):
             self.wait_acked("panel")
         elif table_input(act) is not None:
             self.wait_acked("shoe")
+        if act == NEW_HAND:
+            self.new_hand.release()
 
     def wait_acked(self, device: str) -> None:
         """Until the device holds nothing unacknowledged: the controller has journaled it."""
@@ -137,6 +163,7 @@ class Killer:
     mean_acts: int
     sim: Simulator
     progress: Callable[[], int]
+    new_hand: threading.Lock
     process: subprocess.Popen[bytes] | None = None
     kills: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
@@ -184,8 +211,9 @@ class Killer:
             if self._stop.wait(rng.uniform(0.0, KILL_JITTER)):
                 return
             assert self.process is not None
-            self.process.send_signal(signal.SIGKILL)
-            self.process.wait()
+            with self.new_hand:  # never a new hand's press in flight (AckedDealer.new_hand)
+                self.process.send_signal(signal.SIGKILL)
+                self.process.wait()
             self.kills += 1
             self._up_at = self._welcomes() + 2
             self.process = self._spawn()
@@ -226,7 +254,10 @@ def crash_run(
         spec = GAMES[game]
         config = demo_config(spec, seats)
         dealer = AckedDealer(sim, spec, config, seed)
-        killer = Killer(config_path, seed, mean_acts, sim, lambda: dealer.runner.performed)
+        killer = Killer(
+            config_path, seed, mean_acts, sim, lambda: dealer.runner.performed, dealer.new_hand
+        )
+        dealer.up = killer._up
         killer.start()
         try:
             dealer.play(hands)

@@ -463,7 +463,8 @@ def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     devices = [
         data["event"] for kind, data in journal_records(tmp_path / "journal") if kind == rec.DEVICE
     ]
-    assert devices == ["ready", "ready"]
+    # Each device unheard as the table opens (journaled: opening.UNHEARD), then its hello.
+    assert devices == ["lost", "lost", "ready", "ready"]
     assert kinds == [rec.BUTTON, rec.CARD]
 
 
@@ -495,3 +496,25 @@ def test_14_13a_b_an_eleven_seat_mambo_table_lights_seat_eleven(tmp_path: Path) 
         dealer(table, hands=1).run()
         assert table.controller.core.finished == 1
     assert 11 in lit
+
+
+def test_a_new_hand_pressed_before_the_shoes_hello_replays_as_refused(tmp_path: Path) -> None:
+    """docs/app.md, Devices lost and found, and docs/journal.md: a restarted controller knows
+    no device until it says hello, and journals that; a new hand pressed (or resent by the
+    panel) before the shoe's hello is refused, and a replay of the whole journal, which knows
+    the devices were unheard, refuses it again instead of dealing it (it once dealt it: the
+    journal's last hello said the shoe was there)."""
+    options = JournalOptions(tmp_path / "journal", fsync=False)
+    first = unplugged_table(options)
+    for device in ("shoe", "panel"):
+        first.handle(ready(device, HelloOutcome.NEW_SESSION))
+    first.close()
+    again = unplugged_table(options)  # a restart: the devices are unheard again
+    again.handle(ready("panel", HelloOutcome.NEW_SESSION))
+    again.handle(PanelPress(Button.NEW_HAND, 1))
+    assert again.core.table.hand_number == 0, "refused: the shoe has not said hello"
+    again.close()
+    replayed = TableCore(again.core.spec, again.core.config)
+    for record in JournalReader(tmp_path / "journal"):
+        replayed.replay(record)  # a ReplayMismatch if the replay dealt the refused hand
+    assert replayed.table.hand_number == 0
