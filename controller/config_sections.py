@@ -9,7 +9,7 @@ key it names. ``controller.config`` runs them over the whole file. Pure: no I/O.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
@@ -308,28 +308,16 @@ def read_rules(section: Section | None, spec: GameSpec | None) -> HouseRules | N
     return None if len(section.problems) > before else rules
 
 
-_ENGINE_FIELD: Final = re.compile(r"\b([a-z_]+)[=: ]")
-
-
 def engine_problem(section: str, data: Mapping[str, object], error: ConfigError) -> Problem:
-    """The engine's refusal as a problem at the key its message names (the first field named)."""
-    message = str(error)
-    if section == "stakes":
-        keys: Sequence[str] = SECTION_KEYS["stakes"]
-        body = message.removeprefix("stakes: ")
-    else:
-        keys = ("seats", "dealer", "stacks")
-        body = message
-    for name in _ENGINE_FIELD.findall(body):
-        if name in keys:
-            key = f"{section}.{name}" if section == "stakes" else _table_key(name, body)
-            value = data.get(name, MISSING) if section == "stakes" else MISSING
-            return Problem(key, value, f"refused by the engine: {message}")
-    return Problem(section, MISSING, f"refused by the engine: {message}")
-
-
-def _table_key(name: str, message: str) -> str:
-    if name == "stacks":
-        seat = re.search(r"seat (\d+)", message)
-        return f"stacks.{seat.group(1)}" if seat else "stacks"
-    return f"table.{name}"
+    """The engine's refusal as a problem at the key of the setting it names (``field``): its
+    stakes and rules keep their section, a table's seats and dealer are ``[table]``'s, a
+    stack ``[stacks]``' own; the value, where the section's data holds it."""
+    message = f"refused by the engine: {error}"
+    field = error.field
+    if not field:
+        return Problem(section, MISSING, message)
+    head, _, name = field.partition(".")
+    if head in ("stakes", "rules", "stacks"):
+        value = data.get(name, MISSING) if head == section else MISSING
+        return Problem(field, value, message)
+    return Problem(f"table.{field}", MISSING, message)

@@ -61,12 +61,15 @@ def test_the_loader_refuses_at_a_stakes_key_whatever_the_engine_refuses(
 
 
 def test_engine_refusals_are_mapped_to_the_key_they_name() -> None:
-    """A refusal from the engine's own checks is reported at the key its message names."""
+    """A refusal from the engine's own checks is reported at the key of the setting it names
+    as data (``ConfigError.field``), never found by reading its message: a big bet below the
+    small bet is the big bet's fault, as the loader's own check says."""
     data: dict[str, object] = {"small_bet": 5, "big_bet": 3}
     with pytest.raises(ConfigError) as caught:
         Stakes(small_bet=5, big_bet=3)
+    assert caught.value.field == "stakes.big_bet"
     problem = engine_problem("stakes", data, caught.value)
-    assert (problem.key, problem.value) == ("stakes.small_bet", 5)
+    assert (problem.key, problem.value) == ("stakes.big_bet", 3)
     assert problem.expected.startswith("refused by the engine: stakes: small_bet=5, big_bet=3")
 
     with pytest.raises(ConfigError) as caught:
@@ -84,7 +87,10 @@ def test_engine_refusals_are_mapped_to_the_key_they_name() -> None:
 
 
 def test_an_engine_refusal_naming_no_key_falls_back_to_its_section() -> None:
-    """A message naming no known key is still reported, at the section."""
+    """A refusal naming no setting (no ``field``) is still reported, at the section; a key in
+    its message is not read as one."""
+    problem = engine_problem("stakes", {"cap": 0}, ConfigError("stakes: cap=0 is odd"))
+    assert problem.key == "stakes"
     problem = engine_problem("stakes", {}, ConfigError("something new"))
     assert (problem.key, problem.expected) == ("stakes", "refused by the engine: something new")
 

@@ -19,7 +19,14 @@ from controller.games.spec import BetSize, ForcedBet, GameSpec, OpenerDuty
 
 
 class ConfigError(ValueError):
-    """A table configuration the game cannot be dealt with; the message names the setting."""
+    """A table configuration the game cannot be dealt with; the message names the setting,
+    and ``field`` is it as data: ``stakes.bring_in``, ``seats``, ``dealer``, ``stacks.3``,
+    ``rules.short_all_in`` (empty: the configuration as a whole), so a reader of a file
+    places the problem at its key without reading the message."""
+
+    def __init__(self, message: str, field: str = "") -> None:
+        super().__init__(message)
+        self.field = field
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,32 +71,44 @@ class Stakes:
             "big_blind": self.big_blind,
         }
         if self.chip <= 0:
-            raise ConfigError(f"stakes: chip={self.chip}; expected a positive smallest chip")
+            raise ConfigError(
+                f"stakes: chip={self.chip}; expected a positive smallest chip", "stakes.chip"
+            )
         for name, amount in amounts.items():
             if amount < 0 or amount % self.chip:
                 raise ConfigError(
                     f"stakes: {name}={amount}; expected a non-negative multiple of the "
-                    f"smallest chip {self.chip}"
+                    f"smallest chip {self.chip}",
+                    f"stakes.{name}",
                 )
         if self.small_bet <= 0 or self.big_bet < self.small_bet:
             raise ConfigError(
                 f"stakes: small_bet={self.small_bet}, big_bet={self.big_bet}; expected "
-                "0 < small bet <= big bet"
+                "0 < small bet <= big bet",
+                "stakes.small_bet" if self.small_bet <= 0 else "stakes.big_bet",
             )
         if self.bring_in > self.small_bet:
             raise ConfigError(
-                f"stakes: bring_in={self.bring_in}; expected at most the small bet {self.small_bet}"
+                f"stakes: bring_in={self.bring_in}; expected at most the small bet "
+                f"{self.small_bet}",
+                "stakes.bring_in",
             )
         if self.cap < 1:
-            raise ConfigError(f"stakes: cap={self.cap}; expected at least one bet per round")
+            raise ConfigError(
+                f"stakes: cap={self.cap}; expected at least one bet per round", "stakes.cap"
+            )
         if not 0 <= self.rake_percent <= 100:
-            raise ConfigError(f"stakes: rake_percent={self.rake_percent}; expected 0 to 100")
+            raise ConfigError(
+                f"stakes: rake_percent={self.rake_percent}; expected 0 to 100",
+                "stakes.rake_percent",
+            )
         # NOTES.md, Betting structure: a pot is divided in smallest chips, so a cap between
         # two multiples of the chip would take a part of a chip the pot cannot pay out.
         if self.rake_cap is not None and (self.rake_cap < 0 or self.rake_cap % self.chip):
             raise ConfigError(
                 f"stakes: rake_cap={self.rake_cap}; expected no cap or a non-negative multiple "
-                f"of the smallest chip {self.chip}"
+                f"of the smallest chip {self.chip}",
+                "stakes.rake_cap",
             )
 
     def bet(self, size: BetSize) -> int:
@@ -132,7 +151,8 @@ class HouseRules:
         if not isinstance(self.short_all_in, ShortAllIn):
             raise ConfigError(
                 f"rules: short_all_in={self.short_all_in!r}; expected one of "
-                + ", ".join(repr(rule.value) for rule in ShortAllIn)
+                + ", ".join(repr(rule.value) for rule in ShortAllIn),
+                "rules.short_all_in",
             )
         for name in (
             "opener_must_bet",
@@ -142,7 +162,9 @@ class HouseRules:
         ):
             value = getattr(self, name)
             if not isinstance(value, bool):
-                raise ConfigError(f"rules: {name}={value!r}; expected true or false")
+                raise ConfigError(
+                    f"rules: {name}={value!r}; expected true or false", f"rules.{name}"
+                )
 
     def as_words(self) -> dict[str, bool | str]:
         """Every rule by its name: ``short_all_in`` as its word, the rest true or false (the
@@ -159,19 +181,23 @@ class HouseRules:
         unknown = sorted(set(words) - set(RULE_NAMES))
         if unknown:
             raise ConfigError(
-                f"{where}: {', '.join(unknown)}: expected only {', '.join(RULE_NAMES)}"
+                f"{where}: {', '.join(unknown)}: expected only {', '.join(RULE_NAMES)}", "rules"
             )
         values: dict[str, bool | ShortAllIn] = {}
         for name, value in words.items():
             if name == "short_all_in":
                 if not isinstance(value, str) or value not in set(ShortAllIn):
                     allowed = " or ".join(repr(rule.value) for rule in ShortAllIn)
-                    raise ConfigError(f"{where}: {name}={value!r}; expected {allowed}")
+                    raise ConfigError(
+                        f"{where}: {name}={value!r}; expected {allowed}", f"rules.{name}"
+                    )
                 values[name] = ShortAllIn(value)
             elif type(value) is bool:
                 values[name] = value
             else:
-                raise ConfigError(f"{where}: {name}={value!r}; expected true or false")
+                raise ConfigError(
+                    f"{where}: {name}={value!r}; expected true or false", f"rules.{name}"
+                )
         return cls(**values)  # type: ignore[arg-type]  # each value's type checked above
 
     def inert_in(self, spec: GameSpec) -> list[tuple[str, str]]:
@@ -191,7 +217,9 @@ class HouseRules:
     def check_for(self, spec: GameSpec) -> None:
         """ConfigError naming the first rule ``spec`` cannot apply (``inert_in``)."""
         for name, why in self.inert_in(spec):
-            raise ConfigError(f"rules: {name}={getattr(self, name)!r}: {why}; leave it out")
+            raise ConfigError(
+                f"rules: {name}={getattr(self, name)!r}: {why}; leave it out", f"rules.{name}"
+            )
 
 
 #: The house rules' names, in their order (``HouseRules``' fields).
@@ -225,22 +253,26 @@ class TableConfig:
     def validate(self, spec: GameSpec) -> None:
         """Raise ConfigError naming the setting if the game cannot be dealt at this table."""
         if len(self.seats) < 2:
-            raise ConfigError(f"seats {self.seats}: expected at least two occupied seats")
+            raise ConfigError(f"seats {self.seats}: expected at least two occupied seats", "seats")
         if len(set(self.seats)) != len(self.seats):
-            raise ConfigError(f"seats {self.seats}: a seat is listed twice")
+            raise ConfigError(f"seats {self.seats}: a seat is listed twice", "seats")
         bad = [seat for seat in self.seats if not 1 <= seat <= spec.max_seats]
         if bad:
             raise ConfigError(
                 f"seats {bad}: {spec.name} seats at most {spec.max_seats} players; expected seats "
-                f"1 to {spec.max_seats} ({spec.rule})"
+                f"1 to {spec.max_seats} ({spec.rule})",
+                "seats",
             )
         if not 0 <= self.dealer <= spec.max_seats:
-            raise ConfigError(f"dealer {self.dealer}: expected 0 to {spec.max_seats}")
+            raise ConfigError(f"dealer {self.dealer}: expected 0 to {spec.max_seats}", "dealer")
         for seat, stack in self.stacks.items():
             if seat not in self.seats:
-                raise ConfigError(f"stacks: seat {seat} is not an occupied seat {self.seats}")
+                raise ConfigError(
+                    f"stacks: seat {seat} is not an occupied seat {self.seats}", f"stacks.{seat}"
+                )
             if stack < 0 or stack % self.stakes.chip:
                 raise ConfigError(
                     f"stacks: seat {seat} has {stack}; expected a non-negative multiple of "
-                    f"the smallest chip {self.stakes.chip}"
+                    f"the smallest chip {self.stakes.chip}",
+                    f"stacks.{seat}",
                 )

@@ -55,7 +55,8 @@ class Table:
         config.validate(spec)
         if spec.forced_bet is ForcedBet.BLINDS and not config.stakes.big_blind:
             raise ConfigError(
-                f"stakes: big_blind=0; {spec.name} opens with blinds, expected a big blind"
+                f"stakes: big_blind=0; {spec.name} opens with blinds, expected a big blind",
+                "stakes.big_blind",
             )
         self.spec = spec
         self.config = config
