@@ -65,7 +65,8 @@ from controller.engine.events import Event
 from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
 from drivers.shoe import TagRead
-from simulator.bots import Act, RandomBot, table_input
+from simulator.acts import Act, table_input
+from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner, Pace
 from simulator.simtable import demo_config
 from simulator.table import Simulator

@@ -20,18 +20,13 @@ from controller.engine import ConfigError
 from controller.script import ScriptError, parse_script
 from controller.settings import DECK_NAMES as DECK_KEYS
 from controller.words import counted
-from simulator.bots import (
-    Act,
-    BotError,
-    RandomBot,
-    RebuyRule,
-    ScriptedBot,
-    describe_act,
-    describe_record,
-)
+from simulator.acts import Act, describe_act, describe_record
+from simulator.bots import BotError
 from simulator.decks import DECK_NAMES
 from simulator.devices import DeviceError
+from simulator.random_bot import RandomBot, RebuyRule
 from simulator.runner import BotRunner, Pace, RunnerError
+from simulator.scripted_bot import ScriptedBot
 from simulator.table import Simulator
 
 Bot = RandomBot | ScriptedBot

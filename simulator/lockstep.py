@@ -1,6 +1,6 @@
 """The simulator's random bot dealing to a controller, one input at a time.
 
-``LockstepDealer`` runs ``simulator.bots.RandomBot`` (the dealer bot: it keeps
+``LockstepDealer`` runs ``simulator.random_bot.RandomBot`` (the dealer bot: it keeps
 its own engine table and a record of every hand's expected settlement) through
 ``simulator.runner.BotRunner`` on the simulator's shoe and panel, and after each
 act that a device reports it waits until the controller has taken that input.
@@ -26,8 +26,9 @@ from controller.engine import TableConfig
 from controller.engine.events import Event
 from controller.games.spec import GameSpec
 from controller.inputs import Button
-from simulator.bots import Act, Press, RandomBot, Rebuy, table_input
+from simulator.acts import Act, Press, Rebuy, table_input
 from simulator.clock import ManualClock
+from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner, Pace, RunnerError
 from simulator.table import Simulator
 

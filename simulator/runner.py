@@ -23,19 +23,7 @@ from typing import TypeVar
 from controller.engine.events import Event
 from controller.inputs import Button
 from controller.words import counted
-from simulator.bots import (
-    Act,
-    Deal,
-    Discard,
-    Press,
-    RandomBot,
-    Rebuy,
-    Restock,
-    ScriptedBot,
-    Shuffle,
-    Tag,
-    table_input,
-)
+from simulator.acts import Act, Deal, Discard, Press, Rebuy, Restock, Shuffle, Tag, table_input
 from simulator.clock import pause
 from simulator.devices import DeviceError
 from simulator.follow import (
@@ -47,6 +35,8 @@ from simulator.follow import (
     table_hold,
     welcomed,
 )
+from simulator.random_bot import RandomBot
+from simulator.scripted_bot import ScriptedBot
 from simulator.table import DEVICES, Simulator
 
 #: The host's RFID repeat window by default (drivers.shoe.ShoeDriver): a card read at

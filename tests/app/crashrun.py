@@ -41,7 +41,8 @@ from controller.games import GAMES
 from controller.games.spec import GameSpec
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
-from simulator.bots import Act, Press, RandomBot, table_input
+from simulator.acts import Act, Press, table_input
+from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner, Pace
 from simulator.simtable import demo_config
 from simulator.table import Simulator

@@ -16,8 +16,9 @@ from controller.app.loop import Controller, wait_until
 from controller.engine.events import Alarm, Event, HandStarted
 from controller.inputs import Button
 from controller.journal import verify
+from simulator.acts import Shuffle
 from simulator.botcli import make_bot
-from simulator.bots import RandomBot, Shuffle
+from simulator.random_bot import RandomBot
 
 
 def decks_journaled(directory: Path) -> list[tuple[int, str]]:

@@ -12,7 +12,7 @@ from apphelp import PATIENCE, dealer, sim_table
 from controller.app.loop import Controller, wait_until
 from controller.engine.events import Event, Refused
 from controller.inputs import Button
-from simulator.bots import Act, Press, Rebuy, Shuffle
+from simulator.acts import Act, Press, Rebuy, Shuffle
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
 from simulator.runner import RunnerError

@@ -27,9 +27,9 @@ from controller.inputs import Button
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogFormat, LogSettings
 from simulator.botcli import bench_runner
-from simulator.bots import RandomBot
 from simulator.clock import ManualClock
 from simulator.console import Console
+from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner, Pace
 from simulator.simtable import SimTable
 

@@ -25,7 +25,9 @@ from controller.script import parse_script
 from drivers.link import LinkSettings
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
-from simulator.bots import HandRecord, RandomBot, RebuyRule, ScriptedBot, describe_record
+from simulator.acts import HandRecord, describe_record
+from simulator.random_bot import RandomBot, RebuyRule
+from simulator.scripted_bot import ScriptedBot
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "docs/scripts/mambo-split.hand"

@@ -28,12 +28,14 @@ from drivers.deck import DeckSet
 from drivers.link import DeviceReady, LinkSettings
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import ShoeDriver, TagRead
-from simulator.bots import Act, Deal, RandomBot, Rebuy, RebuyRule, Restock, ScriptedBot, Shuffle
-from simulator.bots import table_input as input_of
+from simulator.acts import Act, Deal, Rebuy, Restock, Shuffle
+from simulator.acts import table_input as input_of
 from simulator.clock import ManualClock
 from simulator.decks import cut, enrolled, shuffled
 from simulator.devices import DeviceError, Timing
+from simulator.random_bot import RandomBot, RebuyRule
 from simulator.runner import BotRunner, Pace, RunnerError
+from simulator.scripted_bot import ScriptedBot
 from simulator.table import Simulator
 
 TIMING = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05)

@@ -28,22 +28,20 @@ from controller.games import GAMES
 from controller.games.spec import GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
 from controller.script import parse_script, write_script
-from simulator.bots import (
+from simulator.acts import (
     Deal,
     Discard,
     HandRecord,
     Press,
-    RandomBot,
     Rebuy,
-    RebuyRule,
     Restock,
-    ScriptedBot,
     Shuffle,
-    default_stakes,
     feed,
     table_input,
 )
 from simulator.decks import cut, shuffled
+from simulator.random_bot import RandomBot, RebuyRule, default_stakes
+from simulator.scripted_bot import ScriptedBot
 
 ROOT = Path(__file__).resolve().parents[2]
 
