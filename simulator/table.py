@@ -1,7 +1,7 @@
 """A simulated table: the virtual shoe and panel, their lines, their ports and one serving thread.
 
 ``Simulator`` is the Python API the console and the tests use. It owns the
-two device cores (simulator.devices), a fault line for each
+two device cores (simulator.shoe, simulator.panel), a fault line for each
 (simulator.faults) and a connector for each (simulator.transports: real
 ptys or ``sim://`` URLs). One thread serves both devices: it reads what the
 host writes to the ptys and writes what the devices say when their timers
@@ -37,10 +37,10 @@ from simulator.devices import (
     DeviceError,
     Identity,
     Timing,
-    VirtualPanel,
-    VirtualShoe,
 )
 from simulator.faults import LineFaults
+from simulator.panel import VirtualPanel
+from simulator.shoe import VirtualShoe
 from simulator.transports import DEFAULT_TABLE, Endpoint, MemoryEndpoint, PtyEndpoint
 
 Transport = Literal["pty", "memory"]

@@ -15,8 +15,10 @@ from drivers.sentences import Feed, Heartbeat, Hello, Lid, Reader, Reject, Rejec
 from drivers.session import Delivery
 from drivers.shoe import CardSeen, ShoeStatus
 from simulator.decks import make_decks, shuffled
-from simulator.devices import Dealt, DeviceCore, DeviceError, Timing, VirtualPanel, VirtualShoe
+from simulator.devices import DeviceCore, DeviceError, Timing
 from simulator.faults import LineFaults
+from simulator.panel import VirtualPanel
+from simulator.shoe import Dealt, VirtualShoe
 
 pytestmark = pytest.mark.fast
 
