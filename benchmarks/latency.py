@@ -66,8 +66,9 @@ from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
 from drivers.shoe import TagRead
 from simulator.acts import Act, table_input
+from simulator.pace import Pace
 from simulator.random_bot import RandomBot
-from simulator.runner import BotRunner, Pace
+from simulator.runner import BotRunner
 from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml

@@ -24,10 +24,12 @@ from simulator.acts import Act, describe_act, describe_record
 from simulator.bots import BotError
 from simulator.decks import DECK_NAMES
 from simulator.devices import DeviceError
+from simulator.pace import Pace
 from simulator.random_bot import RandomBot, RebuyRule
-from simulator.runner import BotRunner, Pace, RunnerError
+from simulator.runner import BotRunner
 from simulator.scripted_bot import ScriptedBot
 from simulator.table import Simulator
+from simulator.waits import RunnerError
 
 Bot = RandomBot | ScriptedBot
 

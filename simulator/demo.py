@@ -24,7 +24,7 @@ from controller.engine.events import Event, HandSettled, HandVoided
 from controller.journal import verify
 from controller.words import counted
 from simulator.lockstep import LockstepDealer
-from simulator.runner import Pace
+from simulator.pace import Pace
 from simulator.simtable import SimTable
 from simulator.training import Trainer
 

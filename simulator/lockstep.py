@@ -28,9 +28,11 @@ from controller.games.spec import GameSpec
 from controller.inputs import Button
 from simulator.acts import Act, Press, Rebuy, table_input
 from simulator.clock import ManualClock
+from simulator.pace import Pace
 from simulator.random_bot import RandomBot
-from simulator.runner import BotRunner, Pace, RunnerError
+from simulator.runner import BotRunner
 from simulator.table import Simulator
+from simulator.waits import RunnerError
 
 #: How long (wall clock) the dealer waits for the controller before a ``tick`` passes.
 TICK_AFTER: Final = 0.01

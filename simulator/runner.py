@@ -9,6 +9,9 @@ cannot tell the runner from a dealer at a real table.
         bot = RandomBot("mambo", seats=6, seed=3, hands=100)
         BotRunner(bot, sim, pace=Pace.fast()).run()
         bot.records  # what the controller should have settled, hand by hand
+
+The pace is ``simulator.pace.Pace``; how the runner waits on the devices (a jam, a full
+store, an acknowledgement, a host's welcome) is ``simulator.waits``.
 """
 
 from __future__ import annotations
@@ -22,10 +25,9 @@ from typing import TypeVar
 
 from controller.engine.events import Event
 from controller.inputs import Button
-from controller.words import counted
 from simulator.acts import Act, Deal, Discard, Press, Rebuy, Restock, Shuffle, Tag, table_input
+from simulator.bots import Bot
 from simulator.clock import pause
-from simulator.devices import DeviceError
 from simulator.follow import (
     agrees,
     controller_line,
@@ -35,32 +37,19 @@ from simulator.follow import (
     table_hold,
     welcomed,
 )
-from simulator.random_bot import RandomBot
-from simulator.scripted_bot import ScriptedBot
+from simulator.pace import Pace
 from simulator.table import DEVICES, Simulator
-
-#: The host's RFID repeat window by default (drivers.shoe.ShoeDriver): a card read at
-#: the same point again within it is taken for the same read, so a new shuffle (whose
-#: first cards may have been read moments ago) must take longer than this.
-DEFAULT_REPEAT_WINDOW = 0.5
-
-#: How long an acknowledgement may take before the runner says it is waiting for one: a
-#: controller acknowledges in milliseconds (docs/app.md), so a second means it is not there.
-ACK_PATIENCE = 1.0
-
-#: How often the runner looks again at a device it waits for.
-_POLL = 0.001
+from simulator.waits import (
+    ACK_PATIENCE,
+    POLL,
+    RunnerError,
+    RunnerStopped,
+    unjammed,
+    until_acknowledged,
+    until_welcomed,
+)
 
 _T = TypeVar("_T")
-
-
-class RunnerError(RuntimeError):
-    """The devices could not perform an act as the bot meant it (the shoe out of step)."""
-
-
-class RunnerStopped(Exception):
-    """``stop`` came while ``perform`` waited for the devices to take an act (a jam, a full
-    store): the act was not done. ``acts`` and ``run`` hold it for ``resume``."""
 
 
 @dataclass(slots=True)
@@ -73,55 +62,6 @@ class Interjection:
     events: list[Event] = field(default_factory=list)
     #: Why it was not made (the runner stopped first), or empty.
     error: str = ""
-
-
-@dataclass(frozen=True, slots=True)
-class Pace:
-    """Seconds before each kind of act.
-
-    ``shuffle`` is how long a shuffle and cut (or reshuffling the discards)
-    takes: it must exceed the host's RFID repeat window, or a card dealt again
-    after the shuffle would be dropped as a repeat of its last read.
-    ``repeat`` is the gap before a card already read at the slot is read there
-    again (a script's card dealt twice), for the same reason.
-    ``stall`` is how long the runner waits for a jammed feed (a full store: the
-    host is not acknowledging) to clear before it gives up.
-    """
-
-    card: float = 0.0
-    button: float = 0.0
-    shuffle: float = DEFAULT_REPEAT_WINDOW + 0.1
-    repeat: float = DEFAULT_REPEAT_WINDOW + 0.1
-    stall: float = 10.0
-
-    def __post_init__(self) -> None:
-        for name in ("card", "button", "shuffle", "repeat", "stall"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"pace: {name}={getattr(self, name)}; expected 0 or more seconds")
-
-    @classmethod
-    def fast(cls, repeat_window: float = DEFAULT_REPEAT_WINDOW) -> Pace:
-        """As fast as the devices take it; shuffles just outlast the repeat window."""
-        outlast = repeat_window * 1.2 + 0.01
-        return cls(shuffle=outlast, repeat=outlast)
-
-    @classmethod
-    def human(cls) -> Pace:
-        """A dealer's pace, to watch: a card in half a second, a decision in a second."""
-        return cls(card=0.5, button=1.0, shuffle=3.0)
-
-    def before(self, act: Act) -> float:
-        """The pause before ``act``."""
-        if isinstance(act, Shuffle | Restock):
-            return self.shuffle
-        if isinstance(act, Deal | Discard | Tag):
-            return self.card
-        if isinstance(act, Press):
-            return self.button
-        return 0.0
-
-
-Bot = RandomBot | ScriptedBot
 
 
 class BotRunner:
@@ -315,7 +255,7 @@ class BotRunner:
             if why and why != said:
                 self._say(f"waiting: {why}")
                 said = why
-            self._wake.wait(_POLL)
+            self._wake.wait(POLL)
         if said is not None:
             self._say("going on: the table takes acts again")
         return True
@@ -410,20 +350,8 @@ class BotRunner:
     def wait_for_host(self, devices: tuple[str, ...] = DEVICES) -> bool:
         """Wait until a host (the controller) has welcomed each of ``devices``, so that it
         sees the first act; False if ``stop`` came first."""
-
-        def unwelcomed() -> list[str]:
-            with self.sim.locked():
-                return [d for d in devices if not self.sim.devices[d].core.link.welcomed]
-
-        if not unwelcomed():
-            self._hosted.update(devices)
-            return True
-        names = " and the ".join(devices)
-        self._say(f"waiting for a controller to welcome the {names} (is it running?)")
-        while unwelcomed():
-            if self._stop.wait(_POLL * 10):
-                return False
-        self._say(f"the controller welcomed the {names}: dealing")
+        if not until_welcomed(self.sim, devices, stop=self._stop, say=self._say):
+            return False
         self._hosted.update(devices)
         return True
 
@@ -476,42 +404,7 @@ class BotRunner:
             self._unjammed(lambda: sim.dealt_twice(act.card))
 
     def _unjammed(self, action: Callable[[], _T]) -> _T:
-        """Do ``action``; while the shoe's feed is jammed or a device's store is full (the
-        host not acknowledging), wait as a dealer waits, up to ``pace.stall`` seconds, and
-        say so once (``on_wait``)."""
-        deadline = time.monotonic() + self.pace.stall
-        waited = False
-        while True:
-            try:
-                done = action()
-            except DeviceError as error:
-                if "jam" not in str(error) and "full" not in str(error):
-                    raise
-                if not waited:
-                    self._say(f"waiting: {self._why_stalled(error)}")
-                    waited = True
-                if time.monotonic() >= deadline:
-                    raise RunnerError(
-                        f"the devices stayed jammed for {self.pace.stall} s: {error}"
-                    ) from error
-                if self._wake.wait(_POLL * 10):  # a stop, or a press to see to first
-                    raise RunnerStopped from error
-                continue
-            if waited:
-                self._say("going on: the devices take acts again")
-            return done
-
-    def _why_stalled(self, error: DeviceError) -> str:
-        """The technician's words for a device that cannot take an act."""
-        with self.sim.locked():
-            if self.sim.shoe.jammed:
-                return "the shoe's feed is jammed (a card is stuck in the slot: 'fault jam off')"
-            device = "panel" if "panel" in str(error) else "shoe"
-            backlog = self.sim.devices[device].core.sender.backlog
-        return (
-            f"the {device}'s store is full ({counted(backlog, 'sentence')} unacknowledged): "
-            "is a controller attached?"
-        )
+        return unjammed(self.sim, action, stall=self.pace.stall, wake=self._wake, say=self._say)
 
     def _acknowledged(self, act: Act) -> None:
         """With ``wait_for_acks``: wait until the host has acknowledged what ``act`` made a
@@ -519,24 +412,7 @@ class BotRunner:
         if not self.wait_for_acks or table_input(act) is None:
             return
         device = "panel" if isinstance(act, Press) else "shoe"
-        began = time.monotonic()
-        waited = False
-        while True:
-            with self.sim.locked():
-                core = self.sim.devices[device].core
-                left = core.sender.backlog if core.link.welcomed else 0
-            if not left:
-                break
-            if not waited and time.monotonic() - began >= ACK_PATIENCE:
-                self._say(
-                    f"waiting: the controller has not acknowledged the {device}'s last "
-                    f"{counted(left, 'sentence')} for {ACK_PATIENCE:g} s: is it still running?"
-                )
-                waited = True
-            if self._stop.wait(_POLL):
-                return
-        if waited:
-            self._say("going on: the controller acknowledged")
+        until_acknowledged(self.sim, device, stop=self._stop, say=self._say)
 
     def _say(self, text: str) -> None:
         if self.on_wait is not None:

@@ -61,7 +61,7 @@ class SimTable:
     #: The serial number the configuration names per device ("shoe", "panel"); none: any.
     serials: dict[str, str] = field(default_factory=dict)
     #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
-    #: the default 0.5 s; a fast simulated dealer shortens both (simulator.runner.Pace.fast).
+    #: the default 0.5 s; a fast simulated dealer shortens both (simulator.pace.Pace.fast).
     repeat_window: float = 0.5
     #: Each new hand puts the other deck in play, as ``tablectl run`` does by default.
     alternate_decks: bool = True

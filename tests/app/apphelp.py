@@ -21,7 +21,7 @@ from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange
 from simulator.clock import ManualClock
 from simulator.lockstep import LockstepDealer
-from simulator.runner import Pace
+from simulator.pace import Pace
 from simulator.simtable import SimTable
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml

@@ -42,8 +42,9 @@ from controller.games.spec import GameSpec
 from controller.inputs import Button
 from controller.journal import JournalReader, verify
 from simulator.acts import Act, Press, table_input
+from simulator.pace import Pace
 from simulator.random_bot import RandomBot
-from simulator.runner import BotRunner, Pace
+from simulator.runner import BotRunner
 from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml

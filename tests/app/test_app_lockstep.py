@@ -15,8 +15,8 @@ from controller.inputs import Button
 from simulator.acts import Act, Press, Rebuy, Shuffle
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
-from simulator.runner import RunnerError
 from simulator.simtable import SimTable
+from simulator.waits import RunnerError
 
 
 def test_each_input_is_taken_before_the_bot_makes_the_next(tmp_path: Path) -> None:

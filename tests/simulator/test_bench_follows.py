@@ -29,8 +29,9 @@ from controller.settings import LogFormat, LogSettings
 from simulator.botcli import bench_runner
 from simulator.clock import ManualClock
 from simulator.console import Console
+from simulator.pace import Pace
 from simulator.random_bot import RandomBot
-from simulator.runner import BotRunner, Pace
+from simulator.runner import BotRunner
 from simulator.simtable import SimTable
 
 

@@ -33,10 +33,12 @@ from simulator.acts import table_input as input_of
 from simulator.clock import ManualClock
 from simulator.decks import cut, enrolled, shuffled
 from simulator.devices import DeviceError, Timing
+from simulator.pace import Pace
 from simulator.random_bot import RandomBot, RebuyRule
-from simulator.runner import BotRunner, Pace, RunnerError
+from simulator.runner import BotRunner
 from simulator.scripted_bot import ScriptedBot
 from simulator.table import Simulator
+from simulator.waits import RunnerError
 
 TIMING = Timing(heartbeat=0.1, hello=0.1, resend_after=0.05)
 REPEAT_WINDOW = 0.05
