@@ -20,7 +20,8 @@ from drivers.shoe import CardSeen
 from simulator.clock import ManualClock
 from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.protocol_sim import parse_url
-from simulator.table import Simulator, boot_id
+from simulator.sim_device import boot_id
+from simulator.table import Simulator
 
 OpenPort = Callable[[str], serial.SerialBase]
 #: Section 10's timers, shortened for the tests.
