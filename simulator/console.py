@@ -6,7 +6,8 @@ devices and faults) through ``readline``; from a pipe it reads one command a
 line and prints only the results, so a script's output reads cleanly. A bad
 command never stops the console: it prints ``error: <command>: <what was
 wrong and what was expected>``, and the exit status of a piped run says
-whether any command failed.
+whether any command failed. Reading the arguments is ``simulator.console_args``; the
+faults and their injection, ``simulator.console_faults``.
 """
 
 from __future__ import annotations
@@ -15,64 +16,18 @@ import cmd
 import difflib
 import shlex
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from typing import Final, TextIO
 
 from controller.cards import DECK, Card, CardError
 from controller.inputs import Button
 from controller.words import counted
-from drivers.sentences import Lid, Reader
+from simulator.console_args import UsageError, as_device, as_number, completions
+from simulator.console_faults import FAULTS, inject
 from simulator.decks import DeckError
 from simulator.devices import DeviceError
 from simulator.faults import FaultError
 from simulator.runner import BotRunner
 from simulator.table import DEVICES, Simulator
-
-
-class UsageError(ValueError):
-    """A command given the wrong arguments; the message shows the expected form."""
-
-
-@dataclass(frozen=True, slots=True)
-class FaultSpec:
-    """One fault the ``fault`` command injects: its arguments and what it does."""
-
-    arguments: str
-    summary: str
-
-
-FAULTS: Final[dict[str, FaultSpec]] = {
-    "drop": FaultSpec("DEVICE [COUNT]", "lose the next COUNT sentences the device writes (1)"),
-    "garble": FaultSpec("DEVICE [COUNT]", "flip a bit in each of the next COUNT sentences (1)"),
-    "delay": FaultSpec(
-        "DEVICE SECONDS [COUNT]", "hold the next COUNT sentences (1); what follows waits behind"
-    ),
-    "noise": FaultSpec("DEVICE [BYTES]", "a burst of BYTES random bytes on the line (64)"),
-    "silent": FaultSpec(
-        "DEVICE [SECONDS]", "the device hangs, deaf and mute, for SECONDS or until 'speak'"
-    ),
-    "speak": FaultSpec("DEVICE", "the hung device recovers"),
-    "unplug": FaultSpec("DEVICE", "pull the USB cable: the port fails and its link goes"),
-    "replug": FaultSpec("DEVICE", "plug it back in behind the same link; it says hello"),
-    "power-cycle": FaultSpec("DEVICE", "switch off and on: a new boot id, unsent sentences lost"),
-    "clear": FaultSpec("DEVICE", "disarm the line faults armed on the device"),
-    "lid": FaultSpec("open|closed", "open or close the shoe's lid"),
-    "reader": FaultSpec(
-        "fault|ok", "the shoe's RFID reader fails (cards leave unread) or recovers"
-    ),
-    "jam": FaultSpec("on|off", "a card sticks in the shoe's slot, or is freed"),
-    "duplicate": FaultSpec(
-        "[EXTRA]", "the next card dealt lingers: read EXTRA more times (2), 50 ms apart"
-    ),
-    "reread": FaultSpec(
-        "[SECONDS]", "the next card dealt passes the slot again SECONDS later (1): read twice"
-    ),
-    "uptime": FaultSpec("MS", "the shoe's clock runs on to MS ms (4294967000: it wraps soon)"),
-    "foreign": FaultSpec("", "a tag enrolled in neither deck passes the slot"),
-    "other-deck": FaultSpec("[CARD]", "a card of the deck not in play passes the slot"),
-    "twice": FaultSpec("[CARD]", "a card already dealt passes the slot again"),
-}
 
 _ERRORS: Final = (UsageError, DeviceError, FaultError, DeckError, CardError)
 
@@ -81,24 +36,6 @@ BOT_COMMANDS: Final = ("pause", "resume", "stop")
 #: How long ``press`` waits for a running bot to make the press between two of its acts
 #: (milliseconds, but for a bot waiting on the devices: a jam, a controller gone).
 PRESS_PATIENCE: Final = 5.0
-
-
-def _number(command: str, name: str, text: str, kind: Callable[[str], float]) -> float:
-    try:
-        return kind(text)
-    except ValueError:
-        expected = "a whole number" if kind is int else "a number"
-        raise UsageError(f"{name} {text!r}: expected {expected}") from None
-
-
-def _device(text: str) -> str:
-    if text not in DEVICES:
-        raise UsageError(f"device {text!r}: expected {' or '.join(DEVICES)}")
-    return text
-
-
-def _complete(options: list[str], text: str) -> list[str]:
-    return [option for option in options if option.startswith(text)]
 
 
 class Console(cmd.Cmd):
@@ -218,7 +155,7 @@ class Console(cmd.Cmd):
         self.say(f"discarded {' '.join(card.code for card in cards)} over the discard reader")
 
     def complete_deal(self, text: str, *_: object) -> list[str]:
-        return _complete([card.code for card in DECK], text)
+        return completions([card.code for card in DECK], text)
 
     complete_discard = complete_deal
 
@@ -228,7 +165,7 @@ class Console(cmd.Cmd):
         Example: 'shuffle' or 'shuffle 42'.
         """
         words = self.args(arg, 0, 1, "'shuffle' or 'shuffle SEED' (a whole number)")
-        seed = int(_number("shuffle", "seed", words[0], int)) if words else self._take_seed()
+        seed = int(as_number("shuffle", "seed", words[0], int)) if words else self._take_seed()
         self.sim.shuffle(seed)
         self._say_stub(f"shuffled from seed {seed}")
 
@@ -260,7 +197,7 @@ class Console(cmd.Cmd):
         Example: 'cut 17'.
         """
         words = self.args(arg, 1, 1, "'cut COUNT' (at least 10)")
-        count = int(_number("cut", "count", words[0], int))
+        count = int(as_number("cut", "count", words[0], int))
         self.sim.cut(count)
         self._say_stub(f"cut {count}")
 
@@ -270,12 +207,14 @@ class Console(cmd.Cmd):
         Example: 'deck B' after deck A's round.
         """
         words = self.args(arg, 1, 2, "'deck A' or 'deck B', and a seed if wanted")
-        seed = int(_number("deck", "seed", words[1], int)) if len(words) > 1 else self._take_seed()
+        seed = (
+            int(as_number("deck", "seed", words[1], int)) if len(words) > 1 else self._take_seed()
+        )
         self.sim.use_deck(words[0].upper(), seed)
         self._say_stub(f"in play, shuffled from seed {seed}")
 
     def complete_deck(self, text: str, *_: object) -> list[str]:
-        return _complete(["A", "B"], text)
+        return completions(["A", "B"], text)
 
     # --- the panel ------------------------------------------------------------------------
 
@@ -305,7 +244,7 @@ class Console(cmd.Cmd):
             self.say(f"pressed {button.value}")
 
     def complete_press(self, text: str, *_: object) -> list[str]:
-        return _complete([b.value for b in Button], text)
+        return completions([b.value for b in Button], text)
 
     # --- the dealer bot -------------------------------------------------------------------
 
@@ -335,7 +274,7 @@ class Console(cmd.Cmd):
             self.say("bot stopping after the act in hand")
 
     def complete_bot(self, text: str, *_: object) -> list[str]:
-        return _complete(list(BOT_COMMANDS), text)
+        return completions(list(BOT_COMMANDS), text)
 
     # --- faults ---------------------------------------------------------------------------
 
@@ -355,92 +294,12 @@ class Console(cmd.Cmd):
         high = len(spec.arguments.split())
         if not low <= len(rest) <= high:
             raise UsageError(f"expected {form}; got {' '.join(words)!r}")
-        self.say(self._inject(name, rest))
-
-    def _inject(self, name: str, rest: list[str]) -> str:
-        if name in ("lid", "reader", "jam"):
-            return self._shoe_state(name, rest[0].lower())
-        if name in ("duplicate", "reread", "uptime"):
-            return self._shoe_reader(name, rest)
-        sim = self.sim
-        if name == "foreign":
-            return f"a stray tag {sim.foreign_tag()} passed the slot (enrolled in neither deck)"
-        if name in ("other-deck", "twice"):
-            card = Card.parse(rest[0]) if rest else None
-            if name == "other-deck":
-                card = sim.other_deck(card)
-                return f"{card.code} of the deck not in play passed the slot"
-            card = sim.dealt_twice(card)
-            return f"{card.code}, dealt already, passed the slot again"
-        device = _device(rest[0].lower())
-        return self._line_fault(name, device, rest[1:])
-
-    def _shoe_reader(self, name: str, rest: list[str]) -> str:
-        """The reads the shoe's reader makes, timed on its clock (docs/protocol.md 7)."""
-        where = f"fault {name}"
-        if name == "duplicate":
-            extra = int(_number(where, "extra", rest[0], int)) if rest else 2
-            self.sim.duplicate_reads(extra)
-            return f"the next card dealt will be read {extra + 1} times"
-        if name == "reread":
-            after = _number(where, "seconds", rest[0], float) if rest else 1.0
-            self.sim.reread(after)
-            return f"the next card dealt will pass the slot again {after:g} s later"
-        ms = int(_number(where, "ms", rest[0], int))
-        self.sim.set_uptime(ms)
-        return f"the shoe's clock reads {ms} ms"
-
-    def _shoe_state(self, name: str, value: str) -> str:
-        choices = {"lid": ("open", "closed"), "reader": ("fault", "ok"), "jam": ("on", "off")}
-        if value not in choices[name]:
-            raise UsageError(f"{name} {value!r}: expected {' or '.join(choices[name])}")
-        if name == "lid":
-            self.sim.set_lid(Lid(value))
-        elif name == "reader":
-            self.sim.set_reader(Reader(value))
-        else:
-            self.sim.set_jam(value == "on")
-        return f"shoe {name} {value}"
-
-    def _line_fault(self, name: str, device: str, rest: list[str]) -> str:
-        sim = self.sim
-        where = f"fault {name}"
-        if name in ("drop", "garble"):
-            count = int(_number(where, "count", rest[0], int)) if rest else 1
-            (sim.drop if name == "drop" else sim.garble)(device, count)
-            verb = "dropped" if name == "drop" else "garbled"
-            return f"the {device}'s next {counted(count, 'sentence')} will be {verb}"
-        if name == "delay":
-            if not rest:
-                raise UsageError(f"expected 'fault delay {device} SECONDS [COUNT]'")
-            seconds = _number(where, "seconds", rest[0], float)
-            count = int(_number(where, "count", rest[1], int)) if len(rest) > 1 else 1
-            sim.delay(device, seconds, count)
-            return f"the {device}'s next {counted(count, 'sentence')} will be held {seconds:g} s"
-        if name == "noise":
-            length = int(_number(where, "bytes", rest[0], int)) if rest else 64
-            sim.noise(device, length)
-            return f"{counted(length, 'byte')} of noise on the {device}'s line"
-        if name == "silent":
-            hang = _number(where, "seconds", rest[0], float) if rest else None
-            sim.silence(device, hang)
-            until = f"for {hang:g} s" if hang is not None else "until 'fault speak'"
-            return f"the {device} is silent {until}"
-        actions: dict[str, tuple[Callable[[str], None], str]] = {
-            "speak": (sim.speak, "speaks again"),
-            "unplug": (sim.unplug, "is unplugged"),
-            "replug": (sim.replug, f"is plugged back in at {sim.address(device)}"),
-            "power-cycle": (sim.power_cycle, "was switched off and on"),
-            "clear": (sim.clear_faults, "has no line fault armed"),
-        }
-        action, done = actions[name]
-        action(device)
-        return f"the {device} {done}"
+        self.say(inject(self.sim, name, rest))
 
     def complete_fault(self, text: str, line: str, begidx: int, _end: int) -> list[str]:
         words = line[:begidx].split()
         if len(words) == 1:
-            return _complete(list(FAULTS), text)
+            return completions(list(FAULTS), text)
         name = words[1]
         arguments = FAULTS[name].arguments.split() if name in FAULTS else []
         position = len(words) - 2
@@ -453,7 +312,7 @@ class Console(cmd.Cmd):
                 "on|off": ["on", "off"],
                 "CARD": [card.code for card in DECK],
             }.get(wanted, [])
-            return _complete(options, text)
+            return completions(options, text)
         return []
 
     def help_fault(self) -> None:
@@ -480,7 +339,7 @@ class Console(cmd.Cmd):
         'on' leaves out heartbeats, 'all' shows them too. Example: 'trace shoe on', then 'deal'.
         """
         words = self.args(arg, 2, 2, "'trace DEVICE on|all|off' (e.g. 'trace shoe on')")
-        device, mode = _device(words[0].lower()), words[1].lower()
+        device, mode = as_device(words[0].lower()), words[1].lower()
         if mode not in ("on", "all", "off"):
             raise UsageError(f"trace {mode!r}: expected on, all or off")
         self.sim.trace(device, None if mode == "off" else self.say, heartbeats=mode == "all")
@@ -488,7 +347,7 @@ class Console(cmd.Cmd):
 
     def complete_trace(self, text: str, line: str, begidx: int, _end: int) -> list[str]:
         words = line[:begidx].split()
-        return _complete(list(DEVICES) if len(words) == 1 else ["on", "all", "off"], text)
+        return completions(list(DEVICES) if len(words) == 1 else ["on", "all", "off"], text)
 
     def do_paths(self, arg: str) -> None:
         """paths: show where programs open the shoe and the panel.
@@ -507,7 +366,7 @@ class Console(cmd.Cmd):
         Example: 'wait 0.5'.
         """
         words = self.args(arg, 1, 1, "'wait SECONDS' (at most 60)")
-        seconds = _number("wait", "seconds", words[0], float)
+        seconds = as_number("wait", "seconds", words[0], float)
         if not 0 <= seconds <= 60:
             raise UsageError(f"seconds {words[0]!r}: expected 0 to 60")
         time.sleep(seconds)
@@ -535,7 +394,7 @@ class Console(cmd.Cmd):
         self.say("\n".join(line.strip() for line in (method.__doc__ or "").strip().splitlines()))
 
     def complete_help(self, text: str, *_: object) -> list[str]:
-        return _complete(self.command_names(), text)
+        return completions(self.command_names(), text)
 
     def do_quit(self, arg: str) -> bool:
         """quit: unplug the devices and leave (also 'exit', or Ctrl-D)."""
