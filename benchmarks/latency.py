@@ -58,6 +58,7 @@ import serial
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
+from controller.app.feed import DisplayFeed
 from controller.app.loop import Controller
 from controller.app.service import build_controller, serve
 from controller.config import load_config
@@ -111,6 +112,8 @@ def pin(cpu: int) -> None:
 
 
 PINNED = [False]
+#: Where the controller handles an input (``--dispatch``): its driver's thread or the loop's.
+DISPATCH = ["reader"]
 #: The median time a card waited after the controller took the input before it, in the
 #: last run measured: the pace the floor keeps.
 PACE = [0.0]
@@ -293,7 +296,13 @@ def _serve_until_dealt(
     ports = ready.recv()
     settings = load_config(write_config(directory, game, ports, fsync=fsync))
     configure_logging(settings.log, table_id=settings.table_id)
-    controller = build_controller(settings, repeat_window=REPEAT_WINDOW)
+    # As tablectl run: the display feed is the controller's display (no display attached).
+    feed = DisplayFeed(directory / "display.sock", settings.table_id)
+    controller = build_controller(settings, display=feed, repeat_window=REPEAT_WINDOW)
+    if DISPATCH[0] == "loop":
+        # The A/B's other design (docs/app.md, The loop): the drivers' threads only read and
+        # queue; every input is handled on the loop's thread, which takes it from the queue.
+        controller._handle_on_drivers_thread = lambda event: False  # type: ignore[method-assign]
 
     def on_announce(controller: Controller, events: list[Event]) -> None:
         now = time.perf_counter()
@@ -327,7 +336,7 @@ def _serve_until_dealt(
     waiter = threading.Thread(target=wait_for_dealer, name="dealer-done")
     waiter.start()
     ready.send("go")
-    serve(controller, stop)
+    serve(controller, stop, feed=feed)
     waiter.join()
     ready.send("bye")
 
@@ -448,8 +457,16 @@ def main() -> None:
         "--pin", action="store_true", help="table and controller each on its own core"
     )
     parser.add_argument("--dir", type=Path, help="where the journal goes (the table's disk)")
+    parser.add_argument(
+        "--dispatch",
+        choices=("reader", "loop"),
+        default="reader",
+        help="where an input is handled: on its driver's reading thread, as tablectl run does "
+        "(default), or queued to the loop's thread (the A/B of docs/app.md, The loop)",
+    )
     args = parser.parse_args()
     PINNED[0] = args.pin
+    DISPATCH[0] = args.dispatch
     with tempfile.TemporaryDirectory(dir=args.dir) as folder:
         for fsync in (False, True):
             sub = Path(folder) / f"fsync-{'on' if fsync else 'off'}"
