@@ -302,7 +302,7 @@ def _serve_until_dealt(
     if DISPATCH[0] == "loop":
         # The A/B's other design (docs/app.md, The loop): the drivers' threads only read and
         # queue; every input is handled on the loop's thread, which takes it from the queue.
-        controller._handle_on_drivers_thread = lambda event: False  # type: ignore[method-assign]
+        controller.dispatch.on_drivers_thread = lambda event: False  # type: ignore[method-assign]
 
     def on_announce(controller: Controller, events: list[Event]) -> None:
         now = time.perf_counter()

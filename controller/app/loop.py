@@ -32,8 +32,9 @@ from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import ShoeWarning, TableCore
 from controller.app.devicelog import log_device, log_shoe_status
+from controller.app.dispatch import Dispatch, DriverEvents
 from controller.app.feed import DisplayFeed
-from controller.app.opening import DriverEvents, JournalOptions, open_journal
+from controller.app.opening import JournalOptions, open_journal
 from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_fields, seats_text
 from controller.app.view import ViewBuilder
@@ -66,11 +67,6 @@ __all__ = [
     "open_journal",
     "wait_until",
 ]
-
-#: How often the loop looks up from an empty queue to see whether it should stop.
-POLL: Final = 0.1
-#: Put in the queue to wake the loop: a driver's thread failed to handle an input.
-_WAKE: Final = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,12 +106,8 @@ class Controller:
     _shoe_warned: tuple[ShoeWarning, ...] = field(default=(), init=False)
     #: The shoe's faults last logged as pausing the table (a pause is logged as it begins).
     _shoe_paused: tuple[str, ...] = field(default=(), init=False)
-    #: One input at a time, from the loop's thread or a driver's.
-    _turn: threading.RLock = field(default_factory=threading.RLock, init=False)
-    #: True while ``run`` takes the drivers' events on their threads.
-    _taking: bool = field(default=False, init=False)
-    #: What a driver's thread met handling an input; ``run`` raises it.
-    _failure: BaseException | None = field(default=None, init=False)
+    #: Who handles an input and on which thread, one at a time (``app/dispatch.py``).
+    dispatch: Dispatch = field(init=False)
     #: The hand this controller's log lines carry (none before its first hand).
     log_hand: HandTag = field(default_factory=HandTag, init=False)
 
@@ -127,6 +119,8 @@ class Controller:
 
     def __post_init__(self) -> None:
         self.view = ViewBuilder(self.table_id)
+        # The handle looked up at each event, so a wrapper set on the instance takes effect.
+        self.dispatch = Dispatch(self.inbox, lambda event: self.handle(event))  # noqa: PLW0108
         self._display_wanted: Callable[[], bool] | None = None
         if isinstance(self.display, DisplayFeed):
             # A feed with no display attached is given no view; one that attaches asks for
@@ -201,61 +195,14 @@ class Controller:
         )
 
     def run(self, stop: threading.Event) -> None:
-        """Handle driver events until ``stop`` is set (a signal handler sets it).
-
-        The drivers' events are handled on their own threads from now until the run ends;
-        what they queued before it, and the floor's requests, here. An error a driver's
-        thread met handling an input is raised here, as if this thread had met it.
-        """
-        with self._turn:
-            self.inbox.handle_with(self._handle_on_drivers_thread)
-            # What the drivers said before the run, in order, before anything they say now
-            # (which waits for this turn): each device's inputs stay in the order it sent them.
-            self._drain_in_turn()
-            self._taking = True
-        try:
-            while not stop.is_set():
-                try:
-                    event = self.events.get(timeout=POLL)
-                except queue.Empty:
-                    continue
-                self._raise_failure()
-                if event is not _WAKE:
-                    with self._turn:
-                        self.handle(event)
-            self._raise_failure()
-        finally:
-            with self._turn:  # an input in hand on a driver's thread is finished first
-                self._taking = False
-
-    def _handle_on_drivers_thread(self, event: object) -> bool:
-        with self._turn:
-            if not self._taking or self._failure is not None:
-                return False  # queued: the loop (or the close's drain) takes it
-            try:
-                self.handle(event)
-            except BaseException as error:  # any error: the loop's thread raises it, as its own
-                self._failure = error
-                self.events.put(_WAKE)
-            return True
-
-    def _raise_failure(self) -> None:
-        if self._failure is not None:
-            raise self._failure
+        """Handle driver events until ``stop`` is set (a signal handler sets it): on the
+        drivers' own threads while it runs, what is queued on this one; an error a driver's
+        thread met is raised here (``app/dispatch.py``)."""
+        self.dispatch.run(stop)
 
     def drain(self) -> None:
         """Handle every event already queued."""
-        with self._turn:
-            self._drain_in_turn()
-
-    def _drain_in_turn(self) -> None:
-        while True:
-            try:
-                event = self.events.get_nowait()
-            except queue.Empty:
-                return
-            if event is not _WAKE:
-                self.handle(event)
+        self.dispatch.drain()
 
     # --- one event -----------------------------------------------------------------------
 

@@ -5,8 +5,6 @@ and resume). ``Controller.build`` (controller/app/loop.py) is this module's ``bu
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +15,7 @@ import structlog
 from controller.announce import announce
 from controller.app import records as rec
 from controller.app.core import SinceCheckpoint, TableCore
+from controller.app.dispatch import DriverEvents
 from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.games.spec import GameSpec
@@ -69,37 +68,6 @@ def open_journal(
         writer.close()
         raise
     return writer
-
-
-class DriverEvents:
-    """Where the drivers put what they read (an ``EventSink``).
-
-    While the table runs (``Controller.run``) an event is handled at once, on the
-    driver's thread, under the table's lock; otherwise (before the run, once it has
-    ended, after a failure) it waits in ``queue`` for the loop.
-    """
-
-    def __init__(self) -> None:
-        self.queue: queue.SimpleQueue[Any] = queue.SimpleQueue()
-        self._handler: Callable[[object], bool] | None = None
-        self._lock = threading.Lock()
-
-    def handle_with(self, handler: Callable[[object], bool]) -> None:
-        """From now on, give each event to ``handler`` (which handles it and says True, or
-        says False: then it is queued). An event is queued or given, never both: the queue
-        holds only what came before."""
-        with self._lock:
-            self._handler = handler
-
-    def put(self, item: Any, block: bool = True, timeout: float | None = None) -> None:
-        """Hand over one event; never waits for the loop, only for an input in hand."""
-        with self._lock:
-            handler = self._handler
-            if handler is None:
-                self.queue.put(item)
-                return
-        if not handler(item):
-            self.queue.put(item)
 
 
 def build(
