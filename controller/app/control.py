@@ -12,9 +12,7 @@ answers (docs/app.md, Seat changes).
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import queue
 import socket
 import threading
@@ -22,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from controller.app import unixsocket
 from controller.app.seating import SeatChange, SeatingError, seat_change_of
 from controller.journal import JsonObject
 from drivers.link import EventSink
@@ -74,26 +73,10 @@ class ControlServer:
 
     def start(self) -> None:
         """Bind the socket (group-writable: the floor's users are in group tablectl)."""
-        if self.path.exists():
-            if _answers(self.path):
-                raise ControlError(
-                    f"control socket {self.path}: another controller answers there; "
-                    "expected one controller per table"
-                )
-            self.path.unlink()  # left by a controller that was killed
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock.bind(str(self.path))
-            os.chmod(self.path, 0o660)
-            sock.listen(4)
-            sock.settimeout(POLL)
-        except OSError as exc:
-            sock.close()
-            raise ControlError(
-                f"control socket {self.path}: {exc.strerror}; expected a folder the table's "
-                "user may write (RuntimeDirectory=tablectl in the systemd unit)"
-            ) from None
-        self._sock = sock
+            self._sock = unixsocket.listen(self.path, "control socket", backlog=4)
+        except OSError as error:
+            raise ControlError(str(error)) from None
         self._thread = threading.Thread(target=self._serve, name="tablectl-control", daemon=True)
         self._thread.start()
 
@@ -104,10 +87,8 @@ class ControlServer:
             self._thread.join()
             self._thread = None
         if self._sock is not None:
-            self._sock.close()
+            unixsocket.remove(self._sock, self.path)
             self._sock = None
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
 
     def __enter__(self) -> ControlServer:
         self.start()
@@ -162,16 +143,6 @@ def _read_line(conn: socket.socket) -> bytes:
         if len(data) > MAX_REQUEST:
             raise SeatingError(f"request of {len(data)} bytes: expected one short JSON line")
     return data.split(b"\n", 1)[0]
-
-
-def _answers(path: Path) -> bool:
-    """Whether a controller listens at ``path``."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
 
 
 def send(path: Path, request: JsonObject, timeout: float = ANSWER_TIMEOUT + 2) -> JsonObject:

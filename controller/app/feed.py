@@ -35,6 +35,7 @@ from typing import Final
 
 import structlog
 
+from controller.app import unixsocket
 from controller.display import wire
 from controller.display.view import TableView
 
@@ -156,25 +157,10 @@ class DisplayFeed:
 
     def start(self) -> None:
         """Bind the socket (mode 0660, group tablectl) and start taking displays."""
-        if self.path.exists():
-            if _answers(self.path):
-                raise FeedError(
-                    f"display socket {self.path}: another controller publishes there; "
-                    "expected one controller per table ([display] socket in table.toml)"
-                )
-            self.path.unlink()  # left by a controller that was killed
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
-            sock.bind(str(self.path))
-            os.chmod(self.path, 0o660)
-            sock.listen(8)
-            sock.settimeout(POLL)
-        except OSError as exc:
-            sock.close()
-            raise FeedError(
-                f"display socket {self.path}: {exc.strerror}; expected a folder the table's "
-                "user may write (RuntimeDirectory=tablectl in the systemd unit)"
-            ) from None
+            sock = unixsocket.listen(self.path, "display socket", backlog=8)
+        except OSError as error:
+            raise FeedError(str(error)) from None
         self._give_to_group()
         self._sock = sock
         self._thread = threading.Thread(target=self._accept, name="tablectl-feed", daemon=True)
@@ -212,10 +198,8 @@ class DisplayFeed:
             if display.thread is not None:
                 display.thread.join()
         if self._sock is not None:
-            self._sock.close()
+            unixsocket.remove(self._sock, self.path)
             self._sock = None
-            with contextlib.suppress(FileNotFoundError):
-                self.path.unlink()
 
     def __enter__(self) -> DisplayFeed:
         self.start()
@@ -339,16 +323,6 @@ def _peer(conn: socket.socket) -> str:
         return "unknown"
     pid, uid, _gid = struct.unpack("3i", creds)
     return f"pid {pid} uid {uid}"
-
-
-def _answers(path: Path) -> bool:
-    """Whether a controller publishes at ``path``."""
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
-        try:
-            probe.connect(str(path))
-        except OSError:
-            return False
-    return True
 
 
 def open_feed(feed: DisplayFeed | None) -> DisplayFeed | None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.app import records as rec
-from controller.app.loop import JournalOptions
+from controller.app.loop import Controller, JournalOptions
 from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
 from controller.logsetup import configure_logging, reset_logging
@@ -128,3 +128,23 @@ def panel_text(table: SimTable) -> str:
 def ready(device: str, outcome: HelloOutcome, lost: LostRange | None = None) -> DeviceReady:
     """The driver's report that ``device`` said hello (boot ``B<device>``) and was welcomed."""
     return DeviceReady(device, Hello(0, "TEST", "0", "1", 1, f"B{device}"), outcome, lost)
+
+
+def on_a_full_disk(table: SimTable) -> Controller:
+    """The table's controller stopped and built again on its journal, whose file now behaves
+    as a full disk (ENOSPC on the next append): not started."""
+    table.stop_controller()
+    controller = Controller.build(
+        table_id="SIM-1",
+        spec=table.spec,
+        config=table.config,
+        journal=table.journal,
+        decks=table.decks(),
+        make_drivers=table._drivers,
+    )
+    full = os.open("/dev/full", os.O_WRONLY)
+    try:
+        os.dup2(full, controller.journal._file)  # type: ignore[arg-type]
+    finally:
+        os.close(full)
+    return controller

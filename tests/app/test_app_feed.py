@@ -220,11 +220,11 @@ def test_a_display_that_sends_anything_is_refused_with_a_log_line(tmp_path: Path
 def test_a_second_controller_on_the_same_socket_is_refused_and_a_dead_ones_is_replaced(
     tmp_path: Path,
 ) -> None:
-    """One feed per socket: a second one is told another controller publishes there; a socket
+    """One feed per socket: a second one is told another controller answers there; a socket
     left by a killed controller (nothing listens) is taken over."""
     from controller.app.feed import FeedError  # noqa: PLC0415
 
-    with feed_at(tmp_path), pytest.raises(FeedError, match="another controller publishes"):
+    with feed_at(tmp_path), pytest.raises(FeedError, match="another controller answers"):
         DisplayFeed(tmp_path / "d.sock", "SIM-1").start()
     left = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     left.bind(str(tmp_path / "d.sock"))  # bound, never listening: as a killed process leaves it

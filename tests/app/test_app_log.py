@@ -3,15 +3,14 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 from typing import Any
 
-from apphelp import PATIENCE, dealer, json_log, sim_table
+from apphelp import PATIENCE, dealer, json_log, on_a_full_disk, sim_table
 
 from controller.app import records as rec
-from controller.app.loop import Controller, wait_until
+from controller.app.loop import wait_until
 from controller.app.service import serve
 from controller.engine.events import Alarm
 from controller.inputs import Button
@@ -129,20 +128,7 @@ def test_a_failed_journal_is_logged_with_the_hand_it_stopped_in(tmp_path: Path) 
     lines do: here hand 1, resumed from the journal by the controller that then fails."""
     with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
         dealer(table, hands=1).run()
-        table.stop_controller()
-        controller = Controller.build(
-            table_id="SIM-1",
-            spec=table.spec,
-            config=table.config,
-            journal=table.journal,
-            decks=table.decks(),
-            make_drivers=table._drivers,
-        )
-        full = os.open("/dev/full", os.O_WRONLY)
-        try:
-            os.dup2(full, controller.journal._file)  # type: ignore[arg-type]  # a full disk
-        finally:
-            os.close(full)
+        controller = on_a_full_disk(table)
         table.sim.press(Button.NEW_HAND)  # its journal record is what fails
         assert serve(controller, threading.Event()) is False
     (failed,) = [line for line in lines if line["event"] == "journal_failed"]

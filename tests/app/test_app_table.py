@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 
@@ -13,6 +12,7 @@ from apphelp import (
     dealer,
     journal_records,
     json_log,
+    on_a_full_disk,
     panel_text,
     ready,
     sequenced,
@@ -290,21 +290,7 @@ def test_a_failed_journal_write_stops_the_table_and_loses_nothing(tmp_path: Path
     press made meanwhile is taken once by the restarted controller."""
     with sim_table(tmp_path) as table:
         assert wait_until(lambda: not table.controller.core.paused_by, PATIENCE)
-        table.stop_controller()
-        controller = Controller.build(
-            table_id="SIM-1",
-            spec=table.spec,
-            config=table.config,
-            journal=table.journal,
-            decks=table.decks(),
-            make_drivers=table._drivers,
-        )
-        full = os.open("/dev/full", os.O_WRONLY)
-        try:
-            # The journal's file now behaves as a full disk.
-            os.dup2(full, controller.journal._file)  # type: ignore[arg-type]
-        finally:
-            os.close(full)
+        controller = on_a_full_disk(table)
         assert serve(controller, threading.Event()) is False
         table.sim.press(Button.NEW_HAND)  # nobody listens: the panel keeps it
         controller = table.start_controller()
