@@ -1,0 +1,131 @@
+"""What the floor keeps in SQL from a table's records (docs/floor.md, The store): its hands, its
+own alarms and its devices. Pure: records in, rows out.
+
+Records are read through the journal's schema (``controller.app.schema.decode``), never by
+string keys, and in chain order: the floor derives from a record only once it has joined the
+chain behind the head (the witness's ``linked``), so a hand's cards and actions are appended in
+the order the table dealt them whatever order the records reached the floor in.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from controller.announce import alarm_read
+from controller.app import records as rec
+from controller.app import schema
+from controller.engine import events as ev
+from controller.journal import JsonValue, Record
+
+
+@dataclass(slots=True)
+class HandRow:
+    """The part of one hand a batch adds: a new hand's terms, cards and actions to append, its
+    pots and settlement once settled."""
+
+    hand: int
+    last_seq: int
+    game: str | None = None
+    started_seq: int | None = None
+    started_at: str | None = None
+    stakes: JsonValue = None
+    rules: JsonValue = None
+    seats: JsonValue = None
+    dealer: int | None = None
+    cards: list[JsonValue] = field(default_factory=list)
+    actions: list[JsonValue] = field(default_factory=list)
+    pots: JsonValue = None
+    settlement: JsonValue = None
+    finished: bool = False
+    voided: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TableAlarm:
+    """An Alarm event the table journaled (an integrity alarm: docs/app.md)."""
+
+    seq: int
+    at: str
+    kind: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceRow:
+    """A ``device`` record: a device ready, lost or refused."""
+
+    seq: int
+    at: str
+    data: schema.DeviceData
+
+
+@dataclass(slots=True)
+class Derived:
+    """What a journal's newly linked records give the store."""
+
+    current_hand: int | None
+    hands: dict[int, HandRow] = field(default_factory=dict)
+    alarms: list[TableAlarm] = field(default_factory=list)
+    devices: list[DeviceRow] = field(default_factory=list)
+
+
+def derive(records: Iterable[Record], current_hand: int | None) -> Derived:
+    """The rows ``records`` (linked, in chain order) add, the journal at hand ``current_hand``."""
+    out = Derived(current_hand)
+    for record in records:
+        if record.kind == "device":
+            data = schema.decode(record)
+            assert isinstance(data, schema.DeviceData)
+            out.devices.append(DeviceRow(record.seq, record.ts, data))
+        elif record.kind in rec.DECISIONS:
+            for event in schema.decode_events(record):
+                _event(out, record, event)
+    return out
+
+
+def _row(out: Derived, record: Record, hand: int | None) -> HandRow | None:
+    if hand is None:
+        return None  # the journal began mid-hand (a rotated-away start): no hand to add to
+    row = out.hands.get(hand)
+    if row is None:
+        row = out.hands[hand] = HandRow(hand, record.seq)
+    row.last_seq = record.seq
+    return row
+
+
+def _event(out: Derived, record: Record, event: ev.Event) -> None:
+    if isinstance(event, ev.HandStarted):
+        out.current_hand = event.hand
+        row = _row(out, record, event.hand)
+        assert row is not None
+        terms = rec.hand_terms_of(record.data)
+        row.game, row.started_seq, row.started_at = event.game, record.seq, record.ts
+        row.seats, row.dealer = list(event.seats), event.dealer
+        if terms is not None:
+            row.stakes = schema.encode(terms.stakes)
+            row.rules = dict(terms.rules.as_words())
+        row.actions.append(schema.encode(event))  # the antes
+        return
+    if isinstance(event, ev.Alarm):
+        out.alarms.append(
+            # As the table may be told (announce.alarm_read): the card stays in the records.
+            TableAlarm(record.seq, record.ts, "table_alarm", f"{alarm_read(event)}: {event.reason}")
+        )
+    row = _row(out, record, out.current_hand)
+    if row is None:
+        return
+    if isinstance(event, ev.CardDealt | ev.CardMucked | ev.CardDiscarded):
+        row.cards.append(schema.encode(event))
+    elif isinstance(event, ev.BlindPosted | ev.ActionTaken | ev.DrawDeclared | ev.Undone):
+        row.actions.append(schema.encode(event))
+    elif isinstance(event, ev.Showdown):
+        row.settlement = {"showdown": schema.encode(event)}
+    elif isinstance(event, ev.HandSettled):
+        row.pots = [schema.encode(pot) for pot in event.pots]
+        shown = row.settlement if isinstance(row.settlement, dict) else {}
+        row.settlement = {**shown, "settled": schema.encode(event)}
+        row.finished = True
+    elif isinstance(event, ev.HandVoided):
+        row.settlement = {"voided": schema.encode(event)}
+        row.finished = row.voided = True

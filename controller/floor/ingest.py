@@ -1,0 +1,442 @@
+"""One batch of journal messages into the floor's store, in one transaction (docs/floor.md, The
+floor): the records (each once: a record the store holds already is a duplicate, or the
+witness's conflict), the chain heads, what the floor derives (hands, the tables' alarms,
+devices), the witness's alarms and the tables' clock offsets.
+
+The round trips do not grow with the batch: a handful of set-wise reads (the heads, locked, the
+records held beyond a gap, the hashes the store holds at the batch's seqs), then one COPY of the
+new records and the rest as pipelined ``executemany``. Several floor processes may share the
+consumer: each locks the heads of the journals in its batch (in one order, so two cannot
+deadlock), so one journal's records are judged by one process at a time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import psycopg
+
+from controller.floor import derive
+from controller.floor.subjects import RecordId, SubjectError, record_id_of, table_of
+from controller.floor.witness import (
+    MISLABELED,
+    Chain,
+    Link,
+    Verdict,
+    WitnessAlarm,
+    begun_anew,
+    mislabeled,
+)
+from controller.journal import JsonValue, Record
+from controller.journal.record import parse_line
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Arrival:
+    """One message as the floor took it from the stream."""
+
+    subject: str
+    message_id: str | None
+    #: The journal line's exact bytes, without its newline.
+    line: bytes
+    #: The broker's time of the message (its JetStream metadata), None if not known.
+    broker_at: datetime | None = None
+
+
+@dataclass(slots=True)
+class IngestResult:
+    """What one batch did."""
+
+    stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    #: (kind, table, journal, seq) of each floor alarm raised.
+    alarms: list[tuple[str, str, str, int]] = field(default_factory=list)
+    hands: int = 0
+
+
+@dataclass(slots=True)
+class _Batch:
+    """The batch as the witness sorted it."""
+
+    now: datetime
+    rows: list[tuple[object, ...]] = field(default_factory=list)
+    #: (table, record ts, broker's time) of each new record: the clock offsets' samples.
+    stamps: list[tuple[str, datetime, datetime | None]] = field(default_factory=list)
+    new: dict[Key, dict[int, Record]] = field(default_factory=lambda: defaultdict(dict))
+    linked: dict[Key, list[int]] = field(default_factory=lambda: defaultdict(list))
+    alarms: list[WitnessAlarm] = field(default_factory=list)
+    result: IngestResult = field(default_factory=IngestResult)
+
+
+def _label(arrival: Arrival) -> tuple[RecordId | None, WitnessAlarm | None]:
+    """The record an arrival says it is, or the alarm that it is not one tablectl sends."""
+    try:
+        table_id = table_of(arrival.subject)
+        if arrival.message_id is None:
+            raise SubjectError("no Nats-Msg-Id: expected <table id>:<journal id>:<seq>")
+        record_id = record_id_of(arrival.message_id)
+    except SubjectError as error:
+        table = arrival.subject.removeprefix("tablectl.journal.")
+        return None, WitnessAlarm(MISLABELED, table, "", 0, str(error), arrival.line)
+    alarm = mislabeled(table_id, record_id, arrival.line)
+    return (None, alarm) if alarm is not None else (record_id, None)
+
+
+def _ts(text: str) -> datetime:
+    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+
+
+async def ingest(
+    conn: psycopg.AsyncConnection[tuple[object, ...]], arrivals: Sequence[Arrival]
+) -> IngestResult:
+    """Store ``arrivals`` in one transaction (committed when this returns)."""
+    batch = _Batch(datetime.now(UTC))
+    labelled: dict[Key, list[tuple[RecordId, Arrival]]] = defaultdict(list)
+    for arrival in arrivals:
+        record_id, alarm = _label(arrival)
+        if alarm is not None:
+            batch.alarms.append(alarm)
+        elif record_id is not None:
+            labelled[(record_id.table_id, record_id.journal_id)].append((record_id, arrival))
+    keys = sorted(labelled)
+    async with conn.transaction():
+        chains, current = await _lock_chains(conn, keys, batch)
+        stored = await _stored_hashes(conn, labelled)
+        for key in keys:
+            _witness(chains[key], labelled[key], stored, batch)
+        await _write(conn, chains, current, batch)
+    batch.result.alarms = [(a.kind, a.table_id, a.journal_id, a.seq) for a in batch.alarms]
+    return batch.result
+
+
+async def _lock_chains(
+    conn: psycopg.AsyncConnection[tuple[object, ...]], keys: list[Key], batch: _Batch
+) -> tuple[dict[Key, Chain], dict[Key, int | None]]:
+    """Each journal's chain, its head locked for this transaction, with the records held beyond
+    a gap; a journal new to a known table raises ``journal_begun_anew``."""
+    tables = sorted({table for table, _ in keys})
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO tables (table_id, first_seen, last_seen) VALUES (%s, %s, %s) "
+            "ON CONFLICT (table_id) DO UPDATE SET last_seen = greatest(tables.last_seen, "
+            "EXCLUDED.last_seen)",
+            [(table, batch.now, batch.now) for table in tables],
+        )
+        await cur.execute(
+            "SELECT table_id, journal_id FROM journals WHERE table_id = ANY(%s)", (tables,)
+        )
+        known: dict[str, set[str]] = defaultdict(set)
+        for table, journal in await cur.fetchall():
+            known[str(table)].add(str(journal))
+        for table, journal in keys:
+            alarm = begun_anew(table, journal, known[table], b"", 0)
+            if alarm is not None:
+                batch.alarms.append(alarm)
+        await cur.executemany(
+            "INSERT INTO journals (table_id, journal_id, first_seen) VALUES (%s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            [(table, journal, batch.now) for table, journal in keys],
+        )
+        await cur.execute(
+            "SELECT j.table_id, j.journal_id, j.head_seq, j.head_hash, j.current_hand, r.prev "
+            "FROM journals j JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
+            "ON j.table_id = k.t AND j.journal_id = k.j "
+            "LEFT JOIN records r ON r.table_id = j.table_id AND r.journal_id = j.journal_id "
+            "AND r.seq = j.head_seq ORDER BY j.table_id, j.journal_id FOR UPDATE OF j",
+            ([t for t, _ in keys], [j for _, j in keys]),
+        )
+        chains: dict[Key, Chain] = {}
+        current: dict[Key, int | None] = {}
+        for table, journal, seq, hash_, hand, prev in await cur.fetchall():
+            key = (str(table), str(journal))
+            head = Link(int(seq), str(hash_), str(prev)) if seq else None  # type: ignore[call-overload]
+            chains[key] = Chain(key[0], key[1], head)
+            current[key] = None if hand is None else int(hand)  # type: ignore[call-overload]
+        await cur.execute(
+            "SELECT r.table_id, r.journal_id, r.seq, r.hash, r.prev FROM records r "
+            "JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
+            "ON r.table_id = k.t AND r.journal_id = k.j WHERE NOT r.linked",
+            ([t for t, _ in keys], [j for _, j in keys]),
+        )
+        for table, journal, seq, hash_, prev in await cur.fetchall():
+            link = Link(int(seq), str(hash_), str(prev))  # type: ignore[call-overload]
+            chains[(str(table), str(journal))].held[link.seq] = link
+    return chains, current
+
+
+async def _stored_hashes(
+    conn: psycopg.AsyncConnection[tuple[object, ...]],
+    labelled: dict[Key, list[tuple[RecordId, Arrival]]],
+) -> dict[tuple[str, str, int], str]:
+    """The hash the store holds at each (table, journal, seq) of the batch, where it holds one."""
+    ids = [record_id for items in labelled.values() for record_id, _ in items]
+    async with conn.cursor() as cur:
+        await cur.execute(
+            "SELECT r.table_id, r.journal_id, r.seq, r.hash FROM records r "
+            "JOIN unnest(%s::text[], %s::text[], %s::bigint[]) AS k(t, j, s) "
+            "ON r.table_id = k.t AND r.journal_id = k.j AND r.seq = k.s",
+            ([i.table_id for i in ids], [i.journal_id for i in ids], [i.seq for i in ids]),
+        )
+        return {
+            (str(t), str(j), int(s)): str(h)  # type: ignore[call-overload]
+            for t, j, s, h in await cur.fetchall()
+        }
+
+
+def _witness(
+    chain: Chain,
+    items: list[tuple[RecordId, Arrival]],
+    stored: dict[tuple[str, str, int], str],
+    batch: _Batch,
+) -> None:
+    """Judge one journal's arrivals, lowest seq first (what arrived out of order in one batch
+    needs no holding then)."""
+    key = (chain.table_id, chain.journal_id)
+    for record_id, arrival in sorted(items, key=lambda item: item[0].seq):
+        stored_key = (record_id.table_id, record_id.journal_id, record_id.seq)
+        judgement = chain.judge(record_id, arrival.line, stored.get(stored_key))
+        batch.alarms.extend(judgement.alarms)
+        if judgement.verdict is Verdict.DUPLICATE:
+            batch.result.duplicates += 1
+        elif judgement.verdict is Verdict.CONFLICT:
+            batch.result.conflicts += 1
+        elif judgement.verdict is Verdict.STORE and judgement.record is not None:
+            record = judgement.record
+            stored[stored_key] = record.hash  # a second copy in this batch is a duplicate
+            batch.new[key][record.seq] = record
+            batch.rows.append(
+                (
+                    chain.table_id,
+                    chain.journal_id,
+                    record.seq,
+                    _ts(record.ts),
+                    record.kind,
+                    arrival.line,
+                    record.hash,
+                    record.prev,
+                    batch.now,
+                    arrival.broker_at,
+                    record.seq <= chain.head_seq,
+                )
+            )
+            batch.stamps.append((chain.table_id, _ts(record.ts), arrival.broker_at))
+            batch.result.stored += 1
+        batch.linked[key].extend(judgement.linked)
+
+
+async def _write(
+    conn: psycopg.AsyncConnection[tuple[object, ...]],
+    chains: dict[Key, Chain],
+    current: dict[Key, int | None],
+    batch: _Batch,
+) -> None:
+    async with conn.cursor() as cur:
+        if batch.rows:
+            async with cur.copy(
+                "COPY records (table_id, journal_id, seq, ts, kind, line, hash, prev, "
+                "received_at, broker_at, linked) FROM STDIN"
+            ) as copy:
+                for row in batch.rows:
+                    await copy.write_row(row)
+        relinked = await _relinked(cur, batch)
+        hands: list[tuple[object, ...]] = []
+        devices: list[tuple[object, ...]] = []
+        table_alarms: list[tuple[object, ...]] = []
+        for key, seqs in batch.linked.items():
+            records = [batch.new[key].get(seq) or relinked[(key, seq)] for seq in seqs]
+            derived = derive.derive(records, current.get(key))
+            hands.extend(_hand_row(key, row) for row in derived.hands.values())
+            devices.extend(_device_row(key, row) for row in derived.devices)
+            table_alarms.extend(_table_alarm_row(key, alarm) for alarm in derived.alarms)
+            current[key] = derived.current_hand
+        await cur.executemany(
+            "UPDATE records SET linked = true WHERE table_id = %s AND journal_id = %s AND seq = %s",
+            [(*key, seq) for key, seq in relinked],
+        )
+        await cur.executemany(
+            "UPDATE journals SET head_seq = %s, head_hash = %s, current_hand = %s "
+            "WHERE table_id = %s AND journal_id = %s",
+            [
+                (
+                    chain.head_seq,
+                    None if chain.head is None else chain.head.hash,
+                    current[key],
+                    *key,
+                )
+                for key, chain in chains.items()
+            ],
+        )
+        await cur.executemany(_HAND_UPSERT, hands)
+        await cur.executemany(
+            "INSERT INTO devices (table_id, journal_id, seq, at, device, event, outcome, boot, "
+            "serial, reason, detail) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+            "ON CONFLICT DO NOTHING",
+            devices,
+        )
+        await cur.executemany(
+            _ALARM_INSERT, [*table_alarms, *(_floor_alarm_row(a, batch.now) for a in batch.alarms)]
+        )
+        await cur.executemany(_OFFSET_UPSERT, _offsets(batch))
+        batch.result.hands = len(hands)
+
+
+async def _relinked(
+    cur: psycopg.AsyncCursor[tuple[object, ...]], batch: _Batch
+) -> dict[tuple[Key, int], Record]:
+    """The records of earlier batches that this batch's arrivals linked (they were held beyond
+    a gap), read back from their stored lines to derive from."""
+    wanted = [
+        (key, seq)
+        for key, seqs in batch.linked.items()
+        for seq in seqs
+        if seq not in batch.new[key]
+    ]
+    if not wanted:
+        return {}
+    await cur.execute(
+        "SELECT r.table_id, r.journal_id, r.seq, r.line FROM records r "
+        "JOIN unnest(%s::text[], %s::text[], %s::bigint[]) AS k(t, j, s) "
+        "ON r.table_id = k.t AND r.journal_id = k.j AND r.seq = k.s",
+        ([k[0] for k, _ in wanted], [k[1] for k, _ in wanted], [s for _, s in wanted]),
+    )
+    return {
+        ((str(t), str(j)), int(s)): parse_line(bytes(line))  # type: ignore[call-overload]
+        for t, j, s, line in await cur.fetchall()
+    }
+
+
+def _jsonb(value: JsonValue) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+_HAND_UPSERT = (
+    "INSERT INTO hands (table_id, journal_id, hand, game, started_seq, started_at, stakes, rules, "
+    "seats, dealer, cards, actions, pots, settlement, finished, voided, last_seq) VALUES "
+    "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT (table_id, journal_id, hand) DO UPDATE SET "
+    "game = coalesce(EXCLUDED.game, hands.game), "
+    "started_seq = coalesce(EXCLUDED.started_seq, hands.started_seq), "
+    "started_at = coalesce(EXCLUDED.started_at, hands.started_at), "
+    "stakes = coalesce(EXCLUDED.stakes, hands.stakes), "
+    "rules = coalesce(EXCLUDED.rules, hands.rules), "
+    "seats = coalesce(EXCLUDED.seats, hands.seats), "
+    "dealer = coalesce(EXCLUDED.dealer, hands.dealer), "
+    "cards = hands.cards || EXCLUDED.cards, actions = hands.actions || EXCLUDED.actions, "
+    "pots = coalesce(EXCLUDED.pots, hands.pots), "
+    "settlement = coalesce(hands.settlement, '{}'::jsonb) || EXCLUDED.settlement, "
+    "finished = hands.finished OR EXCLUDED.finished, voided = hands.voided OR EXCLUDED.voided, "
+    "last_seq = greatest(hands.last_seq, EXCLUDED.last_seq)"
+)
+
+
+def _hand_row(key: Key, row: derive.HandRow) -> tuple[object, ...]:
+    return (
+        *key,
+        row.hand,
+        row.game,
+        row.started_seq,
+        None if row.started_at is None else _ts(row.started_at),
+        _jsonb(row.stakes),
+        _jsonb(row.rules),
+        _jsonb(row.seats),
+        row.dealer,
+        _jsonb(row.cards),
+        _jsonb(row.actions),
+        _jsonb(row.pots),
+        _jsonb(row.settlement) or "{}",
+        row.finished,
+        row.voided,
+        row.last_seq,
+    )
+
+
+def _device_row(key: Key, row: derive.DeviceRow) -> tuple[object, ...]:
+    d = row.data
+    detail = {"lost": None if d.lost is None else list(d.lost), "rejected": d.rejected}
+    return (
+        *key,
+        row.seq,
+        _ts(row.at),
+        d.device,
+        d.event,
+        d.outcome,
+        d.boot,
+        d.serial,
+        d.reason,
+        json.dumps(detail),
+    )
+
+
+_ALARM_INSERT = (
+    "INSERT INTO alarms (table_id, journal_id, seq, source, kind, message, evidence, held_hash, "
+    "evidence_hash, raised_at) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+    "ON CONFLICT DO NOTHING"
+)
+
+
+def _table_alarm_row(key: Key, alarm: derive.TableAlarm) -> tuple[object, ...]:
+    return (*key, alarm.seq, "table", alarm.kind, alarm.message, None, None, "", _ts(alarm.at))
+
+
+def _floor_alarm_row(alarm: WitnessAlarm, now: datetime) -> tuple[object, ...]:
+    return (
+        alarm.table_id,
+        alarm.journal_id,
+        alarm.seq,
+        "floor",
+        alarm.kind,
+        alarm.message,
+        alarm.evidence,
+        alarm.held,
+        # Redelivered, the same evidence raises no second alarm (the unique key holds its hash).
+        hashlib.sha256(alarm.evidence).hexdigest(),
+        now,
+    )
+
+
+_OFFSET_UPSERT = (
+    "INSERT INTO clock_offsets (table_id, window_start, min_floor_ms, min_broker_ms, samples) "
+    "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (table_id, window_start) DO UPDATE SET "
+    "min_floor_ms = least(clock_offsets.min_floor_ms, EXCLUDED.min_floor_ms), "
+    "min_broker_ms = least(clock_offsets.min_broker_ms, EXCLUDED.min_broker_ms), "
+    "samples = clock_offsets.samples + EXCLUDED.samples"
+)
+
+
+@dataclass(slots=True)
+class _Offset:
+    floor_ms: float
+    broker_ms: float | None
+    samples: int = 0
+
+    def add(self, floor_ms: float, broker_ms: float | None) -> None:
+        self.floor_ms = min(self.floor_ms, floor_ms)
+        if broker_ms is not None:
+            self.broker_ms = broker_ms if self.broker_ms is None else min(self.broker_ms, broker_ms)
+        self.samples += 1
+
+
+def _ms(later: datetime, earlier: datetime) -> float:
+    return (later - earlier).total_seconds() * 1000
+
+
+def _offsets(batch: _Batch) -> list[tuple[object, ...]]:
+    """Per table, the least (receipt - record ts) of the batch's new records, in ms, in the
+    hour's window (docs/floor.md, The store: what it bounds)."""
+    least: dict[str, _Offset] = {}
+    for table, ts, broker_at in batch.stamps:
+        floor_ms = _ms(batch.now, ts)
+        broker_ms = None if broker_at is None else _ms(broker_at, ts)
+        least.setdefault(table, _Offset(floor_ms, broker_ms)).add(floor_ms, broker_ms)
+    window = batch.now.replace(minute=0, second=0, microsecond=0)
+    return [
+        (table, window, o.floor_ms, o.broker_ms, o.samples) for table, o in sorted(least.items())
+    ]
