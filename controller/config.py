@@ -33,6 +33,7 @@ from controller.config_equipment import (
     read_journal,
     read_log,
 )
+from controller.config_floor import floor_file_problems, read_floor
 from controller.config_sections import (
     SECTION_KEYS,
     engine_problem,
@@ -59,6 +60,7 @@ from controller.settings import (
     DEFAULT_MAX_BYTES,
     DeckSettings,
     DeviceSettings,
+    FloorSettings,
     JournalSettings,
     LogFormat,
     LogLevel,
@@ -100,11 +102,13 @@ def parse_config(
     base: Path = Path(),
     games: Mapping[str, GameSpec] = GAMES,
     check_decks: Callable[[DeckSettings], list[Problem]] | None = None,
+    check_floor: Callable[[FloorSettings], list[Problem]] | None = None,
 ) -> TableSettings:
     """Check a configuration's text; relative paths in it are taken from ``base``.
 
     ``check_decks``, if given, is asked about a well-formed ``[decks]`` section (the deck
     files it names), even when other sections have problems: every problem is reported at once.
+    ``check_floor`` likewise, about a well-formed ``[floor]`` (its password and TLS files).
     Raises SettingsError listing every problem found.
     """
     try:
@@ -133,6 +137,9 @@ def parse_config(
     control = read_control(top.section("control", SECTION_KEYS["control"], required=False), base)
     display = read_display(top.section("display", SECTION_KEYS["display"], required=False), base)
     rules = read_rules(top.section("rules", SECTION_KEYS["rules"], required=False), spec)
+    floor = read_floor(top.section("floor", SECTION_KEYS["floor"], required=False), base)
+    if floor is not None and check_floor is not None:
+        problems.extend(check_floor(floor))
 
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
@@ -172,6 +179,7 @@ def parse_config(
         control=control,
         display=display,
         rules=rules,
+        floor=floor,
     )
 
 
@@ -179,7 +187,8 @@ def load_config(
     path: Path | str, *, games: Mapping[str, GameSpec] = GAMES, files: bool = False
 ) -> TableSettings:
     """Read and check ``table.toml``; relative paths in it are taken from its folder. With
-    ``files``, read and check the deck files it names too, as the table loads them at start-up.
+    ``files``, read and check the deck files it names too, as the table loads them at start-up,
+    and ``[floor]``'s password and TLS files, as ``tablectl forward`` reads them.
 
     Raises SettingsError (a ConfigError) listing every problem, or naming the file
     when it cannot be read.
@@ -198,9 +207,13 @@ def load_config(
         raise SettingsError(
             str(path), [Problem("(file)", str(path), f"expected UTF-8 text: {exc}")]
         ) from None
-    check_decks = deck_file_problems if files else None
     return parse_config(
-        text, source=str(path), base=path.parent, games=games, check_decks=check_decks
+        text,
+        source=str(path),
+        base=path.parent,
+        games=games,
+        check_decks=deck_file_problems if files else None,
+        check_floor=floor_file_problems if files else None,
     )
 
 

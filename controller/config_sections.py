@@ -56,6 +56,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "control",
             "display",
             "rules",
+            "floor",
         ),
         "table": ("id", "game", "seats", "dealer", "button"),
         "stakes": (
@@ -80,6 +81,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "control": ("socket",),
         "display": ("socket",),
         "rules": RULE_NAMES,
+        "floor": ("servers", "user", "password_file", "tls_ca", "tls_cert", "tls_key"),
     }
 )
 

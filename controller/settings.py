@@ -149,6 +149,27 @@ class LogSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class FloorSettings:
+    """``[floor]``: how ``tablectl forward`` reaches the floor's NATS servers (docs/floor.md,
+    The forwarder). Every table authenticates as itself: a user and a password, never
+    anonymous; the password is in a file of its own, not in table.toml."""
+
+    #: ``nats://host:port`` or ``tls://host:port`` URLs (all of one scheme), tried in turn.
+    servers: tuple[str, ...]
+    user: str
+    password_file: Path
+    #: The CA that signed the servers' certificates (tls:// only); None: the system's CAs.
+    tls_ca: Path | None = None
+    #: This table's own certificate and key, for servers that ask for one (mutual TLS).
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+
+    @property
+    def tls(self) -> bool:
+        return self.servers[0].startswith("tls://")
+
+
+@dataclass(frozen=True, slots=True)
 class TableSettings:
     """A whole, checked ``table.toml``."""
 
@@ -171,6 +192,9 @@ class TableSettings:
     display: DisplaySettings | None = None
     #: ``[rules]``: the house rules posted with the stakes (NOTES.md, House rules).
     rules: HouseRules = field(default_factory=HouseRules)
+    #: ``[floor]``: where ``tablectl forward`` sends the journal; None: the table forwards
+    #: nothing.
+    floor: FloorSettings | None = None
 
     @property
     def control_socket(self) -> Path:

@@ -96,7 +96,12 @@ class Follower:
         if self._fd is None and not self._open_start():
             return found
         while len(found) < limit:
-            lines = self._read_lines(limit - len(found))
+            try:
+                lines = self._read_lines(limit - len(found))
+            except JournalError:
+                if found:
+                    break  # the records before it first; the next call raises it again
+                raise
             if lines:
                 found.extend(line for line in lines if self._wanted(line))
                 continue
@@ -198,8 +203,14 @@ class Follower:
             end = data.find(b"\n", start)
             if end < 0:
                 break
+            try:
+                line = self._check(path, data[start:end], self._line + 1)
+            except JournalError:
+                if not lines:
+                    raise
+                break  # hand on the records before it; the next read stops at it
             self._line += 1
-            lines.append(self._check(path, data[start:end]))
+            lines.append(line)
             start = end + 1
         self._offset += start
         if lines:
@@ -209,22 +220,23 @@ class Follower:
             os.fsync(self._fd)
         return lines
 
-    def _check(self, path: Path, raw: bytes) -> Line:
+    def _check(self, path: Path, raw: bytes, number: int) -> Line:
+        """The line ``number`` of ``path``, checked as the record after ``last``."""
         seq = 1 if self.last is None else self.last.seq + 1
-        record = _parse(path, self._line, seq, raw)
+        record = _parse(path, number, seq, raw)
         prev = GENESIS if self.last is None else self.last.hash
         if record.seq != seq:
-            raise JournalError(path, self._line, seq, f"found seq {record.seq}, expected {seq}")
+            raise JournalError(path, number, seq, f"found seq {record.seq}, expected {seq}")
         if record.prev != prev:
             before = "the genesis value" if seq == 1 else f"the hash of seq {seq - 1}"
             raise JournalError(
                 path,
-                self._line,
+                number,
                 seq,
                 f"prev is {record.prev}, expected {prev} ({before}): the chain is broken",
             )
         self.last = record
-        return Line(record, raw, path, self._line)
+        return Line(record, raw, path, number)
 
     def _next_file(self) -> bool:
         """Move to the next file if the writer has begun it; False at the journal's end."""

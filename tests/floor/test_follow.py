@@ -133,6 +133,7 @@ def test_an_edited_record_stops_it_naming_the_file_the_line_and_the_seq(tmp_path
     write_journal(tmp_path, 6)
     _tamper(tmp_path / "journal-000001.jsonl", 5, b'"seat":4', b'"seat":5')
     follower = Follower(tmp_path)
+    assert _seqs(follower.available()) == [1, 2, 3, 4]  # those before it are handed on first
     with pytest.raises(JournalError) as raised:
         follower.available()
     assert str(raised.value).startswith("journal-000001.jsonl:5 (seq 5): hash ")
@@ -146,6 +147,7 @@ def test_a_record_removed_from_the_chain_stops_it_at_the_gap(tmp_path: Path) -> 
     lines = path.read_bytes().splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:3] + lines[4:]))
     follower = Follower(tmp_path)
+    assert _seqs(follower.available()) == [1, 2, 3]
     with pytest.raises(JournalError, match=r"^journal-000001.jsonl:4 \(seq 4\): found seq 5"):
         follower.available()
     follower.close()

@@ -1,0 +1,191 @@
+"""``tablectl forward`` as a real subprocess against a real nats-server (tests/floor/conftest.py):
+records arrive in order under their message ids with their exact bytes; a kill -9 of the
+forwarder, a broker stopped and restarted, and a journal begun anew change nothing of that;
+another table's subject is refused; no [floor] exits 2."""
+
+from __future__ import annotations
+
+import json
+import signal
+from datetime import timedelta
+from pathlib import Path
+
+from confighelp import to_toml, valid
+from forwardhelp import (
+    create_stream,
+    events_of,
+    eventually,
+    forward,
+    held,
+    holds,
+    log_events,
+    retried_more_than,
+    start_forward,
+    stop,
+    table_toml,
+)
+from journal_support import START, StepClock, journal_lines, table_record, write_journal
+from servershelp import NatsFactory
+
+from controller.journal import JournalWriter, Record
+from simulator.servers_nats import NatsServer
+
+
+def _expected(table_id: str, records: list[Record], journal: Path) -> list[tuple[str, bytes]]:
+    lines = [raw.rstrip(b"\n") for _, _, raw in journal_lines(journal)]
+    root = records[0].hash
+    return [(f"{table_id}:{root}:{n}", line) for n, line in enumerate(lines, start=1)]
+
+
+def test_every_record_arrives_in_order_with_its_message_id_and_exact_bytes(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    records = write_journal(journal, 40, hands_per_file=3)  # several files
+    config = table_toml(tmp_path, server, "T1", journal)
+    done = forward(config, "--until-caught-up")
+    assert done.returncode == 0, done.stderr
+    stored = held(server, "T1")
+    assert [(m.message_id, m.data) for m in stored] == _expected("T1", records, journal)
+    # Again: the stream says where the table stands, and nothing is sent twice.
+    records += write_journal(journal, 5, first=40, hands_per_file=3)
+    assert forward(config, "--until-caught-up").returncode == 0
+    stored = held(server, "T1")
+    assert [(m.message_id, m.data) for m in stored] == _expected("T1", records, journal)
+    assert [m.stream_seq for m in stored] == list(range(1, 46))
+
+
+def _writer(journal: Path, first: int = 0) -> JournalWriter:
+    return JournalWriter.open(
+        journal, clock=StepClock(START + timedelta(seconds=first)), fsync=False, hands_per_file=2
+    )
+
+
+def _append(writer: JournalWriter, count: int) -> list[Record]:
+    start = 0 if writer.last is None else writer.last.seq
+    return [writer.append(*table_record(n)) for n in range(start, start + count)]
+
+
+def _stored(server: NatsServer, table_id: str) -> list[tuple[str, bytes]]:
+    return [(m.message_id, m.data) for m in held(server, table_id)]
+
+
+def test_a_forwarder_killed_mid_run_resumes_where_the_stream_stands(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    """kill -9 while the journal grows and records are in flight: after the restart no record
+    is in the stream twice and none is missing."""
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    config = table_toml(tmp_path, server, "T1", journal)
+    with _writer(journal) as writer:
+        records = _append(writer, 100)
+        process = start_forward(config)
+        records += _append(writer, 100)
+        eventually(lambda: len(held(server, "T1")) >= 50, "50 records stored", process)
+        assert stop(process, signal.SIGKILL) == -signal.SIGKILL
+        records += _append(writer, 100)
+    done = forward(config, "--until-caught-up")
+    assert done.returncode == 0, done.stderr
+    assert _stored(server, "T1") == _expected("T1", records, journal)
+    resumed = [e for e in log_events(config) if e["event"] == "forward_resumed"]
+    assert resumed[0]["after_seq"] == 0
+    assert 50 <= int(str(resumed[-1]["after_seq"])) <= 200
+
+
+def test_a_broker_stopped_and_killed_changes_nothing_at_the_table_and_is_caught_up(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    """The journal is the outbox: the writer appends while the broker is down; the forwarder
+    retries, never exits, and catches up in order once the broker is back."""
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    config = table_toml(tmp_path, server, "T1", journal)
+    with _writer(journal) as writer:
+        records = _append(writer, 30)
+        process = start_forward(config)
+        eventually(lambda: len(held(server, "T1")) == 30, "30 records stored", process)
+        for halt in (server.stop, server.kill):
+            halt()
+            records += _append(writer, 30)  # the table never waits on the broker
+            retries = len(events_of(config, "forward_retrying"))
+            eventually(retried_more_than(config, retries), "the forwarder retrying", process)
+            server.start()
+            eventually(holds(server, "T1", len(records)), "caught up", process)
+    assert stop(process) == 0
+    assert _stored(server, "T1") == _expected("T1", records, journal)
+    retrying = [e for e in log_events(config) if e["event"] == "forward_retrying"]
+    assert all(isinstance(e["retry_in"], float) for e in retrying)
+    assert not any("data" in e or "card" in json.dumps(e) for e in log_events(config))
+
+
+def test_two_forwarders_of_one_table_never_store_a_record_twice(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    """A second forwarder by mistake: each publish names the subject's last stream sequence it
+    saw, so the broker refuses the loser's record instead of storing it twice or out of order;
+    a refused forwarder resumes from the stream."""
+    server = nats_factory(("T1",))
+    create_stream(server, duplicate_window=0.5)  # dedupe alone would not save it after 0.5 s
+    journal = tmp_path / "journal"
+    config = table_toml(tmp_path, server, "T1", journal)
+    with _writer(journal) as writer:
+        records = _append(writer, 50)
+        first, second = start_forward(config), start_forward(config)
+        records += _append(writer, 150)
+        eventually(lambda: len(held(server, "T1")) == 200, "200 records stored", first)
+    assert stop(first) == 0
+    assert stop(second) == 0
+    assert _stored(server, "T1") == _expected("T1", records, journal)
+
+
+def test_a_journal_begun_anew_is_sent_from_seq_1_and_logged(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    server = nats_factory(("T1",))
+    create_stream(server)
+    old = write_journal(tmp_path / "old", 10)
+    assert forward(table_toml(tmp_path, server, "T1", tmp_path / "old"), "--until-caught-up")
+    new = write_journal(tmp_path / "new", 7, first=3)
+    config = table_toml(tmp_path, server, "T1", tmp_path / "new")
+    done = forward(config, "--until-caught-up")
+    assert done.returncode == 0, done.stderr
+    assert _stored(server, "T1") == _expected("T1", old, tmp_path / "old") + _expected(
+        "T1", new, tmp_path / "new"
+    )
+    [anew] = [e for e in log_events(config) if e["event"] == "forward_new_journal"]
+    assert anew["stream_journal"] == old[0].hash
+    assert anew["journal"] == new[0].hash
+
+
+def test_a_record_that_does_not_verify_stops_it_after_the_ones_before(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    records = write_journal(journal, 8)
+    path = journal / "journal-000001.jsonl"
+    lines = path.read_bytes().splitlines(keepends=True)
+    lines[5] = lines[5].replace(b'"seat":5', b'"seat":6')
+    path.write_bytes(b"".join(lines))
+    done = forward(table_toml(tmp_path, server, "T1", journal), "--until-caught-up")
+    assert done.returncode == 1
+    assert "journal-000001.jsonl:6 (seq 6): hash" in done.stderr
+    assert "nothing more is sent" in done.stderr
+    assert [m.message_id for m in held(server, "T1")] == [
+        f"T1:{records[0].hash}:{n}" for n in range(1, 6)
+    ]
+
+
+def test_without_a_floor_section_it_says_so_and_exits_2(tmp_path: Path) -> None:
+    data = valid()
+    config = tmp_path / "table.toml"
+    config.write_text(to_toml(data), encoding="utf-8")
+    done = forward(config)
+    assert done.returncode == 2
+    assert "has no [floor] section: this table forwards nothing" in done.stderr
