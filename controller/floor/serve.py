@@ -1,0 +1,246 @@
+"""``tablectl floor serve``: the tables' journals from JetStream into the floor's store
+(docs/floor.md, The floor).
+
+A durable pull consumer (explicit acks) on the stream ``TABLECTL_JOURNAL``; each fetched batch
+is stored in one transaction (``ingest``) and acknowledged only after its commit, so a crash
+between the two redelivers a batch the store already holds, which it drops as duplicates.
+PostgreSQL down: the batch is retried, not acknowledged, until it commits (or JetStream
+redelivers it to another floor process after ``[serve] ack_wait``: the same dedupe). SIGTERM
+or SIGINT: the batch in hand is finished, then the process stops. The log names counts, tables and
+seqs, never a record's data (hole cards are in them).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import ssl
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import nats
+import psycopg
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeout
+from nats.js.api import (
+    AckPolicy,
+    ConsumerConfig,
+    DeliverPolicy,
+    RetentionPolicy,
+    StorageType,
+    StreamConfig,
+)
+from nats.js.errors import NotFoundError
+
+from controller.floor import store
+from controller.floor.config import FloorConfig, read_secret
+from controller.floor.ingest import Arrival, IngestResult, ingest
+from controller.floor.subjects import STREAM, STREAM_SUBJECTS
+
+#: How long the stream keeps a record (limits retention by age, never a work queue: a forwarder
+#: resumes after the last record on its subject, so that record must still be there). A year:
+#: a table shut for a season still finds its last record, and the floor's store holds them all.
+MAX_AGE_SECONDS: Final = 366 * 24 * 3600
+#: The broker drops a message whose id it saw this recently (2 minutes, JetStream's default):
+#: a forwarder's resend after a lost ack. After it, the floor's unique key drops it.
+DUPLICATE_WINDOW_SECONDS: Final = 120.0
+#: How long a fetch waits for the first record before the loop looks at its stop flag again.
+FETCH_WAIT_SECONDS: Final = 1.0
+#: Between tries when PostgreSQL does not answer: 0.5 s doubling to 10 s.
+RETRY_FIRST, RETRY_MOST = 0.5, 10.0
+
+log = structlog.get_logger("controller.floor")
+
+
+def stream_config() -> StreamConfig:
+    """The stream every table publishes to (docs/floor.md, Subjects and message ids)."""
+    return StreamConfig(
+        name=STREAM,
+        subjects=[STREAM_SUBJECTS],
+        retention=RetentionPolicy.LIMITS,
+        storage=StorageType.FILE,
+        max_age=MAX_AGE_SECONDS,
+        duplicate_window=DUPLICATE_WINDOW_SECONDS,
+        allow_direct=True,
+    )
+
+
+def consumer_config(name: str, ack_wait: float) -> ConsumerConfig:
+    """The durable pull consumer every floor process shares: explicit acks, after commit."""
+    return ConsumerConfig(
+        durable_name=name,
+        ack_policy=AckPolicy.EXPLICIT,
+        deliver_policy=DeliverPolicy.ALL,
+        ack_wait=ack_wait,
+        filter_subject=STREAM_SUBJECTS,
+    )
+
+
+@dataclass
+class Totals:
+    """What the floor stored since it started."""
+
+    batches: int = 0
+    stored: int = 0
+    duplicates: int = 0
+    conflicts: int = 0
+    alarms: int = 0
+
+    def add(self, result: IngestResult) -> None:
+        self.batches += 1
+        self.stored += result.stored
+        self.duplicates += result.duplicates
+        self.conflicts += result.conflicts
+        self.alarms += len(result.alarms)
+
+
+async def connect_nats(config: FloorConfig) -> NATS:
+    settings = config.nats
+    tls = None
+    if settings.tls_ca is not None:
+        tls = ssl.create_default_context(cafile=str(settings.tls_ca))
+    return await nats.connect(
+        servers=list(settings.servers),
+        user=settings.user,
+        password=read_secret(settings.password_file),
+        tls=tls,
+        name="tablectl-floor",
+        max_reconnect_attempts=-1,
+        allow_reconnect=True,
+    )
+
+
+async def ensure_stream(js: Any) -> None:
+    """Create the stream if the broker has not got it (an existing one is left as it is)."""
+    try:
+        await js.stream_info(STREAM)
+    except NotFoundError:
+        await js.add_stream(stream_config())
+        log.info("stream_created", stream=STREAM, subjects=STREAM_SUBJECTS)
+
+
+class Floor:
+    """The serving loop: fetch a batch, store it, acknowledge it; until ``stop``."""
+
+    def __init__(self, config: FloorConfig) -> None:
+        self.config = config
+        self.totals = Totals()
+        self._stop = asyncio.Event()
+        self._db: psycopg.AsyncConnection[tuple[object, ...]] | None = None
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self, ready: Callable[[], None] | None = None) -> None:
+        nc = await connect_nats(self.config)
+        try:
+            js = nc.jetstream()
+            await ensure_stream(js)
+            # Created, or updated to this configuration (its ack_wait) if it exists already.
+            await js.add_consumer(
+                STREAM, consumer_config(self.config.consumer, self.config.ack_wait)
+            )
+            sub = await js.pull_subscribe(
+                STREAM_SUBJECTS,
+                durable=self.config.consumer,
+                stream=STREAM,
+            )
+            await self._database()
+            log.info("floor_serving", consumer=self.config.consumer, batch=self.config.batch)
+            if ready is not None:
+                ready()
+            while not self._stop.is_set():
+                await self._one_batch(sub)
+        finally:
+            if self._db is not None:
+                await self._db.close()
+            await nc.flush()  # the last batch's acks
+            await nc.close()
+            log.info("floor_stopped", **vars(self.totals))
+
+    async def _one_batch(self, sub: Any) -> None:
+        try:
+            messages: list[Msg] = await sub.fetch(self.config.batch, timeout=FETCH_WAIT_SECONDS)
+        except NatsTimeout:
+            return
+        arrivals = [_arrival(message) for message in messages]
+        result = await self._store(arrivals)
+        if result is None:
+            return  # stopped while PostgreSQL was down: nothing acknowledged, all redelivered
+        for message in messages:
+            await message.ack()
+        self.totals.add(result)
+        for kind, table, journal, seq in result.alarms:
+            log.warning("floor_alarm", alarm=kind, table_id=table, journal=journal, seq=seq)
+        log.debug(
+            "batch_stored",
+            records=len(arrivals),
+            stored=result.stored,
+            duplicates=result.duplicates,
+            conflicts=result.conflicts,
+        )
+
+    async def _store(self, arrivals: list[Arrival]) -> IngestResult | None:
+        """The batch committed; retried while PostgreSQL does not answer. None if stopped."""
+        pause = RETRY_FIRST
+        while True:
+            try:
+                db = await self._database()
+                return await ingest(db, arrivals)
+            except psycopg.OperationalError as error:
+                log.warning("store_unavailable", error=str(error).strip(), retry_in=pause)
+                await self._drop_database()
+            if self._stop.is_set():
+                return None
+            with contextlib.suppress(TimeoutError):  # the pause, cut short by a stop
+                await asyncio.wait_for(self._stop.wait(), pause)
+            pause = min(pause * 2, RETRY_MOST)
+
+    async def _database(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
+        if self._db is None or self._db.closed:
+            self._db = await psycopg.AsyncConnection.connect(self.config.writer.dsn())
+            await self._db.set_autocommit(True)  # ingest opens its own transaction
+            async with self._db.cursor() as cur:
+                await cur.execute("SELECT coalesce(max(version), 0) FROM schema_version")
+                row = await cur.fetchone()
+            version = int(row[0]) if row else 0  # type: ignore[call-overload]
+            if version != len(store.MIGRATIONS):
+                raise store.StoreError(
+                    f"the floor's database holds schema version {version}, this tablectl needs "
+                    f"{len(store.MIGRATIONS)}: run `tablectl floor setup` as its owner"
+                )
+        return self._db
+
+    async def _drop_database(self) -> None:
+        if self._db is not None:
+            try:
+                await self._db.close()
+            finally:
+                self._db = None
+
+
+def _arrival(message: Msg) -> Arrival:
+    headers = message.headers or {}
+    try:
+        broker_at = message.metadata.timestamp
+    except Exception:  # a message without JetStream metadata: no broker time to compare
+        broker_at = None
+    return Arrival(message.subject, headers.get("Nats-Msg-Id"), message.data, broker_at)
+
+
+def serve(config: FloorConfig) -> Totals:
+    """Run the floor until SIGTERM or SIGINT; returns what it stored."""
+    floor = Floor(config)
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, floor.stop)
+        await floor.run()
+
+    asyncio.run(main())
+    return floor.totals
