@@ -42,26 +42,38 @@ class Held:
     data: bytes
 
 
-async def _floor(server: NatsServer, urls: Sequence[str] | None = None) -> nats.NATS:
+#: A client certificate and key the floor's user presents, for a server that asks for one.
+ClientCertificate = tuple[Path, Path]
+
+
+async def _floor(server: NatsServer, certificate: ClientCertificate | None) -> nats.NATS:
     user = server.floor_user
     return await nats.connect(
-        servers=list(urls or [server.url]),
+        servers=[_url(server)],
         user=user.user,
         password=user.password,
         allow_reconnect=False,
-        tls=None if server.tls is None else _client_tls(server.tls),
+        tls=None if server.tls is None else _client_tls(server.tls, certificate),
     )
 
 
-def _client_tls(tls: TlsFiles) -> ssl.SSLContext:
-    return ssl.create_default_context(cafile=str(tls.ca))
+def _client_tls(tls: TlsFiles, certificate: ClientCertificate | None) -> ssl.SSLContext:
+    context = ssl.create_default_context(cafile=str(tls.ca))
+    if certificate is not None:
+        context.load_cert_chain(*map(str, certificate))
+    return context
 
 
-def create_stream(server: NatsServer, *, duplicate_window: float = 120.0) -> None:
+def create_stream(
+    server: NatsServer,
+    *,
+    duplicate_window: float = 120.0,
+    certificate: ClientCertificate | None = None,
+) -> None:
     """The stream as the floor creates it: limits retention, file storage, direct gets."""
 
     async def create() -> None:
-        client = await _floor(server, [_plain_url(server)])
+        client = await _floor(server, certificate)
         try:
             await client.jetstream().add_stream(
                 StreamConfig(
@@ -80,15 +92,17 @@ def create_stream(server: NatsServer, *, duplicate_window: float = 120.0) -> Non
     asyncio.run(create())
 
 
-def _plain_url(server: NatsServer) -> str:
+def _url(server: NatsServer) -> str:
     return server.url if server.tls is None else server.url.replace("nats://", "tls://")
 
 
-def held(server: NatsServer, table_id: str) -> list[Held]:
+def held(
+    server: NatsServer, table_id: str, certificate: ClientCertificate | None = None
+) -> list[Held]:
     """Every message the stream holds on ``table_id``'s subject, in stream order."""
 
     async def read() -> list[Held]:
-        client = await _floor(server, [_plain_url(server)])
+        client = await _floor(server, certificate)
         try:
             js = client.jetstream()
             info = await js.stream_info(STREAM)
@@ -134,7 +148,7 @@ def table_toml(
     section(data, "log")["file"] = str(directory / f"{table_id}.log")
     section(data, "log")["format"] = "json"
     floor = section(data, "floor")
-    floor["servers"] = list(servers or [_plain_url(server)])  # type: ignore[assignment]
+    floor["servers"] = list(servers or [_url(server)])  # type: ignore[assignment]
     floor["user"] = user or credentials.user
     floor["password_file"] = str(secret)
     if tls is not None:
