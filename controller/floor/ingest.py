@@ -109,7 +109,7 @@ async def ingest(
     keys = sorted(labelled)
     async with conn.transaction():
         chains, current = await _lock_chains(conn, keys, batch)
-        stored = await _stored_hashes(conn, labelled)
+        stored = await _stored_hashes(conn, labelled, chains)
         for key in keys:
             _witness(chains[key], labelled[key], stored, batch)
         await _write(conn, chains, current, batch)
@@ -175,9 +175,21 @@ async def _lock_chains(
 async def _stored_hashes(
     conn: psycopg.AsyncConnection[tuple[object, ...]],
     labelled: dict[Key, list[tuple[RecordId, Arrival]]],
+    chains: dict[Key, Chain],
 ) -> dict[tuple[str, str, int], str]:
-    """The hash the store holds at each (table, journal, seq) of the batch, where it holds one."""
-    ids = [record_id for items in labelled.values() for record_id, _ in items]
+    """The hash the store holds at each (table, journal, seq) of the batch, where it holds one.
+
+    The store holds a journal's records 1 to its head and those held beyond a gap (the chain
+    has them): only a seq at or below the head is looked up, so a batch of new records, the
+    usual one, costs no round trip here."""
+    ids = [
+        record_id
+        for key, items in labelled.items()
+        for record_id, _ in items
+        if record_id.seq <= chains[key].head_seq
+    ]
+    if not ids:
+        return {}
     async with conn.cursor() as cur:
         await cur.execute(
             "SELECT r.table_id, r.journal_id, r.seq, r.hash FROM records r "
