@@ -241,8 +241,12 @@ class Forwarder:
         except (TimeoutError, nats.errors.Error) as error:
             raise SessionLost(f"asking the stream where the table stands: {_text(error)}") from None
         last_seq = int(message.seq or 0)
-        labelled = _record_id(message.headers)
-        if labelled is None or labelled.journal_id != ours or labelled.table_id != self.table_id:
+        headers = message.headers or {}
+        record = resume_point(
+            self.table_id, ours, headers.get("Nats-Msg-Id"), bytes(message.data or b"")
+        )
+        if record is None:
+            labelled = _record_id(headers.get("Nats-Msg-Id"))
             _log.warning(
                 "forward_new_journal",
                 journal=ours,
@@ -253,14 +257,6 @@ class Forwarder:
                 "raises it",
             )
             return None, last_seq
-        try:
-            record = parse_line(bytes(message.data or b""))
-        except RecordError as error:
-            raise SessionLost(f"the stream's last record is not a record: {error}") from None
-        if record.seq != labelled.seq:
-            raise SessionLost(
-                f"the stream's last record is seq {record.seq} under the id of seq {labelled.seq}"
-            )
         self.progress.acked = self.progress.sent = record.seq
         _log.info("forward_resumed", journal=ours, after_seq=record.seq)
         return record, last_seq
@@ -300,10 +296,7 @@ class Forwarder:
     ) -> int:
         """Publish one record and wait for its acknowledgement; the subject's new last stream
         sequence."""
-        headers = {
-            "Nats-Msg-Id": record.message_id(),
-            "Nats-Expected-Last-Subject-Sequence": str(last_seq),
-        }
+        headers = publish_headers(record, last_seq)
         try:
             ack = await js.publish(
                 self.subject, raw, timeout=ACK_TIMEOUT, stream=STREAM, headers=headers
@@ -342,8 +335,36 @@ class Forwarder:
             self.on_status(progress)
 
 
-def _record_id(headers: dict[str, str] | None) -> RecordId | None:
-    value = (headers or {}).get("Nats-Msg-Id")
+def publish_headers(record: RecordId, last_seq: int) -> dict[str, str]:
+    """The headers of record ``record``'s publish, the subject's last stream sequence being
+    ``last_seq`` (0: none): its message id, for the broker's duplicate check, and the sequence
+    the broker must still find there, so that nothing else got in between."""
+    return {
+        "Nats-Msg-Id": record.message_id(),
+        "Nats-Expected-Last-Subject-Sequence": str(last_seq),
+    }
+
+
+def resume_point(table_id: str, ours: str, message_id: str | None, payload: bytes) -> Record | None:
+    """The record to resume after, from the stream's last message on the table's subject
+    (its ``Nats-Msg-Id`` and payload): that record when it is of journal ``ours``; None when it
+    is of another journal (or of none tablectl sends): this journal goes from seq 1.
+    SessionLost when its payload is not the record its id names."""
+    labelled = _record_id(message_id)
+    if labelled is None or labelled.journal_id != ours or labelled.table_id != table_id:
+        return None
+    try:
+        record = parse_line(payload)
+    except RecordError as error:
+        raise SessionLost(f"the stream's last record is not a record: {error}") from None
+    if record.seq != labelled.seq:
+        raise SessionLost(
+            f"the stream's last record is seq {record.seq} under the id of seq {labelled.seq}"
+        )
+    return record
+
+
+def _record_id(value: str | None) -> RecordId | None:
     if value is None:
         return None
     try:
