@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engine_properties import _table
 
+from controller.app import codec, schema
 from controller.app import records as rec
 from controller.cards import DECK, Card
 from controller.engine import ConfigError, Stakes, Table, TableCheckpoint, TableConfig
@@ -71,7 +72,8 @@ def _restore_midway(game: str, data: st.DataObject) -> None:
         return
     cp = table.checkpoint()
     # The journal's form of it (docs/journal.md, Checkpoints) reads back to the same value.
-    assert rec.table_checkpoint_of(json.loads(json.dumps(rec.table_checkpoint_json(cp)))) == cp
+    kept = json.loads(json.dumps(rec.table_checkpoint_json(cp)))
+    assert rec.table_checkpoint_of(codec.decoder(schema.EngineData)(kept)) == cp
     restored = Table.from_checkpoint(spec, table.config, cp)
     _same_future(table, restored, rng, HANDS)
 

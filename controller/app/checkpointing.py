@@ -81,7 +81,7 @@ def restore(core: TableCore, data: JsonObject) -> None:
     core.table = _restored_table(
         core.spec,
         core.config,
-        rec.table_checkpoint_of(data["engine"]),
+        rec.table_checkpoint_of(cp.engine),
         rec.hand_terms_of(data, rec.CHECKPOINT),
     )
     for name, device in cp.devices.items():

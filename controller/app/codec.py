@@ -21,7 +21,7 @@ from dataclasses import MISSING
 from enum import Enum
 from typing import Any, Union
 
-from controller.journal import JsonObject, JsonValue
+from controller.journal import JsonValue
 
 Decoder = Callable[[Any], Any]
 
@@ -220,24 +220,121 @@ def dataclass_decoder(cls: type, allowed: frozenset[str] = frozenset()) -> Decod
 
 
 # --- encode --------------------------------------------------------------------------------
+#
+# Encoders are compiled once per type from the declaration, as decoders are: a decision record
+# is encoded on every card's path (docs/performance.md, issue 16's A/B), and a field whose JSON
+# is its own value (an int, a str, a bool) then costs one attribute read, where a generic walk
+# asked each value its type. A dataclass's encoder is generated source (as ``dataclasses``
+# builds its own methods), a dict display of its fields.
 
-#: Each class's field names, read once (dataclasses.asdict deep-copies: 30x slower).
-_NAMES: dict[type, tuple[str, ...]] = {}
+Encoder = Callable[[Any], JsonValue]
+#: The compiled encoders; None: the value is its own JSON (no call needed).
+_ENCODERS: dict[Any, Encoder | None] = {}
+#: Types a declaration names that the codec does not build itself (the schema's events).
+_SPECIAL_ENCODERS: dict[Any, Encoder] = {}
 
 
-def encode(value: object, tagged: Callable[[object], str | None]) -> JsonValue:
-    """A declared value as JSON: tuples as lists, enums as their words, dataclasses as objects;
-    ``tagged`` gives the ``kind`` a dataclass's object begins with (an event's), or None."""
-    if value is None or isinstance(value, str | int | float):
-        return value.value if isinstance(value, Enum) else value
-    if isinstance(value, tuple | list):
-        return [encode(item, tagged) for item in value]
-    if isinstance(value, dict):
-        return {str(k): encode(v, tagged) for k, v in value.items()}
-    names = _NAMES.get(type(value))
-    if names is None:
-        names = tuple(f.name for f in dataclasses.fields(value))  # type: ignore[arg-type]  # a declared value
-        _NAMES[type(value)] = names
-    body: JsonObject = {name: encode(getattr(value, name), tagged) for name in names}
-    kind = tagged(value)
-    return body if kind is None else {"kind": kind, **body}
+def special_encoder(tp: Any, encode: Encoder) -> None:
+    """Encode ``tp`` with ``encode`` (a base class whose value's own class encodes it)."""
+    _SPECIAL_ENCODERS[tp] = encode
+
+
+def encoder(tp: Any, kind: str | None = None, *, sparse: bool = False) -> Encoder:
+    """The compiled encoder of ``tp``; a dataclass's object begins with ``"kind": kind`` when
+    ``kind`` is given (an event's), and leaves out a field at its default None when ``sparse``
+    (the input records: a card read without its tag's uid is written without it)."""
+    if kind is not None or sparse:
+        return _dataclass_encoder(tp, kind, sparse)
+    compiled = _encoder(tp)
+    return _identity if compiled is None else compiled
+
+
+def _identity(value: Any) -> JsonValue:
+    return value  # type: ignore[no-any-return]  # declared as a JSON scalar
+
+
+def _encoder(tp: Any) -> Encoder | None:
+    if tp not in _ENCODERS:
+        _ENCODERS[tp] = _compile_encoder(tp)
+    return _ENCODERS[tp]
+
+
+def _compile_encoder(tp: Any) -> Encoder | None:  # noqa: PLR0911 one branch a kind of type
+    if tp in _SPECIAL_ENCODERS:
+        return _SPECIAL_ENCODERS[tp]
+    origin = typing.get_origin(tp)
+    if tp in (int, str, bool, float, type(None)):
+        return None
+    if origin in (Union, types.UnionType):
+        inner = _encoder(next(o for o in typing.get_args(tp) if o is not type(None)))
+        return None if inner is None else _or_none(inner)
+    if isinstance(tp, type) and issubclass(tp, Enum):
+        return _enum_word
+    if origin is tuple:
+        args = typing.get_args(tp)
+        items = [_encoder(arg) for arg in (args[:1] if args[-1] is Ellipsis else args)]
+        if all(item is None for item in items):
+            return list
+        coders = [_identity if item is None else item for item in items]
+        if args[-1] is Ellipsis:
+            return _each(coders[0])
+        return lambda value: [code(entry) for code, entry in zip(coders, value, strict=True)]
+    if origin is dict:
+        entries = _encoder(typing.get_args(tp)[1])
+        return dict if entries is None else _each_entry(entries)
+    if dataclasses.is_dataclass(tp):
+        return _dataclass_encoder(tp, None)
+    raise TypeError(f"the codec has no rule for {tp!r}")  # a declaration's bug
+
+
+def _each(item: Encoder) -> Encoder:
+    return lambda value: [item(entry) for entry in value]
+
+
+def _each_entry(item: Encoder) -> Encoder:
+    return lambda value: {key: item(entry) for key, entry in value.items()}
+
+
+def _or_none(inner: Encoder) -> Encoder:
+    return lambda value: None if value is None else inner(value)
+
+
+def _enum_word(value: Enum) -> JsonValue:
+    return value.value  # type: ignore[no-any-return]  # the schema's enums are words
+
+
+def _dataclass_encoder(cls: Any, kind: str | None, sparse: bool = False) -> Encoder:
+    """A dataclass's encoder, compiled at its first use (a declaration may name a type declared
+    after it)."""
+    compiled: list[Encoder] = []
+
+    def encode(value: Any) -> JsonValue:
+        if not compiled:
+            compiled.append(_generate(cls, kind, sparse))
+        return compiled[0](value)
+
+    return encode
+
+
+def _generate(cls: Any, kind: str | None, sparse: bool) -> Encoder:
+    names: dict[str, object] = {}
+    entries = [] if kind is None else [f"'kind': {kind!r}"]
+    optional: list[str] = []
+    defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+    for name, tp, _ in fields_of(cls):
+        code = _encoder(tp)
+        written = f"value.{name}" if code is None else f"_{name}(value.{name})"
+        if code is not None:
+            names[f"_{name}"] = code
+        if sparse and defaults[name] is None:
+            optional.append(
+                f"    if value.{name} is not None:\n        out[{name!r}] = {written}\n"
+            )
+        else:
+            entries.append(f"{name!r}: {written}")
+    source = (
+        f"def encode(value):\n    out = {{{', '.join(entries)}}}\n{''.join(optional)}"
+        "    return out\n"
+    )
+    exec(source, names)  # the source is made above from the declaration's field names
+    return names["encode"]  # type: ignore[return-value]  # the function just defined

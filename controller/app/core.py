@@ -11,8 +11,9 @@ they differ: the code changed under a hand in progress.
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Any, ClassVar, Final
 
 from controller.app import checkpointing, schema
 from controller.app import records as rec
@@ -92,6 +93,16 @@ class StakesChanged(ReplayMismatch):
             f"{was}, and the configuration now gives {given}; put the hand's {what} back in "
             "the configuration until it is over, and change them between hands",
         )
+
+
+#: The records that carry their device's sentence (device, boot and seq).
+_SEQUENCED: Final = (
+    schema.CardData,
+    schema.TagData,
+    schema.ButtonData,
+    schema.ShoeStatusData,
+    schema.RfidRepeatData,
+)
 
 
 @dataclass
@@ -181,38 +192,32 @@ class TableCore:
         """The devices that pause the table, in a fixed order."""
         return list(dict.fromkeys(pause.device for pause in self.pauses))
 
-    def take(self, kind: str, data: JsonObject) -> list[Event]:
-        """Take one input record; the engine's events (none for a device event)."""
+    def take(self, kind: str, data: JsonObject, where: str | None = None) -> list[Event]:
+        """Take one input record as the journal holds it (a replay's), read through the
+        schema (a SchemaError names ``where``, the record, and the field); the engine's
+        events (none for a device event)."""
+        where = where or f"journal record ({kind})"
+        return self.take_record(schema.decode_data(kind, data, where))
+
+    def take_record(self, record: object) -> list[Event]:
+        """Take one input record, as the schema declares it (``schema.RECORDS``): the live
+        path gives the record it journals, the replay the one it read."""
         self.records += 1
         self.fresh = False
-        if kind in rec.SEQUENCED:
-            origin = rec.origin_of(kind, data)
+        if isinstance(record, _SEQUENCED):
+            origin = rec.origin_of(record)
             device = self.devices.get(origin.device)
             if device is None:  # not setdefault: that would build a status for every input
                 device = self.devices[origin.device] = DeviceStatus()
             device.boot, device.last_seq = origin.boot, origin.seq
-            read = rec.shoe_read_of(kind, data)
+            read = rec.shoe_read_of(record)
             if read is not None:
                 self.shoe_reads.append(read)
-        if kind == rec.DEVICE:
-            take_device_event(self.devices, data)
-            return []
-        if kind == rec.SHOE_STATUS:
-            self.shoe = rec.shoe_condition_of(data)
-            return []
-        if kind == rec.SEATING:
-            try:
-                change = seat_change_of(data)
-            except SeatingError as exc:
-                raise rec.RecordFormatError(kind, data, str(exc)) from None
-            self.last_events = apply_change(self.table, change)
-            return self.last_events
-        if kind == rec.DECK:
-            self.deck = rec.deck_of(data)
-            return []
-        if kind not in rec.ENGINE_INPUTS:
-            return []
-        inp = rec.input_of(kind, data)
+        take = self._TAKE.get(type(record))
+        return [] if take is None else take(self, record)
+
+    def _input(self, record: rec.InputRecord) -> list[Event]:
+        inp = rec.input_of(record)
         refusal = self._paused_refusal(inp)
         events: list[Event] = [refusal] if refusal is not None else self.table.apply(inp)
         self.last_events = events
@@ -220,6 +225,40 @@ class TableCore:
             if isinstance(event, HandSettled | HandVoided):
                 self._finished(event)
         return events
+
+    def _device_event(self, record: schema.DeviceData) -> list[Event]:
+        take_device_event(self.devices, record)
+        return []
+
+    def _shoe_status(self, record: schema.ShoeStatusData) -> list[Event]:
+        self.shoe = rec.shoe_condition_of(record)
+        return []
+
+    def _seating(self, record: schema.SeatingData) -> list[Event]:
+        data = schema.encode(record)
+        try:
+            change = seat_change_of(data)
+        except SeatingError as exc:
+            assert isinstance(data, dict)
+            raise rec.RecordFormatError(rec.SEATING, data, str(exc)) from None
+        self.last_events = apply_change(self.table, change)
+        return self.last_events
+
+    def _deck(self, record: schema.DeckData) -> list[Event]:
+        self.deck = rec.deck_of(record)
+        return []
+
+    #: What each input record does to the core, by its declared class (a record the core
+    #: takes nothing from, an ``rfid_repeat``'s, only counts and moves its device's seq).
+    _TAKE: ClassVar[dict[type, Callable[[TableCore, Any], list[Event]]]] = {
+        schema.CardData: _input,
+        schema.TagData: _input,
+        schema.ButtonData: _input,
+        schema.DeviceData: _device_event,
+        schema.ShoeStatusData: _shoe_status,
+        schema.SeatingData: _seating,
+        schema.DeckData: _deck,
+    }
 
     def _paused_refusal(self, inp: TableInput) -> Refused | None:
         """A new hand is refused while a device pauses the table: its cards could not all be
@@ -270,7 +309,7 @@ class TableCore:
             if journaled is not None and journaled != self.terms:
                 raise StakesChanged(record, journaled, self.terms)
             return
-        self.take(record.kind, record.data)
+        self.take(record.kind, record.data, f"journal record {record.seq} ({record.kind})")
 
     # --- checkpoints (docs/journal.md, Checkpoints; controller/app/checkpointing.py) ---------
 

@@ -9,7 +9,7 @@ from typing import Any, Final
 from controller.announce import announce
 from controller.app.core import TableCore
 from controller.app.devicestate import Cause
-from controller.journal import JsonObject
+from controller.app.schema import DeviceData
 
 #: What ends a refused device's pause: its driver has stopped for good (docs/app.md).
 RESTART_TODO: Final = (
@@ -17,12 +17,13 @@ RESTART_TODO: Final = (
 )
 
 
-def log_device(log: Any, core: TableCore, name: str, data: JsonObject) -> None:
+def log_device(log: Any, core: TableCore, record: DeviceData) -> None:
     """The line of a ``device`` record: back (and what it lost or whether it restarted), or
     pausing the table, lost or refused."""
+    name = record.device
     status = core.devices[name]
     if status.connected:
-        log.info("device_back", device=name, outcome=data.get("outcome"))
+        log.info("device_back", device=name, outcome=record.outcome)
         if status.restarted:
             log.warning("device_restarted", device=name, todo=status.message)
         if status.lost:
@@ -32,7 +33,7 @@ def log_device(log: Any, core: TableCore, name: str, data: JsonObject) -> None:
             "table_paused",
             device=name,
             cause=status.refused.value,  # wrong serial, wrong version: docs/protocol.md 3.3
-            reason=data.get("reason"),
+            reason=record.reason,
             where=announce(core.table.pending),
             todo=RESTART_TODO,
         )
@@ -41,7 +42,7 @@ def log_device(log: Any, core: TableCore, name: str, data: JsonObject) -> None:
             "table_paused",
             device=name,
             cause=Cause.LOST.value,
-            reason=data.get("reason"),
+            reason=record.reason,
             where=announce(core.table.pending),
         )
 

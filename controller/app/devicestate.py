@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from controller.app.schema import RecordFormatError
+from controller.app.schema import DeviceData, RecordFormatError
 from controller.journal import JsonObject
 from drivers.sentences import RejectReason
 from drivers.session import LostRange
@@ -91,18 +91,19 @@ REJECTED: Final[dict[str, Cause]] = {
 }
 
 
-def take_device_event(devices: dict[str, DeviceStatus], data: JsonObject) -> None:
+def take_device_event(devices: dict[str, DeviceStatus], record: DeviceData) -> None:
     """What a ``device`` record says of its device: ready (with its hello's outcome and any
     sentences it lost), lost or refused (docs/app.md, Devices lost and found)."""
-    name = str(data.get("device"))
+    name = record.device
     device = devices.setdefault(name, DeviceStatus())
-    event = data.get("event")
-    rejected = str(data.get("rejected"))
-    device.refused = REJECTED.get(rejected, Cause.REFUSED) if event == "refused" else None
+    event = record.event
+    device.refused = (
+        REJECTED.get(str(record.rejected), Cause.REFUSED) if event == "refused" else None
+    )
     if event == "ready":
         device.connected = True
-        device.restarted = data.get("outcome") == "restarted"
-        lost = _lost_of(data)
+        device.restarted = record.outcome == "restarted"
+        lost = _lost_of(record)
         device.lost = "" if lost is None else str(lost)
         if device.restarted:
             device.message = (
@@ -114,25 +115,24 @@ def take_device_event(devices: dict[str, DeviceStatus], data: JsonObject) -> Non
             device.message = _lost_message(name, device.lost)
         else:
             device.message = ""
-        boot = data.get("boot")
-        if isinstance(boot, str) and boot != device.boot:
-            device.boot, device.last_seq = boot, None
+        if record.boot is not None and record.boot != device.boot:
+            device.boot, device.last_seq = record.boot, None
         if lost is not None:
             # The driver's place moved past them: a restarted controller resumes there.
             device.last_seq = lost.last
     else:
         device.connected = False
-        device.message = str(data.get("reason", ""))
+        device.message = record.reason or ""
 
 
-def _lost_of(data: JsonObject) -> LostRange | None:
+def _lost_of(record: DeviceData) -> LostRange | None:
     """A device record's lost sequence numbers, or None: not a loss."""
-    if data.get("outcome") != "lost":
+    if record.outcome != "lost":
         return None
-    match data.get("lost"):
-        case [int() as first, int() as last]:
-            return LostRange(first, last)
-    raise RecordFormatError("device", data, "expected lost as [first, last] sequence numbers")
+    if record.lost is None:
+        detail: JsonObject = {"device": record.device, "outcome": "lost"}
+        raise RecordFormatError("device", detail, "expected lost as [first, last] sequence numbers")
+    return LostRange(*record.lost)
 
 
 def _lost_message(name: str, numbers: str) -> str:

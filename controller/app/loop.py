@@ -27,7 +27,7 @@ from typing import Any, Final
 import structlog
 
 from controller.announce import announce, facts
-from controller.app import opening
+from controller.app import opening, schema
 from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import ShoeWarning, TableCore
@@ -49,8 +49,7 @@ from controller.engine.events import (
     Refused,
 )
 from controller.games.spec import GameSpec
-from controller.inputs import TableInput
-from controller.journal import JournalError, JournalWriter, JsonObject
+from controller.journal import JournalError, JournalWriter
 from controller.logsetup import HandTag
 from drivers.deck import DeckSet
 from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
@@ -211,44 +210,46 @@ class Controller:
         match event:
             case TagRead():
                 # uid and read_ms: what the repeat filter of a restarted controller needs.
-                read: JsonObject = {"uid": event.uid, "read_ms": event.read_ms}
-                self._input(self.shoe, event.seq, self.decks.lookup(event), read)
+                inp, origin = self.decks.lookup(event), self._origin(self.shoe, event.seq)
+                self._input(self.shoe, rec.input_record(inp, origin, event.uid, event.read_ms))
             case PanelPress():
-                self._input(self.panel, event.seq, event.to_input())
+                origin = self._origin(self.panel, event.seq)
+                self._input(self.panel, rec.input_record(event.to_input(), origin))
             case ShoeState():
-                data = self._origin(self.shoe, event.seq or 0).fields()
-                data.update(lid=event.lid.value, reader=event.reader.value, feed=event.feed.value)
-                self._sequenced(self.shoe, event.seq, rec.SHOE_STATUS, data)
+                device, boot, seq = self._origin(self.shoe, event.seq or 0).fields_tuple()
+                status = schema.ShoeStatusData(
+                    device, boot, seq, event.lid, event.reader, event.feed
+                )
+                self._sequenced(self.shoe, event.seq, status)
                 self._shoe_status()
             case RepeatDropped():
-                data = self._origin(self.shoe, event.seq).fields()
-                data.update(uid=event.uid, point=event.point.value)
-                if event.read_ms is not None:
-                    data["read_ms"] = event.read_ms
-                self._sequenced(self.shoe, event.seq, rec.RFID_REPEAT, data)
+                device, boot, seq = self._origin(self.shoe, event.seq).fields_tuple()
+                repeat = schema.RfidRepeatData(
+                    device, boot, seq, event.uid, event.point, event.read_ms
+                )
+                self._sequenced(self.shoe, event.seq, repeat)
             case DeviceReady():
                 self._boots[event.device] = event.hello.boot
-                ready: JsonObject = {
-                    "device": event.device,
-                    "event": "ready",
-                    "outcome": event.outcome.value,
-                    "boot": event.hello.boot,
-                    "serial": event.hello.serial,
-                }
-                if event.lost is not None:
-                    # docs/protocol.md 5, Lost sentences: a restarted controller resumes after them.
-                    ready["lost"] = [event.lost.first, event.lost.last]
-                self._device(ready)
-            case CommLost():
-                self._device({"device": event.device, "event": "lost", "reason": event.reason})
-            case DeviceRefused():
+                # docs/protocol.md 5, Lost sentences: a restarted controller resumes after them.
+                lost = None if event.lost is None else (event.lost.first, event.lost.last)
                 self._device(
-                    {
-                        "device": event.device,
-                        "event": "refused",
-                        "reason": event.reason,
-                        "rejected": event.rejected.value,
-                    }
+                    schema.DeviceData(
+                        event.device,
+                        "ready",
+                        outcome=event.outcome.value,
+                        boot=event.hello.boot,
+                        serial=event.hello.serial,
+                        lost=lost,
+                    )
+                )
+            case CommLost():
+                self._device(schema.DeviceData(event.device, "lost", reason=event.reason))
+            case DeviceRefused():
+                rejected = event.rejected.value
+                self._device(
+                    schema.DeviceData(
+                        event.device, "refused", reason=event.reason, rejected=rejected
+                    )
                 )
             case SeatRequest():
                 self._seat_request(event)
@@ -270,25 +271,21 @@ class Controller:
         return rec.Origin(driver.device, boot, seq)
 
     def _sequenced(
-        self, driver: DeviceDriver[Any], seq: int | None, kind: str, data: JsonObject
-    ) -> None:
-        self.journal.append(kind, data)
-        if seq is not None:
-            driver.commit(seq)
-        self.core.take(kind, data)
-
-    def _input(
         self,
         driver: DeviceDriver[Any],
-        seq: int,
-        inp: TableInput,
-        extra: JsonObject | None = None,
+        seq: int | None,
+        record: schema.ShoeStatusData | schema.RfidRepeatData,
     ) -> None:
-        kind, data = rec.input_data(inp, self._origin(driver, seq))
-        if extra:
-            data.update(extra)
-        record = self.journal.append(kind, data)  # on disk (fsync) ...
-        events = self.core.take(kind, data)
+        self.journal.append(*schema.record(record))
+        if seq is not None:
+            driver.commit(seq)
+        self.core.take_record(record)
+
+    def _input(self, driver: DeviceDriver[Any], taken: rec.InputRecord) -> None:
+        """Journal, apply, announce and acknowledge an engine input (``taken``: its record)."""
+        seq = taken.seq
+        record = self.journal.append(*schema.record(taken))  # on disk (fsync) ...
+        events = self.core.take_record(taken)
         self.inputs += 1
         started = next((e.hand for e in events if isinstance(e, HandStarted)), None)
         # In play before the hand's first card is read; journaled after the hand's decision.
@@ -340,14 +337,14 @@ class Controller:
         # fsync takes it to disk (docs/journal.md, Durability).
         self.journal.append(decision_kind, decision, sync=False)
 
-    def _device(self, data: JsonObject) -> None:
-        self.journal.append(rec.DEVICE, data)
-        self.core.take(rec.DEVICE, data)
-        name = str(data["device"])
+    def _device(self, record: schema.DeviceData) -> None:
+        self.journal.append(*schema.record(record))
+        self.core.take_record(record)
+        name = record.device
         if name == "shoe":
             # Lost, back or refused: a fault the shoe reports from now on is a pause anew.
             self._shoe_paused = ()
-        log_device(self._log, self.core, name, data)
+        log_device(self._log, self.core, record)
         self._announce([])
 
     def _shoe_status(self) -> None:
@@ -364,7 +361,8 @@ class Controller:
         if self.alternate_decks and self.core.deck is not None:
             self.decks.switch()
         deck = rec.DeckInPlay(hand, self.decks.active.name)
-        self.core.take(rec.DECK, deck.fields())  # the display shows it from the hand's start
+        # The display shows it from the hand's start.
+        self.core.take_record(schema.DeckData(deck.hand, deck.deck))
         self.log_hand.number = hand  # the new hand's line (its others are announced after it)
         self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
         return deck

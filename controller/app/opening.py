@@ -14,12 +14,13 @@ import structlog
 
 from controller.announce import announce
 from controller.app import records as rec
+from controller.app import schema
 from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.dispatch import DriverEvents
 from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.games.spec import GameSpec
-from controller.journal import JournalWriter, JsonObject, Record
+from controller.journal import JournalWriter, Record
 from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
 from drivers.deck import DeckSet
 from drivers.link import EventSink
@@ -146,9 +147,9 @@ def _devices_unheard(controller: Controller) -> None:
     replay of the journal knows it, so it refuses that press again. A new driver hears even
     a device the last run refused (and refuses it again if it is still wrong)."""
     for name in (controller.shoe.device, controller.panel.device):
-        data: JsonObject = {"device": name, "event": "lost", "reason": UNHEARD}
-        controller.journal.append(rec.DEVICE, data)
-        controller.core.take(rec.DEVICE, data)
+        record = schema.DeviceData(name, "lost", reason=UNHEARD)
+        controller.journal.append(*schema.record(record))
+        controller.core.take_record(record)
 
 
 def _decision_lost_at_the_cut(controller: Controller, last: Record | None) -> None:

@@ -11,7 +11,7 @@ device's resend of a sentence it journaled but never acknowledged.
 from __future__ import annotations
 
 from dataclasses import MISSING, dataclass, field, fields
-from typing import Final, TypeVar
+from typing import Final
 
 from controller.app import schema
 from controller.app.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
@@ -61,13 +61,30 @@ class Origin:
     def fields(self) -> JsonObject:
         return {"device": self.device, "boot": self.boot, "seq": self.seq}
 
+    def fields_tuple(self) -> tuple[str, str, int]:
+        return self.device, self.boot, self.seq
+
+
+#: The records of an engine input, as the schema declares them.
+InputRecord = schema.CardData | schema.TagData | schema.ButtonData
+
+
+def input_record(
+    inp: TableInput, origin: Origin, uid: str | None = None, read_ms: int | None = None
+) -> InputRecord:
+    """The record of an engine input from the sentence ``origin`` names; a shoe's read keeps
+    its tag's ``uid`` and the shoe's clock (``read_ms``) for a restart's repeat filter."""
+    device, boot, seq = origin.device, origin.boot, origin.seq
+    if isinstance(inp, CardRead):
+        return schema.CardData(device, boot, seq, inp.card.code, inp.point, uid, read_ms)
+    if isinstance(inp, ForeignTag):
+        return schema.TagData(device, boot, seq, inp.tag, inp.point, inp.reason, read_ms)
+    return schema.ButtonData(device, boot, seq, inp.button)
+
 
 def input_data(inp: TableInput, origin: Origin) -> tuple[str, JsonObject]:
     """The kind and data of an engine input's record."""
-    data = origin.fields()
-    kind, fields_ = input_fields(inp)
-    data.update(fields_)
-    return kind, data
+    return schema.record(input_record(inp, origin))
 
 
 def input_fields(inp: TableInput) -> tuple[str, JsonObject]:
@@ -79,26 +96,35 @@ def input_fields(inp: TableInput) -> tuple[str, JsonObject]:
     return BUTTON, {"button": inp.button.value}
 
 
-def input_of(kind: str, data: JsonObject) -> TableInput:
+def input_of(value: InputRecord) -> TableInput:
     """The engine input an input record holds."""
+    if isinstance(value, schema.CardData):
+        return CardRead(_card(value.card, CARD), value.point)
+    if isinstance(value, schema.TagData):
+        return ForeignTag(value.uid, value.reason, value.point)
+    return ButtonPress(value.button)
+
+
+def _card(code: str, kind: str) -> Card:
     try:
-        if kind == CARD:
-            return CardRead(Card.parse(str(data["card"])), ReadPoint(str(data["point"])))
-        if kind == TAG:
-            return ForeignTag(str(data["uid"]), str(data["reason"]), ReadPoint(str(data["point"])))
-        if kind == BUTTON:
-            return ButtonPress(Button(str(data["button"])))
-    except (KeyError, ValueError) as exc:
-        raise RecordFormatError(kind, data, f"expected an input's fields: {exc}") from None
-    raise RecordFormatError(kind, data, f"expected one of {sorted(ENGINE_INPUTS)}")
+        return Card.parse(code)
+    except ValueError as exc:
+        raise RecordFormatError(kind, {"card": code}, f"expected a card's code: {exc}") from None
 
 
-def origin_of(kind: str, data: JsonObject) -> Origin:
+#: The records a device's sentence journals, each with its device, boot and seq.
+SequencedRecord = (
+    schema.CardData
+    | schema.TagData
+    | schema.ButtonData
+    | schema.ShoeStatusData
+    | schema.RfidRepeatData
+)
+
+
+def origin_of(value: SequencedRecord) -> Origin:
     """The device sentence a sequenced record came from."""
-    device, boot, seq = data.get("device"), data.get("boot"), data.get("seq")
-    if not (isinstance(device, str) and isinstance(boot, str) and isinstance(seq, int)):
-        raise RecordFormatError(kind, data, "expected device, boot and seq")
-    return Origin(device, boot, seq)
+    return Origin(value.device, value.boot, value.seq)
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,12 +138,9 @@ class DeckInPlay:
         return {"hand": self.hand, "deck": self.deck}
 
 
-def deck_of(data: JsonObject) -> DeckInPlay:
+def deck_of(value: schema.DeckData) -> DeckInPlay:
     """The deck in play a ``deck`` record names."""
-    hand, deck = data.get("hand"), data.get("deck")
-    if not (isinstance(hand, int) and isinstance(deck, str)):
-        raise RecordFormatError(DECK, data, "expected hand (a number) and deck (a name)")
-    return DeckInPlay(hand, deck)
+    return DeckInPlay(value.hand, value.deck)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,25 +154,14 @@ class ShoeRead:
     read_ms: int
 
 
-def shoe_read_of(kind: str, data: JsonObject) -> ShoeRead | None:
+def shoe_read_of(value: SequencedRecord) -> ShoeRead | None:
     """The shoe's read a ``card``, ``tag`` or ``rfid_repeat`` record holds; None for another
     record, or one written before reads were journaled with their ``uid`` and ``read_ms``."""
-    if kind not in (CARD, TAG, RFID_REPEAT) or data.get("device") != "shoe":
+    if not isinstance(value, schema.CardData | schema.TagData | schema.RfidRepeatData):
         return None
-    boot, uid, point, read_ms = (
-        data.get("boot"),
-        data.get("uid"),
-        data.get("point"),
-        data.get("read_ms"),
-    )
-    if not (isinstance(uid, str) and isinstance(read_ms, int)):
+    if value.device != "shoe" or value.uid is None or value.read_ms is None:
         return None
-    if not (isinstance(boot, str) and isinstance(point, str)):
-        raise RecordFormatError(kind, data, "expected the read's boot and point")
-    try:
-        return ShoeRead(boot, uid, ReadPoint(point), read_ms)
-    except ValueError as exc:
-        raise RecordFormatError(kind, data, f"expected a read point: {exc}") from None
+    return ShoeRead(value.boot, value.uid, value.point, value.read_ms)
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,24 +176,9 @@ class ShoeCondition:
         return {"lid": self.lid.value, "reader": self.reader.value, "feed": self.feed.value}
 
 
-def shoe_condition_of(data: JsonObject) -> ShoeCondition:
+def shoe_condition_of(value: schema.ShoeStatusData | schema.ShoeData) -> ShoeCondition:
     """The shoe's state a ``shoe_status`` record (or a checkpoint's ``shoe``) holds."""
-    return ShoeCondition(
-        _shoe_word(data, "lid", Lid),
-        _shoe_word(data, "reader", Reader),
-        _shoe_word(data, "feed", Feed),
-    )
-
-
-_Word = TypeVar("_Word", Lid, Reader, Feed)
-
-
-def _shoe_word(data: JsonObject, part: str, words: type[_Word]) -> _Word:
-    word = data.get(part)
-    if isinstance(word, str) and word in set(words):
-        return words(word)
-    allowed = ", ".join(w.value for w in words)
-    raise RecordFormatError(SHOE_STATUS, data, f"{part} {word!r}: expected one of {allowed}")
+    return ShoeCondition(value.lid, value.reader, value.feed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,54 +327,33 @@ def table_checkpoint_json(cp: TableCheckpoint) -> JsonObject:
     }
 
 
-def table_checkpoint_of(data: JsonValue) -> TableCheckpoint:
-    """The engine's checkpoint a checkpoint record holds; RecordFormatError if malformed."""
+def table_checkpoint_of(engine: schema.EngineData) -> TableCheckpoint:
+    """The engine's checkpoint a checkpoint record holds (its types checked by the schema)."""
+    return TableCheckpoint(
+        hand=engine.hand,
+        phase=engine.phase,
+        dealer=engine.dealer,
+        seats=engine.seats,
+        stacks=engine.stacks,
+        start_stacks=engine.start_stacks,
+        start_dealer=engine.start_dealer,
+        inputs=tuple(_checkpoint_input(item) for item in engine.inputs),
+        closed=engine.closed,
+        after=tuple(_checkpoint_input(item) for item in engine.after),
+    )
+
+
+def _checkpoint_input(item: schema.InputData) -> TableInput:
+    """An input of the checkpoint's hand (kept without its origin)."""
     try:
-        if not isinstance(data, dict):
-            raise TypeError("not an object")
-        return TableCheckpoint(
-            hand=_int(data["hand"]),
-            phase=str(data["phase"]),
-            dealer=_int(data["dealer"]),
-            seats=tuple(_int(seat) for seat in _list(data["seats"])),
-            stacks=_stacks_of(data["stacks"]),
-            start_stacks=_stacks_of(data["start_stacks"]),
-            start_dealer=_int(data["start_dealer"]),
-            inputs=_inputs_of(data["inputs"]),
-            closed=data["closed"] is True,
-            after=_inputs_of(data["after"]),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        detail: JsonObject = {"engine": data}
-        raise RecordFormatError(
-            CHECKPOINT, detail, f"expected the engine's checkpoint fields ({exc})"
-        ) from None
-
-
-def _int(value: JsonValue) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise TypeError(f"{value!r} is not a whole number")
-    return value
-
-
-def _list(value: JsonValue) -> list[JsonValue]:
-    if not isinstance(value, list):
-        raise TypeError(f"{value!r} is not a list")
-    return value
-
-
-def _stacks_of(value: JsonValue) -> tuple[SeatStack, ...]:
-    pairs: list[SeatStack] = []
-    for pair in _list(value):
-        seat, stack = _list(pair)
-        pairs.append((_int(seat), None if stack is None else _int(stack)))
-    return tuple(pairs)
-
-
-def _inputs_of(value: JsonValue) -> tuple[TableInput, ...]:
-    inputs: list[TableInput] = []
-    for item in _list(value):
-        if not isinstance(item, dict):
-            raise TypeError(f"{item!r} is not an input")
-        inputs.append(input_of(str(item.get("kind")), item))
-    return tuple(inputs)
+        if item.kind == CARD:
+            return CardRead(_card(str(item.card), CHECKPOINT), ReadPoint(str(item.point)))
+        if item.kind == TAG:
+            return ForeignTag(str(item.uid), str(item.reason), ReadPoint(str(item.point)))
+        if item.kind == BUTTON:
+            return ButtonPress(Button(str(item.button)))
+    except ValueError as exc:
+        detail: JsonObject = {"input": schema.encode(item)}
+        raise RecordFormatError(CHECKPOINT, detail, f"expected an input's fields: {exc}") from None
+    detail = {"input": schema.encode(item)}
+    raise RecordFormatError(CHECKPOINT, detail, f"expected one of {sorted(ENGINE_INPUTS)}")

@@ -295,6 +295,11 @@ RECORDS: Final[dict[str, type]] = {
     "hand_started": HandStartedData,
     "checkpoint": CheckpointData,
 }
+#: The records of the table's inputs: written without their fields at None (a device event
+#: names only what it has, a read without its tag's uid is as journals before them had it).
+SPARSE: Final = frozenset(
+    {"card", "tag", "button", "shoe_status", "rfid_repeat", "device", "deck", "seating"}
+)
 #: The records that carry ``version``.
 VERSIONED: Final = frozenset({"hand_started", "checkpoint"})
 
@@ -387,16 +392,37 @@ def decode(record: Record) -> object:
     return decode_data(record.kind, record.data, _where(record))
 
 
-def _kind_of(value: object) -> str | None:
-    return value.kind if isinstance(value, ev.Event) else None
+#: Each event class's encoder, its object beginning with the event's ``kind``.
+_EVENT_ENCODERS: Final[dict[type, codec.Encoder]] = {
+    cls: codec.encoder(cls, cls.kind) for cls in EVENTS.values()
+}
+codec.special_encoder(ev.Event, lambda event: _EVENT_ENCODERS[type(event)](event))
+
+
+#: Each record's data class, its kind, and its encoder.
+KIND_OF: Final[dict[type, str]] = {cls: kind for kind, cls in RECORDS.items()}
+_RECORD_ENCODERS: Final[dict[type, codec.Encoder]] = {
+    cls: codec.encoder(cls, sparse=kind in SPARSE) for kind, cls in RECORDS.items()
+}
 
 
 def encode(value: object) -> JsonValue:
-    """A declared value as the journal keeps it: tuples as lists, enums as their words,
-    dataclasses as objects, an event with its ``kind`` first."""
-    return codec.encode(value, _kind_of)
+    """A declared value (a record's data, an event, a part of one) as the journal keeps it:
+    tuples as lists, enums as their words, dataclasses as objects, an event with its
+    ``kind``, an input record without its fields at None."""
+    cls = type(value)
+    code = _EVENT_ENCODERS.get(cls) or _RECORD_ENCODERS.get(cls)
+    return (code or codec.encoder(cls))(value)
+
+
+def record(value: object) -> tuple[str, JsonObject]:
+    """The kind and data of the record ``value`` (one of ``RECORDS``' classes) is written as."""
+    data = _RECORD_ENCODERS[type(value)](value)
+    assert isinstance(data, dict)  # a record's data is an object
+    return KIND_OF[type(value)], data
 
 
 def encode_events(events: list[ev.Event]) -> list[JsonValue]:
     """Events as a decision record keeps them."""
-    return [codec.encode(event, _kind_of) for event in events]
+    encoders = _EVENT_ENCODERS
+    return [encoders[type(event)](event) for event in events]

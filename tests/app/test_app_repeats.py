@@ -14,6 +14,7 @@ from pathlib import Path
 from apphelp import PATIENCE, journal_records, sim_table
 
 from controller.app import records as rec
+from controller.app import schema
 from controller.app.loop import wait_until
 from controller.engine.events import Alarm
 from controller.inputs import Button
@@ -54,9 +55,9 @@ def test_records_written_before_reads_carried_their_tag_and_time_still_read() ->
     """A card record of an older journal (no uid, no read_ms) replays; it gives the filter
     nothing. A record with them gives the read back."""
     old = {"device": "shoe", "boot": "B1", "seq": 3, "card": "Kd", "point": "slot"}
-    assert rec.shoe_read_of(rec.CARD, old) is None
+    assert rec.shoe_read_of(schema.decode_data(rec.CARD, old, "old")) is None
     new = {**old, "uid": "E004015000000001", "read_ms": 1234}
-    read = rec.shoe_read_of(rec.CARD, new)
+    read = rec.shoe_read_of(schema.decode_data(rec.CARD, new, "new"))
     assert read is not None
     assert (read.boot, read.uid, read.point.value, read.read_ms) == (
         "B1",
@@ -64,4 +65,5 @@ def test_records_written_before_reads_carried_their_tag_and_time_still_read() ->
         "slot",
         1234,
     )
-    assert rec.shoe_read_of(rec.BUTTON, {"device": "panel", "button": "fold"}) is None
+    button = {"device": "panel", "boot": "P1", "seq": 4, "button": "fold"}
+    assert rec.shoe_read_of(schema.decode_data(rec.BUTTON, button, "button")) is None

@@ -20,6 +20,7 @@ import pytest
 from apphelp import PATIENCE, dealer, journal_records, sequenced
 
 from controller.app import records as rec
+from controller.app import schema
 from controller.app.loop import JournalOptions, wait_until
 from controller.engine.events import HandSettled, HandVoided
 from controller.journal import verify
@@ -97,7 +98,11 @@ def soak(tmp_path: Path, game: str, hands: int, rate: float, seed: int = 5) -> S
             lost = sum(c.dropped + c.garbled for c in counts)
     # Every card and button arrived exactly once, in the order the bot made them.
     journal = journal_records(tmp_path / "journal")
-    taken = [rec.input_of(kind, data) for kind, data in journal if kind in rec.ENGINE_INPUTS]
+    taken = [
+        rec.input_of(schema.decode_data(kind, data, kind))
+        for kind, data in journal
+        if kind in rec.ENGINE_INPUTS
+    ]
     assert taken == wanted
     for device in ("shoe", "panel"):
         # Each sentence once, none skipped: one boot, seq up by one, wrapping at SEQ_MODULUS.
