@@ -155,7 +155,6 @@ class Forwarder:
                 await self._session(until_caught_up=until_caught_up)
                 return
             except SessionLost as lost:
-                self.progress.connected = None
                 pause = self.backoff.failed()
                 _log.warning("forward_retrying", reason=str(lost), retry_in=pause, **self._where())
                 await asyncio.sleep(pause)
@@ -177,6 +176,7 @@ class Forwarder:
             finally:
                 follower.close()
         finally:
+            self.progress.connected = None
             await client.close()
 
     async def _journal_id(self) -> str:

@@ -5,13 +5,18 @@ another table's subject is refused; no [floor] exits 2."""
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import signal
+import socket
+import subprocess
 from datetime import timedelta
 from pathlib import Path
 
 from confighelp import to_toml, valid
 from forwardhelp import (
+    TABLECTL,
     create_stream,
     events_of,
     eventually,
@@ -189,3 +194,44 @@ def test_without_a_floor_section_it_says_so_and_exits_2(tmp_path: Path) -> None:
     done = forward(config)
     assert done.returncode == 2
     assert "has no [floor] section: this table forwards nothing" in done.stderr
+
+
+def test_it_tells_systemd_and_the_log_where_it_stands(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    """Type=notify: READY=1 first, STATUS= lines of seqs and counts (never a record), STOPPING=1
+    last; the log's forward_status lines as often as --status-every says."""
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    write_journal(journal, 5)  # 7 datagrams: within a unix socket's default queue of 10
+    config = table_toml(tmp_path, server, "T1", journal)
+    notify = tmp_path / "notify"
+    command = [*TABLECTL, "forward", "--config", str(config), "--until-caught-up"]
+    with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) as listener:
+        listener.bind(str(notify))
+        done = subprocess.run(
+            [*command, "--status-every", "0.000001"],
+            env={**os.environ, "NOTIFY_SOCKET": str(notify)},
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr
+        listener.setblocking(False)
+        said = []
+        with contextlib.suppress(BlockingIOError):
+            while True:
+                said.append(listener.recv(4096).decode())
+    assert said[0].startswith("READY=1\nSTATUS=")
+    assert said[-1] == "STOPPING=1\nSTATUS=seq 5 acked, 5 sent, 0 behind; not connected"
+    assert [s.split(",")[0] for s in said[1:-1]] == [f"STATUS=seq {n} acked" for n in range(1, 6)]
+    assert said[-2].startswith("STATUS=seq 5 acked, 5 sent, 0 behind; connected to 127.0.0.1:")
+    status_lines = events_of(config, "forward_status")
+    assert [line["acked"] for line in status_lines] == [1, 2, 3, 4, 5]
+    assert all(set(line) >= {"read", "sent", "acked", "behind", "server"} for line in status_lines)
+    # Once a minute (the default): a line at the first record, none for the next 14.
+    write_journal(journal, 15, first=5)
+    assert forward(config, "--until-caught-up").returncode == 0
+    assert [line["acked"] for line in events_of(config, "forward_status")][5:] == [6]
