@@ -121,10 +121,13 @@ def test_terms_without_rules_were_dealt_under_the_full_bet_rule_of_their_time() 
 @pytest.mark.parametrize(
     ("rules", "message"),
     [
-        ({"short_all_in": "half"}, "short_all_in='half'; expected 'half-bet' or 'full-bet'"),
-        ({"opener_must_bet": 1}, "opener_must_bet=1; expected true or false"),
-        ({"rake": True}, "rake: expected only opener_must_bet"),
-        ("half-bet", "expected the house rules as an object"),
+        (
+            {"short_all_in": "half"},
+            'terms.rules.short_all_in: expected one of half-bet, full-bet, not "half"',
+        ),
+        ({"opener_must_bet": 1}, "terms.rules.opener_must_bet: expected true or false, not 1"),
+        ({"rake": True}, "terms.rules: field rake is not in the schema; expected opener_must_bet"),
+        ("half-bet", 'terms.rules: expected an object, not "half-bet"'),
     ],
 )
 def test_malformed_rules_in_a_record_are_named(rules: object, message: str) -> None:

@@ -48,11 +48,17 @@ def test_a_record_without_terms_is_a_journal_written_before_them() -> None:
 @pytest.mark.parametrize(
     ("stakes", "message"),
     [
-        ([5, 10], "expected the stakes as an object"),
-        ({"small_bet": 5}, "expected big_bet"),
-        ({"small_bet": 5, "big_bet": True}, "big_bet True: expected int"),
-        ({"small_bet": 5, "big_bet": 10, "rake_without_showdown": 1}, "expected bool"),
-        ({"small_bet": 5, "big_bet": 10, "limit": 20}, "limit: expected only small_bet"),
+        ([5, 10], "terms.stakes: expected an object, not"),
+        ({"small_bet": 5}, "terms.stakes: field big_bet is missing"),
+        (
+            {"small_bet": 5, "big_bet": True},
+            "terms.stakes.big_bet: expected a whole number, not true",
+        ),
+        ({"small_bet": 5, "big_bet": 10, "rake_without_showdown": 1}, "expected true or false"),
+        (
+            {"small_bet": 5, "big_bet": 10, "limit": 20},
+            "field limit is not in the schema; expected small_bet",
+        ),
         ({"small_bet": 10, "big_bet": 5}, "expected 0 < small bet <= big bet"),
     ],
 )

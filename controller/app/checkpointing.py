@@ -82,7 +82,7 @@ def restore(core: TableCore, data: JsonObject) -> None:
         core.spec,
         core.config,
         rec.table_checkpoint_of(cp.engine),
-        rec.hand_terms_of(data, rec.CHECKPOINT),
+        None if cp.terms is None else rec.terms_of(cp.terms),
     )
     for name, device in cp.devices.items():
         core.devices[name] = DeviceStatus(

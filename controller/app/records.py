@@ -10,14 +10,14 @@ device's resend of a sentence it journaled but never acknowledged.
 
 from __future__ import annotations
 
-from dataclasses import MISSING, dataclass, field, fields
+from dataclasses import dataclass, field, fields
 from typing import Final
 
-from controller.app import schema
+from controller.app import codec, schema
 from controller.app.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
 from controller.cards import Card
 from controller.engine.checkpoint import SeatStack, TableCheckpoint
-from controller.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes
+from controller.engine.config import HouseRules, ShortAllIn, Stakes
 from controller.engine.events import Event
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
@@ -207,75 +207,35 @@ def rules_json(rules: HouseRules) -> JsonObject:
     return dict(rules.as_words())
 
 
-def rules_of(data: JsonValue, kind: str = HAND_STARTED) -> HouseRules:
-    """The house rules a record's ``rules`` object holds; RecordFormatError names what is
-    wrong (an unknown rule, a word or a type the rule does not take)."""
-    detail: JsonObject = {"rules": data}
-    if not isinstance(data, dict):
-        raise RecordFormatError(kind, detail, "expected the house rules as an object")
-    try:
-        return HouseRules.from_words(data)
-    except ConfigError as error:
-        raise RecordFormatError(kind, detail, str(error)) from None
-
-
 def stakes_json(stakes: Stakes) -> JsonObject:
     """Every field of the stakes, by name (a field added later is read back by its default)."""
     return {f.name: getattr(stakes, f.name) for f in fields(stakes)}
 
 
-#: The stakes' fields a record may hold, and the JSON type each takes (rake_cap: also null).
-_STAKES_TYPES: Final[dict[str, type]] = {
-    f.name: bool if f.name == "rake_without_showdown" else int for f in fields(Stakes)
-}
-#: The stakes' fields without a default: every record of stakes holds them.
-_STAKES_REQUIRED: Final = tuple(f.name for f in fields(Stakes) if f.default is MISSING)
-
-
-def stakes_of(data: JsonValue, kind: str = HAND_STARTED) -> Stakes:
-    """The stakes a record's ``stakes`` object holds; RecordFormatError names what is wrong."""
-    detail: JsonObject = {"stakes": data}
-    if not isinstance(data, dict):
-        raise RecordFormatError(kind, detail, "expected the stakes as an object")
-    unknown = sorted(set(data) - set(_STAKES_TYPES))
-    if unknown:
-        raise RecordFormatError(
-            kind, detail, f"{', '.join(unknown)}: expected only {', '.join(_STAKES_TYPES)}"
-        )
-    for name, value in data.items():
-        expected = _STAKES_TYPES[name]
-        # type(), not isinstance(): JSON's true is an int to Python, and no amount of chips.
-        if type(value) is not expected and not (name == "rake_cap" and value is None):
-            raise RecordFormatError(kind, detail, f"{name} {value!r}: expected {expected.__name__}")
-    missing = [name for name in _STAKES_REQUIRED if name not in data]
-    if missing:
-        raise RecordFormatError(kind, detail, f"expected {' and '.join(missing)}")
-    try:
-        return Stakes(**data)  # type: ignore[arg-type]  # each value's type checked above
-    except ConfigError as exc:  # amounts the table would not have been configured with
-        raise RecordFormatError(kind, detail, str(exc)) from None
-
-
 def hand_terms_of(data: JsonObject, kind: str = HAND_STARTED) -> HandTerms | None:
-    """The terms a ``hand_started`` record (or a checkpoint, of its last hand) holds; None for
-    a record written before hands recorded them (the reader falls back on the configuration's
-    stakes, and says so, and on ``RULES_BEFORE_JOURNALED``); terms without rules were dealt
-    under ``RULES_BEFORE_JOURNALED``."""
+    """The terms a ``hand_started`` record (or a checkpoint, of its last hand) holds, read
+    through the schema (``schema.TermsData``); None for a record written before hands recorded
+    them (the reader falls back on the configuration's stakes, and says so, and on
+    ``RULES_BEFORE_JOURNALED``); terms without rules were dealt under
+    ``RULES_BEFORE_JOURNALED``. RecordFormatError names the field and what it expected."""
     terms = data.get("terms")
     if terms is None:
         return None
-    if not isinstance(terms, dict) or "stakes" not in terms:
+    try:
+        read: schema.TermsData = _TERMS(terms)
+    except codec.Misfit as error:
         detail: JsonObject = {"terms": terms}
-        raise RecordFormatError(kind, detail, "expected terms as an object with stakes")
-    unknown = sorted(set(terms) - {"stakes", "rules"})
-    if unknown:
-        detail = {"terms": terms}
-        raise RecordFormatError(kind, detail, f"{', '.join(unknown)}: expected stakes and rules")
-    rules = terms.get("rules")
-    return HandTerms(
-        stakes_of(terms["stakes"], kind),
-        RULES_BEFORE_JOURNALED if rules is None else rules_of(rules, kind),
-    )
+        raise RecordFormatError(kind, detail, f"terms{error.where()}: {error.reason}") from None
+    return terms_of(read)
+
+
+_TERMS: Final = codec.decoder(schema.TermsData)
+
+
+def terms_of(terms: schema.TermsData) -> HandTerms:
+    """A hand's terms as the schema reads them."""
+    rules = RULES_BEFORE_JOURNALED if terms.rules is None else terms.rules
+    return HandTerms(terms.stakes, rules)
 
 
 def decision_data(
