@@ -20,7 +20,7 @@ from controller.config import (
 from controller.engine import Stakes
 from controller.games.spec import ForcedBet
 from controller.jsonreport import print_report
-from controller.settings import DEFAULT_CONFIG
+from controller.settings import DEFAULT_CONFIG, FloorSettings
 from controller.tomlcheck import show
 from controller.words import counted
 
@@ -195,8 +195,20 @@ def summary(settings: TableSettings) -> str:
             f"{counted(journal.hands_per_file, 'hand')} or "
             f"{counted(journal.max_bytes, 'byte')} a file",
             f"log: {log.level.value}, {log.format.value}, to {log.file or 'standard error'}",
+            *_floor(settings.floor),
         ]
     )
+
+
+def _floor(floor: FloorSettings | None) -> list[str]:
+    """[floor]'s line, where there is one (tablectl forward; docs/floor.md)."""
+    if floor is None:
+        return []
+    tls = ""
+    if floor.tls:
+        tls = f", TLS trusting {floor.tls_ca or 'the system CAs'}"
+        tls += f", certificate {floor.tls_cert}" if floor.tls_cert else ""
+    return [f"floor: {', '.join(floor.servers)} as {floor.user}{tls}"]
 
 
 def cautions(settings: TableSettings) -> list[str]:

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from confighelp import load, problem_at, section, to_toml, valid
 
+from controller.commands.config import summary
 from controller.config import SettingsError, load_config
 from controller.config_floor import PasswordFileError, read_password
 from controller.settings import FloorSettings
@@ -139,3 +140,15 @@ def test_config_check_with_files_reports_the_floors_files(tmp_path: Path) -> Non
     assert found["floor.tls_ca"] == "expected a readable file: it does not exist"
     assert "mode 0600 or 0640" in found["floor.tls_key"]
     assert "floor.tls_cert" not in found
+
+
+def test_config_check_shows_the_floor_line(tmp_path: Path) -> None:
+    """``tablectl config check`` summarises [floor] beside the other sections."""
+    config = tmp_path / "table.toml"
+    data = _with_floor(servers=["tls://a.lan:4222", "tls://b.lan:4222"], tls_ca="/etc/ca.pem")
+    config.write_text(to_toml(data), encoding="utf-8")  # type: ignore[arg-type]
+    assert summary(load_config(config)).splitlines()[-1] == (
+        "floor: tls://a.lan:4222, tls://b.lan:4222 as table-T1, TLS trusting /etc/ca.pem"
+    )
+    config.write_text(to_toml(valid()), encoding="utf-8")
+    assert not summary(load_config(config)).splitlines()[-1].startswith("floor:")
