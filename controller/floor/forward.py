@@ -218,6 +218,7 @@ class Forwarder:
         except (OSError, TimeoutError, nats.errors.Error, ssl.SSLError) as error:
             raise SessionLost(f"no server answered: {_text(error)}") from None
         self.progress.connected = str(client.connected_url.netloc if client.connected_url else "")
+        _log.info("forward_connected", server=self.progress.connected)
         return client
 
     async def _resume(self, js: JetStreamContext, ours: str) -> tuple[Record | None, int]:

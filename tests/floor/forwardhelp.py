@@ -69,6 +69,7 @@ def create_stream(
     *,
     duplicate_window: float = 120.0,
     certificate: ClientCertificate | None = None,
+    replicas: int = 1,
 ) -> None:
     """The stream as the floor creates it: limits retention, file storage, direct gets."""
 
@@ -84,6 +85,7 @@ def create_stream(
                     max_age=MAX_AGE,
                     duplicate_window=duplicate_window,
                     allow_direct=True,
+                    num_replicas=replicas,
                 )
             )
         finally:
