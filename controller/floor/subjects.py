@@ -52,6 +52,25 @@ def table_of(subject: str) -> str:
     return table_id
 
 
+def inbox_prefix_of(table_id: str) -> str:
+    """The inbox prefix of table ``table_id``'s connection (nats-py's ``inbox_prefix``).
+
+    The replies to a table's requests (a publish's ack, the direct get of its last record) come
+    to subjects under it, and the table's user may subscribe there only: with ``_INBOX.>`` it
+    could read the replies the floor gets, every table's hole cards among them. The id travels
+    as one token of hex, so no table's prefix covers another's (a table id may hold '.'), and
+    none is a nats-py default inbox (``_INBOX.<22 letters and digits>``, no '-')."""
+    _check_table_id(table_id, "table id")
+    return "_INBOX.table-" + table_id.encode().hex()
+
+
+def direct_get_subject(table_id: str) -> str:
+    """The JetStream direct-get subject of the last record on table ``table_id``'s subject
+    (nats-py's ``get_last_msg(STREAM, subject, direct=True)`` requests it): the one JetStream
+    API a table's user may call (the forwarder resumes after that record)."""
+    return f"$JS.API.DIRECT.GET.{STREAM}.{subject_of(table_id)}"
+
+
 @dataclass(frozen=True, slots=True)
 class RecordId:
     """One journal record on the floor: the table, its journal (the first record's hash) and

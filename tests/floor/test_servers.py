@@ -1,0 +1,259 @@
+"""The floor's throwaway servers (simulator/servers_nats.py, servers_pg.py, servers_tls.py): each
+starts, takes a connection, restarts with its data, and refuses what it must (docs/floor.md,
+Servers and credentials)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import select
+import socket
+import ssl
+import subprocess
+import sys
+from pathlib import Path
+
+import nats
+import psycopg
+import pytest
+from nats.js.api import StreamConfig
+from servershelp import NatsFactory
+
+from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
+from simulator.servers import ServerError, binary
+from simulator.servers_nats import NatsServer, NatsUser
+from simulator.servers_pg import PostgresServer
+from simulator.servers_tls import TlsFiles
+
+#: How long a test waits on one answer of a server: far past what it takes.
+PATIENCE = 30.0
+
+
+async def connect(server: NatsServer, user: NatsUser, **options: object) -> nats.NATS:
+    errors: list[Exception] = []
+
+    async def on_error(error: Exception) -> None:
+        errors.append(error)
+
+    client = await nats.connect(
+        server.url,
+        user=user.user,
+        password=user.password,
+        inbox_prefix=user.inbox_prefix,
+        allow_reconnect=False,
+        error_cb=on_error,
+        connect_timeout=PATIENCE,
+        **options,  # type: ignore[arg-type]
+    )
+    client.seen_errors = errors  # type: ignore[attr-defined]
+    return client
+
+
+def said(errors: list[Exception]) -> str:
+    """What the server said to a client, as nats-py reports it (lowered)."""
+    return " ".join(str(error) for error in errors).lower()
+
+
+async def make_stream(server: NatsServer) -> None:
+    floor = await connect(server, server.floor_user)
+    try:
+        await floor.jetstream().add_stream(
+            StreamConfig(name=STREAM, subjects=[STREAM_SUBJECTS], allow_direct=True)
+        )
+    finally:
+        await floor.close()
+
+
+def test_nats_takes_a_table_s_records_and_keeps_them_over_a_restart(
+    nats_factory: NatsFactory,
+) -> None:
+    server = nats_factory(("T1", "T2"))
+
+    async def publish() -> int:
+        await make_stream(server)
+        table = await connect(server, server.table_user("T1"))
+        try:
+            ack = await table.jetstream().publish(
+                subject_of("T1"), b"first", headers={"Nats-Msg-Id": "m1"}
+            )
+            return ack.seq
+        finally:
+            await table.close()
+
+    async def last() -> bytes:
+        table = await connect(server, server.table_user("T1"))
+        try:
+            found = await table.jetstream().get_last_msg(STREAM, subject_of("T1"), direct=True)
+            return found.data or b""
+        finally:
+            await table.close()
+
+    assert asyncio.run(publish()) == 1
+    server.stop()
+    server.start()
+    assert asyncio.run(last()) == b"first"
+    server.kill()
+    server.start()
+    assert asyncio.run(last()) == b"first"
+
+
+def refusal(server: NatsServer, credentials: dict[str, str] | None = None) -> str:
+    """What the server answers a client's CONNECT with (lowered): the protocol spoken by hand,
+    since nats-py leaves the socket of a refused first connection open (allow_reconnect off)
+    or retries it (on)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=PATIENCE) as client:
+        answers = client.makefile("rb")
+        with answers:
+            assert answers.readline().startswith(b"INFO ")
+            connect = {"verbose": False, "pedantic": False, **(credentials or {})}
+            client.sendall(b"CONNECT " + json.dumps(connect).encode() + b"\r\nPING\r\n")
+            return answers.readline().decode().lower()
+
+
+def test_nats_refuses_a_connection_without_credentials(nats_factory: NatsFactory) -> None:
+    server = nats_factory()
+    assert refusal(server) == "-err 'authorization violation'\r\n"
+
+
+def test_nats_refuses_a_wrong_password(nats_factory: NatsFactory) -> None:
+    server = nats_factory()
+    user = server.table_user("T1").user
+    assert "authorization violation" in refusal(server, {"user": user, "pass": "not-the-password"})
+
+
+def test_a_table_cannot_publish_to_another_table_s_subject(nats_factory: NatsFactory) -> None:
+    server = nats_factory(("T1", "T2"))
+
+    async def forge() -> list[Exception]:
+        await make_stream(server)
+        table = await connect(server, server.table_user("T1"))
+        try:
+            with pytest.raises(nats.errors.TimeoutError):  # no ack: the server dropped it
+                await table.jetstream().publish(
+                    subject_of("T2"), b"forged", timeout=2, headers={"Nats-Msg-Id": "f"}
+                )
+            errors: list[Exception] = table.seen_errors  # type: ignore[attr-defined]
+            return errors
+        finally:
+            await table.close()
+
+    errors = asyncio.run(forge())
+    # nats-py lowers the server's -ERR 'Permissions Violation for Publish to "<subject>"'.
+    assert 'permissions violation for publish to "tablectl.journal.t2"' in said(errors)
+
+
+def test_a_table_cannot_read_another_table_s_records(nats_factory: NatsFactory) -> None:
+    server = nats_factory(("T1", "T2"))
+
+    async def peek() -> list[Exception]:
+        await make_stream(server)
+        other = await connect(server, server.table_user("T2"))
+        table = await connect(server, server.table_user("T1"))
+        try:
+            await other.jetstream().publish(subject_of("T2"), b"hole cards")
+            with pytest.raises(nats.errors.TimeoutError):
+                await table.jetstream().get_last_msg(STREAM, subject_of("T2"), direct=True)
+            errors: list[Exception] = table.seen_errors  # type: ignore[attr-defined]
+            return errors
+        finally:
+            await table.close()
+            await other.close()
+
+    errors = asyncio.run(peek())
+    forbidden = "$JS.API.DIRECT.GET.TABLECTL_JOURNAL.tablectl.journal.T2"
+    assert f'permissions violation for publish to "{forbidden.lower()}"' in said(errors)
+
+
+def test_postgres_takes_a_connection_and_keeps_its_data_over_a_restart(
+    postgres: PostgresServer,
+) -> None:
+    dsn = postgres.new_database()
+    with psycopg.connect(dsn, autocommit=True) as connection:
+        connection.execute("CREATE TABLE kept (n integer)")
+        connection.execute("INSERT INTO kept VALUES (17)")
+    try:
+        postgres.stop()
+        postgres.start()
+        with psycopg.connect(dsn) as connection:
+            assert connection.execute("SELECT n FROM kept").fetchall() == [(17,)]
+        postgres.kill()
+        postgres.start()
+        with psycopg.connect(dsn) as connection:
+            assert connection.execute("SELECT n FROM kept").fetchall() == [(17,)]
+    finally:
+        if not postgres.running():
+            postgres.start()
+
+
+def test_each_new_database_is_empty_and_its_own(postgres: PostgresServer) -> None:
+    first, second = postgres.new_database(), postgres.new_database()
+    assert first != second
+    with psycopg.connect(first, autocommit=True) as connection:
+        connection.execute("CREATE TABLE mine (n integer)")
+    with psycopg.connect(second) as connection:
+        tables = connection.execute(
+            "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+        ).fetchone()
+        assert tables == (0,)
+
+
+def test_postgres_refuses_a_wrong_password(postgres: PostgresServer) -> None:
+    wrong = postgres.dsn("postgres", password="not-the-password")
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        psycopg.connect(wrong)
+
+
+def test_a_missing_binary_names_the_package_to_install() -> None:
+    with pytest.raises(ServerError, match="install the Debian package nats-server"):
+        binary("/nonexistent/nats-server", "nats-server")
+
+
+def test_nats_serves_tls_to_a_client_that_trusts_its_ca(
+    nats_factory: NatsFactory, tls_files: TlsFiles
+) -> None:
+    server = nats_factory(tls=tls_files)
+    trusting = ssl.create_default_context(cafile=str(tls_files.ca))
+
+    async def hello(context: ssl.SSLContext) -> bool:
+        client = await connect(server, server.floor_user, tls=context)
+        try:
+            return client.connected_url is not None and client.connected_url.scheme == "nats"
+        finally:
+            await client.close()
+
+    assert asyncio.run(hello(trusting))
+    with pytest.raises(ssl.SSLCertVerificationError):
+        asyncio.run(hello(ssl.create_default_context()))
+
+
+#: A process that starts a nats-server, says its pid and waits to be killed.
+_OWNER = """
+import sys, pathlib
+from simulator.servers_nats import NatsServer
+server = NatsServer(pathlib.Path(sys.argv[1]))
+server.start()
+print(server._process.pid, flush=True)
+sys.stdin.read()
+"""
+
+
+def test_the_server_stops_when_its_owner_is_killed(tmp_path: Path) -> None:
+    owner = subprocess.Popen(
+        [sys.executable, "-c", _OWNER, str(tmp_path / "nats")],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert owner.stdout is not None
+    assert owner.stdin is not None
+    with owner.stdout, owner.stdin:
+        server_pid = int(owner.stdout.readline())
+        exited = os.pidfd_open(server_pid)
+        try:
+            owner.kill()  # SIGKILL: no finaliser runs
+            owner.wait()
+            ready, _, _ = select.select([exited], [], [], PATIENCE)
+            assert ready == [exited], "the owner's nats-server still runs"
+        finally:
+            os.close(exited)
