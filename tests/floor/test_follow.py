@@ -197,3 +197,40 @@ def test_the_journal_id_is_the_hash_of_the_first_record(tmp_path: Path) -> None:
     os.rename(tmp_path / "j" / "journal-000002.jsonl", tmp_path / "j" / "journal-000001.jsonl")
     with pytest.raises(JournalError, match="expected seq 1 after the genesis value"):
         journal_id(tmp_path / "j")
+
+
+def test_a_record_that_links_to_another_chain_stops_it_at_its_prev(tmp_path: Path) -> None:
+    """Seq 4 of another journal in place of this one's: its seq and its own hash are right,
+    its prev is not the hash of this journal's seq 3."""
+    write_journal(tmp_path / "a", 6)
+    write_journal(tmp_path / "b", 6, first=1)
+    a, b = (tmp_path / name / "journal-000001.jsonl" for name in ("a", "b"))
+    lines = a.read_bytes().splitlines(keepends=True)
+    lines[3] = b.read_bytes().splitlines(keepends=True)[3]
+    a.write_bytes(b"".join(lines))
+    follower = Follower(tmp_path / "a")
+    assert _seqs(follower.available()) == [1, 2, 3]
+    with pytest.raises(JournalError, match=r"^journal-000001.jsonl:4 \(seq 4\): prev is .*broken"):
+        follower.available()
+    follower.close()
+
+
+def test_what_it_hands_on_is_fsynced_first(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The writer fsyncs a sync=False record only later; the follower fsyncs the file before it
+    hands a record on, so the floor never holds a record a power cut could take back."""
+    synced: list[str] = []
+    real_fsync = os.fsync
+
+    def fsync(descriptor: int) -> None:
+        synced.append(os.readlink(f"/proc/self/fd/{descriptor}"))
+        real_fsync(descriptor)
+
+    with _writer(tmp_path) as writer:
+        writer.append(*table_record(0), sync=False)
+        follower = Follower(tmp_path)
+        monkeypatch.setattr(os, "fsync", fsync)
+        lines = follower.available()
+        monkeypatch.undo()
+    assert _seqs(lines) == [1]
+    assert synced == [str(tmp_path / "journal-000001.jsonl")]
+    follower.close()
