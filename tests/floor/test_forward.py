@@ -235,3 +235,32 @@ def test_it_tells_systemd_and_the_log_where_it_stands(
     write_journal(journal, 15, first=5)
     assert forward(config, "--until-caught-up").returncode == 0
     assert [line["acked"] for line in events_of(config, "forward_status")][5:] == [6]
+
+
+def test_a_broker_that_stops_answering_is_waited_out(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    """A slow broker (here frozen with SIGSTOP): the acknowledgement does not come, the
+    forwarder gives up on that connection after its timeout and retries; the broker answers
+    again and it catches up, in order."""
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    config = table_toml(tmp_path, server, "T1", journal)
+    assert server._process is not None
+    pid = server._process.pid  # the nats-server itself
+    with _writer(journal) as writer:
+        records = _append(writer, 10)
+        process = start_forward(config)
+        eventually(holds(server, "T1", 10), "10 records stored", process)
+        os.kill(pid, signal.SIGSTOP)
+        try:
+            records += _append(writer, 10)
+            eventually(retried_more_than(config, 0), "the forwarder giving up on it", process)
+        finally:
+            os.kill(pid, signal.SIGCONT)
+        eventually(holds(server, "T1", 20), "caught up", process)
+    assert stop(process) == 0
+    assert _stored(server, "T1") == _expected("T1", records, journal)
+    [retry, *_] = events_of(config, "forward_retrying")
+    assert "publishing seq 11" in str(retry["reason"])
