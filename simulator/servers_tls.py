@@ -1,7 +1,8 @@
 """Throwaway TLS for the floor's tests (issue 17): a certificate authority and a server
 certificate for 127.0.0.1 and localhost, made with ``openssl`` in a folder, valid for a day.
 A client that trusts ``ca`` reaches a NatsServer(tls=...) (simulator/servers_nats.py); one that
-does not is refused. Never for production: the keys lie unencrypted in the folder."""
+does not is refused. The certificate serves clients and proves a cluster's node to the others
+(serverAuth and clientAuth: the routes of docs/examples/floor-nats-server.conf). Never for production: the keys lie unencrypted in the folder."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def make_tls(directory: Path) -> TlsFiles:
     extensions = directory / "server.ext"
     extensions.write_text(
         f"subjectAltName={SERVER_NAMES}\nbasicConstraints=CA:FALSE\n"
-        "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth\n"
+        "keyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n"
     )
     ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
     _run(

@@ -12,6 +12,7 @@ import socket
 import ssl
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import nats
@@ -22,7 +23,7 @@ from servershelp import NatsFactory
 
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from simulator.servers import ServerError, binary
-from simulator.servers_nats import NatsServer, NatsUser
+from simulator.servers_nats import NatsCluster, NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
 from simulator.servers_tls import TlsFiles
 
@@ -257,3 +258,109 @@ def test_the_server_stops_when_its_owner_is_killed(tmp_path: Path) -> None:
             assert ready == [exited], "the owner's nats-server still runs"
         finally:
             os.close(exited)
+
+
+EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "floor-nats-server.conf"
+
+
+def bcrypt_hash(password: str) -> str:
+    """A ``$2a$`` bcrypt hash as docs/examples/floor-nats-server.conf says to make one."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # crypt leaves Python in 3.13
+        import crypt  # noqa: PLC0415 -- only this test makes a hash
+
+        salt = crypt.mksalt(crypt.METHOD_BLOWFISH, rounds=2**4)
+        return crypt.crypt(password, salt).replace("$2b$", "$2a$", 1)
+
+
+def rewrite(text: str, old: str, new: str) -> str:
+    """``text`` with its one ``old`` replaced: the example must still hold each value the test
+    moves into the test's folder, so a change to it shows here."""
+    assert text.count(old) == 1, f"{old!r} is not once in {EXAMPLE.name}"
+    return text.replace(old, new)
+
+
+def from_example(node: NatsServer, tls: TlsFiles, number: int, routes: list[int]) -> None:
+    """Write the example as ``node``'s config: its hosts, ports, paths and hashes made local."""
+    cluster = node.cluster
+    assert cluster is not None
+    text = EXAMPLE.read_text(encoding="utf-8")
+    moves = {
+        "server_name: floor-nats-1": f"server_name: floor-nats-{number}",
+        "listen: 0.0.0.0:4222": f"listen: 127.0.0.1:{node.port}",
+        "http: 127.0.0.1:8222": f"http: 127.0.0.1:{node.monitor_port}",
+        '"/var/lib/nats/jetstream"': f'"{node.directory / "jetstream"}"',
+        "listen: 0.0.0.0:6222": f"listen: 127.0.0.1:{cluster.route_port}",
+        '"nats-route://floor-nats-2.casino.lan:6222"': f'"nats-route://127.0.0.1:{routes[0]}"',
+        '"nats-route://floor-nats-3.casino.lan:6222"': f'"nats-route://127.0.0.1:{routes[1]}"',
+        '"/etc/nats/tls/floor-ca.pem"': f'"{tls.ca}"',
+        "$2a$11$REPLACE.WITH.THE.FLOOR.USERS.BCRYPT.HASH.MADE.AS.ABOVE": bcrypt_hash(
+            node.floor_user.password
+        ),
+        "$2a$11$REPLACE.WITH.TABLE.T1S.BCRYPT.HASH.MADE.AS.ABOVE..........": bcrypt_hash(
+            node.table_user("T1").password
+        ),
+    }
+    for old, new in moves.items():
+        text = rewrite(text, old, new)
+    text = text.replace('"/etc/nats/tls/floor-nats-1.pem"', f'"{tls.cert}"')
+    text = text.replace('"/etc/nats/tls/floor-nats-1.key"', f'"{tls.key}"')
+    node.config.write_text(text, encoding="utf-8")
+
+
+def test_the_example_config_runs_a_cluster_that_refuses_what_it_must(
+    tmp_path: Path, tls_files: TlsFiles
+) -> None:
+    cluster = NatsCluster(tmp_path / "cluster", ("T1", "T2"))
+    for number, node in enumerate(cluster.nodes, start=1):
+        assert node.cluster is not None
+        others = [port for port in node.cluster.routes if port != node.cluster.route_port]
+        from_example(node, tls_files, number, others)
+    trusting = ssl.create_default_context(cafile=str(tls_files.ca))
+    cluster.start()
+    try:
+        first = cluster.nodes[0]
+
+        async def use() -> list[Exception]:
+            floor = await connect(first, cluster.floor_user, tls=trusting)
+            table = await connect(cluster.nodes[1], cluster.table_user("T1"), tls=trusting)
+            try:
+                await floor.jetstream().add_stream(
+                    StreamConfig(
+                        name=STREAM, subjects=[STREAM_SUBJECTS], allow_direct=True, num_replicas=3
+                    )
+                )
+                js = table.jetstream()
+                await js.publish(subject_of("T1"), b"record", headers={"Nats-Msg-Id": "r1"})
+                last = await js.get_last_msg(STREAM, subject_of("T1"), direct=True)
+                assert last.data == b"record"
+                with pytest.raises(nats.errors.TimeoutError):
+                    await js.publish(subject_of("T2"), b"forged", timeout=2)
+                errors: list[Exception] = table.seen_errors  # type: ignore[attr-defined]
+                return errors
+            finally:
+                await table.close()
+                await floor.close()
+
+        errors = asyncio.run(use())
+        assert 'permissions violation for publish to "tablectl.journal.t2"' in said(errors)
+        assert tls_refusal(first, trusting) == "-err 'authorization violation'\r\n"
+        with pytest.raises(ssl.SSLCertVerificationError):
+            asyncio.run(connect(first, cluster.floor_user, tls=ssl.create_default_context()))
+    finally:
+        cluster.stop()
+
+
+def tls_refusal(server: NatsServer, context: ssl.SSLContext) -> str:
+    """What a TLS server answers a CONNECT without credentials (lowered)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=PATIENCE) as plain:
+        info = b""
+        while not info.endswith(b"\r\n"):
+            info += plain.recv(1)
+        assert info.startswith(b"INFO ")
+        with context.wrap_socket(plain, server_hostname="127.0.0.1") as client:
+            client.sendall(b'CONNECT {"verbose":false,"pedantic":false}\r\nPING\r\n')
+            answer = b""
+            while not answer.endswith(b"\r\n"):
+                answer += client.recv(1)
+            return answer.decode().lower()
