@@ -21,7 +21,13 @@ import pytest
 from nats.js.api import StreamConfig
 from servershelp import NatsFactory
 
-from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
+from controller.floor.subjects import (
+    STREAM,
+    STREAM_SUBJECTS,
+    SubjectError,
+    inbox_prefix_of,
+    subject_of,
+)
 from simulator.servers import ServerError, binary
 from simulator.servers_nats import NatsCluster, NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
@@ -364,3 +370,21 @@ def tls_refusal(server: NatsServer, context: ssl.SSLContext) -> str:
             while not answer.endswith(b"\r\n"):
                 answer += client.recv(1)
             return answer.decode().lower()
+
+
+@pytest.mark.fast
+def test_no_table_s_inbox_prefix_covers_another_s() -> None:
+    """A table id may hold '.': as a token of hex, "a" never covers "a.b" (nor a nats-py
+    default inbox, 22 letters and digits)."""
+    prefixes = {t: inbox_prefix_of(t) for t in ("a", "a.b", "a-b", "A", "T1")}
+    assert prefixes["T1"] == "_INBOX.table-5431"
+    assert len(set(prefixes.values())) == len(prefixes)
+    assert all(p.count(".") == 1 for p in prefixes.values())
+
+
+@pytest.mark.fast
+def test_a_bad_table_id_is_refused_before_a_server_is_made(tmp_path: Path) -> None:
+    with pytest.raises(SubjectError, match="'T 1' is not a table id"):
+        NatsServer(tmp_path / "nats", ("T1", "T 1"))
+    with pytest.raises(SubjectError, match="is not a table id"):
+        inbox_prefix_of("")
