@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+import nats.errors
 import psycopg
 
 from controller.app.recall import format_hand
@@ -138,7 +139,7 @@ def run_serve(args: argparse.Namespace) -> int:
     configure_logging(LogSettings(), table_id=None)
     try:
         serve(config)
-    except (psycopg.Error, store.StoreError, ConfigError, OSError) as error:
+    except (psycopg.Error, store.StoreError, ConfigError, OSError, nats.errors.Error) as error:
         print(f"tablectl floor serve: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK

@@ -109,9 +109,28 @@ async def connect_nats(config: FloorConfig) -> NATS:
         password=read_secret(settings.password_file),
         tls=tls,
         name="tablectl-floor",
+        # The broker down at the start or later: keep trying (a service's life); the log says
+        # so in one line each time, and a stop cuts the wait short (Floor.run).
         max_reconnect_attempts=-1,
         allow_reconnect=True,
+        reconnect_time_wait=2,
+        error_cb=_client_error,
+        disconnected_cb=_disconnected,
+        reconnected_cb=_reconnected,
     )
+
+
+async def _client_error(error: Exception) -> None:
+    """nats-py's asynchronous errors, one line each without a traceback."""
+    log.warning("nats_error", error=str(error) or type(error).__name__)
+
+
+async def _disconnected() -> None:
+    log.warning("nats_disconnected")
+
+
+async def _reconnected() -> None:
+    log.info("nats_reconnected")
 
 
 async def ensure_stream(js: Any) -> None:
@@ -136,7 +155,9 @@ class Floor:
         self._stop.set()
 
     async def run(self, ready: Callable[[], None] | None = None) -> None:
-        nc = await connect_nats(self.config)
+        nc = await self._connect()
+        if nc is None:
+            return  # stopped before a broker answered
         try:
             js = nc.jetstream()
             await ensure_stream(js)
@@ -161,6 +182,20 @@ class Floor:
             await nc.flush()  # the last batch's acks
             await nc.close()
             log.info("floor_stopped", **vars(self.totals))
+
+    async def _connect(self) -> NATS | None:
+        """The broker's connection, tried until it answers; None if stopped first."""
+        connecting = asyncio.ensure_future(connect_nats(self.config))
+        stopping = asyncio.ensure_future(self._stop.wait())
+        await asyncio.wait((connecting, stopping), return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if connecting.done():
+            return connecting.result()
+        connecting.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await connecting
+        log.info("floor_stopped", **vars(self.totals))
+        return None
 
     async def _one_batch(self, sub: Any) -> None:
         try:
