@@ -1,0 +1,105 @@
+"""``tablectl floor setup``, ``recall`` and ``verify`` as the DBA and a supervisor run them: the
+real command line against a real PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import psycopg
+from floorhelp import (
+    FloorDb,
+    arrivals,
+    fixture_lines,
+    floor_database,
+    ingest_now,
+    rewritten,
+    tablectl,
+    write_floor_toml,
+)
+from psycopg.conninfo import make_conninfo
+
+from controller.floor import store
+from simulator.servers_nats import NatsUser
+from simulator.servers_pg import PostgresServer
+
+
+def floor_toml(tmp_path: Path, postgres: PostgresServer, db: FloorDb) -> Path:
+    # recall and verify reach no NATS server: the [nats] section is only read.
+    return write_floor_toml(tmp_path, "nats://127.0.0.1:4222", NatsUser("floor", "x"), postgres, db)
+
+
+def test_setup_by_the_dba_makes_the_schema_and_the_roles_passwords_and_again_changes_nothing(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    owner = postgres.new_database()
+    db = FloorDb(owner, "", "", "writer-secret", "reader-secret")
+    config = floor_toml(tmp_path, postgres, db)
+    done = tablectl("floor", "setup", "--config", config, "--owner-dsn", owner)
+    assert done.returncode == 0, done.stderr
+    assert "applied now: 1" in done.stdout
+    again = tablectl("floor", "setup", "--config", config, "--owner-dsn", owner)
+    assert again.returncode == 0, again.stderr
+    assert "none (up to date)" in again.stdout
+    # The roles log in with the passwords of their files.
+    with psycopg.connect(make_conninfo(owner, user=store.READER, password="reader-secret")) as c:
+        assert c.execute("SELECT count(*) FROM records").fetchone() == (0,)
+
+
+def test_verify_of_a_clean_store_exits_0_and_of_a_witnessed_rewrite_exits_1_naming_it(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    db = floor_database(postgres)
+    config = floor_toml(tmp_path, postgres, db)
+    lines = fixture_lines()
+    ingest_now(db.writer, arrivals("T1", lines))
+    clean = tablectl("floor", "verify", "--config", config, "--json")
+    assert clean.returncode == 0, clean.stderr
+    found = json.loads(clean.stdout)
+    assert found["clean"] is True
+    assert found["chains"][0]["records"] == len(lines)
+    ingest_now(db.writer, arrivals("T1", rewritten(lines, 100), [100]))
+    caught = tablectl("floor", "verify", "--config", config, "--table", "T1")
+    assert caught.returncode == 1
+    assert "ALARM conflict: table T1 journal" in caught.stdout
+    assert "record 100" in caught.stdout
+    assert caught.stdout.endswith("NOT CLEAN\n")
+
+
+def test_recall_json_gives_the_hands_as_the_tables_recall_json_does(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    db = floor_database(postgres)
+    config = floor_toml(tmp_path, postgres, db)
+    ingest_now(db.writer, arrivals("T1", fixture_lines()))
+    done = tablectl("floor", "recall", "--table", "T1", "2", "--config", config, "--json")
+    assert done.returncode == 0, done.stderr
+    hands = json.loads(done.stdout)["hands"]
+    assert [hand["number"] for hand in hands] == [4, 5]
+    table_recall = Path(__file__).parent.parent / "fixtures" / "journal-before-schema"
+    expected = json.loads((table_recall / "mambo.recall.json").read_text())
+    assert [hand["lines"] for hand in hands] == [hand["lines"] for hand in expected[-2:]]
+
+
+def test_recall_of_a_table_the_floor_has_not_got_exits_2_naming_the_tables_it_has(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    db = floor_database(postgres)
+    config = floor_toml(tmp_path, postgres, db)
+    ingest_now(db.writer, arrivals("T1", fixture_lines()[:5]))
+    done = tablectl("floor", "recall", "--table", "T9", "--config", config)
+    assert done.returncode == 2
+    assert "table 'T9': the floor holds no journal of it (tables: T1)" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_a_store_that_does_not_answer_is_a_clear_error_not_a_traceback(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    db = floor_database(postgres)
+    config = floor_toml(tmp_path, postgres, db)
+    (tmp_path / "reader.password").write_text("wrong\n")
+    done = tablectl("floor", "verify", "--config", config)
+    assert done.returncode == 1
+    assert "password authentication failed" in done.stderr
+    assert "Traceback" not in done.stderr
