@@ -16,6 +16,7 @@ from typing import Final
 
 import nats
 import psycopg
+from nats.js.api import StreamConfig
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.floor import store
@@ -208,6 +209,45 @@ def publish(url: str, user: NatsUser, table_id: str, lines: Sequence[bytes]) -> 
                 await js.publish(
                     arrival.subject, arrival.line, headers={"Nats-Msg-Id": arrival.message_id}
                 )
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
+def make_stream(url: str, user: NatsUser, config: StreamConfig) -> None:
+    async def run() -> None:
+        client = await nats.connect(url, user=user.user, password=user.password)
+        try:
+            await client.jetstream().add_stream(config)
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
+def republish_until_taken(
+    url: str, user: NatsUser, table_id: str, lines: Sequence[bytes], seq: int
+) -> None:
+    """Publish record ``seq`` of ``lines`` under its message id until the broker takes it (not
+    a duplicate any more: its duplicate window has passed since the first)."""
+
+    async def run() -> None:
+        client = await nats.connect(
+            url, user=user.user, password=user.password, inbox_prefix=user.inbox_prefix
+        )
+        try:
+            (arrival,) = arrivals(table_id, lines, [seq])
+            assert arrival.message_id is not None
+            deadline = time.monotonic() + PATIENCE
+            while time.monotonic() < deadline:
+                ack = await client.jetstream().publish(
+                    arrival.subject, arrival.line, headers={"Nats-Msg-Id": arrival.message_id}
+                )
+                if not ack.duplicate:
+                    return
+                await asyncio.sleep(0.1)
+            raise AssertionError(f"the broker still drops record {seq} as a duplicate")
         finally:
             await client.close()
 

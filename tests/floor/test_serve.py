@@ -4,20 +4,26 @@ journal published as its forwarder publishes it, the floor as a subprocess of th
 from __future__ import annotations
 
 import signal
+from dataclasses import replace
 from pathlib import Path
 
+import psycopg
 from floorhelp import (
     FIXTURES,
     FloorProcess,
     count,
     fixture_lines,
     floor_database,
+    make_stream,
     publish,
+    republish_until_taken,
+    rewritten,
     tablectl,
     write_floor_toml,
 )
 from servershelp import NatsFactory
 
+from controller.floor.serve import stream_config
 from simulator.servers_pg import PostgresServer
 
 
@@ -156,3 +162,40 @@ def test_a_floor_with_no_broker_answering_keeps_trying_in_one_line_each_and_stop
     assert "Traceback" not in floor.text()
     assert '"exception"' not in floor.text()
     assert "floor_stopped" in floor.text()
+
+
+def test_a_record_rewritten_and_republished_after_the_duplicate_window_is_caught_as_a_conflict(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    nats = nats_factory(("T1",))
+    db = floor_database(postgres)
+    config = write_floor_toml(tmp_path, nats.url, nats.floor_user, postgres, db)
+    lines = fixture_lines()
+    forged = rewritten(lines, 40)
+    # The stream as the floor makes it, but with a 1 s duplicate window: the floor leaves an
+    # existing stream as it is.
+    make_stream(nats.url, nats.floor_user, replace(stream_config(), duplicate_window=1.0))
+    floor = FloorProcess(config)
+    try:
+        floor.wait_for_log("floor_serving")
+        publish(nats.url, nats.table_user("T1"), "T1", lines)
+        floor.wait(lambda: head_of(db.reader) == len(lines), "every record stored")
+        # The broker drops the forged record as a duplicate until its window has passed.
+        republish_until_taken(nats.url, nats.table_user("T1"), "T1", forged, 40)
+        floor.wait(
+            lambda: count(db.reader, "SELECT count(*) FROM alarms WHERE kind = 'conflict'") == 1,
+            "the conflict raised",
+        )
+    finally:
+        assert floor.stop() == 0, floor.text()
+    assert "floor_alarm" in floor.text()
+    verified = tablectl("floor", "verify", "--config", config)
+    assert verified.returncode == 1
+    assert "ALARM conflict: table T1" in verified.stdout
+    with psycopg.connect(db.reader) as conn:
+        kept = conn.execute("SELECT line FROM records WHERE seq = 40").fetchone()
+        evidence = conn.execute("SELECT evidence FROM alarms WHERE kind = 'conflict'").fetchone()
+    assert kept is not None
+    assert bytes(kept[0]) == lines[39]
+    assert evidence is not None
+    assert bytes(evidence[0]) == forged[39]
