@@ -2,7 +2,8 @@
 certificate for 127.0.0.1 and localhost, made with ``openssl`` in a folder, valid for a day.
 A client that trusts ``ca`` reaches a NatsServer(tls=...) (simulator/servers_nats.py); one that
 does not is refused. The certificate serves clients and proves a cluster's node to the others
-(serverAuth and clientAuth: the routes of docs/examples/floor-nats-server.conf). Never for production: the keys lie unencrypted in the folder."""
+(serverAuth and clientAuth: the routes of docs/examples/floor-nats-server.conf). Never for
+production: the keys lie unencrypted in the folder."""
 
 from __future__ import annotations
 
