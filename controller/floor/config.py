@@ -9,6 +9,7 @@ servers = ["nats://127.0.0.1:4222"]
 user = "floor"
 password_file = "/etc/tablectl/floor/nats.password"
 tls_ca = "/etc/tablectl/floor/ca.pem"         # optional: tls:// servers, checked against it
+replicas = 3                                   # the stream's copies: 1, or 3 on a 3-node cluster
 
 [postgres]                                     # the writer: floor serve
 host = "127.0.0.1"
@@ -46,7 +47,7 @@ from controller.tomlcheck import MISSING, Problem, Section
 
 SECTIONS: Final[dict[str, tuple[str, ...]]] = {
     "": ("nats", "postgres", "reader", "serve"),
-    "nats": ("servers", "user", "password_file", "tls_ca"),
+    "nats": ("servers", "user", "password_file", "tls_ca", "replicas"),
     "postgres": ("dsn", "host", "port", "dbname", "user", "password_file"),
     "reader": ("user", "password_file"),
     "serve": ("batch", "consumer", "ack_wait"),
@@ -60,6 +61,10 @@ DEFAULT_CONSUMER: Final = "tablectl-floor"
 #: How long JetStream waits for a batch's acks before it redelivers the batch (to this process
 #: or another floor process): well past a batch's transaction, with room for a slow commit.
 DEFAULT_ACK_WAIT: Final = 30.0
+#: The stream's copies: one on a single server; a cluster's nodes each keep one (JetStream's
+#: most is 5), so a stream of 3 on three nodes loses nothing while any one node is down.
+DEFAULT_REPLICAS: Final = 1
+MAX_REPLICAS: Final = 5
 
 
 class FloorConfigError(ConfigError):
@@ -79,6 +84,8 @@ class NatsSettings:
     user: str
     password_file: Path
     tls_ca: Path | None
+    #: ``[nats] replicas``: the copies of the stream ``floor serve`` makes (or updates to).
+    replicas: int = DEFAULT_REPLICAS
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,13 +207,21 @@ def _nats(section: Section | None, base: Path) -> NatsSettings | None:
         "password_file", base, what="the path of the NATS user's password file", required=True
     )
     tls_ca = section.path("tls_ca", base, what="the path of a CA certificate (PEM)", required=False)
+    replicas = section.integer(
+        "replicas",
+        DEFAULT_REPLICAS,
+        minimum=1,
+        maximum=MAX_REPLICAS,
+        what="the stream's copies, one per NATS node",
+    )
     if tls_ca is None and any(str(url).startswith("tls://") for url in servers):
         section.fail(
             "tls_ca", "expected the CA that signed the servers' certificates: tls:// given"
         )
-    if user is None or password_file is None or not servers:
+    if user is None or password_file is None or not servers or replicas is None:
         return None
-    return NatsSettings(tuple(str(url) for url in servers), user, password_file, tls_ca)
+    servers_found = tuple(str(url) for url in servers)
+    return NatsSettings(servers_found, user, password_file, tls_ca, replicas)
 
 
 def _postgres(section: Section | None, base: Path) -> Database | None:

@@ -17,7 +17,7 @@ import contextlib
 import signal
 import ssl
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import nats
@@ -56,8 +56,9 @@ RETRY_FIRST, RETRY_MOST = 0.5, 10.0
 log = structlog.get_logger("controller.floor")
 
 
-def stream_config() -> StreamConfig:
-    """The stream every table publishes to (docs/floor.md, Subjects and message ids)."""
+def stream_config(replicas: int = 1) -> StreamConfig:
+    """The stream every table publishes to (docs/floor.md, Subjects and message ids), in
+    ``replicas`` copies (``[nats] replicas``: 3 on the production cluster)."""
     return StreamConfig(
         name=STREAM,
         subjects=[STREAM_SUBJECTS],
@@ -66,6 +67,7 @@ def stream_config() -> StreamConfig:
         max_age=MAX_AGE_SECONDS,
         duplicate_window=DUPLICATE_WINDOW_SECONDS,
         allow_direct=True,
+        num_replicas=replicas,
     )
 
 
@@ -133,13 +135,20 @@ async def _reconnected() -> None:
     log.info("nats_reconnected")
 
 
-async def ensure_stream(js: Any) -> None:
-    """Create the stream if the broker has not got it (an existing one is left as it is)."""
+async def ensure_stream(js: Any, replicas: int = 1) -> None:
+    """Create the stream if the broker has not got it. An existing one keeps its settings but
+    its replica count, which follows ``[nats] replicas`` (JetStream copies or drops the
+    replicas in place: a single server grown into a cluster, docs/floor.md, Production
+    layout)."""
     try:
-        await js.stream_info(STREAM)
+        info = await js.stream_info(STREAM)
     except NotFoundError:
-        await js.add_stream(stream_config())
-        log.info("stream_created", stream=STREAM, subjects=STREAM_SUBJECTS)
+        await js.add_stream(stream_config(replicas))
+        log.info("stream_created", stream=STREAM, subjects=STREAM_SUBJECTS, replicas=replicas)
+        return
+    if info.config.num_replicas != replicas:
+        await js.update_stream(replace(info.config, num_replicas=replicas))
+        log.info("stream_replicas_changed", stream=STREAM, replicas=replicas)
 
 
 class Floor:
@@ -160,7 +169,7 @@ class Floor:
             return  # stopped before a broker answered
         try:
             js = nc.jetstream()
-            await ensure_stream(js)
+            await ensure_stream(js, self.config.nats.replicas)
             # Created, or updated to this configuration (its ack_wait) if it exists already.
             await js.add_consumer(
                 STREAM, consumer_config(self.config.consumer, self.config.ack_wait)

@@ -39,6 +39,7 @@ def test_the_example_floor_toml_reads_as_the_docs_say() -> None:
     assert (writer["user"], reader["user"]) == ("tablectl_floor", "tablectl_reader")
     assert writer["dbname"] == reader["dbname"] == "tablectl"
     assert (config.batch, config.consumer) == (500, "tablectl-floor")
+    assert config.nats.replicas == 3  # the production layout's cluster (docs/floor.md)
 
 
 def test_defaults_the_writer_and_reader_roles_and_the_serving_settings() -> None:
@@ -48,6 +49,26 @@ def test_defaults_the_writer_and_reader_roles_and_the_serving_settings() -> None
     assert config.writer.password_file == Path("/etc/tablectl/floor/p")
     assert config.reader.password_file is None
     assert config.batch == 500
+    assert config.nats.replicas == 1
+
+
+@pytest.mark.parametrize("replicas", [0, 6, 2.5, "3", True])
+def test_the_streams_replicas_are_a_whole_number_1_to_5(replicas: object) -> None:
+    data = minimal()
+    data["nats"] = {**data["nats"], "replicas": replicas}  # type: ignore[dict-item]
+    with pytest.raises(FloorConfigError) as raised:
+        parse(data, Path("/etc/tablectl/floor"), "floor.toml")
+    [problem] = raised.value.problems
+    assert problem.key == "nats.replicas"
+    assert str(problem).endswith(
+        "expected the stream's copies, one per NATS node: a whole number, 1 to 5"
+    )
+
+
+def test_the_streams_replicas_are_read() -> None:
+    data = minimal()
+    data["nats"] = {**data["nats"], "replicas": 3}  # type: ignore[dict-item]
+    assert parse(data, Path("/etc/tablectl/floor"), "floor.toml").nats.replicas == 3
 
 
 def test_every_problem_is_named_by_its_key_at_once() -> None:
