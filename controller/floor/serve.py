@@ -25,7 +25,6 @@ import psycopg
 import structlog
 from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
-from nats.errors import TimeoutError as NatsTimeout
 from nats.js.api import (
     AckPolicy,
     ConsumerConfig,
@@ -209,7 +208,9 @@ class Floor:
     async def _one_batch(self, sub: Any) -> None:
         try:
             messages: list[Msg] = await sub.fetch(self.config.batch, timeout=FETCH_WAIT_SECONDS)
-        except NatsTimeout:
+        except TimeoutError:
+            # nats-py's own TimeoutError, or asyncio's plain one when its no-wait probe used
+            # the whole wait (a cluster's slower round trip): no message this time, either way.
             return
         arrivals = [_arrival(message) for message in messages]
         result = await self._store(arrivals)
