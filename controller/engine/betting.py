@@ -69,6 +69,9 @@ class Facing(NamedTuple):
     heads_up: bool
 
 
+_new_facing: Final = tuple.__new__
+
+
 def raise_to(unit: int, raise_from: int | None) -> int:
     """The level a full bet or raise takes the round to: one bet, or the completion of a
     bring-in, before any full bet; after one, a bet on top of it (NOTES.md, Betting
@@ -320,17 +323,23 @@ class Betting:
         current = self.current_bet
         if stack is not None and stack > current + 2 * self.unit:
             stack = None  # deeper than any amount this round can ask: as good as unlimited
-        return Facing(
-            self.forced_pending,
-            self.duty,
-            stack,
-            hand.round_commit[seat],
-            current,
-            self.unit,
-            self.raise_from,
-            self.bets,
-            seat in self.no_raise,
-            _heads_up(hand),
+        # tuple.__new__, not Facing(...): a NamedTuple's own constructor is a Python call, and
+        # this runs at every prompt. Heads-up matters only where the cap lifts then (a key
+        # that held it otherwise would only split the cache).
+        return _new_facing(
+            Facing,
+            (
+                self.forced_pending,
+                self.duty,
+                stack,
+                hand.round_commit[seat],
+                current,
+                self.unit,
+                self.raise_from,
+                self.bets,
+                seat in self.no_raise,
+                self._rules.cap_lifts_heads_up and _heads_up(hand),
+            ),
         )
 
     def prompt(
