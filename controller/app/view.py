@@ -54,7 +54,9 @@ class ViewBuilder:
         self._bets: dict[int, int] = {}
         self._shown: ev.Showdown | None = None
         self._settled: ev.HandSettled | None = None
-        self._log: deque[str] = deque(maxlen=LOG_LINES)
+        # The log strip's events, worded only when a view is built: the controller follows
+        # them after every input, with a display attached or not (docs/performance.md).
+        self._log: deque[ev.Event] = deque(maxlen=LOG_LINES)
 
     def observe(self, events: list[ev.Event]) -> None:
         """Follow the engine's events (after every input)."""
@@ -76,7 +78,7 @@ class ViewBuilder:
                 self._settled = event
                 self._bets.clear()
             if not isinstance(event, ev.CardExpected | ev.ActionRequired):
-                self._log.append(announce(event))
+                self._log.append(event)
 
     def build(self, core: TableCore) -> TableView:
         """The view of the table now."""
@@ -115,7 +117,7 @@ class ViewBuilder:
             devices=_devices(core),
             showdown=self._showdown(),
             dealer_prompt=_dealer_prompt(pending),
-            log=tuple(self._log),
+            log=tuple(announce(event) for event in self._log),
             hand_in_progress=in_hand,
             deck=core.deck.deck if core.deck is not None else "",
         )
