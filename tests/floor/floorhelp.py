@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import secrets
 import signal
 import subprocess
@@ -129,15 +130,19 @@ def write_floor_toml(
     db: FloorDb,
     *,
     batch: int = 50,
+    servers: Sequence[str] | None = None,
+    replicas: int = 1,
 ) -> Path:
-    """floor.toml for ``floor serve`` on these servers, its passwords in files beside it."""
+    """floor.toml for ``floor serve`` on these servers (``servers``: a cluster's URLs instead of
+    ``nats_url``; ``replicas``: the stream's copies), its passwords in files beside it."""
     (tmp_path / "nats.password").write_text(nats_user.password + "\n")
     (tmp_path / "postgres.password").write_text(db.writer_password + "\n")
     (tmp_path / "reader.password").write_text(db.reader_password + "\n")
     path = tmp_path / "floor.toml"
     path.write_text(
         "[nats]\n"
-        f'servers = ["{nats_url}"]\nuser = "{nats_user.user}"\npassword_file = "nats.password"\n'
+        f"servers = {json.dumps(list(servers or [nats_url]))}\n"
+        f'user = "{nats_user.user}"\npassword_file = "nats.password"\nreplicas = {replicas}\n'
         "[postgres]\n"
         f'host = "127.0.0.1"\nport = {pg.port}\ndbname = "{db.dbname}"\n'
         'password_file = "postgres.password"\n'
