@@ -23,6 +23,7 @@ the floor's chain walk and its alarms (simulator/floorlab_check.py).
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -32,10 +33,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Final
 
+import nats
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.floor import store
+from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from controller.games import GAMES
 from simulator.floorlab_check import Comparison, Lag, compare_table, journal_end, lag
 from simulator.floorlab_parts import TABLECTL, Part, PartError, SimulatedTable, pace_at_full_speed
@@ -339,6 +342,23 @@ class FloorLab:
         chain and the floor's alarms on it."""
         with self.reader() as conn:
             return {t: compare_table(conn, t, lab.journal) for t, lab in self.tables.items()}
+
+    def forwarded(self) -> dict[str, int]:
+        """Each table's records the broker's stream holds (its subject's message count), read
+        as the floor's user."""
+        return asyncio.run(self._forwarded())
+
+    async def _forwarded(self) -> dict[str, int]:
+        user = self.nats.floor_user
+        client = await nats.connect(
+            self._nats_urls(), user=user.user, password=user.password, allow_reconnect=False
+        )
+        try:
+            info = await client.jetstream().stream_info(STREAM, subjects_filter=STREAM_SUBJECTS)
+        finally:
+            await client.close()
+        held = info.state.subjects or {}
+        return {table_id: int(held.get(subject_of(table_id), 0)) for table_id in self.ids}
 
     def lag(self) -> Lag:
         """From each record's append to the table's journal (its ts) to the floor's receipt of

@@ -1,0 +1,161 @@
+"""What ``tablectl floor setup|serve|recall|verify --config floor.toml`` run (docs/floor.md):
+loaded only when one of them runs (controller/commands/floor.py declares them), so psycopg,
+the ``floor`` extra, is needed only by the floor and never by a table's commands."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from typing import Final
+
+import nats.errors
+import psycopg
+
+from controller.app.recall import format_hand
+from controller.commands.recall import RecalledHand
+from controller.engine.config import ConfigError
+from controller.floor import report, store
+from controller.floor.config import FloorConfig, load, read_secret
+from controller.floor.web import schema as web_schema
+from controller.jsonreport import print_report
+from controller.logsetup import configure_logging
+from controller.settings import LogSettings
+
+EXIT_OK: Final = 0
+EXIT_PROBLEM: Final = 1
+EXIT_USAGE: Final = 2
+
+
+@dataclass(frozen=True)
+class FloorRecallJson:
+    """``floor recall --json``: the hands as ``tablectl recall --json`` gives them."""
+
+    table: str
+    hands: list[RecalledHand]
+
+
+@dataclass(frozen=True)
+class FloorVerifyJson:
+    """``floor verify --json``: clean (no problem, no alarm), each chain walked, the alarms."""
+
+    clean: bool
+    chains: list[report.ChainReport]
+    alarms: list[report.FloorAlarm]
+
+
+def _config(args: argparse.Namespace, name: str) -> FloorConfig | None:
+    try:
+        return load(args.config)
+    except ConfigError as error:
+        print(f"tablectl floor {name}: {error}", file=sys.stderr)
+        return None
+
+
+def run_setup(args: argparse.Namespace) -> int:
+    config = _config(args, "setup")
+    if config is None:
+        return EXIT_USAGE
+    owner = args.owner_dsn
+    if owner is None:
+        dbname = psycopg.conninfo.conninfo_to_dict(config.writer.conninfo).get("dbname")
+        owner = psycopg.conninfo.make_conninfo(dbname=str(dbname))
+    try:
+        with psycopg.connect(owner, autocommit=True) as conn:
+            applied = store.setup(conn)
+            web_applied = web_schema.setup(conn)  # the web view's users (its own schema)
+            for database in (config.writer, config.reader):
+                role = psycopg.conninfo.conninfo_to_dict(database.conninfo).get("user")
+                if database.password_file is not None and role is not None:
+                    store.set_password(conn, str(role), read_secret(database.password_file))
+    except (psycopg.Error, store.StoreError, ConfigError) as error:
+        print(f"tablectl floor setup: {str(error).strip()}", file=sys.stderr)
+        return EXIT_PROBLEM
+    done = ", ".join(map(str, applied)) if applied else "none (up to date)"
+    web_done = ", ".join(map(str, web_applied)) if web_applied else "none (up to date)"
+    print(
+        f"schema version {len(store.MIGRATIONS)}; applied now: {done}; web schema version "
+        f"{len(web_schema.MIGRATIONS)}; applied now: {web_done}; roles {store.WRITER} "
+        f"(writes) and {store.READER} (reads)"
+    )
+    return EXIT_OK
+
+
+def run_serve(args: argparse.Namespace) -> int:
+    from controller.floor.serve import serve  # noqa: PLC0415 -- nats only for serve
+
+    config = _config(args, "serve")
+    if config is None:
+        return EXIT_USAGE
+    configure_logging(LogSettings(), table_id=None)
+    try:
+        serve(config)
+    except (psycopg.Error, store.StoreError, ConfigError, OSError, nats.errors.Error) as error:
+        print(f"tablectl floor serve: {str(error).strip()}", file=sys.stderr)
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _reader(config: FloorConfig) -> psycopg.Connection[tuple[object, ...]]:
+    return psycopg.connect(config.reader.dsn())
+
+
+def run_recall(args: argparse.Namespace) -> int:
+    config = _config(args, "recall")
+    if config is None:
+        return EXIT_USAGE
+    try:
+        with _reader(config) as conn:
+            shown = report.recall(conn, args.table, args.count)
+    except (psycopg.Error, ConfigError) as error:
+        print(f"tablectl floor recall: {str(error).strip()}", file=sys.stderr)
+        return EXIT_PROBLEM
+    except report.ReportError as error:
+        print(f"tablectl floor recall: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print_report(FloorRecallJson(args.table, [RecalledHand.of(hand) for hand in shown]))
+    elif not shown:
+        print(f"no hands of table {args.table} in the floor's store")
+    else:
+        print("\n\n".join(format_hand(hand) for hand in shown))
+    return EXIT_OK
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    config = _config(args, "verify")
+    if config is None:
+        return EXIT_USAGE
+    try:
+        with _reader(config) as conn:
+            found = report.verify(conn, args.table)
+    except (psycopg.Error, ConfigError) as error:
+        print(f"tablectl floor verify: {str(error).strip()}", file=sys.stderr)
+        return EXIT_PROBLEM
+    except report.ReportError as error:
+        print(f"tablectl floor verify: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print_report(FloorVerifyJson(found.clean, found.chains, found.alarms))
+    else:
+        _print_verify(found)
+    return EXIT_OK if found.clean else EXIT_PROBLEM
+
+
+def _print_verify(found: report.VerifyReport) -> None:
+    for chain in found.chains:
+        state = "intact" if not chain.problems else "NOT INTACT"
+        print(
+            f"table {chain.table_id} journal {chain.journal_id}: {state}, {chain.records} "
+            f"records, head {chain.head_seq}"
+        )
+        for problem in chain.problems:
+            print(f"  {problem}")
+    if not found.chains:
+        print("the floor's store holds no journal")
+    for alarm in found.alarms:
+        print(
+            f"ALARM {alarm.kind}: table {alarm.table_id} journal {alarm.journal_id} record "
+            f"{alarm.seq} ({alarm.raised_at}): {alarm.message}"
+        )
+    print("clean" if found.clean else "NOT CLEAN")

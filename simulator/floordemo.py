@@ -1,0 +1,176 @@
+"""``tablectl floor demo --tables N --hands H [--keep DIR]`` (docs/floor.md, The demo): the whole
+floor on this machine through the floor lab (simulator/floorlab.py), with no configuration.
+
+It starts its own nats-server and PostgreSQL, ``floor setup`` and ``floor serve``, N simulated
+tables dealt by the random dealer at full speed (each a real ``tablectl run``) with their own
+``tablectl forward``; waits until every table has dealt its hands and the floor holds every
+journal; runs ``tablectl floor verify``; prints per table the records its journal holds, the
+broker's stream holds (forwarded) and the floor stored, whether its chain verified, and the lag
+from a record's append to the floor; exits 0, or 1 naming each table whose journal and the
+floor differ.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Final, TextIO
+
+from controller.words import counted
+from simulator.floorlab import FloorLab
+from simulator.floorlab_check import Comparison, Lag
+from simulator.floorlab_parts import TABLECTL, PartError
+from simulator.servers import ServerError, binary
+from simulator.servers_nats import NATS_PACKAGE, NATS_SERVER
+from simulator.servers_pg import PG_BIN, PG_PACKAGE
+
+EXIT_OK: Final = 0
+EXIT_DIFFERENT: Final = 1
+EXIT_USAGE: Final = 2
+EXIT_INTERRUPTED: Final = 130
+_NAME: Final = "tablectl floor demo"
+
+
+class Signalled(BaseException):
+    """SIGTERM or SIGHUP: the demo stops as on Ctrl-C, every part stopped, its folder removed."""
+
+
+def run_demo(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    """Run the demo; its exit status."""
+    out = out or sys.stdout
+    try:
+        for command, package in ((NATS_SERVER, NATS_PACKAGE), (str(PG_BIN / "initdb"), PG_PACKAGE)):
+            binary(command, package)
+    except ServerError as error:
+        print(f"{_NAME}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    keep: Path | None = args.keep
+    if keep is not None:
+        problem = _unusable(keep)
+        if problem is not None:
+            print(f"{_NAME}: --keep {keep}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
+    try:
+        with _stopped_by_signals():
+            if keep is not None:
+                return _run_in(args, keep, out)
+            with tempfile.TemporaryDirectory(prefix="tablectl-floor-demo-") as folder:
+                return _run_in(args, Path(folder), out)
+    except (KeyboardInterrupt, Signalled):
+        print(f"{_NAME}: stopped; every part stopped", file=sys.stderr)
+        return EXIT_INTERRUPTED
+
+
+def _unusable(folder: Path) -> str | None:
+    if folder.exists() and not folder.is_dir():
+        return "it is not a folder; expected a new or empty folder"
+    if folder.is_dir() and any(folder.iterdir()):
+        return "it is not empty; expected a new or empty folder (the demo starts a new floor)"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        return f"cannot make the folder: {error.strerror}"
+    return None
+
+
+@contextlib.contextmanager
+def _stopped_by_signals() -> Iterator[None]:
+    def on_signal(_signum: int, _frame: object) -> None:
+        for other in (signal.SIGTERM, signal.SIGHUP):  # a second must not cut the clean-up
+            signal.signal(other, signal.SIG_IGN)
+        raise Signalled()
+
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _say(text: str) -> None:
+    print(f"{_NAME}: {text}", file=sys.stderr, flush=True)
+
+
+def _run_in(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
+    began = time.monotonic()
+    tables = counted(args.tables, "table")
+    _say(f"starting nats-server, PostgreSQL, floor serve and {tables} in {folder}")
+    try:
+        with FloorLab(
+            folder, tables=args.tables, hands=args.hands, game=args.game, seed=args.seed
+        ) as lab:
+            _say(f"{tables} dealing {counted(args.hands, 'hand')} each ({args.game})")
+            lab.wait_dealt()
+            _say("dealt; waiting until the floor holds every journal")
+            lab.wait_caught_up()
+            forwarded = lab.forwarded()
+            comparisons = lab.compare()
+            verify = _floor_verify(lab)
+            lag = lab.lag()
+    except (PartError, ServerError) as error:
+        print(f"{_NAME}: {error}", file=sys.stderr)
+        return EXIT_DIFFERENT
+    lines = summary(args, comparisons, forwarded, verify, lag)
+    kept = f"the files are in {folder}" if args.keep else "its temporary folder is removed"
+    lines.append(f"took {time.monotonic() - began:.0f} s; {kept}")
+    print("\n".join(lines), file=out)
+    different = [c for c in comparisons.values() if not c.same]
+    return EXIT_DIFFERENT if different or verify.returncode != 0 else EXIT_OK
+
+
+def _floor_verify(lab: FloorLab) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TABLECTL, "floor", "verify", "--config", str(lab.floor_config)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+
+def summary(
+    args: argparse.Namespace,
+    comparisons: dict[str, Comparison],
+    forwarded: dict[str, int],
+    verify: subprocess.CompletedProcess[str],
+    lag: Lag,
+) -> list[str]:
+    """The demo's report: a line per table, the total, floor verify, the lag."""
+    lines = [
+        f"{counted(args.tables, 'table')}, {counted(args.hands, 'hand')} each ({args.game}, "
+        f"seed {args.seed}), dealt at full speed",
+        f"{'table':<8} {'journal':>8} {'forwarded':>10} {'stored':>8}  chain",
+    ]
+    for table_id, found in comparisons.items():
+        chain = "verified" if found.chain_verified else "NOT VERIFIED"
+        lines.append(
+            f"{table_id:<8} {found.records:>8} {forwarded.get(table_id, 0):>10} "
+            f"{found.stored:>8}  {chain}"
+        )
+    every = all(found.chain_verified for found in comparisons.values())
+    lines.append(
+        f"{'total':<8} {sum(c.records for c in comparisons.values()):>8} "
+        f"{sum(forwarded.values()):>10} {sum(c.stored for c in comparisons.values()):>8}  "
+        + ("every chain verified" if every else "NOT every chain verified")
+    )
+    different = [c for c in comparisons.values() if not c.same]
+    lines.extend(f"DIFFERENT {c.table_id}: {c.differences()}" for c in different)
+    if not different:
+        lines.append(
+            "every table's journal is on the floor exactly: same records, none missing, none twice"
+        )
+    verdict = verify.stdout.strip().splitlines()[-1:] or [verify.stderr.strip()]
+    lines.append(f"floor verify: {verdict[0]} (exit {verify.returncode})")
+    lines.append(
+        f"lag from a record's append to the floor's receipt, {counted(lag.records, 'record')}: "
+        f"p50 {lag.p50 * 1000:.0f} ms, p99 {lag.p99 * 1000:.0f} ms, max {lag.max * 1000:.0f} ms"
+    )
+    return lines
