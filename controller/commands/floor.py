@@ -1,52 +1,69 @@
 """``tablectl floor setup|serve|recall|verify --config floor.toml``: the casino floor's store of
-every table's journal (docs/floor.md)."""
+every table's journal (docs/floor.md); ``tablectl floor demo``: the whole floor on this machine,
+its own servers and simulated tables included (docs/floor.md, The demo).
+
+This module only declares the commands: what they run is controller/commands/_floor_run.py
+(psycopg, the ``floor`` extra) and, for ``demo``, simulator/floordemo.py, each loaded when it
+runs, so a table PC's commands never need either (``make demo`` installs no psycopg).
+"""
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
-from dataclasses import dataclass
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-import nats.errors
-import psycopg
+from controller.games import GAMES
 
-from controller.app.recall import format_hand
-from controller.commands.recall import RecalledHand
-from controller.engine.config import ConfigError
-from controller.floor import report, store
-from controller.floor.config import FloorConfig, load, read_secret
-from controller.jsonreport import print_report
-from controller.logsetup import configure_logging
-from controller.settings import LogSettings
-
-EXIT_OK: Final = 0
-EXIT_PROBLEM: Final = 1
 EXIT_USAGE: Final = 2
-
-
-@dataclass(frozen=True)
-class FloorRecallJson:
-    """``floor recall --json``: the hands as ``tablectl recall --json`` gives them."""
-
-    table: str
-    hands: list[RecalledHand]
-
-
-@dataclass(frozen=True)
-class FloorVerifyJson:
-    """``floor verify --json``: clean (no problem, no alarm), each chain walked, the alarms."""
-
-    clean: bool
-    chains: list[report.ChainReport]
-    alarms: list[report.FloorAlarm]
+EXIT_PROBLEM: Final = 1
+#: What a missing psycopg means, and how to get it.
+NO_PSYCOPG: Final = (
+    "tablectl floor: psycopg (PostgreSQL's client) is not installed: the floor needs tablectl's "
+    "floor extra (pip install 'tablectl[floor]'; in this checkout: make floor-demo)"
+)
+DEMO_TABLES: Final = 3
+DEMO_HANDS: Final = 20
 
 
 def _count(text: str) -> int:
     if not text.isdigit() or int(text) < 1:
         raise argparse.ArgumentTypeError(f"N {text!r}: expected a whole number of hands, 1 or more")
     return int(text)
+
+
+def _whole(what: str, most: int) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        if not text.isdigit() or not 1 <= int(text) <= most:
+            raise argparse.ArgumentTypeError(
+                f"{what} {text!r}: expected a whole number from 1 to {most}"
+            )
+        return int(text)
+
+    return parse
+
+
+def _lazy(module: str, function: str) -> Callable[[argparse.Namespace], int]:
+    """``module.function(args)``, the module loaded only when the command runs."""
+
+    def run(args: argparse.Namespace) -> int:
+        try:
+            loaded = importlib.import_module(module)
+        except ModuleNotFoundError as error:
+            if error.name != "psycopg":
+                raise
+            print(NO_PSYCOPG, file=sys.stderr)
+            return EXIT_PROBLEM
+        status: int = getattr(loaded, function)(args)
+        return status
+
+    return run
+
+
+_RUN: Final = "controller.commands._floor_run"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -73,9 +90,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the database owner's libpq connection (default: the floor.toml's database, as the "
         "user running this, over the local socket)",
     )
-    setup.set_defaults(run=run_setup)
+    setup.set_defaults(run=_lazy(_RUN, "run_setup"))
     action("serve", "store the tables' journals from JetStream, until SIGTERM").set_defaults(
-        run=run_serve
+        run=_lazy(_RUN, "run_serve")
     )
     recall = action("recall", "a table's last hands, from the floor's store")
     recall.add_argument("--table", required=True, metavar="ID", help="the table's id")
@@ -83,128 +100,58 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "count", nargs="?", type=_count, default=10, metavar="N", help="how many (default 10)"
     )
     recall.add_argument("--json", action="store_true", help="one JSON object")
-    recall.set_defaults(run=run_recall)
+    recall.set_defaults(run=_lazy(_RUN, "run_recall"))
     verify = action("verify", "walk every stored chain; list the witness's alarms (exit 1 if any)")
     verify.add_argument("--table", metavar="ID", help="only this table's journals")
     verify.add_argument("--json", action="store_true", help="one JSON object")
-    verify.set_defaults(run=run_verify)
+    verify.set_defaults(run=_lazy(_RUN, "run_verify"))
+    _register_demo(actions)
     parser.set_defaults(run=lambda _args: _usage(parser))
+
+
+def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    text = (
+        "the whole floor on this machine: its own nats-server and PostgreSQL, N simulated "
+        "tables dealt by the random dealer at full speed with their forwarders, and floor "
+        "serve; prints what each table journaled, forwarded and the floor stored and verified, "
+        "and the lag (no configuration; docs/floor.md, The demo)"
+    )
+    demo = actions.add_parser(
+        "demo",
+        help="the whole floor on this machine, with simulated tables (no configuration)",
+        description=text[0].upper() + text[1:] + ". Exit status: 0 every table's journal "
+        "stored whole and verified, 1 a table's journal and the floor differ (named), or a "
+        "part failed, 2 usage error or a server's binary missing (its Debian package named).",
+    )
+    demo.add_argument(
+        "--tables",
+        type=_whole("tables", 50),
+        default=DEMO_TABLES,
+        metavar="N",
+        help=f"simulated tables (default {DEMO_TABLES})",
+    )
+    demo.add_argument(
+        "--hands",
+        type=_whole("hands", 10_000),
+        default=DEMO_HANDS,
+        metavar="H",
+        help=f"hands each table deals (default {DEMO_HANDS})",
+    )
+    demo.add_argument(
+        "--game", choices=sorted(GAMES), default="mambo", help="the game dealt (default mambo)"
+    )
+    demo.add_argument("--seed", type=int, default=0, help="the shuffles' and dealers' seed")
+    demo.add_argument(
+        "--keep",
+        type=Path,
+        metavar="DIR",
+        help="keep every part's files here (journals, logs, configurations; a new or empty "
+        "folder); default: a temporary folder, removed after",
+    )
+    # The simulator loads only now, as for tablectl demo: the controller's commands never do.
+    demo.set_defaults(run=_lazy("simulator.floordemo", "run_demo"))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
     return EXIT_USAGE
-
-
-def _config(args: argparse.Namespace, name: str) -> FloorConfig | None:
-    try:
-        return load(args.config)
-    except ConfigError as error:
-        print(f"tablectl floor {name}: {error}", file=sys.stderr)
-        return None
-
-
-def run_setup(args: argparse.Namespace) -> int:
-    config = _config(args, "setup")
-    if config is None:
-        return EXIT_USAGE
-    owner = args.owner_dsn
-    if owner is None:
-        dbname = psycopg.conninfo.conninfo_to_dict(config.writer.conninfo).get("dbname")
-        owner = psycopg.conninfo.make_conninfo(dbname=str(dbname))
-    try:
-        with psycopg.connect(owner, autocommit=True) as conn:
-            applied = store.setup(conn)
-            for database in (config.writer, config.reader):
-                role = psycopg.conninfo.conninfo_to_dict(database.conninfo).get("user")
-                if database.password_file is not None and role is not None:
-                    store.set_password(conn, str(role), read_secret(database.password_file))
-    except (psycopg.Error, store.StoreError, ConfigError) as error:
-        print(f"tablectl floor setup: {str(error).strip()}", file=sys.stderr)
-        return EXIT_PROBLEM
-    done = ", ".join(map(str, applied)) if applied else "none (up to date)"
-    print(
-        f"schema version {len(store.MIGRATIONS)}; applied now: {done}; roles {store.WRITER} "
-        f"(writes) and {store.READER} (reads)"
-    )
-    return EXIT_OK
-
-
-def run_serve(args: argparse.Namespace) -> int:
-    from controller.floor.serve import serve  # noqa: PLC0415 -- nats only for serve
-
-    config = _config(args, "serve")
-    if config is None:
-        return EXIT_USAGE
-    configure_logging(LogSettings(), table_id=None)
-    try:
-        serve(config)
-    except (psycopg.Error, store.StoreError, ConfigError, OSError, nats.errors.Error) as error:
-        print(f"tablectl floor serve: {str(error).strip()}", file=sys.stderr)
-        return EXIT_PROBLEM
-    return EXIT_OK
-
-
-def _reader(config: FloorConfig) -> psycopg.Connection[tuple[object, ...]]:
-    return psycopg.connect(config.reader.dsn())
-
-
-def run_recall(args: argparse.Namespace) -> int:
-    config = _config(args, "recall")
-    if config is None:
-        return EXIT_USAGE
-    try:
-        with _reader(config) as conn:
-            shown = report.recall(conn, args.table, args.count)
-    except (psycopg.Error, ConfigError) as error:
-        print(f"tablectl floor recall: {str(error).strip()}", file=sys.stderr)
-        return EXIT_PROBLEM
-    except report.ReportError as error:
-        print(f"tablectl floor recall: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.json:
-        print_report(FloorRecallJson(args.table, [RecalledHand.of(hand) for hand in shown]))
-    elif not shown:
-        print(f"no hands of table {args.table} in the floor's store")
-    else:
-        print("\n\n".join(format_hand(hand) for hand in shown))
-    return EXIT_OK
-
-
-def run_verify(args: argparse.Namespace) -> int:
-    config = _config(args, "verify")
-    if config is None:
-        return EXIT_USAGE
-    try:
-        with _reader(config) as conn:
-            found = report.verify(conn, args.table)
-    except (psycopg.Error, ConfigError) as error:
-        print(f"tablectl floor verify: {str(error).strip()}", file=sys.stderr)
-        return EXIT_PROBLEM
-    except report.ReportError as error:
-        print(f"tablectl floor verify: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    if args.json:
-        print_report(FloorVerifyJson(found.clean, found.chains, found.alarms))
-    else:
-        _print_verify(found)
-    return EXIT_OK if found.clean else EXIT_PROBLEM
-
-
-def _print_verify(found: report.VerifyReport) -> None:
-    for chain in found.chains:
-        state = "intact" if not chain.problems else "NOT INTACT"
-        print(
-            f"table {chain.table_id} journal {chain.journal_id}: {state}, {chain.records} "
-            f"records, head {chain.head_seq}"
-        )
-        for problem in chain.problems:
-            print(f"  {problem}")
-    if not found.chains:
-        print("the floor's store holds no journal")
-    for alarm in found.alarms:
-        print(
-            f"ALARM {alarm.kind}: table {alarm.table_id} journal {alarm.journal_id} record "
-            f"{alarm.seq} ({alarm.raised_at}): {alarm.message}"
-        )
-    print("clean" if found.clean else "NOT CLEAN")

@@ -1,0 +1,122 @@
+"""``tablectl floor demo`` (docs/floor.md, The demo), run as the real command line: its own
+nats-server and PostgreSQL, simulated tables dealt at full speed with their forwarders, the
+floor; its summary checked against the journals it keeps with --keep. And the floor's commands
+without psycopg (the floor extra): a table's commands still run."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from controller.journal.files import journal_files
+from controller.journal.record import parse_line
+
+TABLECTL = [sys.executable, "-m", "controller"]
+
+
+def _demo(*args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*TABLECTL, "floor", "demo", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=280,
+        check=False,
+        env=env,
+    )
+
+
+def _journal_records(journal: Path) -> int:
+    """The complete lines of a kept journal, each a record that checks."""
+    count = 0
+    for _number, path in journal_files(journal):
+        for line in path.read_bytes().splitlines(keepends=True):
+            assert line.endswith(b"\n"), f"{path}: a torn last line after the demo stopped"
+            parse_line(line.rstrip(b"\n"))
+            count += 1
+    return count
+
+
+def test_the_demo_stores_and_verifies_every_table_s_whole_journal(tmp_path: Path) -> None:
+    kept = tmp_path / "floor"
+    done = _demo("--tables", "2", "--hands", "3", "--keep", kept)
+    assert done.returncode == 0, done.stdout + done.stderr
+    rows = {
+        match["table"]: match
+        for match in re.finditer(
+            r"^(?P<table>T\d+) +(?P<journal>\d+) +(?P<forwarded>\d+) +(?P<stored>\d+) +"
+            r"(?P<chain>.+)$",
+            done.stdout,
+            re.MULTILINE,
+        )
+    }
+    assert sorted(rows) == ["T1", "T2"], done.stdout
+    total = 0
+    for table_id, row in rows.items():
+        records = _journal_records(kept / "tables" / table_id / "journal")
+        # A hand of mambo is dozens of records: three hands and the devices' hellos at least.
+        assert records > 30
+        assert int(row["journal"]) == int(row["forwarded"]) == int(row["stored"]) == records
+        assert row["chain"] == "verified"
+        total += records
+    assert re.search(
+        rf"^total +{total} +{total} +{total} +every chain verified$", done.stdout, re.M
+    )
+    assert "every table's journal is on the floor exactly" in done.stdout
+    assert "floor verify: clean (exit 0)" in done.stdout
+    lag = re.search(r"(\d+) records: p50 (\d+) ms, p99 (\d+) ms, max (\d+) ms", done.stdout)
+    assert lag is not None, done.stdout
+    assert int(lag[1]) == total
+    assert int(lag[2]) <= int(lag[3]) <= int(lag[4])
+    assert f"the files are in {kept}" in done.stdout
+    assert (kept / "floor" / "floor.toml").is_file()
+
+
+def test_a_missing_nats_server_names_its_debian_package(tmp_path: Path) -> None:
+    done = _demo("--tables", "1", env={**os.environ, "PATH": str(tmp_path)})
+    assert done.returncode == 2
+    assert "nats-server not found: install the Debian package nats-server" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+def test_keep_refuses_a_folder_that_is_not_empty(tmp_path: Path) -> None:
+    (tmp_path / "something").write_text("x")
+    done = _demo("--keep", tmp_path)
+    assert done.returncode == 2
+    assert f"--keep {tmp_path}: it is not empty" in done.stderr
+    assert (tmp_path / "something").read_text() == "x"
+
+
+def test_bad_counts_name_the_option_and_what_was_expected() -> None:
+    done = _demo("--tables", "0")
+    assert done.returncode == 2
+    assert "--tables: tables '0': expected a whole number from 1 to 50" in done.stderr
+    done = _demo("--hands", "many")
+    assert done.returncode == 2
+    assert "--hands: hands 'many': expected a whole number" in done.stderr
+
+
+#: A process without psycopg, as after ``make demo`` (the runtime only, no floor extra).
+NO_PSYCOPG = "import sys; sys.modules['psycopg'] = None\nfrom controller.cli import main\n"
+
+
+def test_without_the_floor_extra_a_table_s_commands_run_and_the_floor_says_what_is_missing(
+    tmp_path: Path,
+) -> None:
+    def run(*argv: str) -> subprocess.CompletedProcess[str]:
+        code = NO_PSYCOPG + f"sys.exit(main({list(argv)!r}))"
+        return subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+        )
+
+    shown = run("demo", "--help")
+    assert shown.returncode == 0, shown.stderr
+    assert "--headless" in shown.stdout
+    for argv in (("floor", "verify", "--config", str(tmp_path / "floor.toml")), ("floor", "demo")):
+        refused = run(*argv)
+        assert refused.returncode == 1
+        assert "psycopg (PostgreSQL's client) is not installed" in refused.stderr
+        assert "pip install 'tablectl[floor]'" in refused.stderr
+        assert "Traceback" not in refused.stderr
