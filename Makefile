@@ -44,6 +44,19 @@ install-test: $(TESTING)
 demo: $(RUNTIME)
 	$(BIN)/tablectl demo --game mambo
 
+# The floor's demo (docs/floor.md, The demo): the runtime and the floor extra (psycopg, which
+# make demo does not install), then tablectl floor demo: its own nats-server and PostgreSQL
+# (the Debian packages nats-server and postgresql-15), 3 simulated tables, 20 hands each.
+FLOOR := $(VENV)/.installed-floor
+.PHONY: floor-demo
+
+$(FLOOR): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --editable '.[floor]'
+	touch $@ $(RUNTIME)
+
+floor-demo: $(FLOOR)
+	$(BIN)/tablectl floor demo
+
 lint: $(TESTING)
 	$(BIN)/ruff format --check .
 	$(BIN)/ruff check .
