@@ -16,9 +16,9 @@ import asyncio
 import contextlib
 import signal
 import ssl
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 import nats
 import psycopg
@@ -49,10 +49,15 @@ MAX_AGE_SECONDS: Final = 366 * 24 * 3600
 DUPLICATE_WINDOW_SECONDS: Final = 120.0
 #: How long a fetch waits for the first record before the loop looks at its stop flag again.
 FETCH_WAIT_SECONDS: Final = 1.0
+#: The most a fetch that found the stream empty waits for more once a message came: what a
+#: record may wait at the floor before its batch's transaction starts.
+FETCH_GATHER_SECONDS: Final = 0.05
 #: Between tries when PostgreSQL does not answer: 0.5 s doubling to 10 s.
 RETRY_FIRST, RETRY_MOST = 0.5, 10.0
 
 log = structlog.get_logger("controller.floor")
+Connection = psycopg.AsyncConnection[tuple[object, ...]]
+T = TypeVar("T")
 
 
 def stream_config(replicas: int = 1) -> StreamConfig:
@@ -178,7 +183,10 @@ class Floor:
                 durable=self.config.consumer,
                 stream=STREAM,
             )
-            await self._database()
+            # PostgreSQL down at the start is waited for as it is later: retried, one warning
+            # line each (a floor restarted during a database restart serves once it is back).
+            if await self._retrying(_connected) is None:
+                return  # stopped before PostgreSQL answered
             log.info("floor_serving", consumer=self.config.consumer, batch=self.config.batch)
             if ready is not None:
                 ready()
@@ -207,7 +215,7 @@ class Floor:
 
     async def _one_batch(self, sub: Any) -> None:
         try:
-            messages: list[Msg] = await sub.fetch(self.config.batch, timeout=FETCH_WAIT_SECONDS)
+            messages = await _fetch(sub, self.config.batch)
         except TimeoutError:
             # nats-py's own TimeoutError, or asyncio's plain one when its no-wait probe used
             # the whole wait (a cluster's slower round trip): no message this time, either way.
@@ -231,11 +239,16 @@ class Floor:
 
     async def _store(self, arrivals: list[Arrival]) -> IngestResult | None:
         """The batch committed; retried while PostgreSQL does not answer. None if stopped."""
+        return await self._retrying(lambda db: ingest(db, arrivals))
+
+    async def _retrying(self, work: Callable[[Connection], Awaitable[T]]) -> T | None:
+        """``work`` done on the store's connection, tried again while PostgreSQL does not
+        answer (0.5 s doubling to 10 s); None if stopped first."""
         pause = RETRY_FIRST
         while True:
             try:
                 db = await self._database()
-                return await ingest(db, arrivals)
+                return await work(db)
             except psycopg.OperationalError as error:
                 log.warning("store_unavailable", error=str(error).strip(), retry_in=pause)
                 await self._drop_database()
@@ -266,6 +279,25 @@ class Floor:
                 await self._db.close()
             finally:
                 self._db = None
+
+
+async def _connected(db: Connection) -> bool:
+    """Nothing to do but reach the store (and check its schema's version: ``_database``)."""
+    return True
+
+
+async def _fetch(sub: Any, batch: int) -> list[Msg]:
+    """Up to ``batch`` messages: what the stream holds now, at once; when it holds none, the
+    first to arrive within FETCH_WAIT_SECONDS (TimeoutError: none came). nats-py's fetch of N
+    that found nothing at once waits its whole timeout for the N-th: with 1 s, a floor of tables
+    dealing at a dealer's pace held each record up to a second (docs/performance.md, The floor).
+    So the wait for more is FETCH_GATHER_SECONDS, and the long wait is for one message."""
+    try:
+        found: list[Msg] = await sub.fetch(batch, timeout=FETCH_GATHER_SECONDS)
+        return found
+    except TimeoutError:
+        first: list[Msg] = await sub.fetch(1, timeout=FETCH_WAIT_SECONDS)
+        return first
 
 
 def _arrival(message: Msg) -> Arrival:

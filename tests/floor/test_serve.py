@@ -104,6 +104,31 @@ def test_postgresql_down_holds_the_batch_unacknowledged_until_it_is_back(
     assert count(db.reader, "SELECT count(*) FROM records") == len(lines)
 
 
+def test_a_floor_started_while_postgresql_is_down_waits_for_it_then_serves(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    """As a systemd restart during a database restart meets it (tests/floor/test_faults.py):
+    retried with one warning line each, not an exit."""
+    nats = nats_factory(("T1",))
+    db = floor_database(postgres)
+    config = write_floor_toml(tmp_path, nats.url, nats.floor_user, postgres, db)
+    lines = fixture_lines()
+    postgres.stop()
+    try:
+        floor = FloorProcess(config)
+        floor.wait_for_log("store_unavailable")
+        assert "floor_serving" not in floor.text()
+    finally:
+        postgres.start()
+    try:
+        floor.wait_for_log("floor_serving")
+        publish(nats.url, nats.table_user("T1"), "T1", lines)
+        floor.wait(lambda: head_of(db.reader) == len(lines), "every record stored")
+    finally:
+        assert floor.stop() == 0, floor.text()
+    assert "Traceback" not in floor.text()
+
+
 def test_a_floor_toml_with_a_problem_exits_2_naming_the_key(tmp_path: Path) -> None:
     config = tmp_path / "floor.toml"
     config.write_text('[nats]\nservers = ["nats://127.0.0.1:1"]\n[postgres]\ndbname = "x"\n')
