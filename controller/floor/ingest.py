@@ -3,11 +3,15 @@ floor): the records (each once: a record the store holds already is a duplicate,
 witness's conflict), the chain heads, what the floor derives (hands, the tables' alarms,
 devices), the witness's alarms and the tables' clock offsets.
 
-The round trips do not grow with the batch: a handful of set-wise reads (the heads, locked, the
-records held beyond a gap, the hashes the store holds at the batch's seqs), then one COPY of the
-new records and the rest as pipelined ``executemany``. Several floor processes may share the
-consumer: each locks the heads of the journals in its batch (in one order, so two cannot
-deadlock), so one journal's records are judged by one process at a time.
+The round trips do not grow with the batch, and are few (docs/performance.md, The floor: each
+round trip is a wait on PostgreSQL's scheduling on a loaded host): the whole transaction runs in
+one pipeline, so its set-wise reads (the tables and journals made known, the heads locked, the
+records held beyond a gap) go in one round trip, the hashes the store holds at the batch's seqs
+in another only when a seq is at or below its head (a redelivery), and the writes (the new
+records as one ``INSERT ... SELECT FROM unnest``, heads, hands, devices, alarms, clock offsets)
+with the commit in one more. Several floor processes may share the consumer: each locks the
+heads of the journals in its batch (in one order, so two cannot deadlock), so one journal's
+records are judged by one process at a time.
 """
 
 from __future__ import annotations
@@ -107,7 +111,7 @@ async def ingest(
         elif record_id is not None:
             labelled[(record_id.table_id, record_id.journal_id)].append((record_id, arrival))
     keys = sorted(labelled)
-    async with conn.transaction():
+    async with conn.pipeline(), conn.transaction():
         chains, current = await _lock_chains(conn, keys, batch)
         stored = await _stored_hashes(conn, labelled, chains)
         for key in keys:
@@ -123,49 +127,52 @@ async def _lock_chains(
     """Each journal's chain, its head locked for this transaction, with the records held beyond
     a gap; a journal new to a known table raises ``journal_begun_anew``."""
     tables = sorted({table for table, _ in keys})
-    async with conn.cursor() as cur:
+    pairs = ([t for t, _ in keys], [j for _, j in keys])
+    # Queued in the pipeline, read back together: one round trip. The journals known before
+    # this batch are read before its own are inserted (statements run in the order sent).
+    async with conn.cursor() as cur, conn.cursor() as known_cur, conn.cursor() as heads_cur:
         await cur.executemany(
             "INSERT INTO tables (table_id, first_seen, last_seen) VALUES (%s, %s, %s) "
             "ON CONFLICT (table_id) DO UPDATE SET last_seen = greatest(tables.last_seen, "
             "EXCLUDED.last_seen)",
             [(table, batch.now, batch.now) for table in tables],
         )
-        await cur.execute(
+        await known_cur.execute(
             "SELECT table_id, journal_id FROM journals WHERE table_id = ANY(%s)", (tables,)
         )
-        known: dict[str, set[str]] = defaultdict(set)
-        for table, journal in await cur.fetchall():
-            known[str(table)].add(str(journal))
-        for table, journal in keys:
-            alarm = begun_anew(table, journal, known[table], b"", 0)
-            if alarm is not None:
-                batch.alarms.append(alarm)
         await cur.executemany(
             "INSERT INTO journals (table_id, journal_id, first_seen) VALUES (%s, %s, %s) "
             "ON CONFLICT DO NOTHING",
             [(table, journal, batch.now) for table, journal in keys],
         )
-        await cur.execute(
+        await heads_cur.execute(
             "SELECT j.table_id, j.journal_id, j.head_seq, j.head_hash, j.current_hand, r.prev "
             "FROM journals j JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
             "ON j.table_id = k.t AND j.journal_id = k.j "
             "LEFT JOIN records r ON r.table_id = j.table_id AND r.journal_id = j.journal_id "
             "AND r.seq = j.head_seq ORDER BY j.table_id, j.journal_id FOR UPDATE OF j",
-            ([t for t, _ in keys], [j for _, j in keys]),
+            pairs,
         )
-        chains: dict[Key, Chain] = {}
-        current: dict[Key, int | None] = {}
-        for table, journal, seq, hash_, hand, prev in await cur.fetchall():
-            key = (str(table), str(journal))
-            head = Link(int(seq), str(hash_), str(prev)) if seq else None  # type: ignore[call-overload]
-            chains[key] = Chain(key[0], key[1], head)
-            current[key] = None if hand is None else int(hand)  # type: ignore[call-overload]
         await cur.execute(
             "SELECT r.table_id, r.journal_id, r.seq, r.hash, r.prev FROM records r "
             "JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
             "ON r.table_id = k.t AND r.journal_id = k.j WHERE NOT r.linked",
-            ([t for t, _ in keys], [j for _, j in keys]),
+            pairs,
         )
+        known: dict[str, set[str]] = defaultdict(set)
+        for table, journal in await known_cur.fetchall():
+            known[str(table)].add(str(journal))
+        for table, journal in keys:
+            alarm = begun_anew(table, journal, known[table], b"", 0)
+            if alarm is not None:
+                batch.alarms.append(alarm)
+        chains: dict[Key, Chain] = {}
+        current: dict[Key, int | None] = {}
+        for table, journal, seq, hash_, hand, prev in await heads_cur.fetchall():
+            key = (str(table), str(journal))
+            head = Link(int(seq), str(hash_), str(prev)) if seq else None  # type: ignore[call-overload]
+            chains[key] = Chain(key[0], key[1], head)
+            current[key] = None if hand is None else int(hand)  # type: ignore[call-overload]
         for table, journal, seq, hash_, prev in await cur.fetchall():
             link = Link(int(seq), str(hash_), str(prev))  # type: ignore[call-overload]
             chains[(str(table), str(journal))].held[link.seq] = link
@@ -229,12 +236,11 @@ def _witness(
                     chain.table_id,
                     chain.journal_id,
                     record.seq,
-                    _ts(record.ts),
+                    record.ts,  # as the table wrote it: PostgreSQL reads it as timestamptz
                     record.kind,
                     arrival.line,
                     record.hash,
                     record.prev,
-                    batch.now,
                     arrival.broker_at,
                     record.seq <= chain.head_seq,
                 )
@@ -252,12 +258,7 @@ async def _write(
 ) -> None:
     async with conn.cursor() as cur:
         if batch.rows:
-            async with cur.copy(
-                "COPY records (table_id, journal_id, seq, ts, kind, line, hash, prev, "
-                "received_at, broker_at, linked) FROM STDIN"
-            ) as copy:
-                for row in batch.rows:
-                    await copy.write_row(row)
+            await cur.execute(_RECORDS_INSERT, _record_columns(batch))
         relinked = await _relinked(cur, batch)
         hands: list[tuple[object, ...]] = []
         devices: list[tuple[object, ...]] = []
@@ -323,6 +324,43 @@ async def _relinked(
         ((str(t), str(j)), int(s)): parse_line(bytes(line))  # type: ignore[call-overload]
         for t, j, s, line in await cur.fetchall()
     }
+
+
+#: The batch's new records in one statement, queued in the pipeline (a COPY cannot be, and
+#: would cost a round trip of its own). Each column travels as one text of its values, one a
+#: line, split by PostgreSQL: adapting 500 rows of 10 values one by one costs the floor more
+#: Python time than everything else in the batch but the hash checks (docs/performance.md,
+#: The floor). No value so joined holds a newline: canonical JSON escapes it, a subject has no
+#: white space, hashes and times are of fixed forms; a kind may hold any character, so the kinds
+#: go as an array.
+#: A line is the journal's UTF-8 text; convert_to gives back its exact bytes.
+_RECORDS_INSERT = (
+    "INSERT INTO records (table_id, journal_id, seq, ts, kind, line, hash, prev, broker_at, "
+    "linked, received_at) SELECT t, j, s::bigint, ts::timestamptz, k, convert_to(l, 'UTF8'), "
+    "h, p, nullif(b, '')::timestamptz, lk::boolean, %s::timestamptz FROM unnest("
+    "string_to_array(%s, E'\\n'), string_to_array(%s, E'\\n'), string_to_array(%s, E'\\n'), "
+    "string_to_array(%s, E'\\n'), %s::text[], string_to_array(%s, E'\\n'), "
+    "string_to_array(%s, E'\\n'), string_to_array(%s, E'\\n'), string_to_array(%s, E'\\n'), "
+    "string_to_array(%s, E'\\n')) AS r(t, j, s, ts, k, l, h, p, b, lk)"
+)
+
+
+def _record_columns(batch: _Batch) -> list[object]:
+    """The parameters of ``_RECORDS_INSERT``: the batch's time, then each column as one text."""
+    t, j, s, ts, k, lines, h, p, b, lk = zip(*batch.rows, strict=True)
+    return [
+        batch.now,
+        "\n".join(t),
+        "\n".join(j),
+        "\n".join(map(str, s)),
+        "\n".join(ts),
+        list(k),
+        b"\n".join(lines).decode(),
+        "\n".join(h),
+        "\n".join(p),
+        "\n".join("" if at is None else at.isoformat() for at in b),
+        "\n".join("t" if linked else "f" for linked in lk),
+    ]
 
 
 def _jsonb(value: JsonValue) -> str | None:
