@@ -39,7 +39,12 @@ _NAME: Final = "tablectl floor demo"
 
 
 class Signalled(BaseException):
-    """SIGTERM or SIGHUP: the demo stops as on Ctrl-C, every part stopped, its folder removed."""
+    """SIGTERM or SIGHUP: the demo stops as on Ctrl-C, every part stopped, its folder removed
+    (a BaseException, as KeyboardInterrupt: the ``with`` blocks on the way out do it)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
 
 
 def run_demo(args: argparse.Namespace, out: TextIO | None = None) -> int:
@@ -63,9 +68,13 @@ def run_demo(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 return _run_in(args, keep, out)
             with tempfile.TemporaryDirectory(prefix="tablectl-floor-demo-") as folder:
                 return _run_in(args, Path(folder), out)
-    except (KeyboardInterrupt, Signalled):
-        print(f"{_NAME}: stopped; every part stopped", file=sys.stderr)
+    except KeyboardInterrupt:
+        print(f"{_NAME}: stopped (Ctrl-C); every part stopped", file=sys.stderr)
         return EXIT_INTERRUPTED
+    except Signalled as stopped:
+        name = signal.Signals(stopped.signum).name
+        print(f"{_NAME}: stopped by {name}; every part stopped", file=sys.stderr)
+        return 128 + stopped.signum
 
 
 def _unusable(folder: Path) -> str | None:
@@ -82,10 +91,10 @@ def _unusable(folder: Path) -> str | None:
 
 @contextlib.contextmanager
 def _stopped_by_signals() -> Iterator[None]:
-    def on_signal(_signum: int, _frame: object) -> None:
-        for other in (signal.SIGTERM, signal.SIGHUP):  # a second must not cut the clean-up
-            signal.signal(other, signal.SIG_IGN)
-        raise Signalled()
+    def on_signal(signum: int, _frame: object) -> None:
+        for other in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):  # a second must not
+            signal.signal(other, signal.SIG_IGN)  # cut the clean-up short
+        raise Signalled(signum)
 
     previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGHUP)}
     try:

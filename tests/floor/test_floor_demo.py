@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -120,3 +121,43 @@ def test_without_the_floor_extra_a_table_s_commands_run_and_the_floor_says_what_
         assert "psycopg (PostgreSQL's client) is not installed" in refused.stderr
         assert "pip install 'tablectl[floor]'" in refused.stderr
         assert "Traceback" not in refused.stderr
+
+
+def _processes_naming(text: str) -> list[str]:
+    """The command lines of the running processes that name ``text``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            line = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:  # not a process, or it ended meanwhile
+            continue
+        if text in line:
+            found.append(line)
+    return found
+
+
+def test_sigterm_while_dealing_stops_every_part_and_removes_the_folder() -> None:
+    with subprocess.Popen(
+        [*TABLECTL, "floor", "demo", "--tables", "1", "--hands", "10000"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as demo:
+        try:
+            assert demo.stderr is not None
+            first = demo.stderr.readline()
+            folder = re.search(r" in (/\S+)$", first)
+            assert folder is not None, first
+            dealing = demo.stderr.readline()  # said once every part is up and the table deals
+            assert "dealing 10000 hands" in dealing, dealing
+            assert _processes_naming(folder[1])  # the controller, its forwarder, the floor...
+            demo.send_signal(signal.SIGTERM)
+            rest = demo.stderr.read()
+            assert demo.wait(timeout=120) == 128 + signal.SIGTERM
+        finally:
+            if demo.poll() is None:
+                demo.kill()
+    assert "stopped by SIGTERM; every part stopped" in rest
+    assert "Traceback" not in rest
+    assert not Path(folder[1]).exists()
+    assert _processes_naming(folder[1]) == []
