@@ -181,9 +181,13 @@ class FloorLab:
             f"[serve]\nbatch = {self.batch}\nack_wait = 5\n",
             encoding="utf-8",
         )
+        # The owner's password in the environment, not on a command line anyone may read.
+        owner_fields = conninfo_to_dict(owner)
+        secret = str(owner_fields.pop("password", ""))
         command = [*TABLECTL, "floor", "setup", "--config", str(self.floor_config)]
         done = subprocess.run(
-            [*command, "--owner-dsn", owner],
+            [*command, "--owner-dsn", make_conninfo(**owner_fields)],  # type: ignore[arg-type]
+            env={**os.environ, "PGPASSWORD": secret},
             capture_output=True,
             text=True,
             timeout=PATIENCE,
