@@ -604,6 +604,9 @@ def measure_memory(
                 stored, moved = now, time.monotonic()
             if stored >= wanted[0]:
                 readings.append((wanted.pop(0), floor.rss_kib()))
+                print(
+                    f"  (floor serve's RSS after {readings[-1][0]} records: {readings[-1][1]} KiB)"
+                )
             elif time.monotonic() - moved > STALLED or floor.process.poll() is not None:
                 raise RuntimeError(f"the floor stopped storing at {stored} records")
             else:
@@ -640,7 +643,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     quick = args.quick
     print(f"load average at the start: {os.getloadavg()[0]:.2f}, {os.cpu_count()} cores")
     with durable_postgres() as postgres, tempfile.TemporaryDirectory() as folder:
-        made = sample(3 if quick else 100)
+        made = sample(3 if quick else 30)
         print(f"a simulated table: {len(made.records)} records, made at {made.per_second:.0f}/s")
         if "ingest" in parts:
             tables = 4 if quick else 20
@@ -656,7 +659,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             for n, (tables, pace) in enumerate(runs):
                 sub = Path(folder) / f"lag-{n}"
                 sub.mkdir()
-                figures = measure_lag(postgres, sub, tables, 8 if quick else 60, pace)
+                seconds = 8 if quick else (60 if pace == "dealer" else 20)
+                figures = measure_lag(postgres, sub, tables, seconds, pace)
                 label = (
                     f"lag at a dealer's pace ({PACE_WHY})"
                     if pace == "dealer"
