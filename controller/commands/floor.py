@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
+from controller.commands import _floor_web
 from controller.games import GAMES
 
 EXIT_USAGE: Final = 2
@@ -106,6 +107,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify.add_argument("--json", action="store_true", help="one JSON object")
     verify.set_defaults(run=_lazy(_RUN, "run_verify"))
     _register_demo(actions)
+    _floor_web.register(action, _lazy)  # web, user (issue 18)
     parser.set_defaults(run=lambda _args: _usage(parser))
 
 

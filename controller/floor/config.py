@@ -27,6 +27,9 @@ password_file = "/etc/tablectl/floor/reader.password"
 batch = 500                                    # records a transaction
 consumer = "tablectl-floor"                    # the durable consumer's name
 ack_wait = 30                                  # seconds: an unacknowledged batch redelivered
+
+[web]                                          # floor web (controller/floor/web/settings.py)
+secret_file = "/etc/tablectl/floor/web.secret"
 ```
 """
 
@@ -35,7 +38,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
@@ -43,14 +46,17 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.engine.config import ConfigError
 from controller.floor.store import READER, WRITER
+from controller.floor.web.settings import KEYS as WEB_KEYS
+from controller.floor.web.settings import WebSettings, parse_web
 from controller.tomlcheck import MISSING, Problem, Section
 
 SECTIONS: Final[dict[str, tuple[str, ...]]] = {
-    "": ("nats", "postgres", "reader", "serve"),
+    "": ("nats", "postgres", "reader", "serve", "web"),
     "nats": ("servers", "user", "password_file", "tls_ca", "replicas"),
     "postgres": ("dsn", "host", "port", "dbname", "user", "password_file"),
     "reader": ("user", "password_file"),
     "serve": ("batch", "consumer", "ack_wait"),
+    "web": WEB_KEYS,
 }
 _URL: Final = re.compile(r"(nats|tls)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}")
 _NAME: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,62}")
@@ -115,6 +121,8 @@ class FloorConfig:
     consumer: str
     #: Seconds (``[serve] ack_wait``): what a floor process killed mid-batch delays its batch by.
     ack_wait: float = DEFAULT_ACK_WAIT
+    #: ``[web]``: ``floor web``'s address, port, session key and TLS (docs/floor-web.md).
+    web: WebSettings = field(default_factory=WebSettings)
 
 
 def read_secret(path: Path) -> str:
@@ -160,6 +168,7 @@ def parse(data: dict[str, object], base: Path, source: str) -> FloorConfig:
             or DEFAULT_CONSUMER
         )
         ack_wait = _seconds(serve, "ack_wait") or DEFAULT_ACK_WAIT
+    web = parse_web(top.section("web", SECTIONS["web"], required=False), base)
     reader = None
     if writer is not None:
         user, password_file = READER, None
@@ -174,7 +183,7 @@ def parse(data: dict[str, object], base: Path, source: str) -> FloorConfig:
     assert nats is not None
     assert writer is not None
     assert reader is not None
-    return FloorConfig(nats, writer, reader, batch, consumer, ack_wait)
+    return FloorConfig(nats, writer, reader, batch, consumer, ack_wait, web)
 
 
 def _seconds(section: Section, name: str) -> float | None:

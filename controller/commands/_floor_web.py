@@ -1,0 +1,49 @@
+"""``tablectl floor web`` and ``tablectl floor user add|passwd|list|disable`` declared (issue 18,
+docs/floor-web.md): argparse only; what they run is controller/commands/_floor_web_run.py,
+loaded when they run (Starlette, uvicorn, argon2 and psycopg are the ``floor`` extra's)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+Action = Callable[[str, str], argparse.ArgumentParser]
+Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
+_RUN: Final = "controller.commands._floor_web_run"
+#: As controller/floor/web/schema.py ROLES (not imported: that module needs psycopg).
+ROLES: Final = ("supervisor", "surveillance", "auditor", "admin")
+
+
+def register(action: Action, lazy: Lazy) -> None:
+    """Add ``web`` and ``user`` to ``floor``'s actions (``action`` adds one with --config;
+    ``lazy(module, function)`` runs the function, its module loaded then)."""
+    web = action("web", "serve the floor's web view (logins, the floor page), until SIGTERM")
+    web.set_defaults(run=lazy(_RUN, "run_web"))
+    user = action("user", "add, change, list or disable the web view's users (the DBA)")
+    user.add_argument(
+        "--owner-dsn",
+        metavar="DSN",
+        help="the database owner's libpq connection (default: the floor.toml's database, as the "
+        "user running this, over the local socket)",
+    )
+    what = user.add_subparsers(
+        title="user actions", metavar="USER_ACTION", dest="run_user", required=True
+    )
+    add = what.add_parser("add", help="a new user with a role and a password")
+    add.add_argument("name", help="the user's name (lower case)")
+    add.add_argument("--role", required=True, choices=ROLES, help="what they may see")
+    passwd = what.add_parser("passwd", help="a new password (every session of theirs ends)")
+    passwd.add_argument("name")
+    for sub in (add, passwd):
+        sub.add_argument(
+            "--password-file",
+            type=Path,
+            metavar="FILE",
+            help="read the password from the file's first line (default: from the terminal)",
+        )
+    disable = what.add_parser("disable", help="the user may no longer log in; sessions end")
+    disable.add_argument("name")
+    what.add_parser("list", help="every user, their role and state")
+    user.set_defaults(run=lazy(_RUN, "run_user"))

@@ -1,0 +1,201 @@
+"""The floor page's live feed (docs/floor-web.md, Live): the JetStream stream as the signal, the
+store as the truth.
+
+``Live`` follows the stream with an ephemeral, ordered, headers-only consumer from its newest
+message: it gets each record's ``Nats-Msg-Id`` (table, journal, seq) and never the record's bytes,
+so no hole card reaches this process over NATS. It marks the table with the seq, and at most every
+``DEBOUNCE`` seconds reads the marked tables' rows from PostgreSQL (the reader role); a table whose
+stored head is still short of the seq (``floor serve`` not yet committed it) is read again at the
+next turn. Every ``FULL_REFRESH`` seconds every table is read, which brings what the stream does
+not signal (the witness's alarms, a table the floor stored while this process was down) and
+keeps the page right while the broker is away. A row is sent to the browsers only when it changed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import ssl
+from collections.abc import Awaitable, Callable
+from typing import Any, Final
+
+import nats
+import nats.errors
+import psycopg
+import structlog
+from nats.aio.client import Client as NATS
+from nats.aio.msg import Msg
+from nats.js.api import DeliverPolicy
+
+from controller.floor.config import FloorConfig, read_secret
+from controller.floor.subjects import STREAM_SUBJECTS, SubjectError, record_id_of
+from controller.floor.web.views import TableRow, floor_rows
+
+log = structlog.get_logger("tablectl.floor.web")
+
+DEBOUNCE: Final = 0.2
+FULL_REFRESH: Final = 5.0
+#: A browser this far behind is dropped (its EventSource reconnects and gets a fresh snapshot).
+QUEUE_LIMIT: Final = 256
+RETRY: Final = 2.0
+
+Reader = Callable[[], Awaitable[psycopg.AsyncConnection[tuple[object, ...]]]]
+
+
+def sse(event: str, data: object) -> bytes:
+    """One server-sent event (one data line: JSON holds no newline)."""
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+class Live:
+    def __init__(self, config: FloorConfig, reader: Reader) -> None:
+        self.config = config
+        self._reader = reader
+        self._marked: dict[str, int] = {}
+        self._wake = asyncio.Event()
+        self._sent: dict[str, dict[str, object]] = {}
+        self._listeners: set[asyncio.Queue[bytes | None]] = set()
+        self.following = False
+
+    # The browsers' side.
+    def listen(self) -> asyncio.Queue[bytes | None]:
+        queue: asyncio.Queue[bytes | None] = asyncio.Queue(QUEUE_LIMIT)
+        self._listeners.add(queue)
+        return queue
+
+    def leave(self, queue: asyncio.Queue[bytes | None]) -> None:
+        self._listeners.discard(queue)
+
+    def status(self) -> bytes:
+        return sse("status", {"live": self.following})
+
+    def _send(self, message: bytes) -> None:
+        for queue in list(self._listeners):
+            try:
+                queue.put_nowait(message)
+            except asyncio.QueueFull:
+                self._listeners.discard(queue)
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.get_nowait()
+                    queue.put_nowait(None)  # the end of that browser's stream
+
+    # The stream's side.
+    def mark(self, table_id: str, seq: int) -> None:
+        self._marked[table_id] = max(seq, self._marked.get(table_id, 0))
+        self._wake.set()
+
+    async def on_message(self, message: Msg) -> None:
+        message_id = (message.headers or {}).get("Nats-Msg-Id")
+        if message_id is None:
+            return
+        try:
+            record = record_id_of(message_id)
+        except SubjectError:
+            return  # not one tablectl sends: the floor's witness raises the alarm of it
+        self.mark(record.table_id, record.seq)
+
+    async def run(self) -> None:
+        await asyncio.gather(self._follow(), self._refresh())
+
+    async def _follow(self) -> None:
+        told = ""
+        while True:
+            try:
+                client = await _connect(self.config)
+                try:
+                    await client.jetstream().subscribe(
+                        STREAM_SUBJECTS,
+                        cb=self.on_message,
+                        ordered_consumer=True,
+                        headers_only=True,
+                        deliver_policy=DeliverPolicy.NEW,
+                        idle_heartbeat=5.0,
+                    )
+                    self._set_following(True)
+                    told = ""
+                    while client.is_connected or client.is_reconnecting:
+                        await asyncio.sleep(RETRY)
+                        self._set_following(client.is_connected)
+                finally:
+                    self._set_following(False)
+                    with contextlib.suppress(Exception):
+                        await client.close()
+            except (OSError, nats.errors.Error, TimeoutError) as error:
+                said = str(error) or type(error).__name__
+                if said != told:  # once a cause, not every RETRY seconds
+                    log.warning("web_stream_unavailable", error=said)
+                    told = said
+            await asyncio.sleep(RETRY)
+
+    def _set_following(self, following: bool) -> None:
+        if following != self.following:
+            self.following = following
+            self._send(self.status())
+
+    async def _refresh(self) -> None:
+        loop = asyncio.get_running_loop()
+        next_full = 0.0
+        while True:
+            timeout = max(0.0, next_full - loop.time())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+            await asyncio.sleep(DEBOUNCE)  # gather a burst of records into one read
+            self._wake.clear()
+            full = loop.time() >= next_full
+            try:
+                await self._read(None if full else list(self._marked))
+            except (psycopg.Error, OSError) as error:
+                log.warning("web_store_unavailable", error=str(error).strip())
+                if self._marked:
+                    self._wake.set()
+                await asyncio.sleep(RETRY)
+                continue
+            if full:
+                next_full = loop.time() + FULL_REFRESH
+
+    async def _read(self, tables: list[str] | None) -> None:
+        conn = await self._reader()
+        try:
+            rows = await floor_rows(conn, tables)
+        finally:
+            await conn.close()
+        for row in rows:
+            target = self._marked.get(row.table_id)
+            if target is not None and row.records >= target:
+                del self._marked[row.table_id]
+            self._publish(row)
+        if self._marked:
+            self._wake.set()  # not stored yet: read again at the next turn
+
+    def _publish(self, row: TableRow) -> None:
+        data = row.as_json()
+        if self._sent.get(row.table_id) != data:
+            self._sent[row.table_id] = data
+            self._send(sse("table", data))
+
+
+async def _connect(config: FloorConfig) -> NATS:
+    settings = config.nats
+    tls = ssl.create_default_context(cafile=str(settings.tls_ca)) if settings.tls_ca else None
+    options: dict[str, Any] = {"tls": tls} if tls is not None else {}
+    return await nats.connect(
+        servers=list(settings.servers),
+        user=settings.user,
+        password=read_secret(settings.password_file),
+        name="tablectl-floor-web",
+        max_reconnect_attempts=-1,
+        reconnect_time_wait=RETRY,
+        error_cb=_quiet,
+        disconnected_cb=_nothing,
+        reconnected_cb=_nothing,
+        **options,
+    )
+
+
+async def _quiet(error: Exception) -> None:
+    log.warning("web_stream_error", error=str(error) or type(error).__name__)
+
+
+async def _nothing() -> None:
+    return None

@@ -1,0 +1,202 @@
+"""``tablectl floor web`` end to end (issue 18, docs/floor-web.md): a real nats-server and
+PostgreSQL, ``floor serve`` and ``floor web`` as subprocesses of the real CLI, a table's real
+journal published as its forwarder publishes it; what the server sends is read as bytes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from floorhelp import FloorProcess, fixture_lines, publish, tablectl
+from servershelp import NatsFactory
+from webhelp import (
+    PASSWORD,
+    Client,
+    Events,
+    WebProcess,
+    cards_in,
+    hidden_of,
+    publish_records,
+    user,
+    web_floor,
+)
+
+from simulator.servers_pg import PostgresServer
+
+#: Record 33 of the Mambo fixture: hand 1's first round, seat 2 has called 8 and seat 3 is to
+#: act; in the pot the four antes of 1 and the bets 2, 5, 5, 10 and 8 (the round ends at 69).
+MID_HAND = 33
+
+
+def table_rows(data: object) -> dict[str, dict[str, object]]:
+    assert isinstance(data, list)
+    return {row["table_id"]: row for row in data}
+
+
+def test_a_wrong_password_is_refused_and_every_page_and_feed_needs_a_login(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    web = WebProcess(floor)
+    try:
+        anonymous = Client(floor.port)
+        assert anonymous.get("/floor").status == 303  # to /login
+        assert anonymous.get("/floor/events").status == 401
+        refused = anonymous.login("supervisor", "not the password")
+        assert refused.status == 401
+        assert "Wrong user name or password." in refused.text
+        assert anonymous.get("/floor").status == 303  # still not logged in
+        unknown = Client(floor.port).login("nobody", PASSWORD)
+        assert unknown.status == 401
+        # A form without the session's CSRF token is refused, right password or not.
+        forged = Client(floor.port)
+        forged.get("/login")
+        posted = forged.post("/login", {"user": "supervisor", "password": PASSWORD})
+        assert posted.status == 403
+        assert (
+            forged.post(
+                "/login", {"user": "supervisor", "password": PASSWORD, "csrf_token": "x" * 43}
+            ).status
+            == 403
+        )
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+
+
+def test_logins_are_rate_limited_per_user_and_the_session_cookie_is_strict(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    web = WebProcess(floor)
+    try:
+        client = Client(floor.port)
+        for _ in range(5):  # auth.MAX_FAILURES
+            assert client.login("supervisor", "wrong password!").status == 401
+        limited = client.login("supervisor", PASSWORD)  # the right one, too late
+        assert limited.status == 429
+        assert int(limited.headers["retry-after"]) > 0
+        # Another user from the same address is not locked out by these five yet.
+        other = Client(floor.port)
+        granted = other.login("surveillance")
+        assert granted.status == 303
+        cookie = granted.headers["set-cookie"].lower()
+        assert "httponly" in cookie
+        assert "samesite=strict" in cookie
+        assert "secure" not in cookie  # plain HTTP on loopback: no TLS configured
+        page = other.get("/floor")
+        assert page.status == 200
+        csp = page.headers["content-security-policy"]
+        assert "script-src 'self'" in csp
+        assert "unsafe-inline" not in csp
+        assert page.headers["x-frame-options"] == "DENY"
+        assert page.headers["x-content-type-options"] == "nosniff"
+        assert page.headers["referrer-policy"] == "no-referrer"
+        assert "<script>" not in page.text  # no inline script: the CSP would refuse it
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+
+
+def test_roles_decide_the_floor_page_and_a_disabled_user_is_out_at_once(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    web = WebProcess(floor)
+    try:
+        for role, status in (("auditor", 403), ("admin", 403), ("supervisor", 200)):
+            client = Client(floor.port)
+            assert client.login(role).status == 303
+            assert client.get("/floor").status == status, role
+        listed = user(floor.config, floor.db, "list").stdout
+        assert "supervisor\tsupervisor\tenabled" in listed
+        user(floor.config, floor.db, "disable", "supervisor")
+        assert client.get("/floor").status == 303  # the same cookie: logged out
+        assert Client(floor.port).login("supervisor").status == 401
+        (tmp_path / "new.password").write_text("another long password\n")
+        user(
+            floor.config,
+            floor.db,
+            "passwd",
+            "supervisor",
+            "--password-file",
+            tmp_path / "new.password",
+        )
+        assert Client(floor.port).login("supervisor", "another long password").status == 303
+        # Logging out needs the page's CSRF token.
+        assert client.login("supervisor", "another long password").status == 303
+        assert client.post("/logout", {}).status == 403
+        assert client.post("/logout", {"csrf_token": client.csrf("/floor")}).status == 303
+        assert client.get("/floor").status == 303
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+
+
+def test_the_floor_page_and_feed_follow_a_hand_and_never_carry_a_face_down_card(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    nats = nats_factory(("T1", "T2"))
+    floor = web_floor(tmp_path, nats, postgres)
+    lines = fixture_lines()
+    hidden = hidden_of(lines)
+    assert len(hidden) > 10  # the journal has hole cards for the test to look for
+    server = FloorProcess(floor.config)
+    web = WebProcess(floor)
+    clients = {role: Client(floor.port) for role in ("supervisor", "surveillance")}
+    feeds: dict[str, Events] = {}
+    try:
+        server.wait_for_log("floor_serving")
+        for role, client in clients.items():
+            assert client.login(role).status == 303
+            feeds[role] = Events(client)
+            event, data = feeds[role].next()
+            assert (event, data) == ("snapshot", [])
+        publish(nats.url, nats.table_user("T1"), "T1", lines[:MID_HAND])
+        for feed in feeds.values():
+            _, row = feed.until(
+                lambda e, d: e == "table" and isinstance(d, dict) and d["records"] == MID_HAND,
+                "row of T1 in the middle of hand 1",
+            )
+            assert isinstance(row, dict)
+            assert row["hand"] == 1
+            assert row["state"] == "in progress"
+            assert row["game"] == "Mambo stud"
+            assert row["street"] == "first round"
+            assert row["to_act"] == 3
+            assert row["pot"] == 34
+            assert row["players"] == 4
+        page = clients["supervisor"].get("/floor")
+        assert 'data-table="T1"' in page.text
+        publish(nats.url, nats.table_user("T2"), "T2", lines)
+        publish_records(
+            nats.url, nats.table_user("T1"), "T1", lines, first=MID_HAND + 1, last=len(lines)
+        )
+        whole = len(lines)
+        for feed in feeds.values():
+            rows = feed.until_rows(
+                lambda rows: all(rows.get(t, {}).get("records") == whole for t in ("T1", "T2")),
+                "T1 and T2 stored whole",
+            )
+            for row in rows.values():
+                assert row["state"] in ("settled", "voided")
+                assert row["to_act"] is None
+        for role, client in clients.items():
+            sent = b"".join(client.sent) + feeds[role].raw + client.get("/floor").body
+            assert not cards_in(sent) & hidden, role  # no face-down card, to either role
+            assert not cards_in(feeds[role].raw), role  # this slice sends no card at all
+    finally:
+        for feed in feeds.values():
+            feed.close()
+        assert web.stop() == 0, web.log.read_text()
+        assert server.stop() == 0, server.text()
+
+
+def test_floor_setup_applies_the_web_schema_and_floor_web_refuses_a_missing_secret(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    again = tablectl("floor", "setup", "--config", floor.config, "--owner-dsn", floor.db.owner)
+    assert again.returncode == 0, again.stderr
+    assert "web schema version 1; applied now: none (up to date)" in again.stdout
+    (tmp_path / "web.secret").write_text("short\n")
+    refused = tablectl("floor", "web", "--config", floor.config)
+    assert refused.returncode == 2
+    assert "web.secret holds 5 bytes: expected 32 or more" in refused.stderr
+    assert "Traceback" not in refused.stderr

@@ -1,0 +1,275 @@
+"""Helpers of the web view's tests: a floor set up with its users, ``floor web`` as a subprocess of
+the real CLI, a client that keeps the session cookie, and a reader of the server-sent events."""
+
+from __future__ import annotations
+
+import asyncio
+import http.client
+import json
+import re
+import secrets
+import signal
+import subprocess
+import sys
+import time
+import urllib.parse
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.cookies import SimpleCookie
+from pathlib import Path
+from typing import Final
+
+import nats
+import psycopg
+from floorhelp import (
+    PATIENCE,
+    FloorDb,
+    arrivals,
+    floor_database,
+    tablectl,
+    write_floor_toml,
+)
+
+from controller.announce import hidden_cards
+from controller.app import records as rec
+from controller.app import schema
+from controller.floor.web import schema as web_schema
+from controller.floor.web.auth import COOKIE
+from controller.journal.record import parse_line
+from simulator.servers import free_port
+from simulator.servers_nats import NatsServer, NatsUser
+from simulator.servers_pg import PostgresServer
+
+PASSWORD: Final = "correct horse battery"
+ROLES: Final = ("supervisor", "surveillance", "auditor", "admin")
+
+
+@dataclass(frozen=True)
+class WebFloor:
+    config: Path
+    db: FloorDb
+    port: int
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def web_floor(tmp_path: Path, nats: NatsServer, postgres: PostgresServer) -> WebFloor:
+    """A floor database (the store's and the web's schema), floor.toml with [web], and one user
+    of each role (named after it, password PASSWORD) added by ``floor user add``."""
+    db = floor_database(postgres)
+    with psycopg.connect(db.owner, autocommit=True) as conn:
+        web_schema.setup(conn)
+    config = write_floor_toml(tmp_path, nats.url, nats.floor_user, postgres, db)
+    (tmp_path / "web.secret").write_text(secrets.token_hex(32) + "\n")
+    port = free_port()
+    with config.open("a") as out:
+        out.write(f'[web]\nport = {port}\nsecret_file = "web.secret"\n')
+    (tmp_path / "user.password").write_text(PASSWORD + "\n")
+    for role in ROLES:
+        user(config, db, "add", role, "--role", role, "--password-file", tmp_path / "user.password")
+    return WebFloor(config, db, port)
+
+
+def user(config: Path, db: FloorDb, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    done = tablectl("floor", "user", "--config", config, "--owner-dsn", db.owner, *args)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return done
+
+
+class WebProcess:
+    """``tablectl floor web`` as a subprocess, answering once ``/login`` does."""
+
+    def __init__(self, floor: WebFloor) -> None:
+        self.floor = floor
+        self.log = floor.config.parent / f"web-{id(self)}.log"
+        self._out = self.log.open("w")
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "controller", "floor", "web", "--config", str(floor.config)],
+            stdout=self._out,
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + PATIENCE
+        while not self._answers():
+            if self.process.poll() is not None:
+                raise AssertionError(f"floor web exited:\n{self.log.read_text()}")
+            if time.monotonic() > deadline:
+                raise AssertionError(f"floor web not answering:\n{self.log.read_text()}")
+            time.sleep(0.05)
+
+    def _answers(self) -> bool:
+        try:
+            return Client(self.floor.port).get("/login").status == 200
+        except OSError:
+            return False
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        code = self.process.wait(timeout=PATIENCE)
+        self._out.close()
+        return code
+
+
+@dataclass
+class Reply:
+    status: int
+    headers: dict[str, str]
+    body: bytes
+
+    @property
+    def text(self) -> str:
+        return self.body.decode()
+
+
+@dataclass
+class Client:
+    """HTTP to the view on loopback, keeping the session cookie as a browser does."""
+
+    port: int
+    cookie: str | None = None
+    address: str = "127.0.0.1"
+    sent: list[bytes] = field(default_factory=list)
+
+    def request(self, method: str, path: str, form: dict[str, str] | None = None) -> Reply:
+        connection = http.client.HTTPConnection(self.address, self.port, timeout=PATIENCE)
+        headers = {"cookie": f"{COOKIE}={self.cookie}"} if self.cookie else {}
+        body = None
+        if form is not None:
+            body = urllib.parse.urlencode(form)
+            headers["content-type"] = "application/x-www-form-urlencoded"
+        try:
+            connection.request(method, path, body=body, headers=headers)
+            response = connection.getresponse()
+            reply = Reply(
+                response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+            )
+        finally:
+            connection.close()
+        self._keep(reply.headers.get("set-cookie"))
+        self.sent.append(reply.body)
+        return reply
+
+    def _keep(self, header: str | None) -> None:
+        if header is None:
+            return
+        morsel = SimpleCookie(header).get(COOKIE)
+        if morsel is not None:
+            self.cookie = morsel.value or None
+
+    def get(self, path: str) -> Reply:
+        return self.request("GET", path)
+
+    def post(self, path: str, form: dict[str, str]) -> Reply:
+        return self.request("POST", path, form)
+
+    def csrf(self, path: str = "/login") -> str:
+        found = re.search(r'name="csrf_token" value="([^"]+)"', self.get(path).text)
+        assert found, "no CSRF token in the form"
+        return found.group(1)
+
+    def login(self, name: str, password: str = PASSWORD) -> Reply:
+        return self.post("/login", {"user": name, "password": password, "csrf_token": self.csrf()})
+
+
+class Events:
+    """``/floor/events`` read as a browser's EventSource does: every byte kept (``raw``)."""
+
+    def __init__(self, client: Client) -> None:
+        self.connection = http.client.HTTPConnection("127.0.0.1", client.port, timeout=PATIENCE)
+        self.connection.request(
+            "GET", "/floor/events", headers={"cookie": f"{COOKIE}={client.cookie}"}
+        )
+        self.response = self.connection.getresponse()
+        self.raw = b""
+        self.events: list[tuple[str, object]] = []
+        #: Each table's last row sent (a snapshot's, or a later ``table`` event's).
+        self.rows: dict[str, dict[str, object]] = {}
+
+    def next(self) -> tuple[str, object]:
+        """The next event (a heartbeat skipped); a socket timeout after PATIENCE fails the test."""
+        event, data = "", ""
+        while True:
+            line = self.response.readline()
+            if not line:
+                raise AssertionError(f"the event stream ended: {self.raw[-500:]!r}")
+            self.raw += line
+            text = line.decode().rstrip("\n")
+            if text.startswith("event: "):
+                event = text[7:]
+            elif text.startswith("data: "):
+                data = text[6:]
+            elif text.startswith(":"):
+                return ("heartbeat", None)  # a comment: lets ``until`` see its deadline
+            elif text == "" and event:
+                self.events.append((event, json.loads(data)))
+                self._track(*self.events[-1])
+                return self.events[-1]
+
+    def _track(self, event: str, data: object) -> None:
+        if event == "snapshot" and isinstance(data, list):
+            self.rows = {str(row["table_id"]): row for row in data}
+        elif event == "table" and isinstance(data, dict):
+            self.rows[str(data["table_id"])] = data
+
+    def until_rows(
+        self, ready: Callable[[dict[str, dict[str, object]]], bool], what: str
+    ) -> dict[str, dict[str, object]]:
+        """The rows once ``ready(rows)`` holds, checked after each event."""
+        self.until(lambda _e, _d: ready(self.rows), what)
+        return self.rows
+
+    def until(self, ready: Callable[[str, object], bool], what: str) -> tuple[str, object]:
+        """The first event ``ready`` accepts; fails after PATIENCE (heartbeats keep the socket
+        busy, so its timeout alone would not end the wait)."""
+        deadline = time.monotonic() + PATIENCE
+        while time.monotonic() < deadline:
+            event, data = self.next()
+            if ready(event, data):
+                return event, data
+        raise AssertionError(f"no {what} within {PATIENCE} s; rows {self.rows}")
+
+    def close(self) -> None:
+        self.connection.close()
+
+
+def publish_records(
+    url: str, user: NatsUser, table_id: str, lines: list[bytes], *, first: int, last: int
+) -> None:
+    """Publish records ``first`` to ``last`` of ``lines`` as the table's forwarder does."""
+
+    async def run() -> None:
+        client = await nats.connect(
+            url, user=user.user, password=user.password, inbox_prefix=user.inbox_prefix
+        )
+        try:
+            js = client.jetstream()
+            for arrival in arrivals(table_id, lines, range(first, last + 1)):
+                assert arrival.message_id is not None
+                await js.publish(
+                    arrival.subject, arrival.line, headers={"Nats-Msg-Id": arrival.message_id}
+                )
+        finally:
+            await client.close()
+
+    asyncio.run(run())
+
+
+def hidden_of(lines: list[bytes]) -> set[str]:
+    """Every card of ``lines`` no player may see (controller/announce.py ``hidden_cards``)."""
+    cards: set[str] = set()
+    for line in lines:
+        record = parse_line(line)
+        if record.kind in rec.DECISIONS:
+            for event in schema.decode_events(record):
+                cards.update(hidden_cards(event))
+    return cards
+
+
+_CARD: Final = re.compile(rb"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")
+
+
+def cards_in(text: bytes) -> set[str]:
+    """The card codes (rank and suit: 7c, Td) standing alone as words in ``text``."""
+    return {card.decode() for card in _CARD.findall(text)}
