@@ -1,0 +1,124 @@
+"""The floor's web view in a real browser (issue 18, docs/floor-web.md): Debian's chromium,
+headless, through Selenium and Debian's chromedriver, against ``floor serve`` and ``floor web``
+fed by real journals over a real nats-server into a real PostgreSQL.
+
+Set TABLECTL_WEB_SCREENSHOTS=docs/floor-web to write the pages' screenshots for the docs; they
+go into the test's folder otherwise.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+from servershelp import NatsFactory
+from webhelp import PASSWORD, WebProcess, cards_in, hidden_of, publish_records, web_floor
+
+from simulator.servers_pg import PostgresServer
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+#: As test_web.py: hand 1's first round, seat 3 to act, 34 in the pot.
+MID_HAND = 33
+
+NEEDS = "Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
+
+
+@pytest.fixture
+def browser(tmp_path: Path) -> Iterator[WebDriver]:
+    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
+        pytest.fail(f"no {CHROMIUM} or {CHROMEDRIVER}: {NEEDS}")
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    # As root in a closed network: no sandbox, no GPU, nothing fetched from outside.
+    for flag in (
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1400,700",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+    ):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def shots(tmp_path: Path) -> Path:
+    folder = Path(os.environ.get("TABLECTL_WEB_SCREENSHOTS", tmp_path / "screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def cell(driver: WebDriver, table: str, name: str) -> str:
+    return str(driver.find_element(By.CSS_SELECTOR, f'tr[data-table="{table}"] td.{name}').text)
+
+
+def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer, browser: WebDriver
+) -> None:
+    nats = nats_factory(("T1", "T2", "T3"))
+    floor = web_floor(tmp_path, nats, postgres)
+    server = FloorProcess(floor.config)
+    web = WebProcess(floor)
+    wait = WebDriverWait(browser, PATIENCE)
+    mambo = fixture_lines()
+    try:
+        server.wait_for_log("floor_serving")
+        publish(nats.url, nats.table_user("T2"), "T2", fixture_lines("five-card-stud"))
+        draw = fixture_lines("triple-draw")
+        publish_records(nats.url, nats.table_user("T3"), "T3", draw, first=1, last=200)
+        # A record sent under another's message id: the witness's alarm, shown in red.
+        wrong = [*draw[:200], draw[10]]
+        publish_records(nats.url, nats.table_user("T3"), "T3", wrong, first=201, last=201)
+        browser.get(f"{floor.base}/floor")
+        wait.until(ready.presence_of_element_located((By.ID, "login")))
+        browser.find_element(By.ID, "user").send_keys("supervisor")
+        browser.find_element(By.ID, "password").send_keys("not the password")
+        browser.find_element(By.ID, "submit").click()
+        error = wait.until(ready.presence_of_element_located((By.ID, "login-error")))
+        assert error.text == "Wrong user name or password."
+        browser.save_screenshot(str(shots(tmp_path) / "login.png"))
+        browser.find_element(By.ID, "user").send_keys("supervisor")
+        browser.find_element(By.ID, "password").send_keys(PASSWORD)
+        browser.find_element(By.ID, "submit").click()
+        wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
+        wait.until(lambda d: "ALARM" in cell(d, "T3", "alarms"))
+        assert "alarm" in browser.find_element(
+            By.CSS_SELECTOR, 'tr[data-table="T3"]'
+        ).get_attribute("class")
+        assert "five-card stud" in browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T2"]').text
+        # The table deals: its row appears, then follows the hand, with no reload.
+        publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])
+        wait.until(lambda d: cell(d, "T1", "pot") == "34")
+        assert cell(browser, "T1", "to-act") == "seat 3"
+        assert cell(browser, "T1", "street") == "first round"
+        browser.save_screenshot(str(shots(tmp_path) / "floor.png"))
+        publish_records(nats.url, nats.table_user("T1"), "T1", mambo, first=MID_HAND + 1, last=49)
+        wait.until(lambda d: cell(d, "T1", "street") == "second round")
+        assert cell(browser, "T1", "pot") == "69"
+        # Filter on the client: only the alarmed table.
+        browser.find_element(By.ID, "alarmed").click()
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#tables tbody tr")) == 1)
+        assert browser.find_elements(By.CSS_SELECTOR, 'tr[data-table="T3"]')
+        page = browser.page_source.encode()
+        assert not cards_in(page) & hidden_of(mambo)
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+        assert server.stop() == 0, server.text()
