@@ -334,7 +334,8 @@ def udevadm_verifies() -> bool:
 @pytest.mark.fast
 def test_the_readme_names_the_packages_ci_installs() -> None:
     """README, Quick start: make test's Debian packages are exactly those .ci/run installs (CI
-    on a bare Debian 12 is the proof), and make demo's are a few of them."""
+    on a bare Debian 12 is the proof), and make demo's and make floor-demo's are a few of them
+    (the floor demo's servers: nats-server and postgresql-15, docs/floor.md, The demo)."""
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     lists = [
         [w for w in words[2:] if not w.startswith("-")]
@@ -342,8 +343,8 @@ def test_the_readme_names_the_packages_ci_installs() -> None:
         for words in Block("walk", "", 0, block).commands()
         if words[:2] == ["apt-get", "install"]
     ]
-    assert len(lists) == 2, lists  # make demo's, then make test's
-    demo, test = lists
+    assert len(lists) == 3, lists  # make demo's, make test's, then make floor-demo's
+    demo, test, floor = lists
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     installed = [
         word
@@ -352,3 +353,5 @@ def test_the_readme_names_the_packages_ci_installs() -> None:
     ]
     assert sorted(test) == sorted(installed)
     assert set(demo) == {"make", "python3", "python3-venv"}
+    assert set(floor) == {*demo, "nats-server", "postgresql-15"}
+    assert set(floor) <= set(installed)
