@@ -108,4 +108,4 @@ def test_a_file_that_is_not_toml_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_the_example_names_only_keys_the_reader_knows() -> None:
     data = tomllib.loads(EXAMPLE.read_text())
-    assert set(data) == {"nats", "postgres", "reader", "serve"}
+    assert set(data) == {"nats", "postgres", "reader", "serve", "web"}

@@ -22,7 +22,8 @@ EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "floor.toml"
 
 
 def _config(web: str) -> dict[str, object]:
-    return tomllib.loads(EXAMPLE.read_text() + web)
+    without = EXAMPLE.read_text().split("\n[web]")[0]  # the example's own [web] replaced
+    return tomllib.loads(without + "\n" + web)
 
 
 @pytest.mark.fast
@@ -36,6 +37,13 @@ def test_web_defaults_to_loopback_and_a_proxy_or_tls_makes_cookies_secure(tmp_pa
         _config('[web]\nsecret_file = "s"\ntls_cert = "c.pem"\ntls_key = "k.pem"\n'), tmp_path, "f"
     )
     assert tls.web.secure_cookies
+
+
+@pytest.mark.fast
+def test_the_examples_web_section_is_read_as_written() -> None:
+    web = parse(tomllib.loads(EXAMPLE.read_text()), EXAMPLE.parent, str(EXAMPLE)).web
+    assert (web.listen, web.port, web.secure_cookies) == ("127.0.0.1", 8443, True)
+    assert web.secret_file == EXAMPLE.parent / "web.secret"
 
 
 @pytest.mark.fast
