@@ -107,7 +107,7 @@ def test_postgresql_down_holds_the_batch_unacknowledged_until_it_is_back(
 def test_a_floor_started_while_postgresql_is_down_waits_for_it_then_serves(
     tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
 ) -> None:
-    """As a systemd restart during a database restart meets it (tests/floor/test_faults.py):
+    """As a systemd restart during a database restart meets it (tests/floor/test_floor_faults.py):
     retried with one warning line each, not an exit."""
     nats = nats_factory(("T1",))
     db = floor_database(postgres)
