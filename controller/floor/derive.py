@@ -60,6 +60,17 @@ class DeviceRow:
     data: schema.DeviceData
 
 
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A record whose hash and link hold but whose data this floor's schema does not read (a
+    newer version from a table upgraded first, or data no tablectl writes): it is stored, as
+    evidence, and raised as a floor alarm; nothing is derived from it."""
+
+    seq: int
+    at: str
+    message: str
+
+
 @dataclass(slots=True)
 class Derived:
     """What a journal's newly linked records give the store."""
@@ -68,20 +79,28 @@ class Derived:
     hands: dict[int, HandRow] = field(default_factory=dict)
     alarms: list[TableAlarm] = field(default_factory=list)
     devices: list[DeviceRow] = field(default_factory=list)
+    refused: list[Refused] = field(default_factory=list)
 
 
 def derive(records: Iterable[Record], current_hand: int | None) -> Derived:
     """The rows ``records`` (linked, in chain order) add, the journal at hand ``current_hand``."""
     out = Derived(current_hand)
     for record in records:
-        if record.kind == "device":
-            data = schema.decode(record)
-            assert isinstance(data, schema.DeviceData)
-            out.devices.append(DeviceRow(record.seq, record.ts, data))
-        elif record.kind in rec.DECISIONS:
-            for event in schema.decode_events(record):
-                _event(out, record, event)
+        try:
+            _record(out, record)
+        except rec.RecordFormatError as error:  # a SchemaError too: never a stopped floor
+            out.refused.append(Refused(record.seq, record.ts, str(error)))
     return out
+
+
+def _record(out: Derived, record: Record) -> None:
+    if record.kind == "device":
+        data = schema.decode(record)
+        assert isinstance(data, schema.DeviceData)
+        out.devices.append(DeviceRow(record.seq, record.ts, data))
+    elif record.kind in rec.DECISIONS:
+        for event in schema.decode_events(record):
+            _event(out, record, event)
 
 
 def _row(out: Derived, record: Record, hand: int | None) -> HandRow | None:

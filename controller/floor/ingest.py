@@ -269,6 +269,7 @@ async def _write(
             hands.extend(_hand_row(key, row) for row in derived.hands.values())
             devices.extend(_device_row(key, row) for row in derived.devices)
             table_alarms.extend(_table_alarm_row(key, alarm) for alarm in derived.alarms)
+            table_alarms.extend(_refused_row(key, refused) for refused in derived.refused)
             current[key] = derived.current_hand
         await cur.executemany(
             "UPDATE records SET linked = true WHERE table_id = %s AND journal_id = %s AND seq = %s",
@@ -434,6 +435,21 @@ _ALARM_INSERT = (
 
 def _table_alarm_row(key: Key, alarm: derive.TableAlarm) -> tuple[object, ...]:
     return (*key, alarm.seq, "table", alarm.kind, alarm.message, None, None, "", _ts(alarm.at))
+
+
+def _refused_row(key: Key, refused: derive.Refused) -> tuple[object, ...]:
+    """A record the floor stores but cannot read (derive.Refused): a floor alarm."""
+    return (
+        *key,
+        refused.seq,
+        "floor",
+        "schema_refused",
+        refused.message,
+        None,
+        None,
+        "",
+        _ts(refused.at),
+    )
 
 
 def _floor_alarm_row(alarm: WitnessAlarm, now: datetime) -> tuple[object, ...]:

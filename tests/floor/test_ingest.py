@@ -20,6 +20,7 @@ from floorhelp import (
 from controller.app.recall import format_hand
 from controller.floor import report
 from controller.floor.witness import CONFLICT, JOURNAL_BEGUN_ANEW
+from controller.journal.record import parse_line
 from simulator.servers_pg import PostgresServer
 
 
@@ -141,3 +142,24 @@ def test_each_tables_least_clock_offset_is_kept_per_window(postgres: PostgresSer
     # The fixture's last record is the latest ts: the least offset is the last record's.
     assert latest is not None
     assert abs(float(least) - float(latest[0])) < 5000
+
+
+def test_a_record_the_floors_schema_does_not_read_is_stored_and_raised_not_a_stopped_floor(
+    postgres: PostgresServer,
+) -> None:
+    """A record whose hash and link hold but whose data does not fit the schema (a table
+    upgraded before the floor writes a newer version): stored as evidence, a floor alarm
+    naming its seq, the hands of the records around it still derived."""
+    db = floor_database(postgres)
+    lines = fixture_lines()
+    seq = next(parse_line(line).seq for line in lines if parse_line(line).kind == "decision")
+    odd = rewritten(lines, seq)  # its data gains a field no schema declares: a fine chain
+    ingest_now(db.writer, arrivals("T1", odd))
+    assert count(db.reader, "SELECT count(*) FROM records") == len(lines)
+    with psycopg.connect(db.reader) as conn:
+        alarms = conn.execute(
+            "SELECT seq, message FROM alarms WHERE source = 'floor' AND kind = 'schema_refused'"
+        ).fetchall()
+    assert [row[0] for row in alarms] == [seq]
+    assert "rewritten is not in the schema" in alarms[0][1]
+    assert count(db.reader, "SELECT count(*) FROM hands WHERE finished") > 0
