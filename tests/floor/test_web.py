@@ -4,8 +4,11 @@ journal published as its forwarder publishes it; what the server sends is read a
 
 from __future__ import annotations
 
+import http.client
+import ssl
 from pathlib import Path
 
+import pytest
 from floorhelp import FloorProcess, fixture_lines, publish, tablectl
 from servershelp import NatsFactory
 from webhelp import (
@@ -21,6 +24,7 @@ from webhelp import (
 )
 
 from simulator.servers_pg import PostgresServer
+from simulator.servers_tls import TlsFiles
 
 #: Record 33 of the Mambo fixture: hand 1's first round, seat 2 has called 8 and seat 3 is to
 #: act; in the pot the four antes of 1 and the bets 2, 5, 5, 10 and 8 (the round ends at 69).
@@ -200,3 +204,24 @@ def test_floor_setup_applies_the_web_schema_and_floor_web_refuses_a_missing_secr
     assert refused.returncode == 2
     assert "web.secret holds 5 bytes: expected 32 or more" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_over_its_own_tls_the_view_marks_the_cookie_secure_and_sends_hsts(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer, tls_files: TlsFiles
+) -> None:
+    keys = f'tls_cert = "{tls_files.cert}"\ntls_key = "{tls_files.key}"\n'
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres, keys)
+    trust = ssl.create_default_context(cafile=str(tls_files.ca))
+    web = WebProcess(floor, tls=trust)
+    try:
+        with pytest.raises((http.client.HTTPException, OSError)):
+            Client(floor.port).get("/login")  # plain HTTP: no answer
+        client = Client(floor.port, tls=trust)
+        granted = client.login("supervisor")
+        assert granted.status == 303
+        assert "; secure" in granted.headers["set-cookie"].lower()
+        page = client.get("/floor")
+        assert page.status == 200
+        assert page.headers["strict-transport-security"] == "max-age=31536000"
+    finally:
+        assert web.stop() == 0, web.log.read_text()

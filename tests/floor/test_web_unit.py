@@ -112,6 +112,17 @@ def test_the_rate_limit_refuses_a_key_over_its_failures_until_the_window_has_pas
 
 
 @pytest.mark.fast
+def test_the_rate_limit_forgets_names_whose_failures_have_left_the_window() -> None:
+    now = [0.0]
+    limit = auth.RateLimit(limit=3, window=60.0, clock=lambda: now[0])
+    for n in range(auth.PRUNE_AT):
+        limit.failed(f"name{n}")
+    now[0] += 61
+    limit.failed("fresh")
+    assert len(limit) == 1
+
+
+@pytest.mark.fast
 def test_hand_state_follows_street_seat_to_act_and_pot_through_a_real_hand() -> None:
     events: list[ev.Event] = []
     seen = []

@@ -9,6 +9,7 @@ import json
 import re
 import secrets
 import signal
+import ssl
 import subprocess
 import sys
 import time
@@ -55,7 +56,9 @@ class WebFloor:
         return f"http://127.0.0.1:{self.port}"
 
 
-def web_floor(tmp_path: Path, nats: NatsServer, postgres: PostgresServer) -> WebFloor:
+def web_floor(
+    tmp_path: Path, nats: NatsServer, postgres: PostgresServer, web: str = ""
+) -> WebFloor:
     """A floor database (the store's and the web's schema), floor.toml with [web], and one user
     of each role (named after it, password PASSWORD) added by ``floor user add``."""
     db = floor_database(postgres)
@@ -65,7 +68,7 @@ def web_floor(tmp_path: Path, nats: NatsServer, postgres: PostgresServer) -> Web
     (tmp_path / "web.secret").write_text(secrets.token_hex(32) + "\n")
     port = free_port()
     with config.open("a") as out:
-        out.write(f'[web]\nport = {port}\nsecret_file = "web.secret"\n')
+        out.write(f'[web]\nport = {port}\nsecret_file = "web.secret"\n{web}')
     (tmp_path / "user.password").write_text(PASSWORD + "\n")
     for role in ROLES:
         user(config, db, "add", role, "--role", role, "--password-file", tmp_path / "user.password")
@@ -81,8 +84,9 @@ def user(config: Path, db: FloorDb, *args: str | Path) -> subprocess.CompletedPr
 class WebProcess:
     """``tablectl floor web`` as a subprocess, answering once ``/login`` does."""
 
-    def __init__(self, floor: WebFloor) -> None:
+    def __init__(self, floor: WebFloor, tls: ssl.SSLContext | None = None) -> None:
         self.floor = floor
+        self.tls = tls
         self.log = floor.config.parent / f"web-{id(self)}.log"
         self._out = self.log.open("w")
         self.process = subprocess.Popen(
@@ -100,7 +104,7 @@ class WebProcess:
 
     def _answers(self) -> bool:
         try:
-            return Client(self.floor.port).get("/login").status == 200
+            return Client(self.floor.port, tls=self.tls).get("/login").status == 200
         except OSError:
             return False
 
@@ -131,9 +135,15 @@ class Client:
     cookie: str | None = None
     address: str = "127.0.0.1"
     sent: list[bytes] = field(default_factory=list)
+    #: HTTPS with this context (None: plain HTTP).
+    tls: ssl.SSLContext | None = None
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None) -> Reply:
-        connection = http.client.HTTPConnection(self.address, self.port, timeout=PATIENCE)
+        connection = (
+            http.client.HTTPSConnection(self.address, self.port, timeout=PATIENCE, context=self.tls)
+            if self.tls is not None
+            else http.client.HTTPConnection(self.address, self.port, timeout=PATIENCE)
+        )
         headers = {"cookie": f"{COOKIE}={self.cookie}"} if self.cookie else {}
         body = None
         if form is not None:

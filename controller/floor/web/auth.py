@@ -91,6 +91,8 @@ MAX_FAILURES: Final = 5
 #: Per address: more, as several people log in at one terminal of the surveillance room.
 MAX_ADDRESS_FAILURES: Final = 20
 WINDOW: Final = 300.0
+#: Keys held before the stale ones are swept.
+PRUNE_AT: Final = 1000
 
 
 class RateLimit:
@@ -128,8 +130,16 @@ class RateLimit:
 
     def failed(self, *keys: str) -> None:
         now = self._clock()
+        if len(self._failures) >= PRUNE_AT:
+            # Forget the keys whose failures have all left the window: the memory held is
+            # what WINDOW seconds of failures need, however many names are tried.
+            for stale in [k for k, at in self._failures.items() if at[-1] <= now - self.window]:
+                del self._failures[stale]
         for key in keys:
             self._failures.setdefault(key, deque()).append(now)
+
+    def __len__(self) -> int:
+        return len(self._failures)
 
     def succeeded(self, *keys: str) -> None:
         for key in keys:
