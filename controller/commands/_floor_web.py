@@ -31,19 +31,23 @@ def register(action: Action, lazy: Lazy) -> None:
     what = user.add_subparsers(
         title="user actions", metavar="USER_ACTION", dest="run_user", required=True
     )
-    add = what.add_parser("add", help="a new user with a role and a password")
+
+    def sub(name: str, text: str) -> argparse.ArgumentParser:
+        return what.add_parser(name, help=text, description=text[0].upper() + text[1:] + ".")
+
+    add = sub("add", "a new user with a role and a password")
     add.add_argument("name", help="the user's name (lower case)")
     add.add_argument("--role", required=True, choices=ROLES, help="what they may see")
-    passwd = what.add_parser("passwd", help="a new password (every session of theirs ends)")
-    passwd.add_argument("name")
-    for sub in (add, passwd):
-        sub.add_argument(
+    passwd = sub("passwd", "a new password (every session of theirs ends)")
+    passwd.add_argument("name", help="the user's name")
+    for chosen in (add, passwd):
+        chosen.add_argument(
             "--password-file",
             type=Path,
             metavar="FILE",
             help="read the password from the file's first line (default: from the terminal)",
         )
-    disable = what.add_parser("disable", help="the user may no longer log in; sessions end")
-    disable.add_argument("name")
-    what.add_parser("list", help="every user, their role and state")
+    disable = sub("disable", "the user may no longer log in; their sessions end")
+    disable.add_argument("name", help="the user's name")
+    sub("list", "every user, their role and state")
     user.set_defaults(run=lazy(_RUN, "run_user"))

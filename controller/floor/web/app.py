@@ -110,8 +110,10 @@ class Web:
         return RedirectResponse("/floor", status_code=303)
 
     async def login_form(self, request: Request) -> Response:
+        # A visitor gets a session holding only a CSRF token; a session already logged in is
+        # kept as it is (showing the form logs no one out: a GET changes nothing).
         session = self.session(request) or auth.Session(auth.new_csrf())
-        return self.page(request, "login.html", {"error": None}, auth.Session(session.csrf))
+        return self.page(request, "login.html", {"error": None}, session)
 
     async def login(self, request: Request) -> Response:
         form = await request.form()
