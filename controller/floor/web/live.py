@@ -53,6 +53,9 @@ class Live:
         self.config = config
         self._reader = reader
         self._marked: dict[str, int] = {}
+        #: When each mark was made: one the store has not reached in FULL_REFRESH seconds (a
+        #: chain held beyond a gap, say) is left to the full reads, not read every turn.
+        self._since: dict[str, float] = {}
         self._wake = asyncio.Event()
         self._sent: dict[str, dict[str, object]] = {}
         self._listeners: set[asyncio.Queue[bytes | None]] = set()
@@ -83,6 +86,7 @@ class Live:
     # The stream's side.
     def mark(self, table_id: str, seq: int) -> None:
         self._marked[table_id] = max(seq, self._marked.get(table_id, 0))
+        self._since.setdefault(table_id, asyncio.get_running_loop().time())
         self._wake.set()
 
     async def on_message(self, message: Msg) -> None:
@@ -164,7 +168,11 @@ class Live:
             target = self._marked.get(row.table_id)
             if target is not None and row.records >= target:
                 del self._marked[row.table_id]
+                del self._since[row.table_id]
             self._publish(row)
+        now = asyncio.get_running_loop().time()
+        for table in [t for t, at in self._since.items() if now - at > FULL_REFRESH]:
+            del self._marked[table], self._since[table]
         if self._marked:
             self._wake.set()  # not stored yet: read again at the next turn
 
