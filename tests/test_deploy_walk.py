@@ -319,8 +319,8 @@ def check_install(folders: dict[str, Path], walked: list[tuple[Block, str]]) -> 
     unit = (folders["UNITS"] / "tablectl.service").read_text(encoding="utf-8")
     assert f"ExecStart={tablectl} run --config {folders['ETC']}/table.toml" in unit
     verified = [said for b, said in walked if "systemd-analyze verify" in b.text]
-    assert len(verified) == 2  # the controller's unit and the display's
-    assert verified == ["", ""], verified
+    assert len(verified) == 3  # the controller's unit, the display's and the forwarder's
+    assert verified == ["", "", ""], verified
 
 
 def udevadm_verifies() -> bool:
