@@ -143,6 +143,13 @@ def test_two_forwarders_of_one_table_never_store_a_record_twice(
         first, second = start_forward(config), start_forward(config)
         records += _append(writer, 150)
         eventually(lambda: len(held(server, "T1")) == 200, "200 records stored", first)
+        # Both running before either is stopped: on a quick machine the first can store all
+        # 200 while the second is still starting, and a SIGTERM then ends it before its handler.
+        eventually(
+            lambda: len(events_of(config, "forward_connected")) >= 2,
+            "both forwarders connected",
+            second,
+        )
     assert stop(first) == 0
     assert stop(second) == 0
     assert _stored(server, "T1") == _expected("T1", records, journal)
