@@ -193,8 +193,17 @@ def stop(process: subprocess.Popen[str], sig: signal.Signals = signal.SIGTERM) -
 
 
 def holds(server: NatsServer, table_id: str, count: int) -> Callable[[], bool]:
-    """Whether the stream holds ``count`` messages of ``table_id``, for ``eventually``."""
-    return lambda: len(held(server, table_id)) == count
+    """Whether the stream holds ``count`` messages of ``table_id``, for ``eventually``; a
+    stream that does not answer yet (a cluster electing a leader after a node was killed) does
+    not hold them yet."""
+
+    def check() -> bool:
+        try:
+            return len(held(server, table_id)) == count
+        except nats.errors.TimeoutError:
+            return False
+
+    return check
 
 
 def retried_more_than(config: Path, count: int) -> Callable[[], bool]:
