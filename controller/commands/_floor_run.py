@@ -44,7 +44,8 @@ class FloorVerifyJson:
     alarms: list[report.FloorAlarm]
 
 
-def _config(args: argparse.Namespace, name: str) -> FloorConfig | None:
+def floor_config(args: argparse.Namespace, name: str) -> FloorConfig | None:
+    """floor.toml as ``--config`` names it, or None after saying why (every floor command)."""
     try:
         return load(args.config)
     except ConfigError as error:
@@ -52,14 +53,20 @@ def _config(args: argparse.Namespace, name: str) -> FloorConfig | None:
         return None
 
 
+def owner_dsn(config: FloorConfig, given: str | None) -> str:
+    """The database owner's connection (``--owner-dsn``, or the writer's database over the
+    local socket as the user running the command: the DBA's)."""
+    if given is not None:
+        return given
+    dbname = psycopg.conninfo.conninfo_to_dict(config.writer.conninfo).get("dbname")
+    return psycopg.conninfo.make_conninfo(dbname=str(dbname))
+
+
 def run_setup(args: argparse.Namespace) -> int:
-    config = _config(args, "setup")
+    config = floor_config(args, "setup")
     if config is None:
         return EXIT_USAGE
-    owner = args.owner_dsn
-    if owner is None:
-        dbname = psycopg.conninfo.conninfo_to_dict(config.writer.conninfo).get("dbname")
-        owner = psycopg.conninfo.make_conninfo(dbname=str(dbname))
+    owner = owner_dsn(config, args.owner_dsn)
     try:
         with psycopg.connect(owner, autocommit=True) as conn:
             applied = store.setup(conn)
@@ -84,7 +91,7 @@ def run_setup(args: argparse.Namespace) -> int:
 def run_serve(args: argparse.Namespace) -> int:
     from controller.floor.serve import serve  # noqa: PLC0415 -- nats only for serve
 
-    config = _config(args, "serve")
+    config = floor_config(args, "serve")
     if config is None:
         return EXIT_USAGE
     configure_logging(LogSettings(), table_id=None)
@@ -101,7 +108,7 @@ def _reader(config: FloorConfig) -> psycopg.Connection[tuple[object, ...]]:
 
 
 def run_recall(args: argparse.Namespace) -> int:
-    config = _config(args, "recall")
+    config = floor_config(args, "recall")
     if config is None:
         return EXIT_USAGE
     try:
@@ -123,7 +130,7 @@ def run_recall(args: argparse.Namespace) -> int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    config = _config(args, "verify")
+    config = floor_config(args, "verify")
     if config is None:
         return EXIT_USAGE
     try:

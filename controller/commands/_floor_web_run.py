@@ -12,35 +12,29 @@ from __future__ import annotations
 import argparse
 import getpass
 import sys
-from typing import Final
 
 import psycopg
 
+from controller.commands._floor_run import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    floor_config,
+    owner_dsn,
+)
 from controller.engine.config import ConfigError
-from controller.floor.config import FloorConfig, load, read_secret
+from controller.floor.config import read_secret
 from controller.floor.store import StoreError
 from controller.floor.web import schema as web_schema
 from controller.floor.web import users
 from controller.logsetup import configure_logging
 from controller.settings import LogSettings
 
-EXIT_OK: Final = 0
-EXIT_PROBLEM: Final = 1
-EXIT_USAGE: Final = 2
-
-
-def _config(args: argparse.Namespace, name: str) -> FloorConfig | None:
-    try:
-        return load(args.config)
-    except ConfigError as error:
-        print(f"tablectl floor {name}: {error}", file=sys.stderr)
-        return None
-
 
 def run_web(args: argparse.Namespace) -> int:
     from controller.floor.web.serve import serve  # noqa: PLC0415 -- uvicorn only for web
 
-    config = _config(args, "web")
+    config = floor_config(args, "web")
     if config is None:
         return EXIT_USAGE
     configure_logging(LogSettings(), table_id=None)
@@ -62,13 +56,6 @@ def run_web(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def owner_dsn(config: FloorConfig, given: str | None) -> str:
-    if given is not None:
-        return given
-    dbname = psycopg.conninfo.conninfo_to_dict(config.writer.conninfo).get("dbname")
-    return psycopg.conninfo.make_conninfo(dbname=str(dbname))
-
-
 def _password(args: argparse.Namespace) -> str:
     if args.password_file is not None:
         return read_secret(args.password_file)
@@ -81,7 +68,7 @@ def _password(args: argparse.Namespace) -> str:
 
 
 def run_user(args: argparse.Namespace) -> int:
-    config = _config(args, "user")
+    config = floor_config(args, "user")
     if config is None:
         return EXIT_USAGE
     command = args.run_user
