@@ -89,7 +89,11 @@ def derive(records: Iterable[Record], current_hand: int | None) -> Derived:
         try:
             _record(out, record)
         except rec.RecordFormatError as error:  # a SchemaError too: never a stopped floor
-            out.refused.append(Refused(record.seq, record.ts, str(error)))
+            # The schema's reason without the value it quotes ("..., not VALUE"): the value
+            # may be a hole card, and a floor alarm is shown to supervisors. The record itself
+            # is stored, for who may read it.
+            reason = str(error).split(", not ", 1)[0]
+            out.refused.append(Refused(record.seq, record.ts, reason))
     return out
 
 
