@@ -45,11 +45,13 @@ def test_compare_holds_a_whole_journal_and_catches_a_missing_a_rewritten_and_an_
         table.table.wait_up()
         lab.wait_dealt()
         before = found.records
-        journal_now = len(journal_lines(table.journal))
-        assert journal_now > before
+        assert len(journal_lines(table.journal)) > before
+        # The restarted controller may still be journaling (its devices' hellos, a shoe state):
+        # what is missing is counted against the journal as compare() read it.
         (missing,) = lab.compare().values()
         assert not missing.same
-        assert missing.missing == list(range(before + 1, journal_now + 1))
+        assert missing.records > before
+        assert missing.missing == list(range(before + 1, missing.records + 1))
         assert "missing on the floor: seq" in missing.differences()
         assert missing.chain_verified  # what the floor holds is whole: it is only behind
 
