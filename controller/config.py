@@ -31,6 +31,7 @@ from controller.config_equipment import (
     read_devices,
     read_display,
     read_journal,
+    read_keys,
     read_log,
 )
 from controller.config_floor import floor_file_problems, read_floor
@@ -140,6 +141,7 @@ def parse_config(
     floor = read_floor(top.section("floor", SECTION_KEYS["floor"], required=False), base)
     if floor is not None and check_floor is not None:
         problems.extend(check_floor(floor))
+    keys = read_keys(top.section("keys", SECTION_KEYS["keys"], required=False), base)
 
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
@@ -163,6 +165,7 @@ def parse_config(
     assert journal is not None
     assert log is not None
     assert rules is not None
+    assert keys is not None
     return TableSettings(
         source=source,
         table_id=table.table_id,
@@ -180,6 +183,7 @@ def parse_config(
         display=display,
         rules=rules,
         floor=floor,
+        keys=keys,
     )
 
 

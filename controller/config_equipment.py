@@ -1,5 +1,5 @@
 """The equipment's sections of ``table.toml``: [devices] (the shoe and the panel), [decks],
-[journal], [log], [control] and [display].
+[journal], [log], [control], [display] and [keys].
 
 Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds there
 and returns None when it found one (an optional section left out gives its defaults).
@@ -23,6 +23,7 @@ from controller.settings import (
     DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_JOURNAL_DIR,
     DEFAULT_MAX_BYTES,
+    DEFAULT_PRIVATE_KEY,
     DEVICE_NAMES,
     HEARTBEAT_INTERVAL,
     MAX_HEARTBEAT_TIMEOUT,
@@ -32,6 +33,7 @@ from controller.settings import (
     DeviceSettings,
     DisplaySettings,
     JournalSettings,
+    KeySettings,
     LogFormat,
     LogLevel,
     LogSettings,
@@ -147,6 +149,20 @@ def read_journal(section: Section | None, base: Path) -> JournalSettings | None:
     if directory is None or fsync is None or hands is None or size is None:
         return None
     return JournalSettings(directory, fsync, hands, size)
+
+
+def read_keys(section: Section | None, base: Path) -> KeySettings | None:
+    """``[keys]``: where the table's private key is (``tablectl keys init`` writes it)."""
+    if section is None:
+        return KeySettings()
+    key = section.path(
+        "private_key",
+        base,
+        what="the path of the table's Ed25519 private key (tablectl keys init)",
+        required=False,
+        default=DEFAULT_PRIVATE_KEY,
+    )
+    return None if key is None else KeySettings(key)
 
 
 def read_control(section: Section | None, base: Path) -> ControlSettings | None:

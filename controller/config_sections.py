@@ -57,6 +57,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "display",
             "rules",
             "floor",
+            "keys",
         ),
         "table": ("id", "game", "seats", "dealer", "button"),
         "stakes": (
@@ -82,6 +83,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "display": ("socket",),
         "rules": RULE_NAMES,
         "floor": ("servers", "user", "password_file", "tls_ca", "tls_cert", "tls_key"),
+        "keys": ("private_key",),
     }
 )
 

@@ -31,6 +31,8 @@ MAX_HEARTBEAT_TIMEOUT: Final = 60.0
 DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 #: StateDirectory=tablectl in docs/examples/tablectl.service.
 DEFAULT_JOURNAL_DIR: Final = Path("/var/lib/tablectl/journal")
+#: The table's Ed25519 private key (``tablectl keys init``; docs/deploy.md, The table's key).
+DEFAULT_PRIVATE_KEY: Final = Path("/var/lib/tablectl/keys/table.key")
 #: The journal writer's own defaults (controller/journal/writer.py).
 DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
@@ -124,6 +126,25 @@ class JournalSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class KeySettings:
+    """``[keys]``: the table's Ed25519 key that signs its checkpoints (docs/journal.md, Signed
+    checkpoints). No file there: the table runs unsigned and says so at start."""
+
+    private_key: Path = DEFAULT_PRIVATE_KEY
+
+    @property
+    def public_key(self) -> Path:
+        """``table.pub`` beside the private key: its public key as 64 hex digits."""
+        return self.private_key.with_suffix(".pub")
+
+    @property
+    def old_private_key(self) -> Path:
+        """Where ``tablectl keys rotate`` keeps the key it replaced until the controller has
+        journaled the hand-over (``table.key.old``)."""
+        return self.private_key.with_name(self.private_key.name + ".old")
+
+
+@dataclass(frozen=True, slots=True)
 class ControlSettings:
     """Where the running controller takes the floor's requests (``tablectl seat``)."""
 
@@ -195,6 +216,8 @@ class TableSettings:
     #: ``[floor]``: where ``tablectl forward`` sends the journal; None: the table forwards
     #: nothing.
     floor: FloorSettings | None = None
+    #: ``[keys]``: the table's signing key.
+    keys: KeySettings = field(default_factory=KeySettings)
 
     @property
     def control_socket(self) -> Path:

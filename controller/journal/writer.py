@@ -30,6 +30,8 @@ from controller.journal.record import GENESIS, Record, make_record_line
 from controller.journal.store import JournalReader, read_tail
 
 Clock = Callable[[], datetime]
+#: Fields a record gains from its own seq and prev as it is appended (``JournalWriter.append``).
+Seal = Callable[[int, str], Mapping[str, object]]
 
 DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
@@ -151,7 +153,14 @@ class JournalWriter:
         """The file the next record goes into (unless it is due for rotation)."""
         return self.directory / file_name(self._file_number) if self._file_number else None
 
-    def append(self, kind: str, data: Mapping[str, object], *, sync: bool = True) -> Record:
+    def append(
+        self,
+        kind: str,
+        data: Mapping[str, object],
+        *,
+        sync: bool = True,
+        seal: Seal | None = None,
+    ) -> Record:
         """Append one record and return it once it is on disk (fsynced, unless fsync is off).
 
         ``data`` must be a JSON object (dict of str to JSON values); it is
@@ -160,10 +169,16 @@ class JournalWriter:
         ``sync=False``: the line is written but not fsynced; the next synced append (or a
         rotation, or ``close``) fsyncs it with the file. For records that can be rebuilt from
         the synced ones before them (docs/journal.md, Durability).
+
+        ``seal``, if given, is called with the record's own seq and prev (its link to the
+        chain's head), which only the writer knows, and the fields it returns join ``data``:
+        a checkpoint's signature (docs/journal.md, Signed checkpoints).
         """
         self._check_usable()
         seq = 1 if self._last is None else self._last.seq + 1
         prev = GENESIS if self._last is None else self._last.hash
+        if seal is not None:
+            data = {**data, **seal(seq, prev)}
         record, line = make_record_line(seq, self._clock(), kind, data, prev)
         try:
             if self._rotation_due(kind):
