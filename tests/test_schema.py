@@ -123,6 +123,8 @@ def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_i
     assert set(schema.RECORDS) == {
         rec.CARD, rec.TAG, rec.BUTTON, rec.SHOE_STATUS, rec.RFID_REPEAT, rec.DEVICE,
         rec.DECK, rec.DECISION, rec.HAND_STARTED, rec.CHECKPOINT, rec.SEATING,
+        "table_key",  # issue 19: the table's Ed25519 key (docs/journal.md)
+        "software",  # issue 19: which software ran (13:69E-1.28B(d); docs/journal.md)
     }  # fmt: skip
     # Every event class of the engine is declared (a new one fails here until it is).
     engine = {cls.kind for cls in _subclasses(Event)}

@@ -37,6 +37,7 @@ from controller.app.feed import DisplayFeed
 from controller.app.opening import JournalOptions, open_journal
 from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_fields, seats_text
+from controller.app.tablekey import KeyFiles
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
 from controller.engine import TableConfig
@@ -50,6 +51,7 @@ from controller.engine.events import (
 )
 from controller.games.spec import GameSpec
 from controller.journal import JournalError, JournalWriter
+from controller.journal.writer import Seal
 from controller.logsetup import HandTag
 from drivers.deck import DeckSet
 from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
@@ -97,6 +99,9 @@ class Controller:
     listeners: list[Listener] = field(default_factory=list)
     #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks).
     alternate_decks: bool = False
+    #: Signs every checkpoint with the table's key (None: unsigned; docs/journal.md, Signed
+    #: checkpoints). The journal writer gives it the record's own seq and prev.
+    signer: Seal | None = None
     view: ViewBuilder = field(init=False)
     inputs: int = field(default=0, init=False)
     _boots: dict[str, str] = field(default_factory=dict, init=False)
@@ -145,9 +150,11 @@ class Controller:
         make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
         display: Callable[[TableView], None] | None = None,
         alternate_decks: bool = False,
+        software: schema.SoftwareData | None = None,
+        keys: KeyFiles | None = None,
     ) -> Controller:
-        """Replay the journal into a fresh core and make the drivers (restored, not started):
-        controller/app/opening.py."""
+        """Replay the journal into a fresh core and make the drivers (restored, not started),
+        ``software`` journaled first (controller/app/opening.py)."""
         return opening.build(
             cls,
             table_id=table_id,
@@ -158,6 +165,8 @@ class Controller:
             make_drivers=make_drivers,
             display=display,
             alternate_decks=alternate_decks,
+            software=software,
+            keys=keys,
         )
 
     # --- life ----------------------------------------------------------------------------
@@ -329,7 +338,7 @@ class Controller:
 
     def _checkpoint(self) -> None:
         """At a hand's end: journal what a restart needs to begin here (docs/journal.md)."""
-        self.journal.append(rec.CHECKPOINT, self.core.checkpoint())
+        self.journal.append(rec.CHECKPOINT, self.core.checkpoint(), seal=self.signer)
 
     def _journal_decision(self, input_seq: int, events: list[Event]) -> None:
         decision_kind, decision = rec.decision_data(input_seq, events, self.core.terms)

@@ -14,7 +14,7 @@ import structlog
 
 from controller.announce import announce
 from controller.app import records as rec
-from controller.app import schema
+from controller.app import schema, tablekey
 from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.dispatch import DriverEvents
 from controller.display.view import TableView
@@ -42,14 +42,19 @@ class JournalOptions:
 
 
 def open_journal(
-    options: JournalOptions, core: TableCore, clock: Callable[[], Any] | None = None
+    options: JournalOptions,
+    core: TableCore,
+    clock: Callable[[], Any] | None = None,
+    *,
+    observe: Callable[[Record], None] | None = None,
 ) -> JournalWriter:
     """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
 
     The writer reads and checks the journal's end only (the last file whole, back to the last
     checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
     the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
-    and Checkpoints).
+    and Checkpoints). ``observe``, if given, sees each of those records before the replay
+    (which key signs the journal's end: controller/app/tablekey.py).
     """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     since = SinceCheckpoint()
@@ -64,6 +69,9 @@ def open_journal(
         **extra,
     )
     try:
+        if observe is not None:
+            for record in since.records:
+                observe(record)
         since.feed(core)
     except BaseException:
         writer.close()
@@ -82,11 +90,24 @@ def build(
     make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
     display: Callable[[TableView], None] | None = None,
     alternate_decks: bool = False,
+    software: schema.SoftwareData | None = None,
+    keys: tablekey.KeyFiles | None = None,
 ) -> Controller:
-    """Replay the journal into a fresh core and make the drivers (restored, not started)."""
+    """Replay the journal into a fresh core and make the drivers (restored, not started).
+    ``software`` (``service.software_record``: a real table's start) is journaled first of
+    this start's records; a simulated table (simulator/simtable.py) gives none. ``keys`` (the
+    table's key files, ``[keys]``) puts its ``table_key`` right after ``software`` and signs
+    every checkpoint; a journal that does not lead to the key is refused (TableKeyError)
+    before anything is journaled."""
     core = TableCore(spec, config)
     log = structlog.get_logger("controller.table")
-    writer = open_journal(journal, core)
+    signed_by = tablekey.JournaledKey()
+    writer = open_journal(journal, core, observe=signed_by)
+    try:
+        key_start = None if keys is None else tablekey.plan(keys, signed_by.key_id)
+    except BaseException:
+        writer.close()
+        raise
     if writer.recovered_torn is not None:
         log.warning("journal_torn_tail_set_aside", detail=writer.recovered_torn.describe())
     inbox = DriverEvents()
@@ -110,6 +131,10 @@ def build(
     )
     try:
         _decision_lost_at_the_cut(controller, writer.last)
+        if software is not None:
+            _software(controller, software)
+        if keys is not None:
+            _table_key(controller, keys, key_start)
         _devices_unheard(controller)
         controller._restore_deck()
     except BaseException:
@@ -134,6 +159,42 @@ def restore_drivers(core: TableCore, shoe: ShoeDriver, panel: PanelDriver) -> No
         shoe.repeats.restore(
             boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
         )
+
+
+def _software(controller: Controller, software: schema.SoftwareData) -> None:
+    """Which software this start runs (13:69E-1.28B(d); docs/journal.md, The software record):
+    before any other record of the start, the devices' hellos among them. Only a decision the
+    last run's input lost at the cut comes before it: every input is followed by its own."""
+    controller.journal.append(*schema.record(software))
+    controller.core.take_record(software)
+    controller._log.info("software", version=software.version, digest=software.digest)
+
+
+def _table_key(
+    controller: Controller, keys: tablekey.KeyFiles, start: tablekey.KeyStart | None
+) -> None:
+    """Journal the table's key (a rotation with the old key's signature) and sign every
+    checkpoint from now on; without a key, say loudly that the journal goes unsigned
+    (docs/journal.md, Signed checkpoints)."""
+    if start is None:
+        controller._log.warning(
+            "journal_unsigned",
+            private_key=str(keys.path),
+            todo="checkpoints are not signed: make the table's key with `tablectl keys init` "
+            "(docs/deploy.md, The table's key)",
+        )
+        return
+    record = start.record
+    controller.journal.append(*schema.record(record))
+    controller.core.take_record(record)
+    if start.retire is not None:
+        # Only now that the hand-over is on disk: the old key signs nothing more.
+        tablekey.retire_old_key(start.retire)
+    assert keys.key is not None  # plan gives a start only for a key
+    controller.signer = tablekey.CheckpointSigner(keys.key)
+    controller._log.info(
+        "table_key", key_id=record.key_id, public_key=record.public_key, previous=record.previous
+    )
 
 
 #: Why a device is not connected when a controller opens the table, until it says hello.

@@ -177,6 +177,10 @@ class SeatingData:
     change: str
     seat: int
     chips: int | None = None
+    #: Who asked on the control socket: the peer's uid and user name from its credentials
+    #: (SO_PEERCRED; absent: a record written before they were journaled).
+    uid: int | None = None
+    user: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -267,6 +271,16 @@ class ShoeData:
 
 
 @dataclass(frozen=True, slots=True)
+class CheckpointSignatureData:
+    """A checkpoint's Ed25519 signature by the table's key (docs/journal.md, Signed
+    checkpoints; controller/journal/signing.py ``checkpoint_message``): over the checkpoint
+    record's own seq and prev, so it covers every record before it."""
+
+    key_id: str
+    signature: str
+
+
+@dataclass(frozen=True, slots=True)
 class CheckpointData:
     """``checkpoint``: everything the core needs to continue without the records before it."""
 
@@ -279,6 +293,42 @@ class CheckpointData:
     shoe_reads: tuple[tuple[str, str, ReadPoint, int], ...] = ()
     terms: TermsData | None = None
     version: int = 0
+    #: None: written by a table without a key (or before checkpoints were signed).
+    signature: CheckpointSignatureData | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TableKeyData:
+    """``table_key``: the table's Ed25519 public key, journaled at every start of a table
+    that has one (docs/journal.md, Signed checkpoints). A new key names the key it replaces
+    and carries that key's signature over the hand-over (``signing.rotation_message``)."""
+
+    #: The 32 raw bytes as 64 lowercase hex digits.
+    public_key: str
+    #: The first 16 hex digits of SHA-256 of the raw bytes (``signing.key_id``).
+    key_id: str
+    #: The key_id of the key this one replaces (None: not a rotation).
+    previous: str | None = None
+    #: The previous key's signature over the hand-over, 128 hex digits.
+    rotation_signature: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SoftwareData:
+    """``software``: which software ran, journaled first at every start (docs/journal.md, The
+    software record; 13:69E-1.28B(d)): ``controller/attest.py`` makes it, the same manifest
+    and digest ``tablectl attest`` prints."""
+
+    #: tablectl's version, as its installed distribution names it.
+    version: str
+    #: Every file of the installed packages controller, drivers and simulator: its path from
+    #: the site's root, "/" joined, to its SHA-256 hex.
+    files: dict[str, str]
+    #: The configuration in force (table.toml, its house rules among it): absolute path to
+    #: SHA-256 hex.
+    config: dict[str, str]
+    #: SHA-256 hex of the manifest of ``files`` and ``config`` (``attest.Manifest.digest``).
+    digest: str
 
 
 #: Every record kind and the dataclass of its data.
@@ -294,11 +344,24 @@ RECORDS: Final[dict[str, type]] = {
     "decision": DecisionData,
     "hand_started": HandStartedData,
     "checkpoint": CheckpointData,
+    "table_key": TableKeyData,
+    "software": SoftwareData,
 }
 #: The records of the table's inputs: written without their fields at None (a device event
 #: names only what it has, a read without its tag's uid is as journals before them had it).
 SPARSE: Final = frozenset(
-    {"card", "tag", "button", "shoe_status", "rfid_repeat", "device", "deck", "seating"}
+    {
+        "card",
+        "tag",
+        "button",
+        "shoe_status",
+        "rfid_repeat",
+        "device",
+        "deck",
+        "seating",
+        "table_key",
+        "software",
+    }
 )
 #: The records that carry ``version``.
 VERSIONED: Final = frozenset({"hand_started", "checkpoint"})

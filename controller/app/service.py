@@ -11,15 +11,19 @@ import os
 import signal
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import Any
 
 import structlog
 
+from controller import attest
+from controller.app import schema
 from controller.app.control import ControlError, ControlServer
 from controller.app.feed import DisplayFeed, open_feed
 from controller.app.loop import Controller, JournalOptions
 from controller.app.systemd import ServiceNotifier
+from controller.app.tablekey import KeyFiles
 from controller.display.view import TableView
 from controller.journal import JournalError
 from controller.settings import DeviceSettings, TableSettings
@@ -143,6 +147,7 @@ def build_controller(
         )
 
     journal = settings.journal
+    software = software_record(settings)
     return Controller.build(
         table_id=settings.table_id,
         spec=settings.game,
@@ -154,7 +159,19 @@ def build_controller(
         make_drivers=drivers,
         display=display,
         alternate_decks=settings.decks.alternate,
+        software=software,
+        keys=KeyFiles.read(settings.keys),
     )
+
+
+def software_record(settings: TableSettings) -> schema.SoftwareData:
+    """The ``software`` record of this start: the installed product's files and the
+    configuration's, as ``tablectl attest`` reads them (controller/attest.py; 13:69E-1.28B(d))."""
+    try:
+        found = attest.installed(Path(settings.source))
+    except attest.AttestError as error:
+        raise StartError(f"which software runs cannot be read: {error}") from None
+    return schema.SoftwareData(found.version, dict(found.files), dict(found.config), found.digest)
 
 
 def refuse_root() -> None:
