@@ -70,8 +70,9 @@ def run_setup(args: argparse.Namespace) -> int:
     try:
         with psycopg.connect(owner, autocommit=True) as conn:
             applied = store.setup(conn)
-            web_applied = web_schema.setup(conn)  # the web view's users (its own schema)
-            for database in (config.writer, config.reader):
+            # The web view's users and logs (its own schema) and its own role, [web] user.
+            web_applied = web_schema.setup(conn, config.web.user)
+            for database in (config.writer, config.reader, config.web_database):
                 role = psycopg.conninfo.conninfo_to_dict(database.conninfo).get("user")
                 if database.password_file is not None and role is not None:
                     store.set_password(conn, str(role), read_secret(database.password_file))
@@ -83,7 +84,7 @@ def run_setup(args: argparse.Namespace) -> int:
     print(
         f"schema version {len(store.MIGRATIONS)}; applied now: {done}; web schema version "
         f"{len(web_schema.MIGRATIONS)}; applied now: {web_done}; roles {store.WRITER} "
-        f"(writes) and {store.READER} (reads)"
+        f"(writes), {store.READER} (reads) and {config.web.user} (the web view)"
     )
     return EXIT_OK
 

@@ -40,7 +40,7 @@ def run_web(args: argparse.Namespace) -> int:
     configure_logging(LogSettings(), table_id=None)
     try:
         config.web.secret()
-        with psycopg.connect(config.reader.dsn()) as conn:
+        with psycopg.connect(config.web_database.dsn()) as conn:  # its own role, [web] user
             web_schema.check_version(conn)
     except ConfigError as error:
         print(f"tablectl floor web: {error}", file=sys.stderr)

@@ -124,6 +124,11 @@ class FloorConfig:
     #: ``[web]``: ``floor web``'s address, port, session key and TLS (docs/floor-web.md).
     web: WebSettings = field(default_factory=WebSettings)
 
+    @property
+    def web_database(self) -> Database:
+        """``floor web``'s own role (``[web] user``, ``password_file``) on the store's database."""
+        return self.writer.as_user(self.web.user, self.web.password_file)
+
 
 def read_secret(path: Path) -> str:
     """A password file's first line (ConfigError naming the file if it cannot be read)."""

@@ -30,12 +30,15 @@ from floorhelp import (
     tablectl,
     write_floor_toml,
 )
+from psycopg.conninfo import make_conninfo
 
 from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
+from controller.floor import store
 from controller.floor.web import schema as web_schema
 from controller.floor.web.auth import COOKIE
+from controller.floor.web.settings import DEFAULT_USER
 from controller.journal.record import parse_line
 from simulator.servers import free_port
 from simulator.servers_nats import NatsServer, NatsUser
@@ -43,6 +46,8 @@ from simulator.servers_pg import PostgresServer
 
 PASSWORD: Final = "correct horse battery"
 ROLES: Final = ("supervisor", "surveillance", "auditor", "admin")
+#: The web's role is the cluster's, as the store's are: one password a run.
+WEB_PASSWORD: Final = secrets.token_hex(8)
 
 
 @dataclass(frozen=True)
@@ -52,6 +57,11 @@ class WebFloor:
     port: int
 
     @property
+    def web_dsn(self) -> str:
+        """The web view's own role (``[web] user``, tablectl_web), as floor web connects."""
+        return make_conninfo(self.db.owner, user=DEFAULT_USER, password=WEB_PASSWORD)
+
+    @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
@@ -59,16 +69,22 @@ class WebFloor:
 def web_floor(
     tmp_path: Path, nats: NatsServer, postgres: PostgresServer, web: str = ""
 ) -> WebFloor:
-    """A floor database (the store's and the web's schema), floor.toml with [web], and one user
-    of each role (named after it, password PASSWORD) added by ``floor user add``."""
+    """A floor database (the store's and the web's schema, the web's role tablectl_web with the
+    password WEB_PASSWORD), floor.toml with [web], and one user of each role (named after it,
+    password PASSWORD) added by ``floor user add``."""
     db = floor_database(postgres)
     with psycopg.connect(db.owner, autocommit=True) as conn:
         web_schema.setup(conn)
+        store.set_password(conn, DEFAULT_USER, WEB_PASSWORD)
     config = write_floor_toml(tmp_path, nats.url, nats.floor_user, postgres, db)
     (tmp_path / "web.secret").write_text(secrets.token_hex(32) + "\n")
+    (tmp_path / "web.password").write_text(WEB_PASSWORD + "\n")
     port = free_port()
     with config.open("a") as out:
-        out.write(f'[web]\nport = {port}\nsecret_file = "web.secret"\n{web}')
+        out.write(
+            f'[web]\nport = {port}\nsecret_file = "web.secret"\npassword_file = "web.password"\n'
+            f"{web}"
+        )
     (tmp_path / "user.password").write_text(PASSWORD + "\n")
     for role in ROLES:
         user(config, db, "add", role, "--role", role, "--password-file", tmp_path / "user.password")

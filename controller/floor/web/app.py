@@ -1,7 +1,8 @@
 """The floor's web view as an ASGI application (Starlette): ``build(config)`` (docs/floor-web.md).
 
 Every page and feed is behind a login; each route names the roles that may use it. The store is
-read as the ``[reader]`` role, one connection a request (and one for the live feed's reads).
+read as the web's own role (``[web] user``, which may add to its two logs and change nothing
+else), one connection a request (and one for the live feed's reads).
 """
 
 from __future__ import annotations
@@ -75,7 +76,10 @@ class Web:
         self.live = Live(config, self.reader)
 
     async def reader(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
-        return await psycopg.AsyncConnection.connect(self.config.reader.dsn(), autocommit=True)
+        """A connection as the web's role: it reads, and may only add to the web's logs."""
+        return await psycopg.AsyncConnection.connect(
+            self.config.web_database.dsn(), autocommit=True
+        )
 
     def session(self, request: Request) -> auth.Session | None:
         return self.sessions.read(request.cookies.get(auth.COOKIE))

@@ -2,8 +2,8 @@
 
 A session is a cookie signed with the key in ``[web] secret_file`` (itsdangerous): the user's
 name, the moment their password was set and a CSRF token, valid for ``SESSION_SECONDS``. It is
-HttpOnly, SameSite=Strict and, over TLS, Secure. Every request looks the user up again (the
-reader role), so a user disabled, or given a new password, is out at their next request. Before a
+HttpOnly, SameSite=Strict and, over TLS, Secure. Every request looks the user up again (as the
+web's role), so a user disabled, or given a new password, is out at their next request. Before a
 login the cookie holds only the CSRF token, so the login form is protected too.
 """
 

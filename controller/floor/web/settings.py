@@ -8,14 +8,19 @@ secret_file = "web.secret"    # the key that signs the session cookies (32 bytes
 tls_cert = "web.pem"          # optional, with tls_key: uvicorn serves HTTPS itself
 tls_key = "web.key"
 behind_tls_proxy = false      # true: a reverse proxy terminates TLS (cookies marked Secure)
+user = "tablectl_web"         # the web view's own PostgreSQL role (made by floor setup)
+password_file = "web.password"
 ```
 
-The web view reads the store as the ``[reader]`` role and follows the stream as ``[nats]``'s user.
+The web view connects to the store's database as its own role, ``[web] user`` (docs/floor-web.md,
+The web's role and logs): it reads the store and the users, and may only add to its two logs
+(the hole-card views, the alarm acknowledgements). It follows the stream as ``[nats]``'s user.
 """
 
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
@@ -23,7 +28,19 @@ from typing import Final
 from controller.engine.config import ConfigError
 from controller.tomlcheck import Section
 
-KEYS: Final = ("listen", "port", "secret_file", "tls_cert", "tls_key", "behind_tls_proxy")
+KEYS: Final = (
+    "listen",
+    "port",
+    "secret_file",
+    "tls_cert",
+    "tls_key",
+    "behind_tls_proxy",
+    "user",
+    "password_file",
+)
+#: The web view's PostgreSQL role (controller/floor/web/schema.py grants it).
+DEFAULT_USER: Final = "tablectl_web"
+_ROLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,62}")
 DEFAULT_LISTEN: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8443
 #: itsdangerous signs with HMAC-SHA1 over a derived key: fewer than 32 bytes is guessable.
@@ -38,6 +55,9 @@ class WebSettings:
     tls_cert: Path | None = None
     tls_key: Path | None = None
     behind_tls_proxy: bool = False
+    #: ``floor web``'s PostgreSQL role, and the file of its password (None: the DBA maps a login).
+    user: str = DEFAULT_USER
+    password_file: Path | None = None
 
     @property
     def secure_cookies(self) -> bool:
@@ -82,6 +102,10 @@ def parse_web(section: Section | None, base: Path) -> WebSettings:
     if (tls_cert is None) != (tls_key is None):
         section.fail("tls_key" if tls_key is None else "tls_cert", "expected tls_cert and tls_key")
     proxy = section.boolean("behind_tls_proxy", False)
+    user = section.string("user", pattern=_ROLE, what="a PostgreSQL role name", required=False)
+    password_file = section.path(
+        "password_file", base, what="the path of the web role's password file", required=False
+    )
     return WebSettings(
         listen or DEFAULT_LISTEN,
         port or DEFAULT_PORT,
@@ -89,4 +113,6 @@ def parse_web(section: Section | None, base: Path) -> WebSettings:
         tls_cert,
         tls_key,
         bool(proxy),
+        user or DEFAULT_USER,
+        password_file,
     )

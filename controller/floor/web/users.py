@@ -2,7 +2,7 @@
 hashed with Argon2id (argon2-cffi's defaults, RFC 9106's second recommended set).
 
 Changes are the database owner's (``tablectl floor user``); the web process only reads a user
-to check a password or a session (``find``, ``check_password``), as the reader role.
+to check a password or a session (``find``, ``check_password``), as its own role, [web] user.
 """
 
 from __future__ import annotations
