@@ -15,10 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.app.loop import Controller, JournalOptions
+from controller.app.tablekey import KeyFiles
 from controller.display.view import TableView
 from controller.engine import Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import ForcedBet, GameSpec
+from controller.settings import KeySettings
 from drivers.deck import Deck, DeckSet
 from drivers.link import EventSink, LinkSettings
 from drivers.panel import PanelDriver
@@ -68,6 +70,9 @@ class SimTable:
     #: The devices' and the drivers' clock (simulator.clock): the wall clock for the demo,
     #: a ManualClock for a test, whose devices then see only the time the test lets pass.
     clock: Callable[[], float] = time.monotonic
+    #: The table's key files (``[keys]``), read again at every start as ``tablectl run`` reads
+    #: them; None: a table without a key.
+    keys: KeySettings | None = None
     sim: Simulator = field(init=False)
     controller: Controller = field(init=False)
     _stop: threading.Event = field(default_factory=threading.Event, init=False)
@@ -143,6 +148,7 @@ class SimTable:
             make_drivers=self._drivers,
             display=display,
             alternate_decks=self.alternate_decks,
+            keys=None if self.keys is None else KeyFiles.read(self.keys),
         )
         self._stop = threading.Event()
         self.controller.start()

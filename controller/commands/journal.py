@@ -1,15 +1,18 @@
-"""``tablectl journal verify``: check the journal's hash chain and name the first bad record."""
+"""``tablectl journal verify``: check the journal's hash chain (and with ``--public-key`` its
+checkpoints' signatures) and name the first bad record."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final
 
+from controller.app.signatures import SignatureCheck
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
-from controller.journal import Anchor, VerifyReport, verify
+from controller.journal import Anchor, VerifyReport, signing, verify
 from controller.jsonreport import print_report
 
 EXIT_INTACT: Final = 0
@@ -54,6 +57,8 @@ class VerifyJson:
     set_aside: list[str]
     writer_open: bool
     anchor: AnchorResult | None
+    #: With ``--public-key``: what the signatures' check covered (None: not asked).
+    signatures: str | None = None
 
     @classmethod
     def of(cls, report: VerifyReport, anchor: Anchor | None) -> VerifyJson:
@@ -75,6 +80,7 @@ class VerifyJson:
             anchor=None
             if anchor is None or report.anchor is None
             else AnchorResult(str(anchor), report.anchor.name.lower(), report.anchor.value),
+            signatures=report.checked,
         )
 
 
@@ -102,6 +108,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "unchanged; this catches records cut off the end",
     )
     check.add_argument(
+        "--public-key",
+        type=Path,
+        metavar="FILE",
+        help="the table's public key (table.pub, as registered with the floor): every "
+        "checkpoint must be signed by the key in force, every new key handed over by the "
+        "one before, and the key in FILE must be one of them (docs/journal.md, Signed "
+        "checkpoints)",
+    )
+    check.add_argument(
         "--json",
         action="store_true",
         help="print one JSON object (docs/app.md, tablectl journal verify)",
@@ -117,8 +132,13 @@ def run_verify(args: argparse.Namespace) -> int:
     except SettingsError as error:
         print(f"tablectl journal verify: {error}", file=sys.stderr)
         return EXIT_USAGE
+    signatures = None
+    if args.public_key is not None:
+        signatures = _signature_check(args.public_key)
+        if signatures is None:
+            return EXIT_USAGE
     try:
-        report = verify(directory, anchor=args.anchor)
+        report = verify(directory, anchor=args.anchor, check=signatures)
     except FileNotFoundError as error:
         print(f"tablectl journal verify: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -135,6 +155,25 @@ def run_verify(args: argparse.Namespace) -> int:
     if args.anchor is not None and report.anchor is not None:
         print(f"  anchor {args.anchor.seq}: {report.anchor}")
     return EXIT_INTACT if report.intact else EXIT_PROBLEM
+
+
+def _signature_check(path: Path) -> SignatureCheck | None:
+    """The check of the key in ``path``; None (the reason printed) if it is no public key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else str(error)
+        print(
+            f"tablectl journal verify: --public-key {path}: expected a readable table.pub "
+            f"({reason})",
+            file=sys.stderr,
+        )
+        return None
+    try:
+        return SignatureCheck(signing.parse_public_text(text, source=f"--public-key {path}"))
+    except signing.SigningError as error:
+        print(f"tablectl journal verify: {error}", file=sys.stderr)
+        return None
 
 
 def _anchor(text: str) -> Anchor:

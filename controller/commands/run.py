@@ -26,6 +26,7 @@ from controller.app.service import (
     stop_on_signals,
 )
 from controller.app.systemd import NotifyError, ServiceNotifier
+from controller.app.tablekey import TableKeyError
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
@@ -54,6 +55,7 @@ START_ERRORS: Final = (
     RecordFormatError,
     DeckError,
     NotifyError,
+    TableKeyError,  # the table's key file, or a journal signed by another key
 )
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 from controller.journal.files import JournalError, TornTail, held_by_writer, torn_files
 from controller.journal.record import Record
@@ -56,6 +56,20 @@ class AnchorCheck(StrEnum):
     NOT_REACHED = "not reached (the chain is broken before it)"
 
 
+class RecordCheck(Protocol):
+    """A check of the records' content beside the chain's (``verify --public-key``: the
+    checkpoints' signatures, controller/app/signatures.py)."""
+
+    def __call__(self, record: Record) -> str | None:
+        """What is wrong with ``record`` (None: nothing), each record in order."""
+
+    def end(self) -> str | None:
+        """What is wrong with the journal as a whole, once every record checked."""
+
+    def summary(self) -> str:
+        """What was checked, one line for the report."""
+
+
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
     """What ``verify`` found: the records checked, and the first problem if there is one."""
@@ -69,6 +83,7 @@ class VerifyReport:
     set_aside: tuple[Path, ...]  #: torn tails set aside earlier (``*.torn``)
     writer_open: bool  #: a writer had the journal open: it may have grown while read
     anchor: AnchorCheck | None = None  #: with an anchor: what became of it
+    checked: str | None = None  #: with a RecordCheck: what it checked (its summary)
 
     @property
     def intact(self) -> bool:
@@ -83,6 +98,8 @@ class VerifyReport:
             head = f"seq {self.last.seq} at {self.last.ts}; anchor {self.last.seq}:{self.last.hash}"
         checked = f"{counted(self.records, 'record')} checked in {counted(len(self.files), 'file')}"
         lines.append(f"  {checked}; head: {head}")
+        if self.checked is not None:
+            lines.append(f"  {self.checked}")
         if self.problem is not None:
             lines.append(f"  first bad record: {self.problem}")
         if self.torn is not None:
@@ -111,10 +128,13 @@ def verify(
     *,
     anchor: Anchor | None = None,
     progress: Callable[[Record], None] | None = None,
+    check: RecordCheck | None = None,
 ) -> VerifyReport:
     """Check every record and link of the journal in ``directory``; changes nothing.
 
-    With an ``anchor``, the record of that seq must be there with that hash.
+    With an ``anchor``, the record of that seq must be there with that hash. With a
+    ``check``, each record must pass it too (the first it refuses is the first bad record),
+    and then the journal as a whole.
     Raises FileNotFoundError if the directory does not exist. ``progress``,
     if given, is called with each record once it is checked.
     """
@@ -130,6 +150,8 @@ def verify(
                 checked = AnchorCheck.CHANGED
                 _check_anchor(record, reader, anchor)
                 checked = AnchorCheck.MATCHED
+            if check is not None:
+                _check_record(record, reader, check)
             records += 1
             if progress is not None:
                 progress(record)
@@ -143,6 +165,9 @@ def verify(
                 f"{anchor.seq} was written: records were cut off its end",
                 whole_journal=not reader.files,
             )
+        wrong = None if check is None or not reader.files else check.end()
+        if wrong is not None:
+            raise JournalError(path, None, None, wrong, whole_journal=True)
     except JournalError as error:
         problem = error
     return VerifyReport(
@@ -155,7 +180,15 @@ def verify(
         set_aside=tuple(torn_files(path)),
         writer_open=writer_open,
         anchor=checked,
+        checked=None if check is None else check.summary(),
     )
+
+
+def _check_record(record: Record, reader: JournalReader, check: RecordCheck) -> None:
+    wrong = check(record)
+    if wrong is not None:
+        assert reader.position is not None  # set before each record is yielded
+        raise JournalError(reader.position.file, reader.position.line, record.seq, wrong)
 
 
 def _check_anchor(record: Record, reader: JournalReader, anchor: Anchor) -> None:

@@ -1,0 +1,228 @@
+"""Signed checkpoints (issue 19; docs/journal.md, Signed checkpoints): a table with a key
+journals it at every start and signs every checkpoint; ``verify`` with its public key catches a
+journal rewritten without the private key, even re-hashed; a rotation hands over signed by the
+old key, and the old key's signature after it is refused."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from apphelp import dealer, sim_table
+
+from controller.app import keyfiles, schema
+from controller.app import records as rec
+from controller.app.core import TableCore
+from controller.app.signatures import SignatureCheck
+from controller.app.tablekey import TABLE_KEY, TableKeyError, read_key
+from controller.journal import GENESIS, JournalReader, Record, signing, verify
+from controller.journal.record import make_record_line, parse_line
+from controller.settings import KeySettings
+
+
+def _keys(tmp_path: Path) -> KeySettings:
+    settings = KeySettings(tmp_path / "keys" / "table.key")
+    keyfiles.init(settings)
+    return settings
+
+
+def _public(settings: KeySettings) -> str:
+    return signing.parse_public_text(settings.public_key.read_text(), source="table.pub")
+
+
+def _records(directory: Path) -> list[Record]:
+    return list(JournalReader(directory))
+
+
+def _dealt(tmp_path: Path, keys: KeySettings | None, hands: int = 2) -> Path:
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=hands).run()
+    return tmp_path / "journal"
+
+
+def _journal_lines(directory: Path) -> list[bytes]:
+    lines: list[bytes] = []
+    for path in sorted(directory.glob("journal-*.jsonl")):
+        lines.extend(path.read_bytes().splitlines())
+    return lines
+
+
+def _rewrite(directory: Path, change: dict[int, dict[str, object] | None]) -> None:
+    """The journal re-chained after changing (or, None, dropping fields of) the records of
+    ``change``'s seqs: what someone without the private key can do (one file)."""
+    lines = _journal_lines(directory)
+    out, prev = [], GENESIS
+    for line in lines:
+        record = parse_line(line)
+        data = dict(record.data)
+        if record.seq in change:
+            edit = change[record.seq]
+            if edit is None:
+                data.pop("signature")
+            else:
+                data.update(edit)
+        moment = datetime.fromisoformat(record.ts[:-1]).replace(tzinfo=UTC)
+        new, text = make_record_line(record.seq, moment, record.kind, data, prev)
+        out.append(text)
+        prev = new.hash
+    for path in directory.glob("journal-*.jsonl"):
+        path.unlink()
+    (directory / "journal-000001.jsonl").write_bytes(b"".join(out))
+
+
+def test_a_keyed_table_journals_its_key_and_signs_every_checkpoint(tmp_path: Path) -> None:
+    """The table_key record at the start, before the devices' records; every checkpoint signed
+    over its own seq and prev by that key (docs/journal.md, Signed checkpoints)."""
+    keys = _keys(tmp_path)
+    directory = _dealt(tmp_path, keys)
+    records = _records(directory)
+    public = _public(keys)
+    first_key = next(r for r in records if r.kind == TABLE_KEY)
+    first_device = next(r for r in records if r.kind == rec.DEVICE)
+    assert first_key.seq < first_device.seq
+    assert first_key.data == {"public_key": public, "key_id": signing.key_id(public)}
+    checkpoints = [r for r in records if r.kind == rec.CHECKPOINT]
+    assert len(checkpoints) == 2
+    for checkpoint in checkpoints:
+        decoded = schema.decode(checkpoint)
+        assert isinstance(decoded, schema.CheckpointData)
+        assert decoded.signature is not None
+        assert decoded.signature.key_id == signing.key_id(public)
+        assert signing.verify_checkpoint(
+            public, checkpoint.seq, checkpoint.prev, decoded.signature.signature
+        )
+    report = verify(directory, check=SignatureCheck(public))
+    assert report.intact, report.summary()
+    assert report.checked is not None
+    assert "2 checkpoints signed" in report.checked
+
+
+def test_a_replay_ignores_the_signature_and_rebuilds_the_same_table(tmp_path: Path) -> None:
+    """The core never holds the key: a whole replay of a signed journal passes every checkpoint
+    (compared without its signature) and ends where the table ended."""
+    keys = _keys(tmp_path)
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=3).run()
+        live = table.controller.core
+        spec, config = table.spec, table.config
+    core = TableCore(spec, config)
+    for record in _records(tmp_path / "journal"):
+        core.replay(record)
+    assert core.table.state == live.table.state
+    assert (core.finished, core.records) == (live.finished, live.records)
+
+
+def test_a_rehashed_forged_chain_passes_the_chain_but_not_the_signatures(tmp_path: Path) -> None:
+    """An edit before a checkpoint, the chain computed afresh: plain verify finds it intact,
+    verify with the public key names the checkpoint whose signature no longer holds."""
+    keys = _keys(tmp_path)
+    directory = _dealt(tmp_path, keys)
+    records = _records(directory)
+    checkpoint = next(r for r in records if r.kind == rec.CHECKPOINT)
+    edited = next(r for r in records if r.kind in (rec.SEATING, rec.DEVICE))
+    assert edited.seq < checkpoint.seq
+    _rewrite(directory, {edited.seq: {"reason": "rewritten"}})
+    assert verify(directory).intact
+    report = verify(directory, check=SignatureCheck(_public(keys)))
+    assert not report.intact
+    assert report.problem is not None
+    assert report.problem.seq == checkpoint.seq
+    assert "rewritten without the private key" in report.problem.reason
+
+
+def test_a_stripped_signature_is_refused(tmp_path: Path) -> None:
+    keys = _keys(tmp_path)
+    directory = _dealt(tmp_path, keys)
+    checkpoint = next(r for r in _records(directory) if r.kind == rec.CHECKPOINT)
+    _rewrite(directory, {checkpoint.seq: None})
+    assert verify(directory).intact
+    report = verify(directory, check=SignatureCheck(_public(keys)))
+    assert report.problem is not None
+    assert report.problem.seq == checkpoint.seq
+    assert "without a signature" in report.problem.reason
+
+
+def test_a_wrong_public_key_is_refused(tmp_path: Path) -> None:
+    """Another table's key, or a journal with no key at all: nothing is vouched for."""
+    keys = _keys(tmp_path)
+    directory = _dealt(tmp_path, keys)
+    other = _keys(tmp_path / "other")
+    report = verify(directory, check=SignatureCheck(_public(other)))
+    assert report.problem is not None
+    assert report.problem.whole_journal
+    assert "never came in force" in report.problem.reason
+    unsigned = _dealt(tmp_path / "unsigned", None, hands=1)
+    report = verify(unsigned, check=SignatureCheck(_public(keys)))
+    assert report.problem is not None
+    assert "no table_key record" in report.problem.reason
+
+
+def test_an_honest_rotation_passes_and_the_old_key_is_deleted(tmp_path: Path) -> None:
+    """keys rotate, then a start: the table_key hand-over is signed by the old key, the old
+    key's file is gone, later checkpoints are signed by the new key; verify passes with the old
+    key's table.pub and with the new one's."""
+    keys = _keys(tmp_path)
+    old_public = _public(keys)
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=1).run()
+        made = keyfiles.rotate(keys)
+        assert keys.old_private_key.exists()
+        table.stop_controller()
+        table.start_controller()
+        assert not keys.old_private_key.exists()
+        dealer(table, hands=1).run()
+    directory = tmp_path / "journal"
+    handed = [r for r in _records(directory) if r.kind == TABLE_KEY][-1]
+    assert handed.data["key_id"] == made.key.key_id
+    assert handed.data["previous"] == signing.key_id(old_public)
+    assert signing.verify_rotation(
+        old_public,
+        signing.key_id(old_public),
+        made.key.public_key,
+        str(handed.data["rotation_signature"]),
+    )
+    for public in (old_public, made.key.public_key):
+        report = verify(directory, check=SignatureCheck(public))
+        assert report.intact, report.summary()
+
+
+def test_a_checkpoint_signed_by_the_old_key_after_the_rotation_is_refused(tmp_path: Path) -> None:
+    """After the hand-over, a checkpoint re-signed by the rotated-away key (its holder forging
+    what came after) is refused, naming the key rotated away."""
+    keys = _keys(tmp_path)
+    old = read_key(keys.private_key)
+    assert old is not None
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=1).run()
+        made = keyfiles.rotate(keys)
+        table.stop_controller()
+        table.start_controller()
+        dealer(table, hands=1).run()
+    directory = tmp_path / "journal"
+    last = [r for r in _records(directory) if r.kind == rec.CHECKPOINT][-1]
+    forged = {
+        "key_id": old.key_id,
+        "signature": signing.sign_checkpoint(old.private, last.seq, last.prev),
+    }
+    _rewrite(directory, {last.seq: {"signature": forged}})
+    report = verify(directory, check=SignatureCheck(made.key.public_key))
+    assert report.problem is not None
+    assert report.problem.seq == last.seq
+    assert "a key rotated away" in report.problem.reason
+
+
+def test_a_start_refuses_a_key_the_journal_was_not_handed_to(tmp_path: Path) -> None:
+    """A key file replaced by hand (not rotated): the signed journal does not continue under
+    it, and a signed journal whose key is gone does not continue unsigned."""
+    keys = _keys(tmp_path)
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=1).run()
+        table.stop_controller()
+        keys.private_key.unlink()
+        keyfiles.init(keys)
+        with pytest.raises(TableKeyError, match="tablectl keys rotate"):
+            table.start_controller()
+        keys.private_key.unlink()
+        with pytest.raises(TableKeyError, match="there is no private key"):
+            table.start_controller()
