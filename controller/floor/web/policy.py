@@ -1,0 +1,92 @@
+"""Who sees which card of a hand on the floor's web view (docs/floor-web.md, Who sees which card).
+
+Pure: a role and a hand's state in, what that role may see out. The one rule of which card is
+face down is controller/announce.py ``hidden_cards`` (a hole card, 14.13(c), 14.13A(c),(f) and
+14.12A(d); a burn; a card to the muck; a draw's discards, face down by 14.12A(f)); this module
+only says, per role, whether those may be shown, and applies it to an event's cards. The masking
+is done on the server before anything is rendered or sent: a masked card is ``None``, never a
+value in the HTML or the JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from controller.announce import hidden_cards
+from controller.engine import events as ev
+
+
+@dataclass(frozen=True, slots=True)
+class Access:
+    """What one role may open and see."""
+
+    #: The table pages and the hand page of a hand still in progress.
+    live_hands: bool
+    #: A face-down card's value while its hand is in progress.
+    face_down_live: bool
+    #: The hand page, and search, of a settled or voided hand.
+    finished_hands: bool
+    #: A face-down card's value once its hand is settled or voided (as ``tablectl recall``).
+    face_down_finished: bool
+
+
+#: The policy, one entry a role (issue 18; docs/floor-web.md, Who sees which card).
+POLICY: Final[dict[str, Access]] = {
+    # Everything, live: the cameras' room follows the hole cards as they are dealt.
+    "surveillance": Access(
+        live_hands=True, face_down_live=True, finished_hands=True, face_down_finished=True
+    ),
+    # The floor, tables and recall: never a face-down card of a hand in progress; a finished
+    # hand as recall shows it.
+    "supervisor": Access(
+        live_hands=True, face_down_live=False, finished_hands=True, face_down_finished=True
+    ),
+    # Read-only recall and verification: finished hands only, with their cards.
+    "auditor": Access(
+        live_hands=False, face_down_live=False, finished_hands=True, face_down_finished=True
+    ),
+    # The users only: no hand page.
+    "admin": Access(
+        live_hands=False, face_down_live=False, finished_hands=False, face_down_finished=False
+    ),
+}
+
+#: Nothing at all: a role this policy does not name (a newer database's, say).
+NOTHING: Final = Access(False, False, False, False)
+
+
+def access(role: str) -> Access:
+    return POLICY.get(role, NOTHING)
+
+
+def may_open(role: str, *, in_progress: bool) -> bool:
+    """Whether ``role`` may open a hand (its page, a search result) in this state."""
+    rights = access(role)
+    return rights.live_hands if in_progress else rights.finished_hands
+
+
+def sees_face_down(role: str, *, in_progress: bool) -> bool:
+    """Whether ``role`` may see the value of a card ``hidden_cards`` names in this state."""
+    rights = access(role)
+    return rights.face_down_live if in_progress else rights.face_down_finished
+
+
+def masked(event: ev.Event, role: str, *, in_progress: bool) -> frozenset[str]:
+    """The cards of ``event`` that ``role`` may not see now: its hidden cards, or none."""
+    if sees_face_down(role, in_progress=in_progress):
+        return frozenset()
+    return frozenset(hidden_cards(event))
+
+
+def shown(card: str, event: ev.Event, role: str, *, in_progress: bool) -> str | None:
+    """``card`` (one of ``event``'s) as ``role`` may see it: its code, or None (face down)."""
+    return None if card in masked(event, role, in_progress=in_progress) else card
+
+
+def carries_face_down(events: list[ev.Event], role: str, *, in_progress: bool) -> bool:
+    """Whether showing ``events`` to ``role`` shows the value of a face-down card: the
+    responses the hole-card access log records (docs/floor-web.md, The hole-card access log)."""
+    if not sees_face_down(role, in_progress=in_progress):
+        return False
+    return any(hidden_cards(event) for event in events)
