@@ -6,15 +6,18 @@ line back: ``{"ok": true, "text": ...}`` or ``{"ok": false, "reason": ...}``.
 Requests: ``{"change": "sit", "seat": 3, "chips": 500}``, ``{"change": "leave",
 "seat": 3}``, ``{"change": "rebuy", "seat": 3, "chips": 200}`` and ``{"change":
 "show"}``. The socket's thread only parses a request and puts it on the
-controller's event queue; the controller's loop journals it, applies it and
-answers (docs/app.md, Seat changes).
+controller's event queue; the controller's loop journals it with who asked (the peer's uid
+and user name from the socket's credentials), applies it and answers (docs/app.md, Seat
+changes). Only users of group ``tablectl`` reach the socket (mode 0660).
 """
 
 from __future__ import annotations
 
 import json
+import pwd
 import queue
 import socket
+import struct
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,12 +41,46 @@ class ControlError(Exception):
     """The control socket cannot be reached or answered badly; the message says what to do."""
 
 
+@dataclass(frozen=True, slots=True)
+class Peer:
+    """Who asked on the control socket: the peer process's uid from the socket's credentials
+    (SO_PEERCRED, which the kernel fills in: a client cannot claim another's) and its user
+    name (None: a uid with no name in the user database)."""
+
+    uid: int
+    user: str | None
+
+    def fields(self) -> JsonObject:
+        """The ``seating`` record's ``uid`` and ``user`` (docs/journal.md, Seat changes)."""
+        data: JsonObject = {"uid": self.uid}
+        if self.user is not None:
+            data["user"] = self.user
+        return data
+
+
+def peer_of(conn: socket.socket) -> Peer:
+    """The credentials of the process at the other end of a unix socket (SO_PEERCRED:
+    struct ucred, three ints: pid, uid, gid)."""
+    raw = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _UCRED.size)
+    _pid, uid, _gid = _UCRED.unpack(raw)
+    try:
+        user: str | None = pwd.getpwuid(uid).pw_name
+    except KeyError:
+        user = None
+    return Peer(uid, user)
+
+
+_UCRED: Final = struct.Struct("3i")
+
+
 @dataclass
 class SeatRequest:
-    """A request for the controller's loop: a seat change, or None to show the seats."""
+    """A request for the controller's loop: a seat change, or None to show the seats; ``peer``
+    who asked (None: not through the socket)."""
 
     change: SeatChange | None
     answer: queue.Queue[JsonObject] = field(default_factory=lambda: queue.Queue(maxsize=1))
+    peer: Peer | None = None
 
 
 def parse_request(line: bytes) -> SeatRequest:
@@ -117,6 +154,7 @@ class ControlServer:
         try:
             line = _read_line(conn)
             request = parse_request(line)
+            request.peer = peer_of(conn)
         except (SeatingError, OSError) as exc:
             return {"ok": False, "reason": str(exc)}
         self.events.put(request)

@@ -325,6 +325,8 @@ class Controller:
             request.answer.put({"ok": True, "text": seats_text(table), **seats_fields(table)})
             return
         data = request.change.fields()
+        if request.peer is not None:
+            data |= request.peer.fields()  # who asked, from the socket's credentials
         record = self.journal.append(rec.SEATING, data)
         events = self.core.take(rec.SEATING, data)
         self._announce(events)

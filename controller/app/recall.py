@@ -59,7 +59,10 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
     naming the record (controller/app/schema.py)."""
     kept: deque[HandRecord] = deque(maxlen=last)
     current: HandRecord | None = None
+    asked = ""  # who asked for the seat change whose decision comes next
     for record in records:
+        if record.kind == rec.SEATING:
+            asked = _asked_by(record)
         if record.kind not in rec.DECISIONS:
             continue
         for event in schema.decode_events(record):
@@ -72,11 +75,23 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
                 continue  # the journal began mid-hand (a rotated-away start): nothing to tell
             current.events.append(event)
             line = describe(event)
+            if line and isinstance(event, SeatsChanged):
+                line += asked
             if line:
                 current.lines.append(line)
             if isinstance(event, HandSettled | HandVoided):
                 current.finished = True
     return list(kept)
+
+
+def _asked_by(record: Record) -> str:
+    """`` (asked by NAME, uid N)`` for a seat change journaled with its asker; '' before they
+    were journaled."""
+    data = schema.decode(record)
+    assert isinstance(data, schema.SeatingData)
+    if data.uid is None:
+        return ""
+    return f" (asked by {data.user or 'a user without a name'}, uid {data.uid})"
 
 
 def _amounts(entries: tuple[SeatAmount, ...]) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import pwd
 import queue
 import signal
 import socket
@@ -89,8 +90,9 @@ def test_sit_leave_and_rebuy_between_hands_change_the_next_hand_and_survive_a_re
     assert verify(tmp_path / "journal").intact
     assert not path.exists()
     first = hands(JournalReader(tmp_path / "journal"))[0]  # recall shows them after hand 1
-    assert "  seat change: leave seat 2" in first.lines
-    assert "  seat change: sit seat 6 300" in first.lines
+    asked = f"(asked by {pwd.getpwuid(os.getuid()).pw_name}, uid {os.getuid()})"  # issue 19
+    assert f"  seat change: leave seat 2 {asked}" in first.lines
+    assert f"  seat change: sit seat 6 300 {asked}" in first.lines
 
 
 def test_a_bad_request_is_answered_with_what_was_expected(tmp_path: Path) -> None:
@@ -197,7 +199,8 @@ def test_tablectl_run_takes_seat_changes_on_its_configured_socket(tmp_path: Path
     assert process.returncode == 0, err.decode()
     assert not path.exists()
     seatings = [data for kind, data in journal_records(tmp_path / "journal") if kind == rec.SEATING]
-    assert seatings == [{"change": "sit", "seat": 4, "chips": 250}]
+    me = {"uid": os.getuid(), "user": pwd.getpwuid(os.getuid()).pw_name}  # who asked (issue 19)
+    assert seatings == [{"change": "sit", "seat": 4, "chips": 250, **me}]
 
 
 def test_a_second_controller_on_the_same_socket_is_refused_and_a_stale_one_replaced(
