@@ -21,6 +21,7 @@ from controller.app.control import SHOW, ControlError, send
 from controller.app.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
 from controller.app.records import RecordFormatError
 from controller.app.service import identity
+from controller.app.tablekey import JournaledKey
 from controller.config import DeviceSettings, SettingsError, TableSettings, load_config
 from controller.engine.events import ActionRequired, Alarm
 from controller.journal import Record, verify
@@ -98,6 +99,16 @@ class TableCheck:
 
 
 @dataclass(frozen=True)
+class KeyCheck:
+    """Which key signs the journal's end (docs/journal.md, Signed checkpoints), read from the
+    journal (the key file is the service user's alone)."""
+
+    #: The key in force at the journal's end; None: its checkpoints are not signed.
+    key_id: str | None
+    signed: bool
+
+
+@dataclass(frozen=True)
 class ControllerCheck:
     """Whether ``tablectl run`` answers on its control socket."""
 
@@ -122,6 +133,7 @@ class StatusReport:
     table: TableCheck | None
     table_problem: str | None
     controller: ControllerCheck
+    signing: KeyCheck
     #: Exit status 0: the journal verifies and replays, and no alarm is open.
     well: bool
 
@@ -176,6 +188,7 @@ def status(settings: TableSettings) -> StatusReport:
     """Look at the devices, the journal, the table and the controller."""
     devices, udev_problem = check_devices(settings)
     journal, since = check_journal(settings.journal.dir)
+    signing = check_signing(since)  # before the replay takes the records
     table, table_problem = replay(settings, since) if journal.intact else (None, None)
     if not journal.intact:
         table_problem = "not replayed: the journal is not intact"
@@ -189,6 +202,7 @@ def status(settings: TableSettings) -> StatusReport:
         table=table,
         table_problem=table_problem,
         controller=check_controller(settings.control_socket),
+        signing=signing,
         well=journal.intact and table is not None and not table.alarms,
     )
 
@@ -258,6 +272,17 @@ def check_journal(directory: Path) -> tuple[JournalCheck, SinceCheckpoint]:
     return check, head.since
 
 
+def check_signing(since: SinceCheckpoint) -> KeyCheck:
+    """The key the journal's end is signed by, as a start finds it."""
+    signed_by = JournaledKey()
+    try:
+        for record in since.records:
+            signed_by(record)
+    except RecordFormatError:
+        signed_by.key_id = None  # the replay names the record
+    return KeyCheck(signed_by.key_id, signed_by.key_id is not None)
+
+
 def replay(settings: TableSettings, since: SinceCheckpoint) -> tuple[TableCheck | None, str | None]:
     """The table the journal leaves, replayed as ``tablectl run`` replays it at a start."""
     core = TableCore(settings.game, settings.table_config())
@@ -317,6 +342,13 @@ def lines(report: StatusReport) -> list[str]:
         out.append(f"    journal id {journal.journal_id}; anchor {journal.anchor}")
     if journal.problem:
         out.append(f"    first bad record: {journal.problem}")
+    if report.signing.signed:
+        out.append(f"  checkpoints: signed by key {report.signing.key_id}")
+    else:
+        out.append(
+            "  checkpoints: NOT SIGNED: the table has no key (tablectl keys init; "
+            "docs/deploy.md, The table's key)"
+        )
     out.extend(_table_lines(report))
     controller = report.controller
     if controller.running:

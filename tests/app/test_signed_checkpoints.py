@@ -5,17 +5,21 @@ old key, and the old key's signature after it is refused."""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 from apphelp import dealer, sim_table
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from controller.app import keyfiles, schema
 from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.app.signatures import SignatureCheck
 from controller.app.tablekey import TABLE_KEY, TableKeyError, read_key
+from controller.cli import main
+from controller.commands.status import KeyCheck, check_journal, check_signing
 from controller.journal import GENESIS, JournalReader, Record, signing, verify
 from controller.journal.record import make_record_line, parse_line
 from controller.settings import KeySettings
@@ -226,3 +230,50 @@ def test_a_start_refuses_a_key_the_journal_was_not_handed_to(tmp_path: Path) -> 
         keys.private_key.unlink()
         with pytest.raises(TableKeyError, match="there is no private key"):
             table.start_controller()
+
+
+def test_journal_verify_public_key_in_text_and_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The right key passes (exit 0, the signatures' line); another table's fails (exit 1,
+    named); a file that is no public key is a usage error (exit 2)."""
+    keys = _keys(tmp_path)
+    key = keys.private_key
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=1).run()
+    journal = str(tmp_path / "journal")
+    public = str(key.parent / "table.pub")
+    capsys.readouterr()
+    assert main(["journal", "verify", "--journal", journal, "--public-key", public]) == 0
+    out = capsys.readouterr().out
+    assert "intact" in out
+    assert "signatures: 1 checkpoint signed by the key in force" in out
+    assert main(["journal", "verify", "--journal", journal, "--public-key", public, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["intact"] is True
+    assert report["signatures"].startswith("signatures: 1 checkpoint")
+    other = tmp_path / "other.pub"
+    other.write_text(signing.public_hex(Ed25519PrivateKey.generate()) + "\n")
+    assert main(["journal", "verify", "--journal", journal, "--public-key", str(other)]) == 1
+    out = capsys.readouterr().out
+    assert "NOT INTACT" in out
+    assert "never came in force" in out
+    bad = tmp_path / "bad.pub"
+    bad.write_text("hello\n")
+    assert main(["journal", "verify", "--journal", journal, "--public-key", str(bad)]) == 2
+    assert "expected an Ed25519 public key as 64 hex digits" in capsys.readouterr().err
+    missing = str(tmp_path / "none.pub")
+    assert main(["journal", "verify", "--journal", journal, "--public-key", missing]) == 2
+    assert "expected a readable table.pub" in capsys.readouterr().err
+
+
+def test_status_says_whether_the_journal_is_signed(tmp_path: Path) -> None:
+    """tablectl status reads the key in force from the journal (the key file is the service
+    user's alone): signed by the table's key, or NOT SIGNED."""
+    keys = _keys(tmp_path / "signed")
+    signed = _dealt(tmp_path / "signed", keys, hands=1)
+    unsigned = _dealt(tmp_path / "unsigned", None, hands=1)
+    _journal, since = check_journal(signed)
+    assert check_signing(since) == KeyCheck(signing.key_id(_public(keys)), signed=True)
+    _journal, since = check_journal(unsigned)
+    assert check_signing(since) == KeyCheck(None, signed=False)
