@@ -78,7 +78,7 @@ bench: $(TESTING)
 	$(BIN)/python benchmarks/evaluators.py
 	$(BIN)/python benchmarks/engine.py
 
-# Needs the package index (network) or pip's cache; the wheels are pure Python, for any
+# Needs the package index (network) or pip's cache; the wheels are pure Python but cryptography's (manylinux, for this machine's CPU architecture: build on one like the tables'), for any
 # Debian 12 PC. files/ holds docs/ and udev/: the unit files, the rules, the examples.
 wheelhouse: | $(BIN)/python
 	rm -rf $(WHEELHOUSE)
