@@ -24,7 +24,7 @@ import structlog
 
 from controller.app.systemd import Notifier, NotifyError, socket_address
 from controller.config import SettingsError, load_config
-from controller.config_floor import floor_file_problems
+from controller.config_floor import POLL, floor_file_problems
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
 from controller.settings import DEFAULT_CONFIG, TableSettings
@@ -71,9 +71,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--poll",
         type=_seconds,
-        default=0.2,
+        default=POLL,
         metavar="SECONDS",
-        help="how often the journal's end is looked at for new records (default 0.2)",
+        help="the longest wait between two looks at the journal's end (default "
+        f"{POLL:g}): a record written wakes the forwarder at once where inotify can watch "
+        "the journal's folder; elsewhere it is read this often",
     )
     parser.add_argument(
         "--status-every",

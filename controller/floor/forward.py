@@ -40,7 +40,7 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
-from controller.config_floor import PasswordFileError, read_password
+from controller.config_floor import POLL, PasswordFileError, read_password
 from controller.floor.follow import Follower, journal_id
 from controller.floor.subjects import (
     STREAM,
@@ -50,6 +50,7 @@ from controller.floor.subjects import (
     record_id_of,
     subject_of,
 )
+from controller.floor.watch import JournalWatch
 from controller.journal import Record, RecordError
 from controller.journal.record import parse_line
 from controller.settings import FloorSettings
@@ -131,7 +132,7 @@ class Forwarder:
         journal: Path,
         floor: FloorSettings,
         *,
-        poll: float = 0.2,
+        poll: float = POLL,
         status_every: float = 60.0,
         on_status: Callable[[Progress], None] | None = None,
     ) -> None:
@@ -171,9 +172,14 @@ class Forwarder:
             js = client.jetstream(timeout=ACK_TIMEOUT)
             after, last_seq = await self._resume(js, ours)
             follower = Follower(self.journal, after=after)
+            watch = JournalWatch(self.journal)
+            watch.start()
             try:
-                await self._forward(js, follower, ours, last_seq, until_caught_up)
+                await self._forward(
+                    js, follower, watch, ours, last_seq, until_caught_up=until_caught_up
+                )
             finally:
+                watch.close()
                 follower.close()
         finally:
             self.progress.connected = None
@@ -266,11 +272,14 @@ class Forwarder:
         self,
         js: JetStreamContext,
         follower: Follower,
+        watch: JournalWatch,
         ours: str,
         last_seq: int,
+        *,
         until_caught_up: bool,
     ) -> None:
         while True:
+            watch.drain()  # a write from here on wakes the wait below, read now or not
             lines = await asyncio.to_thread(follower.available, BATCH)
             if not lines:
                 self.backoff.succeeded()
@@ -279,7 +288,7 @@ class Forwarder:
                     _log.info("forward_caught_up", acked=self.progress.acked)
                     return
                 self._status()
-                await asyncio.sleep(self.poll)
+                await watch.changed(self.poll)
                 continue
             self.progress.read = lines[-1].record.seq
             for line in lines:

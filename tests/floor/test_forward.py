@@ -101,6 +101,29 @@ def test_a_forwarder_killed_mid_run_resumes_where_the_stream_stands(
     assert 50 <= int(str(resumed[-1]["after_seq"])) <= 200
 
 
+def test_a_record_written_wakes_it_without_waiting_for_its_poll(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    """The journal's folder watched (controller/floor/watch.py): with an hour's poll, records
+    appended after it caught up, and a file begun at rotation, are forwarded at once."""
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    config = table_toml(tmp_path, server, "T1", journal)
+    with _writer(journal) as writer:
+        records = _append(writer, 10)
+        process = start_forward(config, "--poll", "3600")
+        try:
+            eventually(holds(server, "T1", 10), "the first records stored", process)
+            for count in (1, 2, 30):  # 30: past a hand's start, so in a new file too
+                records += _append(writer, count)
+                eventually(holds(server, "T1", len(records)), "a new record stored", process)
+        finally:
+            assert stop(process) == 0
+    assert _stored(server, "T1") == _expected("T1", records, journal)
+    assert len(list(journal.glob("journal-*.jsonl"))) > 1
+
+
 def test_a_broker_stopped_and_killed_changes_nothing_at_the_table_and_is_caught_up(
     tmp_path: Path, nats_factory: NatsFactory
 ) -> None:
