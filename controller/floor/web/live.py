@@ -59,6 +59,11 @@ class Live:
         self._wake = asyncio.Event()
         self._sent: dict[str, dict[str, object]] = {}
         self._listeners: set[asyncio.Queue[bytes | None]] = set()
+        #: The table pages' feeds: each told the id of a table whose row changed.
+        self._watchers: set[asyncio.Queue[str | None]] = set()
+        #: The alarms pages' feeds: each told (once, however many) that a table's open alarms
+        #: changed, a new one raised or one acknowledged.
+        self._alarm_watchers: set[asyncio.Queue[None]] = set()
         self.following = False
 
     # The browsers' side.
@@ -69,6 +74,30 @@ class Live:
 
     def leave(self, queue: asyncio.Queue[bytes | None]) -> None:
         self._listeners.discard(queue)
+
+    def watch(self) -> asyncio.Queue[str | None]:
+        """A queue of the tables whose row changed (a table page's feed reads its own again)."""
+        queue: asyncio.Queue[str | None] = asyncio.Queue(QUEUE_LIMIT)
+        self._watchers.add(queue)
+        return queue
+
+    def unwatch(self, queue: asyncio.Queue[str | None]) -> None:
+        self._watchers.discard(queue)
+
+    def watch_alarms(self) -> asyncio.Queue[None]:
+        """A queue told when any table's open alarms changed (the alarms page reads its list)."""
+        queue: asyncio.Queue[None] = asyncio.Queue(1)
+        self._alarm_watchers.add(queue)
+        return queue
+
+    def unwatch_alarms(self, queue: asyncio.Queue[None]) -> None:
+        self._alarm_watchers.discard(queue)
+
+    def alarms_changed(self) -> None:
+        """Tell the alarms pages' feeds to read their list again (an alarm raised or acked)."""
+        for queue in list(self._alarm_watchers):
+            with contextlib.suppress(asyncio.QueueFull):  # told already and not yet read: enough
+                queue.put_nowait(None)
 
     def status(self) -> bytes:
         return sse("status", {"live": self.following})
@@ -178,9 +207,23 @@ class Live:
 
     def _publish(self, row: TableRow) -> None:
         data = row.as_json()
-        if self._sent.get(row.table_id) != data:
+        before = self._sent.get(row.table_id)
+        if before != data:
+            if before is None or (before["alarms"], before["alarm"]) != (row.alarms, row.alarm):
+                self.alarms_changed()
             self._sent[row.table_id] = data
             self._send(sse("table", data))
+            self._tell(row.table_id)
+
+    def _tell(self, table_id: str) -> None:
+        for queue in list(self._watchers):
+            try:
+                queue.put_nowait(table_id)
+            except asyncio.QueueFull:  # that page's feed ends; its EventSource reconnects
+                self._watchers.discard(queue)
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.get_nowait()
+                    queue.put_nowait(None)
 
 
 async def _connect(config: FloorConfig) -> NATS:

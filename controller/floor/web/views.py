@@ -47,6 +47,8 @@ class TableRow:
     stakes: str | None = None
     rules: str | None = None
     hand: int | None = None
+    #: The journal the hand is in (with the table and the hand: its page's address).
+    journal_id: str | None = None
     #: "in progress", "settled", "voided", or None before the first hand.
     state: str | None = None
     street: str | None = None
@@ -54,7 +56,7 @@ class TableRow:
     pot: int | None = None
     players: int | None = None
     devices: list[Device] = field(default_factory=list)
-    #: Alarms raised for the table and not yet acknowledged (this slice acknowledges none).
+    #: Alarms raised for the table and not yet acknowledged (the alarms page), the newest's message.
     alarms: int = 0
     alarm: str | None = None
 
@@ -128,7 +130,7 @@ async def _hand(conn: AsyncConn, row: TableRow, journal_id: str, hand: int) -> N
     if found is None:
         return
     game, stakes, rules, seats, started, finished, voided = found
-    row.hand = hand
+    row.hand, row.journal_id = hand, journal_id
     row.state = "voided" if voided else "settled" if finished else "in progress"
     row.players = len(seats) if isinstance(seats, list) else None
     spec = GAMES.get(str(game))
@@ -174,9 +176,12 @@ async def _devices(conn: AsyncConn, rows: list[TableRow]) -> None:
 
 async def _alarms(conn: AsyncConn, rows: list[TableRow]) -> None:
     by_id = {row.table_id: row for row in rows}
+    # Open alarms only: one a supervisor acknowledged (web.alarm_acks) no longer colours the row.
     cur = await conn.execute(
         "SELECT DISTINCT ON (table_id) table_id, count(*) OVER (PARTITION BY table_id), message "
-        "FROM alarms WHERE table_id = ANY(%s) ORDER BY table_id, id DESC",
+        "FROM alarms a WHERE table_id = ANY(%s) "
+        "AND NOT EXISTS (SELECT 1 FROM web.alarm_acks k WHERE k.alarm_id = a.id) "
+        "ORDER BY table_id, id DESC",
         (list(by_id),),
     )
     for table_id, count, message in await cur.fetchall():

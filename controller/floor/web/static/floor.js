@@ -26,15 +26,26 @@
     return td;
   }
 
+  function link(href, text) {
+    const a = document.createElement("a");
+    a.href = href;
+    a.textContent = text;
+    return a;
+  }
+
   function render(row) {
     const tr = document.createElement("tr");
     tr.dataset.table = row.table_id;
     if (row.alarms) tr.className = "alarm";
-    cell(tr, "table", row.table_id);
+    const name = cell(tr, "table", "");
+    name.appendChild(link("/tables/" + encodeURIComponent(row.table_id), row.table_id));
     cell(tr, "", row.game || "—");
     cell(tr, "terms", row.stakes || "—", row.rules || "");
-    const hand = cell(tr, "hand", row.hand === null ? "—" : row.hand + " ");
+    const hand = cell(tr, "hand", row.hand === null ? "—" : "");
     if (row.hand !== null) {
+      const page = "/tables/" + encodeURIComponent(row.table_id) + "/hands/" + row.journal_id + "/" + row.hand;
+      hand.appendChild(link(page, String(row.hand)));
+      hand.appendChild(document.createTextNode(" "));
       const s = document.createElement("small");
       s.textContent = row.state;
       hand.appendChild(s);

@@ -1,0 +1,265 @@
+"""The table page, the hand page and search, read from the floor's store (docs/floor-web.md, The
+table page, The hand page, Search).
+
+Each reader takes the role and gives only what the role may see: a hand's records are decoded
+through the journal's schema into the engine's events, then masked by the policy
+(controller/floor/web/policy.py) in ``replay``, before anything is rendered or sent.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Final
+
+import psycopg
+
+from controller.app import records as rec
+from controller.app import schema
+from controller.app.recall import describe_stakes
+from controller.display.view import posted_rules
+from controller.engine import events as ev
+from controller.floor.web import policy
+from controller.floor.web.replay import Frame, Replay, replay
+from controller.floor.web.views import TableRow, floor_rows
+from controller.games import GAMES
+from controller.journal.record import parse_line
+
+AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
+
+#: The recent hands and alarms a table page lists; the results a search gives.
+RECENT: Final = 20
+RESULTS: Final = 100
+
+
+@dataclass(frozen=True, slots=True)
+class HandKey:
+    """A hand on the floor: its table, its journal (a table's journals follow one another) and
+    its number in that journal."""
+
+    table_id: str
+    journal_id: str
+    hand: int
+
+    @property
+    def url(self) -> str:
+        return f"/tables/{self.table_id}/hands/{self.journal_id}/{self.hand}"
+
+
+@dataclass(frozen=True, slots=True)
+class HandLine:
+    """A hand as a list names it (recent hands, search results), linked to its page."""
+
+    table_id: str
+    journal_id: str
+    hand: int
+    game: str
+    started_at: str | None
+    state: str
+    #: Why a search found it ("seat 3 face up" for a card), "" otherwise.
+    matched: str = ""
+
+    @property
+    def url(self) -> str:
+        return HandKey(self.table_id, self.journal_id, self.hand).url
+
+
+@dataclass(slots=True)
+class HandPage:
+    key: HandKey
+    game: str
+    started_at: str | None
+    state: str
+    stakes: str
+    rules: str
+    replay: Replay
+    #: The hand's events, for the access log's test (never sent).
+    events: list[ev.Event] = field(default_factory=list)
+
+    @property
+    def in_progress(self) -> bool:
+        return self.state == "in progress"
+
+
+@dataclass(slots=True)
+class Chain:
+    """The table's chain at the floor's witness (docs/floor.md, The witness)."""
+
+    journal_id: str
+    head_seq: int
+    head_hash: str | None
+    #: Records stored beyond a gap, not yet linked: their count and seqs.
+    held: int = 0
+    held_first: int | None = None
+    held_last: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class AlarmLine:
+    id: int
+    source: str
+    kind: str
+    message: str
+    seq: int
+    raised_at: str
+
+
+@dataclass(slots=True)
+class TablePage:
+    row: TableRow
+    chain: Chain
+    alarms: list[AlarmLine]
+    recent: list[HandLine]
+    #: The table's current hand as the dealer's display shows it (its last frame), if any.
+    hand: HandKey | None = None
+    frame: Frame | None = None
+    #: Whether ``frame`` shows a face-down card's value (the access log's test).
+    face_down_shown: bool = False
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "row": self.row.as_json(),
+            "chain": asdict(self.chain),
+            "alarms": [asdict(alarm) for alarm in self.alarms],
+            "recent": [{**asdict(line), "url": line.url} for line in self.recent],
+            "hand": None if self.hand is None else {**asdict(self.hand), "url": self.hand.url},
+            "frame": None if self.frame is None else asdict(self.frame),
+        }
+
+
+def state_of(finished: object, voided: object) -> str:
+    return "voided" if voided else "settled" if finished else "in progress"
+
+
+def _game_name(game: object) -> str:
+    spec = GAMES.get(str(game))
+    return spec.name if spec is not None else str(game)
+
+
+def _iso(value: object) -> str | None:
+    return value.isoformat() if isinstance(value, datetime) else None
+
+
+async def hand_events(
+    conn: AsyncConn, key: HandKey, first: int, last: int
+) -> tuple[list[ev.Event], rec.HandTerms | None]:
+    """The hand's events (its records ``first`` to ``last`` of the chain, from its start to its
+    settlement) and the terms it was dealt under."""
+    cur = await conn.execute(
+        "SELECT line FROM records WHERE table_id = %s AND journal_id = %s "
+        "AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
+        (key.table_id, key.journal_id, first, last, sorted(rec.DECISIONS)),
+    )
+    events: list[ev.Event] = []
+    terms: rec.HandTerms | None = None
+    started = False
+    for (line,) in await cur.fetchall():
+        assert isinstance(line, bytes)
+        record = parse_line(line)
+        for event in schema.decode_events(record):
+            if isinstance(event, ev.HandStarted) and event.hand == key.hand:
+                started, terms = True, rec.hand_terms_of(record.data)
+            if not started:
+                continue
+            events.append(event)
+            if isinstance(event, ev.HandSettled | ev.HandVoided):
+                return events, terms
+    return events, terms
+
+
+async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None:
+    """The hand as ``role`` may see it; None if the floor holds no such hand or the role may
+    not open it in its state (policy.may_open)."""
+    cur = await conn.execute(
+        "SELECT game, started_seq, started_at, last_seq, finished, voided FROM hands "
+        "WHERE table_id = %s AND journal_id = %s AND hand = %s",
+        (key.table_id, key.journal_id, key.hand),
+    )
+    found = await cur.fetchone()
+    if found is None:
+        return None
+    game, first, started_at, last, finished, voided = found
+    state = state_of(finished, voided)
+    in_progress = state == "in progress"
+    if first is None or not policy.may_open(role, in_progress=in_progress):
+        return None
+    events, terms = await hand_events(conn, key, int(str(first)), int(str(last)))
+    spec = GAMES.get(str(game))
+    stakes = "not in the journal" if terms is None else describe_stakes(terms.stakes)
+    house = terms.rules if terms is not None else rec.RULES_BEFORE_JOURNALED
+    rules = posted_rules(house, spec) if spec is not None else ""
+    return HandPage(
+        key,
+        _game_name(game),
+        _iso(started_at),
+        state,
+        stakes,
+        rules,
+        replay(events, role, in_progress=in_progress),
+        events,
+    )
+
+
+async def table_page(conn: AsyncConn, table_id: str, role: str) -> TablePage | None:
+    """The table as ``role`` may see it; None if the floor holds no such table."""
+    rows = await floor_rows(conn, [table_id])
+    if not rows:
+        return None
+    row = rows[0]
+    page = TablePage(row, await _chain(conn, table_id), await _alarms(conn, table_id), [])
+    page.recent = await _recent(conn, table_id)
+    if row.hand is not None and row.journal_id is not None:
+        key = HandKey(table_id, row.journal_id, row.hand)
+        shown = await hand_page(conn, key, role)
+        if shown is not None:
+            page.hand = key
+            page.frame = shown.replay.frames[-1] if shown.replay.frames else None
+            page.face_down_shown = shown.replay.face_down_shown
+    return page
+
+
+async def _chain(conn: AsyncConn, table_id: str) -> Chain:
+    cur = await conn.execute(
+        "SELECT c.journal_id, c.head_seq, c.head_hash, count(r.seq), min(r.seq), max(r.seq) "
+        "FROM chain_heads c LEFT JOIN records r ON r.table_id = c.table_id "
+        "AND r.journal_id = c.journal_id AND NOT r.linked WHERE c.table_id = %s "
+        "GROUP BY c.journal_id, c.head_seq, c.head_hash",
+        (table_id,),
+    )
+    found = await cur.fetchone()
+    assert found is not None  # floor_rows found the table's chain
+    journal_id, head, head_hash, held, first, last = found
+    return Chain(
+        str(journal_id),
+        int(str(head)),
+        None if head_hash is None else str(head_hash),
+        int(str(held)),
+        None if first is None else int(str(first)),
+        None if last is None else int(str(last)),
+    )
+
+
+async def _alarms(conn: AsyncConn, table_id: str) -> list[AlarmLine]:
+    # A floor alarm keeps no card's value (derive.Refused), a table alarm says "a card"
+    # (announce.alarm_read): both may be shown to every role that opens the table.
+    cur = await conn.execute(
+        "SELECT id, source, kind, message, seq, raised_at FROM alarms WHERE table_id = %s "
+        "ORDER BY id DESC LIMIT %s",
+        (table_id, RECENT),
+    )
+    return [
+        AlarmLine(int(str(i)), str(s), str(k), str(m), int(str(q)), _iso(at) or "")
+        for i, s, k, m, q, at in await cur.fetchall()
+    ]
+
+
+async def _recent(conn: AsyncConn, table_id: str) -> list[HandLine]:
+    cur = await conn.execute(
+        "SELECT journal_id, hand, game, started_at, finished, voided FROM hands "
+        "WHERE table_id = %s ORDER BY started_at DESC NULLS LAST, hand DESC LIMIT %s",
+        (table_id, RECENT),
+    )
+    return [
+        HandLine(table_id, str(j), int(str(h)), _game_name(g), _iso(at), state_of(f, v))
+        for j, h, g, at, f, v in await cur.fetchall()
+    ]
