@@ -6,12 +6,16 @@ old key, and the old key's signature after it is refused."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, sim_table
+from apphelp import AS_ROOT, dealer, json_log, sim_table, table_toml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from test_app_commands import ROOT
 
 from controller.app import keyfiles, schema
 from controller.app import records as rec
@@ -23,6 +27,7 @@ from controller.commands.status import KeyCheck, check_journal, check_signing
 from controller.journal import GENESIS, JournalReader, Record, signing, verify
 from controller.journal.record import make_record_line, parse_line
 from controller.settings import KeySettings
+from simulator.table import Simulator
 
 
 def _keys(tmp_path: Path) -> KeySettings:
@@ -277,3 +282,55 @@ def test_status_says_whether_the_journal_is_signed(tmp_path: Path) -> None:
     assert check_signing(since) == KeyCheck(signing.key_id(_public(keys)), signed=True)
     _journal, since = check_journal(unsigned)
     assert check_signing(since) == KeyCheck(None, signed=False)
+
+
+def _run(config: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", "run", "--config", str(config), *AS_ROOT],
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_tablectl_run_refuses_a_key_file_that_is_no_key_naming_it(tmp_path: Path) -> None:
+    """A configured key that is no Ed25519 key, or cannot be read (a folder in its place):
+    exit 1 with the file named, no traceback, nothing journaled."""
+    bad = tmp_path / "bad.key"
+    bad.write_text("-----BEGIN PRIVATE KEY-----\nnot base64\n-----END PRIVATE KEY-----\n")
+    unreadable = tmp_path / "folder.key"
+    unreadable.mkdir()
+    with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
+        config = table_toml(tmp_path, sim)
+        text = config.read_text(encoding="utf-8")
+        for key, said in (
+            (bad, "not an unencrypted PEM PKCS8 private key"),
+            (unreadable, "cannot be read"),
+        ):
+            config.write_text(text + f'\n[keys]\nprivate_key = "{key}"\n', encoding="utf-8")
+            done = _run(config)
+            assert done.returncode == 1, done.stderr
+            assert f"tablectl run: {key}" in done.stderr
+            assert said in done.stderr
+            assert "Traceback" not in done.stderr
+    assert not list((tmp_path / "journal").glob("journal-*.jsonl"))
+
+
+def test_a_table_without_a_key_file_runs_unsigned_and_says_so(tmp_path: Path) -> None:
+    """No file at [keys] private_key: the table deals, its checkpoints unsigned, and the start
+    logs journal_unsigned (a warning) with what to do."""
+    with (
+        json_log(tmp_path) as lines,
+        sim_table(tmp_path, keys=KeySettings(tmp_path / "none" / "table.key")) as table,
+    ):
+        dealer(table, hands=1).run()
+    warned = [line for line in lines if line["event"] == "journal_unsigned"]
+    assert len(warned) == 1
+    assert warned[0]["level"] == "warning"
+    assert "tablectl keys init" in str(warned[0]["todo"])
+    records = _records(tmp_path / "journal")
+    assert not [r for r in records if r.kind == TABLE_KEY]
+    assert all("signature" not in r.data for r in records if r.kind == rec.CHECKPOINT)
