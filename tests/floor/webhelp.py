@@ -200,13 +200,12 @@ class Client:
 
 
 class Events:
-    """``/floor/events`` read as a browser's EventSource does: every byte kept (``raw``)."""
+    """``/floor/events`` (or another feed, ``path``) read as a browser's EventSource does: every
+    byte kept (``raw``)."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, path: str = "/floor/events") -> None:
         self.connection = http.client.HTTPConnection("127.0.0.1", client.port, timeout=PATIENCE)
-        self.connection.request(
-            "GET", "/floor/events", headers={"cookie": f"{COOKIE}={client.cookie}"}
-        )
+        self.connection.request("GET", path, headers={"cookie": f"{COOKIE}={client.cookie}"})
         self.response = self.connection.getresponse()
         self.raw = b""
         self.events: list[tuple[str, object]] = []

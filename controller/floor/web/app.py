@@ -24,7 +24,9 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.floor.config import FloorConfig
 from controller.floor.web import auth, users
+from controller.floor.web.alarmpage import AlarmPage
 from controller.floor.web.live import Live, sse
+from controller.floor.web.pages import Pages
 from controller.floor.web.views import floor_rows
 
 HERE: Final = Path(__file__).parent
@@ -229,6 +231,8 @@ def build(config: FloorConfig, secret: bytes) -> tuple[ASGIApp, Web]:
             Route("/logout", web.logout, methods=["POST"]),
             Route("/floor", web.floor),
             Route("/floor/events", web.events),
+            *Pages(web).routes(),
+            *AlarmPage(web).routes(),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ],
         lifespan=lifespan,

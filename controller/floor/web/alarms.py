@@ -1,0 +1,143 @@
+"""The alarms page's list and a supervisor's acknowledgement (docs/floor-web.md, Alarms).
+
+An alarm is the store's (``public.alarms``: a table's journaled Alarm, or the floor witness's);
+its acknowledgement is the web's (``web.alarm_acks``): once an alarm, with the supervisor's name,
+the moment and a note, added and never changed (the web's role may only INSERT there). An
+alarm's message is shown as stored: it never carries a card's value (a table's alarm names "a
+card", controller/announce.py ``alarm_read``; the witness's schema_refused keeps the schema's
+reason without the value it quotes, controller/floor/ingest.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+import psycopg
+from psycopg import errors
+
+AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
+
+#: web.alarm_acks's own bound on a note (its CHECK), said to the user before the database.
+MAX_NOTE: Final = 2000
+#: Acknowledged alarms listed below the open ones: the most recent; every open one is listed.
+SHOWN_ACKED: Final = 200
+
+
+class AckError(Exception):
+    """An acknowledgement refused: the message says why, for the supervisor's screen."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Ack:
+    user: str
+    at: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
+class AlarmRow:
+    id: int
+    table_id: str
+    journal_id: str
+    seq: int
+    #: 'table' (the table journaled it) or 'floor' (the floor's witness raised it).
+    source: str
+    kind: str
+    message: str
+    raised_at: str
+    ack: Ack | None
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+_COLUMNS: Final = (
+    "a.id, a.table_id, a.journal_id, a.seq, a.source, a.kind, a.message, a.raised_at, "
+    "k.user_name, k.at, k.note FROM alarms a LEFT JOIN web.alarm_acks k ON k.alarm_id = a.id"
+)
+
+
+async def alarm_rows(conn: AsyncConn) -> list[AlarmRow]:
+    """Every open alarm, newest first, then the SHOWN_ACKED most recently acknowledged."""
+    found = await conn.execute(
+        f"SELECT {_COLUMNS} WHERE k.alarm_id IS NULL ORDER BY a.raised_at DESC, a.id DESC"
+    )
+    rows = [_row(row) for row in await found.fetchall()]
+    acked = await conn.execute(
+        f"SELECT {_COLUMNS} WHERE k.alarm_id IS NOT NULL ORDER BY k.at DESC, a.id DESC LIMIT %s",
+        (SHOWN_ACKED,),
+    )
+    rows.extend(_row(row) for row in await acked.fetchall())
+    return rows
+
+
+def _row(found: tuple[object, ...]) -> AlarmRow:
+    alarm_id, table_id, journal_id, seq, source, kind, message, raised_at, *ack = found
+    assert isinstance(raised_at, datetime)
+    user, at, note = ack
+    done = None
+    if user is not None:
+        assert isinstance(at, datetime)
+        done = Ack(str(user), shown(at), str(note))
+    return AlarmRow(
+        int(str(alarm_id)),
+        str(table_id),
+        str(journal_id),
+        int(str(seq)),
+        str(source),
+        str(kind),
+        str(message),
+        shown(raised_at),
+        done,
+    )
+
+
+def shown(moment: datetime) -> str:
+    """A moment as the page shows it: UTC, to the second (the journal's and the store's clock)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def checked_note(note: str) -> str:
+    """The note as stored (its ends' blanks taken off), or AckError saying what is expected."""
+    text = note.strip()
+    if not text:
+        raise AckError("A note is required: say what was done about the alarm.", 400)
+    if len(text) > MAX_NOTE:
+        raise AckError(f"The note is {len(text)} characters: at most {MAX_NOTE}.", 400)
+    return text
+
+
+async def acknowledge(conn: AsyncConn, alarm_id: int, user: str, note: str) -> AlarmRow:
+    """Record ``user``'s acknowledgement of the alarm with ``note`` (now, the database's clock);
+    AckError if the note is missing, the alarm unknown or acknowledged already (by whom, when).
+    Returns the alarm as acknowledged."""
+    text = checked_note(note)
+    try:
+        added = await conn.execute(
+            "INSERT INTO web.alarm_acks (alarm_id, user_name, note) VALUES (%s, %s, %s) "
+            "ON CONFLICT (alarm_id) DO NOTHING RETURNING alarm_id",
+            (alarm_id, user, text),
+        )
+        fresh = await added.fetchone() is not None
+    except errors.ForeignKeyViolation as error:
+        if "alarm_id" not in (error.diag.constraint_name or ""):
+            raise  # the user's key: a session's user is always in web.users
+        raise AckError(f"There is no alarm {alarm_id} on the floor.", 404) from None
+    found = await conn.execute(f"SELECT {_COLUMNS} WHERE a.id = %s", (alarm_id,))
+    row = await found.fetchone()
+    assert row is not None  # the key held: the alarm is there (none is ever deleted)
+    alarm = _row(row)
+    if not fresh:
+        assert alarm.ack is not None
+        raise AckError(
+            f"Alarm {alarm_id} was acknowledged already, by {alarm.ack.user} at "
+            f"{alarm.ack.at}: a second acknowledgement is not recorded.",
+            409,
+        )
+    return alarm
