@@ -37,7 +37,8 @@ import nats
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.floor import store
+from controller import attest
+from controller.floor import software, store
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from controller.games import GAMES
 from simulator.floorlab_check import Comparison, Lag, compare_table, journal_end, lag
@@ -120,6 +121,7 @@ class FloorLab:
         self.floor: Part | None = None
         self.floor_config = directory / "floor" / "floor.toml"
         self._reader_dsn = ""
+        self._owner_dsn = ""
 
     # --- starting -----------------------------------------------------------------------------
 
@@ -198,6 +200,7 @@ class FloorLab:
                 f"tablectl floor setup failed ({done.returncode}): {done.stderr.strip()}"
             )
         self._reader_dsn = make_conninfo(owner, user=store.READER, password=passwords["reader"])
+        self._owner_dsn = owner
 
     def _floor_command(self) -> list[str]:
         return [*TABLECTL, "floor", "serve", "--config", str(self.floor_config)]
@@ -222,6 +225,7 @@ class FloorLab:
             log={"format": "json", "level": "warning", "file": folder / "table.log"},
         )
         self._add_floor_section(path, table_id, folder)
+        self._approve_software(path)
         bot = SimulatedTable.make_bot(spec, config, seed, self.hands)
         table = SimulatedTable(table_id, folder, sim=sim, config_path=path, bot=bot, pace=self.pace)
         forwarder = Part(
@@ -230,6 +234,13 @@ class FloorLab:
             folder / "forward.out",
         )
         return LabTable(table, forwarder, path)
+
+    def _approve_software(self, path: Path) -> None:
+        """The lab's owner approves the software the table starts with, as the floor approves a
+        release at install (docs/deploy.md): its software record raises no alarm (issue 19)."""
+        found = attest.installed(path)
+        with psycopg.connect(self._owner_dsn, autocommit=True) as conn:
+            software.approve(conn, found.digest, found.version, "the floor lab's own tables")
 
     def _add_floor_section(self, path: Path, table_id: str, folder: Path) -> None:
         user = self.nats.table_user(table_id)

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-from controller.commands import _floor_web
+from controller.commands import _floor_software, _floor_web
 from controller.games import GAMES
 
 EXIT_USAGE: Final = 2
@@ -108,6 +108,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify.set_defaults(run=_lazy(_RUN, "run_verify"))
     _register_demo(actions)
     _floor_web.register(action, _lazy)  # web, user (issue 18)
+    _floor_software.register(action, _lazy)  # software, key (issue 19)
     parser.set_defaults(run=lambda _args: _usage(parser))
 
 

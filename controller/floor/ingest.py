@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from controller.floor import derive
+from controller.floor import derive, keys, software
 from controller.floor.subjects import RecordId, SubjectError, record_id_of, table_of
 from controller.floor.witness import (
     MISLABELED,
@@ -263,14 +263,20 @@ async def _write(
         hands: list[tuple[object, ...]] = []
         devices: list[tuple[object, ...]] = []
         table_alarms: list[tuple[object, ...]] = []
+        linked: dict[Key, list[Record]] = {}
         for key, seqs in batch.linked.items():
-            records = [batch.new[key].get(seq) or relinked[(key, seq)] for seq in seqs]
+            records = linked[key] = [
+                batch.new[key].get(seq) or relinked[(key, seq)] for seq in seqs
+            ]
             derived = derive.derive(records, current.get(key))
             hands.extend(_hand_row(key, row) for row in derived.hands.values())
             devices.extend(_device_row(key, row) for row in derived.devices)
             table_alarms.extend(_table_alarm_row(key, alarm) for alarm in derived.alarms)
             table_alarms.extend(_refused_row(key, refused) for refused in derived.refused)
             current[key] = derived.current_hand
+        # Issue 19: the software each table started with, its keys and checkpoint signatures.
+        table_alarms.extend(await software.check(cur, linked))
+        table_alarms.extend(await keys.check(cur, linked, batch.now))
         await cur.executemany(
             "UPDATE records SET linked = true WHERE table_id = %s AND journal_id = %s AND seq = %s",
             [(*key, seq) for key, seq in relinked],

@@ -122,6 +122,45 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         SELECT DISTINCT ON (table_id) table_id, journal_id, head_seq, head_hash
         FROM journals ORDER BY table_id, first_seen DESC;
     """,
+    # 2 (issue 19): which software each table ran, the digests approved, the tables' keys
+    # (docs/floor.md, Software and keys; controller/floor/software.py, keys.py).
+    """
+    CREATE TABLE software (
+        table_id text NOT NULL,
+        journal_id text NOT NULL,
+        seq bigint NOT NULL,
+        at timestamptz NOT NULL,
+        version text NOT NULL,
+        digest text NOT NULL,
+        -- The product's files and the configuration's: path -> SHA-256 hex.
+        files jsonb NOT NULL,
+        config jsonb NOT NULL,
+        PRIMARY KEY (table_id, journal_id, seq),
+        FOREIGN KEY (table_id, journal_id) REFERENCES journals
+    );
+    -- The owner's alone to change (floor software approve|revoke): the writer reads it.
+    CREATE TABLE approved_software (
+        digest text PRIMARY KEY,
+        version text NOT NULL,
+        note text NOT NULL,
+        approved_by text NOT NULL,
+        approved_at timestamptz NOT NULL,
+        -- Kept when revoked, for the record of what was approved when.
+        revoked_at timestamptz
+    );
+    CREATE TABLE table_keys (
+        table_id text NOT NULL,
+        key_id text NOT NULL,
+        public_key text NOT NULL,
+        registered_at timestamptz NOT NULL,
+        -- The database user who registered it, or 'rotation by <key id>'.
+        registered_by text NOT NULL,
+        retired_at timestamptz,
+        PRIMARY KEY (table_id, key_id)
+    );
+    -- One key in force a table.
+    CREATE UNIQUE INDEX table_keys_in_force ON table_keys (table_id) WHERE retired_at IS NULL;
+    """,
 )
 
 
@@ -182,6 +221,8 @@ def _grants(conn: psycopg.Connection[tuple[object, ...]]) -> None:
         "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {writer}, {reader}",
         "GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO {writer}",
         "REVOKE INSERT, UPDATE ON schema_version FROM {writer}",
+        # Which releases are approved is the owner's to say, never floor serve's (issue 19).
+        "REVOKE INSERT, UPDATE ON approved_software FROM {writer}",
         "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {writer}",
         "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reader}",
     ):

@@ -1,0 +1,115 @@
+"""What ``tablectl floor software approve|revoke|list`` and ``tablectl floor key register|list``
+run (issue 19, docs/floor.md, Software and keys; declared in
+controller/commands/_floor_software.py, loaded when they run). The database owner's, on the
+floor host (``--owner-dsn``, default: the floor.toml's database as the user running this, over
+the local socket): floor serve's own role may read the approvals, never change them."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from datetime import datetime
+from pathlib import Path
+
+import psycopg
+
+from controller.commands._floor_run import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    floor_config,
+    owner_dsn,
+)
+from controller.floor import keys, software, store
+from controller.journal import signing
+
+
+def run_software(args: argparse.Namespace) -> int:
+    command = args.run_software
+    config = floor_config(args, "software")
+    if config is None:
+        return EXIT_USAGE
+    try:
+        digest = software.checked_digest(args.digest) if command != "list" else ""
+        with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
+            store.check_version(conn)
+            if command == "approve":
+                if software.approve(conn, digest, args.version, args.note):
+                    print(f"software {digest} approved: tablectl {args.version.strip()}")
+                else:
+                    print(f"software {digest} is approved already (tablectl floor software list)")
+            elif command == "revoke":
+                software.revoke(conn, digest)
+                print(f"software {digest} revoked: a table that starts with it is alarmed")
+            else:
+                _print_software(software.approvals(conn), software.last_starts(conn))
+    except software.ApprovalError as error:
+        print(f"tablectl floor software {command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except (psycopg.Error, store.StoreError) as error:
+        print(f"tablectl floor software {command}: {str(error).strip()}", file=sys.stderr)
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _print_software(approvals: list[software.Approval], starts: list[software.LastStart]) -> None:
+    if not approvals:
+        print("no software approved: tablectl floor software approve DIGEST --version V --note T")
+    for a in approvals:
+        state = "approved" if a.revoked_at is None else f"revoked {_when(a.revoked_at)}"
+        print(
+            f"{a.digest}\ttablectl {a.version}\t{state}\t"
+            f"by {a.approved_by} {_when(a.approved_at)}\t{a.note}"
+        )
+    for s in starts:
+        state = "approved" if s.approved else "NOT APPROVED"
+        print(
+            f"table {s.table_id}\tstarted {_when(s.at)}\t{s.digest}\ttablectl {s.version}\t{state}"
+        )
+
+
+def run_key(args: argparse.Namespace) -> int:
+    command = args.run_key
+    config = floor_config(args, "key")
+    if config is None:
+        return EXIT_USAGE
+    try:
+        public = _public_key(args.public_key) if command == "register" else ""
+        with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
+            store.check_version(conn)
+            if command == "register":
+                key_id, retired = keys.register(conn, args.table, public)
+                was = "" if retired is None else f"; key {retired} retired"
+                print(f"table {args.table}: key {key_id} registered, in force{was}")
+            else:
+                _print_keys(keys.registered(conn))
+    except (signing.SigningError, OSError) as error:
+        print(f"tablectl floor key {command}: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    except (psycopg.Error, store.StoreError) as error:
+        print(f"tablectl floor key {command}: {str(error).strip()}", file=sys.stderr)
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+def _public_key(path: Path) -> str:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        raise OSError(f"--public-key {path}: expected a readable table.pub ({error})") from None
+    return signing.parse_public_text(text, source=str(path))
+
+
+def _print_keys(found: list[keys.Registered]) -> None:
+    if not found:
+        print("no table keys: tablectl floor key register --table ID --public-key table.pub")
+    for k in found:
+        state = "in force" if k.retired_at is None else f"retired {_when(k.retired_at)}"
+        print(
+            f"table {k.table_id}\tkey {k.key_id}\t{state}\t"
+            f"registered {_when(k.registered_at)} by {k.registered_by}\t{k.public_key}"
+        )
+
+
+def _when(at: datetime) -> str:
+    return at.isoformat(timespec="seconds")

@@ -1,0 +1,194 @@
+"""Which software each table started with, and the floor's alarm for a release it has not
+approved (issue 19; N.J.A.C. 13:69E-1.28B(d); docs/floor.md, Software and keys).
+
+A table journals a ``software`` record at every start (controller/attest.py's digest over every
+file of the installed product and its configuration). The floor keeps each one (``software``)
+and compares its digest with the ones the database's owner approved (``approved_software``,
+``tablectl floor software approve``): any other raises ``software_unapproved``, once per record
+(the alarms' unique key holds its seq). The ingest (controller/floor/ingest.py) calls ``check``
+with each journal's records as they join the chain, in the batch's transaction.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final
+
+import psycopg
+
+from controller.app import schema
+from controller.journal import Record
+
+SOFTWARE: Final = "software"
+#: The floor alarm of a start with a digest not approved (the store's ``alarms.kind``).
+SOFTWARE_UNAPPROVED: Final = "software_unapproved"
+
+Key = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Started:
+    """A table's start, as its ``software`` record says."""
+
+    seq: int
+    at: str
+    data: schema.SoftwareData
+
+
+def started(records: Sequence[Record]) -> list[Started]:
+    """The ``software`` records among ``records``, read through the schema (one the schema
+    refuses is derive's ``schema_refused`` alarm already: passed over here)."""
+    found = []
+    for record in records:
+        if record.kind != SOFTWARE:
+            continue
+        try:
+            data = schema.decode(record)
+        except schema.SchemaError:
+            continue
+        assert isinstance(data, schema.SoftwareData)
+        found.append(Started(record.seq, record.ts, data))
+    return found
+
+
+def unapproved_message(table: str, journal: str, start: Started) -> str:
+    """What the alarm says: the table, journal, seq and digest, and what to do."""
+    return (
+        f"table {table} (journal {journal}, record {start.seq}) started with software "
+        f"{start.data.digest} (tablectl {start.data.version}), which the floor has not approved "
+        "(13:69E-1.28B(d)): check the table with tablectl attest --seed, then approve the "
+        "digest (tablectl floor software approve) or take the table out of play"
+    )
+
+
+def at(ts: str) -> datetime:
+    """A record's ts (ISO 8601, Z) as the store's timestamptz."""
+    return datetime.fromisoformat(ts.removesuffix("Z")).replace(tzinfo=UTC)
+
+
+def alarm_row(key: Key, seq: int, ts: str, kind: str, message: str) -> tuple[object, ...]:
+    """A floor alarm as ingest's ``_ALARM_INSERT`` takes it (no evidence but the record, which
+    the store holds: its seq names it)."""
+    return (*key, seq, "floor", kind, message, None, None, "", at(ts))
+
+
+async def check(
+    cur: psycopg.AsyncCursor[tuple[object, ...]], linked: Mapping[Key, Sequence[Record]]
+) -> list[tuple[object, ...]]:
+    """Store the ``software`` records of ``linked`` (each journal's records as they joined its
+    chain) and return the alarm rows of those whose digest is not approved. A batch without
+    one costs nothing; with one, a round trip for the approved digests."""
+    starts = [(key, start) for key, records in linked.items() for start in started(records)]
+    if not starts:
+        return []
+    await cur.execute(
+        "SELECT digest FROM approved_software WHERE digest = ANY(%s) AND revoked_at IS NULL",
+        (sorted({start.data.digest for _, start in starts}),),
+    )
+    approved = {str(row[0]) for row in await cur.fetchall()}
+    await cur.executemany(
+        "INSERT INTO software (table_id, journal_id, seq, at, version, digest, files, config) "
+        "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
+        [
+            (
+                *key,
+                start.seq,
+                at(start.at),
+                start.data.version,
+                start.data.digest,
+                json.dumps(start.data.files, sort_keys=True),
+                json.dumps(start.data.config, sort_keys=True),
+            )
+            for key, start in starts
+        ],
+    )
+    return [
+        alarm_row(key, start.seq, start.at, SOFTWARE_UNAPPROVED, unapproved_message(*key, start))
+        for key, start in starts
+        if start.data.digest not in approved
+    ]
+
+
+# --- the owner's approvals (tablectl floor software; controller/commands/_floor_software_run.py)
+
+
+class ApprovalError(ValueError):
+    """An approval or revocation that cannot be made as asked: says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class Approval:
+    digest: str
+    version: str
+    note: str
+    approved_by: str
+    approved_at: datetime
+    revoked_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class LastStart:
+    """What a table last started with."""
+
+    table_id: str
+    digest: str
+    version: str
+    at: datetime
+    approved: bool
+
+
+def checked_digest(text: str) -> str:
+    """A digest as tablectl attest prints it: 64 hex digits (lower case kept)."""
+    value = text.strip().lower()
+    if len(value) != 64 or any(c not in "0123456789abcdef" for c in value):
+        raise ApprovalError(f"digest {text!r}: expected 64 hex digits, as tablectl attest prints")
+    return value
+
+
+def approve(
+    conn: psycopg.Connection[tuple[object, ...]], digest: str, version: str, note: str
+) -> bool:
+    """Approve ``digest`` (again, if it was revoked); False if it is approved already. The
+    approver is the database user running this."""
+    if not version.strip() or not note.strip():
+        raise ApprovalError("--version and --note: expected text (what was approved, and why)")
+    row = conn.execute(
+        "INSERT INTO approved_software (digest, version, note, approved_by, approved_at) "
+        "VALUES (%s, %s, %s, current_user, now()) ON CONFLICT (digest) DO UPDATE SET "
+        "version = EXCLUDED.version, note = EXCLUDED.note, approved_by = EXCLUDED.approved_by, "
+        "approved_at = EXCLUDED.approved_at, revoked_at = NULL "
+        "WHERE approved_software.revoked_at IS NOT NULL RETURNING digest",
+        (digest, version.strip(), note.strip()),
+    ).fetchone()
+    return row is not None
+
+
+def revoke(conn: psycopg.Connection[tuple[object, ...]], digest: str) -> None:
+    """Revoke an approved digest (its row kept, ``revoked_at`` set)."""
+    row = conn.execute(
+        "UPDATE approved_software SET revoked_at = now() "
+        "WHERE digest = %s AND revoked_at IS NULL RETURNING digest",
+        (digest,),
+    ).fetchone()
+    if row is None:
+        raise ApprovalError(f"digest {digest}: not approved (tablectl floor software list)")
+
+
+def approvals(conn: psycopg.Connection[tuple[object, ...]]) -> list[Approval]:
+    rows = conn.execute(
+        "SELECT digest, version, note, approved_by, approved_at, revoked_at "
+        "FROM approved_software ORDER BY approved_at, digest"
+    ).fetchall()
+    return [Approval(*row) for row in rows]  # type: ignore[arg-type]
+
+
+def last_starts(conn: psycopg.Connection[tuple[object, ...]]) -> list[LastStart]:
+    rows = conn.execute(
+        "SELECT DISTINCT ON (s.table_id) s.table_id, s.digest, s.version, s.at, "
+        "a.digest IS NOT NULL FROM software s LEFT JOIN approved_software a "
+        "ON a.digest = s.digest AND a.revoked_at IS NULL ORDER BY s.table_id, s.at DESC"
+    ).fetchall()
+    return [LastStart(*row) for row in rows]  # type: ignore[arg-type]
