@@ -12,6 +12,7 @@ from confighelp import to_toml, valid
 
 from controller.app.tablekey import read_key
 from controller.cli import main
+from controller.commands.config import cautions
 from controller.config import SettingsError, parse_config
 from controller.journal import signing
 from controller.settings import DEFAULT_PRIVATE_KEY
@@ -111,3 +112,13 @@ def test_the_keys_section_of_table_toml() -> None:
     data["keys"] = {"private_kee": "k"}
     with pytest.raises(SettingsError, match="did you mean 'private_key'"):
         parse_config(to_toml(data))
+
+
+@pytest.mark.fast
+def test_config_check_cautions_a_key_outside_the_units_state_directory() -> None:
+    """The service deletes table.key.old after a rotation: only inside ReadWritePaths."""
+    data = valid()
+    assert not [c for c in cautions(parse_config(to_toml(data))) if "keys." in c]
+    data["keys"] = {"private_key": "/etc/tablectl/table.key"}
+    (caution,) = [c for c in cautions(parse_config(to_toml(data))) if "keys." in c]
+    assert caution.startswith("keys.private_key = /etc/tablectl/table.key is outside")

@@ -230,6 +230,13 @@ def cautions(settings: TableSettings) -> list[str]:
             f"log.file = {log.file} is outside {LOGS_DIRECTORY}, where the example unit "
             "lets the service write: add its folder to the unit's ReadWritePaths="
         )
+    key = settings.keys.private_key
+    if not key.is_relative_to(STATE_DIRECTORY):
+        found.append(
+            f"keys.private_key = {key} is outside {STATE_DIRECTORY}, where the example unit "
+            "lets the service write: it could not delete table.key.old after a rotation; add "
+            "its folder to the unit's ReadWritePaths="
+        )
     for device in (settings.shoe, settings.panel):
         scheme = device.url.partition("://")[0] if device.url else ""
         if scheme in NETWORK_SCHEMES:
