@@ -133,3 +133,64 @@ def cards_dealt_up(lines: list[bytes]) -> set[str]:
                 if isinstance(event, ev.CardDealt) and not hidden_cards(event):
                     up.add(event.card)
     return up
+
+
+def test_roles_open_only_their_pages_and_a_card_search_never_finds_a_hole_card_it_may_not_see(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    nats = nats_factory(("T1", "T2"))
+    floor = web_floor(tmp_path, nats, postgres)
+    lines = fixture_lines()
+    root = journal_id(lines)
+    server = FloorProcess(floor.config)
+    web = WebProcess(floor)
+    clients = {role: Client(floor.port) for role in ("supervisor", "surveillance", "auditor")}
+    admin = Client(floor.port)
+    try:
+        server.wait_for_log("floor_serving")
+        for role, client in clients.items():
+            assert client.login(role).status == 303
+        assert admin.login("admin").status == 303
+        feed = Events(clients["supervisor"])
+        publish(nats.url, nats.table_user("T2"), "T2", lines)  # every hand settled
+        publish(nats.url, nats.table_user("T1"), "T1", lines[:MID_HAND])  # hand 1 in progress
+        stored(feed, "T2", len(lines))
+        stored(feed, "T1", MID_HAND)
+        live, done = f"/tables/T1/hands/{root}/1", f"/tables/T2/hands/{root}/1"
+        # The auditor: finished hands only; the admin: no hand, no table, no search.
+        auditor = clients["auditor"]
+        assert auditor.get("/tables/T1").status == 403
+        assert auditor.get(live).status == 404
+        assert auditor.get(done).status == 200
+        assert live not in auditor.get("/search?hand=1").text
+        assert done in auditor.get("/search?hand=1").text
+        assert admin.get("/search").status == 403
+        assert admin.get(done).status == 404
+        # A card search: a supervisor finds the hand in progress by an up card, never by a hole
+        # card (14.13A(c)); surveillance by either, and that result is recorded.
+        hole = sorted(hidden_of(lines[:MID_HAND]))[0]
+        up = sorted(cards_dealt_up(lines[:MID_HAND]))[0]
+        supervisor = clients["supervisor"]
+        assert live not in supervisor.get(f"/search?table=T1&card={hole}").text
+        found = supervisor.get(f"/search?table=T1&card={up}")
+        assert live in found.text
+        assert f"{up}: seat" in found.text
+        watched = clients["surveillance"].get(f"/search?table=T1&card={hole}")
+        assert live in watched.text
+        assert "face down" in watched.text
+        assert ("surveillance", "surveillance", "T1", root, 1, "search") in card_views(floor)
+        assert not [v for v in card_views(floor) if v[0] == "supervisor"]
+        bad = supervisor.get("/search?seat=12&card=Zz")
+        assert bad.status == 400
+        assert "seat &#39;12&#39;: expected a whole number from 1 to 11" in bad.text
+        # A view that cannot be recorded is not sent: the hole cards stay on the server.
+        with psycopg.connect(floor.db.owner, autocommit=True) as conn:
+            conn.execute("REVOKE INSERT ON web.card_views FROM tablectl_web")
+        refused = clients["surveillance"].get(live)
+        assert refused.status == 503
+        assert not cards_in(refused.body) & hidden_of(lines[:MID_HAND])
+        assert supervisor.get(live).status == 200  # carries no face-down card: nothing to log
+        feed.close()
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+        assert server.stop() == 0, server.text()
