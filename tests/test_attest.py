@@ -7,11 +7,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
 from controller import attest
+from controller.app import schema
+from controller.app.recall import format_hand, hands
+from controller.journal.record import GENESIS, make_record, parse_line
 
 SEED = bytes(range(16))
 
@@ -165,3 +169,20 @@ def copy_product(tmp_path: Path) -> Path:
         source = attest.package_files([name])[f"{name}/__init__.py"].parent
         shutil.copytree(source, root / name, ignore=shutil.ignore_patterns("__pycache__"))
     return root
+
+
+@pytest.mark.fast
+def test_recall_names_the_software_each_hand_was_dealt_under() -> None:
+    """Issue 19: a hand recalled names the digest of the last software record
+    before it: the software that dealt it; a journal without one names none."""
+    fixture = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"
+    lines = (fixture / "journal-000001.jsonl").read_bytes().splitlines()
+    records = [parse_line(line) for line in lines]
+    assert all(hand.software is None for hand in hands(records))
+    assert "software:" not in format_hand(hands(records)[0])
+    ran = schema.SoftwareData("0.1.0", {"controller/attest.py": "c" * 64}, {}, "e" * 64)
+    kind, data = schema.record(ran)
+    first = make_record(1, datetime(2026, 12, 1, tzinfo=UTC), kind, data, GENESIS)
+    recalled = hands([first, *records])
+    assert [hand.software for hand in recalled] == [ran] * len(recalled)
+    assert f"\n  software: {'e' * 64} (tablectl 0.1.0)\n" in format_hand(recalled[0])

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Final
 
 from controller.app import records as rec
 from controller.app import schema
@@ -51,6 +52,10 @@ class HandRecord:
     #: What the hand was dealt under (its stakes); None: the journal was written before hands
     #: recorded them (docs/journal.md, A hand's terms).
     terms: rec.HandTerms | None = None
+    #: The software the table ran when the hand began: the start's ``software`` record
+    #: (docs/journal.md, The software record); None: none journaled before it in the records
+    #: read (a journal written before the record, or a simulated table).
+    software: schema.SoftwareData | None = None
 
 
 def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord]:
@@ -60,16 +65,19 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
     kept: deque[HandRecord] = deque(maxlen=last)
     current: HandRecord | None = None
     asked = ""  # who asked for the seat change whose decision comes next
+    running: schema.SoftwareData | None = None  # the last start's software record
     for record in records:
         if record.kind == rec.SEATING:
             asked = _asked_by(record)
+        elif record.kind == SOFTWARE:
+            running = _software(record)
         if record.kind not in rec.DECISIONS:
             continue
         for event in schema.decode_events(record):
             if isinstance(event, HandStarted):
-                current = HandRecord(
-                    event.hand, event.game, record.ts, terms=rec.hand_terms_of(record.data)
-                )
+                terms = rec.hand_terms_of(record.data)
+                current = HandRecord(event.hand, event.game, record.ts, terms=terms)
+                current.software = running
                 kept.append(current)
             if current is None:
                 continue  # the journal began mid-hand (a rotated-away start): nothing to tell
@@ -82,6 +90,16 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
             if isinstance(event, HandSettled | HandVoided):
                 current.finished = True
     return list(kept)
+
+
+#: The record of which software a start ran (controller/attest.py; 13:69E-1.28B(d)).
+SOFTWARE: Final = "software"
+
+
+def _software(record: Record) -> schema.SoftwareData:
+    data = schema.decode(record)
+    assert isinstance(data, schema.SoftwareData)
+    return data
 
 
 def _asked_by(record: Record) -> str:
@@ -181,4 +199,7 @@ def format_hand(hand: HandRecord) -> str:
         rules = hand.terms.rules
     spec = GAMES.get(hand.game)
     posted = [] if spec is None else [f"  house rules: {posted_rules(rules, spec)}"]
+    ran = hand.software
+    if ran is not None:  # which software dealt it (docs/journal.md, The software record)
+        posted.append(f"  software: {ran.digest} (tablectl {ran.version})")
     return "\n".join([head, f"  {stakes}", *posted, *(f"  {line}" for line in hand.lines)])
