@@ -1,5 +1,7 @@
-"""``tablectl floor demo --tables N --hands H [--keep DIR]`` (docs/floor.md, The demo): the whole
-floor on this machine through the floor lab (simulator/floorlab.py), with no configuration.
+"""``tablectl floor demo --tables N --hands H [--keep DIR] [--web]`` (docs/floor.md, The demo):
+the whole floor on this machine through the floor lab (simulator/floorlab.py), with no
+configuration. ``--web`` then serves the floor's web view until stopped
+(simulator/floordemo_web.py, docs/floor-web.md).
 
 It starts its own nats-server and PostgreSQL, ``floor setup`` and ``floor serve``, N simulated
 tables dealt by the random dealer at full speed (each a real ``tablectl run``) with their own
@@ -124,15 +126,31 @@ def _run_in(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
             comparisons = lab.compare()
             verify = _floor_verify(lab)
             lag = lab.lag()
+            lines = summary(args, comparisons, forwarded, verify, lag)
+            different = [c for c in comparisons.values() if not c.same]
+            failed = bool(different) or verify.returncode != 0
+            if args.web:  # a floor that differs is served too: its alarms are on the page
+                print("\n".join(lines), file=out, flush=True)
+                _serve_web(lab, out)
+                return EXIT_DIFFERENT if failed else EXIT_OK
     except (PartError, ServerError) as error:
         print(f"{_NAME}: {error}", file=sys.stderr)
         return EXIT_DIFFERENT
-    lines = summary(args, comparisons, forwarded, verify, lag)
     kept = f"the files are in {folder}" if args.keep else "its temporary folder is removed"
     lines.append(f"took {time.monotonic() - began:.0f} s; {kept}")
     print("\n".join(lines), file=out)
-    different = [c for c in comparisons.values() if not c.same]
-    return EXIT_DIFFERENT if different or verify.returncode != 0 else EXIT_OK
+    return EXIT_DIFFERENT if failed else EXIT_OK
+
+
+def _serve_web(lab: FloorLab, out: TextIO) -> None:
+    """--web: floor web over the lab's floor until Ctrl-C or SIGTERM, the demo's normal end;
+    the FloorLab's ``with`` stops every other part and the folder goes after."""
+    from simulator.floordemo_web import serve_web  # noqa: PLC0415 -- the web's parts only now
+
+    try:
+        serve_web(lab, out, sys.stderr)
+    except (KeyboardInterrupt, Signalled):
+        _say("stopping: floor web, the tables, their forwarders, floor serve and the servers")
 
 
 def _floor_verify(lab: FloorLab) -> subprocess.CompletedProcess[str]:

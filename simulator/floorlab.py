@@ -202,6 +202,12 @@ class FloorLab:
         self._reader_dsn = make_conninfo(owner, user=store.READER, password=passwords["reader"])
         self._owner_dsn = owner
 
+    @property
+    def owner_dsn(self) -> str:
+        """The floor database owner's connection (the DBA's: users, the web's role), once
+        started."""
+        return self._owner_dsn
+
     def _floor_command(self) -> list[str]:
         return [*TABLECTL, "floor", "serve", "--config", str(self.floor_config)]
 

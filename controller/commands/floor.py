@@ -151,6 +151,13 @@ def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser])
         help="keep every part's files here (journals, logs, configurations; a new or empty "
         "folder); default: a temporary folder, removed after",
     )
+    demo.add_argument(
+        "--web",
+        action="store_true",
+        help="then serve the floor's web view on loopback (a user of each role, random "
+        "passwords printed once) until Ctrl-C or SIGTERM, which stop it as its normal end "
+        "(exit status as above; docs/floor-web.md)",
+    )
     # The simulator loads only now, as for tablectl demo: the controller's commands never do.
     demo.set_defaults(run=_lazy("simulator.floordemo", "run_demo"))
 
