@@ -44,6 +44,16 @@ def _attest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+def _tablectl(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller", *args],
+        capture_output=True,
+        text=True,
+        timeout=PATIENCE,
+        check=False,
+    )
+
+
 def _config(tmp_path: Path) -> Path:
     config = tmp_path / "table.toml"
     config.write_text('[table]\nid = "T1"\n\n[rules]\nshort_all_in = "half-bet"\n')
@@ -124,7 +134,8 @@ def test_every_start_journals_the_software_record_first_with_attests_digest(
 ) -> None:
     """Issue 19: at every start, before the devices' records, the software record: the
     version, every product file's SHA-256, the configuration's, and the digest attest gives;
-    a restart journals it again, and the replay reads it through the schema."""
+    a restart journals it again (its replay reads the first through the schema), and
+    journal verify names the last one, the software in force."""
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
         path = write_table_toml(
             tmp_path,
@@ -153,3 +164,14 @@ def test_every_start_journals_the_software_record_first_with_attests_digest(
         }
         assert records[index + 1].kind == "device"  # the devices' records follow it
     assert starts[0] == 0
+    # journal verify names the software in force at the journal's end: the last start's.
+    verified = _tablectl("journal", "verify", "--journal", str(settings.journal.dir), "--json")
+    assert verified.returncode == 0, verified.stderr
+    software = json.loads(verified.stdout)["software"]
+    assert software == {
+        "seq": records[starts[1]].seq,
+        "digest": expected.digest,
+        "version": expected.version,
+    }
+    text = _tablectl("journal", "verify", "--journal", str(settings.journal.dir)).stdout
+    assert f"  software: {expected.digest} (tablectl {expected.version}), journaled at " in text

@@ -9,11 +9,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
+from controller.app import schema
 from controller.app.signatures import SignatureCheck
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
-from controller.journal import Anchor, VerifyReport, signing, verify
+from controller.journal import Anchor, Record, VerifyReport, signing, verify
 from controller.jsonreport import print_report
+
+#: The record of which software a start ran (controller/attest.py; 13:69E-1.28B(d)).
+SOFTWARE: Final = "software"
 
 EXIT_INTACT: Final = 0
 EXIT_PROBLEM: Final = 1
@@ -59,9 +63,14 @@ class VerifyJson:
     anchor: AnchorResult | None
     #: With ``--public-key``: what the signatures' check covered (None: not asked).
     signatures: str | None = None
+    #: The software in force at the journal's end: its last start's ``software`` record
+    #: (docs/journal.md, The software record); None: the journal has none.
+    software: SoftwareInForce | None = None
 
     @classmethod
-    def of(cls, report: VerifyReport, anchor: Anchor | None) -> VerifyJson:
+    def of(
+        cls, report: VerifyReport, anchor: Anchor | None, software: SoftwareInForce | None = None
+    ) -> VerifyJson:
         """The report's facts, as plain values."""
         last = report.last
         return cls(
@@ -81,7 +90,39 @@ class VerifyJson:
             if anchor is None or report.anchor is None
             else AnchorResult(str(anchor), report.anchor.name.lower(), report.anchor.value),
             signatures=report.checked,
+            software=software,
         )
+
+
+@dataclass(frozen=True)
+class SoftwareInForce:
+    """The last ``software`` record of a journal: which software its last start ran."""
+
+    seq: int
+    digest: str
+    version: str
+
+    def line(self) -> str:
+        return (
+            f"  software: {self.digest} (tablectl {self.version}), journaled at record {self.seq}"
+        )
+
+
+@dataclass
+class _SoftwareSeen:
+    """Keeps the last ``software`` record verify has checked (verify's ``progress``)."""
+
+    last: SoftwareInForce | None = None
+
+    def __call__(self, record: Record) -> None:
+        if record.kind != SOFTWARE:
+            return
+        try:
+            data = schema.decode(record)
+        except schema.SchemaError:
+            return  # verify checks the chain; a record's data is recall's and the floor's to read
+        assert isinstance(data, schema.SoftwareData)
+        self.last = SoftwareInForce(record.seq, data.digest, data.version)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -138,7 +179,8 @@ def run_verify(args: argparse.Namespace) -> int:
         if signatures is None:
             return EXIT_USAGE
     try:
-        report = verify(directory, anchor=args.anchor, check=signatures)
+        seen = _SoftwareSeen()
+        report = verify(directory, anchor=args.anchor, check=signatures, progress=seen)
     except FileNotFoundError as error:
         print(f"tablectl journal verify: {error}", file=sys.stderr)
         return EXIT_USAGE
@@ -149,9 +191,11 @@ def run_verify(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     if args.json:
-        print_report(VerifyJson.of(report, args.anchor))
+        print_report(VerifyJson.of(report, args.anchor, seen.last))
         return EXIT_INTACT if report.intact else EXIT_PROBLEM
     print("\n".join(report.summary()))
+    if seen.last is not None:
+        print(seen.last.line())
     if args.anchor is not None and report.anchor is not None:
         print(f"  anchor {args.anchor.seq}: {report.anchor}")
     return EXIT_INTACT if report.intact else EXIT_PROBLEM
