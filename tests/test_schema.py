@@ -203,6 +203,45 @@ def test_every_committed_decision_decodes_into_the_engines_events_and_back() -> 
     assert isinstance(first.seats, tuple)
 
 
+_KEPT = frozenset({"card_dealt", "action_taken", "hand_started", "hand_settled"})
+
+
+@pytest.mark.fast
+def test_kept_events_are_the_decoded_events_of_those_kinds_with_their_journaled_json() -> None:
+    """The floor's derive decodes only the events a hand's row keeps (schema.kept_events)."""
+    decisions = [r for r in _records() if r.kind in rec.DECISIONS]
+    for record in decisions:
+        kept = schema.kept_events(record, _KEPT)
+        expected = [e for e in schema.decode_events(record) if e.kind in _KEPT]
+        assert [event for event, _ in kept] == expected, record.seq
+        assert [journaled for _, journaled in kept] == schema.encode_events(expected)
+    assert any(len(schema.kept_events(r, _KEPT)) < len(r.data["events"]) for r in decisions)
+
+
+@pytest.mark.parametrize(
+    ("event", "message"),
+    [
+        ({"kind": "card_dealt", "card": 7}, r"record 12 \(decision\)\.events\[0\]"),
+        ({"kind": "card_teleported"}, r"expected one of hand_started"),
+        ({"card": "As"}, r"record 12 \(decision\)"),
+        ("As", r"record 12 \(decision\)"),
+    ],
+)
+@pytest.mark.fast
+def test_kept_events_refuses_a_kept_event_that_does_not_fit_and_an_unknown_kind(
+    event: object, message: str
+) -> None:
+    dealt = {"kind": "card_dealt", **dataclasses.asdict(CardDealt("As", "seat", 1, "down"))}
+    if isinstance(event, dict) and event.get("kind") == "card_dealt":
+        event = {**dealt, **event}
+    record = _record(rec.DECISION, {"input": 11, "events": [event]}, seq=12)
+    with pytest.raises(schema.SchemaError, match=message):
+        schema.kept_events(record, _KEPT)
+    extra = _record(rec.DECISION, {"input": 11, "events": [dealt], "more": 1}, seq=12)
+    with pytest.raises(schema.SchemaError, match=r"record 12 \(decision\)"):
+        schema.kept_events(extra, _KEPT)
+
+
 @pytest.mark.fast
 def test_a_hand_started_record_and_a_checkpoint_carry_the_version_they_are_written_in() -> None:
     started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())

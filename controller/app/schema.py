@@ -413,6 +413,48 @@ def decode_events(record: Record) -> list[ev.Event]:
     return list(data.events)
 
 
+def kept_events(record: Record, kept: frozenset[str]) -> list[tuple[ev.Event, JsonObject]]:
+    """A decision record's events of the kinds ``kept`` names, each decoded and with the JSON
+    it is journaled as (the schema's encoding of it, as the table wrote it); the others are
+    not decoded. The floor's hands keep a few kinds of event (controller/floor/derive.py): the
+    dealer's prompts (action_required, card_expected, ...) are half a hand's events.
+
+    SchemaError as ``decode`` gives it, for a kept event that does not fit, an event of no
+    kind the schema knows, or a record whose other fields do not fit (a hand's first decision
+    is decoded whole)."""
+    data = record.data
+    events = data.get("events")
+    if record.kind != "decision" or type(events) is not list or type(data.get("input")) is not int:
+        return [(e, _journaled(e)) for e in decode_events(record) if e.kind in kept]
+    found: list[tuple[ev.Event, JsonObject]] = []
+    for value in events:
+        if not isinstance(value, dict):
+            decode(record)  # the SchemaError naming the record and the event
+            raise SchemaError(f"{_where(record)}: an event that is not an object")
+        kind = value.get("kind")
+        if type(kind) is not str:
+            decode(record)  # the SchemaError naming the record and the event
+            raise SchemaError(f"{_where(record)}: an event without its kind")
+        if kind in kept:
+            try:
+                found.append((_event(value), value))
+            except codec.Misfit as error:
+                decode(record)  # the SchemaError naming the record, the event and the field
+                raise SchemaError(_said(_where(record), error)) from None
+        elif kind not in EVENTS:
+            decode(record)  # the SchemaError naming the kinds the schema knows
+            raise SchemaError(f"{_where(record)}: an event of kind {kind!r}")
+    if len(data) != 2:  # a field beyond input and events: decode says which
+        decode(record)
+    return found
+
+
+def _journaled(event: ev.Event) -> JsonObject:
+    encoded = _EVENT_ENCODERS[type(event)](event)
+    assert type(encoded) is dict
+    return encoded
+
+
 def version_of(record: Record) -> int:
     """The schema version a record declares (0: none); SchemaError for one newer than this code
     reads."""

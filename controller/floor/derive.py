@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Final
 
 from controller.announce import alarm_read
 from controller.app import records as rec
 from controller.app import schema
 from controller.engine import events as ev
-from controller.journal import JsonValue, Record
+from controller.journal import JsonObject, JsonValue, Record
 
 
 @dataclass(slots=True)
@@ -103,8 +104,8 @@ def _record(out: Derived, record: Record) -> None:
         assert isinstance(data, schema.DeviceData)
         out.devices.append(DeviceRow(record.seq, record.ts, data))
     elif record.kind in rec.DECISIONS:
-        for event in schema.decode_events(record):
-            _event(out, record, event)
+        for event, journaled in schema.kept_events(record, KEPT):
+            _event(out, record, event, journaled)
 
 
 def _row(out: Derived, record: Record, hand: int | None) -> HandRow | None:
@@ -117,7 +118,31 @@ def _row(out: Derived, record: Record, hand: int | None) -> HandRow | None:
     return row
 
 
-def _event(out: Derived, record: Record, event: ev.Event) -> None:
+#: The events a hand's row is made of (``_event``), by the kind they are journaled as. The
+#: others (the dealer's prompts: action_required, card_expected, street and round starts) are
+#: kept in the records, and not decoded here: they are half a hand's events.
+KEPT: Final = frozenset(
+    cls.kind
+    for cls in (
+        ev.HandStarted,
+        ev.Alarm,
+        ev.CardDealt,
+        ev.CardMucked,
+        ev.CardDiscarded,
+        ev.BlindPosted,
+        ev.ActionTaken,
+        ev.DrawDeclared,
+        ev.Undone,
+        ev.Showdown,
+        ev.HandSettled,
+        ev.HandVoided,
+    )
+)
+
+
+def _event(out: Derived, record: Record, event: ev.Event, journaled: JsonObject) -> None:
+    """Add ``event`` to the hand's row; ``journaled`` is its JSON as the record holds it (the
+    schema's encoding of it), stored as it is."""
     if isinstance(event, ev.HandStarted):
         out.current_hand = event.hand
         row = _row(out, record, event.hand)
@@ -128,7 +153,7 @@ def _event(out: Derived, record: Record, event: ev.Event) -> None:
         if terms is not None:
             row.stakes = schema.encode(terms.stakes)
             row.rules = dict(terms.rules.as_words())
-        row.actions.append(schema.encode(event))  # the antes
+        row.actions.append(journaled)  # the antes
         return
     if isinstance(event, ev.Alarm):
         out.alarms.append(
@@ -139,16 +164,16 @@ def _event(out: Derived, record: Record, event: ev.Event) -> None:
     if row is None:
         return
     if isinstance(event, ev.CardDealt | ev.CardMucked | ev.CardDiscarded):
-        row.cards.append(schema.encode(event))
+        row.cards.append(journaled)
     elif isinstance(event, ev.BlindPosted | ev.ActionTaken | ev.DrawDeclared | ev.Undone):
-        row.actions.append(schema.encode(event))
+        row.actions.append(journaled)
     elif isinstance(event, ev.Showdown):
-        row.settlement = {"showdown": schema.encode(event)}
+        row.settlement = {"showdown": journaled}
     elif isinstance(event, ev.HandSettled):
         row.pots = [schema.encode(pot) for pot in event.pots]
         shown = row.settlement if isinstance(row.settlement, dict) else {}
-        row.settlement = {**shown, "settled": schema.encode(event)}
+        row.settlement = {**shown, "settled": journaled}
         row.finished = True
     elif isinstance(event, ev.HandVoided):
-        row.settlement = {"voided": schema.encode(event)}
+        row.settlement = {"voided": journaled}
         row.finished = row.voided = True

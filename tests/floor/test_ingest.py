@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 import psycopg
+import pytest
 from floorhelp import (
     FIXTURES,
     arrivals,
@@ -17,7 +18,10 @@ from floorhelp import (
     rewritten,
 )
 
+from controller.app import records as rec
+from controller.app import schema
 from controller.app.recall import format_hand
+from controller.engine import events as ev
 from controller.floor import report
 from controller.floor.witness import CONFLICT, JOURNAL_BEGUN_ANEW
 from controller.journal.record import parse_line
@@ -54,6 +58,41 @@ def test_a_journal_in_one_batch_is_stored_once_with_its_hands_and_a_redelivery_a
         "kind": "card_dealt",
         "seat": 1,
     } in cards
+
+
+_CARDS = (ev.CardDealt, ev.CardMucked, ev.CardDiscarded)
+_ACTIONS = (ev.BlindPosted, ev.ActionTaken, ev.DrawDeclared, ev.Undone)
+
+
+@pytest.mark.parametrize("game", ["mambo", "triple-draw", "five-card-stud"])
+def test_each_hands_cards_and_actions_are_its_events_of_those_kinds_as_journaled(
+    postgres: PostgresServer, game: str
+) -> None:
+    """The hands table against the journal read whole through the schema: every card dealt,
+    mucked or discarded, and every ante, blind, action, draw and undo, in the table's order
+    (derive decodes only the kinds it keeps: none may be left out)."""
+    db = floor_database(postgres)
+    lines = fixture_lines(game)
+    assert ingest_now(db.writer, arrivals("T1", lines)).alarms == []
+    expected: dict[int, tuple[list[object], list[object]]] = {}
+    hand = 0
+    for line in lines:
+        record = parse_line(line)
+        if record.kind not in rec.DECISIONS:
+            continue
+        for event in schema.decode_events(record):
+            if isinstance(event, ev.HandStarted):
+                hand = event.hand
+                expected[hand] = ([], [schema.encode(event)])
+            elif isinstance(event, _CARDS):
+                expected[hand][0].append(schema.encode(event))
+            elif isinstance(event, _ACTIONS):
+                expected[hand][1].append(schema.encode(event))
+    with psycopg.connect(db.reader) as conn:
+        rows = conn.execute("SELECT hand, cards, actions FROM hands ORDER BY hand").fetchall()
+    assert {hand: (cards, actions) for hand, cards, actions in rows} == expected
+    kinds = {e["kind"] for cards, _ in expected.values() for e in cards}  # type: ignore[index]
+    assert "card_dealt" in kinds
 
 
 def test_the_floors_recall_tells_the_hands_as_the_tables_own_recall_did(
