@@ -122,3 +122,15 @@ def test_config_check_cautions_a_key_outside_the_units_state_directory() -> None
     data["keys"] = {"private_key": "/etc/tablectl/table.key"}
     (caution,) = [c for c in cautions(parse_config(to_toml(data))) if "keys." in c]
     assert caution.startswith("keys.private_key = /etc/tablectl/table.key is outside")
+
+
+@pytest.mark.fast
+def test_keys_init_leaves_a_folder_that_is_there_as_it_is(tmp_path: Path) -> None:
+    """A key configured in a shared folder (/etc/tablectl, say): the folder keeps its mode;
+    the key itself is 0600."""
+    shared = tmp_path / "etc"
+    shared.mkdir(mode=0o750)
+    shared.chmod(0o750)
+    assert main(["keys", "init", "--private-key", str(shared / "table.key")]) == 0
+    assert stat.S_IMODE(shared.stat().st_mode) == 0o750
+    assert stat.S_IMODE((shared / "table.key").stat().st_mode) == 0o600

@@ -92,9 +92,13 @@ def _write_public(settings: KeySettings, key: TableKey, owner: tuple[int, int] |
 
 
 def _folder(folder: Path, owner: tuple[int, int] | None) -> None:
+    """The key's folder, made 0700 (and the service user's) if it is not there; a folder that
+    is there is left as it is (it may be another's, /etc/tablectl say): the key is 0600."""
+    if folder.is_dir():
+        return
     try:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        os.chmod(folder, 0o700)
+        folder.mkdir(mode=0o700, parents=True)
+        os.chmod(folder, 0o700)  # the umask may have taken bits off
         if owner is not None:
             os.chown(folder, *owner)
     except OSError as error:
