@@ -334,3 +334,30 @@ def test_a_table_without_a_key_file_runs_unsigned_and_says_so(tmp_path: Path) ->
     records = _records(tmp_path / "journal")
     assert not [r for r in records if r.kind == TABLE_KEY]
     assert all("signature" not in r.data for r in records if r.kind == rec.CHECKPOINT)
+
+
+def test_a_key_slipped_in_without_or_with_a_forged_hand_over_is_refused(tmp_path: Path) -> None:
+    """A forger's own key journaled at a later start (to sign what follows with it): without
+    the hand-over it is refused, and with a hand-over signed by the forger's key too."""
+    keys = _keys(tmp_path)
+    with sim_table(tmp_path, keys=keys) as table:
+        dealer(table, hands=1).run()
+        table.stop_controller()
+        table.start_controller()  # the same key journaled again: no rotation
+    directory = tmp_path / "journal"
+    second = [r for r in _records(directory) if r.kind == TABLE_KEY][1]
+    forger = Ed25519PrivateKey.generate()
+    public = signing.public_hex(forger)
+    slipped = {"public_key": public, "key_id": signing.key_id(public)}
+    _rewrite(directory, {second.seq: slipped})
+    report = verify(directory, check=SignatureCheck(_public(keys)))
+    assert report.problem is not None
+    assert report.problem.seq == second.seq
+    assert "without its hand-over" in report.problem.reason
+    previous = signing.key_id(_public(keys))
+    forged = signing.sign(forger, signing.rotation_message(previous, public))
+    _rewrite(directory, {second.seq: {"previous": previous, "rotation_signature": forged}})
+    report = verify(directory, check=SignatureCheck(_public(keys)))
+    assert report.problem is not None
+    assert report.problem.seq == second.seq
+    assert "is not key" in report.problem.reason
