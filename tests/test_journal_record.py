@@ -4,13 +4,24 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, timezone
 from types import MappingProxyType
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from controller.journal import GENESIS, RecordError
-from controller.journal.record import format_ts, make_record, make_record_line, parse_line
+from controller.journal.record import (
+    _FAST_DECODER,
+    _FAST_ENCODER,
+    _parse_standard,
+    format_ts,
+    make_record,
+    make_record_line,
+    parse_line,
+)
 
 pytestmark = pytest.mark.fast
 
@@ -216,3 +227,76 @@ def test_parse_line_refuses_what_json_reads_but_a_record_cannot_hold(
     with pytest.raises(RecordError, match=message) as raised:
         parse_line(line)
     assert type(raised.value) is RecordError  # JSON, but no record's: not UnparsableError
+
+
+# --- parse_line's fast path (msgspec) is the standard library's verdict, faster ---------------
+
+_KEYS = st.text(max_size=6)
+_PLAIN = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**80), max_value=2**80)
+    | st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=12),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_KEYS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(_KEYS, _PLAIN, max_size=5))
+def test_msgspecs_sorted_encoding_of_json_without_floats_is_the_canonical_one(
+    data: dict[str, object],
+) -> None:
+    """The fast path's ground: for any JSON object without a float, msgspec's sorted encoding is
+    the canonical JSON (sorted keys, no spaces, UTF-8, the same escapes) byte for byte, and
+    decodes back to the same value."""
+    canonical = json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    assert _FAST_ENCODER.encode(data) == canonical.encode()
+    assert _FAST_DECODER.decode(canonical.encode()) == data
+
+
+def _verdict(parse: Callable[[bytes], object], line: bytes) -> object:
+    try:
+        return parse(line)
+    except RecordError as error:
+        return (type(error), str(error))
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.dictionaries(_KEYS, _PLAIN | st.floats(allow_nan=False, allow_infinity=False), max_size=4),
+    st.data(),
+)
+def test_parse_line_gives_the_standard_paths_verdict_on_any_line(
+    data: dict[str, object], draw: st.DataObject
+) -> None:
+    """A record's line, and the line with a byte changed, cut or added: parse_line and the
+    standard library's path (_parse_standard) return the same record or the same error."""
+    _record, line = make_record_line(7, MOMENT, "decision", data, GENESIS)
+    line = line[:-1]
+    assert _verdict(parse_line, line) == _verdict(_parse_standard, line) == _record
+    at = draw.draw(st.integers(min_value=0, max_value=len(line) - 1))
+    byte = draw.draw(st.integers(min_value=0, max_value=255)).to_bytes(1, "big")
+    for changed in (line[:at] + byte + line[at + 1 :], line[:at] + line[at + 1 :], line[:at]):
+        assert _verdict(parse_line, changed) == _verdict(_parse_standard, changed)
+
+
+def test_a_float_and_an_odd_line_go_the_standard_way() -> None:
+    _record, line = make_record_line(3, MOMENT, "x", {"ms": 1e-05, "b": 1}, GENESIS)
+    assert parse_line(line[:-1]) == _record  # 1e-05: written "0.00001" by msgspec
+    spaced = line[:-1].replace(b'"b":1', b'"b": 1')
+    with pytest.raises(RecordError, match="not in canonical form"):
+        parse_line(spaced)
+
+
+def test_a_float_written_as_msgspec_writes_it_is_not_taken_for_canonical() -> None:
+    """1e-05 is "1e-05" in canonical JSON and "0.00001" in msgspec's: a line re-hashed over
+    msgspec's form must be refused, as the standard path refuses it."""
+    _record, line = make_record_line(3, MOMENT, "x", {"ms": 1e-05}, GENESIS)
+    other = line[:-1].replace(b"1e-05", b"0.00001")
+    cut = other.index(b',"hash":"')
+    text = other[:cut] + other[cut + len(',"hash":""') + 64 :]
+    rehashed = other.replace(_record.hash.encode(), hashlib.sha256(text).hexdigest().encode())
+    assert _verdict(parse_line, rehashed) == _verdict(_parse_standard, rehashed)
+    with pytest.raises(RecordError, match="does not match the record's content"):
+        parse_line(rehashed)

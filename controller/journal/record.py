@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final, TypeAlias
 
+import msgspec
+
 JsonValue: TypeAlias = bool | int | float | str | list["JsonValue"] | dict[str, "JsonValue"] | None
 JsonObject: TypeAlias = dict[str, JsonValue]
 
@@ -318,13 +320,50 @@ def parse_line(line: bytes) -> Record:
     the hash over the content, and the canonical form. The link to the record
     before (``seq``, ``prev``) is the reader's to check.
 
-    Every start reads the current journal file through here, so it does each check once:
-    ``json.loads`` gives only plain JSON types (NaN and infinity, which it would accept,
-    are refused as they are met), so the data needs no copy or walk; the data is encoded
-    once, and the hashed text and the canonical line are put together around it as
-    ``make_record_line`` does (the same bytes as ``Record.computed_hash`` and
-    ``Record.line``: the tests compare them).
+    Every start reads the current journal file through here, and the floor every line it
+    takes, so the usual line (canonical, its hash right, no float in it) goes by a fast path:
+    msgspec decodes it and encodes its data back in sorted order, in C, and one comparison with
+    the line proves it canonical. For JSON without a float, msgspec's sorted encoding is the
+    standard library's canonical one, byte for byte (tests/test_journal_record.py proves it as
+    a property); a float (msgspec and the standard library may write one differently), or a
+    line that is not as expected in any way, is read again by ``_parse_standard``, which gives
+    the verdict and the exact error (docs/performance.md, The floor).
     """
+    try:
+        value = _FAST_DECODER.decode(line)
+    except (msgspec.DecodeError, msgspec.ValidationError):
+        return _parse_standard(line)
+    if type(value) is not dict or len(value) != len(FIELDS):
+        return _parse_standard(line)
+    try:
+        record = _record_of(value)
+    except RecordError:
+        return _parse_standard(line)
+    tail = (
+        f',"kind":{_kind_text(record.kind)},"prev":"{record.prev}",'
+        f'"seq":{record.seq},"ts":"{record.ts}"}}'
+    ).encode()
+    expected = b'{"data":' + _FAST_ENCODER.encode(record.data) + b',"hash":"'
+    if expected + record.hash.encode() + b'"' + tail == line:
+        # Canonical: its own bytes, the hash field cut out, are the hashed text.
+        hashed = line[: -(len(tail) + _HASH_FIELD)] + tail
+        if hashlib.sha256(hashed).hexdigest() == record.hash:
+            return record
+    return _parse_standard(line)
+
+
+def _no_float(_literal: str) -> float:
+    """msgspec's hook for a float literal: leave the line to the standard path."""
+    raise ValueError("a float: read by the standard path")
+
+
+_FAST_DECODER: Final = msgspec.json.Decoder(float_hook=_no_float)
+_FAST_ENCODER: Final = msgspec.json.Encoder(order="sorted")
+
+
+def _parse_standard(line: bytes) -> Record:
+    """``parse_line`` by the standard library's json: every line the fast path does not take,
+    and the verdict on each (the error naming what is wrong)."""
     try:
         value = _DECODER.decode(line.decode("utf-8"))
     except UnicodeDecodeError as error:
@@ -337,35 +376,13 @@ def parse_line(line: bytes) -> Record:
         raise UnparsableError(f"not JSON ({error})") from None
     if type(value) is not dict:
         raise RecordError(f"a JSON {type(value).__name__}; expected a JSON object (a record)")
-    if tuple(sorted(value)) != FIELDS:
-        raise RecordError(
-            f"fields are {', '.join(sorted(value)) or 'none'}; expected {', '.join(FIELDS)}"
-        )
-    data = value["data"]
-    if type(data) is not dict:
-        raise RecordError(f"data is {data!r}; expected a JSON object")
-    record = Record(
-        seq=_field_seq(value["seq"]),
-        ts=_field_ts(value["ts"]),
-        kind=_field_kind(value["kind"]),
-        data=data,
-        prev=_field_hash(value["prev"], "prev"),
-        hash=_field_hash(value["hash"], "hash"),
-    )
+    record = _record_of(value)
     try:
-        head = '{"data":' + _dumps(data)
+        head = '{"data":' + _dumps(record.data)
         tail = (
             f',"kind":{_kind_text(record.kind)},"prev":"{record.prev}",'
             f'"seq":{record.seq},"ts":"{record.ts}"}}'
         )
-        # The usual line is canonical: then its own bytes, the hash field cut out, are the
-        # hashed text, and one encoding (of the line expected) serves both checks (the floor
-        # checks every line it takes: docs/performance.md, The floor).
-        tail_bytes = tail.encode("utf-8")
-        if f'{head},"hash":"{record.hash}"'.encode() + tail_bytes == line:
-            hashed = line[: -(len(tail_bytes) + _HASH_FIELD)] + tail_bytes
-            if hashlib.sha256(hashed).hexdigest() == record.hash:
-                return record
         computed = hashlib.sha256((head + tail).encode("utf-8")).hexdigest()
     except UnicodeEncodeError:  # an escaped lone surrogate (\ud800) reads as a str UTF-8 refuses
         raise RecordError("holds a string that is not encodable as UTF-8") from None
@@ -379,6 +396,25 @@ def parse_line(line: bytes) -> Record:
     if f'{head},"hash":"{computed}"{tail}'.encode() != line:
         raise RecordError("not in canonical form (sorted keys, no spaces, UTF-8); it was rewritten")
     return record
+
+
+def _record_of(value: dict[str, JsonValue]) -> Record:
+    """The record a decoded line holds, each field checked (RecordError says which)."""
+    if tuple(sorted(value)) != FIELDS:
+        raise RecordError(
+            f"fields are {', '.join(sorted(value)) or 'none'}; expected {', '.join(FIELDS)}"
+        )
+    data = value["data"]
+    if type(data) is not dict:
+        raise RecordError(f"data is {data!r}; expected a JSON object")
+    return Record(
+        seq=_field_seq(value["seq"]),
+        ts=_field_ts(value["ts"]),
+        kind=_field_kind(value["kind"]),
+        data=data,
+        prev=_field_hash(value["prev"], "prev"),
+        hash=_field_hash(value["hash"], "hash"),
+    )
 
 
 #: The bytes of ``,"hash":"<64 hex digits>"`` in a line.
