@@ -35,12 +35,14 @@ from typing import Final
 
 import nats
 import psycopg
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller import attest
-from controller.floor import software, store
+from controller.floor import keys, software, store
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from controller.games import GAMES
+from controller.journal import signing
 from simulator.floorlab_check import Comparison, Lag, compare_table, journal_end, lag
 from simulator.floorlab_parts import TABLECTL, Part, PartError, SimulatedTable, pace_at_full_speed
 from simulator.pace import Pace
@@ -231,7 +233,8 @@ class FloorLab:
             log={"format": "json", "level": "warning", "file": folder / "table.log"},
         )
         self._add_floor_section(path, table_id, folder)
-        self._approve_software(path)
+        self._give_key(path, table_id, folder)
+        self._approve_software(path)  # last: the digest covers table.toml as it is now
         bot = SimulatedTable.make_bot(spec, config, seed, self.hands)
         table = SimulatedTable(table_id, folder, sim=sim, config_path=path, bot=bot, pace=self.pace)
         forwarder = Part(
@@ -240,6 +243,18 @@ class FloorLab:
             folder / "forward.out",
         )
         return LabTable(table, forwarder, path)
+
+    def _give_key(self, path: Path, table_id: str, folder: Path) -> None:
+        """The table's own Ed25519 key (``[keys]``), registered with the floor as at install:
+        its checkpoints are signed, and the floor checks each against it (issue 19)."""
+        key = Ed25519PrivateKey.generate()
+        key_path = folder / "table.key"
+        key_path.touch(mode=0o600)
+        key_path.write_bytes(signing.private_key_pem(key))
+        with path.open("a", encoding="utf-8") as toml:
+            toml.write(f"\n[keys]\nprivate_key = {json.dumps(str(key_path))}\n")
+        with psycopg.connect(self._owner_dsn, autocommit=True) as conn:
+            keys.register(conn, table_id, signing.public_hex(key))
 
     def _approve_software(self, path: Path) -> None:
         """The lab's owner approves the software the table starts with, as the floor approves a
