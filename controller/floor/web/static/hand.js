@@ -39,8 +39,8 @@
     if (at >= frames.length - 1) show(0);
     play.textContent = "❚❚ pause";
     timer = setInterval(() => {
-      if (at >= frames.length - 1) return stop();
       show(at + 1);
+      if (at >= frames.length - 1) stop();
     }, 700);
   });
   steps.forEach((li, n) => li.addEventListener("click", () => { stop(); show(n); }));

@@ -1,0 +1,142 @@
+"""The table page, search and the hand page's replay in a real browser (issue 18;
+docs/floor-web.md, The table page, Search, The hand page): Debian's chromium, headless, through
+Selenium, against ``floor serve`` and ``floor web`` fed by real journals over a real nats-server
+into a real PostgreSQL.
+
+TABLECTL_WEB_SCREENSHOTS=docs/floor-web writes the screenshots for the docs (as
+test_web_browser.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
+from selenium.common.exceptions import StaleElementReferenceException
+from selenium.webdriver.common.by import By
+from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.support import expected_conditions as ready
+from selenium.webdriver.support.ui import WebDriverWait
+from servershelp import NatsFactory
+from test_web_browser import browser, shots
+from test_web_pages import cards_dealt_up
+from webhelp import PASSWORD, WebFloor, WebProcess, cards_in, hidden_of, publish_records, web_floor
+
+from simulator.servers_pg import PostgresServer
+
+__all__ = ["browser"]  # the fixture, shared with test_web_browser.py
+
+#: As test_web_pages.py: hand 1 of the Mambo fixture mid first round, then its second round.
+MID_HAND = 33
+SECOND_ROUND = 49
+
+
+def log_in(browser: WebDriver, floor: WebFloor, role: str) -> None:
+    wait = WebDriverWait(browser, PATIENCE)
+    browser.get(f"{floor.base}/login")
+    wait.until(ready.presence_of_element_located((By.ID, "login")))
+    browser.find_element(By.ID, "user").send_keys(role)
+    browser.find_element(By.ID, "password").send_keys(PASSWORD)
+    browser.find_element(By.ID, "submit").click()
+    wait.until(ready.url_contains("/floor"))
+
+
+def text(browser: WebDriver, css: str) -> str:
+    """The element's text; found again if the page redrew it between the find and the read
+    (the table page redraws its parts at each event of its feed)."""
+    for _ in range(10):
+        try:
+            return str(browser.find_element(By.CSS_SELECTOR, css).text)
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"{css} redrawn ten times over while being read")
+
+
+def test_the_table_page_follows_a_hand_as_it_is_dealt_with_its_hole_cards_as_backs(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer, browser: WebDriver
+) -> None:
+    nats = nats_factory(("T1",))
+    floor = web_floor(tmp_path, nats, postgres)
+    server = FloorProcess(floor.config)
+    web = WebProcess(floor)
+    wait = WebDriverWait(browser, PATIENCE)
+    mambo = fixture_lines()
+    try:
+        server.wait_for_log("floor_serving")
+        publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])
+        log_in(browser, floor, "supervisor")
+        # The floor page links the table (its rows are redrawn at each event: the link is read,
+        # then followed).
+        wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-table="T1"] a')))
+        assert 'href="/tables/T1"' in browser.page_source
+        browser.get(f"{floor.base}/tables/T1")
+        wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
+        wait.until(lambda d: "pot 34" in text(d, ".frame-head"))
+        assert "seat 3 to act" in text(browser, ".frame-head")
+        # 14.13A(c): each seat's first card face down, drawn as its back; the second face up.
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .seat .card.down")) == 4
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#hand .seat .card[class*=suit-]")) == 4
+        # The table deals on: the page follows without a reload.
+        publish_records(
+            nats.url, nats.table_user("T1"), "T1", mambo, first=MID_HAND + 1, last=SECOND_ROUND
+        )
+        wait.until(lambda d: "second round" in text(d, ".frame-head"))
+        assert text(browser, "#chain").count(f"seq {SECOND_ROUND}") == 1
+        assert "Hand 1" in text(browser, "#recent")
+        browser.save_screenshot(str(shots(tmp_path) / "table.png"))
+        page = browser.page_source.encode()
+        assert not cards_in(page) & hidden_of(mambo[:SECOND_ROUND]) - cards_dealt_up(mambo)
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+        assert server.stop() == 0, server.text()
+
+
+def test_a_hand_is_found_by_search_and_replayed_step_by_step(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer, browser: WebDriver
+) -> None:
+    nats = nats_factory(("T2",))
+    floor = web_floor(tmp_path, nats, postgres)
+    server = FloorProcess(floor.config)
+    web = WebProcess(floor)
+    wait = WebDriverWait(browser, PATIENCE)
+    stud = fixture_lines("five-card-stud")
+    try:
+        server.wait_for_log("floor_serving")
+        publish(nats.url, nats.table_user("T2"), "T2", stud)
+        log_in(browser, floor, "supervisor")
+        wait.until(lambda d: "settled" in text(d, 'tr[data-table="T2"] td.hand'))
+        browser.find_element(By.LINK_TEXT, "Search").click()
+        wait.until(ready.presence_of_element_located((By.ID, "search")))
+        browser.find_element(By.ID, "q-table").send_keys("T2")
+        browser.find_element(By.ID, "q-seat").send_keys("2")
+        browser.find_element(By.ID, "q-card").send_keys("8d")  # hand 1: seat 2's up card
+        browser.find_element(By.ID, "q-submit").click()
+        wait.until(ready.presence_of_element_located((By.ID, "results")))
+        assert browser.find_elements(By.LINK_TEXT, "T2 hand 1")
+        assert "8d: seat 2 face up" in text(browser, "#results")
+        browser.save_screenshot(str(shots(tmp_path) / "search.png"))
+        browser.find_element(By.LINK_TEXT, "T2 hand 1").click()
+        wait.until(ready.presence_of_element_located((By.ID, "replay")))
+        steps = browser.find_elements(By.CSS_SELECTOR, "#steps li.step")
+        assert len(steps) > 10
+        # Replayed from the start, one step at a time: the table after each.
+        browser.find_element(By.ID, "first").click()
+        assert text(browser, "#position").startswith(f"step 1 of {len(steps)}: seats ")
+        assert "before the deal" in text(browser, ".frame-head")
+        for n in range(2, 7):
+            browser.find_element(By.ID, "next").click()
+            assert text(browser, "#position").startswith(f"step {n} of {len(steps)}")
+            current = browser.find_elements(By.CSS_SELECTOR, "#steps li.current")
+            assert [li.get_attribute("data-step") for li in current] == [str(n - 1)]
+        dealt = len(browser.find_elements(By.CSS_SELECTOR, "#frame .seat .card"))
+        browser.find_element(By.ID, "back").click()
+        assert text(browser, "#position").startswith(f"step 5 of {len(steps)}")
+        assert len(browser.find_elements(By.CSS_SELECTOR, "#frame .seat .card")) == dealt - 1
+        browser.find_element(By.ID, "play").click()
+        wait.until(lambda d: text(d, "#position").startswith(f"step {len(steps)} of"))
+        assert "settled" in text(browser, "#position")
+        assert "pot " in text(browser, "#steps li.step-pot")
+        browser.save_screenshot(str(shots(tmp_path) / "hand.png"))
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+        assert server.stop() == 0, server.text()
