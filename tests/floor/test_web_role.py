@@ -6,6 +6,7 @@ A real PostgreSQL; the setup is the real command line."""
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import psycopg
@@ -156,8 +157,6 @@ def test_the_web_role_cannot_be_the_stores_writer_or_reader(postgres: PostgresSe
 
 @pytest.mark.fast
 def test_web_user_and_password_file_are_read_and_a_bad_name_is_named(tmp_path: Path) -> None:
-    import tomllib  # noqa: PLC0415
-
     default = parse(tomllib.loads(_NATS + '[web]\nsecret_file = "s"\n'), tmp_path, "f")
     assert (default.web.user, default.web.password_file) == (DEFAULT_USER, None)
     assert "user=tablectl_web" in default.web_database.conninfo
