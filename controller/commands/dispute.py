@@ -1,0 +1,251 @@
+"""``tablectl dispute --hand N --out DIR``: the dispute bundle of one hand from the table's journal;
+``tablectl dispute verify DIR``: check a bundle offline (issue 19; 13:69E-1.31(b); docs/journal.md,
+The dispute bundle). The bundle's format and checks are controller/dispute.py."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from controller import dispute
+from controller.app import schema
+from controller.app.signatures import SignatureCheck
+from controller.config import SettingsError, load_config
+from controller.journal import JournalError, JournalReader, signing, verify
+from controller.jsonreport import print_report
+from controller.settings import DEFAULT_CONFIG
+
+EXIT_OK: Final = 0
+EXIT_PROBLEM: Final = 1
+EXIT_USAGE: Final = 2
+
+
+def _hand(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise argparse.ArgumentTypeError(f"hand {text!r}: expected a hand number, 1 or more")
+    return int(text)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add ``dispute`` and its ``verify``."""
+    parser = subparsers.add_parser(
+        "dispute",
+        help="put everything about one disputed hand in a folder; check such a folder offline",
+        description="Write the dispute bundle of hand N (docs/journal.md, The dispute bundle): "
+        "its journal records from the signed checkpoint before it to the one after, its recall, "
+        "PHH export, terms, the software record in force and the table's public key, each "
+        "file's SHA-256 in manifest.json. 'tablectl dispute verify DIR' checks a bundle on any "
+        "machine. Exit status: 0 written, 1 the journal does not verify or cannot tell the "
+        "hand, 2 usage error (a hand not in the journal, --out not empty, a configuration or "
+        "key that cannot be read).",
+    )
+    parser.add_argument("--hand", type=_hand, metavar="N", help="the hand's number")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        default=DEFAULT_CONFIG,
+        metavar="FILE",
+        help=f"the table's configuration (default {DEFAULT_CONFIG}): its table id, "
+        "[journal] dir and [keys] (table.pub beside the private key)",
+    )
+    parser.add_argument(
+        "--public-key",
+        type=Path,
+        metavar="FILE",
+        help="the table's public key (default: table.pub beside [keys] private_key)",
+    )
+    parser.add_argument("--out", type=Path, metavar="DIR", help="a new or empty folder")
+    parser.set_defaults(run=run_make)
+    actions = parser.add_subparsers(title="actions", metavar="ACTION")
+    check = actions.add_parser(
+        "verify",
+        help="check a dispute bundle offline",
+        description="Check a dispute bundle with no table.toml: every file's SHA-256, the "
+        "records' chain, the checkpoints' signatures, the recall, PHH, terms and software "
+        "made again from the records and equal to the bundled ones. Exit status: 0 verified, "
+        "1 a check failed (named), 2 usage error.",
+    )
+    check.add_argument("bundle", type=Path, metavar="DIR", help="the bundle's folder")
+    check.add_argument(
+        "--public-key",
+        type=Path,
+        metavar="FILE",
+        help="the table's public key as the floor registered it (stronger than the bundle's "
+        "own table.pub, which whoever made the bundle could have made too)",
+    )
+    check.add_argument("--json", action="store_true", help="print one JSON object")
+    check.set_defaults(run=run_verify)
+
+
+def public_key(path: Path, command: str) -> str | None:
+    """The key of a table.pub file, or None after saying why it is none."""
+    try:
+        text = path.read_text(encoding="utf-8")
+        return signing.parse_public_text(text, source=str(path))
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else str(error)
+        print(
+            f"tablectl {command}: {path}: expected a readable table.pub ({reason})", file=sys.stderr
+        )
+    except signing.SigningError as error:
+        print(f"tablectl {command}: {error}", file=sys.stderr)
+    return None
+
+
+def run_make(args: argparse.Namespace) -> int:
+    """Make the bundle; return the exit status."""
+    if args.hand is None or args.out is None:
+        print(
+            "tablectl dispute: expected --hand N and --out DIR (or: dispute verify DIR)",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    try:
+        settings = load_config(args.config)
+    except SettingsError as error:
+        print(f"tablectl dispute: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    key = public_key(args.public_key or settings.keys.public_key, "dispute")
+    if key is None:
+        return EXIT_USAGE
+    directory = settings.journal.dir
+    where = f"the journal {directory}"
+    try:
+        bounds = _found(directory, key, args.hand, where)
+    except _Refused as refused:
+        print(f"tablectl dispute: {refused.message}", file=sys.stderr)
+        return refused.status
+    return write(
+        args, table_id=settings.table_id, lines=_lines(directory, bounds), bounds=bounds,
+        made_from=where,
+    )  # fmt: skip
+
+
+class _Refused(Exception):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.message, self.status = message, status
+
+
+def _found(directory: Path, key: str, hand: int, where: str) -> dispute.Bounds:
+    """The whole journal verified (chain and signatures by ``key``) and the hand's bounds found
+    in one pass; _Refused with the message and exit status otherwise."""
+    found = dispute.Finder(hand)
+    try:
+        report = verify(directory, check=SignatureCheck(key), progress=found)
+    except FileNotFoundError:
+        raise _Refused(f"no journal directory {directory}", EXIT_USAGE) from None
+    except schema.SchemaError as error:
+        raise _Refused(f"{where}: {error}", EXIT_PROBLEM) from None
+    if not report.intact:
+        said = "\n".join(report.summary())
+        raise _Refused(f"{where} does not verify:\n{said}", EXIT_PROBLEM)
+    try:
+        return dispute.bounds(found, where)
+    except dispute.DisputeError as error:
+        raise _Refused(str(error), EXIT_PROBLEM if found.hand_starts else EXIT_USAGE) from None
+
+
+def _lines(directory: Path, bounds: dispute.Bounds) -> list[bytes]:
+    """The exact lines of the records in ``bounds`` (read again: the first pass kept none)."""
+    lines = []
+    for record in JournalReader(directory):
+        if record.seq > bounds.last_seq:
+            break
+        if record.seq >= bounds.first_seq:
+            lines.append(record.line().rstrip(b"\n"))
+    return lines
+
+
+def write(
+    args: argparse.Namespace,
+    *,
+    table_id: str,
+    lines: list[bytes],
+    bounds: dispute.Bounds,
+    made_from: str,
+    command: str = "dispute",
+) -> int:
+    """Make, write and check the bundle of ``lines``; say where it is (table and floor)."""
+    try:
+        files = dispute.make(
+            lines, hand=args.hand, table_id=table_id, where=bounds, made_from=made_from
+        )
+        dispute.write(args.out, files)
+    except (dispute.DisputeError, JournalError, schema.SchemaError) as error:
+        print(f"tablectl {command}: {error}", file=sys.stderr)
+        return EXIT_USAGE if str(error).startswith("--out") else EXIT_PROBLEM
+    except OSError as error:
+        print(f"tablectl {command}: --out {args.out}: {error.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    verdict = dispute.check(args.out)
+    ends = (
+        "the signed checkpoint after it"
+        if bounds.ends == "checkpoint"
+        else "the journal's end (no signed checkpoint follows the hand yet)"
+    )
+    begins = "the journal's first record" if bounds.begins == "genesis" else "a signed checkpoint"
+    print(
+        f"hand {args.hand}: dispute bundle written to {args.out}: records {bounds.first_seq} to "
+        f"{bounds.last_seq}, from {begins} to {ends}; {len(files)} files"
+    )
+    if not verdict.verified:
+        _print_verdict(verdict)
+        return EXIT_PROBLEM
+    return EXIT_OK
+
+
+@dataclass(frozen=True)
+class VerifyJson:
+    """``dispute verify --json``: the verdict, the key used and each check."""
+
+    bundle: str
+    verified: bool
+    hand: int | None
+    table: str | None
+    #: ``file`` (--public-key) or ``bundle`` (its own table.pub; weaker, see ``key_strength``).
+    key_source: str
+    key_strength: str
+    checks: list[dispute.Check]
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    """Check the bundle; print the verdict; return the exit status."""
+    if not args.bundle.is_dir():
+        print(f"tablectl dispute verify: no bundle folder {args.bundle}", file=sys.stderr)
+        return EXIT_USAGE
+    given = None
+    if args.public_key is not None:
+        given = public_key(args.public_key, "dispute verify")
+        if given is None:
+            return EXIT_USAGE
+    verdict = dispute.check(args.bundle, given)
+    source = "file" if given is not None else "bundle"
+    if args.json:
+        manifest = verdict.manifest
+        print_report(
+            VerifyJson(
+                str(args.bundle),
+                verdict.verified,
+                None if manifest is None else manifest.hand,
+                None if manifest is None else manifest.table_id,
+                source,
+                dispute.KEY_STRENGTH[source],
+                verdict.checks,
+            )
+        )
+    else:
+        _print_verdict(verdict)
+    return EXIT_OK if verdict.verified else EXIT_PROBLEM
+
+
+def _print_verdict(verdict: dispute.Verdict) -> None:
+    manifest = verdict.manifest
+    what = "" if manifest is None else f" (table {manifest.table_id}, hand {manifest.hand})"
+    state = "verified" if verdict.verified else "NOT VERIFIED"
+    print(f"dispute bundle {verdict.bundle}{what}: {state}")
+    for check in verdict.checks:
+        print(f"  {check.name}: {'ok' if check.ok else 'FAILED'}: {check.detail}")
