@@ -289,3 +289,18 @@ def test_what_dispute_refuses_is_named(
     assert "does not verify" in err
     assert "seq 5" in err
     assert not (tmp_path / "c").exists()
+
+
+def test_a_later_hand_of_a_start_reaches_back_to_its_software_record(
+    table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Hand 4, the second start's second hand: its records begin at hand 2's signed checkpoint,
+    the last before that start's software record, not at hand 3's (the software in force and its
+    key are then records of the bundle, under the same signatures)."""
+    made(table, 4, tmp_path / "b", capsys)
+    manifest = dispute.read_manifest((tmp_path / "b" / dispute.MANIFEST).read_bytes())
+    journal = records(table)
+    checkpoints = [r.seq for r in journal if r.kind == rec.CHECKPOINT]
+    assert (manifest.first_seq, manifest.last_seq) == (checkpoints[1], checkpoints[3])
+    assert "  software: " in (tmp_path / "b" / dispute.RECALL).read_text()
+    assert verified(tmp_path / "b", capsys)["verified"]

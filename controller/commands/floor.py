@@ -106,6 +106,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     verify.add_argument("--table", metavar="ID", help="only this table's journals")
     verify.add_argument("--json", action="store_true", help="one JSON object")
     verify.set_defaults(run=_lazy(_RUN, "run_verify"))
+    dispute = action(
+        "dispute",
+        "a hand's dispute bundle from the floor's store (checked by tablectl dispute verify)",
+    )
+    dispute.add_argument("--table", required=True, metavar="ID", help="the table's id")
+    dispute.add_argument("--hand", required=True, type=_count, metavar="N", help="the hand")
+    dispute.add_argument(
+        "--out", required=True, type=Path, metavar="DIR", help="a new or empty folder"
+    )
+    # Issue 19, 13:69E-1.31(b); docs/floor.md, Disputes.
+    dispute.set_defaults(run=_lazy("controller.commands._floor_dispute", "run_dispute"))
     _register_demo(actions)
     _floor_web.register(action, _lazy)  # web, user (issue 18)
     _floor_software.register(action, _lazy)  # software, key (issue 19)
