@@ -276,6 +276,13 @@ def derived(
     """The files the records tell of hand ``number``: recall (text and JSON), terms, software
     and, for a settled hand, its PHH. DisputeError (or SchemaError) when they cannot tell it."""
     hand = _told_hand(records, number)
+    if not hand.finished:
+        # A face-down card's value is not to leave the table during the hand (announce.py
+        # hidden_cards): the recall and the records would show it.
+        raise DisputeError(
+            f"hand {number} is in play: its face-down cards stay hidden until it is over; make "
+            "the bundle once it has ended"
+        )
     if hand.terms is None:
         raise DisputeError(
             f"hand {number}: its start journals no terms (written before hands recorded them)"
@@ -451,7 +458,11 @@ def _files(verdict: Verdict, bundle: Path, manifest: Manifest) -> dict[str, byte
     wrong += [f"{name} is not in the manifest" for name in sorted(present - set(listed))]
     read: dict[str, bytes] = {}
     for name in sorted(set(listed) & present):
-        read[name] = (bundle / name).read_bytes()
+        try:
+            read[name] = (bundle / name).read_bytes()
+        except OSError as error:
+            wrong.append(f"{name} cannot be read ({error.strerror})")
+            continue
         if sha256(read[name]) != listed[name]:
             wrong.append(
                 f"{name}'s SHA-256 is {sha256(read[name])}, the manifest says {listed[name]}"
@@ -621,7 +632,16 @@ def _told(
     try:
         again = derived(records, manifest.hand, manifest.table_id, manifest.hand_started_seq)
     except (DisputeError, schema.SchemaError) as error:
-        verdict.add("told", False, str(error))
+        verdict.add("terms and software", False, str(error))
+        return
+    software = _software_seq(records, manifest.hand_started_seq)
+    if software != manifest.software_seq:
+        verdict.add(
+            "terms and software",
+            False,
+            f"the software record in force is record {software}, the manifest says "
+            f"{manifest.software_seq}",
+        )
         return
     verdict.add(
         "terms and software",

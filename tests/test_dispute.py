@@ -304,3 +304,23 @@ def test_a_later_hand_of_a_start_reaches_back_to_its_software_record(
     assert (manifest.first_seq, manifest.last_seq) == (checkpoints[1], checkpoints[3])
     assert "  software: " in (tmp_path / "b" / dispute.RECALL).read_text()
     assert verified(tmp_path / "b", capsys)["verified"]
+
+
+def test_a_hand_in_play_is_not_bundled(
+    table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The journal cut in hand 4 (a table stopped mid-hand): the recall would show face-down
+    cards of a hand in play (controller/announce.py hidden_cards), so dispute refuses, exit 1."""
+    copy = tmp_path / "copy"
+    shutil.copytree(table.parent / "keys", copy / "keys")
+    (copy / "journal").mkdir()
+    journal = records(table)
+    started = [r.seq for r in journal if r.kind == rec.HAND_STARTED][3]
+    cut = b"".join(r.line() for r in journal[: started + 5])
+    (copy / "journal" / "journal-000001.jsonl").write_bytes(cut)
+    config = copy / "table.toml"
+    config.write_text(table.read_text().replace(str(table.parent), str(copy)))
+    out = tmp_path / "b"
+    assert main(["dispute", "--config", str(config), "--out", str(out), "--hand", "4"]) == 1
+    assert "hand 4 is in play: its face-down cards stay hidden" in capsys.readouterr().err
+    assert not out.exists()
