@@ -31,6 +31,10 @@ Conn = psycopg.Connection[tuple[object, ...]]
 SOFTWARE: Final = "software"
 
 
+class _NotHeld(dispute.DisputeError):
+    """What was asked is not in the store: a hand, or the registry's key (exit 2)."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Journal:
     table: str
@@ -51,9 +55,12 @@ def run_dispute(args: argparse.Namespace) -> int:
     except (psycopg.Error, ConfigError) as error:
         print(f"tablectl floor dispute: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
-    except (report.ReportError, dispute.DisputeError) as error:
+    except (report.ReportError, _NotHeld) as error:
         print(f"tablectl floor dispute: {error}", file=sys.stderr)
         return EXIT_USAGE
+    except dispute.DisputeError as error:  # the store cannot tell the hand as asked
+        print(f"tablectl floor dispute: {error}", file=sys.stderr)
+        return EXIT_PROBLEM
     where = f"the floor's store (table {held.table}, journal {held.journal})"
     return write(
         args,
@@ -107,7 +114,7 @@ def _bounds(conn: Conn, held: _Journal, hand: int) -> dispute.Bounds:
         held_hands = (
             "no hands" if not known or known[0] is None else f"hands {known[0]} to {known[1]}"
         )
-        raise dispute.DisputeError(
+        raise _NotHeld(
             f"hand {hand} of table {held.table} is not in the floor's store (it holds {held_hands})"
         )
     started_seq = int(str(started))
@@ -184,7 +191,7 @@ def _registered_key(conn: Conn, held: _Journal, seq: int) -> str:
         data.key_id,
     )
     if registered is None or str(registered) != data.public_key:
-        raise dispute.DisputeError(
+        raise _NotHeld(
             f"table {held.table}: key {data.key_id}, in force at checkpoint {seq}, is not in the "
             "floor's registry (tablectl floor key list): the floor cannot vouch for it"
         )
