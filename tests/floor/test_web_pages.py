@@ -148,8 +148,10 @@ def test_roles_open_only_their_pages_and_a_card_search_never_finds_a_hole_card_i
     admin = Client(floor.port)
     try:
         server.wait_for_log("floor_serving")
-        for role, client in clients.items():
-            assert client.login(role).status == 303
+        landed = {role: client.login(role) for role, client in clients.items()}
+        assert all(reply.status == 303 for reply in landed.values())
+        assert landed["auditor"].headers["location"] == "/search"  # not the floor: not theirs
+        assert landed["supervisor"].headers["location"] == "/floor"
         assert admin.login("admin").status == 303
         feed = Events(clients["supervisor"])
         publish(nats.url, nats.table_user("T2"), "T2", lines)  # every hand settled

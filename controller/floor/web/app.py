@@ -26,7 +26,7 @@ from controller.floor.config import FloorConfig
 from controller.floor.web import auth, users
 from controller.floor.web.alarmpage import AlarmPage
 from controller.floor.web.live import Live, sse
-from controller.floor.web.pages import Pages
+from controller.floor.web.pages import Pages, landing
 from controller.floor.web.views import floor_rows
 
 HERE: Final = Path(__file__).parent
@@ -146,7 +146,7 @@ class Web:
         self.by_user.succeeded(name)  # the address's failures stand: they may be another's
         # A new token at login: a token seen before the login is worth nothing after it.
         fresh = auth.Session(auth.new_csrf(), user.name, user.password_changed_at.isoformat())
-        response = RedirectResponse("/floor", status_code=303)
+        response = RedirectResponse(landing(user.role), status_code=303)
         response.set_cookie(value=self.sessions.write(fresh), **self.sessions.cookie_options())  # type: ignore[arg-type]
         return response
 

@@ -29,12 +29,21 @@ if TYPE_CHECKING:
 log = structlog.get_logger("tablectl.floor.web")
 
 HEARTBEAT: Final = 15.0
+#: What ``_changed`` answers when a heartbeat is due rather than a change.
+HEARTBEAT_DUE: Final = object()
 #: The access log's names of the responses (web.card_views.through).
 HAND_PAGE: Final = "hand page"
 TABLE_PAGE: Final = "table page"
 TABLE_FEED: Final = "table feed"
 SEARCH: Final = "search"
 WHO_SEES: Final = "docs/floor-web.md, Who sees which card"
+
+
+def landing(role: str) -> str:
+    """Where a login takes the role: the floor, or search for a role that opens only finished
+    hands (the auditor: the floor page is not theirs)."""
+    rights = policy.access(role)
+    return "/search" if rights.finished_hands and not rights.live_hands else "/floor"
 
 
 def refused(status: int, reason: str) -> Response:
@@ -118,23 +127,26 @@ class Pages:
                 if data != sent:
                     sent = data
                     yield sse("page", data)
-                if not await self._changed(request, queue, table_id):
+                while (turn := await self._changed(request, queue, table_id)) is HEARTBEAT_DUE:
+                    yield b": heartbeat\n\n"  # keeps a proxy's read open; finds a gone browser
+                if not turn:
                     return
         finally:
             self.web.live.unwatch(queue)
 
     async def _changed(
         self, request: Request, queue: asyncio.Queue[str | None], table_id: str
-    ) -> bool:
-        """Wait until the table's row changes: False when the feed must end (the queue was
-        dropped, or the user disabled, checked at each heartbeat)."""
+    ) -> bool | object:
+        """Wait until the table's row changes (True); False when the feed must end (the queue
+        was dropped, or the user disabled, checked at each heartbeat); HEARTBEAT_DUE when
+        HEARTBEAT seconds passed with no change."""
         while True:
             try:
                 changed = await asyncio.wait_for(queue.get(), HEARTBEAT)
             except TimeoutError:
                 if await self.web.user(request) is None:
                     return False
-                continue
+                return HEARTBEAT_DUE
             if changed is None:
                 return False
             if changed == table_id:
