@@ -560,7 +560,7 @@ def _signatures(
         return
     trusted = TrustedKey(given_key or bundled, "file" if given_key else "bundle")
     keys = keys_in(records, bundled if manifest.begins == "checkpoint" else None)
-    if tuple(keys) != manifest.keys or keys[0].public_key != bundled:
+    if not keys or tuple(keys) != manifest.keys or keys[0].public_key != bundled:
         verdict.add(
             "signatures",
             False,
@@ -604,8 +604,8 @@ def _signatures(
     verdict.add(
         "signatures",
         True,
-        f"{signatures.summary()}; the records up to {covered} are under key {key_id}'s "
-        f"signature{after}. Key: {strength}",
+        f"{signatures.summary().removeprefix('signatures: ')}; the records up to {covered} "
+        f"are under key {key_id}'s signature{after}. Key: {strength}",
     )
 
 

@@ -324,3 +324,28 @@ def test_a_hand_in_play_is_not_bundled(
     assert main(["dispute", "--config", str(config), "--out", str(out), "--hand", "4"]) == 1
     assert "hand 4 is in play: its face-down cards stay hidden" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_hand_without_its_signed_checkpoint_yet_ends_at_the_journal_s_end_said_so(
+    table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The journal cut just before hand 4's checkpoint (the power went between the hand's end
+    and it): the bundle runs to the journal's end, says so, and verify says which records only
+    the chain covers."""
+    copy = tmp_path / "copy"
+    shutil.copytree(table.parent / "keys", copy / "keys")
+    (copy / "journal").mkdir()
+    journal = records(table)
+    last = [r.seq for r in journal if r.kind == rec.CHECKPOINT][3]
+    cut = b"".join(r.line() for r in journal[: last - 1])
+    (copy / "journal" / "journal-000001.jsonl").write_bytes(cut)
+    config = copy / "table.toml"
+    config.write_text(table.read_text().replace(str(table.parent), str(copy)))
+    said = made(config, 4, tmp_path / "b", capsys)
+    assert "to the journal's end (no signed checkpoint follows the hand yet)" in said
+    manifest = dispute.read_manifest((tmp_path / "b" / dispute.MANIFEST).read_bytes())
+    assert (manifest.ends, manifest.last_seq) == ("journal_end", last - 1)
+    found = verified(tmp_path / "b", capsys)
+    assert found["verified"], found
+    detail = next(c["detail"] for c in found["checks"] if c["name"] == "signatures")
+    assert "are covered by the chain only (no signed checkpoint follows them yet)" in detail
