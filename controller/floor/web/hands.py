@@ -8,7 +8,7 @@ through the journal's schema into the engine's events, then masked by the policy
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from typing import Final
 
@@ -73,8 +73,6 @@ class HandPage:
     stakes: str
     rules: str
     replay: Replay
-    #: The hand's events, for the access log's test (never sent).
-    events: list[ev.Event] = field(default_factory=list)
 
     @property
     def in_progress(self) -> bool:
@@ -196,7 +194,6 @@ async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None
         stakes,
         rules,
         replay(events, role, in_progress=in_progress),
-        events,
     )
 
 
