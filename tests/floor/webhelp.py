@@ -16,9 +16,10 @@ import time
 import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import nats
 import psycopg
@@ -39,7 +40,7 @@ from controller.floor import store
 from controller.floor.web import schema as web_schema
 from controller.floor.web.auth import COOKIE
 from controller.floor.web.settings import DEFAULT_USER
-from controller.journal.record import parse_line
+from controller.journal.record import GENESIS, make_record_line, parse_line
 from simulator.servers import free_port
 from simulator.servers_nats import NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
@@ -209,12 +210,14 @@ class Events:
         self.response = self.connection.getresponse()
         self.raw = b""
         self.events: list[tuple[str, object]] = []
+        #: Each event's ``data:`` line as sent, beside ``events``.
+        self.data: list[bytes] = []
         #: Each table's last row sent (a snapshot's, or a later ``table`` event's).
         self.rows: dict[str, dict[str, object]] = {}
 
     def next(self) -> tuple[str, object]:
         """The next event (a heartbeat skipped); a socket timeout after PATIENCE fails the test."""
-        event, data = "", ""
+        event, data, sent = "", "", b""
         while True:
             line = self.response.readline()
             if not line:
@@ -224,11 +227,12 @@ class Events:
             if text.startswith("event: "):
                 event = text[7:]
             elif text.startswith("data: "):
-                data = text[6:]
+                data, sent = text[6:], line
             elif text.startswith(":"):
                 return ("heartbeat", None)  # a comment: lets ``until`` see its deadline
             elif text == "" and event:
                 self.events.append((event, json.loads(data)))
+                self.data.append(sent)
                 self._track(*self.events[-1])
                 return self.events[-1]
 
@@ -298,3 +302,62 @@ _CARD: Final = re.compile(rb"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")
 def cards_in(text: bytes) -> set[str]:
     """The card codes (rank and suit: 7c, Td) standing alone as words in ``text``."""
     return {card.decode() for card in _CARD.findall(text)}
+
+
+def retimed(lines: list[bytes], start: datetime) -> list[bytes]:
+    """``lines`` moved in time so that the first record is at ``start`` (each keeps its distance
+    from the first), the chain hashed anew: a journal written at a chosen time."""
+    first = _moment(parse_line(lines[0]).ts)
+    out: list[bytes] = []
+    prev = GENESIS
+    for line in lines:
+        record = parse_line(line)
+        moment = start + (_moment(record.ts) - first)
+        new, text = make_record_line(record.seq, moment, record.kind, dict(record.data), prev)
+        out.append(text.rstrip(b"\n"))
+        prev = new.hash
+    return out
+
+
+def _moment(ts: str) -> datetime:
+    return datetime.fromisoformat(ts.removesuffix("Z")).replace(tzinfo=UTC)
+
+
+def schema_problems(value: Any, node: dict[str, Any], root: dict[str, Any], path: str) -> list[str]:
+    """Where ``value`` breaks the JSON Schema ``node`` (of ``root``): the keywords the
+    published schemas use (docs/schema/*.json), each checked."""
+    if "$ref" in node:
+        return schema_problems(value, root["$defs"][node["$ref"].split("/")[-1]], root, path)
+    if "const" in node and value != node["const"]:
+        return [f"{path}: {value!r} is not {node['const']!r}"]
+    if "enum" in node and value not in node["enum"]:
+        return [f"{path}: {value!r} is not one of {node['enum']}"]
+    options = node.get("anyOf", ())
+    if options and all(schema_problems(value, option, root, path) for option in options):
+        return [f"{path}: {value!r:.80} fits none of its anyOf"]
+    kind = node.get("type")
+    types = {
+        "object": dict,
+        "array": list,
+        "string": str,
+        "integer": int,
+        "boolean": bool,
+        "null": type(None),
+    }
+    if kind is not None and (
+        not isinstance(value, types[kind]) or (kind == "integer" and isinstance(value, bool))
+    ):
+        return [f"{path}: {value!r:.80} is not of type {kind}"]
+    out: list[str] = []
+    if kind == "object":
+        properties = node.get("properties", {})
+        out += [f"{path}: {n} is missing" for n in node.get("required", ()) if n not in value]
+        for name, item in value.items():
+            if name in properties:
+                out += schema_problems(item, properties[name], root, f"{path}.{name}")
+            elif node.get("additionalProperties") is False:
+                out.append(f"{path}: {name} is not allowed")
+    if kind == "array" and isinstance(node.get("items"), dict):
+        for i, item in enumerate(value):
+            out += schema_problems(item, node["items"], root, f"{path}[{i}]")
+    return out

@@ -25,6 +25,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from controller.floor.config import FloorConfig
 from controller.floor.web import auth, users
 from controller.floor.web.alarmpage import AlarmPage
+from controller.floor.web.feeds import Feeds
 from controller.floor.web.live import Live, sse
 from controller.floor.web.pages import Pages, landing
 from controller.floor.web.views import floor_rows
@@ -233,6 +234,7 @@ def build(config: FloorConfig, secret: bytes) -> tuple[ASGIApp, Web]:
             Route("/floor/events", web.events),
             *Pages(web).routes(),
             *AlarmPage(web).routes(),
+            *Feeds(web).routes(),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ],
         lifespan=lifespan,

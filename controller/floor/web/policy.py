@@ -90,3 +90,100 @@ def carries_face_down(events: list[ev.Event], role: str, *, in_progress: bool) -
     if not sees_face_down(role, in_progress=in_progress):
         return False
     return any(hidden_cards(event) for event in events)
+
+
+# The feeds for other systems (docs/floor-web.md, Feeds): which face-down card each may carry,
+# and when. A card face up (an up card, a community card, 14.13(c)) and a card turned over at
+# the showdown are the table's to see and every feed carries them; this says only what a feed
+# may carry of the cards ``hidden_cards`` names.
+
+#: When a feed may carry a hole card (a card dealt face down to a seat).
+LIVE: Final = "live"
+AFTER_DELAY: Final = "after the delay"
+AT_SHOWDOWN: Final = "at the showdown"
+
+
+@dataclass(frozen=True, slots=True)
+class FeedRule:
+    """One feed's card policy and who may open it."""
+
+    #: When a hole card may be carried: LIVE, AFTER_DELAY ([web.feeds] broadcast_delay seconds
+    #: after the record that dealt it) or AT_SHOWDOWN (only if turned over there).
+    hole_cards: str
+    #: A folded seat's hole cards: carried (by the rule above) or never. None: the room's
+    #: choice, [web.feeds] broadcast_folded.
+    folded: bool | None
+    #: The other face-down cards: burns, cards to the muck, a draw's discards (14.12A(f)).
+    other_face_down: bool
+    #: Who may open it: the roles of POLICY with this right.
+    opened_by: str
+    #: Where the rule comes from.
+    cite: str
+
+    def roles(self) -> frozenset[str]:
+        return frozenset(
+            role
+            for role, rights in POLICY.items()
+            if (rights.face_down_live if self.opened_by == "face_down_live" else rights.live_hands)
+        )
+
+
+#: The three feeds of issue 18, as data: the one place their cards are decided.
+FEEDS: Final[dict[str, FeedRule]] = {
+    # Live, every card: the cameras' room, as its table and hand pages (surveillance only).
+    "surveillance": FeedRule(
+        hole_cards=LIVE,
+        folded=True,
+        other_face_down=True,
+        opened_by="face_down_live",
+        cite="issue 18; 14.13(c), 14.13A(c),(f) hole cards; 14.12A(f) discards",
+    ),
+    # A stream's overlay: a hole card once the delay has passed, a folded seat's never unless
+    # the room chooses; no burn, muck or discard. It carries face-down cards of hands still in
+    # progress, which POLICY gives only to surveillance: so surveillance opens it.
+    "broadcast": FeedRule(
+        hole_cards=AFTER_DELAY,
+        folded=None,
+        other_face_down=False,
+        opened_by="face_down_live",
+        cite="issue 18 (broadcast_delay, broadcast_folded); 14.13(c) hole cards",
+    ),
+    # No face-down card ever before the showdown; what is turned over there is public. It
+    # carries what a supervisor sees of a hand in progress, so every role that opens live
+    # hands may open it.
+    "public": FeedRule(
+        hole_cards=AT_SHOWDOWN,
+        folded=False,
+        other_face_down=False,
+        opened_by="live_hands",
+        cite="issue 18; 14.13(c) hole cards; 14.12A(f) discards",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HoleCard:
+    """What the feed's rule needs to know of a card dealt face down to a seat."""
+
+    #: The moment (Unix seconds) of the record that dealt it.
+    dealt_at: float
+    #: Its seat has folded.
+    folded: bool
+    #: Turned over at the showdown: the table's to see.
+    shown: bool
+
+
+def feed_carries(
+    rule: FeedRule, card: HoleCard, *, now: float, delay: float, folded_too: bool
+) -> bool:
+    """Whether a feed under ``rule`` may carry ``card``'s value at ``now`` (``delay`` and
+    ``folded_too``: [web.feeds] broadcast_delay and broadcast_folded)."""
+    if card.shown:
+        return True
+    if card.folded and not (folded_too if rule.folded is None else rule.folded):
+        return False
+    if rule.hole_cards == LIVE:
+        return True
+    if rule.hole_cards == AFTER_DELAY:
+        return now >= card.dealt_at + delay
+    return False

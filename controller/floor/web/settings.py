@@ -10,6 +10,10 @@ tls_key = "web.key"
 behind_tls_proxy = false      # true: a reverse proxy terminates TLS (cookies marked Secure)
 user = "tablectl_web"         # the web view's own PostgreSQL role (made by floor setup)
 password_file = "web.password"
+
+[web.feeds]
+broadcast_delay = 1800        # seconds after its record before the broadcast feed sends a hole card
+broadcast_folded = false      # true: the broadcast feed sends a folded player's hole cards too
 ```
 
 The web view connects to the store's database as its own role, ``[web] user`` (docs/floor-web.md,
@@ -20,6 +24,7 @@ The web's role and logs): it reads the store and the users, and may only add to 
 from __future__ import annotations
 
 import ipaddress
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,7 +42,14 @@ KEYS: Final = (
     "behind_tls_proxy",
     "user",
     "password_file",
+    "feeds",
 )
+#: ``[web.feeds]``: the broadcast feed's release of hole cards (docs/floor-web.md, Feeds).
+FEED_KEYS: Final = ("broadcast_delay", "broadcast_folded")
+#: Half an hour: a stream's overlay shows a hand's hole cards well after the hand is over.
+DEFAULT_BROADCAST_DELAY: Final = 1800.0
+#: A day: a longer delay is a broadcast of yesterday, not a delay.
+MAX_BROADCAST_DELAY: Final = 86400.0
 #: The web view's PostgreSQL role (controller/floor/web/schema.py grants it).
 DEFAULT_USER: Final = "tablectl_web"
 _ROLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,62}")
@@ -45,6 +57,16 @@ DEFAULT_LISTEN: Final = "127.0.0.1"
 DEFAULT_PORT: Final = 8443
 #: itsdangerous signs with HMAC-SHA1 over a derived key: fewer than 32 bytes is guessable.
 MIN_SECRET: Final = 32
+
+
+@dataclass(frozen=True, slots=True)
+class FeedSettings:
+    """``[web.feeds]``: when the broadcast feed may send a hole card (policy.FEEDS)."""
+
+    #: Seconds from the record that dealt a hole card to the moment the feed may send it.
+    broadcast_delay: float = DEFAULT_BROADCAST_DELAY
+    #: A folded player's hole cards sent too (after the delay): the room's choice, off.
+    broadcast_folded: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +80,7 @@ class WebSettings:
     #: ``floor web``'s PostgreSQL role, and the file of its password (None: the DBA maps a login).
     user: str = DEFAULT_USER
     password_file: Path | None = None
+    feeds: FeedSettings = FeedSettings()
 
     @property
     def secure_cookies(self) -> bool:
@@ -115,4 +138,26 @@ def parse_web(section: Section | None, base: Path) -> WebSettings:
         bool(proxy),
         user or DEFAULT_USER,
         password_file,
+        parse_feeds(section.section("feeds", FEED_KEYS, required=False)),
     )
+
+
+def parse_feeds(section: Section | None) -> FeedSettings:
+    """``[web.feeds]`` (absent: the defaults); a bad value is recorded as a problem."""
+    if section is None:
+        return FeedSettings()
+    delay = section.data.get("broadcast_delay", DEFAULT_BROADCAST_DELAY)
+    if (
+        not isinstance(delay, int | float)
+        or isinstance(delay, bool)
+        or not math.isfinite(delay)
+        or not 0 < delay <= MAX_BROADCAST_DELAY
+    ):
+        section.fail(
+            "broadcast_delay",
+            f"expected a number of seconds, more than 0 and at most {MAX_BROADCAST_DELAY:g} "
+            "(a day)",
+        )
+        delay = DEFAULT_BROADCAST_DELAY
+    folded = section.boolean("broadcast_folded", False)
+    return FeedSettings(float(delay), bool(folded))

@@ -1,0 +1,210 @@
+"""The feeds for other systems (docs/floor-web.md, Feeds): ``/feeds/surveillance``,
+``/feeds/broadcast`` and ``/feeds/public``, each a stream of server-sent events, one ``hand``
+event (controller/floor/web/feed.py ``FeedHand``, docs/schema/feed-v1.json) whenever a table's
+hand changes, following the store as the floor page does (controller/floor/web/live.py: the
+stream as the signal, PostgreSQL as the truth).
+
+Who may open a feed, and which card it may carry when, is the policy's
+(controller/floor/web/policy.py ``FEEDS``), applied in feed.py before anything is encoded. A
+response that carries a face-down card's value (the surveillance feed; the broadcast feed once
+it releases a hole card) is recorded in the hole-card access log first, once a hand a feed
+(controller/floor/web/cardlog.py); if it cannot be, the feed ends before the card is sent.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Final
+
+import psycopg
+import structlog
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from controller.app import records as rec
+from controller.app import schema
+from controller.floor.web import cardlog, policy
+from controller.floor.web.feed import Built, HandFacts, Timed, build, from_start, unix
+from controller.floor.web.hands import HandKey, state_of
+from controller.floor.web.live import sse
+from controller.floor.web.users import User
+from controller.floor.web.views import floor_rows
+from controller.games import GAMES
+from controller.journal.record import parse_line
+
+if TYPE_CHECKING:
+    from controller.floor.web.app import Web
+
+log = structlog.get_logger("tablectl.floor.web")
+
+AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
+HEARTBEAT: Final = 15.0
+#: The event's name in the stream (its data: one FeedHand).
+EVENT: Final = "hand"
+WHO_SEES: Final = "docs/floor-web.md, Feeds"
+
+
+def through(feed: str) -> str:
+    """The access log's name of a feed's responses (web.card_views.through)."""
+    return f"feed {feed}"
+
+
+async def read_hand(conn: AsyncConn, key: HandKey) -> tuple[HandFacts, list[Timed]] | None:
+    """The hand's facts and its records' events from its start, each with the record's moment;
+    None if the floor holds no such hand."""
+    cur = await conn.execute(
+        "SELECT game, started_seq, last_seq, finished, voided FROM hands "
+        "WHERE table_id = %s AND journal_id = %s AND hand = %s",
+        (key.table_id, key.journal_id, key.hand),
+    )
+    found = await cur.fetchone()
+    if found is None or found[1] is None:
+        return None
+    game, first, last, finished, voided = found
+    spec = GAMES.get(str(game))
+    facts = HandFacts(
+        key.table_id,
+        key.journal_id,
+        key.hand,
+        spec.name if spec is not None else str(game),
+        state_of(finished, voided),
+    )
+    cur = await conn.execute(
+        "SELECT line FROM records WHERE table_id = %s AND journal_id = %s "
+        "AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
+        (key.table_id, key.journal_id, int(str(first)), int(str(last)), sorted(rec.DECISIONS)),
+    )
+    timed: list[Timed] = []
+    for (line,) in await cur.fetchall():
+        assert isinstance(line, bytes)
+        record = parse_line(line)
+        timed.append(Timed(unix(record.ts), record.ts, tuple(schema.decode_events(record))))
+    return facts, from_start(timed, key.hand)
+
+
+class Feeds:
+    """The three feeds' routes, over the web view's live machinery; ``clock`` (Unix seconds)
+    is the broadcast delay's time."""
+
+    def __init__(self, web: Web, clock: Callable[[], float] = time.time) -> None:
+        self.web = web
+        self.clock = clock
+
+    def routes(self) -> list[Route]:
+        return [Route("/feeds/{feed}", self.open)]
+
+    async def open(self, request: Request) -> Response:
+        feed = request.path_params["feed"]
+        user = await self.web.user(request)
+        if user is None:
+            return Response("401 not logged in\n", status_code=401, media_type="text/plain")
+        rule = policy.FEEDS.get(feed)
+        if rule is None:
+            known = ", ".join(policy.FEEDS)
+            return _plain(404, f"Not Found: no feed {feed!r}; the feeds are {known}")
+        if user.role not in rule.roles():
+            who = ", ".join(sorted(rule.roles()))
+            return _plain(403, f"Forbidden: the {feed} feed is for {who}, not {user.role}")
+        return StreamingResponse(
+            self._stream(request, user, feed),
+            media_type="text/event-stream",
+            headers={"x-accel-buffering": "no"},  # nginx: pass each event on at once
+        )
+
+    async def _stream(self, request: Request, user: User, feed: str) -> AsyncIterator[bytes]:
+        queue = self.web.live.watch()
+        stream = _Stream(self, user, feed)
+        try:
+            for message in await stream.turn(None):
+                yield message
+            while not stream.ended:
+                wait = stream.wait(self.clock())
+                try:
+                    changed = await asyncio.wait_for(queue.get(), wait)
+                except TimeoutError:
+                    if stream.release_due(self.clock()):
+                        changed = ""  # a broadcast's delay ran out: every table again
+                    else:
+                        if await self.web.user(request) is None:
+                            return  # disabled, or a new password: out within a heartbeat
+                        yield b": heartbeat\n\n"
+                        continue
+                if changed is None:
+                    return  # too far behind: its EventSource reconnects
+                for message in await stream.turn(changed or None):
+                    yield message
+        finally:
+            self.web.live.unwatch(queue)
+
+
+class _Stream:
+    """One open feed: what it sent each table, the hands logged, the next release."""
+
+    def __init__(self, feeds: Feeds, user: User, feed: str) -> None:
+        self.feeds, self.user, self.feed = feeds, user, feed
+        self.sent: dict[str, tuple[HandKey, dict[str, object]]] = {}
+        self.logged: set[HandKey] = set()
+        #: Each table's next moment a withheld card may be sent (its current hand's).
+        self.releases: dict[str, float] = {}
+        self.ended = False
+
+    def wait(self, now: float) -> float:
+        due = [at - now for at in self.releases.values()]
+        return max(0.0, min([HEARTBEAT, *due]))
+
+    def release_due(self, now: float) -> bool:
+        return any(at <= now for at in self.releases.values())
+
+    async def turn(self, table_id: str | None) -> list[bytes]:
+        """The events of ``table_id`` (None: every table) that changed since last sent."""
+        out: list[bytes] = []
+        async with await self.feeds.web.reader() as conn:
+            rows = await floor_rows(conn, None if table_id is None else [table_id])
+            for row in rows:
+                if row.hand is None or row.journal_id is None:
+                    continue
+                key = HandKey(row.table_id, row.journal_id, row.hand)
+                before = self.sent.get(row.table_id)
+                if before is not None and before[0] != key:
+                    # A new hand: the one before as it ended first, if not sent so.
+                    out += await self._hand(conn, before[0], before[1])
+                out += await self._hand(conn, key, before[1] if before else None)
+                if self.ended:
+                    break
+        return out
+
+    async def _hand(
+        self, conn: AsyncConn, key: HandKey, before: dict[str, object] | None
+    ) -> list[bytes]:
+        read = await read_hand(conn, key)
+        if read is None:
+            return []
+        now = self.feeds.clock()
+        built = build(*read, self.feed, self.feeds.web.config.web.feeds, now)
+        self._release(key, built)
+        data = built.hand.as_json()
+        self.sent[key.table_id] = (key, data)
+        if data == before:
+            return []
+        if built.face_down and key not in self.logged:
+            try:  # once a hand a feed, before its first face-down card is sent
+                await cardlog.record(conn, self.user, [key], through(self.feed))
+            except cardlog.CardLogError as error:
+                log.error("web_card_view_unrecorded", error=str(error), user=self.user.name)
+                self.ended = True
+                return []
+            self.logged.add(key)
+        return [sse(EVENT, data)]
+
+    def _release(self, key: HandKey, built: Built) -> None:
+        if built.release_at is None:
+            self.releases.pop(key.table_id, None)
+        else:
+            self.releases[key.table_id] = built.release_at
+
+
+def _plain(status: int, text: str) -> Response:
+    return Response(f"{status} {text} ({WHO_SEES})\n", status_code=status, media_type="text/plain")
