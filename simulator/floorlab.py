@@ -153,6 +153,9 @@ class FloorLab:
         for table_id in self.ids:
             self.tables[table_id] = self._make_table(table_id)
         for lab_table in self.tables.values():
+            # Just before its start, its table.toml whole: what it journals is what the lab
+            # approved unless a file of the product changes in between (a checkout others edit).
+            self._approve_software(lab_table.config)
             lab_table.table.start()
             lab_table.forwarder.start()
         for lab_table in self.tables.values():
@@ -234,7 +237,6 @@ class FloorLab:
         )
         self._add_floor_section(path, table_id, folder)
         self._give_key(path, table_id, folder)
-        self._approve_software(path)  # last: the digest covers table.toml as it is now
         bot = SimulatedTable.make_bot(spec, config, seed, self.hands)
         table = SimulatedTable(table_id, folder, sim=sim, config_path=path, bot=bot, pace=self.pace)
         forwarder = Part(
