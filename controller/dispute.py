@@ -148,15 +148,15 @@ class Finder:
     last_seq: int = 0
     hands_seen: list[int] = field(default_factory=list)
     hand_starts: list[int] = field(default_factory=list)
-    #: The key in force (hex) and the last signed checkpoint with the key that signed it.
+    #: The key in force (the last table_key's, hex).
     _key: str | None = None
+    #: The last signed checkpoint: its seq and the key that signed it.
     _signed: tuple[int, str] | None = None
     #: At the last software record: its seq, and the signed checkpoint before it.
     _software: tuple[int, tuple[int, str] | None] | None = None
     begin: tuple[int, str] | None = None
     software_seq: int | None = None
     end: int | None = None
-    signed_before_key: bool = False
 
     def __call__(self, record: Record) -> None:
         self.last_seq = record.seq
