@@ -455,6 +455,22 @@ def _journaled(event: ev.Event) -> JsonObject:
     return encoded
 
 
+def checkpoint_signature(record: Record) -> CheckpointSignatureData | None:
+    """A checkpoint record's signature alone (None: unsigned), without decoding the engine's
+    state the checkpoint carries (some 5 KB a hand): the floor checks every checkpoint's
+    signature as it arrives (controller/floor/keys.py). SchemaError as ``decode`` gives it for
+    a signature that does not fit."""
+    value = record.data.get("signature")
+    if value is None:
+        return None
+    try:
+        found: CheckpointSignatureData = codec.decoder(CheckpointSignatureData)(value)
+    except codec.Misfit as error:
+        error.path.insert(0, ".signature")
+        raise SchemaError(_said(_where(record), error)) from None
+    return found
+
+
 def version_of(record: Record) -> int:
     """The schema version a record declares (0: none); SchemaError for one newer than this code
     reads."""

@@ -76,19 +76,19 @@ def judge(table: str, records: Sequence[Record], in_force: TableKey | None) -> J
     """Judge ``records`` (in chain order) against the table's key in force (pure)."""
     out = Judged(in_force)
     for record in records:
-        if record.kind not in (TABLE_KEY, CHECKPOINT):
-            continue
-        try:
-            data = schema.decode(record)
-        except schema.SchemaError:
-            continue  # derive's schema_refused alarm already
-        if isinstance(data, schema.TableKeyData):
+        if record.kind == TABLE_KEY:
+            try:
+                data = schema.decode(record)
+            except schema.SchemaError:
+                continue  # derive's schema_refused alarm already
+            assert isinstance(data, schema.TableKeyData)
             problem = _table_key(out, record, data)
             kind = KEY_UNREGISTERED
-        else:
-            assert isinstance(data, schema.CheckpointData)
-            problem = _checkpoint(out.in_force, record, data)
+        elif record.kind == CHECKPOINT:
+            problem = _signed(out.in_force, record)
             kind = CHECKPOINT_SIGNATURE
+        else:
+            continue
         if problem is not None:
             out.alarms.append(Raised(record.seq, record.ts, kind, f"table {table}: {problem}"))
     return out
@@ -134,12 +134,22 @@ def _not_a_rotation(current: TableKey | None, data: schema.TableKeyData) -> str 
     return None
 
 
+def _signed(in_force: TableKey | None, record: Record) -> str | None:
+    """Why the checkpoint ``record`` is not signed by the key in force (None: it is)."""
+    try:
+        # The signature alone: the engine's state the checkpoint carries is the table's to read.
+        signature = schema.checkpoint_signature(record)
+    except schema.SchemaError as error:
+        # The schema's reason without the value it quotes, as derive's schema_refused gives it.
+        return str(error).split(", not ", 1)[0]
+    return _checkpoint(in_force, record, signature)
+
+
 def _checkpoint(
-    in_force: TableKey | None, record: Record, data: schema.CheckpointData
+    in_force: TableKey | None, record: Record, signature: schema.CheckpointSignatureData | None
 ) -> str | None:
     """Why the checkpoint's signature is not the key in force's (None: it is, or the table has
     no key and signs nothing)."""
-    signature = data.signature
     where = f"checkpoint {record.seq}"
     if in_force is None:
         if signature is None:

@@ -16,6 +16,7 @@ from test_floor_cli import floor_toml
 from test_floor_software import MOMENT, alarms, lost
 
 from controller.app import schema
+from controller.floor import keys
 from controller.journal import signing
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from simulator.servers_pg import PostgresServer
@@ -202,3 +203,18 @@ def test_floor_key_register_refuses_a_file_that_is_no_public_key(
     assert refused.returncode == 2
     assert "expected an Ed25519 public key as 64 hex digits" in refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+def test_a_checkpoint_whose_signature_does_not_fit_the_schema_is_alarmed_without_its_value() -> None:
+    """Only the signature is decoded (schema.checkpoint_signature); one that does not fit is a
+    checkpoint_signature alarm naming the field, never quoting what it holds."""
+    key = Ed25519PrivateKey.generate()
+    kind, data = schema.record(CHECKPOINT)
+    data = {**data, "signature": {"key_id": "As Kd", "signature": 7}}
+    record, _line = make_record_line(4, MOMENT, kind, data, GENESIS)
+    in_force = keys.TableKey(signing.key_id(public(key)), public(key))
+    (raised,) = keys.judge("T1", [record], in_force).alarms
+    assert raised.kind == keys.CHECKPOINT_SIGNATURE
+    assert "journal record 4 (checkpoint).signature" in raised.message
+    assert "As Kd" not in raised.message
+    assert "7" not in raised.message.split("signature", 1)[1]
