@@ -205,7 +205,7 @@ def test_floor_key_register_refuses_a_file_that_is_no_public_key(
     assert "Traceback" not in refused.stderr
 
 
-def test_a_checkpoint_whose_signature_does_not_fit_the_schema_is_alarmed_without_its_value() -> None:
+def test_a_checkpoint_signature_that_does_not_fit_the_schema_is_alarmed_without_its_value() -> None:
     """Only the signature is decoded (schema.checkpoint_signature); one that does not fit is a
     checkpoint_signature alarm naming the field, never quoting what it holds."""
     key = Ed25519PrivateKey.generate()
