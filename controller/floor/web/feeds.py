@@ -85,6 +85,23 @@ async def read_hand(conn: AsyncConn, key: HandKey) -> tuple[HandFacts, list[Time
     return facts, from_start(timed, key.hand)
 
 
+async def hands_between(conn: AsyncConn, before: HandKey, after: HandKey) -> list[HandKey]:
+    """The table's hands after ``before`` and before ``after``, in the order dealt: those
+    ``before``'s journal dealt after it, then those ``after``'s dealt before it."""
+    if before.journal_id == after.journal_id:
+        where = "journal_id = %s AND hand > %s AND hand < %s"
+        params: tuple[object, ...] = (before.journal_id, before.hand, after.hand)
+    else:
+        where = "(journal_id = %s AND hand > %s) OR (journal_id = %s AND hand < %s)"
+        params = (before.journal_id, before.hand, after.journal_id, after.hand)
+    cur = await conn.execute(  # ``where`` is one of the two clauses above, never input
+        f"SELECT journal_id, hand FROM hands WHERE table_id = %s AND ({where}) "
+        "ORDER BY started_at NULLS LAST, hand",
+        (after.table_id, *params),
+    )
+    return [HandKey(after.table_id, str(j), int(str(h))) for j, h in await cur.fetchall()]
+
+
 class Feeds:
     """The three feeds' routes, over the web view's live machinery; ``clock`` (Unix seconds)
     is the broadcast delay's time."""
@@ -169,8 +186,11 @@ class _Stream:
                 key = HandKey(row.table_id, row.journal_id, row.hand)
                 before = self.sent.get(row.table_id)
                 if before is not None and before[0] != key:
-                    # A new hand: the one before as it ended first, if not sent so.
+                    # A new hand: the one before as it ended first (if not sent so), then
+                    # each hand dealt since that this feed has not seen, whole.
                     out += await self._hand(conn, before[0], before[1])
+                    for between in await hands_between(conn, before[0], key):
+                        out += await self._hand(conn, between, None)
                 out += await self._hand(conn, key, before[1] if before else None)
                 if self.ended:
                     break
