@@ -126,32 +126,40 @@ class Feeds:
             who = ", ".join(sorted(rule.roles()))
             return _plain(403, f"Forbidden: the {feed} feed is for {who}, not {user.role}")
         return StreamingResponse(
-            self._stream(request, user, feed),
+            self.stream(request, user, feed),
             media_type="text/event-stream",
             headers={"x-accel-buffering": "no"},  # nginx: pass each event on at once
         )
 
-    async def _stream(self, request: Request, user: User, feed: str) -> AsyncIterator[bytes]:
+    async def stream(self, request: Request, user: User, feed: str) -> AsyncIterator[bytes]:
         queue = self.web.live.watch()
         stream = _Stream(self, user, feed)
+        loop = asyncio.get_running_loop()
+        # The heartbeat is kept to its time however busy the floor: a disabled user's feed
+        # ends within HEARTBEAT seconds even while the tables change every turn.
+        beat = loop.time() + HEARTBEAT
         try:
             for message in await stream.turn(None):
                 yield message
             while not stream.ended:
-                wait = stream.wait(self.clock())
+                wait = min(beat - loop.time(), stream.until_release(self.clock()))
                 try:
-                    changed = await asyncio.wait_for(queue.get(), wait)
+                    changed = await asyncio.wait_for(queue.get(), max(0.0, wait))
                 except TimeoutError:
-                    if stream.release_due(self.clock()):
-                        changed = ""  # a broadcast's delay ran out: every table again
-                    else:
-                        if await self.web.user(request) is None:
-                            return  # disabled, or a new password: out within a heartbeat
-                        yield b": heartbeat\n\n"
-                        continue
+                    changed = ""  # no change: a heartbeat or a broadcast's release is due
                 if changed is None:
                     return  # too far behind: its EventSource reconnects
-                for message in await stream.turn(changed or None):
+                if loop.time() >= beat:
+                    if await self.web.user(request) is None:
+                        return  # disabled, or a new password
+                    yield b": heartbeat\n\n"  # keeps a proxy's read open; finds a gone client
+                    beat = loop.time() + HEARTBEAT
+                due = stream.due(self.clock())
+                if changed or due:  # a table changed, or a delay ran out at these tables
+                    messages = await stream.turn(sorted({*due, changed} - {""}))
+                else:
+                    continue
+                for message in messages:
                     yield message
         finally:
             self.web.live.unwatch(queue)
@@ -168,18 +176,20 @@ class _Stream:
         self.releases: dict[str, float] = {}
         self.ended = False
 
-    def wait(self, now: float) -> float:
-        due = [at - now for at in self.releases.values()]
-        return max(0.0, min([HEARTBEAT, *due]))
+    def until_release(self, now: float) -> float:
+        """Seconds from ``now`` to the next moment a withheld card may be sent (HEARTBEAT if
+        none is nearer): 0 or less, due."""
+        return min([HEARTBEAT, *(at - now for at in self.releases.values())])
 
-    def release_due(self, now: float) -> bool:
-        return any(at <= now for at in self.releases.values())
+    def due(self, now: float) -> list[str]:
+        """The tables where a withheld card may be sent at ``now``."""
+        return [table for table, at in self.releases.items() if at <= now]
 
-    async def turn(self, table_id: str | None) -> list[bytes]:
-        """The events of ``table_id`` (None: every table) that changed since last sent."""
+    async def turn(self, tables: list[str] | None) -> list[bytes]:
+        """The events of ``tables`` (None: every table) that changed since last sent."""
         out: list[bytes] = []
         async with await self.feeds.web.reader() as conn:
-            rows = await floor_rows(conn, None if table_id is None else [table_id])
+            rows = await floor_rows(conn, tables)
             for row in rows:
                 if row.hand is None or row.journal_id is None:
                     continue
