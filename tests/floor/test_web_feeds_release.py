@@ -2,7 +2,8 @@
 docs/floor-web.md, Feeds, The delay's clock): the feed's stream run in this process over a real
 floor (``floor serve`` storing a table's journal in PostgreSQL) on a ManualClock the test moves,
 with no live signal at all, so the only way the released card can come is the feed's own timer.
-No wait for the delay itself: the clock is moved past it."""
+No wait for the delay itself: the clock is moved past it. Then the access log refused: the
+surveillance feed ends before it sends a card."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import psycopg
+import pytest
 from floorhelp import PATIENCE, FloorProcess, fixture_lines, journal_id, publish
 from servershelp import NatsFactory
 from starlette.requests import Request
@@ -57,6 +59,18 @@ def test_the_broadcast_sends_a_hole_card_when_its_delay_runs_out_with_no_record_
                 "SELECT user_name, table_id, journal_id, hand, through FROM web.card_views"
             ).fetchall()
         assert views == [("surveillance", "T1", journal_id(lines), 1, "feed broadcast")]
+        # A view that cannot be recorded is not sent: the surveillance feed ends before its
+        # first event, which would carry hand 1's hole cards.
+        with psycopg.connect(floor.db.owner, autocommit=True) as conn:
+            conn.execute("REVOKE INSERT ON web.card_views FROM tablectl_web")
+        watcher = Client(floor.port)
+        assert watcher.login("surveillance").status == 303
+        refused = Events(watcher, "/feeds/surveillance")
+        assert refused.response.status == 200  # opened: it is the log that stops it
+        with pytest.raises(AssertionError, match="the event stream ended"):
+            refused.next()
+        refused.close()
+        assert not cards_in(refused.raw) & {"7c", "6c", "9h", "5s"}
     finally:
         assert process.stop() == 0, process.log.read_text()
         assert server.stop() == 0, server.text()

@@ -115,16 +115,15 @@ class FeedRule:
     folded: bool | None
     #: The other face-down cards: burns, cards to the muck, a draw's discards (14.12A(f)).
     other_face_down: bool
-    #: Who may open it: the roles of POLICY with this right.
+    #: Who may open it: the roles of POLICY with this right (a field of ``Access``).
     opened_by: str
     #: Where the rule comes from.
     cite: str
 
     def roles(self) -> frozenset[str]:
+        # getattr, not a default: a right misspelt is an AttributeError, never a guess.
         return frozenset(
-            role
-            for role, rights in POLICY.items()
-            if (rights.face_down_live if self.opened_by == "face_down_live" else rights.live_hands)
+            role for role, rights in POLICY.items() if getattr(rights, self.opened_by) is True
         )
 
 
