@@ -22,12 +22,14 @@ from controller.settings import (
     DEFAULT_HANDS_PER_FILE,
     DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_JOURNAL_DIR,
+    DEFAULT_KEEP_DAYS,
     DEFAULT_MAX_BYTES,
     DEFAULT_PRIVATE_KEY,
     DEVICE_NAMES,
     HEARTBEAT_INTERVAL,
     MAX_HEARTBEAT_TIMEOUT,
     MAX_SOCKET_PATH,
+    MINIMUM_KEEP_DAYS,
     ControlSettings,
     DeckSettings,
     DeviceSettings,
@@ -144,11 +146,18 @@ def read_journal(section: Section | None, base: Path) -> JournalSettings | None:
     fsync = section.boolean("fsync", True)
     hands = section.integer("hands_per_file", DEFAULT_HANDS_PER_FILE, minimum=1)
     size = section.integer("max_bytes", DEFAULT_MAX_BYTES, minimum=1)
+    keep = section.integer(
+        "keep_days",
+        DEFAULT_KEEP_DAYS,
+        minimum=MINIMUM_KEEP_DAYS,
+        what="the days rotated journal files are kept (13:69E-1.31(b): game history is kept "
+        "at least one year)",
+    )
     if len(section.problems) > before:
         return None
-    if directory is None or fsync is None or hands is None or size is None:
+    if directory is None or fsync is None or hands is None or size is None or keep is None:
         return None
-    return JournalSettings(directory, fsync, hands, size)
+    return JournalSettings(directory, fsync, hands, size, keep)
 
 
 def read_keys(section: Section | None, base: Path) -> KeySettings | None:

@@ -77,7 +77,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "devices.shoe": DEVICE_KEYS,
         "devices.panel": DEVICE_KEYS,
         "decks": ("a", "b", "active", "alternate"),
-        "journal": ("dir", "fsync", "hands_per_file", "max_bytes"),
+        "journal": ("dir", "fsync", "hands_per_file", "max_bytes", "keep_days"),
         "log": ("level", "format", "file"),
         "control": ("socket",),
         "display": ("socket",),

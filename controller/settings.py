@@ -36,6 +36,10 @@ DEFAULT_PRIVATE_KEY: Final = Path("/var/lib/tablectl/keys/table.key")
 #: The journal writer's own defaults (controller/journal/writer.py).
 DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
+#: ``[journal] keep_days``: 13:69E-1.31(b) keeps game history at least one year (365 days; the
+#: default 366 covers a leap year). Retention: controller/app/retention.py.
+DEFAULT_KEEP_DAYS: Final = 366
+MINIMUM_KEEP_DAYS: Final = 365
 
 #: RuntimeDirectory=tablectl in docs/examples/tablectl.service: the control socket's folder.
 DEFAULT_CONTROL_DIR: Final = Path("/run/tablectl")
@@ -123,6 +127,8 @@ class JournalSettings:
     fsync: bool = True
     hands_per_file: int = DEFAULT_HANDS_PER_FILE
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: Rotated files whose last record is older are deleted (docs/journal.md, Retention).
+    keep_days: int = DEFAULT_KEEP_DAYS
 
 
 @dataclass(frozen=True, slots=True)

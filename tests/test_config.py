@@ -440,7 +440,7 @@ def test_an_unknown_key_with_nothing_close_lists_the_keys_allowed() -> None:
     text = str(problem_at(data, "journal.colour"))
     assert text == (
         'journal.colour = "red": no such key; expected one of the keys of [journal]: '
-        "dir, fsync, hands_per_file, max_bytes"
+        "dir, fsync, hands_per_file, max_bytes, keep_days"
     )
 
 

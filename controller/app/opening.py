@@ -17,11 +17,12 @@ from controller.app import records as rec
 from controller.app import schema, tablekey
 from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.dispatch import DriverEvents
+from controller.app.keeper import JournalKeeper, KeeperOptions
 from controller.display.view import TableView
 from controller.engine import TableConfig
 from controller.games.spec import GameSpec
 from controller.journal import JournalWriter, Record
-from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES
+from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES, utc_now
 from drivers.deck import DeckSet
 from drivers.link import EventSink
 from drivers.panel import PanelDriver
@@ -39,6 +40,9 @@ class JournalOptions:
     fsync: bool = True
     hands_per_file: int = DEFAULT_HANDS_PER_FILE
     max_bytes: int = DEFAULT_MAX_BYTES
+    #: Compression and retention of the finished files, in a thread (controller/app/keeper.py);
+    #: None: the files stay as written (a simulated table, a test).
+    keeper: KeeperOptions | None = None
 
 
 def open_journal(
@@ -73,6 +77,11 @@ def open_journal(
             for record in since.records:
                 observe(record)
         since.feed(core)
+        if options.keeper is not None:
+            # After the start's checks: the keeper touches only files they found whole.
+            writer.housekeeping = JournalKeeper(
+                options.directory, options.keeper, utc_now if clock is None else clock
+            )
     except BaseException:
         writer.close()
         raise

@@ -21,6 +21,7 @@ from controller import attest
 from controller.app import schema
 from controller.app.control import ControlError, ControlServer
 from controller.app.feed import DisplayFeed, open_feed
+from controller.app.keeper import KeeperOptions
 from controller.app.loop import Controller, JournalOptions
 from controller.app.systemd import ServiceNotifier
 from controller.app.tablekey import KeyFiles
@@ -153,7 +154,11 @@ def build_controller(
         spec=settings.game,
         config=settings.table_config(),
         journal=JournalOptions(
-            journal.dir, journal.fsync, journal.hands_per_file, journal.max_bytes
+            journal.dir,
+            journal.fsync,
+            journal.hands_per_file,
+            journal.max_bytes,
+            KeeperOptions(journal.keep_days, floor=settings.floor is not None, fsync=journal.fsync),
         ),
         decks=load_decks(settings),
         make_drivers=drivers,

@@ -17,13 +17,23 @@ generator for a caller that waits in its own way (``wait``, which a test control
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
 from controller.journal import GENESIS, JournalError, Record, RecordError
-from controller.journal.files import file_name, journal_files
+from controller.journal.files import (
+    COMPRESSED_SUFFIX,
+    file_name,
+    find_file,
+    is_compressed,
+    journal_files,
+    open_journal_file,
+    read_journal_file,
+    retention_anchors,
+)
 from controller.journal.record import parse_line
 
 #: How much of a file one read takes; a longer line is read in more pieces.
@@ -43,10 +53,14 @@ class Line:
 
 def journal_id(directory: Path) -> str | None:
     """The journal's id (subjects.py): the hash of its first record, read from
-    ``journal-000001.jsonl``; None while the journal holds no complete record yet."""
-    path = directory / file_name(1)
+    ``journal-000001.jsonl`` (or, once retention deleted it, from the retention anchor);
+    None while the journal holds no complete record yet."""
+    path = find_file(directory, 1)
+    if path is None:
+        anchors = retention_anchors(directory)
+        return anchors[0].journal if anchors else None
     try:
-        with path.open("rb") as stream:
+        with open_journal_file(path) as stream:
             first = stream.readline(CHUNK * 64)
     except FileNotFoundError:
         return None
@@ -175,7 +189,15 @@ class Follower:
         if start != 1:
             # The chain is checked from this file's first record: the link into it is checked
             # by the record before it, the last of the file before.
-            before = self.directory / file_name(start - 1)
+            before = find_file(self.directory, start - 1)
+            if before is None:
+                raise JournalError(
+                    self.directory / file_name(start),
+                    None,
+                    target,
+                    f"seq {target} is in a file retention deleted (journal-retention.json): "
+                    "the floor has not got it and it cannot be sent",
+                )
             self.last = _last_record(before)
             if self.after is not None:
                 self._check_after(self.last, before, None)
@@ -184,7 +206,10 @@ class Follower:
 
     def _open(self, number: int) -> None:
         self.close()
-        self._fd = os.open(self.directory / file_name(number), os.O_RDONLY | os.O_CLOEXEC)
+        path = find_file(self.directory, number)
+        if path is None:
+            raise FileNotFoundError(f"{file_name(number)} is gone from {self.directory}")
+        self._fd = _open_plain(path)
         self._number, self._offset, self._line = number, 0, 0
 
     def _read_lines(self, limit: int) -> list[Line]:
@@ -240,8 +265,8 @@ class Follower:
 
     def _next_file(self) -> bool:
         """Move to the next file if the writer has begun it; False at the journal's end."""
-        following = self.directory / file_name(self._number + 1)
-        if not following.exists():
+        following = find_file(self.directory, self._number + 1)
+        if following is None:
             return False
         # The writer begins the next file only after the last line of this one: read this
         # one's end once more, since that line may have come just before the check.
@@ -270,15 +295,36 @@ def _parse(path: Path, number: int | None, seq: int | None, raw: bytes) -> Recor
 
 def _first_seq(path: Path) -> int | None:
     """The seq of the file's first record; None while it holds no complete line."""
-    with path.open("rb") as stream:
+    with open_journal_file(path) as stream:
         first = stream.readline(CHUNK * 64)
     if not first.endswith(b"\n"):
         return None
     return _parse(path, 1, None, first[:-1]).seq
 
 
+def _open_plain(path: Path) -> int:
+    """A descriptor reading the file's lines by offset: the file itself, or a compressed one
+    decompressed into an unnamed temporary file (a rotated file, read once, then closed). The
+    plain file the follower holds open stays readable after the compressor removes it."""
+    if not is_compressed(path):
+        try:
+            return os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except FileNotFoundError:
+            path = path.with_name(path.name + COMPRESSED_SUFFIX)  # compressed since found
+    with tempfile.TemporaryFile() as spill:
+        spill.write(read_journal_file(path))
+        spill.flush()
+        return os.dup(spill.fileno())
+
+
 def _last_record(path: Path) -> Record:
     """The last record of a file that is not the last (so it ends with a complete line)."""
+    if is_compressed(path):
+        tail = read_journal_file(path)
+        start = tail.rfind(b"\n", 0, len(tail) - 1)
+        if not tail.endswith(b"\n"):
+            raise JournalError(path, None, None, "the file ends without a newline")
+        return _parse(path, None, None, tail[start + 1 : -1])
     with path.open("rb") as stream:
         size = stream.seek(0, os.SEEK_END)
         back = min(size, CHUNK)

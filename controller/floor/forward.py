@@ -40,6 +40,7 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
+from controller.app.retention import Forwarded
 from controller.config_floor import POLL, PasswordFileError, read_password
 from controller.floor.follow import Follower, journal_id
 from controller.floor.subjects import (
@@ -266,6 +267,7 @@ class Forwarder:
             return None, last_seq
         self.progress.acked = self.progress.sent = record.seq
         _log.info("forward_resumed", journal=ours, after_seq=record.seq)
+        await self._note_acked(ours)
         return record, last_seq
 
     async def _forward(
@@ -300,6 +302,16 @@ class Forwarder:
                 self.progress.acked = seq
                 self.backoff.succeeded()
                 self._status()
+            await self._note_acked(ours)
+
+    async def _note_acked(self, ours: str) -> None:
+        """Tell the table's retention what the stream holds (``journal-forwarded.json``,
+        controller/app/retention.py): it deletes no file the floor has not acknowledged. A
+        failed write only keeps files longer: the forwarding goes on."""
+        try:
+            await asyncio.to_thread(Forwarded(ours, self.progress.acked).write, self.journal)
+        except OSError as error:
+            _log.warning("forward_acked_not_noted", error=str(error), acked=self.progress.acked)
 
     async def _publish(
         self, js: JetStreamContext, raw: bytes, record: RecordId, last_seq: int

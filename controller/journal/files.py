@@ -2,8 +2,10 @@
 set aside, and the errors that name what is wrong and where.
 
 A journal is a directory of ``journal-000001.jsonl``, ``journal-000002.jsonl``, ...
-numbered from 1 without gaps (``file_name``, ``journal_files``); one writer at a time
-holds the directory's lock (``lock_for_writing``). A torn last line is moved to
+numbered from 1 without gaps (``file_name``, ``journal_files``); a rotated file may be
+compressed to ``journal-000001.jsonl.gz`` (controller/journal/compress.py), read as the plain
+one (``open_journal_file``); one writer at a time holds the directory's lock
+(``lock_for_writing``). A torn last line is moved to
 ``<file>.<offset>.torn`` and cut off the file (``set_aside``). The reader that checks
 the chain is ``controller.journal.store``; the writer, ``controller.journal.writer``.
 """
@@ -12,6 +14,9 @@ from __future__ import annotations
 
 import errno
 import fcntl
+import gzip
+import io
+import json
 import os
 import re
 from contextlib import suppress
@@ -19,7 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-_FILE_RE: Final = re.compile(r"journal-(\d{6})\.jsonl")
+_FILE_RE: Final = re.compile(r"journal-(\d{6})\.jsonl(\.gz)?")
+#: Where retention notes the journal's first remaining record once it deleted the oldest files
+#: (``RetentionAnchor``); beside the files, never matching their names.
+RETENTION_FILE: Final = "journal-retention.json"
+#: A rotated file compressed (controller/journal/compress.py): gzip, the standard library's.
+COMPRESSED_SUFFIX: Final = ".gz"
 _TORN_SUFFIX: Final = ".torn"
 
 
@@ -100,15 +110,116 @@ def file_name(number: int) -> str:
     return f"journal-{number:06d}.jsonl"
 
 
+def compressed_name(number: int) -> str:
+    """The name of the journal's ``number``-th file once compressed."""
+    return file_name(number) + COMPRESSED_SUFFIX
+
+
+def is_compressed(path: Path) -> bool:
+    """Whether ``path`` is a compressed journal file (read it with ``open_journal_file``)."""
+    return path.name.endswith(COMPRESSED_SUFFIX)
+
+
 def journal_files(directory: Path) -> list[tuple[int, Path]]:
-    """The journal's files with their numbers, in order; the reader checks there are no gaps."""
+    """The journal's files with their numbers, in order; the reader checks there are no gaps.
+
+    A file found both plain and compressed (a crash after the compressed copy's rename, before
+    the plain file's removal: both are whole) is given plain; the compressor removes it later.
+    """
     if not directory.is_dir():
         raise FileNotFoundError(f"journal directory {str(directory)!r} does not exist")
-    return sorted(
-        (int(match.group(1)), directory / name)
-        for name in os.listdir(directory)
-        if (match := _FILE_RE.fullmatch(name))
-    )
+    found: dict[int, Path] = {}
+    for name in os.listdir(directory):
+        if (match := _FILE_RE.fullmatch(name)) is None:
+            continue
+        number = int(match.group(1))
+        if match.group(2) is None or number not in found:
+            found[number] = directory / name
+    return sorted(found.items())
+
+
+@dataclass(frozen=True, slots=True)
+class RetentionAnchor:
+    """The first record of a file whose predecessors retention deleted
+    (controller/app/retention.py): a reader begins the chain there, at the journal's first
+    remaining file, only if an anchor names that file and its first record's hash, so a file
+    deleted otherwise is still a gap (docs/journal.md, Retention)."""
+
+    file: int
+    seq: int
+    hash: str
+    #: The journal's id, the hash of its seq 1 (controller/floor/subjects.py), deleted with it.
+    journal: str
+
+
+def retention_anchors(directory: Path) -> list[RetentionAnchor]:
+    """The anchors retention noted in ``directory``, oldest first; none if it deleted nothing."""
+    path = directory / RETENTION_FILE
+    try:
+        data = json.loads(path.read_bytes())
+        if data.get("version") != 1:
+            raise ValueError(f"version {data.get('version')!r}, expected 1")
+        return [
+            RetentionAnchor(int(e["file"]), int(e["seq"]), str(e["hash"]), str(data["journal"]))
+            for e in data["anchors"]
+        ]
+    except FileNotFoundError:
+        return []
+    except (ValueError, KeyError, TypeError, AttributeError) as error:
+        raise JournalError(
+            path, None, None, f"unreadable ({error}); expected the JSON retention writes"
+        ) from None
+
+
+def add_retention_anchor(directory: Path, anchor: RetentionAnchor, *, fsync: bool = True) -> None:
+    """Note ``anchor`` beside those before it, atomically (a temporary file, fsynced, renamed,
+    the folder fsynced): retention does it before it deletes the file before the anchor's, so
+    a crash between the two leaves a journal every reader still begins (at the older anchor)."""
+    anchors = [a for a in retention_anchors(directory) if a.file != anchor.file] + [anchor]
+    body = {
+        "version": 1,
+        "journal": anchor.journal,
+        "anchors": [{"file": a.file, "seq": a.seq, "hash": a.hash} for a in anchors],
+    }
+    temporary = directory / (RETENTION_FILE + ".tmp")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        write_all(descriptor, json.dumps(body, sort_keys=True).encode() + b"\n")
+        if fsync:
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    os.replace(temporary, directory / RETENTION_FILE)
+    if fsync:
+        fsync_directory(directory)
+
+
+def find_file(directory: Path, number: int) -> Path | None:
+    """The journal's ``number``-th file, plain or else compressed; None if neither exists."""
+    for name in (file_name(number), compressed_name(number)):
+        if (directory / name).exists():
+            return directory / name
+    return None
+
+
+def open_journal_file(path: Path) -> io.BufferedIOBase:
+    """A journal file open for reading, its lines as written whether it is compressed or not."""
+    if is_compressed(path):
+        return gzip.open(path, "rb")
+    try:
+        return path.open("rb")
+    except FileNotFoundError:
+        # Listed plain, then compressed by the controller before it was opened: the same lines.
+        compressed = path.with_name(path.name + COMPRESSED_SUFFIX)
+        if not compressed.exists():
+            raise
+        return gzip.open(compressed, "rb")
+
+
+def read_journal_file(path: Path) -> bytes:
+    """A journal file's bytes as written, whether it is compressed or not."""
+    with open_journal_file(path) as stream:
+        return stream.read()
 
 
 def torn_files(directory: Path) -> list[Path]:

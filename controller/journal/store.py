@@ -10,6 +10,7 @@ reads the last file backwards to where a writer resumes.
 
 from __future__ import annotations
 
+import io
 import os
 from collections.abc import Generator, Iterator
 from contextlib import closing
@@ -21,9 +22,14 @@ from controller.journal.files import (
     MAX_UNSYNCED_BYTES,
     JournalError,
     Position,
+    RetentionAnchor,
     TornTail,
     file_name,
+    is_compressed,
     journal_files,
+    open_journal_file,
+    read_journal_file,
+    retention_anchors,
 )
 from controller.journal.record import GENESIS, Record, RecordError, is_line_start, parse_line
 
@@ -38,6 +44,12 @@ class JournalReader:
     JournalError. After iteration, ``torn`` holds the torn tail if there was
     one, ``last`` the last intact record, and ``position`` where it was.
     Iteration is lazy so a progress bar can wrap it.
+
+    A journal whose oldest files were deleted by retention (controller/app/retention.py)
+    starts at a later file: its first remaining record, the one the retention anchor
+    (``files.RetentionAnchor``) names, begins the chain (its own hash is checked against the
+    anchor's, its link to the deleted record before it cannot be); ``anchor`` is then that
+    anchor (docs/journal.md, Retention).
     """
 
     def __init__(self, directory: Path) -> None:
@@ -46,14 +58,18 @@ class JournalReader:
         self.torn: TornTail | None = None
         self.last: Record | None = None
         self.position: Position | None = None
+        #: Where the chain begins once retention deleted the oldest files; None: at seq 1.
+        self.anchor: RetentionAnchor | None = None
 
     def __iter__(self) -> Iterator[Record]:
         self.files, self.torn, self.last, self.position = [], None, None, None
         numbered = journal_files(self.directory)
-        for expected, (number, path) in enumerate(numbered, start=1):
+        self.anchor = first_anchor(self.directory, numbered)
+        first = 1 if self.anchor is None else self.anchor.file
+        for expected, (number, path) in enumerate(numbered, start=first):
             _check_number(path, number, expected)
             self.files.append(path)
-            is_last_file = expected == len(numbered)
+            is_last_file = path == numbered[-1][1]
             records = yield from self._read_file(path, is_last_file=is_last_file)
             if not is_last_file and records == 0:
                 raise JournalError(
@@ -63,10 +79,9 @@ class JournalReader:
     def _read_file(self, path: Path, *, is_last_file: bool) -> Generator[Record, None, int]:
         """Yield the file's records; return how many there were."""
         offset = records = 0
-        with path.open("rb") as stream:
+        with open_journal_file(path) as stream:
             for number, raw in enumerate(stream, start=1):
-                expected = 1 if self.last is None else self.last.seq + 1
-                prev = GENESIS if self.last is None else self.last.hash
+                expected, prev = self._follows()
                 if is_last_file and not raw.endswith(b"\n"):  # the last line of the last file
                     self.torn = _torn_tail(path, number, offset, raw, self.last)
                     return records
@@ -75,6 +90,8 @@ class JournalReader:
                 except RecordError as error:
                     raise JournalError(path, number, expected, str(error)) from None
                 problem = _link_problem(record, expected, prev)
+                if problem is None and self.last is None:
+                    problem = _anchor_problem(record, self.anchor)
                 if problem is not None:
                     raise JournalError(path, number, expected, problem)
                 offset += len(raw)
@@ -83,6 +100,22 @@ class JournalReader:
                 records += 1
                 yield record
         return records
+
+    def _follows(self) -> tuple[int, str]:
+        """The seq and prev the next record must have (from the genesis at the start, or from
+        the retention anchor's record, whose hash ``_anchor_problem`` checks)."""
+        if self.last is not None:
+            return self.last.seq + 1, self.last.hash
+        return (1, GENESIS) if self.anchor is None else (self.anchor.seq, "")
+
+
+def first_anchor(directory: Path, numbered: list[tuple[int, Path]]) -> RetentionAnchor | None:
+    """The retention anchor if the journal begins at the file it names; None if it begins at
+    file 1. A later first file without that anchor is a gap (``_check_number`` names it)."""
+    if not numbered or numbered[0][0] == 1:
+        return None
+    first = numbered[0][0]
+    return next((a for a in retention_anchors(directory) if a.file == first), None)
 
 
 def _parse_raw(raw: bytes) -> Record:
@@ -141,16 +174,27 @@ def _torn_tail(path: Path, number: int, offset: int, raw: bytes, last: Record | 
 
 def _link_problem(record: Record, seq: int, prev: str) -> str | None:
     """What is wrong with ``record`` as the record ``seq`` following the one whose hash is
-    ``prev`` (the genesis value for the first), or None."""
+    ``prev`` (the genesis value for the first), or None. An empty ``prev``: the record is the
+    retention anchor's, ``_anchor_problem`` checks it."""
     if record.seq != seq:
         return (
             f"found seq {record.seq}, expected seq {seq} "
             "(a record is missing, records were reordered, or this seq was changed)"
         )
-    if record.prev != prev:
+    if prev and record.prev != prev:
         before = "the genesis value" if seq == 1 else f"the hash of seq {seq - 1}"
         return f"prev is {record.prev}, expected {prev} ({before}): the chain is broken"
     return None
+
+
+def _anchor_problem(record: Record, anchor: RetentionAnchor | None) -> str | None:
+    """What is wrong with the journal's first remaining record as the retention anchor's."""
+    if anchor is None or record.hash == anchor.hash:
+        return None
+    return (
+        f"hash is {record.hash}, but retention noted {anchor.hash} for the first remaining "
+        "record (journal-retention.json): the journal's first files were changed"
+    )
 
 
 def _check_number(path: Path, number: int, expected: int) -> None:
@@ -203,7 +247,8 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
     Reads only the end of the journal, so a start costs the same at any journal age.
     """
     numbered = journal_files(directory)
-    for expected, (number, path) in enumerate(numbered, start=1):
+    anchor = first_anchor(directory, numbered)
+    for expected, (number, path) in enumerate(numbered, start=1 if anchor is None else anchor.file):
         _check_number(path, number, expected)
     files = [path for _, path in numbered]
     for path in files[:-1]:
@@ -219,7 +264,7 @@ def read_tail(directory: Path, resume_kind: str) -> Tail:
         span, before = _back_to(files, resume_kind, span)
     elif len(files) > 1:
         before = _last_of(files[-2], span[0].record.seq)  # span holds a resume record
-    _check_links(span, before)
+    _check_links(span, before, anchor)
     last = span[-1].record if span else None
     torn = None
     if unfinished is not None:
@@ -243,7 +288,7 @@ def _read_last_file(
     ``read_tail`` to judge once it knows the record before it (``torn_reason``)."""
     found: list[_Found] = []
     offset = 0
-    with path.open("rb") as stream:
+    with open_journal_file(path) as stream:
         for number, raw in enumerate(stream, start=1):
             if not raw.endswith(b"\n"):  # only the last line can lack its newline
                 return found, (offset, number, raw)
@@ -304,8 +349,11 @@ def _records_backwards(path: Path, after: int | None) -> Generator[_Found, None,
 
 
 def _lines_backwards(path: Path) -> Generator[tuple[int, bytes], None, None]:
-    """The file's lines, newline included, from the last to the first, each with its offset."""
-    with path.open("rb") as stream:
+    """The file's lines, newline included, from the last to the first, each with its offset.
+    A compressed file is read whole first (a gzip stream cannot be read backwards; a rotated
+    file is at most ``max_bytes`` and some)."""
+    opened = io.BytesIO(read_journal_file(path)) if is_compressed(path) else open_journal_file(path)
+    with opened as stream:
         start = stream.seek(0, os.SEEK_END)
         buffer = b""
         while True:
@@ -327,13 +375,25 @@ def _lines_backwards(path: Path) -> Generator[tuple[int, bytes], None, None]:
 
 def _line_at(path: Path, offset: int) -> int:
     """The line number (from 1) of the line that starts at ``offset``: for error messages."""
-    with path.open("rb") as stream:
+    with open_journal_file(path) as stream:
         return stream.read(offset).count(b"\n") + 1
 
 
-def _check_links(span: list[_Found], before: _Found | None) -> None:
-    """Each record follows the one before it: ``before`` for the first, or the genesis."""
+def _check_links(span: list[_Found], before: _Found | None, anchor: RetentionAnchor | None) -> None:
+    """Each record follows the one before it: ``before`` for the first, or the genesis (or,
+    the journal's oldest files deleted, the retention ``anchor``'s record, as
+    ``JournalReader`` takes it)."""
     seq, prev = (0, GENESIS) if before is None else (before.record.seq, before.record.hash)
+    if before is None and anchor is not None and span:
+        problem = (
+            _anchor_problem(span[0].record, anchor)
+            if span[0].record.seq == anchor.seq
+            else (f"found seq {span[0].record.seq}, but retention noted seq {anchor.seq} first")
+        )
+        if problem is not None:
+            found = span[0]
+            raise JournalError(found.file, _line_at(found.file, found.offset), anchor.seq, problem)
+        seq, prev = anchor.seq - 1, span[0].record.prev  # its own link cannot be checked
     for found in span:
         problem = _link_problem(found.record, seq + 1, prev)
         if problem is not None:

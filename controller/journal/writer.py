@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import Final, Self
+from typing import Final, Protocol, Self
 
 from controller.journal.files import (
     MAX_UNSYNCED_BYTES,
@@ -36,6 +36,18 @@ Seal = Callable[[int, str], Mapping[str, object]]
 DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
 DEFAULT_HAND_START_KIND: Final = "hand_started"
+
+
+class Housekeeping(Protocol):
+    """What looks after the journal's finished files (controller/journal/keeper.py: compression
+    and retention), told of each rotation and closed with the writer. It works off the append
+    path: ``rotated`` only tells it, it must not do the work in the caller."""
+
+    def rotated(self) -> None:
+        """The writer has just begun a new file: the one before it is finished."""
+
+    def close(self) -> None:
+        """The writer is closing: finish or stop the work, leaving no thread behind."""
 
 
 def utc_now() -> datetime:
@@ -81,6 +93,7 @@ class JournalWriter:
         self._hands_in_file = 0
         self._last: Record | None = None
         self._failure: str | None = None
+        self.housekeeping: Housekeeping | None = None
         #: Bytes written since the last fsync (only with fsync on): never above
         #: MAX_UNSYNCED_BYTES, what a power cut may leave as NULs (docs/journal.md, Torn tails).
         self._unsynced = 0
@@ -181,7 +194,8 @@ class JournalWriter:
             data = {**data, **seal(seq, prev)}
         record, line = make_record_line(seq, self._clock(), kind, data, prev)
         try:
-            if self._rotation_due(kind):
+            rotating = self._rotation_due(kind)
+            if rotating:
                 self._open_file(self._file_number + 1, create=True)
             self._write(line, sync=sync)
         except OSError as error:
@@ -193,6 +207,8 @@ class JournalWriter:
         if kind == self.hand_start_kind:
             self._hands_in_file += 1
         self._last = record
+        if rotating:
+            self._rotated()
         return record
 
     def rotate(self) -> Path:
@@ -204,6 +220,7 @@ class JournalWriter:
         self._check_usable()
         if self._file_size > 0:
             self._open_file(self._file_number + 1, create=True)
+            self._rotated()
         return self._path()
 
     def close(self) -> None:
@@ -217,6 +234,9 @@ class JournalWriter:
                 self._sync_file()
             except OSError as error:
                 self._failure = f"fsync at close failed: {error}"
+        if self.housekeeping is not None:
+            self.housekeeping.close()  # before the lock goes: no one else's files are touched
+            self.housekeeping = None
         for descriptor in (self._file, self._lock):
             if descriptor is not None:
                 os.close(descriptor)
@@ -232,6 +252,10 @@ class JournalWriter:
         traceback: TracebackType | None,
     ) -> None:
         self.close()
+
+    def _rotated(self) -> None:
+        if self.housekeeping is not None:
+            self.housekeeping.rotated()
 
     def _resume(self, replay: Callable[[Record], None] | None) -> None:
         reader = JournalReader(self.directory)

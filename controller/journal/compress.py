@@ -1,0 +1,80 @@
+"""Compressing the journal's rotated files (docs/journal.md, Compressed files).
+
+A file the writer has rotated away from is finished: it is compressed with gzip (the standard
+library's: no dependency; docs/performance.md, Journal size, for its ratio beside zstd's) to
+``journal-NNNNNN.jsonl.gz``, and every reader reads it as the plain one
+(``files.open_journal_file``). The file in use is never compressed: it stays plain and fsynced.
+
+A crash at any point leaves one whole copy: the compressed bytes go to a temporary file,
+fsynced, checked against the plain file, renamed into place and the folder fsynced; only then
+is the plain file removed (and the folder fsynced again). A crash before the rename leaves the
+plain file and a temporary one (removed by the next pass); after it, both whole copies (the
+readers take the plain one, ``files.journal_files``; the next pass removes it).
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+from contextlib import suppress
+from pathlib import Path
+from typing import Final
+
+from controller.journal.files import (
+    compressed_name,
+    file_name,
+    fsync_directory,
+    journal_files,
+    write_all,
+)
+
+#: gzip's level: 9 costs about twice 6's time for a few per cent on journal lines; the
+#: compressor runs off the append path, once a file.
+LEVEL: Final = 9
+#: The compressor's temporary file, beside the one it becomes; never a journal file's name.
+TEMPORARY_SUFFIX: Final = ".tmp"
+
+
+def compress_file(directory: Path, number: int, *, fsync: bool = True) -> Path:
+    """Compress the journal's finished file ``number`` in place; returns the compressed file.
+
+    Safe to repeat after a crash part-way (see the module's docstring). ``fsync=False`` is for
+    tests and benchmarks, as for the writer.
+    """
+    plain = directory / file_name(number)
+    target = directory / compressed_name(number)
+    temporary = target.with_name(target.name + TEMPORARY_SUFFIX)
+    data = plain.read_bytes()
+    packed = gzip.compress(data, compresslevel=LEVEL, mtime=0)
+    if gzip.decompress(packed) != data:  # a fault in memory must not replace the record
+        raise OSError(f"{plain.name}: the compressed copy does not read back as the file")
+    descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        write_all(descriptor, packed)
+        if fsync:
+            os.fsync(descriptor)
+    finally:
+        os.close(descriptor)
+    os.replace(temporary, target)
+    if fsync:
+        fsync_directory(directory)
+    plain.unlink()
+    if fsync:
+        fsync_directory(directory)
+    return target
+
+
+def compress_rotated(directory: Path, *, fsync: bool = True) -> list[Path]:
+    """Compress every finished plain file of the journal (all but the last, the file in use),
+    oldest first, and finish what a crash left: a temporary file is removed, a plain file that
+    has its compressed copy is compressed again (the copy is rewritten, then the plain file
+    removed). Returns the files compressed."""
+    for leftover in directory.glob(f"journal-*.jsonl.gz{TEMPORARY_SUFFIX}"):
+        with suppress(FileNotFoundError):
+            leftover.unlink()
+    numbered = journal_files(directory)
+    done = []
+    for number, path in numbered[:-1]:
+        if path.name == file_name(number):
+            done.append(compress_file(directory, number, fsync=fsync))
+    return done
