@@ -56,7 +56,8 @@ class JournalKeeper:
             self._wake.notify()
 
     def close(self) -> None:
-        """Finish the pass under way (a compression is not cut short) and stop."""
+        """Finish the pass under way or due (a clean stop leaves the finished files
+        compressed; a compression is never cut short) and stop."""
         with self._wake:
             self._closing = True
             self._wake.notify()
@@ -96,7 +97,7 @@ class JournalKeeper:
             with self._wake:
                 while not self._due and not self._closing:
                     self._wake.wait()
-                if self._closing:
-                    return
+                if not self._due:
+                    return  # closing, nothing due
                 self._due = False
             self.pass_once()

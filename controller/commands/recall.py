@@ -14,6 +14,7 @@ from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
 from controller.engine import Stakes
 from controller.journal import JournalError, JournalReader, JsonValue, Record
+from controller.journal.files import journal_files, plain_size
 from controller.jsonreport import print_report
 
 
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace) -> int:
     records: list[Record] = []
     problem: JournalError | None = None
     # A large journal takes a while: a progress bar at a terminal, nothing in a pipe.
-    total = sum(path.stat().st_size for path in directory.glob("journal-*.jsonl"))
+    total = sum(plain_size(path) for _, path in journal_files(directory))
     bar = Progress(max(1, total // 1024), label="KiB read")
     read = 0
     try:

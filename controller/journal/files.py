@@ -216,6 +216,16 @@ def open_journal_file(path: Path) -> io.BufferedIOBase:
         return gzip.open(compressed, "rb")
 
 
+def plain_size(path: Path) -> int:
+    """The bytes a journal file holds as written (for progress): a compressed file's from its
+    gzip trailer (its size modulo 2**32; a journal file is far smaller), read in 4 bytes."""
+    if not is_compressed(path):
+        return path.stat().st_size
+    with path.open("rb") as stream:
+        stream.seek(-4, os.SEEK_END)
+        return int.from_bytes(stream.read(4), "little")
+
+
 def read_journal_file(path: Path) -> bytes:
     """A journal file's bytes as written, whether it is compressed or not."""
     with open_journal_file(path) as stream:

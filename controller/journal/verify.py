@@ -16,7 +16,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final, Protocol
 
-from controller.journal.files import JournalError, TornTail, held_by_writer, torn_files
+from controller.journal.files import (
+    JournalError,
+    RetentionAnchor,
+    TornTail,
+    held_by_writer,
+    torn_files,
+)
 from controller.journal.record import Record
 from controller.journal.store import JournalReader
 from controller.words import counted
@@ -54,6 +60,7 @@ class AnchorCheck(StrEnum):
     CHANGED = "NOT MATCHED (the record of that seq has another hash: see the first bad record)"
     CUT_OFF = "NOT MATCHED (the journal ends before that seq: records were cut off its end)"
     NOT_REACHED = "not reached (the chain is broken before it)"
+    DELETED = "not checked (that seq was in a file retention deleted: docs/journal.md, Retention)"
 
 
 class RecordCheck(Protocol):
@@ -84,6 +91,8 @@ class VerifyReport:
     writer_open: bool  #: a writer had the journal open: it may have grown while read
     anchor: AnchorCheck | None = None  #: with an anchor: what became of it
     checked: str | None = None  #: with a RecordCheck: what it checked (its summary)
+    #: Where the chain begins once retention deleted the oldest files (None: at seq 1).
+    begins: RetentionAnchor | None = None
 
     @property
     def intact(self) -> bool:
@@ -98,6 +107,12 @@ class VerifyReport:
             head = f"seq {self.last.seq} at {self.last.ts}; anchor {self.last.seq}:{self.last.hash}"
         checked = f"{counted(self.records, 'record')} checked in {counted(len(self.files), 'file')}"
         lines.append(f"  {checked}; head: {head}")
+        if self.begins is not None:
+            lines.append(
+                f"  begins at seq {self.begins.seq} (hash {self.begins.hash}, as retention noted "
+                f"it in journal-retention.json): the files before {self.files[0].name} were "
+                "deleted by retention ([journal] keep_days)"
+            )
         if self.checked is not None:
             lines.append(f"  {self.checked}")
         if self.problem is not None:
@@ -155,13 +170,16 @@ def verify(
             records += 1
             if progress is not None:
                 progress(record)
-        if anchor is not None and records < anchor.seq:
+        if anchor is not None and reader.anchor is not None and anchor.seq < reader.anchor.seq:
+            checked = AnchorCheck.DELETED
+        elif anchor is not None and (reader.last.seq if reader.last else 0) < anchor.seq:
             checked = AnchorCheck.CUT_OFF
             raise JournalError(
                 reader.files[-1] if reader.files else path,
                 None,
                 anchor.seq,
-                f"the journal ends at seq {records}, but the anchor {anchor} says seq "
+                f"the journal ends at seq {reader.last.seq if reader.last else 0}, but the "
+                f"anchor {anchor} says seq "
                 f"{anchor.seq} was written: records were cut off its end",
                 whole_journal=not reader.files,
             )
@@ -181,6 +199,7 @@ def verify(
         writer_open=writer_open,
         anchor=checked,
         checked=None if check is None else check.summary(),
+        begins=reader.anchor,
     )
 
 
