@@ -11,6 +11,7 @@ from typing import Final
 
 from controller.app import schema
 from controller.app.signatures import SignatureCheck
+from controller.commands import journal_hold
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
 from controller.journal import Anchor, Record, VerifyReport, signing, verify
@@ -130,7 +131,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "journal",
         help="check the table's journal",
-        description="Check the table's journal: 'tablectl journal verify'.",
+        description="Check the table's journal: 'tablectl journal verify'; hold a disputed "
+        "hand from retention: 'tablectl journal hold', 'release', 'holds'.",
     )
     parser.set_defaults(run=lambda _args: _usage(parser))
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
@@ -163,6 +165,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print one JSON object (docs/app.md, tablectl journal verify)",
     )
     check.set_defaults(run=run_verify)
+    journal_hold.register(actions)
 
 
 def run_verify(args: argparse.Namespace) -> int:

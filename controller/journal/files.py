@@ -110,6 +110,14 @@ def file_name(number: int) -> str:
     return f"journal-{number:06d}.jsonl"
 
 
+def file_number(path: Path) -> int:
+    """The number of the journal file ``path`` (plain or compressed)."""
+    match = _FILE_RE.fullmatch(path.name)
+    if match is None:
+        raise ValueError(f"{path.name} is not a journal file's name (journal-NNNNNN.jsonl)")
+    return int(match.group(1))
+
+
 def compressed_name(number: int) -> str:
     """The name of the journal's ``number``-th file once compressed."""
     return file_name(number) + COMPRESSED_SUFFIX

@@ -20,6 +20,7 @@ from controller.journal.files import (
     JournalError,
     TornTail,
     file_name,
+    file_number,
     fsync_directory,
     lock_for_writing,
     set_aside,
@@ -268,7 +269,7 @@ class JournalWriter:
                 hands += 1
             if replay is not None:
                 replay(record)
-        self._continue(reader.torn, reader.last, len(reader.files))
+        self._continue(reader.torn, reader.last, _last_number(reader.files))
         if reader.files and hands_file == reader.files[-1]:
             self._hands_in_file = hands
 
@@ -277,11 +278,13 @@ class JournalWriter:
         if replay is not None:
             for record in tail.records:
                 replay(record)
-        self._continue(tail.torn, tail.last, len(tail.files))
+        self._continue(tail.torn, tail.last, _last_number(list(tail.files)))
         if tail.files:
             self._hands_in_file = sum(r.kind == self.hand_start_kind for r in tail.current)
 
     def _continue(self, torn: TornTail | None, last: Record | None, files: int) -> None:
+        # ``files``: the last file's number (0: none), above the count once retention deleted
+        # the oldest files.
         """After the check: set a torn tail aside and open the last file (a new journal: the
         first) to append to."""
         if torn is not None:
@@ -367,6 +370,11 @@ class JournalWriter:
 
     def _path(self) -> Path:
         return self.directory / file_name(self._file_number)
+
+
+def _last_number(files: list[Path]) -> int:
+    """The number of the journal's last file (0: no file yet)."""
+    return file_number(files[-1]) if files else 0
 
 
 def _make_directory(path: Path, *, fsync: bool) -> None:
