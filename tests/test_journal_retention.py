@@ -16,7 +16,14 @@ from controller.app import retention, schema
 from controller.app.retention import Forwarded
 from controller.engine.events import HandStarted
 from controller.floor.follow import Follower, journal_id
-from controller.journal import JournalError, JournalReader, JournalWriter, read_tail, verify
+from controller.journal import (
+    JournalError,
+    JournalReader,
+    JournalWriter,
+    JsonObject,
+    read_tail,
+    verify,
+)
 from controller.journal.compress import compress_rotated
 from controller.journal.files import RETENTION_FILE, compressed_name, file_name
 from controller.journal.verify import Anchor, AnchorCheck
@@ -38,7 +45,7 @@ class DayClock:
         return self.now
 
 
-def _hand_started(hand: int) -> tuple[str, dict[str, object]]:
+def _hand_started(hand: int) -> tuple[str, JsonObject]:
     started = HandStarted(hand=hand, game="mambo", seats=(1, 2), dealer=1, antes=())
     return schema.record(schema.HandStartedData(input=1, events=(started,)))
 

@@ -40,7 +40,11 @@ def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     add_journal_options(release)
     release.add_argument("--hand", type=_hand, required=True, metavar="N", help="the hand")
     release.set_defaults(run=run_release)
-    listing = actions.add_parser("holds", help="list the hands held from retention")
+    listing = actions.add_parser(
+        "holds",
+        help="list the hands held from retention",
+        description="List the hands held from retention, with when and why each was held.",
+    )
     add_journal_options(listing)
     listing.set_defaults(run=run_holds)
 

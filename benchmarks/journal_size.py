@@ -1,0 +1,110 @@
+"""Journal size: bytes per hand on disk for each game, plain and compressed, and
+``journal verify``'s time per record on both, measured in the same run (docs/performance.md,
+Journal size; issue 19: at most 20 KB a hand in rotated files, verify no slower per record).
+
+    python benchmarks/journal_size.py [--hands N] [--games mambo,triple-draw,five-card-stud]
+                                      [--repeat R]
+
+Each game's journal is written by the simulator's headless dealer (``tablectl demo
+--headless``'s), rotated once by a writer and compressed as the controller's keeper compresses
+it (controller/journal/compress.py, gzip level 9). zstd's figures beside it (the ``zstd``
+program, levels 3 and 19, if installed) are for the choice of compressor only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import structlog
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
+
+from controller.journal import JournalWriter, verify
+from controller.journal.compress import compress_rotated
+from controller.journal.files import file_name
+from simulator.demo import run_headless
+
+GAMES = ("mambo", "triple-draw", "five-card-stud")
+
+
+def _verify_per_record(directories: list[Path], repeat: int) -> tuple[list[float], int]:
+    """verify's median time per record (µs) for each journal over ``repeat`` rounds, taken in
+    turn in each round (neither one always first, in a warmer cache), and the records."""
+    times: list[list[float]] = [[] for _ in directories]
+    records = 0
+    for round_ in range(repeat):
+        order = list(enumerate(directories))
+        for index, directory in order if round_ % 2 == 0 else order[::-1]:
+            began = time.perf_counter()
+            report = verify(directory)
+            times[index].append(time.perf_counter() - began)
+            if not report.intact:
+                raise SystemExit(f"{directory}: {report.summary()[0]}")
+            records = report.records
+    return [statistics.median(t) / max(1, records) * 1e6 for t in times], records
+
+
+def _zstd(path: Path, level: int) -> int | None:
+    """The bytes ``zstd -LEVEL`` makes of ``path``; None without the program."""
+    program = shutil.which("zstd")
+    if program is None:
+        return None
+    done = subprocess.run(
+        [program, f"-{level}", "-c", "-q", str(path)], capture_output=True, check=True
+    )
+    return len(done.stdout)
+
+
+def measure(game: str, hands: int, repeat: int, folder: Path) -> str:
+    """One line of figures for ``game``."""
+    run_headless(game, hands, folder / game)
+    plain = folder / game / "journal"
+    with JournalWriter.open(plain, fsync=False) as writer:
+        writer.rotate()  # the hands' file is finished, as a rotation leaves it
+    size = (plain / file_name(1)).stat().st_size
+    zstd = {level: _zstd(plain / file_name(1), level) for level in (3, 19)}
+    packed = folder / game / "compressed"
+    shutil.copytree(plain, packed)
+    compress_rotated(packed, fsync=False)
+    gz = sum(path.stat().st_size for path in packed.glob("journal-*.jsonl.gz"))
+    (plain_us, packed_us), records = _verify_per_record([plain, packed], repeat)
+    zstd_text = ", ".join(
+        f"zstd -{level} {value / hands / 1024:.1f} KB ({size / value:.0f}x)"
+        for level, value in zstd.items()
+        if value is not None
+    )
+    return (
+        f"{game}: {hands} hands, {records} records ({records / hands:.0f} a hand); "
+        f"plain {size / hands / 1024:.1f} KB a hand, gzip -9 {gz / hands / 1024:.1f} KB a hand "
+        f"({size / gz:.0f}x){'; ' + zstd_text if zstd_text else ''}; verify {plain_us:.1f} µs a "
+        f"record plain, {packed_us:.1f} µs compressed"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--hands", type=int, default=100, help="hands a game (default 100)")
+    parser.add_argument("--games", default=",".join(GAMES), help="comma-separated games")
+    parser.add_argument("--repeat", type=int, default=5, help="verify runs each (median)")
+    args = parser.parse_args()
+    # The table's log of every card would swamp the figures.
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+    games = [g for g in args.games.split(",") if g]
+    unknown = [g for g in games if g not in GAMES]
+    if unknown or args.hands < 1 or args.repeat < 1:
+        parser.error(f"--games from {', '.join(GAMES)}; --hands and --repeat 1 or more")
+    with tempfile.TemporaryDirectory(prefix="journal-size-") as folder:
+        for game in games:
+            print(measure(game, args.hands, args.repeat, Path(folder)), flush=True)
+
+
+if __name__ == "__main__":
+    main()
