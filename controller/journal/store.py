@@ -350,7 +350,7 @@ def _records_backwards(path: Path, after: int | None) -> Generator[_Found, None,
 
 def _lines_backwards(path: Path) -> Generator[tuple[int, bytes], None, None]:
     """The file's lines, newline included, from the last to the first, each with its offset.
-    A compressed file is read whole first (a gzip stream cannot be read backwards; a rotated
+    A compressed file is read whole first (a compressed stream cannot be read backwards; a rotated
     file is at most ``max_bytes`` and some)."""
     opened = io.BytesIO(read_journal_file(path)) if is_compressed(path) else open_journal_file(path)
     with opened as stream:
