@@ -36,7 +36,7 @@ from controller.journal.files import (
     add_retention_anchor,
     fsync_directory,
     journal_files,
-    open_journal_file,
+    read_journal_file,
     retention_anchors,
     write_all,
 )
@@ -178,27 +178,39 @@ def _acked(directory: Path, journal: str) -> int:
 
 
 def _scan(numbered: list[tuple[int, Path]]) -> Iterator[_File]:
-    """The journal's files, each read once (its first and last record, its hands)."""
+    """The journal's files, each read once: its first and last record and the hands that start
+    in it. Only those records are parsed (a byte search finds the hands' first records): the
+    keeper's pass shares the interpreter with the table's loop."""
     for number, path in numbered:
-        first = last = None
-        hands: set[int] = set()
-        with open_journal_file(path) as stream:
-            for line, raw in enumerate(stream, start=1):
-                if not raw.endswith(b"\n"):
-                    break  # the file in use's line being written
-                try:
-                    record = parse_line(raw[:-1])
-                except RecordError as error:
-                    raise JournalError(path, line, None, str(error)) from None
-                first = first or record
-                last = record
-                if record.kind == rec.HAND_STARTED:
-                    hands.update(
-                        e.hand for e in schema.decode_events(record) if isinstance(e, HandStarted)
-                    )
-        if first is None or last is None:
+        lines = read_journal_file(path).split(b"\n")[:-1]  # the last: "" or a line being written
+        if not lines:
             return  # an empty file: the last, just begun
-        yield _File(number, path, first, last, frozenset(hands))
+        hands = frozenset(
+            hand
+            for index, raw in enumerate(lines)
+            if _HAND_STARTED in raw
+            for hand in _hands(path, index + 1, raw)
+        )
+        first, last = _parse(path, 1, lines[0]), _parse(path, len(lines), lines[-1])
+        yield _File(number, path, first, last, hands)
+
+
+#: In every hand_started record's line (canonical JSON: no spaces); a prefilter only.
+_HAND_STARTED: Final = b'"kind":"hand_started"'
+
+
+def _hands(path: Path, line: int, raw: bytes) -> list[int]:
+    record = _parse(path, line, raw)
+    if record.kind != rec.HAND_STARTED:
+        return []
+    return [e.hand for e in schema.decode_events(record) if isinstance(e, HandStarted)]
+
+
+def _parse(path: Path, line: int, raw: bytes) -> Record:
+    try:
+        return parse_line(raw)
+    except RecordError as error:
+        raise JournalError(path, line, None, str(error)) from None
 
 
 def _journal_id(directory: Path, first: _File | None) -> str:
