@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 
 from controller.floor import report
-from controller.journal.files import journal_files
+from controller.journal.files import journal_files, open_journal_file, read_journal_file
 from controller.journal.record import Record, parse_line
 
 Conn = psycopg.Connection[tuple[object, ...]]
@@ -32,7 +32,7 @@ def journal_lines(directory: Path) -> list[JournalLine]:
     """Every complete line of the journal in ``directory``, in order (none: no journal yet)."""
     found: list[JournalLine] = []
     for _number, path in journal_files(directory) if directory.is_dir() else []:
-        data = path.read_bytes()
+        data = read_journal_file(path)  # a rotated file may be compressed (issue 19)
         complete = data[: data.rfind(b"\n") + 1]
         found.extend(JournalLine(raw, parse_line(raw)) for raw in complete.splitlines())
     return found
@@ -44,14 +44,14 @@ def journal_end(directory: Path) -> tuple[str, int] | None:
     files = journal_files(directory) if directory.is_dir() else []
     if not files:
         return None
-    with files[0][1].open("rb") as first_file:
+    with open_journal_file(files[0][1]) as first_file:
         first = first_file.readline()
     if not first.endswith(b"\n"):
         return None
-    data = files[-1][1].read_bytes()
+    data = read_journal_file(files[-1][1])
     complete = data[: data.rfind(b"\n")]
     if not complete and len(files) > 1:  # the writer has just begun the next file
-        data = files[-2][1].read_bytes()
+        data = read_journal_file(files[-2][1])
         complete = data[: data.rfind(b"\n")]
     last = complete[complete.rfind(b"\n") + 1 :]
     return parse_line(first.rstrip(b"\n")).hash, parse_line(last).seq
