@@ -132,7 +132,8 @@ class AlarmPage:
             yield sse("alarms", sent)
             while True:
                 try:
-                    await asyncio.wait_for(told.get(), HEARTBEAT)
+                    async with asyncio.timeout(HEARTBEAT):  # not wait_for: it can lose a cancel
+                        await told.get()
                 except TimeoutError:
                     if await self.web.user(request) is None:
                         return  # a disabled user's feed ends within a heartbeat

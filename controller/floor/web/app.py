@@ -193,7 +193,8 @@ class Web:
             yield self.live.status()
             while True:
                 try:
-                    message = await asyncio.wait_for(queue.get(), HEARTBEAT)
+                    async with asyncio.timeout(HEARTBEAT):  # not wait_for: it can lose a cancel
+                        message = await queue.get()
                 except TimeoutError:
                     # A disabled user's stream ends within a heartbeat.
                     if await self.user(request) is None:

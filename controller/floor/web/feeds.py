@@ -144,7 +144,8 @@ class Feeds:
             while not stream.ended:
                 wait = min(beat - loop.time(), stream.until_release(self.clock()))
                 try:
-                    changed = await asyncio.wait_for(queue.get(), max(0.0, wait))
+                    async with asyncio.timeout(max(0.0, wait)):  # not wait_for: see pages.py
+                        changed = await queue.get()
                 except TimeoutError:
                     changed = ""  # no change: a heartbeat or a broadcast's release is due
                 if changed is None:

@@ -172,7 +172,8 @@ class Live:
         while True:
             timeout = max(0.0, next_full - loop.time())
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+                async with asyncio.timeout(timeout):  # not wait_for: it can lose a cancel
+                    await self._wake.wait()
             await asyncio.sleep(DEBOUNCE)  # gather a burst of records into one read
             self._wake.clear()
             full = loop.time() >= next_full

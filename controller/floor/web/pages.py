@@ -110,6 +110,8 @@ class Pages:
         queue = self.web.live.watch()
         sent: dict[str, object] | None = None
         logged: set[HandKey] = set()
+        loop = asyncio.get_running_loop()
+        beat = loop.time() + HEARTBEAT
         try:
             while True:
                 async with await self.web.reader() as conn:
@@ -127,25 +129,31 @@ class Pages:
                 if data != sent:
                     sent = data
                     yield sse("page", data)
-                while (turn := await self._changed(request, queue, table_id)) is HEARTBEAT_DUE:
+                while (turn := await self._changed(queue, table_id, beat)) is HEARTBEAT_DUE:
+                    if await self.web.user(request) is None:
+                        return  # disabled, or a new password: within a heartbeat
                     yield b": heartbeat\n\n"  # keeps a proxy's read open; finds a gone browser
+                    beat = loop.time() + HEARTBEAT
                 if not turn:
                     return
         finally:
             self.web.live.unwatch(queue)
 
+    @staticmethod
     async def _changed(
-        self, request: Request, queue: asyncio.Queue[str | None], table_id: str
+        queue: asyncio.Queue[str | None], table_id: str, beat: float
     ) -> bool | object:
         """Wait until the table's row changes (True); False when the feed must end (the queue
-        was dropped, or the user disabled, checked at each heartbeat); HEARTBEAT_DUE when
-        HEARTBEAT seconds passed with no change."""
+        was dropped); HEARTBEAT_DUE once the loop's clock reaches ``beat``, however busy the
+        other tables are (their changes do not put the heartbeat off, so a disabled user's feed
+        ends within one)."""
         while True:
             try:
-                changed = await asyncio.wait_for(queue.get(), HEARTBEAT)
+                # asyncio.timeout_at, not wait_for: Python 3.11's wait_for can return a change
+                # in the turn the stream is cancelled (the browser gone) and lose the cancel.
+                async with asyncio.timeout_at(beat):
+                    changed = await queue.get()
             except TimeoutError:
-                if await self.web.user(request) is None:
-                    return False
                 return HEARTBEAT_DUE
             if changed is None:
                 return False
