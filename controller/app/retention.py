@@ -137,7 +137,7 @@ def apply(
     ``floor``: a floor is configured, so only what its stream acknowledged may go."""
     held = frozenset(h.hand for h in holds(directory))
     oldest_kept = now - timedelta(days=keep_days)
-    files = _scan(journal_files(directory))
+    files = _scan(journal_files(directory), hands=bool(held))
     current = next(files, None)
     journal = _journal_id(directory, current)
     acked = _acked(directory, journal) if floor else None
@@ -177,22 +177,22 @@ def _acked(directory: Path, journal: str) -> int:
     return forwarded.acked
 
 
-def _scan(numbered: list[tuple[int, Path]]) -> Iterator[_File]:
-    """The journal's files, each read once: its first and last record and the hands that start
-    in it. Only those records are parsed (a byte search finds the hands' first records): the
-    keeper's pass shares the interpreter with the table's loop."""
+def _scan(numbered: list[tuple[int, Path]], *, hands: bool) -> Iterator[_File]:
+    """The journal's files, each read once: its first and last record and (``hands``: a hold
+    is in force) the hands that start in it. Only those records are parsed (a byte search finds
+    the hands' first records): the keeper's pass shares the interpreter with the table's loop."""
     for number, path in numbered:
         lines = read_journal_file(path).split(b"\n")[:-1]  # the last: "" or a line being written
         if not lines:
             return  # an empty file: the last, just begun
-        hands = frozenset(
+        started = frozenset(
             hand
             for index, raw in enumerate(lines)
-            if _HAND_STARTED in raw
+            if hands and _HAND_STARTED in raw
             for hand in _hands(path, index + 1, raw)
         )
         first, last = _parse(path, 1, lines[0]), _parse(path, len(lines), lines[-1])
-        yield _File(number, path, first, last, hands)
+        yield _File(number, path, first, last, started)
 
 
 #: In every hand_started record's line (canonical JSON: no spaces); a prefilter only.
@@ -203,7 +203,12 @@ def _hands(path: Path, line: int, raw: bytes) -> list[int]:
     record = _parse(path, line, raw)
     if record.kind != rec.HAND_STARTED:
         return []
-    return [e.hand for e in schema.decode_events(record) if isinstance(e, HandStarted)]
+    try:
+        events = schema.decode_events(record)
+    except schema.SchemaError as error:
+        # Which hands it holds is unknown: nothing from here on is deleted (the pass stops).
+        raise RetentionError(f"{path.name}:{line}: {error}") from None
+    return [e.hand for e in events if isinstance(e, HandStarted)]
 
 
 def _parse(path: Path, line: int, raw: bytes) -> Record:

@@ -26,6 +26,7 @@ from typing import Final
 from controller.journal import GENESIS, JournalError, Record, RecordError
 from controller.journal.files import (
     COMPRESSED_SUFFIX,
+    RetentionAnchor,
     file_name,
     find_file,
     is_compressed,
@@ -96,6 +97,8 @@ class Follower:
         self._fd: int | None = None
         self._offset = 0  # where the next line starts in the file being read
         self._line = 0  # lines read from the file being read
+        #: The retention anchor the chain begins at, if the files before it were deleted.
+        self._begin: RetentionAnchor | None = None
 
     def close(self) -> None:
         """Close the file being read."""
@@ -191,18 +194,27 @@ class Follower:
             # by the record before it, the last of the file before.
             before = find_file(self.directory, start - 1)
             if before is None:
-                raise JournalError(
-                    self.directory / file_name(start),
-                    None,
-                    target,
-                    f"seq {target} is in a file retention deleted (journal-retention.json): "
-                    "the floor has not got it and it cannot be sent",
-                )
-            self.last = _last_record(before)
-            if self.after is not None:
-                self._check_after(self.last, before, None)
+                self._begin_at_anchor(start, target)
+            else:
+                self.last = _last_record(before)
+                if self.after is not None:
+                    self._check_after(self.last, before, None)
         self._open(start)
         return True
+
+    def _begin_at_anchor(self, start: int, target: int) -> None:
+        """Retention deleted the files before ``start``: the chain begins at the record its
+        anchor names (docs/journal.md, Retention), if the floor needs nothing before it."""
+        anchor = next((a for a in retention_anchors(self.directory) if a.file == start), None)
+        if anchor is None or target < anchor.seq:
+            raise JournalError(
+                self.directory / file_name(start),
+                None,
+                target,
+                f"seq {target} is in a file retention deleted (journal-retention.json): "
+                "the floor has not got it and it cannot be sent",
+            )
+        self._begin = anchor
 
     def _open(self, number: int) -> None:
         self.close()
@@ -247,6 +259,8 @@ class Follower:
 
     def _check(self, path: Path, raw: bytes, number: int) -> Line:
         """The line ``number`` of ``path``, checked as the record after ``last``."""
+        if self.last is None and self._begin is not None:
+            return self._check_anchored(path, raw, number, self._begin)
         seq = 1 if self.last is None else self.last.seq + 1
         record = _parse(path, number, seq, raw)
         prev = GENESIS if self.last is None else self.last.hash
@@ -259,6 +273,21 @@ class Follower:
                 number,
                 seq,
                 f"prev is {record.prev}, expected {prev} ({before}): the chain is broken",
+            )
+        self.last = record
+        return Line(record, raw, path, number)
+
+    def _check_anchored(self, path: Path, raw: bytes, number: int, anchor: RetentionAnchor) -> Line:
+        """The first remaining record, checked against its retention anchor (its link to the
+        deleted record before it cannot be)."""
+        record = _parse(path, number, anchor.seq, raw)
+        if record.seq != anchor.seq or record.hash != anchor.hash:
+            raise JournalError(
+                path,
+                number,
+                anchor.seq,
+                f"found seq {record.seq} hash {record.hash}; retention noted seq {anchor.seq} "
+                f"hash {anchor.hash} first (journal-retention.json): the first files changed",
             )
         self.last = record
         return Line(record, raw, path, number)
