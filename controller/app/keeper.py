@@ -33,6 +33,10 @@ class KeeperOptions:
     fsync: bool = True
 
 
+#: What a failed pass leaves, for the technician.
+_TODO = "the files stay as they are; tried again at the next rotation or start"
+
+
 class JournalKeeper:
     """Compresses and applies retention to the journal in ``directory`` off the append path."""
 
@@ -86,11 +90,9 @@ class JournalKeeper:
                     rule="13:69E-1.31(b)",
                 )
         except (OSError, JournalError, retention.RetentionError) as error:
-            self._log.error(
-                "journal_housekeeping_failed",
-                error=str(error),
-                todo="the files stay as they are; tried again at the next rotation or start",
-            )
+            self._log.error("journal_housekeeping_failed", error=str(error), todo=_TODO)
+        except Exception:  # a fault of ours: logged whole, and the next pass tries again
+            self._log.exception("journal_housekeeping_failed", todo=_TODO)
 
     def _run(self) -> None:
         while True:
