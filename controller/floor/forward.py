@@ -124,6 +124,10 @@ def tls_context(floor: FloorSettings) -> ssl.SSLContext | None:
     return context
 
 
+#: How often, at most, the forwarder rewrites journal-forwarded.json while it forwards.
+NOTE_EVERY: Final = 10.0
+
+
 class Forwarder:
     """Forwards the journal in ``journal`` of table ``table_id`` to ``floor``'s servers."""
 
@@ -148,6 +152,8 @@ class Forwarder:
         self.backoff = Backoff()
         self._tls = tls_context(floor)
         self._last_status = 0.0
+        self._noted: tuple[str, int] | None = None  # what journal-forwarded.json says
+        self._noted_at = -NOTE_EVERY
 
     async def run(self, *, until_caught_up: bool = False) -> None:
         """Forward for ever (until cancelled), or until the stream holds the whole journal as
@@ -287,8 +293,10 @@ class Forwarder:
                 self.backoff.succeeded()
                 self.progress.read = self.progress.acked
                 if until_caught_up:
+                    await self._note_acked(ours, now=True)
                     _log.info("forward_caught_up", acked=self.progress.acked)
                     return
+                await self._note_acked(ours)
                 self._status()
                 await watch.changed(self.poll)
                 continue
@@ -304,12 +312,19 @@ class Forwarder:
                 self._status()
             await self._note_acked(ours)
 
-    async def _note_acked(self, ours: str) -> None:
+    async def _note_acked(self, ours: str, *, now: bool = False) -> None:
         """Tell the table's retention what the stream holds (``journal-forwarded.json``,
-        controller/app/retention.py): it deletes no file the floor has not acknowledged. A
-        failed write only keeps files longer: the forwarding goes on."""
+        controller/app/retention.py): it deletes no file the floor has not acknowledged. At
+        most every NOTE_EVERY seconds (unless ``now``): the file is written, fsynced and renamed
+        in the folder the forwarder watches, and retention, which deletes files days old, needs
+        no fresher word. A failed write only keeps files longer: the forwarding goes on."""
+        noted = (ours, self.progress.acked)
+        clock = asyncio.get_running_loop().time()
+        if noted == self._noted or (not now and clock - self._noted_at < NOTE_EVERY):
+            return
         try:
-            await asyncio.to_thread(Forwarded(ours, self.progress.acked).write, self.journal)
+            await asyncio.to_thread(Forwarded(*noted).write, self.journal)
+            self._noted, self._noted_at = noted, clock
         except OSError as error:
             _log.warning("forward_acked_not_noted", error=str(error), acked=self.progress.acked)
 
