@@ -8,9 +8,10 @@ password hash leaves for a report). The web process connects as its own role, ``
 (``[web] user``): it reads the store, the users (to check a login and a session) and its two logs,
 and may only add to the logs: every response that carried a face-down card's value
 (``card_views``) and every alarm acknowledged (``alarm_acks``), who and when; no UPDATE and no
-DELETE, so what the logs hold stays as written. Users are added, changed and disabled by the
-database's owner alone (``tablectl floor user``, on the floor host), so no web process, and no
-table, can make itself an account.
+DELETE, so what the logs hold stays as written. Admins are the database owner's alone
+(``tablectl floor user``, on the floor host), so no web process, and no table, can make itself an
+admin; an admin changes the other users in the browser through the owner's functions of
+migration 3, never by an UPDATE of the web's role, each change logged in ``web.user_changes``.
 """
 
 from __future__ import annotations
@@ -62,6 +63,156 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         -- Required: more than blanks (a space, tab or line break alone is no note).
         note text NOT NULL CHECK (btrim(note, E' \\t\\r\\n') <> '' AND length(note) <= 2000)
     );
+    """,
+    # 3: the admin's user pages (issue 18, "admin (users)"). The web's role gets no UPDATE on
+    # web.users: it calls these functions, which run as the schema's owner (SECURITY DEFINER,
+    # search_path fixed so no object of the caller's is found first), check that the acting
+    # user is an enabled admin, never touch an admin's account nor the actor's own (admins are
+    # the database owner's, `tablectl floor user`), void the target's sessions on every change
+    # (password_changed_at) and append a line to web.user_changes (who, whom, what; never a
+    # hash). Each refusal has its own SQLSTATE, which controller/floor/web/users.py turns into
+    # the page's status: 42501 not allowed, 22023 a bad value, P0002 no such user, 23505 exists,
+    # 55000 nothing to change.
+    """
+    CREATE TABLE web.user_changes (
+        id bigserial PRIMARY KEY,
+        at timestamptz NOT NULL DEFAULT clock_timestamp(),
+        actor text NOT NULL,
+        user_name text NOT NULL,
+        -- e.g. 'added as supervisor', 'password set', 'role auditor to supervisor', 'disabled'.
+        change text NOT NULL
+    );
+
+    CREATE FUNCTION web.acting_admin(acting text) RETURNS void
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        -- FOR SHARE: an admin disabled by the owner meanwhile waits for, or stops, this change.
+        PERFORM 1 FROM web.users u
+            WHERE u.name = acting AND u.role = 'admin' AND NOT u.disabled FOR SHARE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'user % is not an enabled admin: only an admin changes users', acting
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+    END $$;
+
+    CREATE FUNCTION web.changeable_user(acting text, target text) RETURNS web.users
+    LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        wanted web.users;
+    BEGIN
+        PERFORM web.acting_admin(acting);
+        IF target = acting THEN
+            RAISE EXCEPTION 'user %: an admin does not change their own account here: the '
+                'database owner does, with `tablectl floor user` on the floor host', target
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        SELECT * INTO wanted FROM web.users u WHERE u.name = target FOR UPDATE;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'no user %', target USING ERRCODE = 'no_data_found';
+        END IF;
+        IF wanted.role = 'admin' THEN
+            RAISE EXCEPTION 'user % is an admin: admins are made and changed by the database '
+                'owner, with `tablectl floor user` on the floor host', target
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        RETURN wanted;
+    END $$;
+
+    CREATE FUNCTION web.checked_role(given text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        IF given = 'admin' THEN
+            RAISE EXCEPTION 'role admin: admins are made by the database owner, with '
+                '`tablectl floor user` on the floor host'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        IF given IS NULL OR given NOT IN ('supervisor', 'surveillance', 'auditor') THEN
+            RAISE EXCEPTION 'role %: expected one of supervisor, surveillance, auditor',
+                coalesce(quote_literal(given), 'none') USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        RETURN given;
+    END $$;
+
+    CREATE FUNCTION web.checked_hash(given text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        IF given IS NULL OR given NOT LIKE '$argon2id$%' THEN
+            RAISE EXCEPTION 'the password: expected its argon2id hash, made by the web view'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        RETURN given;
+    END $$;
+
+    CREATE FUNCTION web.user_add(acting text, target text, new_role text, new_hash text)
+    RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        PERFORM web.acting_admin(acting);
+        IF target IS NULL OR target !~ '^[a-z][a-z0-9_.-]{0,62}$' THEN
+            RAISE EXCEPTION 'user name %: expected 1 to 63 lower-case letters, digits, ''_'', '
+                '''.'' or ''-'', beginning with a letter', coalesce(quote_literal(target), 'none')
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        INSERT INTO web.users (name, role, password_hash)
+            VALUES (target, web.checked_role(new_role), web.checked_hash(new_hash))
+            ON CONFLICT (name) DO NOTHING;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'user % exists already: set their password or role instead', target
+                USING ERRCODE = 'unique_violation';
+        END IF;
+        INSERT INTO web.user_changes (actor, user_name, change)
+            VALUES (acting, target, 'added as ' || new_role);
+    END $$;
+
+    CREATE FUNCTION web.user_set_password(acting text, target text, new_hash text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        PERFORM web.changeable_user(acting, target);
+        UPDATE web.users SET password_hash = web.checked_hash(new_hash),
+            password_changed_at = clock_timestamp() WHERE name = target;
+        INSERT INTO web.user_changes (actor, user_name, change)
+            VALUES (acting, target, 'password set');
+    END $$;
+
+    CREATE FUNCTION web.user_set_role(acting text, target text, new_role text) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        was web.users := web.changeable_user(acting, target);
+    BEGIN
+        IF was.role = web.checked_role(new_role) THEN
+            RAISE EXCEPTION 'user % is % already: nothing changed', target, new_role
+                USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        -- A session holds no role (each request reads it), but one made before the change is
+        -- void all the same: whoever logged in as the old role logs in again.
+        UPDATE web.users SET role = new_role, password_changed_at = clock_timestamp()
+            WHERE name = target;
+        INSERT INTO web.user_changes (actor, user_name, change)
+            VALUES (acting, target, 'role ' || was.role || ' to ' || new_role);
+    END $$;
+
+    CREATE FUNCTION web.user_set_disabled(acting text, target text, to_disable boolean)
+    RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    DECLARE
+        was web.users := web.changeable_user(acting, target);
+        said text := CASE WHEN to_disable THEN 'disabled' ELSE 'enabled' END;
+    BEGIN
+        IF to_disable IS NULL THEN
+            RAISE EXCEPTION 'disable or enable: expected true or false'
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        IF was.disabled = to_disable THEN
+            RAISE EXCEPTION 'user % is % already: nothing changed', target, said
+                USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        -- Enabled again, a session from before the disabling stays void.
+        UPDATE web.users SET disabled = to_disable, password_changed_at = clock_timestamp()
+            WHERE name = target;
+        INSERT INTO web.user_changes (actor, user_name, change) VALUES (acting, target, said);
+    END $$;
+
+    REVOKE ALL ON ALL FUNCTIONS IN SCHEMA web FROM PUBLIC;
     """,
 )
 
@@ -119,16 +270,23 @@ def _grants(conn: psycopg.Connection[tuple[object, ...]], role: str) -> None:
         "REVOKE ALL ON SCHEMA web FROM {writer}, {reader}, {web}",
         "REVOKE ALL ON ALL TABLES IN SCHEMA web FROM {writer}, {reader}, {web}",
         "REVOKE ALL ON ALL SEQUENCES IN SCHEMA web FROM {writer}, {reader}, {web}",
+        "REVOKE ALL ON ALL FUNCTIONS IN SCHEMA web FROM PUBLIC, {writer}, {reader}, {web}",
         "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {web}",
         "REVOKE ALL ON ALL SEQUENCES IN SCHEMA public FROM {web}",
         "GRANT CONNECT ON DATABASE {db} TO {web}",
         "GRANT USAGE ON SCHEMA public, web TO {web}",
         # The store read as the reader reads it: the floor page, the hands, the alarms.
         "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {web}",
-        "GRANT SELECT ON web.users, web.schema_version, web.card_views, web.alarm_acks TO {web}",
+        "GRANT SELECT ON web.users, web.schema_version, web.card_views, web.alarm_acks, "
+        "web.user_changes TO {web}",
         # The logs: added to, never changed (no UPDATE, no DELETE, no TRUNCATE).
         "GRANT INSERT ON web.card_views, web.alarm_acks TO {web}",
         "GRANT USAGE ON SEQUENCE web.card_views_id_seq TO {web}",
+        # The admin's changes to users: through the owner's functions only (migration 3), no
+        # UPDATE on web.users; web.user_changes is written by those functions alone.
+        "GRANT EXECUTE ON FUNCTION web.user_add(text, text, text, text), "
+        "web.user_set_password(text, text, text), web.user_set_role(text, text, text), "
+        "web.user_set_disabled(text, text, boolean) TO {web}",
     ):
         conn.execute(
             sql.SQL(statement).format(

@@ -1,14 +1,16 @@
 """The web view's local users (docs/floor-web.md, Users and roles): one role each, passwords
 hashed with Argon2id (argon2-cffi's defaults, RFC 9106's second recommended set).
 
-Changes are the database owner's (``tablectl floor user``); the web process only reads a user
-to check a password or a session (``find``, ``check_password``), as its own role, [web] user.
+The database owner changes any user (``tablectl floor user``); the web process reads a user to
+check a password or a session (``find``, ``check_password``), as its own role, [web] user, and an
+admin changes the other users through the owner's functions (``add_by_admin`` and the rest, below).
 """
 
 from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Final
@@ -152,3 +154,131 @@ def _verified(hashed: str, password: str) -> bool:
         return _HASHER.verify(hashed, password)
     except (VerificationError, InvalidHashError):
         return False
+
+
+# The admin's changes in the browser (docs/floor-web.md, The admin's user pages; issue 18,
+# "admin (users)"): through the owner's functions of controller/floor/web/schema.py migration 3,
+# the web's role having no UPDATE on web.users. The password is hashed here, in the web process;
+# only its hash goes to the database, and none to the log of changes.
+
+#: What an admin may give in the browser: an admin account is the database owner's.
+GIVEN_ROLES: Final = tuple(role for role in ROLES if role != "admin")
+#: The lines of web.user_changes the page shows, newest first.
+CHANGES_SHOWN: Final = 100
+#: Each refusal of the functions (their SQLSTATE) as the page's HTTP status.
+_STATUS: Final[tuple[tuple[type[psycopg.Error], int], ...]] = (
+    (psycopg.errors.InsufficientPrivilege, 403),
+    (psycopg.errors.InvalidParameterValue, 400),
+    (psycopg.errors.NoDataFound, 404),
+    (psycopg.errors.UniqueViolation, 409),
+    (psycopg.errors.ObjectNotInPrerequisiteState, 409),
+)
+
+
+class ChangeRefused(UserError):
+    """An admin's change refused: why, and the HTTP status that says it (400 a bad value, 403
+    not allowed, 404 no such user, 409 exists or nothing to change)."""
+
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """A user as the admin's list shows them."""
+
+    name: str
+    role: str
+    disabled: bool
+    created_at: datetime
+    password_changed_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A line of web.user_changes."""
+
+    at: datetime
+    actor: str
+    user_name: str
+    change: str
+
+
+async def accounts(conn: AsyncConn) -> list[Account]:
+    cur = await conn.execute(
+        "SELECT name, role, disabled, created_at, password_changed_at FROM web.users ORDER BY name"
+    )
+    out = []
+    for name, role, disabled, created, changed in await cur.fetchall():
+        assert isinstance(created, datetime)
+        assert isinstance(changed, datetime)
+        out.append(Account(str(name), str(role), bool(disabled), created, changed))
+    return out
+
+
+async def changes(conn: AsyncConn, limit: int = CHANGES_SHOWN) -> list[Change]:
+    cur = await conn.execute(
+        "SELECT at, actor, user_name, change FROM web.user_changes ORDER BY id DESC LIMIT %s",
+        (limit,),
+    )
+    out = []
+    for at, actor, user_name, change in await cur.fetchall():
+        assert isinstance(at, datetime)
+        out.append(Change(at, str(actor), str(user_name), str(change)))
+    return out
+
+
+async def _hashed(password: str) -> str:
+    """The password's hash (UserError naming a short or long one), off the event loop: Argon2
+    takes tens of milliseconds of CPU by design."""
+    try:
+        return await asyncio.to_thread(hash_password, password)
+    except UserError as error:
+        raise ChangeRefused(str(error), 400) from None
+
+
+def _input(check: Callable[[str], str], value: str) -> str:
+    """A bad name or role refused (400) before the database is asked (which checks again)."""
+    try:
+        return check(value)
+    except UserError as error:
+        raise ChangeRefused(str(error), 400) from None
+
+
+async def _call(conn: AsyncConn, statement: str, params: tuple[object, ...]) -> None:
+    try:
+        await conn.execute(statement.encode(), params)
+    except psycopg.Error as error:
+        for kind, status in _STATUS:
+            if isinstance(error, kind):
+                raise ChangeRefused(error.diag.message_primary or str(error), status) from None
+        raise
+
+
+async def add_by_admin(conn: AsyncConn, actor: str, name: str, role: str, password: str) -> None:
+    """A new user (never an admin) made by the admin ``actor``."""
+    _input(check_name, name)
+    _input(check_role, role)
+    hashed = await _hashed(password)
+    await _call(conn, "SELECT web.user_add(%s, %s, %s, %s)", (actor, name, role, hashed))
+
+
+async def passwd_by_admin(conn: AsyncConn, actor: str, name: str, password: str) -> None:
+    """A new password for ``name``: every session of theirs ends."""
+    _input(check_name, name)
+    hashed = await _hashed(password)
+    await _call(conn, "SELECT web.user_set_password(%s, %s, %s)", (actor, name, hashed))
+
+
+async def role_by_admin(conn: AsyncConn, actor: str, name: str, role: str) -> None:
+    """Another role for ``name`` (never admin): every session of theirs ends."""
+    _input(check_name, name)
+    _input(check_role, role)
+    await _call(conn, "SELECT web.user_set_role(%s, %s, %s)", (actor, name, role))
+
+
+async def disabled_by_admin(conn: AsyncConn, actor: str, name: str, *, disabled: bool) -> None:
+    """``name`` disabled (out at their next request) or enabled again (logging in anew)."""
+    _input(check_name, name)
+    await _call(conn, "SELECT web.user_set_disabled(%s, %s, %s)", (actor, name, disabled))

@@ -1,0 +1,345 @@
+"""The admin's user pages (issue 18, "admin (users)"; docs/floor-web.md, The admin's user pages):
+the owner's functions of the web schema's migration 3 called as the web's own role over a real
+PostgreSQL (each refusal: a non-admin or disabled actor, an admin target, oneself, a bad name,
+role or password), the role's lack of any direct write, then the real ``floor web`` over HTTP:
+CSRF, the roles, and a session ended by the admin's change."""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+
+import psycopg
+import pytest
+from floorhelp import FloorDb, floor_database
+from psycopg import errors
+from psycopg.conninfo import make_conninfo
+from webhelp import PASSWORD, WEB_PASSWORD
+
+from controller.floor import store
+from controller.floor.web import schema as web_schema
+from controller.floor.web import users
+from controller.floor.web.settings import DEFAULT_USER
+from simulator.servers_pg import PostgresServer
+
+NEW_PASSWORD = "a new one, long enough"
+AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
+
+
+def _floor(postgres: PostgresServer) -> tuple[FloorDb, str]:
+    """A floor database with the web schema, the web's role's password, and users: ``boss``
+    (admin), ``other.admin`` (admin), ``ana`` (supervisor), ``gone`` (an admin, disabled); the
+    web role's DSN."""
+    db = floor_database(postgres)
+    with psycopg.connect(db.owner, autocommit=True) as conn:
+        web_schema.setup(conn)
+        store.set_password(conn, DEFAULT_USER, WEB_PASSWORD)
+        for name, role in (("boss", "admin"), ("other.admin", "admin"), ("ana", "supervisor")):
+            users.add(conn, name, role, PASSWORD)
+        users.add(conn, "gone", "admin", PASSWORD)
+        users.disable(conn, "gone")
+    return db, make_conninfo(db.owner, user=DEFAULT_USER, password=WEB_PASSWORD)
+
+
+def _as_web(dsn: str, act: Callable[[AsyncConn], Awaitable[None]]) -> None:
+    async def run() -> None:
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            await act(conn)
+
+    asyncio.run(run())
+
+
+def _refused(dsn: str, act: Callable[[AsyncConn], Awaitable[None]]) -> users.ChangeRefused:
+    with pytest.raises(users.ChangeRefused) as caught:
+        _as_web(dsn, act)
+    return caught.value
+
+
+def _state(owner: str) -> dict[str, tuple[str, bool, str]]:
+    with psycopg.connect(owner) as conn:
+        rows = conn.execute(
+            "SELECT name, role, disabled, password_changed_at::text FROM web.users"
+        ).fetchall()
+    return {str(n): (str(r), bool(d), str(c)) for n, r, d, c in rows}
+
+
+def _log(owner: str) -> list[tuple[str, str, str]]:
+    with psycopg.connect(owner) as conn:
+        rows = conn.execute(
+            "SELECT actor, user_name, change FROM web.user_changes ORDER BY id"
+        ).fetchall()
+    return [(str(a), str(u), str(c)) for a, u, c in rows]
+
+
+def test_an_admin_adds_and_changes_a_user_through_the_functions_each_change_logged(
+    postgres: PostgresServer,
+) -> None:
+    db, web = _floor(postgres)
+    owner = db.owner
+    _as_web(web, lambda c: users.add_by_admin(c, "boss", "pit.boss-2", "auditor", PASSWORD))
+    with psycopg.connect(owner) as conn:
+        row = conn.execute(
+            "SELECT role, disabled, password_hash FROM web.users WHERE name = 'pit.boss-2'"
+        ).fetchone()
+    assert row is not None
+    assert row[:2] == ("auditor", False)
+    assert str(row[2]).startswith("$argon2id$")  # hashed by the web process, argon2id
+    added = _state(owner)["pit.boss-2"]
+
+    # Each change bumps password_changed_at (the sessions made before it are void).
+    changes: list[tuple[Callable[[AsyncConn], Awaitable[None]], tuple[str, bool]]] = [
+        (
+            lambda c: users.passwd_by_admin(c, "boss", "pit.boss-2", NEW_PASSWORD),
+            ("auditor", False),
+        ),
+        (
+            lambda c: users.role_by_admin(c, "boss", "pit.boss-2", "supervisor"),
+            ("supervisor", False),
+        ),
+        (
+            lambda c: users.disabled_by_admin(c, "boss", "pit.boss-2", disabled=True),
+            ("supervisor", True),
+        ),
+        (
+            lambda c: users.disabled_by_admin(c, "boss", "pit.boss-2", disabled=False),
+            ("supervisor", False),
+        ),
+    ]
+    before = added
+    for change, after in changes:
+        _as_web(web, change)
+        now = _state(owner)["pit.boss-2"]
+        assert now[:2] == after
+        assert now[2] > before[2]
+        before = now
+
+    async def checks(conn: AsyncConn) -> None:
+        assert await users.check_password(conn, "pit.boss-2", PASSWORD) is None
+        found = await users.check_password(conn, "pit.boss-2", NEW_PASSWORD)
+        assert found is not None
+        assert found.role == "supervisor"
+        listed = {a.name: a for a in await users.accounts(conn)}
+        assert listed["pit.boss-2"].created_at < listed["pit.boss-2"].password_changed_at
+        shown = await users.changes(conn)
+        assert [c.change for c in shown] == [  # newest first
+            "enabled",
+            "disabled",
+            "role auditor to supervisor",
+            "password set",
+            "added as auditor",
+        ]
+        assert {(c.actor, c.user_name) for c in shown} == {("boss", "pit.boss-2")}
+
+    _as_web(web, checks)
+    # Never a hash in the log: what changed, in words.
+    with psycopg.connect(owner) as conn:
+        text = conn.execute("SELECT string_agg(change, ' ') FROM web.user_changes").fetchone()
+    assert text is not None
+    assert "argon2" not in str(text[0])
+
+
+def test_the_functions_refuse_a_non_admin_an_admin_target_oneself_and_bad_values(
+    postgres: PostgresServer,
+) -> None:
+    db, web = _floor(postgres)
+    owner = db.owner
+    before = _state(owner)
+    refusals: list[tuple[Callable[[AsyncConn], Awaitable[None]], int, str]] = [
+        # The actor must be an enabled admin.
+        (
+            lambda c: users.add_by_admin(c, "ana", "eve", "auditor", PASSWORD),
+            403,
+            "user ana is not an enabled admin",
+        ),
+        (
+            lambda c: users.passwd_by_admin(c, "gone", "ana", PASSWORD),
+            403,
+            "user gone is not an enabled admin",
+        ),
+        (
+            lambda c: users.role_by_admin(c, "nobody", "ana", "auditor"),
+            403,
+            "user nobody is not an enabled admin",
+        ),
+        # No admin made or changed in the browser: the database owner's.
+        (
+            lambda c: users.add_by_admin(c, "boss", "eve", "admin", PASSWORD),
+            403,
+            "role admin: admins are made by the database owner",
+        ),
+        (
+            lambda c: users.role_by_admin(c, "boss", "ana", "admin"),
+            403,
+            "role admin: admins are made by the database owner",
+        ),
+        (
+            lambda c: users.passwd_by_admin(c, "boss", "other.admin", PASSWORD),
+            403,
+            "user other.admin is an admin: admins are made and changed by the database owner, "
+            "with `tablectl floor user`",
+        ),
+        (
+            lambda c: users.disabled_by_admin(c, "boss", "other.admin", disabled=True),
+            403,
+            "user other.admin is an admin",
+        ),
+        (lambda c: users.role_by_admin(c, "boss", "gone", "auditor"), 403, "user gone is an admin"),
+        # Not oneself.
+        (
+            lambda c: users.passwd_by_admin(c, "boss", "boss", PASSWORD),
+            403,
+            "user boss: an admin does not change their own account here",
+        ),
+        (
+            lambda c: users.disabled_by_admin(c, "boss", "boss", disabled=True),
+            403,
+            "user boss: an admin does not change their own account here",
+        ),
+        # Bad values, named (checked in the web process).
+        (
+            lambda c: users.add_by_admin(c, "boss", "Eve Smith", "auditor", PASSWORD),
+            400,
+            "user name 'Eve Smith': expected 1 to 63 lower-case letters",
+        ),
+        (
+            lambda c: users.add_by_admin(c, "boss", "eve", "croupier", PASSWORD),
+            400,
+            "role 'croupier': expected one of supervisor, surveillance, auditor, admin",
+        ),
+        (
+            lambda c: users.add_by_admin(c, "boss", "eve", "auditor", "short"),
+            400,
+            "the password has 5 characters: expected 12+",
+        ),
+        (
+            lambda c: users.passwd_by_admin(c, "boss", "ana", "x" * 11),
+            400,
+            "the password has 11 characters: expected 12+",
+        ),
+        (lambda c: users.role_by_admin(c, "boss", "ana", ""), 400, "role '': expected one of"),
+        # Nothing there, there already, nothing to change.
+        (lambda c: users.passwd_by_admin(c, "boss", "eve", PASSWORD), 404, "no user eve"),
+        (
+            lambda c: users.add_by_admin(c, "boss", "ana", "auditor", PASSWORD),
+            409,
+            "user ana exists already",
+        ),
+        (
+            lambda c: users.role_by_admin(c, "boss", "ana", "supervisor"),
+            409,
+            "user ana is supervisor already: nothing changed",
+        ),
+        (
+            lambda c: users.disabled_by_admin(c, "boss", "ana", disabled=False),
+            409,
+            "user ana is enabled already: nothing changed",
+        ),
+    ]
+    for act, status, said in refusals:
+        refused = _refused(web, act)
+        assert (refused.status, str(refused)[: len(said)]) == (status, said)
+    assert _state(owner) == before
+    assert _log(owner) == []
+
+
+def test_the_functions_check_again_what_the_web_process_checks(postgres: PostgresServer) -> None:
+    """A web process that skipped its checks (or was taken over) gets the same refusals from the
+    database: a bad name, role or hash, each named (42501 or 22023)."""
+    db, web = _floor(postgres)
+    owner = db.owner
+    good = "$argon2id$v=19$m=65536,t=3,p=4$c2FsdA$aGFzaA"
+    calls = [
+        (
+            "SELECT web.user_add('boss', 'Eve Smith', 'auditor', %s)",
+            (good,),
+            errors.InvalidParameterValue,
+            "user name 'Eve Smith': expected 1 to 63",
+        ),
+        (
+            "SELECT web.user_add('boss', 'eve', 'croupier', %s)",
+            (good,),
+            errors.InvalidParameterValue,
+            "role 'croupier': expected one of supervisor, surveillance, auditor",
+        ),
+        (
+            "SELECT web.user_add('boss', 'eve', 'admin', %s)",
+            (good,),
+            errors.InsufficientPrivilege,
+            "role admin: admins are made by the database owner",
+        ),
+        (
+            "SELECT web.user_add('boss', 'eve', 'auditor', %s)",
+            ("plain text",),
+            errors.InvalidParameterValue,
+            "the password: expected its argon2id hash",
+        ),
+        (
+            "SELECT web.user_set_password('boss', 'ana', %s)",
+            ("$2b$bcrypt",),
+            errors.InvalidParameterValue,
+            "the password: expected its argon2id hash",
+        ),
+        (
+            "SELECT web.user_set_disabled('boss', 'ana', %s)",
+            (None,),
+            errors.InvalidParameterValue,
+            "disable or enable: expected true or false",
+        ),
+        (
+            "SELECT web.user_add(%s, 'eve', 'auditor', %s)",
+            (None, good),
+            errors.InsufficientPrivilege,
+            "user <NULL> is not an enabled admin",
+        ),
+    ]
+    with psycopg.connect(web, autocommit=True) as conn:
+        for statement, params, kind, said in calls:
+            with pytest.raises(kind, match=re.escape(said)):
+                conn.execute(statement.encode(), params)
+    assert _log(owner) == []
+
+
+def _denied(dsn: str, statement: str) -> None:
+    with psycopg.connect(dsn, autocommit=True) as conn, pytest.raises(errors.InsufficientPrivilege):
+        conn.execute(statement.encode())
+
+
+def test_the_web_role_changes_users_only_through_the_functions(postgres: PostgresServer) -> None:
+    db, web = _floor(postgres)
+    owner = db.owner
+    # No direct write to the users (least privilege: no UPDATE at all), none to the log of
+    # changes (the functions write it), and no call of the functions' private parts.
+    _denied(web, "UPDATE web.users SET role = 'surveillance' WHERE name = 'ana'")
+    _denied(web, "UPDATE web.users SET disabled = false WHERE name = 'gone'")
+    _denied(web, "INSERT INTO web.user_changes (actor, user_name, change) VALUES ('a', 'b', 'c')")
+    _denied(web, "UPDATE web.user_changes SET change = 'nothing'")
+    _denied(web, "DELETE FROM web.user_changes")
+    _denied(web, "SELECT web.changeable_user('boss', 'ana')")
+    _denied(web, "SELECT web.acting_admin('boss')")
+    _denied(web, "SELECT web.checked_role('auditor')")
+    with psycopg.connect(web, autocommit=True) as conn:
+        assert conn.execute("SELECT count(*) FROM web.user_changes").fetchone() == (0,)
+    # The store's reader and writer may not call them at all (no EXECUTE for PUBLIC).
+    with psycopg.connect(owner) as conn:
+        conn.execute(
+            "GRANT USAGE ON SCHEMA web TO tablectl_reader"
+        )  # past the schema, to the grant
+    reader = make_conninfo(owner, user=store.READER, password=db.reader_password)
+    _denied(reader, "SELECT web.user_set_role('boss', 'ana', 'auditor')")
+    with psycopg.connect(owner, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT p.proname, p.prosecdef, r.rolname, p.proconfig FROM pg_proc p "
+            "JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles r ON r.oid = p.proowner "
+            "WHERE n.nspname = 'web' ORDER BY p.proname"
+        ).fetchall()
+        schema_owner = conn.execute(
+            "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'web'"
+        ).fetchone()
+    definers = {str(name) for name, definer, _o, _c in rows if definer}
+    assert definers == {"user_add", "user_set_password", "user_set_role", "user_set_disabled"}
+    assert schema_owner is not None
+    for _name, _definer, by, config in rows:  # owned by the schema's owner, search_path fixed
+        assert by == schema_owner[0]
+        assert config == ["search_path=pg_catalog, pg_temp"]
+    assert _state(owner)["ana"][0] == "supervisor"
