@@ -6,9 +6,13 @@ message: it gets each record's ``Nats-Msg-Id`` (table, journal, seq) and never t
 so no hole card reaches this process over NATS. It marks the table with the seq, and at most every
 ``DEBOUNCE`` seconds reads the marked tables' rows from PostgreSQL (the reader role); a table whose
 stored head is still short of the seq (``floor serve`` not yet committed it) is read again at the
-next turn. Every ``FULL_REFRESH`` seconds every table is read, which brings what the stream does
-not signal (the witness's alarms, a table the floor stored while this process was down) and
-keeps the page right while the broker is away. A row is sent to the browsers only when it changed.
+next turn. It holds each table's hand as last read (``views.Held``), so a marked table's read is
+only its decision records after the held seq, all the marked tables' in one query
+(``views.read_rows``): reading each hand whole every turn fell behind at 200 tables
+(docs/performance.md, Why the web view lags). Every ``FULL_REFRESH`` seconds every table is read
+whole, which brings what the stream does not signal (the witness's alarms, a table the floor
+stored while this process was down) and keeps the page right while the broker is away. A row is
+sent to the browsers only when it changed.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from nats.js.api import DeliverPolicy
 
 from controller.floor.config import FloorConfig, read_secret
 from controller.floor.subjects import STREAM_SUBJECTS, SubjectError, record_id_of
-from controller.floor.web.views import TableRow, floor_rows
+from controller.floor.web.views import Held, TableRow, read_rows
 
 log = structlog.get_logger("tablectl.floor.web")
 
@@ -56,6 +60,8 @@ class Live:
         #: When each mark was made: one the store has not reached in FULL_REFRESH seconds (a
         #: chain held beyond a gap, say) is left to the full reads, not read every turn.
         self._since: dict[str, float] = {}
+        #: Each table as last read: the next read of it is only what came after.
+        self._held: dict[str, Held] = {}
         self._wake = asyncio.Event()
         self._sent: dict[str, dict[str, object]] = {}
         self._listeners: set[asyncio.Queue[bytes | None]] = set()
@@ -189,11 +195,18 @@ class Live:
                 next_full = loop.time() + FULL_REFRESH
 
     async def _read(self, tables: list[str] | None) -> None:
+        """Read ``tables`` (None: every table, each whole) and send the rows that changed."""
         conn = await self._reader()
         try:
-            rows = await floor_rows(conn, tables)
+            rows, held = await read_rows(conn, tables, self._held if tables is not None else {})
         finally:
             await conn.close()
+        if tables is None:
+            self._held = held  # a table the floor no longer holds is let go
+        else:
+            for table in tables:  # one not held now (no hand row yet) is read whole next time
+                self._held.pop(table, None)
+            self._held.update(held)
         for row in rows:
             target = self._marked.get(row.table_id)
             if target is not None and row.records >= target:

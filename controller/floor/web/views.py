@@ -10,8 +10,8 @@ hand pages to come will apply).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from datetime import datetime
 from typing import cast
 
@@ -73,10 +73,12 @@ class HandState:
     pot: int = 0
 
 
-def hand_state(events: Sequence[ev.Event]) -> HandState:
+def hand_state(events: Iterable[ev.Event], state: HandState | None = None) -> HandState:
     """Street, seat to act and pot (antes, blinds and bets so far; a round's completion gives the
-    pot as the engine counted it)."""
-    state = HandState()
+    pot as the engine counted it): ``state`` (a new hand's if None) advanced by ``events``, the
+    next of the hand's events. A fold, so the live page's reads, which give a held hand only its
+    new records' events, and a whole read of the hand come to the same state."""
+    state = state if state is not None else HandState()
     for event in events:
         if isinstance(event, ev.HandStarted):
             state.pot = sum(ante.amount for ante in event.antes)
@@ -96,8 +98,121 @@ def hand_state(events: Sequence[ev.Event]) -> HandState:
     return state
 
 
+@dataclass(slots=True)
+class Held:
+    """What the floor page holds of a table between reads (``Live``): its journal, its current
+    hand's row as shown (None before the first hand) and the seq through which its decision
+    records were read. The next read reads only the records after ``seq``."""
+
+    journal_id: str
+    seq: int
+    hand: HeldHand | None = None
+
+
+@dataclass(slots=True)
+class HeldHand:
+    """A hand's terms as the store's ``hands`` row gives them, and its state so far."""
+
+    hand: int
+    game: str
+    stakes: str | None
+    rules: str | None
+    players: int | None
+    finished: bool
+    voided: bool
+    #: None: the hand did not start in this journal (no HandStarted to count the pot from).
+    play: HandState | None
+
+    def advance(self, events: Sequence[ev.Event]) -> None:
+        """The hand after ``events``: the store marks a hand finished (and voided) by these same
+        events (controller/floor/derive.py), so a held hand need not read its row again."""
+        for event in events:
+            if isinstance(event, ev.HandSettled):
+                self.finished = True
+            elif isinstance(event, ev.HandVoided):
+                self.finished = self.voided = True
+        if self.play is not None:
+            hand_state(events, self.play)
+
+    def show(self, row: TableRow, journal_id: str) -> None:
+        row.hand, row.journal_id, row.players = self.hand, journal_id, self.players
+        row.state = "voided" if self.voided else "settled" if self.finished else "in progress"
+        row.game, row.stakes, row.rules = self.game, self.stakes, self.rules
+        if self.play is not None:
+            row.street, row.pot = self.play.street, self.play.pot
+            row.to_act = self.play.to_act if not self.finished else None
+
+
+@dataclass(frozen=True, slots=True)
+class _Head:
+    table_id: str
+    journal_id: str
+    head: int
+    last_seen: str
+    current: int | None
+
+
 async def floor_rows(conn: AsyncConn, tables: Sequence[str] | None = None) -> list[TableRow]:
-    """Every table the floor holds (or those of ``tables``), by id."""
+    """Every table the floor holds (or those of ``tables``), by id, each read whole."""
+    rows, _held = await read_rows(conn, tables, {})
+    return rows
+
+
+async def read_rows(
+    conn: AsyncConn, tables: Sequence[str] | None, held: Mapping[str, Held]
+) -> tuple[list[TableRow], dict[str, Held]]:
+    """The rows of ``tables`` (None: every table), by id, and what to hold of each for the next
+    read. A table in ``held`` on the same journal and hand has only its decision records after
+    the held seq read and folded in; any other is read whole: its hand's row and every decision
+    of the hand. A few queries for all the tables, not a few a table (docs/performance.md, Why
+    the web view lags). ``held`` is left as it was: a read that fails holds nothing new."""
+    heads = await _heads(conn, tables)
+    now: dict[str, Held] = {}
+    whole: list[_Head] = []
+    for head in heads:
+        before = held.get(head.table_id)
+        if head.current is None:
+            now[head.table_id] = Held(head.journal_id, head.head)
+        elif before is None or not _same_hand(before, head):
+            whole.append(head)
+        else:
+            now[head.table_id] = _copy(before)
+    now.update(await _hands(conn, whole))
+    reads = {t: h for t, h in now.items() if h.hand is not None}
+    events = await _events(
+        conn, [(head, reads[head.table_id].seq) for head in heads if head.table_id in reads]
+    )
+    rows = []
+    for head in heads:
+        row = TableRow(head.table_id, head.head, head.last_seen)
+        kept = now.get(head.table_id)
+        if kept is not None:
+            if kept.hand is not None:
+                kept.hand.advance(events.get(head.table_id, []))
+                kept.hand.show(row, head.journal_id)
+            kept.seq = head.head
+        rows.append(row)
+    await _devices(conn, rows)
+    await _alarms(conn, rows)
+    return rows, now
+
+
+def _same_hand(held: Held, head: _Head) -> bool:
+    """Whether ``held`` is of the hand at ``head`` (a new journal's hand 1 is another hand)."""
+    hand = held.hand
+    return held.journal_id == head.journal_id and hand is not None and hand.hand == head.current
+
+
+def _copy(held: Held) -> Held:
+    """A held table to advance, the one given left as it was."""
+    hand = held.hand
+    if hand is None:
+        return replace(held)
+    play = replace(hand.play) if hand.play is not None else None
+    return replace(held, hand=replace(hand, play=play))
+
+
+async def _heads(conn: AsyncConn, tables: Sequence[str] | None) -> list[_Head]:
     where, params = (
         ("WHERE c.table_id = ANY(%s)", (list(tables),)) if tables is not None else ("", ())
     )
@@ -108,56 +223,97 @@ async def floor_rows(conn: AsyncConn, tables: Sequence[str] | None = None) -> li
         f"{where} ORDER BY c.table_id",
         params,
     )
-    rows = []
+    heads = []
     for table_id, journal_id, head, last_seen, current in await cur.fetchall():
         assert isinstance(last_seen, datetime)
-        row = TableRow(str(table_id), int(str(head)), last_seen.isoformat())
-        if current is not None:
-            await _hand(conn, row, str(journal_id), int(str(current)))
-        rows.append(row)
-    await _devices(conn, rows)
-    await _alarms(conn, rows)
-    return rows
+        heads.append(
+            _Head(
+                str(table_id),
+                str(journal_id),
+                int(str(head)),
+                last_seen.isoformat(),
+                None if current is None else int(str(current)),
+            )
+        )
+    return heads
 
 
-async def _hand(conn: AsyncConn, row: TableRow, journal_id: str, hand: int) -> None:
+async def _hands(conn: AsyncConn, heads: Sequence[_Head]) -> dict[str, Held]:
+    """The current hands' rows of ``heads``, each held from before the hand's first record (its
+    decisions are all read next). A table whose hand has no row yet is not held: it is read
+    whole again next time."""
+    if not heads:
+        return {}
     cur = await conn.execute(
-        "SELECT game, stakes, rules, seats, started_seq, finished, voided FROM hands "
-        "WHERE table_id = %s AND journal_id = %s AND hand = %s",
-        (row.table_id, journal_id, hand),
+        "SELECT k.t, h.game, h.stakes, h.rules, h.seats, h.started_seq, h.finished, h.voided "
+        "FROM unnest(%s::text[], %s::text[], %s::integer[]) AS k(t, j, n) "
+        "JOIN hands h ON h.table_id = k.t AND h.journal_id = k.j AND h.hand = k.n",
+        (
+            [head.table_id for head in heads],
+            [head.journal_id for head in heads],
+            [head.current for head in heads],
+        ),
     )
-    found = await cur.fetchone()
-    if found is None:
-        return
-    game, stakes, rules, seats, started, finished, voided = found
-    row.hand, row.journal_id = hand, journal_id
-    row.state = "voided" if voided else "settled" if finished else "in progress"
-    row.players = len(seats) if isinstance(seats, list) else None
-    spec = GAMES.get(str(game))
-    row.game = spec.name if spec is not None else str(game)
-    if isinstance(stakes, dict) and spec is not None:
-        stored = cast(JsonObject, {"stakes": stakes, "rules": rules})  # as the table journaled
-        terms = rec.hand_terms_of({"terms": stored})
-        if terms is not None:
-            row.stakes = describe_stakes(terms.stakes)
-            row.rules = posted_rules(terms.rules or HouseRules(), spec)
-    if started is not None:
-        state = hand_state(await _events(conn, row.table_id, journal_id, int(str(started))))
-        row.street, row.pot = state.street, state.pot
-        row.to_act = state.to_act if not finished else None
+    by_id = {head.table_id: head for head in heads}
+    out = {}
+    for table_id, game, stakes, rules, seats, started, finished, voided in await cur.fetchall():
+        head = by_id[str(table_id)]
+        assert head.current is not None
+        hand = HeldHand(
+            head.current,
+            str(game),
+            None,
+            None,
+            len(seats) if isinstance(seats, list) else None,
+            bool(finished),
+            bool(voided),
+            None if started is None else HandState(),
+        )
+        spec = GAMES.get(str(game))
+        if spec is not None:
+            hand.game = spec.name
+            if isinstance(stakes, dict):
+                stored = cast(JsonObject, {"stakes": stakes, "rules": rules})  # as journaled
+                terms = rec.hand_terms_of({"terms": stored})
+                if terms is not None:
+                    hand.stakes = describe_stakes(terms.stakes)
+                    hand.rules = posted_rules(terms.rules or HouseRules(), spec)
+        # From the hand's first record; with no HandStarted here, nothing before the head.
+        seq = head.head if started is None else int(str(started)) - 1
+        out[head.table_id] = Held(head.journal_id, seq, hand)
+    return out
 
 
-async def _events(conn: AsyncConn, table_id: str, journal_id: str, start: int) -> list[ev.Event]:
-    """The hand's events: its decisions from its first record, in the chain."""
+async def _events(conn: AsyncConn, reads: Sequence[tuple[_Head, int]]) -> dict[str, list[ev.Event]]:
+    """Each table's events of its decisions after the seq given, through its head (the records
+    the heads were read at: a batch stored since is the next read's), in the chain."""
+    reads = [(head, after) for head, after in reads if after < head.head]
+    if not reads:
+        return {}
     cur = await conn.execute(
-        "SELECT line FROM records WHERE table_id = %s AND journal_id = %s AND seq >= %s "
-        "AND linked AND kind = ANY(%s) ORDER BY seq",
-        (table_id, journal_id, start, sorted(rec.DECISIONS)),
+        "SELECT r.table_id, r.line "
+        "FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::bigint[]) AS k(t, j, a, b) "
+        "JOIN records r ON r.table_id = k.t AND r.journal_id = k.j "
+        "AND r.seq > k.a AND r.seq <= k.b "
+        "WHERE r.linked AND r.kind = ANY(%s) ORDER BY r.table_id, r.seq",
+        (
+            [head.table_id for head, _ in reads],
+            [head.journal_id for head, _ in reads],
+            [after for _, after in reads],
+            [head.head for head, _ in reads],
+            sorted(rec.DECISIONS),
+        ),
     )
-    events: list[ev.Event] = []
-    for (line,) in await cur.fetchall():
+    events: dict[str, list[ev.Event]] = {}
+    for table_id, line in await cur.fetchall():
         assert isinstance(line, bytes)
-        events.extend(schema.decode_events(parse_line(line)))
+        try:
+            decoded = schema.decode_events(parse_line(line))
+        except rec.RecordFormatError:
+            # A record the floor refused (controller/floor/derive.py: stored as evidence, raised
+            # as a floor alarm): the hand's row has nothing of it, nor has the page.
+            continue
+        events.setdefault(str(table_id), []).extend(decoded)
     return events
 
 
