@@ -27,6 +27,9 @@ from controller.journal.record import parse_line
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
+#: Who may download a finished hand's dispute bundle from its page (it carries the hand's
+#: face-down cards, as the access log records): the auditor and surveillance (issue 18, 19).
+BUNDLE_ROLES: Final = frozenset({"auditor", "surveillance"})
 #: The recent hands and alarms a table page lists; the results a search gives.
 RECENT: Final = 20
 RESULTS: Final = 100
@@ -77,6 +80,13 @@ class HandPage:
     @property
     def in_progress(self) -> bool:
         return self.state == "in progress"
+
+    def bundle_url(self, role: str) -> str | None:
+        """Where ``role`` downloads the hand's dispute bundle; None if not theirs, or while the
+        hand is in play (a bundle is made of an ended hand, controller/dispute.py)."""
+        if role not in BUNDLE_ROLES or self.in_progress:
+            return None
+        return f"{self.key.url}/dispute.tar.gz"
 
 
 @dataclass(slots=True)
