@@ -7,15 +7,18 @@ CSRF, the roles, and a session ended by the admin's change."""
 from __future__ import annotations
 
 import asyncio
+import html
 import re
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import psycopg
 import pytest
 from floorhelp import FloorDb, floor_database
 from psycopg import errors
 from psycopg.conninfo import make_conninfo
-from webhelp import PASSWORD, WEB_PASSWORD
+from servershelp import NatsFactory
+from webhelp import PASSWORD, WEB_PASSWORD, Client, Reply, WebProcess, user, web_floor
 
 from controller.floor import store
 from controller.floor.web import schema as web_schema
@@ -343,3 +346,174 @@ def test_the_web_role_changes_users_only_through_the_functions(postgres: Postgre
         assert by == schema_owner[0]
         assert config == ["search_path=pg_catalog, pg_temp"]
     assert _state(owner)["ana"][0] == "supervisor"
+
+
+def _tokened(client: Client, form: dict[str, str]) -> dict[str, str]:
+    return {**form, "csrf_token": client.csrf("/admin/users")}
+
+
+def _row(page: str, name: str) -> str:
+    found = re.search(rf'<tr data-user="{re.escape(name)}" class="[a-z]+">(.*?)</tr>', page, re.S)
+    assert found, f"no row of {name} in the page"
+    return found.group(1)
+
+
+def _error(reply: Reply) -> str:
+    found = re.search(r'<p id="admin-error" class="error" role="alert">(.*?)</p>', reply.text)
+    assert found, f"no error on the page ({reply.status}): {reply.text[:300]}"
+    return found.group(1)
+
+
+def test_an_admin_adds_and_changes_users_in_the_page_and_their_sessions_end(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    # A second admin, made as admins are: by the database owner.
+    user(floor.config, floor.db, "add", "second.admin", "--role", "admin", "--password-file",
+         tmp_path / "user.password")  # fmt: skip
+    web = WebProcess(floor)
+    try:
+        admin = Client(floor.port)
+        landed = admin.login("admin")
+        assert (landed.status, landed.headers["location"]) == (303, "/admin/users")
+        page = admin.get("/admin/users")
+        assert page.status == 200
+        assert '<a href="/admin/users">Users</a>' in page.text
+        for name in ("admin", "auditor", "second.admin", "supervisor", "surveillance"):
+            assert '<td class="state">enabled</td>' in _row(page.text, name)
+        assert "your own account is the database owner" in _row(page.text, "admin")
+        assert "an admin: the database owner" in _row(page.text, "second.admin")
+        assert 'action="/admin/users/supervisor/password"' in page.text
+        assert "/admin/users/second.admin/" not in page.text  # no form for an admin
+        assert "No user has been changed here yet." in page.text
+
+        # Refused: no CSRF token; each bad input named, with the status that says it.
+        new = {"name": "pit.boss", "role": "auditor", "password": NEW_PASSWORD}
+        stale = admin.post("/admin/users", new)
+        assert stale.status == 403
+        assert "the form has expired" in stale.text
+        bad = [
+            ({**new, "password": "short"}, 400, "the password has 5 characters: expected 12+"),
+            ({**new, "name": "<b>Pit"}, 400, "user name &#39;&lt;b&gt;Pit&#39;: expected 1 to 63"),
+            ({**new, "role": "croupier"}, 400, "role &#39;croupier&#39;: expected one of"),
+            ({**new, "role": "admin"}, 403, "role admin: admins are made by the database owner"),
+            ({**new, "name": "supervisor"}, 409, "user supervisor exists already"),
+        ]
+        for form, status, said in bad:
+            reply = admin.post("/admin/users", _tokened(admin, form))
+            assert reply.status == status, form
+            assert _error(reply).startswith(said), _error(reply)
+            assert f'value="{html.escape(form["name"])}"' in reply.text  # kept, as text
+            assert NEW_PASSWORD not in reply.text  # a password never comes back
+        for path, form, status, said in (
+            ("/admin/users/second.admin/disable", {}, 403, "user second.admin is an admin"),
+            (
+                "/admin/users/admin/password",
+                {"password": NEW_PASSWORD},
+                403,
+                "user admin: an admin does not change their own account",
+            ),
+            ("/admin/users/nobody/role", {"role": "auditor"}, 404, "no user nobody"),
+            (
+                "/admin/users/supervisor/role",
+                {"role": "supervisor"},
+                409,
+                "user supervisor is supervisor already",
+            ),
+        ):
+            reply = admin.post(path, _tokened(admin, form))
+            assert (reply.status, _error(reply)[: len(said)]) == (status, said)
+
+        # Added: the new user logs in, where their role lands them.
+        added = admin.post("/admin/users", _tokened(admin, new))
+        assert (added.status, added.headers["location"]) == (303, "/admin/users")
+        newcomer = Client(floor.port)
+        assert newcomer.login("pit.boss", NEW_PASSWORD).headers["location"] == "/search"
+
+        # A new password: the user's session ends at once; the old password no longer works.
+        supervisor = Client(floor.port)
+        assert supervisor.login("supervisor").status == 303
+        assert supervisor.get("/floor").status == 200
+        changed = admin.post(
+            "/admin/users/supervisor/password", _tokened(admin, {"password": NEW_PASSWORD})
+        )
+        assert changed.status == 303
+        out = supervisor.get("/floor")
+        assert (out.status, out.headers["location"]) == (303, "/login")
+        assert Client(floor.port).login("supervisor").status == 401
+        assert Client(floor.port).login("supervisor", NEW_PASSWORD).status == 303
+
+        # Another role, disabled, enabled: each ends the sessions of before.
+        watcher = Client(floor.port)
+        assert watcher.login("surveillance").status == 303
+        role = {"role": "supervisor"}
+        assert admin.post("/admin/users/surveillance/role", _tokened(admin, role)).status == 303
+        assert watcher.get("/floor").status == 303
+        auditor = Client(floor.port)
+        assert auditor.login("auditor").status == 303
+        assert admin.post("/admin/users/auditor/disable", _tokened(admin, {})).status == 303
+        assert auditor.get("/search").status == 303
+        assert Client(floor.port).login("auditor").status == 401
+        assert admin.post("/admin/users/auditor/enable", _tokened(admin, {})).status == 303
+        assert auditor.get("/search").status == 303  # a session of before stays void
+        assert Client(floor.port).login("auditor").status == 303
+
+        after = admin.get("/admin/users").text
+        assert '<td class="role">supervisor</td>' in _row(after, "surveillance")
+        assert '<td class="role">auditor</td>' in _row(after, "pit.boss")
+        logged = re.findall(
+            r'<td class="actor">admin</td><td class="user">([^<]+)</td><td class="what">([^<]+)<',
+            after,
+        )
+        assert logged == [
+            ("auditor", "enabled"),
+            ("auditor", "disabled"),
+            ("surveillance", "role surveillance to supervisor"),
+            ("supervisor", "password set"),
+            ("pit.boss", "added as auditor"),
+        ]
+        assert "argon2" not in after
+        assert not any(b"$argon2id$" in body for body in admin.sent)
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+    assert web.log.read_text().count("web_user_changed") == 5
+
+
+def test_the_users_page_is_for_admins_only(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    web = WebProcess(floor)
+    try:
+        for role in ("supervisor", "surveillance", "auditor"):
+            other = Client(floor.port)
+            landed = other.login(role)
+            assert landed.status == 303
+            home = other.get(landed.headers["location"])
+            assert home.status == 200
+            assert "Log out" in home.text  # the header of a logged-in page, without Users
+            assert '<a href="/admin/users">' not in home.text
+            refused = other.get("/admin/users")
+            assert refused.status == 403
+            assert "the user pages are for admins" in refused.text
+            assert f"you are {role}" in refused.text
+            # A POST with the session's own token: refused for the role, nothing changed.
+            token = other.csrf("/login")
+            form = {"name": "eve", "role": "auditor", "password": NEW_PASSWORD, "csrf_token": token}
+            assert other.post("/admin/users", form).status == 403
+            assert (
+                other.post("/admin/users/supervisor/disable", {"csrf_token": token}).status == 403
+            )
+        anonymous = Client(floor.port)
+        gone = anonymous.get("/admin/users")
+        assert (gone.status, gone.headers["location"]) == (303, "/login")
+        token = anonymous.csrf("/login")  # a visitor's token: still no user
+        anonymous_add = {"name": "eve", "role": "auditor", "password": NEW_PASSWORD}
+        assert anonymous.post("/admin/users", {**anonymous_add, "csrf_token": token}).status == 303
+        with psycopg.connect(floor.db.owner) as conn:
+            assert conn.execute("SELECT count(*) FROM web.user_changes").fetchone() == (0,)
+            assert conn.execute("SELECT count(*) FROM web.users WHERE name = 'eve'").fetchone() == (
+                0,
+            )
+    finally:
+        assert web.stop() == 0, web.log.read_text()
