@@ -6,9 +6,12 @@ of the store gives, at every step of real hands, on the real store (PostgreSQL, 
 from __future__ import annotations
 
 import asyncio
+import json
 import random
+import tomllib
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Final
 
 import psycopg
@@ -19,8 +22,10 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.engine import events as ev
 from controller.floor import store
+from controller.floor.config import parse
 from controller.floor.ingest import ingest
 from controller.floor.web import schema as web_schema
+from controller.floor.web.live import WHOLE_ROUNDS, Live
 from controller.floor.web.settings import DEFAULT_USER
 from controller.floor.web.views import Held, TableRow, floor_rows, read_rows
 from controller.journal.record import parse_line
@@ -28,6 +33,7 @@ from simulator.servers_pg import PostgresServer
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 WEB_PASSWORD: Final = "web role's password"
+EXAMPLE: Final = Path(__file__).parents[2] / "docs" / "examples" / "floor.toml"
 
 
 @dataclass(frozen=True)
@@ -209,3 +215,57 @@ def test_a_held_table_reads_only_its_new_records_and_its_hand_row_only_for_a_new
         assert live[0]["game"] == "Mambo stud"
 
     run(body, web_store(postgres))
+
+
+def _sent_rows(queue: asyncio.Queue[bytes | None]) -> dict[str, dict[str, object]]:
+    """The ``table`` events in ``queue`` (as sent to a browser), each table's last."""
+    rows: dict[str, dict[str, object]] = {}
+    while not queue.empty():
+        message = queue.get_nowait()
+        assert message is not None
+        event, data = message.decode().splitlines()[:2]
+        if event == "event: table":
+            row = json.loads(data.removeprefix("data: "))
+            rows[row["table_id"]] = row
+    return rows
+
+
+def test_live_reads_a_marked_table_from_what_it_holds_and_a_share_of_the_tables_whole_in_turn(
+    postgres: PostgresServer,
+) -> None:
+    """``Live``: a marked table's read sends its row as the store has it; each full read reads
+    every table, and a share of them (1 in WHOLE_ROUNDS) from their hands' first records, in
+    turn: a mark put on every held pot is put right a share a read until none is left."""
+    at = web_store(postgres)
+    lines = fixture_lines("triple-draw")
+    tables = [f"T{n}" for n in range(1, 8)]
+    share = -(-len(tables) // WHOLE_ROUNDS)
+    config = parse(tomllib.loads(EXAMPLE.read_text()), EXAMPLE.parent, str(EXAMPLE))
+
+    async def body(writer: AsyncConn, web: AsyncConn) -> None:
+        for n, table in enumerate(tables):
+            await ingest(writer, arrivals(table, lines, range(1, 40 + 10 * n)))
+        live = Live(config, lambda: psycopg.AsyncConnection.connect(at.web, autocommit=True))
+        browser = live.listen()
+        await live._read(None)
+        shown = _sent_rows(browser)
+        assert shown == {row["table_id"]: row for row in _json(await floor_rows(web))}
+        await ingest(writer, arrivals("T1", lines, range(40, 46)))
+        live.mark("T1", 45)
+        await live._read(["T1"])
+        shown["T1"] = _json(await floor_rows(web, ["T1"]))[0]
+        assert _sent_rows(browser) == {"T1": shown["T1"]}
+        assert not live._marked, "the mark read: the store has the seq"
+        for held in live._held.values():
+            assert held.hand is not None
+            assert held.hand.play is not None
+            held.hand.play.pot += 1000
+        for turn in range(1, WHOLE_ROUNDS + 1):
+            await live._read(None)
+            shown.update(_sent_rows(browser))
+            whole = {row["table_id"]: row for row in _json(await floor_rows(web))}
+            marked = [t for t in tables if shown[t] != whole[t]]
+            assert len(marked) == max(0, len(tables) - share * turn), f"after full read {turn}"
+            assert all(shown[t]["pot"] == whole[t]["pot"] + 1000 for t in marked)  # type: ignore[operator]
+
+    run(body, at)

@@ -9,10 +9,11 @@ stored head is still short of the seq (``floor serve`` not yet committed it) is 
 next turn. It holds each table's hand as last read (``views.Held``), so a marked table's read is
 only its decision records after the held seq, all the marked tables' in one query
 (``views.read_rows``): reading each hand whole every turn fell behind at 200 tables
-(docs/performance.md, Why the web view lags). Every ``FULL_REFRESH`` seconds every table is read
-whole, which brings what the stream does not signal (the witness's alarms, a table the floor
-stored while this process was down) and keeps the page right while the broker is away. A row is
-sent to the browsers only when it changed.
+(docs/performance.md, Why the web view lags). Every ``FULL_REFRESH`` seconds every table is read,
+which brings what the stream does not signal (the witness's alarms, a table the floor stored
+while this process was down, records whose signal was missed) and keeps the page right while the
+broker is away; a share of the tables in turn is read whole then (``WHOLE_ROUNDS``), so each
+held hand is checked against the store. A row is sent to the browsers only when it changed.
 """
 
 from __future__ import annotations
@@ -43,6 +44,10 @@ FULL_REFRESH: Final = 5.0
 #: A browser this far behind is dropped (its EventSource reconnects and gets a fresh snapshot).
 QUEUE_LIMIT: Final = 256
 RETRY: Final = 2.0
+#: Each full read reads this fraction (1/N) of the tables whole, in turn: every held hand is read
+#: again from its first record every N full reads, and no one read decodes every hand on the
+#: floor (200 tables' hands whole took about a second, the page's every update held up behind it).
+WHOLE_ROUNDS: Final = 6
 
 Reader = Callable[[], Awaitable[psycopg.AsyncConnection[tuple[object, ...]]]]
 
@@ -62,6 +67,8 @@ class Live:
         self._since: dict[str, float] = {}
         #: Each table as last read: the next read of it is only what came after.
         self._held: dict[str, Held] = {}
+        #: Where the next full read's share of whole reads begins (``WHOLE_ROUNDS``).
+        self._rotation = 0
         self._wake = asyncio.Event()
         self._sent: dict[str, dict[str, object]] = {}
         self._listeners: set[asyncio.Queue[bytes | None]] = set()
@@ -195,10 +202,11 @@ class Live:
                 next_full = loop.time() + FULL_REFRESH
 
     async def _read(self, tables: list[str] | None) -> None:
-        """Read ``tables`` (None: every table, each whole) and send the rows that changed."""
+        """Read ``tables`` (None: every table, a share whole) and send the rows that changed."""
         conn = await self._reader()
         try:
-            rows, held = await read_rows(conn, tables, self._held if tables is not None else {})
+            kept = self._held if tables is not None else self._held_but_a_share()
+            rows, held = await read_rows(conn, tables, kept)
         finally:
             await conn.close()
         if tables is None:
@@ -218,6 +226,17 @@ class Live:
             del self._marked[table], self._since[table]
         if self._marked:
             self._wake.set()  # not stored yet: read again at the next turn
+
+    def _held_but_a_share(self) -> dict[str, Held]:
+        """What is held less the share of tables whose turn it is to be read whole."""
+        tables = sorted(self._held)
+        if not tables:
+            return {}
+        share = -(-len(tables) // WHOLE_ROUNDS)
+        start = self._rotation % len(tables)
+        self._rotation = start + share
+        due = {tables[(start + n) % len(tables)] for n in range(share)}
+        return {table: held for table, held in self._held.items() if table not in due}
 
     def _publish(self, row: TableRow) -> None:
         data = row.as_json()
