@@ -274,7 +274,7 @@ class Reverified:
         if self.bad:
             return f"FORGED OR DAMAGED: a signature fails at record {self.first_bad_seq}"
         if self.key_problem is not None:
-            return "NOT VOUCHED FOR: the keys are not the floor's registered ones"
+            return "NOT VOUCHED FOR: no key the floor registered for the table signs it"
         return "intact and signed by the table's registered key"
 
 
