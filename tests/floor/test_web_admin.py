@@ -380,7 +380,7 @@ def test_an_admin_adds_and_changes_users_in_the_page_and_their_sessions_end(
         assert page.status == 200
         assert '<a href="/admin/users">Users</a>' in page.text
         for name in ("admin", "auditor", "second.admin", "supervisor", "surveillance"):
-            assert '<td class="state">enabled</td>' in _row(page.text, name)
+            assert '<td class="status">enabled</td>' in _row(page.text, name)
         assert "your own account is the database owner" in _row(page.text, "admin")
         assert "an admin: the database owner" in _row(page.text, "second.admin")
         assert 'action="/admin/users/supervisor/password"' in page.text
