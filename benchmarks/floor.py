@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import heapq
 import json
 import os
@@ -39,7 +40,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -51,9 +52,9 @@ import nats
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.floor import store
+from controller.floor import ingest, serve, store
 from controller.floor.forward import Forwarder
-from controller.floor.ingest import Arrival, ingest
+from controller.floor.ingest import Arrival
 from controller.floor.subjects import RecordId, subject_of
 from controller.journal import JournalReader, JournalWriter, JsonObject
 from controller.journal.record import GENESIS, make_record_line, parse_line
@@ -241,13 +242,34 @@ async def _copy_run(
 
 
 async def _ingest_run(dsn: str, work: list[Sequence[Arrival]]) -> float:
+    """The floor's ingest of ``work`` as ``floor serve`` runs it (``ingest.store_all``: each
+    batch prepared while the one before commits; its collector's thresholds), the batches taken
+    from a list, not a stream."""
     async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
-        started = time.perf_counter()
-        for batch in work:
-            result = await ingest(conn, batch)
-            if result.stored != len(batch) or result.alarms:
-                raise RuntimeError(f"ingest stored {result.stored} of {len(batch)}: {result}")
-        return time.perf_counter() - started
+        left = iter(work)
+        done: list[int] = []
+
+        async def take(wait: bool) -> tuple[int, ingest.Prepared] | None:
+            batch = next(left, None)
+            return None if batch is None else (len(batch), ingest.prepare(batch))
+
+        async def stored(size: int, result: ingest.IngestResult) -> None:
+            if result.stored != size or result.alarms:
+                raise RuntimeError(f"ingest stored {result.stored} of {size}: {result}")
+            done.append(size)
+
+        async def store_one(
+            batch: ingest.Prepared, meanwhile: Callable[[], Awaitable[None]]
+        ) -> ingest.IngestResult:
+            return await ingest.store(conn, batch, meanwhile)
+
+        thresholds = serve.collect_less()  # as floor serve runs
+        try:
+            started = time.perf_counter()
+            await ingest.store_all(take, store_one, stored, lambda: len(done) < len(work))
+            return time.perf_counter() - started
+        finally:
+            gc.set_threshold(*thresholds)
 
 
 def measure_ingest(

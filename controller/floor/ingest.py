@@ -9,19 +9,26 @@ one pipeline, so its set-wise reads (the tables and journals made known, the hea
 records held beyond a gap) go in one round trip, the hashes the store holds at the batch's seqs
 in another only when a seq is at or below its head (a redelivery), and the writes (the new
 records as one ``INSERT ... SELECT FROM unnest``, heads, hands, devices, alarms, clock offsets)
-with the commit in one more. Several floor processes may share the consumer: each locks the
-heads of the journals in its batch (in one order, so two cannot deadlock), so one journal's
-records are judged by one process at a time.
+with the commit in one more. A batch's pure work (each arrival labelled, each line parsed and
+checked: ``prepare``) needs no database, so ``store`` lets the caller do the next batch's while
+PostgreSQL commits this one (its ``meanwhile``: docs/performance.md, The floor); the writes and
+the commit are sent first, and the commit is awaited before ``store`` returns, so a caller that
+acknowledges after it still acknowledges only what is committed. Several floor processes may
+share the consumer: each locks the heads of the journals in its batch (in one order, so two
+cannot deadlock), so one journal's records are judged by one process at a time.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import hashlib
 import json
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import TypeVar
 
 import psycopg
 
@@ -35,11 +42,13 @@ from controller.floor.witness import (
     WitnessAlarm,
     begun_anew,
     mislabeled,
+    read,
 )
 from controller.journal import JsonValue, Record
-from controller.journal.record import parse_line
+from controller.journal.record import RecordError, parse_line
 
 Key = tuple[str, str]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +89,67 @@ class _Batch:
     result: IngestResult = field(default_factory=IngestResult)
 
 
+#: One arrival as ``prepare`` left it: its label, the message, its line as ``witness.read`` read
+#: it (the record, or why it is none).
+Item = tuple[RecordId, Arrival, Record | RecordError]
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """A batch's pure work, done before its transaction (``prepare``); ``store`` reads it and
+    changes nothing in it, so a batch whose transaction failed is stored again from it."""
+
+    #: The arrivals that are not records tablectl sends, or not the ones their labels say.
+    alarms: tuple[WitnessAlarm, ...]
+    #: Each journal's arrivals, lowest seq first (what arrived out of order in one batch needs
+    #: no holding then), in the order of their keys: the order the heads are locked in.
+    journals: dict[Key, tuple[Item, ...]]
+
+    def __len__(self) -> int:
+        return len(self.alarms) + sum(len(items) for items in self.journals.values())
+
+
+def prepare(arrivals: Sequence[Arrival]) -> Prepared:
+    """What ``arrivals`` are, before the store is asked anything (pure): each labelled, each
+    line parsed and checked for its hash and canonical form."""
+    alarms: list[WitnessAlarm] = []
+    labelled: dict[Key, list[Item]] = defaultdict(list)
+    labels = _Labels()
+    for arrival in arrivals:
+        record_id, alarm = labels.label(arrival)
+        if alarm is not None:
+            alarms.append(alarm)
+        elif record_id is not None:
+            key = (record_id.table_id, record_id.journal_id)
+            labelled[key].append((record_id, arrival, read(arrival.line)))
+    journals = {
+        key: tuple(sorted(labelled[key], key=lambda item: item[0].seq)) for key in sorted(labelled)
+    }
+    return Prepared(tuple(alarms), journals)
+
+
+class _Labels:
+    """``_label`` for a batch: a batch holds tens of records of each journal, so a subject and
+    message id prefix (table and journal) found good once is not checked again; only each
+    seq is (and any other arrival is labelled by ``_label``, its verdict and error as ever)."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[str, str], Key] = {}
+
+    def label(self, arrival: Arrival) -> tuple[RecordId | None, WitnessAlarm | None]:
+        message_id = arrival.message_id
+        if message_id is not None:
+            prefix, _, seq = message_id.rpartition(":")
+            known = self._known.get((arrival.subject, prefix))
+            if known is not None and seq.isdigit() and not seq.startswith("0"):
+                return RecordId(known[0], known[1], int(seq)), None
+        record_id, alarm = _label(arrival)
+        if record_id is not None and message_id is not None:
+            key = (record_id.table_id, record_id.journal_id)
+            self._known[(arrival.subject, message_id.rpartition(":")[0])] = key
+        return record_id, alarm
+
+
 def _label(arrival: Arrival) -> tuple[RecordId | None, WitnessAlarm | None]:
     """The record an arrival says it is, or the alarm that it is not one tablectl sends."""
     try:
@@ -95,28 +165,120 @@ def _label(arrival: Arrival) -> tuple[RecordId | None, WitnessAlarm | None]:
 
 
 def _ts(text: str) -> datetime:
-    return datetime.fromisoformat(text[:-1]).replace(tzinfo=UTC)
+    """A record's ts (parse_line checked its form, ending in Z) as an aware time in UTC."""
+    return datetime.fromisoformat(text)
 
 
 async def ingest(
     conn: psycopg.AsyncConnection[tuple[object, ...]], arrivals: Sequence[Arrival]
 ) -> IngestResult:
     """Store ``arrivals`` in one transaction (committed when this returns)."""
-    batch = _Batch(datetime.now(UTC))
-    labelled: dict[Key, list[tuple[RecordId, Arrival]]] = defaultdict(list)
-    for arrival in arrivals:
-        record_id, alarm = _label(arrival)
-        if alarm is not None:
-            batch.alarms.append(alarm)
-        elif record_id is not None:
-            labelled[(record_id.table_id, record_id.journal_id)].append((record_id, arrival))
-    keys = sorted(labelled)
-    async with conn.pipeline(), conn.transaction():
-        chains, current = await _lock_chains(conn, keys, batch)
-        stored = await _stored_hashes(conn, labelled, chains)
-        for key in keys:
-            _witness(chains[key], labelled[key], stored, batch)
-        await _write(conn, chains, current, batch)
+    return await store(conn, prepare(arrivals))
+
+
+async def store(
+    conn: psycopg.AsyncConnection[tuple[object, ...]],
+    prepared: Prepared,
+    meanwhile: Callable[[], Awaitable[None]] | None = None,
+) -> IngestResult:
+    """Store the batch ``prepared`` in one transaction, committed when this returns (or not at
+    all, if it raises). ``conn`` is in autocommit mode: the batch opens its own transaction.
+
+    ``meanwhile`` (the next batch's fetch and ``prepare``) is run once, while PostgreSQL
+    commits: from when the writes and the commit are sent, so the Python work of one batch and
+    PostgreSQL's of the other overlap on two cores. If the transaction fails before its commit
+    is sent, ``meanwhile`` runs then. Its end is awaited before this returns or raises."""
+    if not conn.autocommit:
+        raise ValueError(
+            "ingest's connection: expected autocommit mode (the batch opens its own "
+            "transaction, and commits it before the next batch's work)"
+        )
+    sent = asyncio.Event()
+    other = None if meanwhile is None else asyncio.ensure_future(_after(sent, meanwhile))
+    try:
+        result = await _transaction(conn, prepared, sent)
+    except BaseException as error:
+        if other is not None:
+            if isinstance(error, asyncio.CancelledError):
+                other.cancel()
+            sent.set()
+            await asyncio.gather(other, return_exceptions=True)  # the store's error is told
+        raise
+    if other is not None:
+        await other
+    return result
+
+
+async def store_all(
+    take: Callable[[bool], Awaitable[tuple[T, Prepared] | None]],
+    store_one: Callable[[Prepared, Callable[[], Awaitable[None]]], Awaitable[IngestResult | None]],
+    stored: Callable[[T, IngestResult], Awaitable[None]],
+    going: Callable[[], bool],
+) -> None:
+    """Batches taken and stored in turn, each batch's successor taken and prepared while it
+    commits (``store``'s ``meanwhile``), until ``going()`` is false: ``floor serve``'s loop and
+    the benchmark's (benchmarks/floor.py), one code.
+
+    ``take(wait)`` gives a batch (what the caller keeps of it, and the batch prepared) or None:
+    with ``wait``, after waiting for one; without, at once (while a batch commits). ``store_one``
+    stores a batch, running its ``meanwhile`` once (``store``; a caller retrying it passes it to
+    each try, and the taking happens once: a batch taken is held, and another is not taken while
+    one is held); None: stopped before it committed, and the loop ends with nothing more stored.
+    ``stored`` is told each batch after its commit (serve acknowledges it then), in the order
+    taken. A batch held when ``going()`` turns false is stored before the loop ends."""
+    held: tuple[T, Prepared] | None = None
+
+    async def take_next() -> None:
+        nonlocal held
+        if held is None and going():
+            held = await take(False)
+
+    while True:
+        taken, held = held, None
+        if taken is None:
+            if not going():
+                return
+            taken = await take(True)
+            if taken is None:
+                continue
+        result = await store_one(taken[1], take_next)
+        if result is None:
+            return  # stopped: neither this batch nor a held one is told as stored
+        await stored(taken[0], result)
+
+
+async def _after(sent: asyncio.Event, meanwhile: Callable[[], Awaitable[None]]) -> None:
+    await sent.wait()
+    await meanwhile()
+
+
+async def _transaction(
+    conn: psycopg.AsyncConnection[tuple[object, ...]], prepared: Prepared, sent: asyncio.Event
+) -> IngestResult:
+    """The batch's transaction in one pipeline. Its BEGIN and COMMIT are sent as statements
+    (``conn.transaction()`` would queue the COMMIT unsent until its result is awaited), so
+    ``sent`` is set once the commit is on its way; on an error the transaction is rolled back
+    before this raises."""
+    batch = _Batch(datetime.now(UTC), alarms=list(prepared.alarms))
+    try:
+        async with conn.pipeline():
+            await conn.execute("BEGIN")
+            chains, current = await _lock_chains(conn, list(prepared.journals), batch)
+            stored = await _stored_hashes(conn, prepared.journals, chains)
+            for key, items in prepared.journals.items():
+                _witness(chains[key], items, stored, batch)
+            await _write(conn, chains, current, batch)
+            await conn.execute("COMMIT")
+            sent.set()
+        # Leaving the pipeline awaited every statement's result, the commit's among them.
+    except BaseException:
+        sent.set()
+        if not conn.closed:
+            # Out of the aborted pipeline and the failed transaction; an error here is a lost
+            # connection, whose transaction PostgreSQL ends with it.
+            with contextlib.suppress(psycopg.Error):
+                await conn.rollback()
+        raise
     batch.result.alarms = [(a.kind, a.table_id, a.journal_id, a.seq) for a in batch.alarms]
     return batch.result
 
@@ -181,7 +343,7 @@ async def _lock_chains(
 
 async def _stored_hashes(
     conn: psycopg.AsyncConnection[tuple[object, ...]],
-    labelled: dict[Key, list[tuple[RecordId, Arrival]]],
+    journals: dict[Key, tuple[Item, ...]],
     chains: dict[Key, Chain],
 ) -> dict[tuple[str, str, int], str]:
     """The hash the store holds at each (table, journal, seq) of the batch, where it holds one.
@@ -191,8 +353,8 @@ async def _stored_hashes(
     usual one, costs no round trip here."""
     ids = [
         record_id
-        for key, items in labelled.items()
-        for record_id, _ in items
+        for key, items in journals.items()
+        for record_id, _, _ in items
         if record_id.seq <= chains[key].head_seq
     ]
     if not ids:
@@ -212,16 +374,15 @@ async def _stored_hashes(
 
 def _witness(
     chain: Chain,
-    items: list[tuple[RecordId, Arrival]],
+    items: tuple[Item, ...],
     stored: dict[tuple[str, str, int], str],
     batch: _Batch,
 ) -> None:
-    """Judge one journal's arrivals, lowest seq first (what arrived out of order in one batch
-    needs no holding then)."""
+    """Judge one journal's arrivals, lowest seq first (``prepare`` sorted them)."""
     key = (chain.table_id, chain.journal_id)
-    for record_id, arrival in sorted(items, key=lambda item: item[0].seq):
+    for record_id, arrival, parsed in items:
         stored_key = (record_id.table_id, record_id.journal_id, record_id.seq)
-        judgement = chain.judge(record_id, arrival.line, stored.get(stored_key))
+        judgement = chain.judge(record_id, arrival.line, stored.get(stored_key), parsed)
         batch.alarms.extend(judgement.alarms)
         if judgement.verdict is Verdict.DUPLICATE:
             batch.result.duplicates += 1

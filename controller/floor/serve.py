@@ -3,17 +3,20 @@
 
 A durable pull consumer (explicit acks) on the stream ``TABLECTL_JOURNAL``; each fetched batch
 is stored in one transaction (``ingest``) and acknowledged only after its commit, so a crash
-between the two redelivers a batch the store already holds, which it drops as duplicates.
+between the two redelivers a batch the store already holds, which it drops as duplicates. While
+a batch commits, the next is fetched and prepared (``ingest.store_all``: the Python work of one
+beside PostgreSQL's of the other), and acknowledged after its own commit in turn.
 PostgreSQL down: the batch is retried, not acknowledged, until it commits (or JetStream
 redelivers it to another floor process after ``[serve] ack_wait``: the same dedupe). SIGTERM
-or SIGINT: the batch in hand is finished, then the process stops. The log names counts, tables and
-seqs, never a record's data (hole cards are in them).
+or SIGINT: the batches in hand are finished, then the process stops. The log names counts,
+tables and seqs, never a record's data (hole cards are in them).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import signal
 import ssl
 from collections.abc import Awaitable, Callable
@@ -35,9 +38,9 @@ from nats.js.api import (
 )
 from nats.js.errors import NotFoundError
 
-from controller.floor import store
+from controller.floor import ingest, store
 from controller.floor.config import FloorConfig, read_secret
-from controller.floor.ingest import Arrival, IngestResult, ingest
+from controller.floor.ingest import Arrival, IngestResult, Prepared, prepare, store_all
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS
 
 #: How long the stream keeps a record (limits retention by age, never a work queue: a forwarder
@@ -190,8 +193,12 @@ class Floor:
             log.info("floor_serving", consumer=self.config.consumer, batch=self.config.batch)
             if ready is not None:
                 ready()
-            while not self._stop.is_set():
-                await self._one_batch(sub)
+            await store_all(
+                lambda wait: self._take(sub, wait),
+                self._store,
+                self._stored,
+                lambda: not self._stop.is_set(),
+            )
         finally:
             if self._db is not None:
                 await self._db.close()
@@ -213,17 +220,22 @@ class Floor:
         log.info("floor_stopped", **vars(self.totals))
         return None
 
-    async def _one_batch(self, sub: Any) -> None:
+    async def _take(self, sub: Any, wait: bool) -> tuple[list[Msg], Prepared] | None:
+        """A batch fetched and prepared; None when none came: with ``wait``, in the fetch's
+        wait (``_fetch``); without (while the batch before commits), in FETCH_GATHER_SECONDS."""
         try:
-            messages = await _fetch(sub, self.config.batch)
+            if wait:
+                messages = await _fetch(sub, self.config.batch)
+            else:
+                messages = await sub.fetch(self.config.batch, timeout=FETCH_GATHER_SECONDS)
         except TimeoutError:
             # nats-py's own TimeoutError, or asyncio's plain one when its no-wait probe used
             # the whole wait (a cluster's slower round trip): no message this time, either way.
-            return
-        arrivals = [_arrival(message) for message in messages]
-        result = await self._store(arrivals)
-        if result is None:
-            return  # stopped while PostgreSQL was down: nothing acknowledged, all redelivered
+            return None
+        return messages, prepare([_arrival(message) for message in messages])
+
+    async def _stored(self, messages: list[Msg], result: IngestResult) -> None:
+        """A batch committed: acknowledged (never before), counted and its alarms logged."""
         for message in messages:
             await message.ack()
         self.totals.add(result)
@@ -231,15 +243,18 @@ class Floor:
             log.warning("floor_alarm", alarm=kind, table_id=table, journal=journal, seq=seq)
         log.debug(
             "batch_stored",
-            records=len(arrivals),
+            records=len(messages),
             stored=result.stored,
             duplicates=result.duplicates,
             conflicts=result.conflicts,
         )
 
-    async def _store(self, arrivals: list[Arrival]) -> IngestResult | None:
-        """The batch committed; retried while PostgreSQL does not answer. None if stopped."""
-        return await self._retrying(lambda db: ingest(db, arrivals))
+    async def _store(
+        self, batch: Prepared, meanwhile: Callable[[], Awaitable[None]]
+    ) -> IngestResult | None:
+        """The batch committed; retried while PostgreSQL does not answer. None if stopped:
+        nothing acknowledged, all redelivered."""
+        return await self._retrying(lambda db: ingest.store(db, batch, meanwhile))
 
     async def _retrying(self, work: Callable[[Connection], Awaitable[T]]) -> T | None:
         """``work`` done on the store's connection, tried again while PostgreSQL does not
@@ -255,7 +270,8 @@ class Floor:
             if self._stop.is_set():
                 return None
             with contextlib.suppress(TimeoutError):  # the pause, cut short by a stop
-                await asyncio.wait_for(self._stop.wait(), pause)
+                async with asyncio.timeout(pause):
+                    await self._stop.wait()
             pause = min(pause * 2, RETRY_MOST)
 
     async def _database(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
@@ -309,8 +325,26 @@ def _arrival(message: Msg) -> Arrival:
     return Arrival(message.subject, headers.get("Nats-Msg-Id"), message.data, broker_at)
 
 
+#: The cyclic collector's first threshold in floor serve (Python's default is 700). A batch
+#: allocates some ten thousand containers (each record's data decoded, twice: parsed and its
+#: events read), none of them left in a cycle, so at 700 the collector ran about fifteen times a
+#: batch, each time walking the young objects, and the older generations in turn: about a fifth
+#: of ingest's Python time (docs/performance.md, The floor). Garbage in cycles (asyncio's
+#: futures and exceptions) waits longer, and is still collected.
+COLLECT_AFTER: Final = 50_000
+
+
+def collect_less() -> tuple[int, int, int]:
+    """Set floor serve's collector thresholds (``COLLECT_AFTER``); the thresholds before."""
+    before = gc.get_threshold()
+    gc.set_threshold(COLLECT_AFTER, before[1], before[2])
+    return before
+
+
 def serve(config: FloorConfig) -> Totals:
     """Run the floor until SIGTERM or SIGINT; returns what it stored."""
+    collect_less()
+    gc.freeze()  # what the start made lives as long as the process: no collector walks it
     floor = Floor(config)
 
     async def main() -> None:

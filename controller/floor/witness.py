@@ -103,14 +103,21 @@ class Chain:
     def head_seq(self) -> int:
         return 0 if self.head is None else self.head.seq
 
-    def judge(self, record_id: RecordId, line: bytes, stored_hash: str | None) -> Judgement:
+    def judge(
+        self,
+        record_id: RecordId,
+        line: bytes,
+        stored_hash: str | None,
+        parsed: Record | RecordError | None = None,
+    ) -> Judgement:
         """Judge the record ``line`` labelled ``record_id``; ``stored_hash`` is the hash of the
-        record the floor's store holds at that seq (None: none). A record judged STORE is
-        taken into the chain at once: the caller stores it in the same transaction."""
-        try:
-            record = parse_line(line)
-        except RecordError as error:
-            return self._refused(UNREADABLE, record_id.seq, line, f"not a journal record: {error}")
+        record the floor's store holds at that seq (None: none). ``parsed`` is ``read(line)``
+        when the caller read it ahead (the ingest does, while the previous batch commits);
+        None: read here. A record judged STORE is taken into the chain at once: the caller
+        stores it in the same transaction."""
+        record = read(line) if parsed is None else parsed
+        if isinstance(record, RecordError):
+            return self._refused(UNREADABLE, record_id.seq, line, f"not a journal record: {record}")
         if record.seq != record_id.seq or record_id.journal_id != self.journal_id:
             return self._refused(
                 MISLABELED,
@@ -141,6 +148,18 @@ class Chain:
 
     def _take(self, record: Record, line: bytes) -> Judgement:
         link = Link(record.seq, record.hash, record.prev)
+        head = self.head
+        if (
+            head is not None
+            and link.seq == head.seq + 1
+            and link.prev == head.hash
+            and not self.held
+        ):
+            # The usual record: the head's successor, linking to it, nothing held beyond.
+            # What the checks below find for it (no root, no neighbour but the head, which it
+            # names), without them: every record of a table dealing goes this way.
+            self.head = link
+            return Judgement(Verdict.STORE, record, (), (link.seq,))
         alarms = [*self._check_root(record, line), *self._check_links(link, line)]
         if link.seq <= self.head_seq:
             # Below the head yet not held: the store lost a record it acknowledged. Keep it.
@@ -217,6 +236,15 @@ class Chain:
         self, kind: str, seq: int, line: bytes, message: str, held: str | None = None
     ) -> WitnessAlarm:
         return WitnessAlarm(kind, self.table_id, self.journal_id, seq, message, line, held)
+
+
+def read(line: bytes) -> Record | RecordError:
+    """``line`` as ``parse_line`` reads it (form, own hash, canonical), or its error: what
+    ``Chain.judge`` judges, readable ahead of the judging since it needs no chain."""
+    try:
+        return parse_line(line)
+    except RecordError as error:
+        return error
 
 
 def mislabeled(subject_table: str, record_id: RecordId, line: bytes) -> WitnessAlarm | None:

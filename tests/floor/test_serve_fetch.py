@@ -37,10 +37,15 @@ def floor() -> Floor:
     return Floor(parse(data, Path("/etc/tablectl/floor"), "floor.toml"))
 
 
+@pytest.mark.parametrize("wait", [True, False])
 @pytest.mark.parametrize("error", [TimeoutError(), NatsTimeout()])
-def test_a_fetch_that_times_out_is_no_message_and_nothing_stored(error: BaseException) -> None:
+def test_a_fetch_that_times_out_is_no_message_and_nothing_stored(
+    error: BaseException, wait: bool
+) -> None:
+    """Both takes: the loop's wait for a batch, and the look for the next while one commits."""
     serving = floor()
     sub = NoMessage(error)
-    asyncio.run(serving._one_batch(sub))  # no database is reached: none is configured to
-    assert sub.fetches >= 1  # the quick look for a batch, then the wait for one message
+    # No database is reached: none is configured to.
+    assert asyncio.run(serving._take(sub, wait)) is None
+    assert sub.fetches >= 1  # the quick look for a batch, then (waiting) the wait for one
     assert serving.totals.batches == 0
