@@ -208,7 +208,7 @@ def test_the_functions_refuse_a_non_admin_an_admin_target_oneself_and_bad_values
         (
             lambda c: users.add_by_admin(c, "boss", "eve", "croupier", PASSWORD),
             400,
-            "role 'croupier': expected one of supervisor, surveillance, auditor, admin",
+            "role 'croupier': expected one of supervisor, surveillance, auditor",
         ),
         (
             lambda c: users.add_by_admin(c, "boss", "eve", "auditor", "short"),
@@ -242,6 +242,9 @@ def test_the_functions_refuse_a_non_admin_an_admin_target_oneself_and_bad_values
     for act, status, said in refusals:
         refused = _refused(web, act)
         assert (refused.status, str(refused)[: len(said)]) == (status, said)
+    # The roles an admin may give, and only those, named (admin is the owner's to give).
+    croupier = _refused(web, lambda c: users.role_by_admin(c, "boss", "ana", "croupier"))
+    assert str(croupier) == "role 'croupier': expected one of supervisor, surveillance, auditor"
     assert _state(owner) == before
     assert _log(owner) == []
 

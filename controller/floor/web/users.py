@@ -246,6 +246,14 @@ def _input(check: Callable[[str], str], value: str) -> str:
         raise ChangeRefused(str(error), 400) from None
 
 
+def _given_role(role: str) -> str:
+    """A role an admin may give: ``admin`` is left to the database to refuse (403, saying who
+    makes admins); any other not in GIVEN_ROLES is a bad value, the choices named."""
+    if role != "admin" and role not in GIVEN_ROLES:
+        raise UserError(f"role {role!r}: expected one of {', '.join(GIVEN_ROLES)}")
+    return check_role(role)
+
+
 async def _call(conn: AsyncConn, statement: str, params: tuple[object, ...]) -> None:
     try:
         await conn.execute(statement.encode(), params)
@@ -259,7 +267,7 @@ async def _call(conn: AsyncConn, statement: str, params: tuple[object, ...]) -> 
 async def add_by_admin(conn: AsyncConn, actor: str, name: str, role: str, password: str) -> None:
     """A new user (never an admin) made by the admin ``actor``."""
     _input(check_name, name)
-    _input(check_role, role)
+    _input(_given_role, role)
     hashed = await _hashed(password)
     await _call(conn, "SELECT web.user_add(%s, %s, %s, %s)", (actor, name, role, hashed))
 
@@ -274,7 +282,7 @@ async def passwd_by_admin(conn: AsyncConn, actor: str, name: str, password: str)
 async def role_by_admin(conn: AsyncConn, actor: str, name: str, role: str) -> None:
     """Another role for ``name`` (never admin): every session of theirs ends."""
     _input(check_name, name)
-    _input(check_role, role)
+    _input(_given_role, role)
     await _call(conn, "SELECT web.user_set_role(%s, %s, %s)", (actor, name, role))
 
 
