@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Final
 
 import psycopg
+import pytest
 from floorhelp import arrivals, fixture_lines, floor_database
 from psycopg.conninfo import make_conninfo
 
@@ -235,7 +236,8 @@ def test_live_reads_a_marked_table_from_what_it_holds_and_a_share_of_the_tables_
 ) -> None:
     """``Live``: a marked table's read sends its row as the store has it; each full read reads
     every table, and a share of them (1 in WHOLE_ROUNDS) from their hands' first records, in
-    turn: a mark put on every held pot is put right a share a read until none is left."""
+    turn: a mark put on every held pot is put right a share a read until none is left. The
+    reads keep one connection; a read that loses it fails and the next connects again."""
     at = web_store(postgres)
     lines = fixture_lines("triple-draw")
     tables = [f"T{n}" for n in range(1, 8)]
@@ -246,6 +248,12 @@ def test_live_reads_a_marked_table_from_what_it_holds_and_a_share_of_the_tables_
         for n, table in enumerate(tables):
             await ingest(writer, arrivals(table, lines, range(1, 40 + 10 * n)))
         live = Live(config, lambda: psycopg.AsyncConnection.connect(at.web, autocommit=True))
+        try:
+            await full_reads_in_turn(live, writer, web)
+        finally:
+            await live._disconnect()
+
+    async def full_reads_in_turn(live: Live, writer: AsyncConn, web: AsyncConn) -> None:
         browser = live.listen()
         await live._read(None)
         shown = _sent_rows(browser)
@@ -267,5 +275,15 @@ def test_live_reads_a_marked_table_from_what_it_holds_and_a_share_of_the_tables_
             marked = [t for t in tables if shown[t] != whole[t]]
             assert len(marked) == max(0, len(tables) - share * turn), f"after full read {turn}"
             assert all(shown[t]["pot"] == whole[t]["pot"] + 1000 for t in marked)  # type: ignore[operator]
+        # The kept connection lost (the store restarted, say): that read fails, the next connects.
+        conn = live._conn
+        assert conn is not None
+        await web.execute("SELECT pg_terminate_backend(%s)", (conn.info.backend_pid,))
+        with pytest.raises(psycopg.OperationalError):
+            await live._read(["T1"])
+        assert live._conn is None
+        await ingest(writer, arrivals("T1", lines, [46]))
+        await live._read(["T1"])
+        assert _sent_rows(browser)["T1"] == _json(await floor_rows(web, ["T1"]))[0]
 
     run(body, at)

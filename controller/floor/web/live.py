@@ -69,6 +69,9 @@ class Live:
         self._held: dict[str, Held] = {}
         #: Where the next full read's share of whole reads begins (``WHOLE_ROUNDS``).
         self._rotation = 0
+        #: The reads' connection, kept from turn to turn (a connection a turn, a few times a
+        #: second, cost more than the read); dropped after a failed read, made again at the next.
+        self._conn: psycopg.AsyncConnection[tuple[object, ...]] | None = None
         self._wake = asyncio.Event()
         self._sent: dict[str, dict[str, object]] = {}
         self._listeners: set[asyncio.Queue[bytes | None]] = set()
@@ -142,7 +145,10 @@ class Live:
         self.mark(record.table_id, record.seq)
 
     async def run(self) -> None:
-        await asyncio.gather(self._follow(), self._refresh())
+        try:
+            await asyncio.gather(self._follow(), self._refresh())
+        finally:
+            await self._disconnect()
 
     async def _follow(self) -> None:
         told = ""
@@ -203,12 +209,14 @@ class Live:
 
     async def _read(self, tables: list[str] | None) -> None:
         """Read ``tables`` (None: every table, a share whole) and send the rows that changed."""
-        conn = await self._reader()
+        if self._conn is None:
+            self._conn = await self._reader()
         try:
             kept = self._held if tables is not None else self._held_but_a_share()
-            rows, held = await read_rows(conn, tables, kept)
-        finally:
-            await conn.close()
+            rows, held = await read_rows(self._conn, tables, kept)
+        except BaseException:
+            await self._disconnect()  # broken, or mid-query when cancelled: not used again
+            raise
         if tables is None:
             self._held = held  # a table the floor no longer holds is let go
         else:
@@ -226,6 +234,12 @@ class Live:
             del self._marked[table], self._since[table]
         if self._marked:
             self._wake.set()  # not stored yet: read again at the next turn
+
+    async def _disconnect(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(psycopg.Error, OSError):
+                await conn.close()
 
     def _held_but_a_share(self) -> dict[str, Held]:
         """What is held less the share of tables whose turn it is to be read whole."""
