@@ -33,8 +33,9 @@ log = structlog.get_logger("tablectl.floor.web")
 #: Who may open the page (the issue: "admin (users)").
 ADMINS: Final = frozenset({"admin"})
 PAGE: Final = "/admin/users"
-#: A change of one user: the connection, the acting admin, the user's name, the form.
-Change = Callable[[users.AsyncConn, str, str, FormData], Awaitable[str]]
+#: A change of one user: the connection, the acting admin, the user's name, the form; what was
+#: done, in words (for the log).
+Action = Callable[[users.AsyncConn, str, str, FormData], Awaitable[str]]
 
 
 def _refused(status: int, reason: str) -> Response:
@@ -130,7 +131,7 @@ class AdminPage:
         }
         return self.web.page(request, "admin_users.html", context, session, status)
 
-    def _change(self, change: Change) -> Callable[[Request], Awaitable[Response]]:
+    def _change(self, change: Action) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             form = await request.form()
             if not auth.csrf_ok(self.web.session(request), form.get(auth.CSRF_FIELD)):
