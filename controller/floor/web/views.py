@@ -6,6 +6,10 @@ posts them (13:69F-8.3), the hand, its street, the seat to act, the pot, the dev
 table's open alarms. It has no field for a card, so no card, face down or up, can reach a
 supervisor's page or feed from here (controller/announce.py ``hidden_cards`` is the rule the
 hand pages to come will apply).
+
+The live page (``Live``) holds each table's row as last read (``Held``) and reads only what came
+after it (``read_rows``); ``floor_rows`` reads each table whole. Both come to the same rows: the
+hand's state is one fold of its events (``hand_state``) however many reads they come in.
 """
 
 from __future__ import annotations
@@ -167,16 +171,7 @@ async def read_rows(
     of the hand. A few queries for all the tables, not a few a table (docs/performance.md, Why
     the web view lags). ``held`` is left as it was: a read that fails holds nothing new."""
     heads = await _heads(conn, tables)
-    now: dict[str, Held] = {}
-    whole: list[_Head] = []
-    for head in heads:
-        before = held.get(head.table_id)
-        if head.current is None:
-            now[head.table_id] = Held(head.journal_id, head.head)
-        elif before is None or not _same_hand(before, head):
-            whole.append(head)
-        else:
-            now[head.table_id] = _copy(before)
+    now, whole = _kept(heads, held)
     now.update(await _hands(conn, whole))
     reads = {t: h for t, h in now.items() if h.hand is not None}
     events = await _events(
@@ -195,6 +190,22 @@ async def read_rows(
     await _devices(conn, rows)
     await _alarms(conn, rows)
     return rows, now
+
+
+def _kept(heads: Sequence[_Head], held: Mapping[str, Held]) -> tuple[dict[str, Held], list[_Head]]:
+    """What is kept of ``held`` at ``heads`` (a copy to advance), and the heads whose hand must
+    be read whole: not held, or a new hand or journal since."""
+    kept: dict[str, Held] = {}
+    whole: list[_Head] = []
+    for head in heads:
+        before = held.get(head.table_id)
+        if head.current is None:
+            kept[head.table_id] = Held(head.journal_id, head.head)
+        elif before is None or not _same_hand(before, head):
+            whole.append(head)
+        else:
+            kept[head.table_id] = _copy(before)
+    return kept, whole
 
 
 def _same_hand(held: Held, head: _Head) -> bool:
