@@ -88,6 +88,9 @@ class _Batch:
     linked: dict[Key, list[int]] = field(default_factory=lambda: defaultdict(list))
     alarms: list[WitnessAlarm] = field(default_factory=list)
     result: IngestResult = field(default_factory=IngestResult)
+    #: What the lock round trip read ahead for ``keys.check`` and ``software.check``.
+    keys_in_force: dict[str, keys.TableKey | None] = field(default_factory=dict)
+    digests: tuple[tuple[str, ...], set[str]] = ((), set())
 
 
 #: One arrival as ``prepare`` left it: its label, the message, its line as ``witness.read`` read
@@ -105,6 +108,10 @@ class Prepared:
     #: Each journal's arrivals, lowest seq first (what arrived out of order in one batch needs
     #: no holding then), in the order of their keys: the order the heads are locked in.
     journals: dict[Key, tuple[Item, ...]]
+    #: The tables with a record ``keys.check`` judges, and the digests of the software records
+    #: (``software.check``): read with the locks, so the writes wait on no read after them.
+    key_tables: tuple[str, ...] = ()
+    digests: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.alarms) + sum(len(items) for items in self.journals.values())
@@ -126,7 +133,13 @@ def prepare(arrivals: Sequence[Arrival]) -> Prepared:
     journals = {
         key: tuple(sorted(labelled[key], key=lambda item: item[0].seq)) for key in sorted(labelled)
     }
-    return Prepared(tuple(alarms), journals)
+    records = [(key, p) for key, items in journals.items() for _, _, p in items]
+    key_tables = sorted(
+        {k[0] for k, p in records if isinstance(p, Record) and p.kind in keys.KINDS}
+    )
+    found = software.started([p for _, p in records if isinstance(p, Record)])
+    digests = sorted({start.data.digest for start in found})
+    return Prepared(tuple(alarms), journals, tuple(key_tables), tuple(digests))
 
 
 class _Labels:
@@ -264,7 +277,7 @@ async def _transaction(
     try:
         async with conn.pipeline():
             await conn.execute("BEGIN")
-            chains, current = await _lock_chains(conn, list(prepared.journals), batch)
+            chains, current = await _lock_chains(conn, prepared, batch)
             stored = await _stored_hashes(conn, prepared.journals, chains)
             for key, items in prepared.journals.items():
                 _witness(chains[key], items, stored, batch)
@@ -285,15 +298,23 @@ async def _transaction(
 
 
 async def _lock_chains(
-    conn: psycopg.AsyncConnection[tuple[object, ...]], keys: list[Key], batch: _Batch
+    conn: psycopg.AsyncConnection[tuple[object, ...]], prepared: Prepared, batch: _Batch
 ) -> tuple[dict[Key, Chain], dict[Key, int | None]]:
     """Each journal's chain, its head locked for this transaction, with the records held beyond
-    a gap; a journal new to a known table raises ``journal_begun_anew``."""
-    tables = sorted({table for table, _ in keys})
-    pairs = ([t for t, _ in keys], [j for _, j in keys])
+    a gap; a journal new to a known table raises ``journal_begun_anew``. After the locks, the
+    keys in force and the approved digests the batch's records ask for (into ``batch``)."""
+    journals = list(prepared.journals)
+    tables = sorted({table for table, _ in journals})
+    pairs = ([t for t, _ in journals], [j for _, j in journals])
     # Queued in the pipeline, read back together: one round trip. The journals known before
     # this batch are read before its own are inserted (statements run in the order sent).
-    async with conn.cursor() as cur, conn.cursor() as known_cur, conn.cursor() as heads_cur:
+    async with (
+        conn.cursor() as cur,
+        conn.cursor() as known_cur,
+        conn.cursor() as heads_cur,
+        conn.cursor() as keys_cur,
+        conn.cursor() as digests_cur,
+    ):
         # Each statement set-wise (unnest of arrays), never one per row: a row's adapting and
         # its protocol message cost the floor's Python more than PostgreSQL's work on it.
         await cur.execute(
@@ -326,10 +347,16 @@ async def _lock_chains(
             "ON r.table_id = k.t AND r.journal_id = k.j WHERE NOT r.linked",
             pairs,
         )
+        # After the locks, in the same round trip: what keys.check and software.check read
+        # (read in the writes, each was a wait for PostgreSQL to finish the records' insert).
+        if prepared.key_tables:
+            await keys_cur.execute(keys.IN_FORCE, (list(prepared.key_tables),))
+        if prepared.digests:
+            await digests_cur.execute(software.APPROVED, (list(prepared.digests),))
         known: dict[str, set[str]] = defaultdict(set)
         for table, journal in await known_cur.fetchall():
             known[str(table)].add(str(journal))
-        for table, journal in keys:
+        for table, journal in journals:
             alarm = begun_anew(table, journal, known[table], b"", 0)
             if alarm is not None:
                 batch.alarms.append(alarm)
@@ -343,6 +370,11 @@ async def _lock_chains(
         for table, journal, seq, hash_, prev in await cur.fetchall():
             link = Link(int(seq), str(hash_), str(prev))  # type: ignore[call-overload]
             chains[(str(table), str(journal))].held[link.seq] = link
+        if prepared.key_tables:
+            batch.keys_in_force = keys.in_force_of(prepared.key_tables, await keys_cur.fetchall())
+        if prepared.digests:
+            approved = {str(row[0]) for row in await digests_cur.fetchall()}
+            batch.digests = (prepared.digests, approved)
     return chains, current
 
 
@@ -441,8 +473,8 @@ async def _write(
             table_alarms.extend(_refused_row(key, refused) for refused in derived.refused)
             current[key] = derived.current_hand
         # Issue 19: the software each table started with, its keys and checkpoint signatures.
-        table_alarms.extend(await software.check(cur, linked))
-        table_alarms.extend(await keys.check(cur, linked, batch.now))
+        table_alarms.extend(await software.check(cur, linked, batch.digests))
+        table_alarms.extend(await keys.check(cur, linked, batch.now, batch.keys_in_force))
         await cur.executemany(
             "UPDATE records SET linked = true WHERE table_id = %s AND journal_id = %s AND seq = %s",
             [(*key, seq) for key, seq in relinked],

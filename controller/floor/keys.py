@@ -15,12 +15,13 @@ the previous key signed. As a journal's records join its chain:
   checkpoint of a table with no key in force cannot be checked, and raises it too.
 
 Each alarm once per record (the alarms' unique key holds its seq). ``judge`` is pure; ``check``
-reads the keys in force and writes the rotations, in the ingest's transaction.
+reads the keys in force (unless the ingest read them ahead, with its locks: ``IN_FORCE``) and
+writes the rotations, in the ingest's transaction.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
@@ -36,6 +37,14 @@ CHECKPOINT: Final = "checkpoint"
 #: The floor alarms of the tables' keys and signatures (the store's ``alarms.kind``).
 KEY_UNREGISTERED: Final = "key_unregistered"
 CHECKPOINT_SIGNATURE: Final = "checkpoint_signature"
+#: The kinds of record ``check`` judges: a batch with none costs no read of the keys.
+KINDS: Final = frozenset({TABLE_KEY, CHECKPOINT})
+#: The keys in force of the tables named (a text[]): read by ``check``, or by the ingest ahead,
+#: in the round trip that locks the batch's heads (so the writes wait on no read after them).
+IN_FORCE: Final = (
+    "SELECT table_id, key_id, public_key FROM table_keys "
+    "WHERE table_id = ANY(%s) AND retired_at IS NULL"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,30 +177,36 @@ def _checkpoint(
     return None
 
 
+def in_force_of(
+    tables: Iterable[str], rows: Iterable[tuple[object, ...]]
+) -> dict[str, TableKey | None]:
+    """Each of ``tables``' key in force (None: none) from ``IN_FORCE``'s rows for them."""
+    found: dict[str, TableKey | None] = dict.fromkeys(tables)
+    for table, key_id, public in rows:
+        found[str(table)] = TableKey(str(key_id), str(public))
+    return found
+
+
 async def check(
     cur: psycopg.AsyncCursor[tuple[object, ...]],
     linked: Mapping[Key, Sequence[Record]],
     now: datetime,
+    known: Mapping[str, TableKey | None] | None = None,
 ) -> list[tuple[object, ...]]:
     """Judge ``linked`` (each journal's records as they joined its chain) against the keys in
-    force, register the rotations, and return the alarm rows. A batch without a checkpoint or a
-    table_key record costs nothing; with one, a round trip for the keys in force."""
-    wanted = {
-        key: [r for r in records if r.kind in (TABLE_KEY, CHECKPOINT)]
-        for key, records in linked.items()
-    }
+    force, register the rotations, and return the alarm rows. ``known``: the keys in force of
+    some tables read ahead in this transaction (``IN_FORCE``). A batch without a checkpoint or a
+    table_key record costs nothing; with one of a table not in ``known``, a round trip."""
+    wanted = {key: [r for r in records if r.kind in KINDS] for key, records in linked.items()}
     wanted = {key: records for key, records in wanted.items() if records}
     if not wanted:
         return []
-    await cur.execute(
-        "SELECT table_id, key_id, public_key FROM table_keys "
-        "WHERE table_id = ANY(%s) AND retired_at IS NULL",
-        (sorted({table for table, _ in wanted}),),
-    )
-    in_force = {
-        str(table): TableKey(str(key_id), str(public))
-        for table, key_id, public in await cur.fetchall()
-    }
+    tables = sorted({table for table, _ in wanted})
+    in_force = {table: known[table] for table in tables if known is not None and table in known}
+    missing = [table for table in tables if table not in in_force]
+    if missing:
+        await cur.execute(IN_FORCE, (missing,))
+        in_force.update(in_force_of(missing, await cur.fetchall()))
     alarms: list[tuple[object, ...]] = []
     for key in sorted(wanted):
         judged = judge(key[0], wanted[key], in_force.get(key[0]))

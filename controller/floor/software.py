@@ -12,7 +12,7 @@ with each journal's records as they join the chain, in the batch's transaction.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
@@ -25,6 +25,11 @@ from controller.journal import Record
 SOFTWARE: Final = "software"
 #: The floor alarm of a start with a digest not approved (the store's ``alarms.kind``).
 SOFTWARE_UNAPPROVED: Final = "software_unapproved"
+#: Which of the digests named (a text[]) are approved: read by ``check``, or by the ingest
+#: ahead, in the round trip that locks the batch's heads.
+APPROVED: Final = (
+    "SELECT digest FROM approved_software WHERE digest = ANY(%s) AND revoked_at IS NULL"
+)
 
 Key = tuple[str, str]
 
@@ -76,19 +81,23 @@ def alarm_row(key: Key, seq: int, ts: str, kind: str, message: str) -> tuple[obj
 
 
 async def check(
-    cur: psycopg.AsyncCursor[tuple[object, ...]], linked: Mapping[Key, Sequence[Record]]
+    cur: psycopg.AsyncCursor[tuple[object, ...]],
+    linked: Mapping[Key, Sequence[Record]],
+    known: tuple[Collection[str], Collection[str]] = ((), ()),
 ) -> list[tuple[object, ...]]:
     """Store the ``software`` records of ``linked`` (each journal's records as they joined its
-    chain) and return the alarm rows of those whose digest is not approved. A batch without
-    one costs nothing; with one, a round trip for the approved digests."""
+    chain) and return the alarm rows of those whose digest is not approved. ``known``: the
+    digests asked ahead in this transaction (``APPROVED``) and those of them approved. A batch
+    without a software record costs nothing; with a digest not asked ahead, a round trip."""
     starts = [(key, start) for key, records in linked.items() for start in started(records)]
     if not starts:
         return []
-    await cur.execute(
-        "SELECT digest FROM approved_software WHERE digest = ANY(%s) AND revoked_at IS NULL",
-        (sorted({start.data.digest for _, start in starts}),),
-    )
-    approved = {str(row[0]) for row in await cur.fetchall()}
+    asked, approved_ahead = known
+    approved = set(approved_ahead)
+    missing = sorted({start.data.digest for _, start in starts} - set(asked))
+    if missing:
+        await cur.execute(APPROVED, (missing,))
+        approved.update(str(row[0]) for row in await cur.fetchall())
     await cur.executemany(
         "INSERT INTO software (table_id, journal_id, seq, at, version, digest, files, config) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",

@@ -13,7 +13,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from floorhelp import arrivals, count, fixture_lines, floor_database, ingest_now, rewritten
+from test_floor_cli import floor_toml
+from test_floor_keys import checkpoint, journal, key_record, kinds, register
+from test_floor_software import lost
 
 from controller.floor import ingest
 from controller.floor.config import parse
@@ -289,3 +293,39 @@ def test_store_all_stopped_before_a_commit_tells_neither_that_batch_nor_the_one_
     events, told = _loop(stop_after=5, fail_at=1)
     assert told == [0]
     assert events[-2:] == ["store 1", "take 2 while committing"]
+
+
+def test_the_keys_and_digests_a_batch_asks_for_are_found_before_its_transaction() -> None:
+    """``prepare`` names what ``keys.check`` and ``software.check`` will read, so the lock round
+    trip reads it (issue 19's checks, with no read of their own in the writes)."""
+    lines = fixture_lines()
+    prepared = ingest.prepare(arrivals("T1", lines))
+    assert prepared.key_tables == ("T1",)  # the fixture's checkpoints
+    assert ingest.prepare(arrivals("T1", lines[:1])).key_tables == ()
+    assert prepared.digests == ()  # a journal from before the software record
+
+
+def test_a_checkpoint_linked_by_a_later_batch_is_still_checked_against_the_key_in_force(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    """Checkpoints held beyond a gap are judged when a later batch, with no record of a key
+    or a checkpoint itself, links them: ``keys.check`` reads the keys in force then."""
+    db = floor_database(postgres)
+    k1, forger = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
+    register(tmp_path, db, floor_toml(tmp_path, postgres, db), "T1", k1)
+    lines = journal(
+        [
+            key_record(k1),
+            lost("shoe"),
+            lost("shoe"),
+            checkpoint(forger, claimed=k1),
+            checkpoint(None),
+        ]
+    )
+    first = ingest_now(db.writer, arrivals("T1", lines, [1, 2, 4, 5]))  # 3 missing: 4, 5 held
+    assert first.stored == 4
+    assert kinds(db) == []
+    second = ingest.prepare(arrivals("T1", lines, [3]))
+    assert second.key_tables == ()
+    ingest_now(db.writer, arrivals("T1", lines, [3]))
+    assert kinds(db) == [("checkpoint_signature", 4), ("checkpoint_signature", 5)]
