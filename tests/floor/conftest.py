@@ -7,6 +7,7 @@ simulator/servers_pg.py), stopped at the end.
 - ``postgres -> PostgresServer``: one server per test session (per xdist worker);
   ``postgres.new_database()`` gives each test an empty database of its own.
 - ``tls_files -> TlsFiles``: a throwaway CA and server certificate in the test's folder.
+- ``browser -> WebDriver``: a headless chromium (tests/floor/browserhelp.py).
 """
 
 from __future__ import annotations
@@ -15,11 +16,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
+from browserhelp import browser
 from servershelp import NatsFactory
 
 from simulator.servers_nats import NatsServer
 from simulator.servers_pg import PostgresServer
 from simulator.servers_tls import TlsFiles, make_tls
+
+__all__ = ["browser"]  # the fixture, from browserhelp.py, for every browser test here
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+from browserhelp import fill_login, log_in, shots
 from floorhelp import PATIENCE
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -19,20 +20,11 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.select import Select
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
-from test_web_browser import browser, shots
-from webhelp import PASSWORD, WebProcess, web_floor
+from webhelp import WebProcess, web_floor
 
 from simulator.servers_pg import PostgresServer
 
-__all__ = ["browser"]  # the fixture, shared with test_web_browser.py
-
 GIVEN = "given by the admin, 2026"
-
-
-def _log_in(driver: WebDriver, name: str, password: str) -> None:
-    driver.find_element(By.ID, "user").send_keys(name)
-    driver.find_element(By.ID, "password").send_keys(password)
-    driver.find_element(By.ID, "submit").click()
 
 
 def test_an_admin_adds_a_user_who_then_logs_in(
@@ -42,8 +34,7 @@ def test_an_admin_adds_a_user_who_then_logs_in(
     web = WebProcess(floor)
     wait = WebDriverWait(browser, PATIENCE)
     try:
-        browser.get(f"{floor.base}/login")
-        _log_in(browser, "admin", PASSWORD)
+        log_in(browser, floor.base, "admin")
         wait.until(ready.presence_of_element_located((By.ID, "user-list")))
         assert browser.current_url == f"{floor.base}/admin/users"  # where an admin lands
         users_link = browser.find_element(By.LINK_TEXT, "Users").get_attribute("href")
@@ -87,7 +78,7 @@ def test_an_admin_adds_a_user_who_then_logs_in(
         # The admin logs out; the new user logs in with the password given, as a supervisor.
         browser.find_element(By.CSS_SELECTOR, "form.logout button").click()
         wait.until(ready.presence_of_element_located((By.ID, "login")))
-        _log_in(browser, "pit.boss", GIVEN)
+        fill_login(browser, "pit.boss", GIVEN)
         wait.until(ready.url_to_be(f"{floor.base}/floor"))
         who = browser.find_element(By.CSS_SELECTOR, "header .who").text
         assert who == "pit.boss (supervisor)"

@@ -12,18 +12,16 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
+from browserhelp import cell, log_in, shots
 from floorhelp import PATIENCE, FloorProcess, fixture_lines
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
-from test_web_browser import browser, cell, shots
-from webhelp import PASSWORD, WebProcess, publish_records, web_floor
+from webhelp import WebProcess, publish_records, web_floor
 
 from simulator.servers_pg import PostgresServer
-
-__all__ = ["browser"]  # the fixture, shared with test_web_browser.py
 
 NOTE = "Dealer re-sent the record; forwarder restarted, table checked with the pit boss."
 
@@ -40,10 +38,7 @@ def test_an_alarm_appears_on_the_floor_and_is_acknowledged_with_a_note(
     try:
         server.wait_for_log("floor_serving")
         publish_records(nats.url, nats.table_user("T1"), "T1", draw, first=1, last=60)
-        browser.get(f"{floor.base}/login")
-        browser.find_element(By.ID, "user").send_keys("supervisor")
-        browser.find_element(By.ID, "password").send_keys(PASSWORD)
-        browser.find_element(By.ID, "submit").click()
+        log_in(browser, floor.base, "supervisor")
         wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
         wait.until(lambda d: cell(d, "T1", "hand") != "—")
         assert cell(browser, "T1", "alarms") == "none"

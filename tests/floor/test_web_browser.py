@@ -8,66 +8,21 @@ go into the test's folder otherwise.
 
 from __future__ import annotations
 
-import os
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
+from browserhelp import cell, fill_login, shots
 from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
-from webhelp import PASSWORD, WebProcess, cards_in, hidden_of, publish_records, web_floor
+from webhelp import WebProcess, cards_in, hidden_of, publish_records, web_floor
 
 from simulator.servers_pg import PostgresServer
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMEDRIVER = "/usr/bin/chromedriver"
 #: As test_web.py: hand 1's first round, seat 3 to act, 34 in the pot.
 MID_HAND = 33
-
-NEEDS = "Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
-
-
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[WebDriver]:
-    if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
-        pytest.fail(f"no {CHROMIUM} or {CHROMEDRIVER}: {NEEDS}")
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    # As root in a closed network: no sandbox, no GPU, nothing fetched from outside.
-    for flag in (
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--window-size=1400,700",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
-    ):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def shots(tmp_path: Path) -> Path:
-    folder = Path(os.environ.get("TABLECTL_WEB_SCREENSHOTS", tmp_path / "screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
-
-
-def cell(driver: WebDriver, table: str, name: str) -> str:
-    return str(driver.find_element(By.CSS_SELECTOR, f'tr[data-table="{table}"] td.{name}').text)
 
 
 def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
@@ -89,20 +44,15 @@ def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
         publish_records(nats.url, nats.table_user("T3"), "T3", wrong, first=201, last=201)
         browser.get(f"{floor.base}/floor")
         wait.until(ready.presence_of_element_located((By.ID, "login")))
-        browser.find_element(By.ID, "user").send_keys("supervisor")
-        browser.find_element(By.ID, "password").send_keys("not the password")
-        browser.find_element(By.ID, "submit").click()
+        fill_login(browser, "supervisor", "not the password")
         error = wait.until(ready.presence_of_element_located((By.ID, "login-error")))
         assert error.text == "Wrong user name or password."
         browser.save_screenshot(str(shots(tmp_path) / "login.png"))
-        browser.find_element(By.ID, "user").send_keys("supervisor")
-        browser.find_element(By.ID, "password").send_keys(PASSWORD)
-        browser.find_element(By.ID, "submit").click()
+        fill_login(browser, "supervisor")
         wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
         wait.until(lambda d: "ALARM" in cell(d, "T3", "alarms"))
-        assert "alarm" in browser.find_element(
-            By.CSS_SELECTOR, 'tr[data-table="T3"]'
-        ).get_attribute("class")
+        row = browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T3"]')
+        assert "alarm" in str(row.get_attribute("class"))
         assert "five-card stud" in browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T2"]').text
         # The table deals: its row appears, then follows the hand, with no reload.
         publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from browserhelp import log_in, shots
 from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
@@ -18,27 +19,14 @@ from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
-from test_web_browser import browser, shots
 from test_web_pages import cards_dealt_up
-from webhelp import PASSWORD, WebFloor, WebProcess, cards_in, hidden_of, publish_records, web_floor
+from webhelp import WebProcess, cards_in, hidden_of, publish_records, web_floor
 
 from simulator.servers_pg import PostgresServer
-
-__all__ = ["browser"]  # the fixture, shared with test_web_browser.py
 
 #: As test_web_pages.py: hand 1 of the Mambo fixture mid first round, then its second round.
 MID_HAND = 33
 SECOND_ROUND = 49
-
-
-def log_in(browser: WebDriver, floor: WebFloor, role: str) -> None:
-    wait = WebDriverWait(browser, PATIENCE)
-    browser.get(f"{floor.base}/login")
-    wait.until(ready.presence_of_element_located((By.ID, "login")))
-    browser.find_element(By.ID, "user").send_keys(role)
-    browser.find_element(By.ID, "password").send_keys(PASSWORD)
-    browser.find_element(By.ID, "submit").click()
-    wait.until(ready.url_contains("/floor"))
 
 
 def text(browser: WebDriver, css: str) -> str:
@@ -64,7 +52,8 @@ def test_the_table_page_follows_a_hand_as_it_is_dealt_with_its_hole_cards_as_bac
     try:
         server.wait_for_log("floor_serving")
         publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])
-        log_in(browser, floor, "supervisor")
+        log_in(browser, floor.base, "supervisor")
+        WebDriverWait(browser, PATIENCE).until(ready.url_contains("/floor"))
         # The floor page links the table (its rows are redrawn at each event: the link is read,
         # then followed).
         wait.until(ready.presence_of_element_located((By.CSS_SELECTOR, 'tr[data-table="T1"] a')))
@@ -103,7 +92,8 @@ def test_a_hand_is_found_by_search_and_replayed_step_by_step(
     try:
         server.wait_for_log("floor_serving")
         publish(nats.url, nats.table_user("T2"), "T2", stud)
-        log_in(browser, floor, "supervisor")
+        log_in(browser, floor.base, "supervisor")
+        WebDriverWait(browser, PATIENCE).until(ready.url_contains("/floor"))
         wait.until(lambda d: "settled" in text(d, 'tr[data-table="T2"] td.hand'))
         browser.find_element(By.LINK_TEXT, "Search").click()
         wait.until(ready.presence_of_element_located((By.ID, "search")))

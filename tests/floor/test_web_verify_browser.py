@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from browserhelp import log_in, shots
 from floorhelp import PATIENCE, arrivals, fixture_lines, ingest_now
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -19,13 +20,10 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
 from test_floor_dispute import TABLE_ID
-from test_web_browser import browser, shots
 from test_web_verify import journal_of, keyed_floor
-from webhelp import PASSWORD, WebProcess
+from webhelp import WebProcess
 
 from simulator.servers_pg import PostgresServer
-
-__all__ = ["browser"]  # the fixture, shared with test_web_browser.py
 
 
 def test_an_auditor_opens_verification_and_walks_a_journal_again(
@@ -41,11 +39,7 @@ def test_an_auditor_opens_verification_and_walks_a_journal_again(
     web = WebProcess(floor)
     wait = WebDriverWait(browser, PATIENCE)
     try:
-        browser.get(f"{floor.base}/login")
-        wait.until(ready.presence_of_element_located((By.ID, "login")))
-        browser.find_element(By.ID, "user").send_keys("auditor")
-        browser.find_element(By.ID, "password").send_keys(PASSWORD)
-        browser.find_element(By.ID, "submit").click()
+        log_in(browser, floor.base, "auditor")
         wait.until(ready.url_contains("/search"))  # the auditor's landing page
         browser.find_element(By.LINK_TEXT, "Verify").click()
         wait.until(ready.presence_of_element_located((By.ID, "chains")))
