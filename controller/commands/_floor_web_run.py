@@ -32,6 +32,7 @@ from controller.settings import LogSettings
 
 
 def run_web(args: argparse.Namespace) -> int:
+    from controller.commands._floor_web_bundle import make_bundle  # noqa: PLC0415 -- as serve
     from controller.floor.web.serve import serve  # noqa: PLC0415 -- uvicorn only for web
 
     config = floor_config(args, "web")
@@ -49,7 +50,7 @@ def run_web(args: argparse.Namespace) -> int:
         print(f"tablectl floor web: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     try:
-        serve(config)
+        serve(config, make_bundle)
     except OSError as error:
         print(f"tablectl floor web: {error}", file=sys.stderr)
         return EXIT_PROBLEM

@@ -208,7 +208,7 @@ def test_the_functions_refuse_a_non_admin_an_admin_target_oneself_and_bad_values
         (
             lambda c: users.add_by_admin(c, "boss", "eve", "croupier", PASSWORD),
             400,
-            "role 'croupier': expected one of supervisor, surveillance, auditor",
+            "role 'croupier': expected one of supervisor, surveillance, auditor, broadcaster",
         ),
         (
             lambda c: users.add_by_admin(c, "boss", "eve", "auditor", "short"),
@@ -244,7 +244,10 @@ def test_the_functions_refuse_a_non_admin_an_admin_target_oneself_and_bad_values
         assert (refused.status, str(refused)[: len(said)]) == (status, said)
     # The roles an admin may give, and only those, named (admin is the owner's to give).
     croupier = _refused(web, lambda c: users.role_by_admin(c, "boss", "ana", "croupier"))
-    assert str(croupier) == "role 'croupier': expected one of supervisor, surveillance, auditor"
+    assert (
+        str(croupier)
+        == "role 'croupier': expected one of supervisor, surveillance, auditor, broadcaster"
+    )
     assert _state(owner) == before
     assert _log(owner) == []
 
@@ -266,7 +269,7 @@ def test_the_functions_check_again_what_the_web_process_checks(postgres: Postgre
             "SELECT web.user_add('boss', 'eve', 'croupier', %s)",
             (good,),
             errors.InvalidParameterValue,
-            "role 'croupier': expected one of supervisor, surveillance, auditor",
+            "role 'croupier': expected one of supervisor, surveillance, auditor, broadcaster",
         ),
         (
             "SELECT web.user_add('boss', 'eve', 'admin', %s)",
@@ -379,6 +382,9 @@ def test_an_admin_adds_and_changes_users_in_the_page_and_their_sessions_end(
         admin = Client(floor.port)
         landed = admin.login("admin")
         assert (landed.status, landed.headers["location"]) == (303, "/admin/users")
+        home = admin.get("/")  # the site's root takes each role where its login lands
+        assert (home.status, home.headers["location"]) == (303, "/admin/users")
+        assert Client(floor.port).get("/").headers["location"] == "/login"
         page = admin.get("/admin/users")
         assert page.status == 200
         assert '<a href="/admin/users">Users</a>' in page.text

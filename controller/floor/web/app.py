@@ -24,10 +24,12 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.floor.config import FloorConfig
 from controller.floor.web import auth, users
+from controller.floor.web.adminpage import AdminPage
 from controller.floor.web.alarmpage import AlarmPage
 from controller.floor.web.feeds import Feeds
 from controller.floor.web.live import Live, sse
 from controller.floor.web.pages import Pages, landing
+from controller.floor.web.verifypage import Bundler, VerifyPage
 from controller.floor.web.views import floor_rows
 
 HERE: Final = Path(__file__).parent
@@ -70,8 +72,10 @@ class SecurityHeaders:
 class Web:
     """The routes, over one configuration, its session key and its live feed."""
 
-    def __init__(self, config: FloorConfig, secret: bytes) -> None:
+    def __init__(self, config: FloorConfig, secret: bytes, bundler: Bundler | None = None) -> None:
         self.config = config
+        #: The dispute bundle's maker, handed in by ``tablectl floor web`` (verifypage.py).
+        self.bundler = bundler
         self.sessions = auth.Sessions(secret, secure=config.web.secure_cookies)
         self.by_user = auth.RateLimit(auth.MAX_FAILURES)
         self.by_address = auth.RateLimit(auth.MAX_ADDRESS_FAILURES)
@@ -114,7 +118,9 @@ class Web:
 
     # Routes.
     async def home(self, request: Request) -> Response:
-        return RedirectResponse("/floor", status_code=303)
+        # Where the role's login lands (an admin's is the users, an auditor's search).
+        user = await self.user(request)
+        return RedirectResponse(landing(user.role) if user else "/login", status_code=303)
 
     async def login_form(self, request: Request) -> Response:
         # A visitor gets a session holding only a CSRF token; a session already logged in is
@@ -212,8 +218,10 @@ def forbidden(reason: str) -> Response:
     return Response(f"403 Forbidden: {reason}\n", status_code=403, media_type="text/plain")
 
 
-def build(config: FloorConfig, secret: bytes) -> tuple[ASGIApp, Web]:
-    web = Web(config, secret)
+def build(
+    config: FloorConfig, secret: bytes, bundler: Bundler | None = None
+) -> tuple[ASGIApp, Web]:
+    web = Web(config, secret, bundler)
 
     @contextlib.asynccontextmanager
     async def lifespan(_app: Starlette) -> AsyncIterator[None]:
@@ -235,6 +243,8 @@ def build(config: FloorConfig, secret: bytes) -> tuple[ASGIApp, Web]:
             Route("/floor/events", web.events),
             *Pages(web).routes(),
             *AlarmPage(web).routes(),
+            *AdminPage(web).routes(),
+            *VerifyPage(web).routes(),
             *Feeds(web).routes(),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ],

@@ -5,10 +5,14 @@ from __future__ import annotations
 import contextlib
 import signal
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import uvicorn
 
 from controller.floor.config import FloorConfig
+
+if TYPE_CHECKING:
+    from controller.floor.web.verifypage import Bundler
 
 
 class _Server(uvicorn.Server):
@@ -26,12 +30,13 @@ class _Server(uvicorn.Server):
                 signal.signal(stop, handler)
 
 
-def serve(config: FloorConfig) -> None:
-    """Serve on ``[web] listen:port`` (HTTPS when tls_cert is set). ConfigError if the session
-    key cannot be read; OSError if the address cannot be bound."""
+def serve(config: FloorConfig, bundler: Bundler | None = None) -> None:
+    """Serve on ``[web] listen:port`` (HTTPS when tls_cert is set), with ``bundler`` making the
+    hands' dispute bundles. ConfigError if the session key cannot be read; OSError if the
+    address cannot be bound."""
     from controller.floor.web.app import build  # noqa: PLC0415 -- Starlette only for the view
 
-    app, _web = build(config, config.web.secret())
+    app, _web = build(config, config.web.secret(), bundler)
     web = config.web
     server = _Server(
         uvicorn.Config(
