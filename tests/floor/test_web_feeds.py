@@ -145,7 +145,7 @@ def test_each_feed_carries_only_the_cards_its_policy_allows_and_each_event_fits_
     published = json.loads(feedschema.PUBLISHED.read_text(encoding="utf-8"))
     server = FloorProcess(floor.config)
     web = WebProcess(floor)
-    clients = {role: Client(floor.port) for role in ("supervisor", "surveillance")}
+    clients = {role: Client(floor.port) for role in ("supervisor", "surveillance", "broadcaster")}
     feeds: dict[str, Events] = {}
     opened: list[Events] = []
     try:
@@ -162,7 +162,8 @@ def test_each_feed_carries_only_the_cards_its_policy_allows_and_each_event_fits_
         )
         feeds = {
             "surveillance": Events(clients["surveillance"], "/feeds/surveillance"),
-            "broadcast": Events(clients["surveillance"], "/feeds/broadcast"),
+            # The overlay machine's own login: the broadcast feed is all it may open.
+            "broadcast": Events(clients["broadcaster"], "/feeds/broadcast"),
             "public": Events(clients["supervisor"], "/feeds/public"),
         }
         opened += feeds.values()
@@ -207,7 +208,7 @@ def test_each_feed_carries_only_the_cards_its_policy_allows_and_each_event_fits_
             for hand in range(1, HANDS + 1)
         }
         assert {v for v in views if v[5] == "feed broadcast"} == {
-            ("surveillance", "surveillance", "T1", roots["T1"], hand, "feed broadcast")
+            ("broadcaster", "broadcaster", "T1", roots["T1"], hand, "feed broadcast")
             for hand in range(1, HANDS + 1)
         }
         assert not [v for v in views if v[5] == "feed public"]
@@ -228,17 +229,31 @@ def test_a_feed_needs_a_login_and_the_role_its_policy_names(
         nobody = Client(floor.port)
         for feed in ("surveillance", "broadcast", "public"):
             assert nobody.get(f"/feeds/{feed}").status == 401
-        clients = {role: Client(floor.port) for role in ("supervisor", "auditor", "admin")}
+        roles = ("supervisor", "auditor", "admin", "broadcaster")
+        clients = {role: Client(floor.port) for role in roles}
         for role, client in clients.items():
             assert client.login(role).status == 303
-        # A face-down card of a hand in progress is surveillance's alone (policy.POLICY).
-        for feed in ("surveillance", "broadcast"):
-            refused = clients["supervisor"].get(f"/feeds/{feed}")
-            assert refused.status == 403
-            assert f"the {feed} feed is for surveillance, not supervisor" in refused.text
+        # A face-down card of a hand in progress is surveillance's alone (policy.POLICY); the
+        # broadcast's, delayed, surveillance's and the broadcaster's.
+        refused = clients["supervisor"].get("/feeds/surveillance")
+        assert refused.status == 403
+        assert "the surveillance feed is for surveillance, not supervisor" in refused.text
+        refused = clients["supervisor"].get("/feeds/broadcast")
+        assert refused.status == 403
+        assert "the broadcast feed is for broadcaster, surveillance, not supervisor" in (
+            refused.text
+        )
         for role in ("auditor", "admin"):
             for feed in ("surveillance", "broadcast", "public"):
                 assert clients[role].get(f"/feeds/{feed}").status == 403, (role, feed)
+        # The broadcaster's login lands on its one feed, and opens nothing else: no other feed,
+        # no page (the overlay machine never holds a login that could see live hole cards).
+        machine = Client(floor.port)
+        assert machine.login("broadcaster").headers["location"] == "/feeds/broadcast"
+        for feed in ("surveillance", "public"):
+            assert clients["broadcaster"].get(f"/feeds/{feed}").status == 403, feed
+        for page in ("/floor", "/alarms", "/search", "/verify", "/admin/users", "/tables/T1"):
+            assert clients["broadcaster"].get(page).status == 403, page
         assert "the public feed is for supervisor, surveillance" in (
             clients["auditor"].get("/feeds/public").text
         )

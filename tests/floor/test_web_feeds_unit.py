@@ -94,10 +94,11 @@ def shown_at_showdown(records: list[Timed]) -> set[str]:
 def test_who_may_open_each_feed_follows_the_roles_policy() -> None:
     assert set(policy.FEEDS) == {"surveillance", "broadcast", "public"}
     # A face-down card of a hand in progress is surveillance's alone (policy.POLICY): the
-    # surveillance feed and the broadcast (its released hole cards) are theirs; the public
-    # feed carries what a supervisor sees.
+    # surveillance feed and the broadcast (its released hole cards) are theirs; the broadcast
+    # is the broadcaster's too, and nothing else is; the public feed carries what a supervisor
+    # sees.
     assert policy.FEEDS["surveillance"].roles() == {"surveillance"}
-    assert policy.FEEDS["broadcast"].roles() == {"surveillance"}
+    assert policy.FEEDS["broadcast"].roles() == {"surveillance", "broadcaster"}
     assert policy.FEEDS["public"].roles() == {"surveillance", "supervisor"}
 
 

@@ -55,7 +55,13 @@ def hidden(events: list[ev.Event]) -> set[str]:
 def test_the_policy_names_every_role_and_only_surveillance_sees_face_down_cards_live() -> None:
     assert set(policy.POLICY) == set(web_schema.ROLES)
     live = {role: policy.sees_face_down(role, in_progress=True) for role in policy.POLICY}
-    assert live == {"surveillance": True, "supervisor": False, "auditor": False, "admin": False}
+    assert live == {
+        "surveillance": True,
+        "supervisor": False,
+        "auditor": False,
+        "admin": False,
+        "broadcaster": False,  # a hole card only once the broadcast's delay has run out
+    }
     # Finished hands: as recall shows them, to every role that may open a hand.
     assert [r for r in policy.POLICY if policy.sees_face_down(r, in_progress=False)] == [
         "surveillance",
@@ -65,6 +71,10 @@ def test_the_policy_names_every_role_and_only_surveillance_sees_face_down_cards_
     assert not policy.may_open("auditor", in_progress=True)  # finished hands only
     assert policy.may_open("auditor", in_progress=False)
     assert not policy.may_open("admin", in_progress=False)  # users only
+    assert not policy.may_open("broadcaster", in_progress=True)  # the broadcast feed only
+    assert not policy.may_open("broadcaster", in_progress=False)
+    delayed = [r for r in policy.POLICY if policy.access(r).delayed_hole_cards]
+    assert delayed == ["surveillance", "broadcaster"]
     assert not policy.may_open("croupier", in_progress=False)  # a role it does not know
 
 

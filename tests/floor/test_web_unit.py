@@ -11,10 +11,12 @@ from floorhelp import fixture_lines
 
 from controller.app import records as rec
 from controller.app import schema
+from controller.commands import _floor_web
 from controller.engine import events as ev
 from controller.engine.config import ConfigError
 from controller.floor.config import FloorConfigError, parse
-from controller.floor.web import auth, users
+from controller.floor.web import auth, policy, users
+from controller.floor.web import schema as web_schema
 from controller.floor.web.views import hand_state
 from controller.journal.record import parse_line
 
@@ -149,3 +151,10 @@ def test_passwords_are_hashed_with_argon2id_and_short_ones_refused() -> None:
         users.check_name("Ana")
     with pytest.raises(users.UserError, match="role 'root': expected one of supervisor"):
         users.check_role("root")
+
+
+@pytest.mark.fast
+def test_the_commands_offer_every_role_the_database_and_the_policy_know() -> None:
+    # The command line keeps its own copy (it must not import psycopg to print its help).
+    assert _floor_web.ROLES == web_schema.ROLES
+    assert set(policy.POLICY) == set(web_schema.ROLES)

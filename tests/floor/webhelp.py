@@ -46,7 +46,7 @@ from simulator.servers_nats import NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
 
 PASSWORD: Final = "correct horse battery"
-ROLES: Final = ("supervisor", "surveillance", "auditor", "admin")
+ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 #: The web's role is the cluster's, as the store's are: one password a run.
 WEB_PASSWORD: Final = secrets.token_hex(8)
 

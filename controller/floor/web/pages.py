@@ -41,7 +41,12 @@ WHO_SEES: Final = "docs/floor-web.md, Who sees which card"
 
 def landing(role: str) -> str:
     """Where a login takes the role: the floor, or search for a role that opens only finished
-    hands (the auditor: the floor page is not theirs)."""
+    hands (the auditor: the floor page is not theirs), the users for the admin (who sees no
+    hand), the broadcast feed for the broadcaster (nothing else is theirs)."""
+    if role == "admin":
+        return "/admin/users"
+    if role == "broadcaster":
+        return "/feeds/broadcast"  # its one feed: a machine's login, no page of its own
     rights = policy.access(role)
     return "/search" if rights.finished_hands and not rights.live_hands else "/floor"
 

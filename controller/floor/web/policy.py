@@ -29,13 +29,20 @@ class Access:
     finished_hands: bool
     #: A face-down card's value once its hand is settled or voided (as ``tablectl recall``).
     face_down_finished: bool
+    #: A hole card once the broadcast's delay has run out, hand in progress or not: the
+    #: broadcast feed (FEEDS), a stream's overlay.
+    delayed_hole_cards: bool = False
 
 
 #: The policy, one entry a role (issue 18; docs/floor-web.md, Who sees which card).
 POLICY: Final[dict[str, Access]] = {
     # Everything, live: the cameras' room follows the hole cards as they are dealt.
     "surveillance": Access(
-        live_hands=True, face_down_live=True, finished_hands=True, face_down_finished=True
+        live_hands=True,
+        face_down_live=True,
+        finished_hands=True,
+        face_down_finished=True,
+        delayed_hole_cards=True,
     ),
     # The floor, tables and recall: never a face-down card of a hand in progress; a finished
     # hand as recall shows it.
@@ -49,6 +56,14 @@ POLICY: Final[dict[str, Access]] = {
     # The users only: no hand page.
     "admin": Access(
         live_hands=False, face_down_live=False, finished_hands=False, face_down_finished=False
+    ),
+    # A stream's overlay machine: the broadcast feed alone, no page, no other feed.
+    "broadcaster": Access(
+        live_hands=False,
+        face_down_live=False,
+        finished_hands=False,
+        face_down_finished=False,
+        delayed_hole_cards=True,
     ),
 }
 
@@ -139,12 +154,12 @@ FEEDS: Final[dict[str, FeedRule]] = {
     ),
     # A stream's overlay: a hole card once the delay has passed, a folded seat's never unless
     # the room chooses; no burn, muck or discard. It carries face-down cards of hands still in
-    # progress, which POLICY gives only to surveillance: so surveillance opens it.
+    # progress, delayed: surveillance, and the broadcaster's own login, which opens nothing else.
     "broadcast": FeedRule(
         hole_cards=AFTER_DELAY,
         folded=None,
         other_face_down=False,
-        opened_by="face_down_live",
+        opened_by="delayed_hole_cards",
         cite="issue 18 (broadcast_delay, broadcast_folded); 14.13(c) hole cards",
     ),
     # No face-down card ever before the showdown; what is turned over there is public. It

@@ -24,7 +24,7 @@ from psycopg import sql
 from controller.floor.store import READER, WRITER, StoreError
 from controller.floor.web.settings import DEFAULT_USER
 
-ROLES: Final = ("supervisor", "surveillance", "auditor", "admin")
+ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 
 #: One entry a version: never edit one applied, add the next.
 MIGRATIONS: Final[tuple[str, ...]] = (
@@ -213,6 +213,31 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END $$;
 
     REVOKE ALL ON ALL FUNCTIONS IN SCHEMA web FROM PUBLIC;
+    """,
+    # 4: the broadcaster, a login of its own for a stream's overlay machine: it opens the
+    # broadcast feed and nothing else (policy.py), so it need not be a surveillance login that
+    # could open the live hole cards. An admin may give it (it sees less than surveillance).
+    """
+    ALTER TABLE web.users DROP CONSTRAINT users_role_check;
+    ALTER TABLE web.users ADD CONSTRAINT users_role_check
+        CHECK (role IN ('supervisor', 'surveillance', 'auditor', 'admin', 'broadcaster'));
+    CREATE OR REPLACE FUNCTION web.checked_role(given text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        IF given = 'admin' THEN
+            RAISE EXCEPTION 'role admin: admins are made by the database owner, with '
+                '`tablectl floor user` on the floor host'
+                USING ERRCODE = 'insufficient_privilege';
+        END IF;
+        IF given IS NULL OR given NOT IN ('supervisor', 'surveillance', 'auditor', 'broadcaster')
+        THEN
+            RAISE EXCEPTION 'role %: expected one of supervisor, surveillance, auditor, '
+                'broadcaster', coalesce(quote_literal(given), 'none')
+                USING ERRCODE = 'invalid_parameter_value';
+        END IF;
+        RETURN given;
+    END $$;
+    REVOKE ALL ON FUNCTION web.checked_role(text) FROM PUBLIC;
     """,
 )
 
