@@ -314,7 +314,11 @@ async def _lock_chains(
         conn.cursor() as heads_cur,
         conn.cursor() as keys_cur,
         conn.cursor() as digests_cur,
+        conn.cursor() as held_cur,
     ):
+        # A cursor a statement read back: in a pipeline a fetch on a cursor that ran a write
+        # before its SELECT can be given the write's result (psycopg: "the last operation
+        # didn't produce records"), which stopped floor serve under load. ``cur`` only writes.
         # Each statement set-wise (unnest of arrays), never one per row: a row's adapting and
         # its protocol message cost the floor's Python more than PostgreSQL's work on it.
         await cur.execute(
@@ -341,7 +345,7 @@ async def _lock_chains(
             "AND r.seq = j.head_seq ORDER BY j.table_id, j.journal_id FOR UPDATE OF j",
             pairs,
         )
-        await cur.execute(
+        await held_cur.execute(
             "SELECT r.table_id, r.journal_id, r.seq, r.hash, r.prev FROM records r "
             "JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
             "ON r.table_id = k.t AND r.journal_id = k.j WHERE NOT r.linked",
@@ -367,7 +371,7 @@ async def _lock_chains(
             head = Link(int(seq), str(hash_), str(prev)) if seq else None  # type: ignore[call-overload]
             chains[key] = Chain(key[0], key[1], head)
             current[key] = None if hand is None else int(hand)  # type: ignore[call-overload]
-        for table, journal, seq, hash_, prev in await cur.fetchall():
+        for table, journal, seq, hash_, prev in await held_cur.fetchall():
             link = Link(int(seq), str(hash_), str(prev))  # type: ignore[call-overload]
             chains[(str(table), str(journal))].held[link.seq] = link
         if prepared.key_tables:
@@ -525,16 +529,17 @@ async def _relinked(
     ]
     if not wanted:
         return {}
-    await cur.execute(
-        "SELECT r.table_id, r.journal_id, r.seq, r.line FROM records r "
-        "JOIN unnest(%s::text[], %s::text[], %s::bigint[]) AS k(t, j, s) "
-        "ON r.table_id = k.t AND r.journal_id = k.j AND r.seq = k.s",
-        ([k[0] for k, _ in wanted], [k[1] for k, _ in wanted], [s for _, s in wanted]),
-    )
-    return {
-        ((str(t), str(j)), int(s)): parse_line(bytes(line))  # type: ignore[call-overload]
-        for t, j, s, line in await cur.fetchall()
-    }
+    # A cursor of its own: in a pipeline, ``cur`` still holds the records' INSERT unread, and
+    # a fetch on it would be given that statement's result, not this one's.
+    async with cur.connection.cursor() as read:
+        await read.execute(
+            "SELECT r.table_id, r.journal_id, r.seq, r.line FROM records r "
+            "JOIN unnest(%s::text[], %s::text[], %s::bigint[]) AS k(t, j, s) "
+            "ON r.table_id = k.t AND r.journal_id = k.j AND r.seq = k.s",
+            ([k[0] for k, _ in wanted], [k[1] for k, _ in wanted], [s for _, s in wanted]),
+        )
+        rows = await read.fetchall()
+    return {((str(t), str(j)), int(s)): parse_line(bytes(line)) for t, j, s, line in rows}
 
 
 #: The batch's new records in one statement, queued in the pipeline (a COPY cannot be, and

@@ -205,8 +205,10 @@ async def check(
     in_force = {table: known[table] for table in tables if known is not None and table in known}
     missing = [table for table in tables if table not in in_force]
     if missing:
-        await cur.execute(IN_FORCE, (missing,))
-        in_force.update(in_force_of(missing, await cur.fetchall()))
+        # A cursor of its own: ``cur`` may hold a write unread in ingest's pipeline.
+        async with cur.connection.cursor() as read:
+            await read.execute(IN_FORCE, (missing,))
+            in_force.update(in_force_of(missing, await read.fetchall()))
     alarms: list[tuple[object, ...]] = []
     for key in sorted(wanted):
         judged = judge(key[0], wanted[key], in_force.get(key[0]))

@@ -96,8 +96,10 @@ async def check(
     approved = set(approved_ahead)
     missing = sorted({start.data.digest for _, start in starts} - set(asked))
     if missing:
-        await cur.execute(APPROVED, (missing,))
-        approved.update(str(row[0]) for row in await cur.fetchall())
+        # A cursor of its own: ``cur`` may hold a write unread in ingest's pipeline.
+        async with cur.connection.cursor() as read:
+            await read.execute(APPROVED, (missing,))
+            approved.update(str(row[0]) for row in await read.fetchall())
     await cur.executemany(
         "INSERT INTO software (table_id, journal_id, seq, at, version, digest, files, config) "
         "VALUES (%s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT DO NOTHING",
