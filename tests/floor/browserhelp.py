@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 from floorhelp import PATIENCE
 from selenium import webdriver
+from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -80,4 +81,17 @@ def shots(tmp_path: Path) -> Path:
 
 
 def cell(driver: WebDriver, table: str, name: str) -> str:
-    return str(driver.find_element(By.CSS_SELECTOR, f'tr[data-table="{table}"] td.{name}').text)
+    """The text of the floor page's cell ``name`` in ``table``'s row."""
+    return read(driver, f'tr[data-table="{table}"] td.{name}')
+
+
+def read(driver: WebDriver, css: str, attribute: str | None = None) -> str:
+    """The element's text (or ``attribute``); found again if the page redrew it between the
+    find and the read (the floor page redraws a row at each of its feed's events)."""
+    for _ in range(10):
+        try:
+            found = driver.find_element(By.CSS_SELECTOR, css)
+            return str(found.text if attribute is None else found.get_attribute(attribute))
+        except StaleElementReferenceException:
+            continue
+    raise AssertionError(f"{css} redrawn ten times over while being read")

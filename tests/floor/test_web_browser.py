@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from browserhelp import cell, fill_login, shots
+from browserhelp import cell, fill_login, read, shots
 from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -51,9 +51,8 @@ def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
         fill_login(browser, "supervisor")
         wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
         wait.until(lambda d: "ALARM" in cell(d, "T3", "alarms"))
-        row = browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T3"]')
-        assert "alarm" in str(row.get_attribute("class"))
-        assert "five-card stud" in browser.find_element(By.CSS_SELECTOR, 'tr[data-table="T2"]').text
+        assert "alarm" in read(browser, 'tr[data-table="T3"]', "class")
+        assert "five-card stud" in read(browser, 'tr[data-table="T2"]')
         # The table deals: its row appears, then follows the hand, with no reload.
         publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])
         wait.until(lambda d: cell(d, "T1", "pot") == "34")
