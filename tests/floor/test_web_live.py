@@ -26,7 +26,7 @@ from controller.floor import store
 from controller.floor.config import parse
 from controller.floor.ingest import ingest
 from controller.floor.web import schema as web_schema
-from controller.floor.web.live import WHOLE_ROUNDS, Live
+from controller.floor.web.live import FULL_REFRESH, WHOLE_ROUNDS, Live
 from controller.floor.web.settings import DEFAULT_USER
 from controller.floor.web.views import Held, TableRow, floor_rows, read_rows
 from controller.journal.record import parse_line
@@ -285,5 +285,46 @@ def test_live_reads_a_marked_table_from_what_it_holds_and_a_share_of_the_tables_
         await ingest(writer, arrivals("T1", lines, [46]))
         await live._read(["T1"])
         assert _sent_rows(browser)["T1"] == _json(await floor_rows(web, ["T1"]))[0]
+
+    run(body, at)
+
+
+def test_a_mark_is_kept_while_the_store_catches_up_and_dropped_once_it_stops_moving(
+    postgres: PostgresServer,
+) -> None:
+    """A mark the store has not reached is read every turn while the table's stored head moves
+    towards it (``floor serve`` catching up after a burst), and left to the full reads only
+    once the head has not moved in FULL_REFRESH seconds (a chain held beyond a gap): dropped
+    while the store still moved, its table was read every 5 s only, each read 5 s of records.
+    The clock is the test's: the mark's time is set back, nothing waits."""
+    at = web_store(postgres)
+    lines = fixture_lines("triple-draw")
+    config = parse(tomllib.loads(EXAMPLE.read_text()), EXAMPLE.parent, str(EXAMPLE))
+
+    async def body(writer: AsyncConn, web: AsyncConn) -> None:
+        live = Live(config, lambda: psycopg.AsyncConnection.connect(at.web, autocommit=True))
+        try:
+            await catching_up(live, writer)
+        finally:
+            await live._disconnect()
+
+    def set_back(live: Live) -> None:
+        live._since["T1"] -= FULL_REFRESH + 1  # as if FULL_REFRESH seconds had gone by
+
+    async def catching_up(live: Live, writer: AsyncConn) -> None:
+        await ingest(writer, arrivals("T1", lines, range(1, 20)))
+        live.mark("T1", 60)  # the stream's signal, ahead of the store
+        await live._read(["T1"])
+        set_back(live)
+        await ingest(writer, arrivals("T1", lines, range(20, 40)))
+        await live._read(["T1"])
+        assert live._marked == {"T1": 60}, "the head moved: the mark is kept"
+        set_back(live)
+        await live._read(["T1"])
+        assert live._marked == {}, "the head stood still FULL_REFRESH seconds: left to full reads"
+        live.mark("T1", 45)
+        await ingest(writer, arrivals("T1", lines, range(40, 46)))
+        await live._read(["T1"])
+        assert live._marked == {}, "the store reached the mark"
 
     run(body, at)

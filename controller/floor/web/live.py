@@ -62,8 +62,11 @@ class Live:
         self.config = config
         self._reader = reader
         self._marked: dict[str, int] = {}
-        #: When each mark was made: one the store has not reached in FULL_REFRESH seconds (a
-        #: chain held beyond a gap, say) is left to the full reads, not read every turn.
+        #: When each mark was made or last saw the table's stored head move: one the store has
+        #: not moved towards in FULL_REFRESH seconds (a chain held beyond a gap, say) is left to
+        #: the full reads, not read every turn. A store catching up keeps its marks: dropped,
+        #: its tables would be read only at each full read, every read 5 s of the store's
+        #: records (memory stepped up by a tenth at 200 tables, docs/performance.md).
         self._since: dict[str, float] = {}
         #: Each table as last read: the next read of it is only what came after.
         self._held: dict[str, Held] = {}
@@ -211,6 +214,7 @@ class Live:
         """Read ``tables`` (None: every table, a share whole) and send the rows that changed."""
         if self._conn is None:
             self._conn = await self._reader()
+        before = {t: h.seq for t, h in self._held.items()}
         try:
             kept = self._held if tables is not None else self._held_but_a_share()
             rows, held = await read_rows(self._conn, tables, kept)
@@ -223,13 +227,15 @@ class Live:
             for table in tables:  # one not held now (no hand row yet) is read whole next time
                 self._held.pop(table, None)
             self._held.update(held)
+        now = asyncio.get_running_loop().time()
         for row in rows:
             target = self._marked.get(row.table_id)
             if target is not None and row.records >= target:
                 del self._marked[row.table_id]
                 del self._since[row.table_id]
+            elif target is not None and row.records > before.get(row.table_id, row.records):
+                self._since[row.table_id] = now  # the store moved towards the mark
             self._publish(row)
-        now = asyncio.get_running_loop().time()
         for table in [t for t, at in self._since.items() if now - at > FULL_REFRESH]:
             del self._marked[table], self._since[table]
         if self._marked:
