@@ -154,6 +154,28 @@ class Guarded:
         return status
 
 
+class Throwaway:
+    """What every throwaway server does with its one process (``_process``: None before its
+    first start, the same object between a stop and the next start): stop it, kill it, say
+    whether it runs. The server sets ``_process`` when it starts one."""
+
+    __slots__ = ()
+    _process: Guarded | None
+
+    def stop(self) -> None:
+        """Stop the server with its stop signal and wait until it exited."""
+        if self._process is not None:
+            self._process.stop()
+
+    def kill(self) -> None:
+        """SIGKILL the server and its children, as a crash would."""
+        if self._process is not None:
+            self._process.kill()
+
+    def running(self) -> bool:
+        return self._process is not None and self._process.running()
+
+
 def wait_until(
     ready: Callable[[], bool], process: Guarded, what: str, patience: float = READY_PATIENCE
 ) -> None:

@@ -30,7 +30,7 @@ from controller.floor.subjects import (
     inbox_prefix_of,
     subject_of,
 )
-from simulator.servers import Guarded, ServerError, binary, free_port, wait_until
+from simulator.servers import Guarded, ServerError, Throwaway, binary, free_port, wait_until
 from simulator.servers_tls import TlsFiles
 
 NATS_SERVER: Final = "nats-server"
@@ -80,7 +80,7 @@ class ClusterNode:
 
 
 @dataclass(slots=True)
-class NatsServer:
+class NatsServer(Throwaway):
     """One nats-server on 127.0.0.1 in ``directory``; ``start()`` it (again after a stop or a
     kill: same port, same store)."""
 
@@ -157,9 +157,10 @@ class NatsServer:
 
     def launch(self) -> None:
         """Start the process without waiting for it (a cluster starts its nodes together)."""
-        if self._process is not None and self._process.running():
+        if self.running():
             raise ServerError(f"{self.name} at {self.url} is running already")
         command = [binary(NATS_SERVER, NATS_PACKAGE), "--config", str(self.config)]
+        # SIGTERM to stop: the server closes its store cleanly.
         self._process = Guarded(self.name, command, log=self.log, stop_signal=signal.SIGTERM)
 
     def wait_ready(self) -> None:
@@ -170,19 +171,6 @@ class NatsServer:
     def start(self) -> None:
         self.launch()
         self.wait_ready()
-
-    def stop(self) -> None:
-        """Stop the server (SIGTERM: it closes its store cleanly) and wait until it exited."""
-        if self._process is not None:
-            self._process.stop()
-
-    def kill(self) -> None:
-        """SIGKILL the server, as a crash would."""
-        if self._process is not None:
-            self._process.kill()
-
-    def running(self) -> bool:
-        return self._process is not None and self._process.running()
 
     def _healthy(self) -> bool:
         url = f"http://127.0.0.1:{self.monitor_port}/healthz"

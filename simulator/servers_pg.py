@@ -30,6 +30,7 @@ import psycopg
 from simulator.servers import (
     Guarded,
     ServerError,
+    Throwaway,
     binary,
     free_port,
     unprivileged_user,
@@ -41,7 +42,7 @@ PG_PACKAGE: Final = "postgresql-15"
 SUPERUSER: Final = "postgres"
 
 
-class PostgresServer:
+class PostgresServer(Throwaway):
     """One PostgreSQL cluster on 127.0.0.1; ``start()`` it (again after a stop or a kill: same
     port, same data). ``close()`` stops it and removes its folder."""
 
@@ -130,9 +131,11 @@ class PostgresServer:
 
     def start(self) -> None:
         """Start the server and wait until the superuser can connect."""
-        if self._process is not None and self._process.running():
+        if self.running():
             raise ServerError(f"PostgreSQL at 127.0.0.1:{self.port} is running already")
-        # SIGINT is PostgreSQL's fast shutdown: it ends the sessions instead of waiting on them.
+        # SIGINT to stop is PostgreSQL's fast shutdown: it ends the sessions instead of waiting
+        # on them. A kill takes its backends too (the process group); start() again recovers
+        # from the WAL.
         self._process = Guarded(
             "PostgreSQL",
             [self._postgres, "-D", str(self.data)],
@@ -141,19 +144,6 @@ class PostgresServer:
             user=self.user,
         )
         wait_until(self._answers, self._process, f"PostgreSQL at 127.0.0.1:{self.port}")
-
-    def stop(self) -> None:
-        """Fast shutdown (open sessions are ended), and wait until it exited."""
-        if self._process is not None:
-            self._process.stop()
-
-    def kill(self) -> None:
-        """SIGKILL the server and its backends, as a crash would; start() recovers from the WAL."""
-        if self._process is not None:
-            self._process.kill()
-
-    def running(self) -> bool:
-        return self._process is not None and self._process.running()
 
     def close(self) -> None:
         """Stop the server and remove its folder."""
