@@ -76,7 +76,7 @@ def create_stream(
     async def create() -> None:
         client = await _floor(server, certificate)
         try:
-            await client.jetstream().add_stream(
+            await client.jetstream(timeout=PATIENCE).add_stream(
                 StreamConfig(
                     name=STREAM,
                     subjects=[STREAM_SUBJECTS],

@@ -50,7 +50,7 @@ async def publish_while_a_node_dies(cluster: NatsCluster) -> int:
     first = cluster.nodes[0]
     floor = await connect(first, cluster.floor_user)
     try:
-        await floor.jetstream().add_stream(
+        await floor.jetstream(timeout=PATIENCE).add_stream(
             StreamConfig(name=STREAM, subjects=[STREAM_SUBJECTS], allow_direct=True, num_replicas=3)
         )
     finally:
@@ -117,7 +117,7 @@ async def held_by(node: NatsServer, user: NatsUser) -> list[tuple[bytes, str]]:
     own copy answers."""
     client = await connect(node, user)
     try:
-        js = client.jetstream()
+        js = client.jetstream(timeout=PATIENCE)
         held = []
         for seq in range(1, RECORDS + 1):
             message = await js.get_msg(STREAM, seq=seq, direct=True)

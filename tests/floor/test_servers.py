@@ -12,12 +12,15 @@ import socket
 import ssl
 import subprocess
 import sys
+import time
 import warnings
 from pathlib import Path
 
 import nats
+import nats.js.errors
 import psycopg
 import pytest
+from nats.js import JetStreamContext
 from nats.js.api import StreamConfig
 from servershelp import NatsFactory
 
@@ -331,13 +334,13 @@ def test_the_example_config_runs_a_cluster_that_refuses_what_it_must(
             floor = await connect(first, cluster.floor_user, tls=trusting)
             table = await connect(cluster.nodes[1], cluster.table_user("T1"), tls=trusting)
             try:
-                await floor.jetstream().add_stream(
+                await floor.jetstream(timeout=PATIENCE).add_stream(
                     StreamConfig(
                         name=STREAM, subjects=[STREAM_SUBJECTS], allow_direct=True, num_replicas=3
                     )
                 )
                 js = table.jetstream()
-                await js.publish(subject_of("T1"), b"record", headers={"Nats-Msg-Id": "r1"})
+                await publish_once_the_stream_answers(js, subject_of("T1"), b"record", "r1")
                 last = await js.get_last_msg(STREAM, subject_of("T1"), direct=True)
                 assert last.data == b"record"
                 with pytest.raises(nats.errors.TimeoutError):
@@ -355,6 +358,22 @@ def test_the_example_config_runs_a_cluster_that_refuses_what_it_must(
             asyncio.run(connect(first, cluster.floor_user, tls=ssl.create_default_context()))
     finally:
         cluster.stop()
+
+
+async def publish_once_the_stream_answers(
+    js: JetStreamContext, subject: str, data: bytes, message_id: str
+) -> None:
+    """Publish, sent again while the stream does not answer yet: a stream of three replicas just
+    made through one node is heard on another only once its leader is elected and its interest
+    has crossed the routes. The message id keeps a resent record once."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        try:
+            await js.publish(subject, data, timeout=PATIENCE, headers={"Nats-Msg-Id": message_id})
+            return
+        except nats.js.errors.NoStreamResponseError:
+            assert time.monotonic() < deadline, f"no stream answered {subject} in {PATIENCE} s"
+            await asyncio.sleep(0.05)
 
 
 def tls_refusal(server: NatsServer, context: ssl.SSLContext) -> str:
