@@ -176,6 +176,9 @@ def test_a_display_that_never_reads_is_dropped_while_the_table_deals_on(tmp_path
     ):
         tee = Tee(feed)
         with sim_table(tmp_path, "mambo", seats=3, display=tee) as table:
+            # Attached once the devices are welcomed: the welcome's own views could fill the
+            # queue and drop the display before the test saw it attached.
+            assert wait_until(lambda: not table.controller.core.pauses, PATIENCE), "welcomed"
             stuck = Client(feed.path, reads=False)
             assert wait_until(lambda: feed.attached == 1, PATIENCE)
             attached_at = len(tee.built)
