@@ -18,7 +18,6 @@ import pwd
 import queue
 import socket
 import struct
-import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
@@ -97,58 +96,30 @@ def parse_request(line: bytes) -> SeatRequest:
     return SeatRequest(seat_change_of(data))
 
 
-class ControlServer:
-    """Accepts the floor's requests on a unix socket and queues them for the controller."""
+class ControlServer(unixsocket.Listener):
+    """Accepts the floor's requests on a unix socket and queues them for the controller; a
+    failed ``accept`` ends the accepting (``Listener._not_accepted``)."""
 
     def __init__(self, path: Path, events: EventSink[Any], timeout: float = ANSWER_TIMEOUT) -> None:
-        self.path = path
+        super().__init__(path)
         self.events = events
         self.timeout = timeout
-        self._sock: socket.socket | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
 
     def start(self) -> None:
         """Bind the socket (group-writable: the floor's users are in group tablectl)."""
         try:
-            self._sock = unixsocket.listen(self.path, "control socket", backlog=4)
+            sock = unixsocket.listen(self.path, "control socket", backlog=4)
         except OSError as error:
             raise ControlError(str(error)) from None
-        self._thread = threading.Thread(target=self._serve, name="tablectl-control", daemon=True)
-        self._thread.start()
+        self._accept_on(sock, "tablectl-control")
 
-    def close(self) -> None:
-        """Stop accepting, close and remove the socket."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._sock is not None:
-            unixsocket.remove(self._sock, self.path)
-            self._sock = None
-
-    def __enter__(self) -> ControlServer:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def _serve(self) -> None:
-        assert self._sock is not None
-        while not self._stop.is_set():
+    def _take(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(self.timeout)
             try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
+                conn.sendall(json.dumps(self._answer(conn)).encode() + b"\n")
             except OSError:
-                return
-            with conn:
-                conn.settimeout(self.timeout)
-                try:
-                    conn.sendall(json.dumps(self._answer(conn)).encode() + b"\n")
-                except OSError:
-                    continue  # the client went away: nothing to tell it
+                return  # the client went away: nothing to tell it
 
     def _answer(self, conn: socket.socket) -> JsonObject:
         try:

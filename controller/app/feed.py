@@ -73,7 +73,7 @@ class _Display:
     thread: threading.Thread | None = None
 
 
-class DisplayFeed:
+class DisplayFeed(unixsocket.Listener):
     """Publishes each view the controller builds to every attached display."""
 
     def __init__(
@@ -86,7 +86,7 @@ class DisplayFeed:
         send_buffer: int = SEND_BUFFER,
         group: str = GROUP,
     ) -> None:
-        self.path = path
+        super().__init__(path)
         self.table_id = table_id
         self.queue_views = queue_views
         self.send_timeout = send_timeout
@@ -96,9 +96,6 @@ class DisplayFeed:
         self._latest: TableView | None = None
         self._displays: list[_Display] = []
         self._attached = 0
-        self._sock: socket.socket | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
         self._log = structlog.get_logger("controller.feed").bind()
         #: Set by the controller whose display this is (``Controller``): puts a build of the
         #: table's view on its queue. With it, no view is built while no display is attached
@@ -162,9 +159,7 @@ class DisplayFeed:
         except OSError as error:
             raise FeedError(str(error)) from None
         self._give_to_group()
-        self._sock = sock
-        self._thread = threading.Thread(target=self._accept, name="tablectl-feed", daemon=True)
-        self._thread.start()
+        self._accept_on(sock, "tablectl-feed")
         self._log.info("display_feed_open", socket=str(self.path))
 
     def _give_to_group(self) -> None:
@@ -186,10 +181,7 @@ class DisplayFeed:
 
     def close(self) -> None:
         """Stop taking displays, detach every display, remove the socket."""
-        self._stop.set()
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
+        self._stop_accepting()
         with self._lock:
             displays = list(self._displays)
         for display in displays:
@@ -197,37 +189,23 @@ class DisplayFeed:
                 self._drop(display, "the controller closed")
             if display.thread is not None:
                 display.thread.join()
-        if self._sock is not None:
-            unixsocket.remove(self._sock, self.path)
-            self._sock = None
-
-    def __enter__(self) -> DisplayFeed:
-        self.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
+        self._remove()
 
     # --- the displays' side --------------------------------------------------------------
 
-    def _accept(self) -> None:
-        assert self._sock is not None
-        while not self._stop.is_set():
-            try:
-                conn, _ = self._sock.accept()
-            except TimeoutError:
-                continue
-            except OSError as error:
-                # Out of descriptors, or a display gone before it was taken: keep taking
-                # others (the socket itself is closed only after this thread has ended).
-                self._log.warning("display_not_attached", error=error.strerror or str(error))
-                self._stop.wait(POLL)
-                continue
-            try:
-                self._attach(conn)
-            except OSError as error:
-                conn.close()
-                self._log.warning("display_not_attached", error=error.strerror or str(error))
+    def _not_accepted(self, error: OSError) -> bool:
+        # Out of descriptors, or a display gone before it was taken: keep taking others (the
+        # socket itself is closed only after the accepting thread has ended).
+        self._log.warning("display_not_attached", error=error.strerror or str(error))
+        self._stop.wait(POLL)
+        return True
+
+    def _take(self, conn: socket.socket) -> None:
+        try:
+            self._attach(conn)
+        except OSError as error:
+            conn.close()
+            self._log.warning("display_not_attached", error=error.strerror or str(error))
 
     def _attach(self, conn: socket.socket) -> None:
         conn.settimeout(self.send_timeout)

@@ -1,4 +1,5 @@
-"""The controller's unix sockets (the control socket, the display feed): bound, and removed.
+"""The controller's unix sockets (the control socket, the display feed): bound, accepted on by a
+thread of their own, and removed.
 
 Both are local stream sockets in the controller's runtime folder, mode 0660 so the
 users of group ``tablectl`` may reach them, with no network listener. A socket left by
@@ -11,8 +12,9 @@ from __future__ import annotations
 import contextlib
 import os
 import socket
+import threading
 from pathlib import Path
-from typing import Final
+from typing import Final, Self
 
 #: How often an accepting thread looks up from ``accept`` to see whether it should stop.
 POLL: Final = 0.1
@@ -42,6 +44,72 @@ def listen(path: Path, what: str, backlog: int) -> socket.socket:
             "(RuntimeDirectory=tablectl in the systemd unit)"
         ) from None
     return sock
+
+
+class Listener:
+    """A socket ``listen`` made and the thread that accepts on it until ``close``: the life the
+    control socket and the display feed share. Each binds its own socket (its own error), hands
+    it to ``_accept_on``, and says what a connection is given (``_take``, on the accepting
+    thread) and whether a failed ``accept`` ends the accepting (``_not_accepted``)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._sock: socket.socket | None = None
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def _accept_on(self, sock: socket.socket, name: str) -> None:
+        """Start accepting on ``sock`` in a thread called ``name``."""
+        self._sock = sock
+        self._thread = threading.Thread(target=self._accepting, name=name, daemon=True)
+        self._thread.start()
+
+    def _accepting(self) -> None:
+        assert self._sock is not None
+        while not self._stop.is_set():
+            try:
+                conn, _ = self._sock.accept()
+            except TimeoutError:
+                continue
+            except OSError as error:
+                if self._not_accepted(error):
+                    continue
+                return
+            self._take(conn)
+
+    def _take(self, conn: socket.socket) -> None:
+        raise NotImplementedError
+
+    def _not_accepted(self, error: OSError) -> bool:
+        """Whether to accept on after ``accept`` raised ``error``; here no."""
+        return False
+
+    def _stop_accepting(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+
+    def _remove(self) -> None:
+        # After ``_stop_accepting``: the accepting thread never has its socket closed under it.
+        if self._sock is not None:
+            remove(self._sock, self.path)
+            self._sock = None
+
+    def close(self) -> None:
+        """Stop accepting, close and remove the socket."""
+        self._stop_accepting()
+        self._remove()
+
+    def __enter__(self) -> Self:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def start(self) -> None:
+        raise NotImplementedError
 
 
 def remove(sock: socket.socket, path: Path) -> None:
