@@ -13,6 +13,7 @@ import contextlib
 import os
 import socket
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 from typing import Final, Self
 
@@ -46,7 +47,7 @@ def listen(path: Path, what: str, backlog: int) -> socket.socket:
     return sock
 
 
-class Listener:
+class Listener(ABC):
     """A socket ``listen`` made and the thread that accepts on it until ``close``: the life the
     control socket and the display feed share. Each binds its own socket (its own error), hands
     it to ``_accept_on``, and says what a connection is given (``_take``, on the accepting
@@ -77,8 +78,9 @@ class Listener:
                 return
             self._take(conn)
 
+    @abstractmethod
     def _take(self, conn: socket.socket) -> None:
-        raise NotImplementedError
+        """Give ``conn`` what it came for (on the accepting thread)."""
 
     def _not_accepted(self, error: OSError) -> bool:
         """Whether to accept on after ``accept`` raised ``error``; here no."""
@@ -108,8 +110,9 @@ class Listener:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    @abstractmethod
     def start(self) -> None:
-        raise NotImplementedError
+        """Bind the socket (the server's own error if it cannot) and ``_accept_on`` it."""
 
 
 def remove(sock: socket.socket, path: Path) -> None:
