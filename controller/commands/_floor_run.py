@@ -159,6 +159,7 @@ def _print_verify(found: report.VerifyReport) -> None:
         )
         for problem in chain.problems:
             print(f"  {problem}")
+        print(f"  signatures: {chain.signatures}")
     if not found.chains:
         print("the floor's store holds no journal")
     for alarm in found.alarms:

@@ -45,6 +45,11 @@ IN_FORCE: Final = (
     "SELECT table_id, key_id, public_key FROM table_keys "
     "WHERE table_id = ANY(%s) AND retired_at IS NULL"
 )
+#: Every key the registry holds of one table, retired or in force: key id, public key, in
+#: force (a ``chainwalk.Registry``), for the walks of a stored chain (floor verify, the web's).
+REGISTRY: Final = (
+    "SELECT key_id, public_key, retired_at IS NULL FROM table_keys WHERE table_id = %s"
+)
 
 
 @dataclass(frozen=True, slots=True)

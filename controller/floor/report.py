@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 import psycopg
 
 from controller.app.recall import HandRecord, hands
-from controller.journal.record import GENESIS, Record, RecordError, parse_line
+from controller.floor import keys
+from controller.floor.chainwalk import ChainWalk, Registry
+from controller.journal.record import Record, parse_line
 
 Conn = psycopg.Connection[tuple[object, ...]]
 #: Rows a walk fetches at a time: its memory does not grow with the journal.
@@ -40,14 +42,18 @@ class FloorAlarm:
 
 @dataclass(slots=True)
 class ChainReport:
-    """One stored journal, walked."""
+    """One stored journal, walked (controller/floor/chainwalk.py, the web's walk too)."""
 
     table_id: str
     journal_id: str
+    #: Records checked and found intact, from record 1 (to the break, if any).
     records: int = 0
     head_seq: int = 0
     head_hash: str | None = None
+    #: What makes the chain not whole or shows a forgery: each fails ``floor verify``.
     problems: list[str] = field(default_factory=list)
+    #: The signatures' verdict: vouched for by the table's registered key, or why not.
+    signatures: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,8 +137,16 @@ def _text(value: object) -> str | None:
 
 
 def _walk(conn: Conn, chain: ChainReport) -> ChainReport:
-    """Walk one chain as the table wrote it: each line re-hashed, each link checked."""
-    prev, expected = GENESIS, 1
+    """Walk one chain as the table wrote it: each line re-hashed, each link checked, each
+    signature checked against the table's registered key (``ChainWalk``)."""
+    walk = ChainWalk(
+        chain.table_id,
+        chain.journal_id,
+        stored_head=chain.head_seq,
+        stored_head_hash=chain.head_hash,
+        registry=_registry(conn, chain.table_id),
+    )
+    held_from: int | None = None
     with conn.transaction(), conn.cursor(name="tablectl_verify") as cur:
         cur.itersize = WALK_ROWS
         cur.execute(
@@ -141,33 +155,50 @@ def _walk(conn: Conn, chain: ChainReport) -> ChainReport:
             (chain.table_id, chain.journal_id),
         )
         for seq, stored_hash, line, linked in cur:
-            chain.records += 1
-            where = f"record {seq}"
             if not linked:
-                chain.problems.append(
-                    f"{where} is held beyond a gap: the floor has not got record {expected}"
-                )
+                held_from = int(str(seq))
                 break
-            if seq != expected:
-                chain.problems.append(f"{where} follows record {expected - 1}: a gap")
+            if not walk.take(int(str(seq)), str(stored_hash), bytes(line)):  # type: ignore[call-overload]
                 break
-            try:
-                record = parse_line(bytes(line))  # type: ignore[call-overload]
-            except RecordError as error:
-                chain.problems.append(f"{where}: {error}")
-                break
-            if record.hash != stored_hash or record.seq != seq:
-                chain.problems.append(f"{where}: its line is not the record the store indexes")
-            if seq == 1 and record.hash != chain.journal_id:
-                chain.problems.append("record 1 is not the journal's root (its id)")
-            if record.prev != prev:
-                chain.problems.append(f"{where} does not link: prev {record.prev}, expected {prev}")
-            prev, expected = record.hash, expected + 1
-    if not chain.problems and (expected - 1, prev if expected > 1 else None) != (
-        chain.head_seq,
-        chain.head_hash,
-    ):
-        chain.problems.append(
-            f"the walk ends at record {expected - 1}, the floor's head is {chain.head_seq}"
-        )
+    walk.end()
+    chain.records = walk.records
+    chain.problems = _problems(walk, held_from)
+    chain.signatures = _signatures(walk)
     return chain
+
+
+def _registry(conn: Conn, table_id: str) -> Registry:
+    return {str(k): (str(p), bool(f)) for k, p, f in conn.execute(keys.REGISTRY, (table_id,))}
+
+
+def _problems(walk: ChainWalk, held_from: int | None) -> list[str]:
+    """A break, records held beyond a gap, a refused signature, a key the registry does not
+    hold: each evidence that the floor's copy is not the table's whole, own chain."""
+    problems = []
+    if walk.broken is not None:
+        problems.append(f"record {walk.broken_seq}: {walk.broken}")
+    if held_from is not None:
+        problems.append(
+            f"record {held_from} is held beyond a gap: the floor has not got record "
+            f"{walk.last_seq + 1}"
+        )
+    if walk.bad:
+        problems.append(
+            f"{walk.bad} signature(s) refused, the first at record {walk.first_bad_seq}: "
+            f"{walk.first_bad}"
+        )
+    if walk.registry and walk.keys and walk.key_problem is not None:
+        problems.append(walk.key_problem)  # a key came in force the registry does not hold
+    return problems
+
+
+def _signatures(walk: ChainWalk) -> str:
+    """The signatures' verdict in a line. Not vouched for (no key registered, a journal from
+    before the table's key) is said, not failed: it shows no forgery, only no proof."""
+    if walk.key_problem is not None:
+        return f"not vouched for: {walk.key_problem}"
+    keys = ", ".join(f"{use.key_id} ({use.state})" for use in walk.keys)
+    return (
+        f"{walk.signed} checkpoint(s) signed by the table's registered key (keys: {keys}); "
+        f"{walk.unsigned} unsigned before its first key"
+    )

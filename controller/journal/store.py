@@ -89,7 +89,7 @@ class JournalReader:
                     record = _parse_raw(raw)
                 except RecordError as error:
                     raise JournalError(path, number, expected, str(error)) from None
-                problem = _link_problem(record, expected, prev)
+                problem = link_problem(record, expected, prev)
                 if problem is None and self.last is None:
                     problem = _anchor_problem(record, self.anchor)
                 if problem is not None:
@@ -172,7 +172,7 @@ def _torn_tail(path: Path, number: int, offset: int, raw: bytes, last: Record | 
     return TornTail(path, number, offset, raw, seq - 1, reason)
 
 
-def _link_problem(record: Record, seq: int, prev: str) -> str | None:
+def link_problem(record: Record, seq: int, prev: str) -> str | None:
     """What is wrong with ``record`` as the record ``seq`` following the one whose hash is
     ``prev`` (the genesis value for the first), or None. An empty ``prev``: the record is the
     retention anchor's, ``_anchor_problem`` checks it."""
@@ -395,7 +395,7 @@ def _check_links(span: list[_Found], before: _Found | None, anchor: RetentionAnc
             raise JournalError(found.file, _line_at(found.file, found.offset), anchor.seq, problem)
         seq, prev = anchor.seq - 1, span[0].record.prev  # its own link cannot be checked
     for found in span:
-        problem = _link_problem(found.record, seq + 1, prev)
+        problem = link_problem(found.record, seq + 1, prev)
         if problem is not None:
             raise JournalError(found.file, _line_at(found.file, found.offset), seq + 1, problem)
         seq, prev = found.record.seq, found.record.hash

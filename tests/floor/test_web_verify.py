@@ -23,7 +23,8 @@ from webhelp import Client, WebFloor, WebProcess, web_floor
 
 from controller.app import records as rec
 from controller.floor import keys, software
-from controller.floor.web.chains import NoSuchJournal, Reverified, reverify
+from controller.floor.chainwalk import ChainWalk
+from controller.floor.web.chains import NoSuchJournal, reverify
 from controller.journal import JournalReader, signing
 from controller.journal.record import canonical_json, parse_line
 from simulator.servers_pg import PostgresServer
@@ -56,7 +57,7 @@ def walked(client: Client, journal: str) -> str:
     return html.unescape(reply.text)
 
 
-async def walk_as_the_web(floor: WebFloor, journal: str) -> Reverified:
+async def walk_as_the_web(floor: WebFloor, journal: str) -> ChainWalk:
     """``reverify`` over the web's own role's connection, as the page runs it."""
     async with await psycopg.AsyncConnection.connect(floor.web_dsn, autocommit=True) as conn:
         return await reverify(conn, TABLE_ID, journal)
