@@ -14,67 +14,23 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from keyedtable import keyed_table
 
-from controller import attest, dispute
-from controller.app import keyfiles, schema
+from controller import dispute
 from controller.app import records as rec
-from controller.app.loop import Controller, JournalOptions
 from controller.app.tablekey import TABLE_KEY
 from controller.cli import main
 from controller.journal import JournalReader, Record, signing
 from controller.journal.record import make_record_line, parse_line
-from controller.settings import KeySettings
-from simulator.clock import ManualClock
-from simulator.lockstep import LockstepDealer
-from simulator.pace import Pace
-from simulator.simtable import SimTable
-from simulator.tablefile import write_table_toml
 
 TABLE_ID = "DISPUTE-1"
-
-
-def keyed_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A keyed Mambo table's table.toml whose journal holds four hands over two starts (hands
-    1-2, then a restart, hands 3-4), each start journaling its software record as ``tablectl
-    run`` does (controller/app/service.py ``software_record``: this installation's manifest)."""
-    keys = KeySettings(tmp_path / "keys" / "table.key")
-    keyfiles.init(keys)
-    found = attest.installed(None)
-    software = schema.SoftwareData(found.version, dict(found.files), {}, found.digest)
-    build = Controller.build
-
-    def build_with_software(**kwargs: Any) -> Controller:  # SimTable gives none (a test table)
-        return build(software=software, **kwargs)
-
-    monkeypatch.setattr(Controller, "build", build_with_software)
-    options = JournalOptions(tmp_path / "journal")
-    with SimTable(
-        "mambo", options, seed=1, directory=tmp_path, keys=keys, table_id=TABLE_ID,
-        clock=ManualClock(),
-    ) as table:  # fmt: skip
-        bot = LockstepDealer.for_table(
-            table.sim, table.controller, table.spec, table.config, seed=1, hands=4,
-            pace=Pace.fast(table.repeat_window), timeout=30.0,
-        )  # fmt: skip
-        assert bot.run(2) == 2
-        table.stop_controller()
-        controller = table.start_controller()
-        bot.follow(controller)
-        bot.run()
-        assert controller.core.finished == 4
-        config = write_table_toml(
-            tmp_path, table_id=TABLE_ID, game="mambo", config=table.config,
-            shoe={"path": "/dev/ttyS8"}, panel={"path": "/dev/ttyS9"}, decks=table.deck_files,
-        )  # fmt: skip
-    config.write_text(config.read_text() + f'\n[keys]\nprivate_key = "{keys.private_key}"\n')
-    return config
 
 
 @pytest.fixture(scope="module")
 def table(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """One keyed table's configuration for the module (dealing is the slow part)."""
     with pytest.MonkeyPatch.context() as monkeypatch:
-        yield keyed_table(tmp_path_factory.mktemp("table"), monkeypatch)
+        yield keyed_table(tmp_path_factory.mktemp("table"), monkeypatch, TABLE_ID, seed=1)
 
 
 def records(config: Path) -> list[Record]:

@@ -7,61 +7,24 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
+import keyedtable
 import psycopg
 import pytest
 from floorhelp import arrivals, floor_database, ingest_now, tablectl
 from test_floor_cli import floor_toml
 
-from controller import attest, dispute
-from controller.app import keyfiles, schema
-from controller.app.loop import Controller, JournalOptions
+from controller import dispute
 from controller.floor import keys
 from controller.journal import JournalReader, signing
-from controller.settings import KeySettings
-from simulator.clock import ManualClock
-from simulator.lockstep import LockstepDealer
-from simulator.pace import Pace
 from simulator.servers_pg import PostgresServer
-from simulator.simtable import SimTable
-from simulator.tablefile import write_table_toml
 
 TABLE_ID = "DISPUTE-F"
 
 
 def keyed_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A keyed Mambo table's table.toml, its journal four hands over two starts, each start's
-    software record journaled as ``tablectl run`` does (as tests/test_dispute.py's table)."""
-    key_files = KeySettings(tmp_path / "keys" / "table.key")
-    keyfiles.init(key_files)
-    found = attest.installed(None)
-    software = schema.SoftwareData(found.version, dict(found.files), {}, found.digest)
-    build = Controller.build
-
-    def build_with_software(**kwargs: Any) -> Controller:  # SimTable gives none (a test table)
-        return build(software=software, **kwargs)
-
-    monkeypatch.setattr(Controller, "build", build_with_software)
-    options = JournalOptions(tmp_path / "journal")
-    with SimTable(
-        "mambo", options, seed=2, directory=tmp_path, keys=key_files, table_id=TABLE_ID,
-        clock=ManualClock(),
-    ) as table:  # fmt: skip
-        bot = LockstepDealer.for_table(
-            table.sim, table.controller, table.spec, table.config, seed=2, hands=4,
-            pace=Pace.fast(table.repeat_window), timeout=30.0,
-        )  # fmt: skip
-        assert bot.run(2) == 2
-        table.stop_controller()
-        bot.follow(table.start_controller())
-        bot.run()
-        config = write_table_toml(
-            tmp_path, table_id=TABLE_ID, game="mambo", config=table.config,
-            shoe={"path": "/dev/ttyS8"}, panel={"path": "/dev/ttyS9"}, decks=table.deck_files,
-        )  # fmt: skip
-    config.write_text(config.read_text() + f'\n[keys]\nprivate_key = "{key_files.private_key}"\n')
-    return config
+    """This module's keyed table (tests/keyedtable.py): four hands over two starts."""
+    return keyedtable.keyed_table(tmp_path, monkeypatch, TABLE_ID, seed=2)
 
 
 def test_the_floors_bundle_equals_the_tables_and_verifies(

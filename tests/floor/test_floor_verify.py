@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from floorhelp import FloorDb, arrivals, floor_database, ingest_now, rewritten, tablectl
+from keyedtable import store_as_owner
 from test_floor_cli import floor_toml
 from test_floor_dispute import TABLE_ID, keyed_table
 
@@ -37,22 +38,6 @@ def keyed_store(
         software.approve(conn, str(digest), "test", "the release under test")
     ingest_now(db.writer, arrivals(TABLE_ID, lines))
     return db, floor_toml(tmp_path, postgres, db), lines
-
-
-def store_as_owner(db: FloorDb, lines: list[bytes]) -> None:
-    """Each line put in place of the stored one of its seq, and the head's hash after them."""
-    with psycopg.connect(db.owner, autocommit=True) as conn, conn.transaction():
-        for line in lines:
-            record = parse_line(line)
-            conn.execute(
-                "UPDATE records SET line = %s, hash = %s, prev = %s WHERE table_id = %s "
-                "AND seq = %s",
-                (line, record.hash, record.prev, TABLE_ID, record.seq),
-            )
-        conn.execute(
-            "UPDATE journals SET head_hash = %s WHERE table_id = %s",
-            (parse_line(lines[-1]).hash, TABLE_ID),
-        )
 
 
 def test_a_keyed_journal_verifies_signed_and_a_line_altered_in_the_store_is_named(
@@ -94,7 +79,7 @@ def test_a_rehashed_forged_chain_passes_the_links_and_fails_the_signatures(
         for r in map(parse_line, forged)
         if r.kind == rec.CHECKPOINT and r.data.get("signature") and r.seq > seq
     )
-    store_as_owner(db, forged[seq - 1 :])
+    store_as_owner(db.owner, TABLE_ID, forged[seq - 1 :])
     caught = tablectl("floor", "verify", "--config", config)
     assert caught.returncode == 1
     # Every line hashes to itself and links: the chain reads whole.

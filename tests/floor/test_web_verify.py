@@ -17,6 +17,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from floorhelp import arrivals, ingest_now, rewritten, tablectl
+from keyedtable import store_as_owner
 from servershelp import NatsFactory
 from test_floor_dispute import TABLE_ID, keyed_table
 from webhelp import Client, WebFloor, WebProcess, web_floor
@@ -178,18 +179,7 @@ def test_a_rehashed_forged_chain_is_caught_by_the_checkpoints_signatures(
         if r.kind == rec.CHECKPOINT and r.data.get("signature") and r.seq > seq
     ]
     assert signed_after, "no signed checkpoint after hand 4's start to catch the forgery"
-    with psycopg.connect(floor.db.owner, autocommit=True) as conn, conn.transaction():
-        for line in forged[seq - 1 :]:
-            record = parse_line(line)
-            conn.execute(
-                "UPDATE records SET line = %s, hash = %s, prev = %s WHERE table_id = %s "
-                "AND seq = %s",
-                (line, record.hash, record.prev, TABLE_ID, record.seq),
-            )
-        conn.execute(
-            "UPDATE journals SET head_hash = %s WHERE table_id = %s",
-            (parse_line(forged[-1]).hash, TABLE_ID),
-        )
+    store_as_owner(floor.db.owner, TABLE_ID, forged[seq - 1 :])
     web = WebProcess(floor)
     try:
         auditor = Client(floor.port)
