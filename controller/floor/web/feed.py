@@ -22,6 +22,7 @@ from controller.announce import hidden_cards
 from controller.app.recall import describe
 from controller.engine import events as ev
 from controller.floor.web import policy
+from controller.floor.web.betting import FOLDED, Betting
 from controller.floor.web.replay import pot_words
 from controller.floor.web.settings import FeedSettings
 
@@ -147,13 +148,8 @@ class _Card:
 
 
 @dataclass(slots=True)
-class _State:
-    street: str | None = None
-    pot: int = 0
-    to_act: int | None = None
+class _State(Betting):
     seats: dict[int, list[_Card]] = field(default_factory=dict)
-    status: dict[int, str] = field(default_factory=dict)
-    bets: dict[int, int] = field(default_factory=dict)
     community: list[_Card] = field(default_factory=list)
     burns: list[_Card] = field(default_factory=list)
     discards: list[_Card] = field(default_factory=list)
@@ -200,7 +196,7 @@ def build(
             may = rule.other_face_down
         else:
             facts_ = policy.HoleCard(
-                card.dealt_at, seat is not None and state.status.get(seat) == "folded", card.shown
+                card.dealt_at, seat is not None and state.status.get(seat) == FOLDED, card.shown
             )
             may = policy.feed_carries(
                 rule,
@@ -257,13 +253,11 @@ def build(
 
 
 def _apply(state: _State, event: ev.Event, at: float) -> None:
+    state.follow(event)
     hidden = frozenset(hidden_cards(event))
     if isinstance(event, ev.HandStarted):
         state.seats = {seat: [] for seat in event.seats}
-        state.pot = sum(ante.amount for ante in event.antes)
         state.actions.append(describe(event).strip())
-    elif isinstance(event, ev.StreetStarted):
-        state.street, state.to_act, state.bets = event.street, None, {}
     elif isinstance(event, ev.CardDealt):
         _dealt(state, event, event.card in hidden, at)
     elif isinstance(event, ev.CardMucked):
@@ -273,25 +267,19 @@ def _apply(state: _State, event: ev.Event, at: float) -> None:
         held = state.seats.get(event.seat, [])
         state.seats[event.seat] = [card for card in held if card.code != event.card]
         state.discards.append(_Card(event.card, False, True, at))
-    elif isinstance(event, ev.ActionRequired):
-        state.to_act = event.seat
     elif isinstance(event, ev.BlindPosted | ev.ActionTaken):
-        _bet(state, event)
-    elif isinstance(event, ev.RoundCompleted):
-        state.pot, state.to_act, state.bets = event.pot, None, {}
-        if not event.skipped:
-            state.actions.append(f"{event.street} complete: pot {event.pot}")
+        state.actions.append(describe(event).strip())
+    elif isinstance(event, ev.RoundCompleted) and not event.skipped:
+        state.actions.append(f"{event.street} complete: pot {event.pot}")
     elif isinstance(event, ev.Showdown):
         _showdown(state, event)
     elif isinstance(event, ev.HandSettled):
-        state.to_act = None
         state.settlement = FeedSettlement(
             tuple(pot_words(pot) for pot in event.pots),
             event.rake,
             tuple(FeedAmount(n.seat, n.amount) for n in event.net),
         )
     elif isinstance(event, ev.HandVoided):
-        state.to_act = None
         state.returned = [FeedAmount(r.seat, r.amount) for r in event.returned]
 
 
@@ -310,20 +298,6 @@ def _mucked(state: _State, event: ev.CardMucked, at: float) -> None:
     held = state.seats.get(event.seat, []) if event.seat is not None else []
     if not any(card.code == event.card for card in held):
         state.discards.append(_Card(event.card, False, True, at))
-
-
-def _bet(state: _State, event: ev.BlindPosted | ev.ActionTaken) -> None:
-    state.pot += event.amount
-    state.actions.append(describe(event).strip())
-    if isinstance(event, ev.BlindPosted):
-        state.bets[event.seat] = state.bets.get(event.seat, 0) + event.amount
-        return
-    state.bets[event.seat] = event.round_total
-    state.to_act = None
-    if event.action == "folds":
-        state.status[event.seat] = "folded"
-    elif event.all_in:
-        state.status[event.seat] = "all-in"
 
 
 def _showdown(state: _State, event: ev.Showdown) -> None:

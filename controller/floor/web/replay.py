@@ -21,6 +21,7 @@ from controller.announce import alarm_read, hidden_cards
 from controller.app.recall import describe
 from controller.engine import events as ev
 from controller.floor.web import policy
+from controller.floor.web.betting import Betting
 
 #: A card code standing alone as a word (as the journal writes it: rank then suit).
 _CARD_WORD: Final = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")
@@ -73,15 +74,10 @@ class _Card:
 
 
 @dataclass(slots=True)
-class _State:
+class _State(Betting):
     """The table as the events left it, with every card's true value (never sent as is)."""
 
-    street: str | None = None
-    pot: int = 0
-    to_act: int | None = None
     seats: dict[int, list[_Card]] = field(default_factory=dict)
-    status: dict[int, str] = field(default_factory=dict)
-    bets: dict[int, int] = field(default_factory=dict)
     community: list[_Card] = field(default_factory=list)
 
 
@@ -124,13 +120,11 @@ def _frame(state: _State, sees: bool) -> Frame:
     return Frame(state.street, state.pot, state.to_act, seats, [card(c) for c in state.community])
 
 
-def _apply(state: _State, event: ev.Event) -> None:  # noqa: PLR0912 one branch per event kind
+def _apply(state: _State, event: ev.Event) -> None:
+    state.follow(event)
     hidden = frozenset(hidden_cards(event))
     if isinstance(event, ev.HandStarted):
         state.seats = {seat: [] for seat in event.seats}
-        state.pot = sum(ante.amount for ante in event.antes)
-    elif isinstance(event, ev.StreetStarted):
-        state.street, state.to_act, state.bets = event.street, None, {}
     elif isinstance(event, ev.CardDealt):
         card = _Card(event.card, event.card in hidden)
         if event.destination == ev.COMMUNITY:
@@ -140,29 +134,12 @@ def _apply(state: _State, event: ev.Event) -> None:  # noqa: PLR0912 one branch 
     elif isinstance(event, ev.CardMucked | ev.CardDiscarded) and event.seat is not None:
         held = state.seats.get(event.seat, [])
         state.seats[event.seat] = [c for c in held if c.code != event.card]
-    elif isinstance(event, ev.ActionRequired):
-        state.to_act = event.seat
-    elif isinstance(event, ev.BlindPosted):
-        state.pot += event.amount
-        state.bets[event.seat] = state.bets.get(event.seat, 0) + event.amount
-    elif isinstance(event, ev.ActionTaken):
-        state.pot += event.amount
-        state.bets[event.seat] = event.round_total
-        state.to_act = None
-        if event.action == "folds":
-            state.status[event.seat] = "folded"
-        elif event.all_in:
-            state.status[event.seat] = "all-in"
-    elif isinstance(event, ev.RoundCompleted):
-        state.pot, state.to_act, state.bets = event.pot, None, {}
     elif isinstance(event, ev.Showdown):
         # The cards turned over at the showdown are the table's to see (announce.hidden_cards).
         for hand in event.hands:
             for card in state.seats.get(hand.seat, []):
                 if card.code in hand.cards:
                     card.hidden = False
-    elif isinstance(event, ev.HandSettled | ev.HandVoided):
-        state.to_act = None
 
 
 def _steps(event: ev.Event, role: str, in_progress: bool, secret: set[str]) -> list[Step]:  # noqa: PLR0911, PLR0912 one line per kind

@@ -27,6 +27,7 @@ from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.engine import events as ev
 from controller.engine.config import HouseRules
+from controller.floor.web.betting import Betting
 from controller.games import GAMES
 from controller.journal import JsonObject
 from controller.journal.record import parse_line
@@ -68,37 +69,14 @@ class TableRow:
         return asdict(self)
 
 
-@dataclass(slots=True)
-class HandState:
-    """The live state of a hand, from its decisions' events in chain order."""
-
-    street: str | None = None
-    to_act: int | None = None
-    pot: int = 0
-
-
-def hand_state(events: Iterable[ev.Event], state: HandState | None = None) -> HandState:
-    """Street, seat to act and pot (antes, blinds and bets so far; a round's completion gives the
-    pot as the engine counted it): ``state`` (a new hand's if None) advanced by ``events``, the
-    next of the hand's events. A fold, so the live page's reads, which give a held hand only its
-    new records' events, and a whole read of the hand come to the same state."""
-    state = state if state is not None else HandState()
+def hand_state(events: Iterable[ev.Event], state: Betting | None = None) -> Betting:
+    """Street, seat to act and pot (betting.py): ``state`` (a new hand's if None) advanced by
+    ``events``, the next of the hand's events. A fold, so the live page's reads, which give a
+    held hand only its new records' events, and a whole read of the hand come to the same
+    state."""
+    state = state if state is not None else Betting()
     for event in events:
-        if isinstance(event, ev.HandStarted):
-            state.pot = sum(ante.amount for ante in event.antes)
-        elif isinstance(event, ev.StreetStarted):
-            state.street, state.to_act = event.street, None
-        elif isinstance(event, ev.ActionRequired):
-            state.to_act = event.seat
-        elif isinstance(event, ev.BlindPosted):
-            state.pot += event.amount
-        elif isinstance(event, ev.ActionTaken):
-            state.pot += event.amount
-            state.to_act = None
-        elif isinstance(event, ev.RoundCompleted):
-            state.pot, state.to_act = event.pot, None
-        elif isinstance(event, ev.HandSettled | ev.HandVoided):
-            state.to_act = None
+        state.follow(event)
     return state
 
 
@@ -125,7 +103,7 @@ class HeldHand:
     finished: bool
     voided: bool
     #: None: the hand did not start in this journal (no HandStarted to count the pot from).
-    play: HandState | None
+    play: Betting | None
 
     def advance(self, events: Sequence[ev.Event]) -> None:
         """The hand after ``events``: the store marks a hand finished (and voided) by these same
@@ -278,7 +256,7 @@ async def _hands(conn: AsyncConn, heads: Sequence[_Head]) -> dict[str, Held]:
             len(seats) if isinstance(seats, list) else None,
             bool(finished),
             bool(voided),
-            None if started is None else HandState(),
+            None if started is None else Betting(),
         )
         spec = GAMES.get(str(game))
         if spec is not None:
