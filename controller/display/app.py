@@ -239,8 +239,10 @@ class DealerDisplay(App[None]):
     async def on_dealer_display_view_ready(self, message: ViewReady) -> None:
         with self._lock:
             view, self._pending = self._pending, None
-        # A view that arrives while the display closes has no screen left to draw on.
-        if view is not None and not (self._exit or self._closing):
+        # A view that arrives while the display closes has no screen left to draw on: the
+        # closing takes the screens down (``_running`` already false) before the message loop
+        # ends, and the table's thread may hand over a view until then.
+        if view is not None and self._running and not (self._exit or self._closing):
             await self.apply(view)
 
     async def apply(self, view: TableView) -> None:
