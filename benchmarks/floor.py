@@ -356,21 +356,22 @@ def write_floor_toml(
     return path
 
 
-class FloorServe:
-    """``tablectl floor serve`` in its own process, its log in a file."""
+class FloorProcess:
+    """A ``tablectl floor`` command in its own process, its log in a file; started once
+    ``ready`` says so (looked at every 50 ms, up to a minute)."""
 
-    def __init__(self, config: Path) -> None:
-        self.log = config.parent / "floor.log"
+    def __init__(self, config: Path, command: str, ready: Callable[[], bool]) -> None:
+        self.log = config.parent / f"floor-{command}.log"
         self._out = self.log.open("w")
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller", "floor", "serve", "--config", str(config)],
+            [sys.executable, "-m", "controller", "floor", command, "--config", str(config)],
             stdout=self._out,
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + 60
-        while "floor_serving" not in self.log.read_text():
+        while not ready():
             if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"floor serve did not start:\n{self.log.read_text()}")
+                raise RuntimeError(f"floor {command} did not start:\n{self.log.read_text()}")
             time.sleep(0.05)
 
     def rss_kib(self) -> int:
@@ -385,6 +386,13 @@ class FloorServe:
             self.process.send_signal(signal.SIGTERM)
         self.process.wait(timeout=60)
         self._out.close()
+
+
+class FloorServe(FloorProcess):
+    """``tablectl floor serve``, started once it logs ``floor_serving``."""
+
+    def __init__(self, config: Path) -> None:
+        super().__init__(config, "serve", lambda: "floor_serving" in self.log.read_text())
 
 
 @dataclass

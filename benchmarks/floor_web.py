@@ -155,35 +155,11 @@ def follow(port: int, cookie: str, seen: Seen, stop: threading.Event) -> None:
 # The processes
 
 
-class FloorWeb:
-    """``tablectl floor web`` in its own process, answering once its login page does."""
+class FloorWeb(harness.FloorProcess):
+    """``tablectl floor web``, started once its login page answers."""
 
     def __init__(self, config: Path, port: int) -> None:
-        self.log = config.parent / "web.log"
-        self._out = self.log.open("w")
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "controller", "floor", "web", "--config", str(config)],
-            stdout=self._out,
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 60
-        while not _answers(port):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"floor web did not start:\n{self.log.read_text()}")
-            time.sleep(0.05)
-
-    def rss_kib(self) -> int:
-        with open(f"/proc/{self.process.pid}/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmRSS:"):
-                    return int(line.split()[1])
-        raise RuntimeError("no VmRSS")
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-        self.process.wait(timeout=60)
-        self._out.close()
+        super().__init__(config, "web", lambda: _answers(port))
 
 
 def _answers(port: int) -> bool:
