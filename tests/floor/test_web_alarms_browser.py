@@ -13,13 +13,13 @@ from pathlib import Path
 
 import psycopg
 from browserhelp import cell, log_in, shots
-from floorhelp import PATIENCE, FloorProcess, fixture_lines
+from floorhelp import PATIENCE, fixture_lines
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
-from webhelp import WebProcess, publish_records, web_floor
+from webhelp import publish_records, serving, web_floor
 
 from simulator.servers_pg import PostgresServer
 
@@ -31,12 +31,9 @@ def test_an_alarm_appears_on_the_floor_and_is_acknowledged_with_a_note(
 ) -> None:
     nats = nats_factory(("T1",))
     floor = web_floor(tmp_path, nats, postgres)
-    server = FloorProcess(floor.config)
-    web = WebProcess(floor)
     wait = WebDriverWait(browser, PATIENCE)
     draw = fixture_lines("triple-draw")
-    try:
-        server.wait_for_log("floor_serving")
+    with serving(floor):
         publish_records(nats.url, nats.table_user("T1"), "T1", draw, first=1, last=60)
         log_in(browser, floor.base, "supervisor")
         wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
@@ -80,6 +77,3 @@ def test_an_alarm_appears_on_the_floor_and_is_acknowledged_with_a_note(
         # Back on the floor page: one alarm open, not two.
         browser.find_element(By.LINK_TEXT, "Floor").click()
         wait.until(lambda d: "1 ALARM" in cell(d, "T1", "alarms"))
-    finally:
-        assert web.stop() == 0, web.log.read_text()
-        assert server.stop() == 0, server.text()

@@ -11,13 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from browserhelp import cell, fill_login, read, shots
-from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
+from floorhelp import PATIENCE, fixture_lines, publish
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
-from webhelp import WebProcess, cards_in, hidden_of, publish_records, web_floor
+from webhelp import cards_in, hidden_of, publish_records, serving, web_floor
 
 from simulator.servers_pg import PostgresServer
 
@@ -30,12 +30,9 @@ def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
 ) -> None:
     nats = nats_factory(("T1", "T2", "T3"))
     floor = web_floor(tmp_path, nats, postgres)
-    server = FloorProcess(floor.config)
-    web = WebProcess(floor)
     wait = WebDriverWait(browser, PATIENCE)
     mambo = fixture_lines()
-    try:
-        server.wait_for_log("floor_serving")
+    with serving(floor):
         publish(nats.url, nats.table_user("T2"), "T2", fixture_lines("five-card-stud"))
         draw = fixture_lines("triple-draw")
         publish_records(nats.url, nats.table_user("T3"), "T3", draw, first=1, last=200)
@@ -68,6 +65,3 @@ def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
         assert browser.find_elements(By.CSS_SELECTOR, 'tr[data-table="T3"]')
         page = browser.page_source.encode()
         assert not cards_in(page) & hidden_of(mambo)
-    finally:
-        assert web.stop() == 0, web.log.read_text()
-        assert server.stop() == 0, server.text()

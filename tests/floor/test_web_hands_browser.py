@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from browserhelp import log_in, shots
-from floorhelp import PATIENCE, FloorProcess, fixture_lines, publish
+from floorhelp import PATIENCE, fixture_lines, publish
 from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -20,7 +20,7 @@ from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from servershelp import NatsFactory
 from test_web_pages import cards_dealt_up
-from webhelp import WebProcess, cards_in, hidden_of, publish_records, web_floor
+from webhelp import cards_in, hidden_of, publish_records, serving, web_floor
 
 from simulator.servers_pg import PostgresServer
 
@@ -45,12 +45,9 @@ def test_the_table_page_follows_a_hand_as_it_is_dealt_with_its_hole_cards_as_bac
 ) -> None:
     nats = nats_factory(("T1",))
     floor = web_floor(tmp_path, nats, postgres)
-    server = FloorProcess(floor.config)
-    web = WebProcess(floor)
     wait = WebDriverWait(browser, PATIENCE)
     mambo = fixture_lines()
-    try:
-        server.wait_for_log("floor_serving")
+    with serving(floor):
         publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])
         log_in(browser, floor.base, "supervisor")
         WebDriverWait(browser, PATIENCE).until(ready.url_contains("/floor"))
@@ -75,9 +72,6 @@ def test_the_table_page_follows_a_hand_as_it_is_dealt_with_its_hole_cards_as_bac
         browser.save_screenshot(str(shots(tmp_path) / "table.png"))
         page = browser.page_source.encode()
         assert not cards_in(page) & hidden_of(mambo[:SECOND_ROUND]) - cards_dealt_up(mambo)
-    finally:
-        assert web.stop() == 0, web.log.read_text()
-        assert server.stop() == 0, server.text()
 
 
 def test_a_hand_is_found_by_search_and_replayed_step_by_step(
@@ -85,12 +79,9 @@ def test_a_hand_is_found_by_search_and_replayed_step_by_step(
 ) -> None:
     nats = nats_factory(("T2",))
     floor = web_floor(tmp_path, nats, postgres)
-    server = FloorProcess(floor.config)
-    web = WebProcess(floor)
     wait = WebDriverWait(browser, PATIENCE)
     stud = fixture_lines("five-card-stud")
-    try:
-        server.wait_for_log("floor_serving")
+    with serving(floor):
         publish(nats.url, nats.table_user("T2"), "T2", stud)
         log_in(browser, floor.base, "supervisor")
         WebDriverWait(browser, PATIENCE).until(ready.url_contains("/floor"))
@@ -127,6 +118,3 @@ def test_a_hand_is_found_by_search_and_replayed_step_by_step(
         assert "settled" in text(browser, "#position")
         assert "pot " in text(browser, "#steps li.step-pot")
         browser.save_screenshot(str(shots(tmp_path) / "hand.png"))
-    finally:
-        assert web.stop() == 0, web.log.read_text()
-        assert server.stop() == 0, server.text()

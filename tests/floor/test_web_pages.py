@@ -19,6 +19,7 @@ from webhelp import (
     cards_in,
     hidden_of,
     publish_records,
+    serving,
     web_floor,
 )
 
@@ -142,12 +143,9 @@ def test_roles_open_only_their_pages_and_a_card_search_never_finds_a_hole_card_i
     floor = web_floor(tmp_path, nats, postgres)
     lines = fixture_lines()
     root = journal_id(lines)
-    server = FloorProcess(floor.config)
-    web = WebProcess(floor)
     clients = {role: Client(floor.port) for role in ("supervisor", "surveillance", "auditor")}
     admin = Client(floor.port)
-    try:
-        server.wait_for_log("floor_serving")
+    with serving(floor):
         landed = {role: client.login(role) for role, client in clients.items()}
         assert all(reply.status == 303 for reply in landed.values())
         assert landed["auditor"].headers["location"] == "/search"  # not the floor: not theirs
@@ -193,6 +191,3 @@ def test_roles_open_only_their_pages_and_a_card_search_never_finds_a_hole_card_i
         assert not cards_in(refused.body) & hidden_of(lines[:MID_HAND])
         assert supervisor.get(live).status == 200  # carries no face-down card: nothing to log
         feed.close()
-    finally:
-        assert web.stop() == 0, web.log.read_text()
-        assert server.stop() == 0, server.text()

@@ -14,7 +14,8 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.cookies import SimpleCookie
@@ -26,6 +27,7 @@ import psycopg
 from floorhelp import (
     PATIENCE,
     FloorDb,
+    FloorProcess,
     arrivals,
     floor_database,
     tablectl,
@@ -131,6 +133,25 @@ class WebProcess:
         code = self.process.wait(timeout=PATIENCE)
         self._out.close()
         return code
+
+
+@contextmanager
+def serving(floor: WebFloor) -> Iterator[tuple[FloorProcess, WebProcess]]:
+    """``floor serve`` (once it logs ``floor_serving``) and ``floor web`` (once it answers) for
+    the block; both stopped after it, each of which must then exit 0."""
+    server = FloorProcess(floor.config)
+    try:
+        server.wait_for_log("floor_serving")
+        web = WebProcess(floor)
+    except BaseException:
+        server.stop()
+        raise
+    try:
+        yield server, web
+    finally:
+        web_exit, server_exit = web.stop(), server.stop()
+    assert web_exit == 0, web.log.read_text()
+    assert server_exit == 0, server.text()
 
 
 @dataclass
