@@ -52,7 +52,7 @@ def alarms(db: FloorDb, kind: str) -> list[tuple[str, int, str]]:
             "ORDER BY table_id, seq",
             (kind,),
         ).fetchall()
-    return [(str(t), int(s), str(m)) for t, s, m in rows]  # type: ignore[call-overload]
+    return [(str(t), int(s), str(m)) for t, s, m in rows]
 
 
 def approve(db: FloorDb, digest: str) -> None:
