@@ -12,11 +12,12 @@ import html
 import io
 import re
 import tarfile
+import threading
 from pathlib import Path
 
 import psycopg
 import pytest
-from floorhelp import arrivals, ingest_now, rewritten, tablectl
+from floorhelp import PATIENCE, arrivals, ingest_now, rewritten, tablectl
 from keyedtable import store_as_owner
 from servershelp import NatsFactory
 from test_floor_dispute import TABLE_ID, keyed_table
@@ -159,6 +160,40 @@ def test_an_intact_journal_verifies_and_a_line_altered_in_the_store_is_caught_at
         assert "the floor holds no journal" in missing.text
     finally:
         assert web.stop() == 0
+
+
+def test_the_walk_leaves_the_event_loop_free_while_it_works(
+    tmp_path: Path,
+    nats_factory: NatsFactory,
+    postgres: PostgresServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The walk's CPU work is on a worker thread (chains.py ``_walk``): while it holds on
+    record 1, a coroutine on the web's event loop still runs, and lets it go. Were the walk on
+    the loop, nothing on the loop would run until it went on by itself: it would not."""
+    floor, lines, _ = keyed_floor(tmp_path, nats_factory, postgres, monkeypatch)
+    taking, released = threading.Event(), threading.Event()
+    take = ChainWalk.take
+
+    def held(walk: ChainWalk, seq: int, stored_hash: str, line: bytes) -> bool:
+        if seq == 1:
+            taking.set()
+            assert released.wait(PATIENCE), "no coroutine ran on the loop while the walk worked"
+        return take(walk, seq, stored_hash, line)
+
+    monkeypatch.setattr(ChainWalk, "take", held)
+
+    async def walk_and_release() -> ChainWalk:
+        async def release() -> None:
+            assert await asyncio.to_thread(taking.wait, PATIENCE), "the walk never began"
+            released.set()
+
+        walked, _ = await asyncio.gather(walk_as_the_web(floor, journal_of(lines)), release())
+        return walked
+
+    walked = asyncio.run(walk_and_release())
+    assert walked.records == len(lines)
+    assert walked.verified, walked.verdict
 
 
 def test_a_rehashed_forged_chain_is_caught_by_the_checkpoints_signatures(

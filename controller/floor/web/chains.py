@@ -33,8 +33,8 @@ AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
 #: Rows a walk fetches at a time (as ``floor verify``'s, controller/floor/report.py).
 WALK_ROWS: Final = 2000
-#: Walks at once in one web process: a long journal's walk is CPU work on the event loop
-#: between fetches; more walks wait their turn rather than slow every page and feed.
+#: Walks at once in one web process: a long journal's walk is CPU work (on a worker thread,
+#: ``_walk``); more walks wait their turn rather than share the interpreter with the pages.
 WALKS_AT_ONCE: Final = 1
 _WALKS = asyncio.Semaphore(WALKS_AT_ONCE)
 
@@ -248,13 +248,20 @@ async def reverify(conn: AsyncConn, table_id: str, journal_id: str) -> ChainWalk
 
 
 async def _walk(conn: AsyncConn, walk: ChainWalk) -> None:
+    """Fetch a chunk on the event loop, walk it on a worker thread: the hashing is CPU work,
+    and the loop, which serves every page and feed, takes the interpreter back from the walk
+    within its switch interval (5 ms) rather than waiting out a chunk."""
     async with conn.transaction(), conn.cursor(name="tablectl_web_verify") as cur:
-        cur.itersize = WALK_ROWS
         await cur.execute(
             "SELECT seq, hash, line FROM records WHERE table_id = %s AND journal_id = %s "
             "AND linked ORDER BY seq",
             (walk.table_id, walk.journal_id),
         )
-        async for seq, stored_hash, line in cur:
-            if not walk.take(_int(seq), str(stored_hash), _bytes(line)):
+        while rows := await cur.fetchmany(WALK_ROWS):
+            if not await asyncio.to_thread(_take_rows, walk, rows):
                 return
+
+
+def _take_rows(walk: ChainWalk, rows: list[tuple[object, ...]]) -> bool:
+    """The rows through the walk, in order, until one breaks it; whether it goes on."""
+    return all(walk.take(_int(seq), str(stored), _bytes(line)) for seq, stored, line in rows)
