@@ -56,7 +56,7 @@ from controller.floor.web import users
 from controller.floor.web.settings import DEFAULT_USER
 from controller.journal import JournalReader, JournalWriter
 from simulator.servers import free_port
-from simulator.servers_nats import NatsServer
+from simulator.servers_nats import NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
 
 #: The targets (issue 18).
@@ -248,19 +248,26 @@ class Figures:
         ]
 
 
-def setup_web(folder: Path, db: harness.FloorDb, config: Path) -> tuple[int, str]:
-    """The web's schema, role and a supervisor; floor.toml's [web]. The port and password."""
+def setup_web(folder: Path, db: harness.FloorDb, config: Path, nats: NatsUser) -> tuple[int, str]:
+    """The web's schema, role and a supervisor; floor.toml's [web], the web following the
+    stream as ``nats`` ([web.nats]). The port and the supervisor's password."""
     web_password, supervisor = secrets.token_hex(16), secrets.token_hex(16)
     with psycopg.connect(db.owner, autocommit=True) as conn:
         web_schema.setup(conn)
         store.set_password(conn, DEFAULT_USER, web_password)
         users.add(conn, SUPERVISOR, "supervisor", supervisor)
-    for name, secret in (("web.secret", secrets.token_hex(32)), ("web.password", web_password)):
+    files = {
+        "web.secret": secrets.token_hex(32),
+        "web.password": web_password,
+        "web-nats.password": nats.password,
+    }
+    for name, secret in files.items():
         (folder / name).write_text(secret + "\n")
     port = free_port()
     with config.open("a") as toml:
         toml.write(
             f'[web]\nport = {port}\nsecret_file = "web.secret"\npassword_file = "web.password"\n'
+            f'[web.nats]\nuser = "{nats.user}"\npassword_file = "web-nats.password"\n'
         )
     return port, supervisor
 
@@ -273,7 +280,7 @@ def measure(
     nats_server.start()
     db = harness.floor_database(postgres)
     config = harness.write_floor_toml(folder, nats_server, postgres, db)
-    port, password = setup_web(folder, db, config)
+    port, password = setup_web(folder, db, config, nats_server.web_user)
     floor = harness.FloorServe(config)
     web = FloorWeb(config, port)
     seen, stop = Seen(), threading.Event()

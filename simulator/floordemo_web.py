@@ -36,10 +36,12 @@ def serve_web(lab: FloorLab, out: TextIO, say: TextIO) -> None:
     _private(folder / "web.secret", secrets.token_hex(32))
     web_password = secrets.token_hex(16)
     _private(folder / "web.password", web_password)
+    _private(folder / "web-nats.password", lab.nats.web_user.password)
     with lab.floor_config.open("a", encoding="utf-8") as toml:
         toml.write(
             f'[web]\nlisten = "127.0.0.1"\nport = {port}\nsecret_file = "web.secret"\n'
             f'user = "{DEFAULT_USER}"\npassword_file = "web.password"\n'
+            f'[web.nats]\nuser = "{lab.nats.web_user.user}"\npassword_file = "web-nats.password"\n'
         )
     passwords = {role: secrets.token_urlsafe(12) for role in ROLES}
     with psycopg.connect(lab.owner_dsn, autocommit=True) as conn:

@@ -26,9 +26,11 @@ from typing import Final
 
 from controller.floor.subjects import (
     STREAM_SUBJECTS,
+    WEB_INBOX_PREFIX,
     direct_get_subject,
     inbox_prefix_of,
     subject_of,
+    web_permissions,
 )
 from simulator.servers import Guarded, ServerError, Throwaway, binary, free_port, wait_until
 from simulator.servers_tls import TlsFiles
@@ -38,6 +40,8 @@ NATS_PACKAGE: Final = "nats-server"
 #: The account every tablectl user is in (JetStream enabled in it).
 ACCOUNT: Final = "TABLECTL"
 FLOOR_USER: Final = "floor"
+#: ``floor web``'s own user: it follows the stream and may change nothing in it.
+WEB_USER: Final = "floor-web"
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +102,7 @@ class NatsServer(Throwaway):
         self.directory.mkdir(parents=True, exist_ok=True)
         for table_id in self.tables:
             subject_of(table_id)  # a SubjectError naming a bad table id, before any file
-        names = [FLOOR_USER, *(table_user_name(t) for t in self.tables)]
+        names = [FLOOR_USER, WEB_USER, *(table_user_name(t) for t in self.tables)]
         self._passwords = {name: secrets.token_hex(16) for name in names}
         self.config.write_text(self.render_config())
 
@@ -118,6 +122,10 @@ class NatsServer(Throwaway):
     def floor_user(self) -> NatsUser:
         return NatsUser(FLOOR_USER, self._passwords[FLOOR_USER])
 
+    @property
+    def web_user(self) -> NatsUser:
+        return NatsUser(WEB_USER, self._passwords[WEB_USER], WEB_INBOX_PREFIX)
+
     def table_user(self, table_id: str) -> NatsUser:
         name = table_user_name(table_id)
         if name not in self._passwords:
@@ -131,7 +139,12 @@ class NatsServer(Throwaway):
                 "user": FLOOR_USER,
                 "password": self._passwords[FLOOR_USER],
                 "permissions": _FLOOR_PERMISSIONS,
-            }
+            },
+            {
+                "user": WEB_USER,
+                "password": self._passwords[WEB_USER],
+                "permissions": web_permissions(),
+            },
         ]
         for table_id in self.tables:
             name = table_user_name(table_id)
@@ -231,6 +244,10 @@ class NatsCluster:
     @property
     def floor_user(self) -> NatsUser:
         return self.nodes[0].floor_user
+
+    @property
+    def web_user(self) -> NatsUser:
+        return self.nodes[0].web_user
 
     def table_user(self, table_id: str) -> NatsUser:
         return self.nodes[0].table_user(table_id)

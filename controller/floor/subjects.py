@@ -71,6 +71,28 @@ def direct_get_subject(table_id: str) -> str:
     return f"$JS.API.DIRECT.GET.{STREAM}.{subject_of(table_id)}"
 
 
+#: The inbox prefix of ``floor web``'s connection: its user may subscribe under it only. One
+#: token with a '-', so neither a table's (``_INBOX.table-<hex>``) nor a nats-py default.
+WEB_INBOX_PREFIX: Final = "_INBOX.floor-web"
+
+
+def web_permissions() -> dict[str, object]:
+    """Exactly what ``floor web``'s NATS user needs (docs/floor-web.md, The web's NATS user):
+    make the headers-only ordered consumer it follows the stream with (again, after a gap),
+    answer that consumer's flow control, and hear the replies on its own inbox. It may not
+    publish a record, nor delete, purge or change the stream or anyone's consumer."""
+    return {
+        "publish": {
+            "allow": [
+                f"$JS.API.CONSUMER.CREATE.{STREAM}",
+                f"$JS.API.CONSUMER.CREATE.{STREAM}.>",
+                f"$JS.FC.{STREAM}.>",
+            ]
+        },
+        "subscribe": {"allow": [WEB_INBOX_PREFIX + ".>"]},
+    }
+
+
 @dataclass(frozen=True, slots=True)
 class RecordId:
     """One journal record on the floor: the table, its journal (the first record's hash) and

@@ -20,8 +20,9 @@ import nats
 import nats.js.errors
 import psycopg
 import pytest
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import StreamConfig
+from nats.js.api import DeliverPolicy, StreamConfig
 from servershelp import NatsFactory
 
 from controller.floor.subjects import (
@@ -151,6 +152,61 @@ def test_a_table_cannot_publish_to_another_table_s_subject(nats_factory: NatsFac
     errors = asyncio.run(forge())
     # nats-py lowers the server's -ERR 'Permissions Violation for Publish to "<subject>"'.
     assert 'permissions violation for publish to "tablectl.journal.t2"' in said(errors)
+
+
+def test_the_web_s_user_follows_the_stream_and_may_change_nothing_in_it(
+    nats_factory: NatsFactory,
+) -> None:
+    """floor web's own user (controller/floor/subjects.py ``web_permissions``): its
+    headers-only ordered consumer hears each record (as controller/floor/web/live.py makes it);
+    a publish of a record, the stream's deletion and purge are refused, and it cannot hear
+    replies beyond its own inbox prefix (the floor's, say: every table's hole cards)."""
+    server = nats_factory(("T1",))
+
+    async def use() -> tuple[list[Msg], list[Exception]]:
+        await make_stream(server)
+        web = await connect(server, server.web_user)
+        table = await connect(server, server.table_user("T1"))
+        heard: list[Msg] = []
+        both = asyncio.Event()
+
+        async def hear(message: Msg) -> None:
+            heard.append(message)
+            if len(heard) == 2:
+                both.set()
+
+        try:
+            await web.jetstream().subscribe(
+                STREAM_SUBJECTS, stream=STREAM, cb=hear, ordered_consumer=True,
+                headers_only=True, deliver_policy=DeliverPolicy.NEW,
+            )  # fmt: skip
+            for n in (1, 2):
+                await table.jetstream().publish(
+                    subject_of("T1"), b"hole cards", headers={"Nats-Msg-Id": f"r{n}"}
+                )
+            await asyncio.wait_for(both.wait(), PATIENCE)
+            js = web.jetstream(timeout=2)
+            with pytest.raises(nats.errors.TimeoutError):
+                await js.publish(subject_of("T1"), b"forged", headers={"Nats-Msg-Id": "f"})
+            with pytest.raises(nats.errors.TimeoutError):
+                await js.delete_stream(STREAM)
+            with pytest.raises(nats.errors.TimeoutError):
+                await js.purge_stream(STREAM)
+            await web.subscribe("_INBOX.>")
+            await web.flush(timeout=PATIENCE)
+            errors: list[Exception] = web.seen_errors  # type: ignore[attr-defined]
+            return heard, errors
+        finally:
+            await table.close()
+            await web.close()
+
+    heard, errors = asyncio.run(use())
+    assert [(m.subject, m.data) for m in heard] == [(subject_of("T1"), b"")] * 2
+    told = said(errors)
+    assert 'permissions violation for publish to "tablectl.journal.t1"' in told
+    assert f'permissions violation for publish to "$js.api.stream.delete.{STREAM.lower()}"' in told
+    assert f'permissions violation for publish to "$js.api.stream.purge.{STREAM.lower()}"' in told
+    assert 'permissions violation for subscription to "_inbox.>"' in told
 
 
 def test_a_table_cannot_read_another_table_s_records(nats_factory: NatsFactory) -> None:
@@ -309,6 +365,9 @@ def from_example(node: NatsServer, tls: TlsFiles, number: int, routes: list[int]
         "$2a$11$REPLACE.WITH.TABLE.T1S.BCRYPT.HASH.MADE.AS.ABOVE..........": bcrypt_hash(
             node.table_user("T1").password
         ),
+        "$2a$11$REPLACE.WITH.THE.WEB.USERS.BCRYPT.HASH.MADE.AS.ABOVE..": bcrypt_hash(
+            node.web_user.password
+        ),
     }
     for old, new in moves.items():
         text = rewrite(text, old, new)
@@ -343,6 +402,7 @@ def test_the_example_config_runs_a_cluster_that_refuses_what_it_must(
                 await publish_once_the_stream_answers(js, subject_of("T1"), b"record", "r1")
                 last = await js.get_last_msg(STREAM, subject_of("T1"), direct=True)
                 assert last.data == b"record"
+                assert await headers_heard_by_the_web(cluster.nodes[2], cluster, trusting)
                 with pytest.raises(nats.errors.TimeoutError):
                     await js.publish(subject_of("T2"), b"forged", timeout=2)
                 errors: list[Exception] = table.seen_errors  # type: ignore[attr-defined]
@@ -374,6 +434,27 @@ async def publish_once_the_stream_answers(
         except nats.js.errors.NoStreamResponseError:
             assert time.monotonic() < deadline, f"no stream answered {subject} in {PATIENCE} s"
             await asyncio.sleep(0.05)
+
+
+async def headers_heard_by_the_web(
+    node: NatsServer, cluster: NatsCluster, tls: ssl.SSLContext
+) -> list[str]:
+    """The subjects the example's web user hears from the start of the stream by floor web's
+    headers-only ordered consumer, once it has heard one: its permissions are enough."""
+    web = await connect(node, cluster.web_user, tls=tls)
+    heard: asyncio.Queue[str] = asyncio.Queue()
+
+    async def hear(message: Msg) -> None:
+        heard.put_nowait(message.subject)
+
+    try:
+        await web.jetstream(timeout=PATIENCE).subscribe(
+            STREAM_SUBJECTS, stream=STREAM, cb=hear, ordered_consumer=True, headers_only=True,
+            deliver_policy=DeliverPolicy.ALL,
+        )  # fmt: skip
+        return [await asyncio.wait_for(heard.get(), PATIENCE)]
+    finally:
+        await web.close()
 
 
 def tls_refusal(server: NatsServer, context: ssl.SSLContext) -> str:

@@ -5,6 +5,7 @@ journal published as its forwarder publishes it; what the server sends is read a
 from __future__ import annotations
 
 import http.client
+import json
 import ssl
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from webhelp import (
     cards_in,
     hidden_of,
     publish_records,
+    serving,
     user,
     web_floor,
 )
@@ -64,6 +66,30 @@ def test_a_wrong_password_is_refused_and_every_page_and_feed_needs_a_login(
         )
     finally:
         assert web.stop() == 0, web.log.read_text()
+
+
+@pytest.mark.parametrize("own_nats", [True, False], ids=["own NATS user", "the floor's"])
+def test_the_web_follows_the_stream_as_its_own_nats_user_or_says_it_uses_the_floor_s(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer, own_nats: bool
+) -> None:
+    """[web.nats] (docs/floor-web.md, The web's NATS user): the web follows the stream as its
+    own user, whose permissions let it change nothing; without it, as the floor's, and its log
+    says so at the start (web_nats_user_shared, at warning)."""
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres, own_nats=own_nats)
+    with serving(floor) as (_, web):  # floor serve makes the stream the web follows
+        client = Client(floor.port)
+        assert client.login("supervisor").status == 303
+        feed = Events(client)
+        feed.until(lambda event, data: data == {"live": True}, "the live status")
+        feed.close()
+    lines = [json.loads(line) for line in web.log.read_text().splitlines() if line.startswith("{")]
+    shared = [line for line in lines if line["event"] == "web_nats_user_shared"]
+    if own_nats:
+        assert shared == []
+    else:
+        [line] = shared
+        assert (line["level"], line["user"]) == ("warning", "floor")
+        assert "which may delete it" in line["why"]
 
 
 def test_logins_are_rate_limited_per_user_and_the_session_cookie_is_strict(

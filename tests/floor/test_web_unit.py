@@ -17,6 +17,7 @@ from controller.engine.config import ConfigError
 from controller.floor.config import FloorConfigError, parse
 from controller.floor.web import auth, policy, users
 from controller.floor.web import schema as web_schema
+from controller.floor.web.settings import WebNats
 from controller.floor.web.views import hand_state
 from controller.journal.record import parse_line
 
@@ -46,6 +47,22 @@ def test_the_examples_web_section_is_read_as_written() -> None:
     web = parse(tomllib.loads(EXAMPLE.read_text()), EXAMPLE.parent, str(EXAMPLE)).web
     assert (web.listen, web.port, web.secure_cookies) == ("127.0.0.1", 8443, True)
     assert web.secret_file == EXAMPLE.parent / "web.secret"
+    assert web.nats == WebNats("floor-web", EXAMPLE.parent / "web-nats.password")
+
+
+@pytest.mark.fast
+def test_the_web_s_own_nats_user_needs_both_its_keys_and_is_none_without_the_section(
+    tmp_path: Path,
+) -> None:
+    plain = parse(_config('[web]\nsecret_file = "s"\n'), tmp_path, "f").web
+    assert plain.nats is None  # the floor's [nats] user, and floor web says so at its start
+    with pytest.raises(FloorConfigError) as caught:
+        parse(
+            _config('[web]\nsecret_file = "s"\n[web.nats]\nuser = "w"\nname = 1\n'), tmp_path, "f"
+        )
+    text = str(caught.value)
+    assert "web.nats.password_file = (missing): expected the path of its password's file" in text
+    assert "web.nats.name" in text
 
 
 @pytest.mark.fast

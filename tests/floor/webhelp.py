@@ -70,11 +70,17 @@ class WebFloor:
 
 
 def web_floor(
-    tmp_path: Path, nats: NatsServer, postgres: PostgresServer, web: str = ""
+    tmp_path: Path,
+    nats: NatsServer,
+    postgres: PostgresServer,
+    web: str = "",
+    *,
+    own_nats: bool = True,
 ) -> WebFloor:
     """A floor database (the store's and the web's schema, the web's role tablectl_web with the
     password WEB_PASSWORD), floor.toml with [web], and one user of each role (named after it,
-    password PASSWORD) added by ``floor user add``."""
+    password PASSWORD) added by ``floor user add``. The web follows the stream as its own NATS
+    user ([web.nats]), unless ``own_nats`` is False (then as the floor's, [nats]'s)."""
     db = floor_database(postgres)
     with psycopg.connect(db.owner, autocommit=True) as conn:
         web_schema.setup(conn)
@@ -82,12 +88,17 @@ def web_floor(
     config = write_floor_toml(tmp_path, nats.url, nats.floor_user, postgres, db)
     (tmp_path / "web.secret").write_text(secrets.token_hex(32) + "\n")
     (tmp_path / "web.password").write_text(WEB_PASSWORD + "\n")
+    (tmp_path / "web-nats.password").write_text(nats.web_user.password + "\n")
     port = free_port()
     with config.open("a") as out:
         out.write(
             f'[web]\nport = {port}\nsecret_file = "web.secret"\npassword_file = "web.password"\n'
             f"{web}"
         )
+        if own_nats:
+            out.write(
+                f'[web.nats]\nuser = "{nats.web_user.user}"\npassword_file = "web-nats.password"\n'
+            )
     (tmp_path / "user.password").write_text(PASSWORD + "\n")
     for role in ROLES:
         user(config, db, "add", role, "--role", role, "--password-file", tmp_path / "user.password")

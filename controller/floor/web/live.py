@@ -34,7 +34,13 @@ from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
 from controller.floor.config import FloorConfig, read_secret
-from controller.floor.subjects import STREAM_SUBJECTS, SubjectError, record_id_of
+from controller.floor.subjects import (
+    STREAM,
+    STREAM_SUBJECTS,
+    WEB_INBOX_PREFIX,
+    SubjectError,
+    record_id_of,
+)
 from controller.floor.web.views import Held, TableRow, read_rows
 
 log = structlog.get_logger("tablectl.floor.web")
@@ -148,6 +154,13 @@ class Live:
         self.mark(record.table_id, record.seq)
 
     async def run(self) -> None:
+        if self.config.web.nats is None:
+            log.warning(
+                "web_nats_user_shared",
+                user=self.config.nats.user,
+                why="[web.nats] is not set: the web follows the stream as the floor's user, which "
+                "may delete it; give the web its own (docs/floor-web.md, The web's NATS user)",
+            )
         try:
             await asyncio.gather(self._follow(), self._refresh())
         finally:
@@ -161,6 +174,7 @@ class Live:
                 try:
                     await client.jetstream().subscribe(
                         STREAM_SUBJECTS,
+                        stream=STREAM,  # named: the web's user may not look streams up
                         cb=self.on_message,
                         ordered_consumer=True,
                         headers_only=True,
@@ -280,13 +294,18 @@ class Live:
 
 
 async def _connect(config: FloorConfig) -> NATS:
+    """To ``[nats]``'s servers as ``[web.nats]``'s user (else ``[nats]``'s), under the web's
+    own inbox prefix, the one its user may hear replies on."""
     settings = config.nats
     tls = ssl.create_default_context(cafile=str(settings.tls_ca)) if settings.tls_ca else None
     options: dict[str, Any] = {"tls": tls} if tls is not None else {}
+    own = config.web.nats
+    user, password_file = (own.user, own.password_file) if own else (settings.user, None)
     return await nats.connect(
         servers=list(settings.servers),
-        user=settings.user,
-        password=read_secret(settings.password_file),
+        user=user,
+        password=read_secret(password_file or settings.password_file),
+        inbox_prefix=WEB_INBOX_PREFIX,
         name="tablectl-floor-web",
         max_reconnect_attempts=-1,
         reconnect_time_wait=RETRY,

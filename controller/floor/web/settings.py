@@ -11,6 +11,10 @@ behind_tls_proxy = false      # true: a reverse proxy terminates TLS (cookies ma
 user = "tablectl_web"         # the web view's own PostgreSQL role (made by floor setup)
 password_file = "web.password"
 
+[web.nats]                    # optional: the web's own NATS user (else [nats]'s, the floor's)
+user = "floor-web"
+password_file = "web-nats.password"
+
 [web.feeds]
 broadcast_delay = 1800        # seconds after its record before the broadcast feed sends a hole card
 broadcast_folded = false      # true: the broadcast feed sends a folded player's hole cards too
@@ -18,7 +22,10 @@ broadcast_folded = false      # true: the broadcast feed sends a folded player's
 
 The web view connects to the store's database as its own role, ``[web] user`` (docs/floor-web.md,
 The web's role and logs): it reads the store and the users, and may only add to its two logs
-(the hole-card views, the alarm acknowledgements). It follows the stream as ``[nats]``'s user.
+(the hole-card views, the alarm acknowledgements). It follows the stream (``[nats]``'s servers
+and CA) as ``[web.nats]``'s user, one that may change nothing in the stream
+(controller/floor/subjects.py ``web_permissions``); without it, as ``[nats]``'s, the floor's,
+which administers the stream, and ``floor web`` says so at its start.
 """
 
 from __future__ import annotations
@@ -42,8 +49,11 @@ KEYS: Final = (
     "behind_tls_proxy",
     "user",
     "password_file",
+    "nats",
     "feeds",
 )
+#: ``[web.nats]``: the web's own NATS user (docs/floor-web.md, The web's NATS user).
+NATS_KEYS: Final = ("user", "password_file")
 #: ``[web.feeds]``: the broadcast feed's release of hole cards (docs/floor-web.md, Feeds).
 FEED_KEYS: Final = ("broadcast_delay", "broadcast_folded")
 #: Half an hour: a stream's overlay shows a hand's hole cards well after the hand is over.
@@ -70,6 +80,14 @@ class FeedSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class WebNats:
+    """``[web.nats]``: the user ``floor web`` follows the stream as, and its password's file."""
+
+    user: str
+    password_file: Path
+
+
+@dataclass(frozen=True, slots=True)
 class WebSettings:
     listen: str = DEFAULT_LISTEN
     port: int = DEFAULT_PORT
@@ -81,6 +99,8 @@ class WebSettings:
     user: str = DEFAULT_USER
     password_file: Path | None = None
     feeds: FeedSettings = FeedSettings()
+    #: None: the web follows the stream as ``[nats]``'s user, the floor's.
+    nats: WebNats | None = None
 
     @property
     def secure_cookies(self) -> bool:
@@ -139,7 +159,21 @@ def parse_web(section: Section | None, base: Path) -> WebSettings:
         user or DEFAULT_USER,
         password_file,
         parse_feeds(section.section("feeds", FEED_KEYS, required=False)),
+        parse_nats(section.section("nats", NATS_KEYS, required=False), base),
     )
+
+
+def parse_nats(section: Section | None, base: Path) -> WebNats | None:
+    """``[web.nats]`` (absent: None); both keys are required in it."""
+    if section is None:
+        return None
+    user = section.string("user", what="the web's NATS user name", required=True)
+    password_file = section.path(
+        "password_file", base, what="the path of its password's file", required=True
+    )
+    if user is None or password_file is None:
+        return None  # the problems are recorded: the load fails naming them
+    return WebNats(user, password_file)
 
 
 def parse_feeds(section: Section | None) -> FeedSettings:
