@@ -224,7 +224,7 @@ def test_floor_setup_applies_the_web_schema_and_floor_web_refuses_a_missing_secr
     floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
     again = tablectl("floor", "setup", "--config", floor.config, "--owner-dsn", floor.db.owner)
     assert again.returncode == 0, again.stderr
-    assert "web schema version 4; applied now: none (up to date)" in again.stdout
+    assert "web schema version 5; applied now: none (up to date)" in again.stdout
     (tmp_path / "web.secret").write_text("short\n")
     refused = tablectl("floor", "web", "--config", floor.config)
     assert refused.returncode == 2

@@ -25,6 +25,7 @@ from webhelp import WebProcess, web_floor
 from simulator.servers_pg import PostgresServer
 
 GIVEN = "given by the admin, 2026"
+OWN = "the pit boss's own, changed"
 
 
 def test_an_admin_adds_a_user_who_then_logs_in(
@@ -84,11 +85,26 @@ def test_an_admin_adds_a_user_who_then_logs_in(
         assert who == "pit.boss (supervisor)"
         assert not browser.find_elements(By.LINK_TEXT, "Users")
         assert browser.find_elements(By.LINK_TEXT, "Floor")
+        # The new user makes the password their own: their name in the header, the form, then
+        # the login page again (every session of theirs ended), where the new one logs in.
+        browser.find_element(By.ID, "account").click()
+        wait.until(ready.presence_of_element_located((By.ID, "own-password")))
+        browser.find_element(By.ID, "current").send_keys(GIVEN)
+        browser.find_element(By.ID, "new").send_keys(OWN)
+        browser.find_element(By.ID, "again").send_keys(OWN)
+        browser.set_window_size(1000, 700)
+        browser.save_screenshot(str(shots(tmp_path) / "account-password.png"))
+        browser.find_element(By.ID, "change").click()
+        notice = wait.until(ready.presence_of_element_located((By.ID, "login-changed")))
+        assert notice.text == "Your password was changed: log in with the new one."
+        fill_login(browser, "pit.boss", OWN)
+        wait.until(ready.url_to_be(f"{floor.base}/floor"))
         with psycopg.connect(floor.db.owner) as conn:
             logged = conn.execute("SELECT actor, user_name, change FROM web.user_changes")
             assert logged.fetchall() == [
                 ("admin", "pit.boss", "added as supervisor"),
                 ("admin", "auditor", "disabled"),
+                ("pit.boss", "pit.boss", "own password set"),
             ]
     finally:
         assert web.stop() == 0, web.log.read_text()

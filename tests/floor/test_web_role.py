@@ -49,11 +49,11 @@ def _set_up(tmp_path: Path, postgres: PostgresServer) -> tuple[FloorDb, str]:
         out.write('[web]\nsecret_file = "web.secret"\npassword_file = "web.password"\n')
     done = tablectl("floor", "setup", "--config", config, "--owner-dsn", db.owner)
     assert done.returncode == 0, done.stderr
-    assert "web schema version 4; applied now: 1, 2, 3, 4" in done.stdout
+    assert "web schema version 5; applied now: 1, 2, 3, 4, 5" in done.stdout
     assert f"{DEFAULT_USER} (the web view)" in done.stdout
     again = tablectl("floor", "setup", "--config", config, "--owner-dsn", db.owner)
     assert again.returncode == 0, again.stderr
-    assert "web schema version 4; applied now: none (up to date)" in again.stdout
+    assert "web schema version 5; applied now: none (up to date)" in again.stdout
     return db, make_conninfo(db.owner, user=DEFAULT_USER, password=WEB_PASSWORD)
 
 
@@ -88,7 +88,7 @@ def test_the_web_role_adds_to_its_two_logs_and_can_change_nothing(
         for table in ("tables", "journals", "records", "hands", "alarms", "devices"):
             conn.execute(f"SELECT count(*) FROM {table}".encode())
         assert conn.execute("SELECT role FROM web.users").fetchall() == [("supervisor",)]
-        assert conn.execute("SELECT max(version) FROM web.schema_version").fetchone() == (4,)
+        assert conn.execute("SELECT max(version) FROM web.schema_version").fetchone() == (5,)
         # It adds to its two logs, with who and when.
         conn.execute(
             "INSERT INTO web.card_views (user_name, role, table_id, journal_id, hand, through)"

@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from controller.floor.web import auth, users
 from controller.floor.web.alarms import shown
+from controller.floor.web.replies import form_text, refused
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -38,28 +39,19 @@ PAGE: Final = "/admin/users"
 Action = Callable[[users.AsyncConn, str, str, FormData], Awaitable[str]]
 
 
-def _refused(status: int, reason: str) -> Response:
-    return Response(f"{status} {reason}\n", status_code=status, media_type="text/plain")
-
-
-def _field(form: FormData, name: str) -> str:
-    value = form.get(name)
-    return value if isinstance(value, str) else ""
-
-
 async def _add(conn: users.AsyncConn, actor: str, _name: str, form: FormData) -> str:
-    name, role = _field(form, "name").strip(), _field(form, "role")
-    await users.add_by_admin(conn, actor, name, role, _field(form, "password"))
+    name, role = form_text(form, "name").strip(), form_text(form, "role")
+    await users.add_by_admin(conn, actor, name, role, form_text(form, "password"))
     return f"added {name} as {role}"
 
 
 async def _password(conn: users.AsyncConn, actor: str, name: str, form: FormData) -> str:
-    await users.passwd_by_admin(conn, actor, name, _field(form, "password"))
+    await users.passwd_by_admin(conn, actor, name, form_text(form, "password"))
     return f"set a new password for {name}"
 
 
 async def _role(conn: users.AsyncConn, actor: str, name: str, form: FormData) -> str:
-    role = _field(form, "role")
+    role = form_text(form, "role")
     await users.role_by_admin(conn, actor, name, role)
     return f"made {name} {role}"
 
@@ -94,7 +86,7 @@ class AdminPage:
         if user is None:
             return RedirectResponse("/login", status_code=303)
         if user.role not in ADMINS:
-            return _refused(
+            return refused(
                 403,
                 "Forbidden: the user pages are for admins (a user is changed by an admin here, "
                 f"or by the database owner with `tablectl floor user`): you are {user.role}",
@@ -135,7 +127,7 @@ class AdminPage:
         async def endpoint(request: Request) -> Response:
             form = await request.form()
             if not auth.csrf_ok(self.web.session(request), form.get(auth.CSRF_FIELD)):
-                return _refused(403, "Forbidden: the form has expired: load the users page again")
+                return refused(403, "Forbidden: the form has expired: load the users page again")
             user = await self._admin(request)
             if isinstance(user, Response):
                 return user
@@ -145,7 +137,7 @@ class AdminPage:
                     done = await change(conn, user.name, name, form)
             except users.ChangeRefused as error:
                 # What was typed is kept, but never a password (it goes back to no page).
-                typed = {"name": _field(form, "name"), "role": _field(form, "role")}
+                typed = {"name": form_text(form, "name"), "role": form_text(form, "role")}
                 return await self._render(request, user, str(error), error.status, typed)
             log.info("web_user_changed", by=user.name, what=done)
             return RedirectResponse(PAGE, status_code=303)

@@ -22,6 +22,7 @@ from starlette.routing import Route
 from controller.floor.web import auth
 from controller.floor.web.alarms import AckError, AlarmRow, acknowledge, alarm_rows
 from controller.floor.web.live import sse
+from controller.floor.web.replies import refused
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -33,10 +34,6 @@ log = structlog.get_logger("tablectl.floor.web")
 VIEWERS: Final = frozenset({"supervisor", "surveillance"})
 ACKNOWLEDGERS: Final = frozenset({"supervisor"})
 HEARTBEAT: Final = 15.0
-
-
-def _refused(status: int, reason: str) -> Response:
-    return Response(f"{status} {reason}\n", status_code=status, media_type="text/plain")
 
 
 class AlarmPage:
@@ -55,7 +52,7 @@ class AlarmPage:
         if user is None:
             return RedirectResponse("/login", status_code=303)
         if user.role not in VIEWERS:
-            return _refused(
+            return refused(
                 403,
                 f"Forbidden: the alarms are for supervisors and surveillance: you are {user.role}",
             )
@@ -88,14 +85,12 @@ class AlarmPage:
     async def ack(self, request: Request) -> Response:
         form = await request.form()
         if not auth.csrf_ok(self.web.session(request), form.get(auth.CSRF_FIELD)):
-            return _refused(403, "Forbidden: the form has expired: load the alarms page again")
+            return refused(403, "Forbidden: the form has expired: load the alarms page again")
         user = await self._viewer(request)
         if isinstance(user, Response):
             return user
         if user.role not in ACKNOWLEDGERS:
-            return _refused(
-                403, f"Forbidden: a supervisor acknowledges alarms: you are {user.role}"
-            )
+            return refused(403, f"Forbidden: a supervisor acknowledges alarms: you are {user.role}")
         alarm_id = int(request.path_params["alarm_id"])
         note = form.get("note")
         try:

@@ -24,6 +24,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from controller.floor.config import FloorConfig
 from controller.floor.web import auth, users
+from controller.floor.web.accountpage import AccountPage
 from controller.floor.web.adminpage import AdminPage
 from controller.floor.web.alarmpage import AlarmPage
 from controller.floor.web.feeds import Feeds
@@ -126,7 +127,8 @@ class Web:
         # A visitor gets a session holding only a CSRF token; a session already logged in is
         # kept as it is (showing the form logs no one out: a GET changes nothing).
         session = self.session(request) or auth.Session(auth.new_csrf())
-        return self.page(request, "login.html", {"error": None}, session)
+        changed = request.query_params.get("changed") == "1"  # accountpage.CHANGED
+        return self.page(request, "login.html", {"error": None, "changed": changed}, session)
 
     async def login(self, request: Request) -> Response:
         form = await request.form()
@@ -244,6 +246,7 @@ def build(
             *Pages(web).routes(),
             *AlarmPage(web).routes(),
             *AdminPage(web).routes(),
+            *AccountPage(web).routes(),
             *VerifyPage(web).routes(),
             *Feeds(web).routes(),
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),

@@ -20,6 +20,7 @@ from starlette.routing import Route
 from controller.floor.web import auth, cardlog, policy
 from controller.floor.web.hands import HandKey, hand_page, table_page
 from controller.floor.web.live import sse
+from controller.floor.web.replies import refused
 from controller.floor.web.search import FIELDS, QueryError, parse, search
 from controller.floor.web.users import User
 
@@ -49,10 +50,6 @@ def landing(role: str) -> str:
         return "/feeds/broadcast"  # its one feed: a machine's login, no page of its own
     rights = policy.access(role)
     return "/search" if rights.finished_hands and not rights.live_hands else "/floor"
-
-
-def refused(status: int, reason: str) -> Response:
-    return Response(f"{status} {reason}\n", status_code=status, media_type="text/plain")
 
 
 def unlogged() -> Response:

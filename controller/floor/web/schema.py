@@ -239,6 +239,28 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     END $$;
     REVOKE ALL ON FUNCTION web.checked_role(text) FROM PUBLIC;
     """,
+    # 5: a user's own password, changed in the browser (docs/floor-web.md, Your own password).
+    # The web verifies the current password (Argon2 is not in PostgreSQL) and hands the hash it
+    # verified: the change is made only while that is still the user's hash and the user is
+    # enabled, so a password changed or a user disabled meanwhile wins. Every session of the
+    # user ends (password_changed_at); the log says who (the user themselves), never a hash.
+    """
+    CREATE FUNCTION web.user_set_own_password(acting text, verified_hash text, new_hash text)
+    RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, pg_temp AS $$
+    BEGIN
+        UPDATE web.users SET password_hash = web.checked_hash(new_hash),
+            password_changed_at = clock_timestamp()
+            WHERE name = acting AND NOT disabled AND password_hash = verified_hash;
+        IF NOT FOUND THEN
+            RAISE EXCEPTION 'user %: the password was changed meanwhile or the user disabled: '
+                'nothing changed', acting USING ERRCODE = 'object_not_in_prerequisite_state';
+        END IF;
+        INSERT INTO web.user_changes (actor, user_name, change)
+            VALUES (acting, acting, 'own password set');
+    END $$;
+    REVOKE ALL ON FUNCTION web.user_set_own_password(text, text, text) FROM PUBLIC;
+    """,
 )
 
 
@@ -311,7 +333,8 @@ def _grants(conn: psycopg.Connection[tuple[object, ...]], role: str) -> None:
         # UPDATE on web.users; web.user_changes is written by those functions alone.
         "GRANT EXECUTE ON FUNCTION web.user_add(text, text, text, text), "
         "web.user_set_password(text, text, text), web.user_set_role(text, text, text), "
-        "web.user_set_disabled(text, text, boolean) TO {web}",
+        "web.user_set_disabled(text, text, boolean), "
+        "web.user_set_own_password(text, text, text) TO {web}",
     ):
         conn.execute(
             sql.SQL(statement).format(

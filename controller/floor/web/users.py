@@ -290,3 +290,21 @@ async def disabled_by_admin(conn: AsyncConn, actor: str, name: str, *, disabled:
     """``name`` disabled (out at their next request) or enabled again (logging in anew)."""
     _input(check_name, name)
     await _call(conn, "SELECT web.user_set_disabled(%s, %s, %s)", (actor, name, disabled))
+
+
+async def own_password(conn: AsyncConn, name: str, current: str, new: str) -> None:
+    """``name``'s own password, given the current one (docs/floor-web.md, Your own password);
+    every session of theirs ends, the one asking too. ChangeRefused: 403 the current password
+    is wrong, 400 the new one is too short or long or the current one, 409 the password was
+    changed meanwhile or the user disabled."""
+    cur = await conn.execute(
+        "SELECT password_hash FROM web.users WHERE name = %s AND NOT disabled", (name,)
+    )
+    row = await cur.fetchone()
+    hashed = str(row[0]) if row is not None else _DUMMY
+    if not await asyncio.to_thread(_verified, hashed, current) or row is None:
+        raise ChangeRefused("the current password is wrong: nothing changed", 403)
+    if await asyncio.to_thread(_verified, hashed, new):
+        raise ChangeRefused("the new password is the current one: choose another", 400)
+    new_hash = await _hashed(new)
+    await _call(conn, "SELECT web.user_set_own_password(%s, %s, %s)", (name, hashed, new_hash))

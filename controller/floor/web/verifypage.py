@@ -29,6 +29,7 @@ from starlette.routing import Route
 from controller.floor.web import auth, cardlog
 from controller.floor.web.chains import NoSuchJournal, chain_states, reverify
 from controller.floor.web.hands import BUNDLE_ROLES, HandKey
+from controller.floor.web.replies import refused
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -63,10 +64,6 @@ class BundleRefused(Exception):
 Bundler = Callable[[str, str, str, int], Bundle]
 
 
-def _refused(status: int, reason: str) -> Response:
-    return Response(f"{status} {reason}\n", status_code=status, media_type="text/plain")
-
-
 class VerifyPage:
     def __init__(self, web: Web) -> None:
         self.web = web
@@ -87,7 +84,7 @@ class VerifyPage:
             return RedirectResponse("/login", status_code=303)
         if user.role not in roles:
             who = " and ".join(sorted(roles))
-            return _refused(
+            return refused(
                 403,
                 f"Forbidden: verification is for {who} (issue 18): you are {user.role}",
             )
@@ -117,7 +114,7 @@ class VerifyPage:
     async def walk(self, request: Request) -> Response:
         form = await request.form()
         if not auth.csrf_ok(self.web.session(request), form.get(auth.CSRF_FIELD)):
-            return _refused(403, "Forbidden: the form has expired: load the page again")
+            return refused(403, "Forbidden: the form has expired: load the page again")
         user = await self._verifier(request)
         if isinstance(user, Response):
             return user
@@ -129,7 +126,7 @@ class VerifyPage:
         async with await self.web.reader() as conn:
             states = await chain_states(conn, (table_id, journal_id))
             if not states:
-                return _refused(
+                return refused(
                     404,
                     f"Not Found: the floor holds no journal {journal_id!r} of table {table_id!r}",
                 )
@@ -138,7 +135,7 @@ class VerifyPage:
                 try:
                     verdict = await reverify(conn, table_id, journal_id)
                 except NoSuchJournal as error:
-                    return _refused(404, f"Not Found: {error}")
+                    return refused(404, f"Not Found: {error}")
         if verdict is not None:
             log.info(
                 "web_journal_verified",
@@ -158,7 +155,7 @@ class VerifyPage:
         params = request.path_params
         key = HandKey(params["table_id"], params["journal_id"], int(params["hand"]))
         if self.web.bundler is None:
-            return _refused(503, "the dispute bundle is made by `tablectl floor web` alone")
+            return refused(503, "the dispute bundle is made by `tablectl floor web` alone")
         try:
             made = await asyncio.to_thread(
                 self.web.bundler,
@@ -168,13 +165,13 @@ class VerifyPage:
                 key.hand,
             )
         except BundleRefused as error:
-            return _refused(error.status, f"the dispute bundle cannot be made: {error}")
+            return refused(error.status, f"the dispute bundle cannot be made: {error}")
         async with await self.web.reader() as conn:
             try:  # the bundle holds the hand's face-down cards: recorded before it is sent
                 await cardlog.record(conn, user, [key], DISPUTE_BUNDLE)
             except cardlog.CardLogError as error:
                 log.error("web_card_view_unrecorded", error=str(error), user=user.name)
-                return _refused(503, "the view of these cards could not be recorded: try again")
+                return refused(503, "the view of these cards could not be recorded: try again")
         return Response(
             made.data,
             media_type="application/gzip",

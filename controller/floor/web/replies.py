@@ -1,0 +1,18 @@
+"""What the pages answer besides a page: a refusal in plain text, with its status and why; and a
+form's text field read as text whatever was sent."""
+
+from __future__ import annotations
+
+from starlette.datastructures import FormData
+from starlette.responses import Response
+
+
+def refused(status: int, reason: str) -> Response:
+    """``status`` with the reason in words (``403 Forbidden: ...``), as text."""
+    return Response(f"{status} {reason}\n", status_code=status, media_type="text/plain")
+
+
+def form_text(form: FormData, name: str) -> str:
+    """The form's field ``name`` as text ("" when missing, or a file was sent in its place)."""
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
