@@ -14,13 +14,16 @@ import nats
 import nats.errors
 import nats.js.errors
 import pytest
-from nats.js.api import StreamConfig
+from nats.js import JetStreamContext
+from nats.js.api import RawStreamMsg, StreamConfig
 
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, RecordId, subject_of
 from simulator.servers_nats import NatsCluster, NatsServer, NatsUser
 
 #: How long one request may wait for its answer (a leader's election included).
 PATIENCE = 30.0
+#: How long one direct get waits before it is asked again (direct_get).
+ASK = 2.0
 RECORDS = 60
 JOURNAL = "ab" * 32
 #: The failures a publish meets while a node is down or a stream leader is being elected: the
@@ -106,6 +109,23 @@ def wait_caught_up(node: NatsServer) -> None:
         time.sleep(0.05)
 
 
+def wait_all_current(cluster: NatsCluster) -> None:
+    """Wait until the stream's leader counts every other replica current, nothing to catch up:
+    a node cut off from the others while still catching up would hold back its direct gets."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        leader = stream_leader(cluster.nodes[0])
+        found = [node for node in cluster.nodes if node.name == leader]
+        view = stream_state(found[0]).get("cluster") if found else None
+        replicas = view.get("replicas", []) if isinstance(view, dict) else []
+        if len(replicas) == len(cluster.nodes) - 1 and all(
+            r.get("current") and not r.get("lag") for r in replicas
+        ):
+            return
+        assert time.monotonic() < deadline, f"replicas not current within {PATIENCE} s: {view}"
+        time.sleep(0.05)
+
+
 def stream_leader(node: NatsServer) -> str:
     cluster = stream_state(node).get("cluster")
     assert isinstance(cluster, dict)
@@ -117,14 +137,25 @@ async def held_by(node: NatsServer, user: NatsUser) -> list[tuple[bytes, str]]:
     own copy answers."""
     client = await connect(node, user)
     try:
-        js = client.jetstream(timeout=PATIENCE)
+        js = client.jetstream(timeout=ASK)  # each get; direct_get asks again
         held = []
         for seq in range(1, RECORDS + 1):
-            message = await js.get_msg(STREAM, seq=seq, direct=True)
+            message = await direct_get(js, seq)
             held.append((message.data or b"", (message.headers or {}).get("Nats-Msg-Id", "")))
         return held
     finally:
         await client.close()
+
+
+async def direct_get(js: JetStreamContext, seq: int) -> RawStreamMsg:
+    """Record ``seq`` by direct get, asked again while the lone node does not answer yet (it
+    may still be settling after the others went); PATIENCE in all."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        try:
+            return await js.get_msg(STREAM, seq=seq, direct=True)
+        except nats.errors.TimeoutError:
+            assert time.monotonic() < deadline, f"no answer for record {seq} in {PATIENCE} s"
 
 
 #: Slow: 30 to 40 s here, nearly all of it the cluster electing its JetStream leaders again each
@@ -144,6 +175,7 @@ def test_every_node_holds_every_record_once_in_order_after_a_node_was_killed(
         for node in cluster.nodes:
             others = [n for n in cluster.nodes if n is not node]
             wait_caught_up(node)
+            wait_all_current(cluster)
             for other in others:
                 other.stop()
             assert asyncio.run(held_by(node, cluster.floor_user)) == expected, node.name
