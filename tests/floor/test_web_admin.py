@@ -346,7 +346,13 @@ def test_the_web_role_changes_users_only_through_the_functions(postgres: Postgre
             "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'web'"
         ).fetchone()
     definers = {str(name) for name, definer, _o, _c in rows if definer}
-    assert definers == {"user_add", "user_set_password", "user_set_role", "user_set_disabled"}
+    assert definers == {
+        "user_add",
+        "user_set_password",
+        "user_set_role",
+        "user_set_disabled",
+        "user_set_own_password",  # migration 5: a user's own, given their verified hash
+    }
     assert schema_owner is not None
     for _name, _definer, by, config in rows:  # owned by the schema's owner, search_path fixed
         assert by == schema_owner[0]
