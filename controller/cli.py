@@ -2,9 +2,11 @@
 
 Each command module defines ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning the exit status).
-Every module in the ``controller.commands`` package is a command: adding a
-command is adding its module (a module whose name begins with ``_`` is the commands'
-own: ``_options``, the options the journal's readers share).
+Every module in the ``controller.commands`` package is a command, named after it
+(``import_phh`` is ``import-phh``): adding a command is adding its module. A module whose
+name begins with ``_`` is the commands' own and no command: ``_options``, the options the
+journal's readers share; ``_journal_hold``, the actions ``tablectl journal hold``,
+``release`` and ``holds``, which belong under ``journal`` only; ``_floor_*``, the floor's.
 """
 
 from __future__ import annotations

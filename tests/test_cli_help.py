@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from controller.cli import build_parser
+from controller.cli import build_parser, command_modules
 
 #: reStructuredText that belongs in docstrings, not in a terminal: ``literal``, :class:`X`...
 MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data|exc):`")
@@ -58,3 +58,16 @@ def test_every_command_has_a_description_and_every_option_a_help_text(
     assert not MARKUP.search(text), f"{name} --help: markup {MARKUP.search(text)}"
     command = name.rsplit(" ", 1)[-1]
     assert f"tablectl {command}:" not in text, f"{name} --help names itself as a prefix"
+
+
+def test_each_command_module_is_one_command_named_after_it() -> None:
+    """A command is in one place: the top level lists exactly one command per module of
+    ``controller.commands`` (controller/cli.py), so the journal's hold, release and holds
+    (controller/commands/_journal_hold.py) are under ``tablectl journal`` only."""
+    top = {name.split()[1] for name, _parser in PARSERS if name.count(" ") == 1}
+    modules = {module.rsplit(".", 1)[-1].replace("_", "-") for module in command_modules()}
+    assert top == modules
+    names = {name for name, _parser in PARSERS}
+    hold = {"tablectl journal hold", "tablectl journal release", "tablectl journal holds"}
+    assert hold <= names
+    assert not {"tablectl hold", "tablectl release", "tablectl holds"} & names

@@ -11,7 +11,7 @@ from typing import Final
 
 from controller.app import schema
 from controller.app.signatures import SignatureCheck
-from controller.commands import journal_hold
+from controller.commands import _journal_hold
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
 from controller.journal import Anchor, Record, VerifyReport, signing, verify
@@ -165,7 +165,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="print one JSON object (docs/app.md, tablectl journal verify)",
     )
     check.set_defaults(run=run_verify)
-    journal_hold.register(actions)
+    _journal_hold.register(actions)
 
 
 def run_verify(args: argparse.Namespace) -> int:
