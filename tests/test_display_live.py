@@ -24,8 +24,8 @@ from controller.app.view import ViewBuilder
 from controller.display import render
 from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
-from controller.display.view import PotView, TableView
-from controller.display.widgets import LOG_LINES, LogPanel, NextCardPanel
+from controller.display.view import PotView, SeatStatus, TableView
+from controller.display.widgets import LOG_LINES, LogPanel, NextCardPanel, SeatBox
 from controller.engine import events as ev
 from controller.games import GAMES
 from controller.inputs import CardRead
@@ -380,3 +380,70 @@ def test_no_card_expected_gives_way_to_the_dealers_own_task() -> None:
     assert views["showdown"].dealer_prompt
     assert run_display(views["showdown"], shown, WIDE) is False
     assert run_display(views["bet"], shown, WIDE) is True
+
+
+#: Each game's hand at its first card, at five seats: seat 3 has no chips, so the hand deals
+#: seats 1, 2, 4 and 5 in (their antes or blinds are in) and passes seat 3 by. One card is
+#: out, to the first seat dealt; three seats dealt in hold no card yet.
+FIRST_CARD: Final = {
+    game: f"""\
+game {game}
+seats 1 2 3 4 5
+{setup}
+stacks 1=200 2=200 3=0 4=200 5=200
+new_hand
+Ah
+# view: first-card
+"""
+    for game, setup in (
+        ("five-card-stud", "stakes ante=1 bring-in=2 small-bet=5 big-bet=10"),
+        ("mambo", "stakes ante=1 bring-in=2 small-bet=5 big-bet=10"),
+        ("triple-draw", "dealer 1\nstakes small-blind=5 big-blind=10 small-bet=10 big-bet=20"),
+    )
+}
+#: The seat that sits the hand out, and the seat the first card went to (left of the
+#: dealer: 14.13(c), 14.13A(c); the small blind, 14.12A(c)).
+SITTING_OUT: Final = 3
+FIRST_DEALT: Final = {"five-card-stud": 1, "mambo": 1, "triple-draw": 2}
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("game", FIRST_CARD)
+def test_a_seat_dealt_in_is_in_the_hand_before_its_first_card(game: str) -> None:
+    """A seat's status comes from whether the hand dealt it in (the engine's
+    ``SeatState.dealt_in``), not from whether a card has reached it yet: at the first card
+    every seat dealt in is active and eligible for the pot its ante or blind is in; only the
+    seat with no chips sits out."""
+    view = live_views(FIRST_CARD[game])["first-card"]
+    holding = [seat.number for seat in view.seats if seat.cards]
+    assert holding == [FIRST_DEALT[game]]
+    statuses = {seat.number: seat.status for seat in view.seats}
+    assert statuses == {
+        n: SeatStatus.SITTING_OUT if n == SITTING_OUT else SeatStatus.ACTIVE for n in range(1, 6)
+    }
+    assert [pot.eligible for pot in view.pots] == [(1, 2, 4, 5)]
+
+
+@pytest.mark.parametrize("game", FIRST_CARD)
+def test_at_the_first_card_only_the_seat_sitting_out_says_so(
+    game: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The screen faces the players and the cameras: at a hand's first card, the seats dealt
+    in and still waiting for a card are not tagged SITTING OUT; the seat the hand passed by
+    is. Drawn at 120x40 as the committed ``live-GAME-first-card-120x40.svg``; each seat box's
+    tag read from the screen."""
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    view = live_views(FIRST_CARD[game])["first-card"]
+
+    async def tags(app: DealerDisplay, pilot: Pilot[None]) -> dict[int, str]:
+        return {
+            seat.number: str(app.query_one(f"#seat-{seat.number}", SeatBox).border_subtitle)
+            for seat in view.seats
+        }
+
+    shown = run_display(view, tags, WIDE)
+    assert {seat: tag for seat, tag in shown.items() if tag == "SITTING OUT"} == {
+        SITTING_OUT: "SITTING OUT"
+    }
+    svg = looks_as_committed(f"live-{game}-first-card-120x40", view, WIDE, tmp_path)
+    assert svg.count("SITTING&#160;OUT") == 1

@@ -39,6 +39,7 @@ from controller.display.view import (
 )
 from controller.engine import events as ev
 from controller.engine.betting import to_call_reason
+from controller.engine.hand import SeatState
 from controller.engine.machine import DRAWING, IN_HAND
 from controller.games.spec import ForcedBet
 from controller.inputs import Button
@@ -92,12 +93,12 @@ class ViewBuilder:
                 stack=seat.stack,
                 bet=self._bets.get(seat.seat, 0) if in_hand else 0,
                 cards=_cards(seat.down, seat.up),
-                status=_status(seat.folded, seat.all_in, in_hand, bool(seat.down or seat.up)),
+                status=_status(seat, in_hand),
                 button=button_game and seat.seat == state.dealer,
             )
             for seat in state.seats
         )
-        live = tuple(s.seat for s in state.seats if (s.down or s.up) and not s.folded)
+        live = tuple(s.seat for s in state.seats if s.dealt_in and not s.folded)
         # The engine's pot holds every chip put in; the bets still in front are not gathered.
         gathered = state.pot - sum(seat.bet for seat in seats)
         pending = table.pending
@@ -176,12 +177,15 @@ def _cards(down: tuple[str, ...], up: tuple[str, ...]) -> tuple[ShownCard, ...]:
     return (FACE_DOWN,) * len(down) + tuple(Card.parse(c) for c in up)
 
 
-def _status(folded: bool, all_in: bool, in_hand: bool, dealt: bool) -> SeatStatus:
-    if folded:
+def _status(seat: SeatState, in_hand: bool) -> SeatStatus:
+    """Where the seat stands: a seat dealt in is in the hand from its start, before its first
+    card (``HandStarted.seats``: its ante is in the pot); only a seat the hand was not dealt
+    to sits out."""
+    if seat.folded:
         return SeatStatus.FOLDED
-    if all_in:
+    if seat.all_in:
         return SeatStatus.ALL_IN
-    if in_hand and not dealt:
+    if in_hand and not seat.dealt_in:
         return SeatStatus.SITTING_OUT
     return SeatStatus.ACTIVE
 

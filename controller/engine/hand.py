@@ -181,6 +181,10 @@ class SeatState:
     committed: int
     folded: bool
     all_in: bool
+    #: Dealt into the hand under way or just ended (its ``HandStarted.seats``), whether or
+    #: not a card has reached it yet; False between hands before the first, and for a seat
+    #: that sits this hand out (no chips).
+    dealt_in: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,7 @@ class Table:
                     committed=hand.committed[seat] if hand and in_hand else 0,
                     folded=bool(hand and in_hand and seat in hand.folded),
                     all_in=bool(hand and in_hand and seat in hand.all_in),
+                    dealt_in=in_hand,
                 )
             )
         street = None
