@@ -20,7 +20,7 @@ that ranks the hand against another, as tablectl's strength does.
   ``RhodeIslandHoldemHand.from_game(three own, (community,)).entry``. PokerKit
   has no Mambo; RhodeIslandHoldemHand is its three-card hand, ranked in the NJ
   three-card order (straight flush > trips > straight > flush > pair > high
-  card; NOTES.md, Three-card high), and ``from_game`` keeps the best of the
+  card; rules-interpretation.md, Three-card high), and ``from_game`` keeps the best of the
   four three-card combinations, as 14.13A(j) does. PokerKit has no three-card
   six-or-better low, so ``mambo_low_strength`` is timed without a peer.
 

@@ -8,8 +8,8 @@ driver would queue (a tag read, a button press) is put on the controller's
 queue and the loop takes it (``drain``). A seeded random dealer reads what the
 table waits for and makes the card read or the button press, dealing each hand
 from the deck the controller puts in play: the two decks alternate hand by hand,
-as ``[decks] alternate`` has them by default (NOTES.md, Shuffle, cut and decks). The drivers are
-built but never started (no port is opened): ``commit``, ``light`` and ``show``
+as ``[decks] alternate`` has them by default (rules-interpretation.md, Shuffle, cut and decks). The
+drivers are built but never started (no port is opened): ``commit``, ``light`` and ``show``
 run as in a live table with the cable out, and keep nothing (the panel keeps
 only the latest light and line; an ack to a closed port is not queued).
 Before each reading the garbage collector runs, so the figure is what stays.

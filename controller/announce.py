@@ -70,9 +70,9 @@ def hidden_cards(event: ev.Event) -> tuple[str, ...]:
     if isinstance(event, ev.DiscardsReshuffled):
         return event.cards
     if isinstance(event, ev.Alarm) and event.read in _CARD_CODES:
-        # NOTES.md, Integrity: the card that raised an alarm may be the twin of a hole card
-        # ("already seen this hand (seat 2)") or a live hand's card at the discard reader; the
-        # dealer holds it, the journal and the floor name it. A tag or a button is not a card.
+        # rules-interpretation.md, Integrity: the card that raised an alarm may be the twin of a
+        # hole card ("already seen this hand (seat 2)") or a live hand's card at the discard reader;
+        # the dealer holds it, the journal and the floor name it. A tag or a button is not a card.
         return (event.read,)
     return ()
 

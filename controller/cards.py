@@ -1,6 +1,6 @@
 """Playing cards: ranks, suits, the 52-card deck and the card codes a dealer reads.
 
-Card codes are rank then suit, ``As Kh Td 2c`` (NOTES.md, Cards); ``10d`` is
+Card codes are rank then suit, ``As Kh Td 2c`` (rules-interpretation.md, Cards); ``10d`` is
 accepted as input for ``Td``. Every card is one of 52 interned objects, so
 identity, equality and hashing are cheap and each card carries a dense
 ``index`` (0..51) that evaluators use for table look-ups.
@@ -14,7 +14,8 @@ from typing import Final
 
 
 class Rank(IntEnum):
-    """Card rank, valued by its pips; the ace is high (14) by default (NOTES.md, Cards)."""
+    """Card rank, valued by its pips; the ace is high (14) by default (rules-interpretation.md,
+    Cards)."""
 
     TWO = 2
     THREE = 3
@@ -67,7 +68,7 @@ class Suit(IntEnum):
 
 #: Suits from highest to lowest: spades, hearts, diamonds, clubs. 14.13A(d) and
 #: 14.13A(j)4 state it for Mambo; five-card stud's 14.13(d) points to 14.9(d),
-#: which NOTES.md (Cards) settles to the same order. Suits never rank hands;
+#: which rules-interpretation.md, Cards settles to the same order. Suits never rank hands;
 #: they only break the ties the procedures name (forced bet, openers, odd chips).
 SUIT_ORDER: Final[tuple[Suit, ...]] = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 

@@ -120,10 +120,10 @@ def read_decks(section: Section, base: Path) -> DeckSettings | None:
     a = section.path("a", base, what=what, required=True)
     b = section.path("b", base, what=what, required=True)
     active = section.choice("active", DECK_NAMES, "a")
-    # NOTES.md, Shuffle, cut and decks: with a shuffler the two decks alternate.
+    # rules-interpretation.md, Shuffle, cut and decks: with a shuffler the two decks alternate.
     alternate = section.boolean("alternate", True)
     if a is not None and b is not None and a == b:
-        # NOTES.md, Integrity: a table keeps two decks; one file cannot enroll both.
+        # rules-interpretation.md, Integrity: a table keeps two decks; one file cannot enroll both.
         section.fail("b", "expected a different file from decks.a: the table keeps two decks")
     if (
         len(section.problems) > before

@@ -166,8 +166,8 @@ def _read_dealer(
 
 
 def read_stakes(section: Section, spec: GameSpec | None) -> Stakes | None:
-    """The stakes, each key checked alone and against the others (NOTES.md, Betting structure),
-    then by the engine's Stakes itself.
+    """The stakes, each key checked alone and against the others (rules-interpretation.md, Betting
+    structure), then by the engine's Stakes itself.
     """
     before = len(section.problems)
     chip = section.integer("chip", 1, minimum=1, what="the smallest chip")
@@ -180,8 +180,8 @@ def read_stakes(section: Section, spec: GameSpec | None) -> Stakes | None:
     rake_cap = section.integer("rake_cap", -1)  # -1: no cap (TOML has no null)
     without = section.boolean("rake_without_showdown", False)
     if chip is not None:
-        # NOTES.md, Betting structure: a pot is divided in smallest chips; a rake cap that is
-        # not a multiple of the chip would leave a part of a chip no one can be paid.
+        # rules-interpretation.md, Betting structure: a pot is divided in smallest chips; a rake cap
+        # that is not a multiple of the chip would leave a part of a chip no one can be paid.
         for name, amount in {**amounts, "rake_cap": rake_cap}.items():
             if amount is not None and amount > 0 and amount % chip:
                 section.fail(
@@ -194,7 +194,8 @@ def read_stakes(section: Section, spec: GameSpec | None) -> Stakes | None:
         section.fail("big_bet", f"expected at least the small bet, stakes.small_bet = {small}")
     bring_in = amounts["bring_in"]
     if bring_in is not None and small and bring_in > small:
-        # NOTES.md, Betting structure: the bring-in may be completed to the small bet.
+        # rules-interpretation.md, Betting structure: the bring-in may be completed to the small
+        # bet.
         section.fail("bring_in", f"expected at most the small bet, stakes.small_bet = {small}")
     if spec is not None:
         _check_forced_bets(section, spec, amounts)
@@ -285,9 +286,9 @@ def read_stacks(
 
 
 def read_rules(section: Section | None, spec: GameSpec | None) -> HouseRules | None:
-    """``[rules]``: the house rules the table posts (NOTES.md, House rules), each NOTES.md's
-    default when left out; a rule the game gives no occasion to apply is refused (it could not
-    take effect). None if a problem was recorded."""
+    """``[rules]``: the house rules the table posts (rules-interpretation.md, House rules),
+    each at its default when left out; a rule the game gives no occasion to apply is refused (it
+    could not take effect). None if a problem was recorded."""
     if section is None:
         return HouseRules()
     before = len(section.problems)

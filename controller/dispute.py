@@ -248,7 +248,7 @@ class SoftwareFile:
 @dataclass(frozen=True, slots=True)
 class TermsFile:
     """``terms.json``: the stakes and house rules the hand was dealt under, as journaled and as
-    the table posts them (13:69F-8.3; NOTES.md, House rules)."""
+    the table posts them (13:69F-8.3; rules-interpretation.md, House rules)."""
 
     hand: int
     game: str

@@ -6,7 +6,7 @@ rank multiset whatever the order of the cards; a five-card flush by the key's
 sign, a three-card one by a second prime per suit. Each table numbers its
 shapes weakest first, so a greater strength wins. Pure: no I/O.
 
-Rules: NOTES.md, sections High hands, Three-card high, Six-or-better low and
+Rules: rules-interpretation.md, High hands, Three-card high, Six-or-better low and
 Deuce-to-seven low; 14.13(f),(h), 14.13A(k),(l), 14.12A(l).
 """
 
@@ -23,9 +23,9 @@ from controller.cards import DECK, Rank
 
 
 class Category(IntEnum):
-    """Hand categories, valued in the five-card high order (NOTES.md, High hands).
+    """Hand categories, valued in the five-card high order (rules-interpretation.md, High hands).
 
-    Three-card hands rank them differently (NOTES.md, Three-card high); each
+    Three-card hands rank them differently (rules-interpretation.md, Three-card high); each
     evaluator's own order is in its table, never in these values.
     """
 
@@ -40,10 +40,10 @@ class Category(IntEnum):
     STRAIGHT_FLUSH = 8
 
 
-# NOTES.md, High hands: straight flush > quads > full house > flush > straight
+# rules-interpretation.md, High hands: straight flush > quads > full house > flush > straight
 # > trips > two pair > pair > high card.
 _FIVE_CARD_ORDER: Final = tuple(Category)
-# NOTES.md, Three-card high (cf. 13:69F-20.3): straight flush > trips >
+# rules-interpretation.md, Three-card high (cf. 13:69F-20.3): straight flush > trips >
 # straight > flush > pair > high card.
 _THREE_CARD_ORDER: Final = (
     Category.HIGH_CARD,
@@ -53,7 +53,7 @@ _THREE_CARD_ORDER: Final = (
     Category.THREE_OF_A_KIND,
     Category.STRAIGHT_FLUSH,
 )
-# NOTES.md, High hands, partial hands (14.13(f)): no straight or flush among
+# rules-interpretation.md, High hands, partial hands (14.13(f)): no straight or flush among
 # fewer than five cards, and a full house needs five.
 _PARTIAL_ORDER: Final = (
     Category.HIGH_CARD,
@@ -65,7 +65,7 @@ _PARTIAL_ORDER: Final = (
 
 ACE: Final = int(Rank.ACE)
 #: The ace's value when it plays low: in a 5-4-3-2-A or 3-2-A straight and in
-#: a six-or-better low (NOTES.md, High hands; Six-or-better low).
+#: a six-or-better low (rules-interpretation.md, High hands; Six-or-better low).
 ACE_LOW: Final = 1
 
 _RANK_PRIMES: Final = (2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41)
@@ -118,8 +118,8 @@ class Shape:
 def _straight_top(ranks: Sequence[int], count: int, wheel: bool) -> int | None:
     """The top card of a straight of ``count`` distinct ``ranks``, None if not a straight.
 
-    ``wheel``: the ace may play low (5-4-3-2-A, 3-2-A; NOTES.md, High hands and
-    Three-card high); deuce-to-seven says it may not (NOTES.md, Deuce-to-seven low).
+    ``wheel``: the ace may play low (5-4-3-2-A, 3-2-A; rules-interpretation.md, High hands and
+    Three-card high); deuce-to-seven says it may not (rules-interpretation.md, Deuce-to-seven low).
     """
     distinct = sorted(set(ranks), reverse=True)
     if len(distinct) != count:
@@ -229,7 +229,8 @@ def _three_card_keys(ranked: _Table) -> dict[int, int]:
 
 
 def low_value(rank: int) -> int:
-    """A rank as a six-or-better low counts it: the ace is one (NOTES.md, Six-or-better low)."""
+    """A rank as a six-or-better low counts it: the ace is one (rules-interpretation.md,
+    Six-or-better low)."""
     return ACE_LOW if rank == ACE else rank
 
 
@@ -239,7 +240,7 @@ def _six_or_better_lows() -> tuple[dict[int, int], tuple[Shape, ...]]:
     14.13A(k): no two cards of equal rank and none above six (the ace counts
     low); straights and flushes do not count against it (14.13A(l)1-2), so
     every suit multiset keys the same strength. The highest card decides, then
-    the next, then the last (NOTES.md, Six-or-better low).
+    the next, then the last (rules-interpretation.md, Six-or-better low).
     """
     lows = sorted(combinations((6, 5, 4, 3, 2, ACE_LOW), 3), reverse=True)  # 6-5-4 worst first
     keyed: dict[int, int] = {}
@@ -255,10 +256,10 @@ def _by_order(order: Sequence[Category]) -> Callable[[Shape], _SortKey]:
     return lambda shape: (order.index(shape.category), shape.called)
 
 
-# NOTES.md, High hands: A-2-3-4-5 is the lowest straight.
+# rules-interpretation.md, High hands: A-2-3-4-5 is the lowest straight.
 _FIVE_SHAPES: Final = _rank_shapes((5,), straights=True, wheel=True)
 FIVE_HIGH: Final = _dense(_FIVE_SHAPES, _by_order(_FIVE_CARD_ORDER))
-# NOTES.md, Deuce-to-seven low (14.12A(l)): the lowest hand by the five-card
+# rules-interpretation.md, Deuce-to-seven low (14.12A(l)): the lowest hand by the five-card
 # high ranking with the ace never low. That ranking differs from the high one
 # only in A-5-4-3-2, ace-high and no straight, so only its two keys change.
 _WHEEL: Final = (ACE, 5, 4, 3, 2)
@@ -273,11 +274,12 @@ DEUCE_TO_SEVEN: Final = _reversed(
         _by_order(_FIVE_CARD_ORDER),
     )
 )
-# NOTES.md, High hands, partial hands (14.13(f)): no straights or flushes.
+# rules-interpretation.md, High hands, partial hands (14.13(f)): no straights or flushes.
 PARTIAL: Final = _dense(
     _rank_shapes((1, 2, 3, 4), straights=False, wheel=False), _by_order(_PARTIAL_ORDER)
 )
-# NOTES.md, Three-card high: 3-2-A is the lowest straight, 2-3-4 a straight (14.13A(l)1).
+# rules-interpretation.md, Three-card high: 3-2-A is the lowest straight, 2-3-4 a straight
+# (14.13A(l)1).
 THREE_HIGH: Final = _dense(
     _rank_shapes((3,), straights=True, wheel=True), _by_order(_THREE_CARD_ORDER)
 )

@@ -13,8 +13,8 @@ an integer fast path (``*_strength``) beside the public function; both reject
 a wrong count or something that is not a card with HandError, and the public
 functions also reject a card given twice.
 
-Rules: NOTES.md, sections Cards, High hands, Three-card high, Six-or-better
-low and Deuce-to-seven low; 14.13(f),(h), 14.13A(j)-(l), 14.12A(l).
+Rules: rules-interpretation.md, Cards, High hands, Three-card high, Six-or-better low
+and Deuce-to-seven low; 14.13(f),(h), 14.13A(j)-(l), 14.12A(l).
 """
 
 from __future__ import annotations
@@ -69,8 +69,8 @@ class HandValue:
     strength: int
     cards: tuple[Card, ...]
     description: str
-    #: An ace in ``cards`` plays low: a 5-4-3-2-A or 3-2-A straight (NOTES.md, High hands;
-    #: Three-card high). The odd chip's highest card is then the top of the straight.
+    #: An ace in ``cards`` plays low: a 5-4-3-2-A or 3-2-A straight (rules-interpretation.md, High
+    #: hands; Three-card high). The odd chip's highest card is then the top of the straight.
     ace_low: bool = False
 
 
@@ -118,12 +118,12 @@ _ONE_TO_4: Final = range(1, 5)
 # count or something that is not a card. Unlike the public functions they do
 # not look for a card given twice: that check costs as much as the evaluation,
 # a deck cannot deal a card twice, and a tag read twice is caught by the
-# integrity checks (NOTES.md, Integrity). The unpacking is spelled out because
+# integrity checks (rules-interpretation.md, Integrity). The unpacking is spelled out because
 # this is the hot path.
 
 
 def five_card_high_strength(cards: Sequence[Card]) -> int:
-    """Strength of five cards as a high hand (14.13(h); NOTES.md, High hands)."""
+    """Strength of five cards as a high hand (14.13(h); rules-interpretation.md, High hands)."""
     try:
         c1, c2, c3, c4, c5 = cards
         a, b, c, d, e = c1.index, c2.index, c3.index, c4.index, c5.index
@@ -155,7 +155,8 @@ def deuce_to_seven_strength(cards: Sequence[Card]) -> int:
 
 
 def three_card_high_strength(cards: Sequence[Card]) -> int:
-    """Strength of three cards as a three-card high hand (NOTES.md, Three-card high)."""
+    """Strength of three cards as a three-card high hand (rules-interpretation.md, Three-card
+    high)."""
     try:
         c1, c2, c3 = cards
         return THREE_HIGH_OF[
@@ -210,7 +211,8 @@ def mambo_low_strength(cards: Sequence[Card]) -> int:
 
 
 def partial_high_strength(cards: Sequence[Card]) -> int:
-    """Strength of 1-4 up-cards as a partial high hand (14.13(f); NOTES.md, High hands)."""
+    """Strength of 1-4 up-cards as a partial high hand (14.13(f); rules-interpretation.md, High
+    hands)."""
     key = 1
     seen = 0
     try:
@@ -324,7 +326,8 @@ def _low_order(cards: Iterable[Card]) -> tuple[Card, ...]:
 
 
 def _describe_low(strength: int) -> str:
-    """A six-or-better low as called: "six-four-ace low" (NOTES.md, Six-or-better low)."""
+    """A six-or-better low as called: "six-four-ace low" (rules-interpretation.md, Six-or-better
+    low)."""
     return "-".join(RANK_WORD[rank] for rank in LOW_SHAPES[strength].called) + " low"
 
 
@@ -332,7 +335,8 @@ def _describe_low(strength: int) -> str:
 
 
 def five_card_high(cards: Sequence[Card]) -> HandValue:
-    """Five cards as a high hand: five-card stud's showdown (14.13(h); NOTES.md, High hands)."""
+    """Five cards as a high hand: five-card stud's showdown (14.13(h); rules-interpretation.md, High
+    hands)."""
     strength = five_card_high_strength(cards)
     _require_distinct(cards, _FIVE, _EXACTLY_5)
     shape = FIVE_HIGH.shapes[strength]
@@ -343,7 +347,7 @@ def five_card_high(cards: Sequence[Card]) -> HandValue:
 def partial_high(cards: Sequence[Card]) -> HandValue:
     """One to four up-cards as a partial high hand, for who opens (14.13(f)).
 
-    NOTES.md, High hands: quads > trips > two pair > pair > high card, then
+    rules-interpretation.md, High hands: quads > trips > two pair > pair > high card, then
     kickers; no straight or flush counts among fewer than five cards.
     """
     strength = partial_high_strength(cards)
@@ -368,7 +372,8 @@ def deuce_to_seven_low(cards: Sequence[Card]) -> HandValue:
 
 
 def three_card_high(cards: Sequence[Card]) -> HandValue:
-    """Three cards as a three-card high hand (NOTES.md, Three-card high; 14.13A(l)1)."""
+    """Three cards as a three-card high hand (rules-interpretation.md, Three-card high;
+    14.13A(l)1)."""
     strength = three_card_high_strength(cards)
     _require_distinct(cards, _THREE, _EXACTLY_3)
     shape = THREE_HIGH.shapes[strength]

@@ -17,7 +17,7 @@ table offers for it. This is the import half of tablectl's PHH support;
 export lives with the application.
 
 What the conversion supplies: PHH records no burns, so the burn before each
-draw (14.12A(f); NOTES.md, Burns and draws) is the card of a ``# burn Xx``
+draw (14.12A(f); rules-interpretation.md, Burns and draws) is the card of a ``# burn Xx``
 comment where the history has one (tablectl's export writes them), otherwise a
 card no one in the hand holds; a card the history hides (``??``) is likewise
 such a card. Comments (``# ...``) are otherwise ignored. Players
@@ -58,7 +58,8 @@ _VARIANT_NAMES: Final = {
     "FMB/6": "fixed-limit Mambo stud high-low six or better, 14.13A",
 }
 UNKNOWN: Final = "??"
-#: NOTES.md, Betting structure: one bet and three raises a round, the big blind the first bet.
+#: rules-interpretation.md, Betting structure: one bet and three raises a round, the big blind the
+#: first bet.
 CAP: Final = 4
 
 
@@ -96,8 +97,8 @@ class PhhHand:
     seats: tuple[int, ...] | None = None
     #: PHH's ``seat_count``: how many seats the source's table has (None: not given).
     seat_count: int | None = None
-    #: The house rules tablectl's export writes (``_tablectl_short_all_in`` ...); NOTES.md's
-    #: defaults for a rule the file does not give.
+    #: The house rules tablectl's export writes (``_tablectl_short_all_in`` ...); the
+    #: defaults (rules-interpretation.md, House rules) for a rule the file does not give.
     rules: HouseRules = field(default_factory=HouseRules)
 
     @property

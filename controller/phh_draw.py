@@ -30,7 +30,9 @@ from controller.phh import (
     known_stacks,
 )
 
-_ROUNDS_AT_SMALL_BET: Final = 2  # NOTES.md, Betting structure: triple draw rounds 1-2 small
+_ROUNDS_AT_SMALL_BET: Final = (
+    2  # rules-interpretation.md, Betting structure: triple draw rounds 1-2 small
+)
 
 
 class _Converter:
@@ -72,10 +74,10 @@ class _Converter:
             card = Card.parse(code)
         except CardError as error:
             raise PhhError(f"a card dealt: {error}") from None
-        if card.code in self.dealt:  # the source dealt it again: its reshuffle, not NOTES.md's
+        if card.code in self.dealt:  # the source dealt it again: its reshuffle, not the table's
             raise PhhUnsupported(
                 f"{card.code} is dealt twice: the source reshuffled its discards under its "
-                "own rules (14.12A(f), NOTES.md, Burns and draws)"
+                "own rules (14.12A(f), rules-interpretation.md, Burns and draws)"
             )
         self.dealt.add(card.code)
         return card
@@ -127,8 +129,8 @@ class _Converter:
             self.bets += 1
             if self.bets > CAP:
                 raise PhhUnsupported(
-                    f"action {action!r}: bet {self.bets} of a round; NOTES.md, Betting "
-                    f"structure caps a round at {CAP} (the source's cap differs)"
+                    f"action {action!r}: bet {self.bets} of a round; rules-interpretation.md, "
+                    f"Betting structure caps a round at {CAP} (the source's cap differs)"
                 )
         self.put(player, cost)
         self.current = max(self.current, self.commit[player])

@@ -27,8 +27,8 @@ from controller.engine.config import (
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 SETUP_KEYS: Final = ("game", "seats", "dealer", "stakes", "stacks", "rules")
-#: The house rules as a script writes them (NOTES.md, House rules): each rule's name with
-#: dashes, ``yes`` or ``no`` (``short-all-in``: half-bet or full-bet).
+#: The house rules as a script writes them (rules-interpretation.md, House rules): each rule's name
+#: with dashes, ``yes`` or ``no`` (``short-all-in``: half-bet or full-bet).
 _RULE_KEYS: Final = {name.replace("_", "-"): name for name in RULE_NAMES}
 _STAKES_KEYS: Final = {
     "ante": "ante",

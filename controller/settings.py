@@ -101,14 +101,15 @@ class DeviceSettings:
 
 @dataclass(frozen=True, slots=True)
 class DeckSettings:
-    """The enrollment files of the table's two decks (NOTES.md, Integrity) and the one in play."""
+    """The enrollment files of the table's two decks (rules-interpretation.md, Integrity) and the
+    one in play."""
 
     a: Path
     b: Path
     #: "a" or "b": the deck in play when the table opens; afterwards the journal knows.
     active: str = "a"
-    #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks: where a
-    #: shuffler is used the decks alternate, one in play while the other is shuffled).
+    #: Each new hand puts the other deck in play (rules-interpretation.md, Shuffle, cut and decks:
+    #: where a shuffler is used the decks alternate, one in play while the other is shuffled).
     #: False keeps the deck in play for every hand.
     alternate: bool = True
 
@@ -217,7 +218,7 @@ class TableSettings:
     control: ControlSettings | None = None
     #: None: the default socket beside the control socket (``display_socket``).
     display: DisplaySettings | None = None
-    #: ``[rules]``: the house rules posted with the stakes (NOTES.md, House rules).
+    #: ``[rules]``: the house rules posted with the stakes (rules-interpretation.md, House rules).
     rules: HouseRules = field(default_factory=HouseRules)
     #: ``[floor]``: where ``tablectl forward`` sends the journal; None: the table forwards
     #: nothing.

@@ -1,6 +1,6 @@
 """Decks of RFID-tagged cards: the enrollment file, enrollment itself, and the table's two decks.
 
-Each table keeps two decks (NOTES.md, Integrity; 13:69F-14.5(d)), and every
+Each table keeps two decks (rules-interpretation.md, Integrity; 13:69F-14.5(d)), and every
 card is known by its tag. A deck file maps the 52 tag UIDs of one deck to its
 cards. ``DeckSet`` turns what the shoe read (a ``TagRead``) into the engine's
 input: a ``CardRead`` for a card of the active deck, a ``ForeignTag`` (an
@@ -160,11 +160,11 @@ def _codes(cards: Iterable[Card]) -> str:
 
 
 class DeckSet:
-    """The table's two decks, one of them active (NOTES.md, Shuffle, cut and decks).
+    """The table's two decks, one of them active (rules-interpretation.md, Shuffle, cut and decks).
 
     ``lookup`` maps a tag the shoe read to the engine's input: a card of the
     active deck is a CardRead; any other tag is a ForeignTag, an integrity
-    alarm (NOTES.md, Integrity), whose reason names the other deck's card.
+    alarm (rules-interpretation.md, Integrity), whose reason names the other deck's card.
     """
 
     def __init__(self, first: Deck, second: Deck, active: str | None = None) -> None:
@@ -214,8 +214,8 @@ class DeckSet:
 
 
 def _shared_tags(first: Deck, second: Deck, shared: list[str]) -> str:
-    """NOTES.md, Integrity: a tag belongs to one card of one deck. Names the first few
-    shared tags (each deck's card, file and line) and counts the rest: a deck copied
+    """rules-interpretation.md, Integrity: a tag belongs to one card of one deck. Names the first
+    few shared tags (each deck's card, file and line) and counts the rest: a deck copied
     whole shares all 52."""
     shared.sort(key=lambda uid: first.cards[uid].index)
     named = [

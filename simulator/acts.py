@@ -29,7 +29,7 @@ from controller.words import counted
 @dataclass(frozen=True, slots=True)
 class Shuffle:
     """Put ``deck`` in play shuffled from ``seed``, then cut ``cut`` cards off the top
-    (13:69F-14.5; NOTES.md, Shuffle, cut and decks: at least ten)."""
+    (13:69F-14.5; rules-interpretation.md, Shuffle, cut and decks: at least ten)."""
 
     deck: str
     seed: int

@@ -13,7 +13,7 @@ comparison with what the controller computes from the hardware path.
   (docs/hand-script.md) exactly.
 - ``simulator.random_bot.RandomBot(game, seats, stakes, seed)`` plays whole hands of any
   game legally, dealing from the simulator's deck model: the deck shuffled anew from the
-  seed before every hand and cut (13:69F-14.5; NOTES.md, Shuffle, cut and decks).
+  seed before every hand and cut (13:69F-14.5; rules-interpretation.md, Shuffle, cut and decks).
 
 Pure: the only randomness is a ``random.Random`` seeded by the caller.
 """

@@ -130,7 +130,8 @@ class Console(cmd.Cmd):
     def do_burn(self, arg: str) -> None:
         """burn: burn the top card; it leaves through the slot and is read like any card.
 
-        Example: 'burn' before each stud street after the first (NOTES.md, Burns and draws).
+        Example: 'burn' before each stud street after the first (rules-interpretation.md, Burns and
+        draws).
         """
         self.args(arg, 0, 0, "'burn' with no arguments")
         card = self.sim.burn()
@@ -192,7 +193,7 @@ class Console(cmd.Cmd):
         self._say_stub("in new-deck order")
 
     def do_cut(self, arg: str) -> None:
-        """cut COUNT: cut COUNT cards off the top to the bottom (at least 10, NOTES.md).
+        """cut COUNT: cut COUNT cards off the top to the bottom (at least 10, 13:69F-14.5).
 
         Example: 'cut 17'.
         """
@@ -202,7 +203,8 @@ class Console(cmd.Cmd):
         self._say_stub(f"cut {count}")
 
     def do_deck(self, arg: str) -> None:
-        """deck A|B [SEED]: put a deck in play, shuffled; the decks alternate (NOTES.md).
+        """deck A|B [SEED]: put a deck in play, shuffled; the decks alternate
+        (rules-interpretation.md, Shuffle, cut and decks).
 
         Example: 'deck B' after deck A's round.
         """

@@ -25,9 +25,9 @@ from drivers.deck import Deck
 #: ISO/IEC 15693 UIDs begin with E0, then the manufacturer code (04: NXP) and the
 #: chip type (01: ICODE SLIX); the last five bytes are the chip's serial.
 UID_PREFIX: Final = "E00401"
-#: The two decks of a table (NOTES.md, Integrity; Shuffle, cut and decks).
+#: The two decks of a table (rules-interpretation.md, Integrity; Shuffle, cut and decks).
 DECK_NAMES: Final = ("A", "B")
-#: A cut takes at least ten cards off the top (NOTES.md, Shuffle, cut and decks).
+#: A cut takes at least ten cards off the top (rules-interpretation.md, Shuffle, cut and decks).
 MIN_CUT: Final = 10
 
 
@@ -102,13 +102,14 @@ def shuffled(seed: int) -> list[Card]:
 def cut(cards: Sequence[Card], count: int) -> list[Card]:
     """The stack after cutting ``count`` cards off the top and putting them beneath.
 
-    NOTES.md, Shuffle, cut and decks: at least ten cards off the top; and a cut
+    rules-interpretation.md, Shuffle, cut and decks: at least ten cards off the top; and a cut
     must leave a card on the cover card, so at most all but one.
     """
     if not MIN_CUT <= count <= len(cards) - 1:
         raise DeckError(
             f"cut of {counted(count, 'card')}: expected at least {MIN_CUT} off the top "
-            f"(NOTES.md, Shuffle, cut and decks) and at most {len(cards) - 1} of {len(cards)}"
+            f"(rules-interpretation.md, Shuffle, cut and decks) and at most {len(cards) - 1} "
+            f"of {len(cards)}"
         )
     return [*cards[count:], *cards[:count]]
 

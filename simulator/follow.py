@@ -41,7 +41,7 @@ def table_hold(sim: Simulator, bot: FollowingBot, hosted: set[str]) -> str | Non
     again since it came back: what it reads now would not be acknowledged in step, and a
     press could overtake a card), then on the panel's line: the controller pauses the table,
     or an alarm holds the hand that the bot's own table does not hold (a fault injected from
-    the console): the dealer resolves it, with undo or misdeal (NOTES.md, Integrity).
+    the console): the dealer resolves it, with undo or misdeal (rules-interpretation.md, Integrity).
     ``hosted`` keeps the devices a controller has welcomed so far (updated here).
     """
     with sim.locked():

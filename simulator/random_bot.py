@@ -1,8 +1,8 @@
 """The random bot: whole hands of any game played legally, chosen from a seeded generator.
 
 It deals from the simulator's deck model, the deck shuffled anew from the seed before
-every hand and cut (13:69F-14.5; NOTES.md, Shuffle, cut and decks), reshuffles a short
-stub's discards (14.12A(f)) and sells chips between hands by its ``RebuyRule``.
+every hand and cut (13:69F-14.5; rules-interpretation.md, Shuffle, cut and decks), reshuffles a
+short stub's discards (14.12A(f)) and sells chips between hands by its ``RebuyRule``.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ class RandomBot(Bot):
     relative odds of the betting buttons when legal; ``muck_folds`` passes a
     folded hand over the discard reader, as a dealer does when the hand goes
     on. ``alternate_decks`` puts decks A and B in play in turn, hand by hand
-    (NOTES.md, Shuffle, cut and decks), ``first_deck`` first; by default
+    (rules-interpretation.md, Shuffle, cut and decks), ``first_deck`` first; by default
     ``first_deck`` is shuffled again before every hand (13:69F-14.5).
     """
 

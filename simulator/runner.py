@@ -303,7 +303,7 @@ class BotRunner:
         button = press.act.button
         # An alarm on the controller that the bot's table does not hold came from a read the
         # bot did not make (a fault from the console): undo dismisses that read, not the
-        # bot's last act (NOTES.md, Integrity).
+        # bot's last act (rules-interpretation.md, Integrity).
         theirs = button is Button.UNDO and foreign_alarm(self.sim, self.bot)
         try:
             self._unjammed(lambda: self.sim.press(button))

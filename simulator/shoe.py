@@ -186,7 +186,8 @@ class VirtualShoe(DeviceCore):
 
     @property
     def other_deck(self) -> TagDeck:
-        """The deck being shuffled while the other is in play (NOTES.md, Shuffle, cut and decks)."""
+        """The deck being shuffled while the other is in play (rules-interpretation.md, Shuffle, cut
+        and decks)."""
         return self.decks[1 - self.active]
 
     def use_deck(self, name: str) -> None:
@@ -197,7 +198,8 @@ class VirtualShoe(DeviceCore):
         self.active = names.index(name)
 
     def load(self, cards: Sequence[Card]) -> None:
-        """Load the stub, top card first: a shuffled deck (NOTES.md, Shuffle, cut and decks)."""
+        """Load the stub, top card first: a shuffled deck (rules-interpretation.md, Shuffle, cut and
+        decks)."""
         self.stub = list(cards)
         self.dealt = []
         self._report_status()
@@ -210,7 +212,9 @@ class VirtualShoe(DeviceCore):
         """Cut the stub: at least ten cards off the top, before any card is dealt."""
         if self.dealt:
             raise DeviceError("cards have been dealt from this stub; shuffle before the cut")
-        self.stub = cut(self.stub, count)  # NOTES.md, Shuffle, cut and decks: >= 10 cards
+        self.stub = cut(
+            self.stub, count
+        )  # rules-interpretation.md, Shuffle, cut and decks: >= 10 cards
 
     # --- reads ----------------------------------------------------------------------------
 
@@ -290,7 +294,8 @@ class VirtualShoe(DeviceCore):
         self.reread_after = after
 
     def read_again(self, card: Card | None = None, *, now: float) -> Card:
-        """A card already dealt read at the slot again (a card dealt twice: NOTES.md, Integrity)."""
+        """A card already dealt read at the slot again (a card dealt twice: rules-interpretation.md,
+        Integrity)."""
         if not self.dealt:
             raise DeviceError("no card has been dealt from this stub yet")
         if card is None:
@@ -301,7 +306,7 @@ class VirtualShoe(DeviceCore):
         return card
 
     def read_other_deck(self, card: Card | None = None, *, now: float) -> Card:
-        """A card of the deck not in play read at the slot (NOTES.md, Integrity)."""
+        """A card of the deck not in play read at the slot (rules-interpretation.md, Integrity)."""
         if card is None:
             if not self.stub:
                 raise DeviceError("the shoe is empty: name the other deck's card")

@@ -80,11 +80,13 @@ class TableActions(ABC):
         self._act(lambda: self.shoe.load(DECK))
 
     def cut(self, count: int) -> None:
-        """Cut the stub (at least ten cards off the top: NOTES.md, Shuffle, cut and decks)."""
+        """Cut the stub (at least ten cards off the top: rules-interpretation.md, Shuffle, cut and
+        decks)."""
         self._act(lambda: self.shoe.cut(count))
 
     def use_deck(self, name: str, seed: int) -> None:
-        """Put a deck in play, shuffled (NOTES.md, Shuffle, cut and decks: decks alternate)."""
+        """Put a deck in play, shuffled (rules-interpretation.md, Shuffle, cut and decks: decks
+        alternate)."""
 
         def switch() -> None:
             self.shoe.use_deck(name)

@@ -5,9 +5,9 @@ Dealer training).
 ``Trainer`` does to the simulator what goes wrong at a real table, between two acts of the
 demo's dealer (``BotRunner.between_acts``), and presses the dealer's undo and misdeal for
 the trainee. The controller reacts as it does at a table: an integrity alarm holds the hand
-(NOTES.md, Integrity), a lost shoe or a jam pauses the table (docs/app.md, Devices lost and
-found; The shoe's state); the dealer bot follows it (``simulator.follow``): it waits while the
-table holds, and after an undo or a misdeal deals on from what the controller waits for.
+(rules-interpretation.md, Integrity), a lost shoe or a jam pauses the table (docs/app.md, Devices
+lost and found; The shoe's state); the dealer bot follows it (``simulator.follow``): it waits while
+the table holds, and after an undo or a misdeal deals on from what the controller waits for.
 """
 
 from __future__ import annotations
@@ -33,8 +33,9 @@ class Trainer:
     jammed: bool = field(default=False, init=False)
 
     def alarm(self) -> str:
-        """A card of the other deck passes the dealing slot (NOTES.md, Integrity: a card not in
-        the active deck is an alarm that holds the hand until the dealer resolves it)."""
+        """A card of the other deck passes the dealing slot (rules-interpretation.md, Integrity: a
+        card not in the active deck is an alarm that holds the hand until the dealer resolves
+        it)."""
 
         def stray_card() -> None:
             self.dealer.expect_input()  # the controller takes the read: the bot waits for it
@@ -51,7 +52,7 @@ class Trainer:
         return "UNDO pressed"
 
     def misdeal(self) -> str:
-        """The dealer presses misdeal (NOTES.md, Integrity: the hand is void)."""
+        """The dealer presses misdeal (rules-interpretation.md, Integrity: the hand is void)."""
         self.dealer.interject(Button.MISDEAL)
         return "MISDEAL pressed"
 

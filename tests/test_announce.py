@@ -96,8 +96,8 @@ def test_hole_cards_burns_and_discards_are_a_card_in_the_sentence_and_not_in_the
 
 
 def test_the_card_that_raised_an_alarm_is_a_card_to_the_table_and_the_journal_keeps_it() -> None:
-    """NOTES.md, Integrity: a hole card read again raises an alarm; the announcement, the
-    dealer's panel line and the log's facts say "a card", since naming it would name the hole
+    """rules-interpretation.md, Integrity: a hole card read again raises an alarm; the announcement,
+    the dealer's panel line and the log's facts say "a card", since naming it would name the hole
     card it repeats (seat 1's Ah); the event itself (the journal) keeps the code."""
     t = table("five-card-stud")
     play(t, "new_hand Ah")

@@ -94,7 +94,7 @@ def test_the_digest_changes_with_any_product_file_the_config_or_its_house_rules(
         (root / "controller/floor/web/static/floor.css").unlink()
     elif change == "the config":
         config.write_text(config.read_text().replace('"T1"', '"T2"'))
-    else:  # table.toml's [rules] are the house rules in force (NOTES.md, House rules)
+    else:  # table.toml's [rules]: the house rules in force (rules-interpretation.md, House rules)
         config.write_text(config.read_text().replace("half-bet", "full-bet"))
     assert _digest(root, config) != before
 

@@ -1,5 +1,5 @@
-"""Fixed-limit betting, side pots and the rake, as NOTES.md (Betting structure) and 14.13(e),
-14.13A(e),(g) set them, played through the engine.
+"""Fixed-limit betting, side pots and the rake, as rules-interpretation.md, Betting structure and
+14.13(e), 14.13A(e),(g) set them, played through the engine.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def test_14_13a_g_round_ends_when_every_player_has_checked() -> None:
 
 
 def test_notes_betting_structure_the_raise_cap_holds() -> None:
-    """NOTES.md, Betting structure: a bet and three raises cap the round; a fifth is refused,
-    with the reason, and nothing changes.
+    """rules-interpretation.md, Betting structure: a bet and three raises cap the round; a fifth is
+    refused, with the reason, and nothing changes.
     """
     t = table("five-card-stud", seats=(1, 2))
     play(t, "new_hand 2h 3d Kh 2c check_call check_call 5d 6d 7d")
@@ -60,7 +60,8 @@ def test_notes_betting_structure_the_raise_cap_holds() -> None:
 
 
 def test_notes_betting_structure_bet_sizes_small_then_big() -> None:
-    """NOTES.md, Betting structure: five-card stud bets 5 on rounds 1-2 and 10 on rounds 3-4."""
+    """rules-interpretation.md, Betting structure: five-card stud bets 5 on rounds 1-2 and 10 on
+    rounds 3-4."""
     t = table("five-card-stud", seats=(1, 2))
     play(t, "new_hand 2h 3d Kh 2c check_call bet_raise")  # bring-in 2, seat 1 completes to 5
     play(t, "check_call 5d 6d 7d bet_raise check_call 8d 9d Td")
@@ -70,8 +71,8 @@ def test_notes_betting_structure_bet_sizes_small_then_big() -> None:
 def test_notes_betting_structure_the_bring_in_may_be_completed_and_counts_as_the_first_bet() -> (
     None
 ):
-    """NOTES.md, Betting structure ("the next player may complete it to the small bet"; the
-    cap is one bet and three raises): after the bring-in of 2 (14.13(d)) the next player
+    """rules-interpretation.md, Betting structure ("the next player may complete it to the small
+    bet"; the cap is one bet and three raises): after the bring-in of 2 (14.13(d)) the next player
     completes to 5; three raises more reach the cap of four bets.
     """
     t = table("five-card-stud", seats=(1, 2, 3))
@@ -95,8 +96,8 @@ def _side_pot_hand(rake_percent: int = 0) -> list[Event]:
 
 
 def test_notes_betting_structure_an_all_in_for_less_makes_a_side_pot() -> None:
-    """NOTES.md, Betting structure: seat 2 all-in for 4 in total wins the main pot of 12 with
-    three kings; the side pot of 14, which seat 2 cannot win, goes to seat 1's nines.
+    """rules-interpretation.md, Betting structure: seat 2 all-in for 4 in total wins the main pot of
+    12 with three kings; the side pot of 14, which seat 2 cannot win, goes to seat 1's nines.
     """
     events = _side_pot_hand()
     pots = settlement(events).pots
@@ -109,8 +110,8 @@ def test_notes_betting_structure_an_all_in_for_less_makes_a_side_pot() -> None:
 
 
 def test_notes_betting_structure_the_rake_is_taken_before_division_from_the_main_pot() -> None:
-    """NOTES.md, Betting structure (14.19(c)): 10% of 26 is 2 chips, taken from the main pot
-    before it is awarded; chips are conserved: nets plus rake sum to zero.
+    """rules-interpretation.md, Betting structure (14.19(c)): 10% of 26 is 2 chips, taken from the
+    main pot before it is awarded; chips are conserved: nets plus rake sum to zero.
     """
     events = _side_pot_hand(rake_percent=10)
     settled = settlement(events)
@@ -121,8 +122,8 @@ def test_notes_betting_structure_the_rake_is_taken_before_division_from_the_main
 
 
 def test_notes_betting_structure_rake_before_division_leaves_an_even_split() -> None:
-    """NOTES.md, Betting structure: Mambo pot 9 raked 20% (1 chip) leaves 8, split 4 and 4
-    with no odd chip (without the rake, 14.13A(j)1 would give the high hand 5).
+    """rules-interpretation.md, Betting structure: Mambo pot 9 raked 20% (1 chip) leaves 8, split 4
+    and 4 with no odd chip (without the rake, 14.13A(j)1 would give the high hand 5).
     """
     stakes = dataclasses.replace(STAKES, rake_percent=20)
     checks = " check_call check_call check_call"
@@ -163,8 +164,8 @@ TO_SECOND_ROUND = DEAL_TWO + " check_call check_call check_call 5d Kc 3h 4h"
 
 
 def test_notes_half_bet_rule_an_all_in_of_half_a_bet_or_more_reopens_and_is_raised_on_top() -> None:
-    """NOTES.md, Betting structure (the half-bet rule): over seat 1's bet of 5, seat 3 goes
-    all-in for 8, 3 more (half a bet or more): it counts as a raise, so seat 1, who already
+    """rules-interpretation.md, Betting structure (the half-bet rule): over seat 1's bet of 5, seat
+    3 goes all-in for 8, 3 more (half a bet or more): it counts as a raise, so seat 1, who already
     acted, may raise again, and the raise is a full bet on top of it: to 13.
     """
     t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 100, 2: 100, 3: 11})
@@ -176,16 +177,17 @@ def test_notes_half_bet_rule_an_all_in_of_half_a_bet_or_more_reopens_and_is_rais
 
 
 def test_notes_half_bet_rule_an_all_in_bet_of_half_a_bet_is_raised_to_a_full_bet_on_top() -> None:
-    """NOTES.md, Betting structure ("a 15 all-in on a 20 round is raised to 35"): seat 1 opens
-    all-in for 3 of a 5 round; the next raise goes to 3 + 5 = 8, not to a bet of 5."""
+    """rules-interpretation.md, Betting structure ("a 15 all-in on a 20 round is raised to 35"):
+    seat 1 opens all-in for 3 of a 5 round; the next raise goes to 3 + 5 = 8, not to a bet of 5."""
     t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 6, 2: 100, 3: 100})
     play(t, TO_SECOND_ROUND + " all_in")  # seat 1 has 6 - 1 - 2 = 3
     assert _options(t) == {"fold": "fold", "check_call": "call 3", "bet_raise": "raise to 8"}
 
 
 def test_notes_half_bet_rule_less_than_half_a_bet_does_not_reopen_for_a_player_who_acted() -> None:
-    """NOTES.md, Betting structure: seat 3's all-in for 7 over the bet of 5 adds 2, less than
-    half a bet: seat 1, who bet, and seat 2, who called, may call or fold but not raise."""
+    """rules-interpretation.md, Betting structure: seat 3's all-in for 7 over the bet of 5 adds 2,
+    less than half a bet: seat 1, who bet, and seat 2, who called, may call or fold but not
+    raise."""
     t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 100, 2: 100, 3: 10})
     play(t, TO_SECOND_ROUND + " bet_raise check_call all_in")  # 3 has 10 - 1 - 2 = 7
     assert t.pending.seat == 1
@@ -198,9 +200,9 @@ def test_notes_half_bet_rule_less_than_half_a_bet_does_not_reopen_for_a_player_w
 
 
 def test_notes_half_bet_rule_a_player_yet_to_act_may_complete_it() -> None:
-    """NOTES.md, Betting structure: seat 2 goes all-in for 7 over seat 1's bet of 5 (less than
-    half a bet more); seat 3, yet to act, may fold, call 7, or complete it to a full raise: to
-    10. That full raise reopens the betting for seat 1."""
+    """rules-interpretation.md, Betting structure: seat 2 goes all-in for 7 over seat 1's bet of 5
+    (less than half a bet more); seat 3, yet to act, may fold, call 7, or complete it to a full
+    raise: to 10. That full raise reopens the betting for seat 1."""
     t = table("five-card-stud", seats=(1, 2, 3), stacks={1: 100, 2: 10, 3: 100})
     play(t, TO_SECOND_ROUND + " bet_raise all_in")  # 2 has 10 - 1 - 2 = 7
     assert t.pending.seat == 3
@@ -211,8 +213,8 @@ def test_notes_half_bet_rule_a_player_yet_to_act_may_complete_it() -> None:
 
 
 def test_notes_house_rules_the_full_bet_rule_a_short_all_in_reopens_nothing() -> None:
-    """NOTES.md, House rules (the full-bet rule posted): seat 3's all-in for 8 over a bet of 5
-    is short of the raise to 10, so seat 1, who bet, may call or fold but not raise; the
+    """rules-interpretation.md, House rules (the full-bet rule posted): seat 3's all-in for 8 over a
+    bet of 5 is short of the raise to 10, so seat 1, who bet, may call or fold but not raise; the
     half-bet rule's raise to 13 (above) is not offered. A seat yet to act raises a bet on
     top of the all-in (to 12)."""
     rules = HouseRules(short_all_in=ShortAllIn.FULL_BET)

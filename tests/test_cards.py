@@ -1,4 +1,4 @@
-"""Cards, the deck and card codes (NOTES.md, Cards; 14.13A(d))."""
+"""Cards, the deck and card codes (rules-interpretation.md, Cards; 14.13A(d))."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def test_14_13A_d_suit_order_is_spades_hearts_diamonds_clubs() -> None:
 
 
 def test_rank_order_is_ace_high() -> None:
-    """NOTES.md, Cards: A K Q J T 9 8 7 6 5 4 3 2, high to low."""
+    """rules-interpretation.md, Cards: A K Q J T 9 8 7 6 5 4 3 2, high to low."""
     assert "".join(r.char for r in sorted(Rank, reverse=True)) == "AKQJT98765432"
 
 

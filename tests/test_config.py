@@ -44,7 +44,9 @@ def test_defaults_are_the_documented_ones() -> None:
     """Keys left out take the defaults docs/deploy.md documents."""
     settings = load(valid())
     assert settings.dealer == 0  # 14.13A(c): seat 1 is dealt first
-    assert settings.stakes.cap == 4  # NOTES.md, Betting structure: one bet and three raises
+    assert (
+        settings.stakes.cap == 4
+    )  # rules-interpretation.md, Betting structure: one bet and three raises
     assert settings.stakes.chip == 1
     assert settings.stakes.rake_percent == 0
     assert settings.stakes.rake_cap is None
@@ -323,7 +325,7 @@ def test_14_13a_c_dealer_is_the_position_before_the_first_seat_dealt() -> None:
 
 
 def test_amounts_must_be_multiples_of_the_smallest_chip() -> None:
-    """NOTES.md, Betting structure: every amount is in whole smallest chips."""
+    """rules-interpretation.md, Betting structure: every amount is in whole smallest chips."""
     data = valid()
     section(data, "stakes")["chip"] = 2
     data["stacks"] = {"1": 7}
@@ -334,8 +336,9 @@ def test_amounts_must_be_multiples_of_the_smallest_chip() -> None:
 
 
 def test_notes_betting_structure_the_rake_cap_is_a_multiple_of_the_smallest_chip() -> None:
-    """NOTES.md, Betting structure: ``chip = 2, rake_cap = 3`` is refused at stakes.rake_cap,
-    naming the value and the chip (the cap would take a part of a chip no pot can pay).
+    """rules-interpretation.md, Betting structure: ``chip = 2, rake_cap = 3`` is refused at
+    stakes.rake_cap, naming the value and the chip (the cap would take a part of a chip no pot can
+    pay).
     """
     data = valid()
     section(data, "stakes").update(chip=2, ante=2, bring_in=2, small_bet=4, big_bet=8)
@@ -561,8 +564,8 @@ def test_the_files_check_parses_the_decks_as_start_up_does(tmp_path: Path) -> No
 
 
 def test_notes_integrity_the_files_check_refuses_two_decks_sharing_a_tag(tmp_path: Path) -> None:
-    """NOTES.md, Integrity: a tag belongs to one card of one deck; two files enrolling the same
-    tag are refused by the check, naming both files."""
+    """rules-interpretation.md, Integrity: a tag belongs to one card of one deck; two files
+    enrolling the same tag are refused by the check, naming both files."""
     deck_a, _ = make_decks(seed=1)
     write_deck_file(tmp_path / "a.txt", deck_a)
     text = (tmp_path / "a.txt").read_text(encoding="ascii")
@@ -577,7 +580,8 @@ def test_notes_integrity_the_files_check_refuses_two_decks_sharing_a_tag(tmp_pat
 
 
 def test_notes_integrity_a_table_keeps_two_decks_in_two_files() -> None:
-    """NOTES.md, Integrity (14.5(d)): decks A and B are two decks; one file cannot enroll both."""
+    """rules-interpretation.md, Integrity (14.5(d)): decks A and B are two decks; one file cannot
+    enroll both."""
     data = valid()
     section(data, "decks")["b"] = "/etc/tablectl/decks/a.txt"
     assert "the table keeps two decks" in str(problem_at(data, "decks.b"))

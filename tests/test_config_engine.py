@@ -39,8 +39,9 @@ STAKE_KEYS = ("ante", "bring_in", "small_bet", "big_bet", "cap", "chip", "rake_p
 def test_the_loader_refuses_at_a_stakes_key_whatever_the_engine_refuses(
     stakes: dict[str, int],
 ) -> None:
-    """NOTES.md, Betting structure: for any stakes, the engine's Stakes refuses them exactly
-    when the loader does; the loader's own check names the key (never the engine's backstop).
+    """rules-interpretation.md, Betting structure: for any stakes, the engine's Stakes refuses them
+    exactly when the loader does; the loader's own check names the key (never the engine's
+    backstop).
     """
     data = valid()
     data["stakes"] = dict(stakes)

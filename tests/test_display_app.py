@@ -67,7 +67,8 @@ def test_the_bring_in_seat_is_shown_to_act_in_large_digits_with_its_options() ->
 
 
 def test_an_integrity_alarm_fills_the_width_in_red_and_says_what_to_do() -> None:
-    """NOTES.md, Integrity: a card seen twice holds the hand; the banner says how to resolve it."""
+    """rules-interpretation.md, Integrity: a card seen twice holds the hand; the banner says how to
+    resolve it."""
 
     async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:
         banner = app.query_one(AlarmBanner)
@@ -302,7 +303,8 @@ def test_question_mark_opens_the_help_and_the_table_follows_behind_it() -> None:
 
 
 def test_an_alarm_of_warnings_only_is_amber_not_red() -> None:
-    """Only an alarm that holds the hand (NOTES.md, Integrity) is red; a warning is amber."""
+    """Only an alarm that holds the hand (rules-interpretation.md, Integrity) is red; a warning is
+    amber."""
     warning = AlarmView(Severity.WARNING, "Stack of seat 3 unknown.", "Count the stack.")
 
     async def script(app: DealerDisplay, pilot: Pilot[None]) -> None:

@@ -250,7 +250,7 @@ def test_the_game_line_posts_the_stakes_as_the_scenes_do(
     """N.J.A.C. 13:69F-8.3: the game line posts the limit and the forced bets (the ante and
     the bring-in in stud, the blinds in triple draw), in the words of the demonstration
     scenes (bring-in: Mambo, draw: triple draw), not a bare "5/10"; then the house rules
-    posted beside them (NOTES.md, House rules: the defaults, the half-bet rule)."""
+    posted beside them (rules-interpretation.md, House rules: the defaults, the half-bet rule)."""
     scene = {"triple-draw": SCENES["draw"]()}.get(game, SCENES["bring-in"]())
     view = views[game]["bet"]
     assert view.stakes == scene.stakes == POSTED[game]

@@ -93,11 +93,14 @@ def test_each_option_names_the_panel_button_and_what_it_does_now() -> None:
 
 
 def test_an_alarm_says_what_happened_then_what_to_do_with_its_rule() -> None:
-    """NOTES.md, Integrity: the alarm holds the hand and tells the dealer the way out."""
-    alarm = AlarmView(Severity.ALARM, "Card 7♥ seen twice.", "Press UNDO.", "NOTES.md, Integrity")
+    """rules-interpretation.md, Integrity: the alarm holds the hand and tells the dealer the way
+    out."""
+    alarm = AlarmView(
+        Severity.ALARM, "Card 7♥ seen twice.", "Press UNDO.", "rules-interpretation.md, Integrity"
+    )
     assert render.alarm_text(alarm).plain.split("\n") == [
         " ALARM  Card 7♥ seen twice.",
-        " ➜ Press UNDO.   (NOTES.md, Integrity)",
+        " ➜ Press UNDO.   (rules-interpretation.md, Integrity)",
     ]
 
 
@@ -121,8 +124,8 @@ def test_a_refused_or_faulty_device_reads_so_in_its_light_and_its_banner(
 
 
 def test_the_top_line_names_the_deck_in_play_once_a_hand_has_one() -> None:
-    """NOTES.md, Shuffle, cut and decks: the decks alternate; the top line says which is in
-    play (after the hand number), and nothing before the first hand."""
+    """rules-interpretation.md, Shuffle, cut and decks: the decks alternate; the top line says which
+    is in play (after the hand number), and nothing before the first hand."""
     seats = (SeatView(1), SeatView(2))
     view = TableView("Mambo stud", "T1", seats, hand_number=7, deck="B")
     assert "Hand #7   Deck B" in render.header_text(render.Heading.of(view)).plain

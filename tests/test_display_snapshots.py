@@ -37,7 +37,7 @@ CASES = [
     # 14.13A(j), (j)1: high-low split of a main and a side pot, odd chip to high.
     ("showdown", WIDE),
     ("showdown", SMALL),
-    # NOTES.md, Integrity: a card seen twice holds the hand.
+    # rules-interpretation.md, Integrity: a card seen twice holds the hand.
     ("alarm", WIDE),
     ("alarm", SMALL),
     ("device-lost", WIDE),
@@ -71,7 +71,8 @@ def test_the_display_looks_as_committed(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each main situation (bring-in 14.13A(d), draw 14.12A(f), split showdown 14.13A(j),
-    integrity alarm NOTES.md Integrity, device lost) renders exactly as the committed SVG."""
+    integrity alarm rules-interpretation.md, Integrity, device lost) renders exactly as the
+    committed SVG."""
     monkeypatch.delenv("NO_COLOR", raising=False)
     build: Callable[[], TableView] = SCENES[scene]
     looks_as_committed(f"{scene}-{size[0]}x{size[1]}", build(), size, tmp_path)

@@ -161,7 +161,8 @@ def test_seat_lookup_names_a_missing_seat() -> None:
 
 @pytest.mark.parametrize("name", sorted(SCENES))
 def test_no_card_shows_twice_in_a_demo_scene(name: str) -> None:
-    """NOTES.md, Integrity: a card is in one place only (the alarm scene's repeat is its alarm)."""
+    """rules-interpretation.md, Integrity: a card is in one place only (the alarm scene's repeat is
+    its alarm)."""
     view = SCENES[name]()
     shown = [card for seat in view.seats for card in seat.cards if isinstance(card, Card)]
     shown += list(view.community)

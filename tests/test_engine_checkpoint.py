@@ -196,9 +196,9 @@ def test_a_checkpoint_whose_hand_does_not_end_at_its_stacks_is_refused() -> None
 
 
 def test_notes_betting_structure_a_checkpoint_stack_off_the_smallest_chip_is_refused() -> None:
-    """NOTES.md, Betting structure: a stack is whole smallest chips. A checkpoint taken after
-    a rebuy carries the stacks the rebuy made; one off the chip (a tampered checkpoint, or a
-    table.toml whose chip changed since) is refused, naming the seat and the chip."""
+    """rules-interpretation.md, Betting structure: a stack is whole smallest chips. A checkpoint
+    taken after a rebuy carries the stacks the rebuy made; one off the chip (a tampered checkpoint,
+    or a table.toml whose chip changed since) is refused, naming the seat and the chip."""
     stakes = replace(STAKES, chip=5, small_blind=5, big_blind=5)
     config = TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=1, stacks={1: 100, 2: 100, 3: 100})
     table = Table(GAMES["triple-draw"], config)

@@ -69,7 +69,8 @@ def _expected_order(
             # 14.12A(f),(h),(j): the players still in draw in turn from the button's left.
             drawers = [s for s in order if s not in folded] if street.draw else []
             draws += street.draw is not None
-            # NOTES.md, Burns and draws: before each draw, or the first only (a house rule).
+            # rules-interpretation.md, Burns and draws: before each draw, or the first only (a house
+            # rule).
             burn_due = (
                 street.draw is not None
                 and street.draw.burn
@@ -88,7 +89,7 @@ def _expected_order(
 def _check_cards_dealt_once(events: list[Event]) -> None:
     """No card is dealt twice in a hand, unless a short stub reshuffled it back first; the
     reshuffle comes only when the stub cannot cover the draw, and never takes the drawing
-    player's own discards of this draw (14.12A(f); NOTES.md, Burns and draws).
+    player's own discards of this draw (14.12A(f); rules-interpretation.md, Burns and draws).
     """
     seen: set[str] = set()
     back: set[str] = set()
@@ -147,8 +148,8 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
     seats = tuple(
         sorted(data.draw(st.sets(st.integers(1, spec.max_seats), min_size=count, max_size=count)))
     )
-    # Every amount in smallest chips (NOTES.md, Betting structure); a chip above 1 with a
-    # rake cap that binds is where a division could lose a part of a chip.
+    # Every amount in smallest chips (rules-interpretation.md, Betting structure); a chip above 1
+    # with a rake cap that binds is where a division could lose a part of a chip.
     chip = data.draw(st.sampled_from([1, 2, 5]), label="chip")
     stack = st.one_of(st.none(), st.integers(0, 12), st.integers(13, 200))
     stacks = {s: v * chip for s in seats if (v := data.draw(stack, label=f"stack {s}")) is not None}
@@ -175,7 +176,7 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
         rake_without_showdown=data.draw(st.booleans()),
     )
     dealer = data.draw(st.integers(0, spec.max_seats), label="dealer")
-    # Every house rule, either way (NOTES.md, House rules).
+    # Every house rule, either way (rules-interpretation.md, House rules).
     rules = HouseRules(
         opener_must_bet=data.draw(st.booleans(), label="opener must bet"),
         short_all_in=data.draw(st.sampled_from(list(ShortAllIn)), label="short all-in"),

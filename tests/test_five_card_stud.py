@@ -49,7 +49,8 @@ def test_14_13_c_one_down_then_one_up_from_the_first_player_left_of_the_dealer()
 
 
 def test_14_13_d_lowest_up_card_brings_in_with_suit_ties() -> None:
-    """14.13(d), 14.9(d) via NOTES.md: two deuces up; the deuce of clubs brings in."""
+    """14.13(d), 14.9(d) via rules-interpretation.md, Cards: two deuces up; the deuce of clubs
+    brings in."""
     t = table("five-card-stud")
     events = play(t, DEAL_TWO)
     started = of_kind(events, RoundStarted)[0]
@@ -62,7 +63,8 @@ def test_14_13_d_lowest_up_card_brings_in_with_suit_ties() -> None:
 
 
 def test_14_13_d_ace_is_high_for_the_bring_in() -> None:
-    """14.13(d), NOTES.md Forced bets: ace high, so an up ace never brings in over a three."""
+    """14.13(d), rules-interpretation.md, Forced bets: ace high, so an up ace never brings in over a
+    three."""
     t = table("five-card-stud")
     events = play(t, "new_hand Kh Kd Qc As 3c 4h")
     assert of_kind(events, RoundStarted)[0].opener == 2
@@ -92,7 +94,8 @@ def test_14_13_f_burn_then_one_card_up_only_to_players_who_called() -> None:
 
 def test_14_13_f_highest_hand_showing_opens_and_ties_go_left_of_the_dealer() -> None:
     """14.13(f): seats 1 and 3 both show K-7; seat 1, closest to the dealer's left, opens
-    though seat 3 holds the spade king (suits do not break this tie, NOTES.md High hands).
+    though seat 3 holds the spade king (suits do not break this tie, rules-interpretation.md, High
+    hands).
     """
     t = table("five-card-stud")
     play(t, "new_hand 2h 3d 4c Kh 2c Ks check_call check_call check_call")
@@ -152,8 +155,8 @@ def test_a_hand_everyone_else_folds_ends_at_once_without_a_showdown() -> None:
 
 
 def test_notes_odd_chips_five_card_stud_odd_chip_to_the_highest_card_by_suit() -> None:
-    """NOTES.md, Odd chips: two identical straights split an odd pot of 59; the holder of
-    the ace of spades gets the odd chip.
+    """rules-interpretation.md, Odd chips: two identical straights split an odd pot of 59; the
+    holder of the ace of spades gets the odd chip.
     """
     t = table("five-card-stud", seats=(1, 2, 3))
     events = play(
@@ -168,15 +171,17 @@ def test_notes_odd_chips_five_card_stud_odd_chip_to_the_highest_card_by_suit() -
     pot = settled.pots[0]
     assert pot.amount == 59
     assert {a.seat: a.amount for a in pot.awards} == {1: 30, 2: 29}
-    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(1, 1, "NOTES.md, Odd chips")]
+    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [
+        (1, 1, "rules-interpretation.md, Odd chips")
+    ]
 
 
 def test_notes_odd_chips_five_card_stud_a_five_high_straight_plays_the_five_as_its_highest() -> (
     None
 ):
-    """NOTES.md, Odd chips; docs/rules-interpretation.md, Odd chips: two 5-4-3-2-A straights
-    split an odd pot of 57. The ace plays low, so each hand's highest card is its five: the
-    five of spades (seat 2) gets the odd chip, not the ace of spades (seat 1).
+    """rules-interpretation.md, Odd chips; docs/rules-interpretation.md, Odd chips: two 5-4-3-2-A
+    straights split an odd pot of 57. The ace plays low, so each hand's highest card is its five:
+    the five of spades (seat 2) gets the odd chip, not the ace of spades (seat 1).
     """
     t = table("five-card-stud", seats=(1, 2, 3))
     events = play(
@@ -189,7 +194,9 @@ def test_notes_odd_chips_five_card_stud_a_five_high_straight_plays_the_five_as_i
     pot = settlement(events).pots[0]
     assert (pot.amount, pot.shares[0].description) == (57, "five-high straight")
     assert {a.seat: a.amount for a in pot.awards} == {1: 28, 2: 29}
-    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [(2, 1, "NOTES.md, Odd chips")]
+    assert [(o.seat, o.chips, o.rule) for o in pot.odd_chips] == [
+        (2, 1, "rules-interpretation.md, Odd chips")
+    ]
 
 
 def test_14_13_f_an_all_in_opener_the_next_seat_is_told_why_it_acts() -> None:

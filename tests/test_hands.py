@@ -1,4 +1,5 @@
-"""The rules of NOTES.md's card and hand sections, one test each, and what the dealer calls."""
+"""The rules of rules-interpretation.md's card and hand sections, one test each, and what the dealer
+calls."""
 
 from __future__ import annotations
 
@@ -56,11 +57,11 @@ def codes(value: HandValue | None) -> str:
     return " ".join(card.code for card in value.cards)
 
 
-# --- NOTES.md, Cards --------------------------------------------------------------------------
+# --- rules-interpretation.md, Cards ---------------------------------------------------------------
 
 
 def test_notes_cards_rank_order_ace_high_down_to_two() -> None:
-    """NOTES.md, Cards: A K Q J T 9 8 7 6 5 4 3 2, high to low, card by card."""
+    """rules-interpretation.md, Cards: A K Q J T 9 8 7 6 5 4 3 2, high to low, card by card."""
     ladder = ["Ad", "Kd", "Qd", "Jd", "Td", "9d", "8d", "7d", "6d", "5d", "4d", "3d", "2d"]
     strengths = [partial(code).strength for code in ladder]
     assert strengths == sorted(strengths, reverse=True)
@@ -68,13 +69,13 @@ def test_notes_cards_rank_order_ace_high_down_to_two() -> None:
 
 
 def test_notes_cards_ten_may_be_read_as_10() -> None:
-    """NOTES.md, Cards: ``10d`` is accepted for ``Td`` and evaluates the same."""
+    """rules-interpretation.md, Cards: ``10d`` is accepted for ``Td`` and evaluates the same."""
     assert high("10d Jd Qd Kd Ad") == high("Td Jd Qd Kd Ad")
 
 
 def test_notes_cards_suits_never_rank_hands_equal_hands_split() -> None:
-    """NOTES.md, Cards and High hands: the same ranks in other suits tie; a spade flush
-    does not beat a club flush; equal hands split."""
+    """rules-interpretation.md, Cards and High hands: the same ranks in other suits tie; a spade
+    flush does not beat a club flush; equal hands split."""
     assert high("As Ks Qs Jd 9c").strength == high("Ac Kc Qh Js 9d").strength
     assert high("As Js 8s 6s 2s").strength == high("Ac Jc 8c 6c 2c").strength
     assert low27("7s 5h 4d 3c 2c").strength == low27("7c 5d 4h 3s 2s").strength
@@ -82,12 +83,12 @@ def test_notes_cards_suits_never_rank_hands_equal_hands_split() -> None:
     assert partial("As Kd").strength == partial("Ac Kh").strength
 
 
-# --- NOTES.md, High hands (14.13(h)) ---------------------------------------------------------
+# --- rules-interpretation.md, High hands (14.13(h)) -----------------------------------------------
 
 
 def test_notes_high_hands_category_order_straight_flush_down_to_high_card_14_13_h() -> None:
-    """NOTES.md, High hands: straight flush > four of a kind > full house > flush > straight
-    > three of a kind > two pair > one pair > high card, each the weakest of its kind
+    """rules-interpretation.md, High hands: straight flush > four of a kind > full house > flush >
+    straight > three of a kind > two pair > one pair > high card, each the weakest of its kind
     beating the best of the next."""
     ladder = [
         "6h 5h 4h 3h 2h",  # five-high straight flush, the lowest
@@ -106,8 +107,8 @@ def test_notes_high_hands_category_order_straight_flush_down_to_high_card_14_13_
 
 
 def test_notes_high_hands_a_2_3_4_5_is_the_lowest_straight_and_no_straight_wraps() -> None:
-    """NOTES.md, High hands: ace high; A-2-3-4-5 is the lowest straight (below 6-5-4-3-2,
-    above trips); K-A-2-3-4 is no straight."""
+    """rules-interpretation.md, High hands: ace high; A-2-3-4-5 is the lowest straight (below
+    6-5-4-3-2, above trips); K-A-2-3-4 is no straight."""
     wheel = high("Ah 2c 3d 4s 5h")
     assert wheel.description == "five-high straight"
     assert codes(wheel) == "5h 4s 3d 2c Ah"  # the ace plays low, called last
@@ -117,8 +118,8 @@ def test_notes_high_hands_a_2_3_4_5_is_the_lowest_straight_and_no_straight_wraps
 
 
 def test_notes_high_hands_kickers_decide_in_order_and_equal_hands_split() -> None:
-    """NOTES.md, High hands: within a category the called ranks then kickers decide, in
-    order; the same ranks split."""
+    """rules-interpretation.md, High hands: within a category the called ranks then kickers decide,
+    in order; the same ranks split."""
     assert high("As Ah 9d 5c 3s").strength > high("Ad Ac 9h 5s 2s").strength
     assert high("Js Jh 8d 8c As").strength > high("Jd Jc 8h 8s Ks").strength
     assert high("Ks Kh Kd 2c 2s").strength > high("Qs Qh Qd Ac As").strength
@@ -126,8 +127,8 @@ def test_notes_high_hands_kickers_decide_in_order_and_equal_hands_split() -> Non
 
 
 def test_notes_partial_hands_only_quads_trips_two_pair_pair_high_card_count_14_13_f() -> None:
-    """NOTES.md, High hands (partial, 14.13(f)): four of a kind > three of a kind > two pair
-    > one pair > high card among up-cards showing."""
+    """rules-interpretation.md, High hands (partial, 14.13(f)): four of a kind > three of a kind >
+    two pair > one pair > high card among up-cards showing."""
     ladder = ["2s 2h 2d 2c", "As Ah Ad", "3s 3h 2d 2c", "As Ah", "Ks Qh Jd 9c", "Kd Qs Jc 8h"]
     strengths = [partial(text).strength for text in ladder]
     assert strengths == sorted(strengths, reverse=True)
@@ -135,8 +136,8 @@ def test_notes_partial_hands_only_quads_trips_two_pair_pair_high_card_count_14_1
 
 
 def test_notes_partial_hands_no_straight_or_flush_among_fewer_than_five_cards_14_13_f() -> None:
-    """NOTES.md, High hands (partial, 14.13(f)): four suited connectors are king-queen high,
-    the same as offsuit, and lose to a pair of deuces."""
+    """rules-interpretation.md, High hands (partial, 14.13(f)): four suited connectors are
+    king-queen high, the same as offsuit, and lose to a pair of deuces."""
     suited_run = partial("Ks Qs Js Ts")
     assert suited_run.description == "king-queen high"
     assert suited_run.strength == partial("Kd Qs Jh Tc").strength
@@ -144,20 +145,20 @@ def test_notes_partial_hands_no_straight_or_flush_among_fewer_than_five_cards_14
 
 
 def test_notes_partial_hands_kickers_in_order_ties_not_broken_by_suit_14_13_f() -> None:
-    """NOTES.md, High hands (partial): kickers decide in order; equal ranks tie whatever the
-    suits (14.13(f) breaks that tie by seat, the engine's job)."""
+    """rules-interpretation.md, High hands (partial): kickers decide in order; equal ranks tie
+    whatever the suits (14.13(f) breaks that tie by seat, the engine's job)."""
     assert partial("As Ah Kd").strength > partial("Ad Ac Qh").strength
     assert partial("As 9h 4d").strength > partial("Ad 9c 3h").strength
     assert partial("Ks Kh").strength == partial("Kd Kc").strength
     assert partial("As").strength > partial("Kh").strength
 
 
-# --- NOTES.md, Three-card high (14.13A(j),(l)) ------------------------------------------------
+# --- rules-interpretation.md, Three-card high (14.13A(j),(l)) -------------------------------------
 
 
 def test_notes_three_card_high_order_straight_flush_trips_straight_flush_pair_high() -> None:
-    """NOTES.md, Three-card high (cf. 13:69F-20.3): straight flush > three of a kind >
-    straight > flush > one pair > high card."""
+    """rules-interpretation.md, Three-card high (cf. 13:69F-20.3): straight flush > three of a kind
+    > straight > flush > one pair > high card."""
     ladder = ["3s 2s As", "2s 2h 2d", "3s 2h Ad", "As Ks Js", "As Ah Kd", "As Kh Jd"]
     values = [three(text) for text in ladder]
     assert [v.description for v in values] == [
@@ -182,8 +183,8 @@ def test_notes_three_card_high_2_3_4_is_a_straight_14_13A_l_1() -> None:
 
 
 def test_notes_three_card_high_ace_plays_low_and_high_a_k_q_top_3_2_a_bottom_14_13A_l() -> None:
-    """NOTES.md, Three-card high: A-K-Q is the highest straight, 3-2-A the lowest; K-A-2
-    does not wrap."""
+    """rules-interpretation.md, Three-card high: A-K-Q is the highest straight, 3-2-A the lowest;
+    K-A-2 does not wrap."""
     top = three("Ad Kc Qh")
     bottom = three("3d 2c Ah")
     assert top.description == "ace-high straight"
@@ -195,7 +196,8 @@ def test_notes_three_card_high_ace_plays_low_and_high_a_k_q_top_3_2_a_bottom_14_
 
 
 def test_notes_three_card_high_best_three_of_four_own_cards_and_community_14_13A_j() -> None:
-    """14.13A(j), NOTES.md Three-card high: each player plays the best three of four."""
+    """14.13A(j), rules-interpretation.md, Three-card high: each player plays the best three of
+    four."""
     value = mambo_high(parse_cards("Qh Qd 9s Qc"))
     assert value.description == "three queens"
     assert codes(value) == "Qh Qd Qc"
@@ -203,7 +205,7 @@ def test_notes_three_card_high_best_three_of_four_own_cards_and_community_14_13A
     assert mambo_high(parse_cards("Kc 7d 2h 5s")).description == "king-seven high"
 
 
-# --- NOTES.md, Six-or-better low (14.13A(k),(l)) ----------------------------------------------
+# --- rules-interpretation.md, Six-or-better low (14.13A(k),(l)) -----------------------------------
 
 
 def test_notes_six_or_better_no_pair_none_above_six_ace_low_14_13A_k() -> None:
@@ -229,7 +231,8 @@ def test_notes_six_or_better_straights_and_flushes_do_not_count_14_13A_l_1_2() -
 
 
 def test_notes_six_or_better_highest_card_first_3_2_a_best_6_5_4_worst() -> None:
-    """NOTES.md, Six-or-better low: compare the highest card, then the next, then the last."""
+    """rules-interpretation.md, Six-or-better low: compare the highest card, then the next, then the
+    last."""
     ladder = ["3s 2h Ad", "4s 2h Ad", "4s 3h 2d", "5s 2h Ad", "6s 2h Ad", "6s 4h Ad", "6s 5h 4d"]
     values = [six(text) for text in ladder]
     strengths = [v.strength for v in values if v is not None]
@@ -264,11 +267,11 @@ def test_notes_six_or_better_no_qualifying_low_gives_none_14_13A_k() -> None:
     assert NO_QUALIFYING_LOW == "no qualifying low"
 
 
-# --- NOTES.md, Deuce-to-seven low (14.12A(l)) ------------------------------------------------
+# --- rules-interpretation.md, Deuce-to-seven low (14.12A(l)) --------------------------------------
 
 
 def test_notes_deuce_to_seven_best_hand_is_7_5_4_3_2_of_mixed_suits_14_12A_l() -> None:
-    """NOTES.md, Deuce-to-seven low: 7-5-4-3-2 offsuit wins; suited it is a flush."""
+    """rules-interpretation.md, Deuce-to-seven low: 7-5-4-3-2 offsuit wins; suited it is a flush."""
     best = low27("7h 5d 4s 3c 2s")
     assert best.description == "seven-five low"
     assert best.strength == 7_462
@@ -278,8 +281,8 @@ def test_notes_deuce_to_seven_best_hand_is_7_5_4_3_2_of_mixed_suits_14_12A_l() -
 
 
 def test_notes_deuce_to_seven_ace_is_always_high_a_2_3_4_5_is_ace_high_14_12A_l() -> None:
-    """NOTES.md, Deuce-to-seven low: A-2-3-4-5 is ace-five, not a straight; it loses to
-    every king-high hand and beats A-6-4-3-2."""
+    """rules-interpretation.md, Deuce-to-seven low: A-2-3-4-5 is ace-five, not a straight; it loses
+    to every king-high hand and beats A-6-4-3-2."""
     wheel = low27("Ah 2c 3d 4s 5h")
     assert wheel.description == "ace-five low"
     assert codes(wheel) == "Ah 5h 4s 3d 2c"
@@ -288,8 +291,8 @@ def test_notes_deuce_to_seven_ace_is_always_high_a_2_3_4_5_is_ace_high_14_12A_l(
 
 
 def test_notes_deuce_to_seven_pairs_straights_and_flushes_count_against_14_12A_l() -> None:
-    """NOTES.md, Deuce-to-seven low: 6-5-4-3-2 is a straight, worse than any pair; a pair of
-    twos is worse than A-K-Q-J-9; the lowest hand by the high ranking wins."""
+    """rules-interpretation.md, Deuce-to-seven low: 6-5-4-3-2 is a straight, worse than any pair; a
+    pair of twos is worse than A-K-Q-J-9; the lowest hand by the high ranking wins."""
     straight = low27("6h 5c 4d 3s 2h")
     assert straight.description == "six-high straight"
     pair = low27("2h 2c 4d 3s 7h")

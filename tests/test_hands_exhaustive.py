@@ -67,7 +67,8 @@ def deuce_to_seven_strengths() -> Counter[int]:
 def test_notes_high_hands_all_2598960_five_card_hands_fall_in_the_textbook_categories(
     five_card_high_strengths: Counter[int],
 ) -> None:
-    """NOTES.md, High hands (14.13(h)): the nine categories hold the combinatorial counts."""
+    """rules-interpretation.md, High hands (14.13(h)): the nine categories hold the combinatorial
+    counts."""
     assert sum(five_card_high_strengths.values()) == 2_598_960
     assert _category_counts(five_card_high_strengths, five_card_category) == {
         C.STRAIGHT_FLUSH: 40,
@@ -85,7 +86,8 @@ def test_notes_high_hands_all_2598960_five_card_hands_fall_in_the_textbook_categ
 def test_notes_high_hands_five_card_strengths_are_7462_dense_classes_in_category_order(
     five_card_high_strengths: Counter[int],
 ) -> None:
-    """NOTES.md, High hands: 7,462 distinct values 1..7462; a better category is always stronger."""
+    """rules-interpretation.md, High hands: 7,462 distinct values 1..7462; a better category is
+    always stronger."""
     assert sorted(five_card_high_strengths) == list(range(1, 7_463))
     categories = [five_card_category(s) for s in range(1, 7_463)]
     assert categories == sorted(categories)  # Category values follow the five-card order
@@ -98,8 +100,9 @@ def test_notes_high_hands_five_card_strengths_are_7462_dense_classes_in_category
 def test_notes_deuce_to_seven_all_2598960_hands_counted_with_a_2345_as_ace_high_14_12A_l(
     deuce_to_seven_strengths: Counter[int],
 ) -> None:
-    """NOTES.md, Deuce-to-seven low: A-2-3-4-5 is no straight, so its 1,020 offsuit hands
-    become high cards and its 4 straight flushes flushes; every other count is the high one."""
+    """rules-interpretation.md, Deuce-to-seven low: A-2-3-4-5 is no straight, so its 1,020 offsuit
+    hands become high cards and its 4 straight flushes flushes; every other count is the high
+    one."""
     assert sum(deuce_to_seven_strengths.values()) == 2_598_960
     assert _category_counts(deuce_to_seven_strengths, deuce_to_seven_category) == {
         C.STRAIGHT_FLUSH: 40 - 4,
@@ -117,8 +120,8 @@ def test_notes_deuce_to_seven_all_2598960_hands_counted_with_a_2345_as_ace_high_
 def test_notes_deuce_to_seven_has_7462_distinct_strengths_made_hands_always_worse(
     deuce_to_seven_strengths: Counter[int],
 ) -> None:
-    """NOTES.md, Deuce-to-seven low (14.12A(l)): 7,462 distinct values, the better category
-    by the high ranking is always the worse low."""
+    """rules-interpretation.md, Deuce-to-seven low (14.12A(l)): 7,462 distinct values, the better
+    category by the high ranking is always the worse low."""
     assert sorted(deuce_to_seven_strengths) == list(range(1, 7_463))
     categories = [deuce_to_seven_category(s) for s in range(1, 7_463)]
     assert categories == sorted(categories, reverse=True)
@@ -138,8 +141,9 @@ def _best_lows_first() -> list[str]:
 
 
 def test_notes_deuce_to_seven_best_hands_in_order_7_5_4_3_2_first_14_12A_l() -> None:
-    """NOTES.md, Deuce-to-seven low: 7-5-4-3-2 offsuit is best, then 7-6-4-3-2, 7-6-5-3-2,
-    7-6-5-4-2, 8-5-4-3-2, 8-6-4-3-2; 7-6-5-4-3 is a straight, not among the no-pair hands."""
+    """rules-interpretation.md, Deuce-to-seven low: 7-5-4-3-2 offsuit is best, then 7-6-4-3-2,
+    7-6-5-3-2, 7-6-5-4-2, 8-5-4-3-2, 8-6-4-3-2; 7-6-5-4-3 is a straight, not among the no-pair
+    hands."""
     order = _best_lows_first()
     assert order[:6] == ["75432", "76432", "76532", "76542", "85432", "86432"]
     assert "76543" not in order[:1_277]  # a straight counts against the hand
@@ -153,15 +157,16 @@ def test_notes_deuce_to_seven_best_hands_in_order_7_5_4_3_2_first_14_12A_l() -> 
 
 
 def test_notes_deuce_to_seven_royal_flush_is_the_worst_hand_14_12A_l() -> None:
-    """NOTES.md, Deuce-to-seven low: the best high hand, a royal flush, is the worst low."""
+    """rules-interpretation.md, Deuce-to-seven low: the best high hand, a royal flush, is the worst
+    low."""
     assert deuce_to_seven_strength(parse_cards("As Ks Qs Js Ts")) == 1
     assert deuce_to_seven_strength(parse_cards("Ks Qs Js Ts 9s")) == 2
     assert deuce_to_seven_strength(parse_cards("7h 5d 4c 3s 2s")) == 7_462
 
 
 def test_three_card_high_all_22100_hands_counted_notes_three_card_high() -> None:
-    """NOTES.md, Three-card high: straight flush 48 > trips 52 > straight 720 > flush 1,096
-    > pair 3,744 > high card 16,440, and the categories never interleave."""
+    """rules-interpretation.md, Three-card high: straight flush 48 > trips 52 > straight 720 > flush
+    1,096 > pair 3,744 > high card 16,440, and the categories never interleave."""
     strengths = _strength_counts(three_card_high_strength, 3)
     assert sum(strengths.values()) == 22_100
     assert _category_counts(strengths, three_card_category) == {
@@ -209,8 +214,8 @@ def test_six_or_better_1280_of_22100_three_card_hands_qualify_14_13A_k() -> None
 
 
 def test_six_or_better_orders_highest_card_first_3_2_A_best_6_5_4_worst_notes() -> None:
-    """NOTES.md, Six-or-better low: compare the highest card, then the next, then the last;
-    straights and flushes do not count (14.13A(l)1-2); 20 distinct lows."""
+    """rules-interpretation.md, Six-or-better low: compare the highest card, then the next, then the
+    last; straights and flushes do not count (14.13A(l)1-2); 20 distinct lows."""
     strength_of_call: dict[tuple[int, ...], set[int]] = {}
     for trio in combinations(DECK, 3):
         strength = six_or_better_low_strength(trio)
@@ -299,8 +304,9 @@ _PARTIAL_COUNTS = {
 
 
 def _partial_reference(ranks: Sequence[Rank]) -> tuple[int, tuple[int, ...]]:
-    """NOTES.md, High hands, partial hands, written out: the made hand (high card, pair, two
-    pair, trips, quads) then the ranks by group, biggest group first, higher rank first."""
+    """rules-interpretation.md, High hands, partial hands, written out: the made hand (high card,
+    pair, two pair, trips, quads) then the ranks by group, biggest group first, higher rank
+    first."""
     counts = Counter(ranks)
     groups = sorted(((n, int(rank)) for rank, n in counts.items()), reverse=True)
     made = tuple(n for n, _ in groups if n > 1)
@@ -320,9 +326,9 @@ def _cards_of(ranks: Sequence[Rank], suited: bool) -> list[Card]:
 
 @pytest.mark.parametrize("size", [1, 2, 3, 4])
 def test_partial_hands_every_1_to_4_card_hand_counted_and_ordered_14_13_f(size: int) -> None:
-    """14.13(f), NOTES.md partial hands: over every hand of 1-4 up-cards the categories hold
-    their counts, each strength holds exactly the hands of its ranks, suited or not (no
-    straight or flush counts), and strengths order the rank sets as the written-out rule."""
+    """14.13(f), rules-interpretation.md, High hands, partial hands: over every hand of 1-4 up-cards
+    the categories hold their counts, each strength holds exactly the hands of its ranks, suited or
+    not (no straight or flush counts), and strengths order the rank sets as the written-out rule."""
     strengths = _strength_counts(partial_high_strength, size)
     expected: Counter[int] = Counter()
     reference_of: dict[int, tuple[int, tuple[int, ...]]] = {}

@@ -2,7 +2,7 @@
 
 PokerKit 0.7.7 names its deuce-to-seven hand ``StandardLowHand`` (standard
 ranking, straights do not wrap, lower wins); its ``RhodeIslandHoldemHand``
-ranks three-card hands in the NJ order of NOTES.md, Three-card high.
+ranks three-card hands in the NJ order of rules-interpretation.md, Three-card high.
 """
 
 from __future__ import annotations
@@ -52,24 +52,24 @@ def _differential(
 
 
 def test_five_card_high_picks_pokerkits_winner_on_100000_random_pairs_14_13_h() -> None:
-    """14.13(h), NOTES.md High hands: the same winner as pokerkit.StandardHighHand (< and >)
-    on 100,000 seeded pairs, splits included."""
+    """14.13(h), rules-interpretation.md, High hands: the same winner as pokerkit.StandardHighHand
+    (< and >) on 100,000 seeded pairs, splits included."""
     splits, left_wins = _differential(five_card_high_strength, pokerkit.StandardHighHand, 1413)
     assert splits > 0
     assert 45_000 < left_wins < 55_000
 
 
 def test_deuce_to_seven_picks_pokerkits_winner_on_100000_random_pairs_14_12A_l() -> None:
-    """14.12A(l), NOTES.md Deuce-to-seven low: the same winner as PokerKit's deuce-to-seven
-    hand (StandardLowHand in 0.7.7) on 100,000 seeded pairs, splits included."""
+    """14.12A(l), rules-interpretation.md, Deuce-to-seven low: the same winner as PokerKit's
+    deuce-to-seven hand (StandardLowHand in 0.7.7) on 100,000 seeded pairs, splits included."""
     splits, left_wins = _differential(deuce_to_seven_strength, pokerkit.StandardLowHand, 1412)
     assert splits > 0
     assert 45_000 < left_wins < 55_000
 
 
 def test_three_card_high_orders_all_22100_hands_as_pokerkit_notes_three_card_high() -> None:
-    """NOTES.md, Three-card high: over every three-card hand our strengths and PokerKit's
-    RhodeIslandHoldemHand entries define the same order (one strength per entry, and
+    """rules-interpretation.md, Three-card high: over every three-card hand our strengths and
+    PokerKit's RhodeIslandHoldemHand entries define the same order (one strength per entry, and
     sorting by either sorts by the other)."""
     entry_of: dict[int, int] = {}
     for trio in combinations(DECK, 3):

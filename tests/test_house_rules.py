@@ -1,5 +1,5 @@
-"""The house rules as data (NOTES.md, House rules; 13:69F-8.3: posted at the table): every
-switch of ``HouseRules`` flipped once, each seen to change the play it names.
+"""The house rules as data (rules-interpretation.md, House rules; 13:69F-8.3: posted at the table):
+every switch of ``HouseRules`` flipped once, each seen to change the play it names.
 """
 
 from __future__ import annotations
@@ -40,13 +40,13 @@ def _options(t: Table) -> dict[str, str]:
 
 
 def test_house_rules_defaults_are_notes_md() -> None:
-    """NOTES.md, House rules: the default of each choice is the one NOTES.md writes."""
+    """rules-interpretation.md, House rules: the default of each choice is the one written there."""
     assert HouseRules() == HouseRules(
         opener_must_bet=True,  # 14.13(f) read literally
-        short_all_in=ShortAllIn.HALF_BET,  # NOTES.md, Betting structure
+        short_all_in=ShortAllIn.HALF_BET,  # rules-interpretation.md, Betting structure
         cap_lifts_heads_up=False,
         bring_in_has_option=False,
-        burn_before_each_draw=True,  # NOTES.md, Burns and draws
+        burn_before_each_draw=True,  # rules-interpretation.md, Burns and draws
     )
 
 
@@ -63,7 +63,7 @@ def test_14_13_f_the_opener_must_bet_by_default_and_may_check_under_the_house_ru
     assert _options(may)["check_call"] == "check"
     refused = may.apply(ButtonPress(Button.FOLD))
     assert isinstance(refused[0], Refused)
-    assert "must bet or check (NOTES.md, House rules)" in refused[0].reason
+    assert "must bet or check (rules-interpretation.md, House rules)" in refused[0].reason
     play(may, "check_call")
     assert may.pending.seat == 2
 
@@ -79,8 +79,8 @@ def test_14_13a_f_the_mambo_opener_may_check_whatever_the_opener_rule_says() -> 
 
 
 def test_notes_house_rules_the_cap_lifts_heads_up_only_when_posted() -> None:
-    """NOTES.md, House rules: the cap of four bets holds heads-up by default; a room that
-    lifts it heads-up offers a fifth bet."""
+    """rules-interpretation.md, House rules: the cap of four bets holds heads-up by default; a room
+    that lifts it heads-up offers a fifth bet."""
     capped = _table("five-card-stud", HouseRules())
     play(capped, TO_SECOND_ROUND + " bet_raise bet_raise bet_raise bet_raise")
     assert "bet_raise" not in _options(capped)
@@ -135,8 +135,8 @@ def _first_two_draws(rules: HouseRules) -> list[list[tuple[str, int | None]]]:
 
 
 def test_notes_burns_and_draws_a_burn_before_each_draw_or_only_the_first() -> None:
-    """NOTES.md, Burns and draws: tablectl burns before each draw; a room reading 14.12A(f)
-    as a burn before the first draw only posts that instead."""
+    """rules-interpretation.md, Burns and draws: tablectl burns before each draw; a room reading
+    14.12A(f) as a burn before the first draw only posts that instead."""
     each = _first_two_draws(HouseRules())
     assert each == [[("burn", None), ("seat", 1)], [("burn", None), ("seat", 1)]]
     first = _first_two_draws(HouseRules(burn_before_each_draw=False))
@@ -162,9 +162,9 @@ def test_a_house_rule_of_the_wrong_kind_is_refused_naming_it(
 
 
 def test_a_checkpoint_restored_under_other_house_rules_is_refused_not_replayed_otherwise() -> None:
-    """A hand replays only under the rules it was dealt under (NOTES.md, House rules): the
-    bring-in's option let seat 2 complete after being called; restored under the defaults
-    the same inputs do not finish the hand, and from_checkpoint says so."""
+    """A hand replays only under the rules it was dealt under (rules-interpretation.md, House
+    rules): the bring-in's option let seat 2 complete after being called; restored under the
+    defaults the same inputs do not finish the hand, and from_checkpoint says so."""
     rules = HouseRules(bring_in_has_option=True)
     t = _table("five-card-stud", rules, seats=(1, 2, 3))
     play(t, DEAL_TWO + " check_call check_call check_call bet_raise fold fold")

@@ -1,5 +1,5 @@
-"""The house rules as the table posts them (NOTES.md, House rules; 13:69F-8.3): read from
-``table.toml`` ``[rules]``, journaled with each hand beside its stakes, read back, written in
+"""The house rules as the table posts them (rules-interpretation.md, House rules; 13:69F-8.3): read
+from ``table.toml`` ``[rules]``, journaled with each hand beside its stakes, read back, written in
 hand scripts and PHH files, and posted on the display's game line."""
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from controller.script import parse_script, write_script
 
 pytestmark = pytest.mark.fast
 
-#: Every rule posted otherwise than NOTES.md's default (at a stud table and a draw table).
+#: Every rule posted otherwise than its default (at a stud table and a draw table).
 STUD_RULES = HouseRules(
     short_all_in=ShortAllIn.FULL_BET,
     opener_must_bet=False,
@@ -35,7 +35,8 @@ def test_the_rule_names_are_the_house_rules_fields() -> None:
 
 
 def test_notes_house_rules_no_rules_section_posts_the_defaults() -> None:
-    """NOTES.md, House rules: each choice has the default NOTES.md writes (the half-bet rule)."""
+    """rules-interpretation.md, House rules: each choice has the default written there (the half-bet
+    rule)."""
     settings = load(valid())
     assert settings.rules == HouseRules()
     assert settings.table_config().rules.short_all_in is ShortAllIn.HALF_BET
@@ -112,7 +113,8 @@ def test_the_terms_carry_the_rules_and_read_back() -> None:
 
 def test_terms_without_rules_were_dealt_under_the_full_bet_rule_of_their_time() -> None:
     """A hand journaled before hands recorded their rules was dealt under the full-bet short
-    all-in (NOTES.md's default until it settled the half-bet rule): so it replays."""
+    all-in (the default until rules-interpretation.md, Betting structure settled the half-bet rule):
+    so it replays."""
     terms = rec.hand_terms_of({"terms": {"stakes": rec.stakes_json(STAKES)}})
     assert terms == rec.HandTerms(STAKES, rec.RULES_BEFORE_JOURNALED)
     assert rec.RULES_BEFORE_JOURNALED.short_all_in is ShortAllIn.FULL_BET
@@ -155,9 +157,9 @@ def _started(config_rules: HouseRules) -> list[Record]:
 
 def test_notes_house_rules_a_hand_in_progress_does_not_resume_under_other_rules() -> None:
     """A hand started under the full-bet rule and resumed under the half-bet rule would be
-    dealt under two: the start is refused, naming both (NOTES.md, House rules)."""
+    dealt under two: the start is refused, naming both (rules-interpretation.md, House rules)."""
     journaled = _started(STUD_RULES)
-    later = TableCore(GAMES["five-card-stud"], CONFIG)  # NOTES.md's defaults now
+    later = TableCore(GAMES["five-card-stud"], CONFIG)  # the defaults now
     for record in journaled[:-1]:
         later.replay(record)
     with pytest.raises(StakesChanged, match="started under the house rules") as err:
@@ -196,7 +198,7 @@ def test_a_bad_rules_line_in_a_script_is_named(line: str, message: str) -> None:
 
 def test_13_69f_8_3_the_game_line_posts_the_rules_beside_the_stakes() -> None:
     """The short all-in rule always; each other rule the game applies only when it differs
-    from NOTES.md's default; a rule the game cannot apply never."""
+    from its default; a rule the game cannot apply never."""
     stud, draw = GAMES["five-card-stud"], GAMES["triple-draw"]
     assert posted_rules(HouseRules(), stud) == "half-bet all-in"
     assert posted_rules(STUD_RULES, stud) == (

@@ -1,5 +1,5 @@
 """Integrity: alarms hold the hand, illegal buttons are refused, misdeal and undo (the
-issue's Integrity rules; NOTES.md, Integrity).
+issue's Integrity rules; rules-interpretation.md, Integrity).
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ DEAL_TWO = "new_hand Ah Kd Qc 9s 2c 2h"  # seat 2's 2c brings in
 
 
 def test_notes_integrity_a_card_where_a_burn_is_expected_is_the_burn() -> None:
-    """NOTES.md, Burns and draws; Integrity: whatever card comes out first is the burn."""
+    """rules-interpretation.md, Burns and draws; Integrity: whatever card comes out first is the
+    burn."""
     t = table("five-card-stud")
     play(t, DEAL_TWO + " check_call check_call check_call")
     events = t.apply(CardRead(Card.parse("As")))
@@ -35,8 +36,9 @@ def test_notes_integrity_a_card_where_a_burn_is_expected_is_the_burn() -> None:
 
 
 def test_notes_integrity_a_card_not_in_the_deck_raises_an_alarm_that_holds_the_hand() -> None:
-    """NOTES.md, Integrity: a foreign tag is an alarm naming the tag and the expectation; until
-    the dealer undoes it, a card and a button are refused; after undo the deal goes on.
+    """rules-interpretation.md, Integrity: a foreign tag is an alarm naming the tag and the
+    expectation; until the dealer undoes it, a card and a button are refused; after undo the deal
+    goes on.
     """
     t = table("five-card-stud")
     play(t, "new_hand Ah")
@@ -57,7 +59,7 @@ def test_notes_integrity_a_card_not_in_the_deck_raises_an_alarm_that_holds_the_h
 
 
 def test_notes_integrity_a_card_seen_twice_in_a_hand_raises_an_alarm() -> None:
-    """NOTES.md, Integrity: Ah read again raises an alarm naming where Ah went."""
+    """rules-interpretation.md, Integrity: Ah read again raises an alarm naming where Ah went."""
     t = table("five-card-stud")
     play(t, "new_hand Ah")
     alarm = of_kind(t.apply(CardRead(Card.parse("Ah"))), Alarm)[0]
@@ -66,7 +68,8 @@ def test_notes_integrity_a_card_seen_twice_in_a_hand_raises_an_alarm() -> None:
 
 
 def test_notes_integrity_a_card_when_none_is_expected_raises_an_alarm() -> None:
-    """NOTES.md, Integrity: a card during the betting is an alarm; misdeal also resolves it."""
+    """rules-interpretation.md, Integrity: a card during the betting is an alarm; misdeal also
+    resolves it."""
     t = table("five-card-stud")
     play(t, DEAL_TWO)
     alarm = of_kind(t.apply(CardRead(Card.parse("5d"))), Alarm)[0]
@@ -106,8 +109,8 @@ def test_the_forced_bet_cannot_be_folded() -> None:
 
 
 def test_misdeal_voids_the_hand_and_returns_every_bet_and_ante() -> None:
-    """NOTES.md, Integrity: after antes, a bring-in, a completion and a call, a misdeal puts
-    every chip back where it was.
+    """rules-interpretation.md, Integrity: after antes, a bring-in, a completion and a call, a
+    misdeal puts every chip back where it was.
     """
     stacks = {1: 50, 2: 60, 3: 70}
     t = table("five-card-stud", stacks=stacks)
@@ -151,8 +154,8 @@ def test_undo_with_nothing_to_undo_is_refused() -> None:
 
 
 def test_folded_cards_at_the_discard_reader_go_to_the_muck_a_live_hand_is_an_alarm() -> None:
-    """NOTES.md, Integrity: seat 3 folds and its cards pass the discard reader; a live seat's
-    card there is an alarm.
+    """rules-interpretation.md, Integrity: seat 3 folds and its cards pass the discard reader; a
+    live seat's card there is an alarm.
     """
     t = table("five-card-stud")
     play(t, DEAL_TWO + " check_call fold")

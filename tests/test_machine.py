@@ -67,7 +67,7 @@ def test_phases_follow_the_hand() -> None:
 def test_the_machine_drives_the_hand_entering_a_phase_does_its_work() -> None:
     """The machine is not a copy of the phases: firing its trigger is what moves the table,
     and the phase entered does its work (here a misdeal voids the hand and gives every bet
-    back, NOTES.md, Integrity), with the events of the phase change.
+    back, rules-interpretation.md, Integrity), with the events of the phase change.
     """
     t = table("five-card-stud", seats=(1, 2), stacks={1: 100, 2: 100})
     play(t, "new_hand 2h 3d Kh 2c")

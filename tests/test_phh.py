@@ -1,6 +1,6 @@
 """PHH import (controller/phh.py) and the external check of the triple draw rules: real
 hands from a public source, converted to hand scripts and replayed through the engine,
-must give every seat the net result the source gives it (14.12A; NOTES.md).
+must give every seat the net result the source gives it (14.12A; docs/rules-interpretation.md).
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from controller.script import parse_script
 pytestmark = pytest.mark.fast
 
 HANDS = sorted((Path(__file__).resolve().parent / "data" / "phh").glob("*.phh"))
-#: Hands of the source skipped because its rules differ from NOTES.md (a reshuffle of its
-#: own, another raise cap, a hidden showdown hand): none of the seven WSOP hands is.
+#: Hands of the source skipped because its rules differ from docs/rules-interpretation.md (a
+#: reshuffle of its own, another raise cap, a hidden showdown hand): none of the seven WSOP hands
+#: is.
 EXPECTED_SKIPPED = 0
 
 
@@ -48,7 +49,8 @@ def _replay(text: str, source: str) -> list[Event]:
 def test_14_12a_every_wsop_triple_draw_hand_settles_as_the_source_does() -> None:
     """14.12A(c)-(l): each of the seven 2023 WSOP Event #43 triple draw hands, converted and
     replayed, is taken without a refusal or alarm, and every seat's net result and the
-    winners match the source; hands whose rules differ from NOTES.md are skipped, counted.
+    winners match the source; hands whose rules differ from docs/rules-interpretation.md are
+    skipped, counted.
     """
     played, skipped = 0, []
     for path in HANDS:
@@ -82,8 +84,8 @@ def test_the_draw_is_dealt_one_player_at_a_time_with_the_burn_first() -> None:
 
 
 def test_a_card_the_source_deals_twice_is_its_own_reshuffle_and_is_not_converted() -> None:
-    """14.12A(f), NOTES.md Burns and draws: a hand whose source re-deals a card reshuffled under
-    its own rules is refused with the reason, to be counted as skipped."""
+    """14.12A(f), rules-interpretation.md, Burns and draws: a hand whose source re-deals a card
+    reshuffled under its own rules is refused with the reason, to be counted as skipped."""
     text = HANDS[-1].read_text(encoding="utf-8").replace("'d dh p5 Qh'", "'d dh p5 5c'")
     with pytest.raises(PhhUnsupported, match="5c is dealt twice"):
         to_hand_script(read_phh(text))

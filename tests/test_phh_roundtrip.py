@@ -69,7 +69,7 @@ def _hand(game: str, seed: int) -> list[Event]:
 
 
 def _exported(game: str, events: list[Event]) -> str:
-    """The hand as a journal of today records it: its stakes and (NOTES.md's) house rules."""
+    """The hand as a journal of today records it: its stakes and (the default) house rules."""
     stakes = DRAW if game == "triple-draw" else STUD
     hand = HandRecord(1, game, STARTED, finished=True, events=events, terms=HandTerms(stakes))
     return export_hand(hand, stakes, "ROUND-TRIP")
@@ -181,7 +181,8 @@ class _FiveCardStud(FixedLimitSevenCardStud):
     """Five-card stud for PokerKit, which has none (14.13): a card down and one up, then three
     up-cards, each after a burn; the lowest up-card brings in (14.13(d)), the highest hand
     showing opens the later rounds, ties to the seat nearest the dealer's left (14.13(f));
-    rounds 1-2 at the small bet, 3-4 at the big (NOTES.md, Betting structure); high only."""
+    rounds 1-2 at the small bet, 3-4 at the big (rules-interpretation.md, Betting structure); high
+    only."""
 
     def __init__(  # noqa: PLR0917  PokerKit's stud signature, positional
         self,
@@ -256,8 +257,8 @@ def _pokerkit_stud(text: str) -> State:
 
 #: Hands PokerKit plays by other rules, by reason, in these seeds (measured): a check, bet or
 #: raise no other player could answer (PokerKit asks no one to act then), and the short all-in
-#: (NOTES.md, Betting structure: the table lets the next player complete it or raise a full
-#: bet over it; PokerKit takes the short bet as the bet); and the last players with chips
+#: (rules-interpretation.md, Betting structure: the table lets the next player complete it or raise
+#: a full bet over it; PokerKit takes the short bet as the bet); and the last players with chips
 #: folding to an all-in seat (14.13(e) lets them), where PokerKit's own chip pushing fails
 #: its assertion that a pot has one winner left.
 EXPECTED_STUD_SKIPS = {"no one left to answer": 5, "short all-in": 4, "fold to an all-in": 2}

@@ -1,5 +1,5 @@
 """Pots and side pots, the rake and odd chips, tested on the pure arithmetic of
-``controller.engine.pots`` (NOTES.md, Betting structure and Odd chips).
+``controller.engine.pots`` (rules-interpretation.md, Betting structure and Odd chips).
 """
 
 from __future__ import annotations
@@ -62,8 +62,8 @@ def test_an_uncalled_bet_is_returned_to_its_owner() -> None:
 
 
 def test_notes_betting_structure_a_rake_cap_off_the_smallest_chip_is_refused() -> None:
-    """NOTES.md, Betting structure: pots are divided in smallest chips, so a rake cap of 3
-    with a chip of 2 (it would leave one chip of a 47-chip pot to no one) is refused, the
+    """rules-interpretation.md, Betting structure: pots are divided in smallest chips, so a rake cap
+    of 3 with a chip of 2 (it would leave one chip of a 47-chip pot to no one) is refused, the
     message naming the key, the value and the chip; a cap of 4 is taken.
     """
     posted = {"ante": 2, "bring_in": 2, "small_bet": 4, "big_bet": 8, "chip": 2}
@@ -107,11 +107,11 @@ def test_14_13a_j_2_an_excess_of_several_chips_goes_whole_to_one_tied_player() -
 
 
 def test_notes_odd_chips_triple_draw_first_tied_player_clockwise_from_the_button() -> None:
-    """NOTES.md, Odd chips (triple draw, declared now for the next issue): three tied
+    """rules-interpretation.md, Odd chips (triple draw, declared now for the next issue): three tied
     winners share 10; the odd chip goes to the first of them clockwise from the button.
     """
     share = ShowdownShare(
-        "low", five_card_high, OddChip.FIRST_LEFT_OF_BUTTON, "NOTES.md, Odd chips"
+        "low", five_card_high, OddChip.FIRST_LEFT_OF_BUTTON, "rules-interpretation.md, Odd chips"
     )
     rated = {
         "low": {
@@ -142,9 +142,9 @@ def _rated(game: str, hands: dict[int, str]) -> dict[str, dict[int, Rated | None
 
 
 def test_notes_odd_chips_five_card_stud_more_than_one_odd_chip_goes_one_at_a_time() -> None:
-    """NOTES.md, Odd chips: four nine-high straights tie for 11; each gets 2 and the three odd
-    chips go one at a time by the next highest card by suit: the nines of spades, hearts and
-    diamonds, one each; no player receives more than one, the nine of clubs none."""
+    """rules-interpretation.md, Odd chips: four nine-high straights tie for 11; each gets 2 and the
+    three odd chips go one at a time by the next highest card by suit: the nines of spades, hearts
+    and diamonds, one each; no player receives more than one, the nine of clubs none."""
     hands = {
         1: "9c 8s 7h 6d 5c",
         2: "9d 8c 7s 6h 5d",
@@ -162,15 +162,16 @@ def test_notes_odd_chips_five_card_stud_more_than_one_odd_chip_goes_one_at_a_tim
     )
     assert {a.seat: a.amount for a in result.awards} == {1: 2, 2: 3, 3: 3, 4: 3}
     assert [(o.seat, o.chips, o.rule) for o in result.odd_chips] == [
-        (3, 1, "NOTES.md, Odd chips"),  # the nine of spades
-        (4, 1, "NOTES.md, Odd chips"),  # the nine of hearts
-        (2, 1, "NOTES.md, Odd chips"),  # the nine of diamonds
+        (3, 1, "rules-interpretation.md, Odd chips"),  # the nine of spades
+        (4, 1, "rules-interpretation.md, Odd chips"),  # the nine of hearts
+        (2, 1, "rules-interpretation.md, Odd chips"),  # the nine of diamonds
     ]
 
 
 def test_notes_odd_chips_triple_draw_more_than_one_odd_chip_goes_one_at_a_time_clockwise() -> None:
-    """NOTES.md, Odd chips: three tied seven-fives share 11; each gets 3 and the two odd chips
-    go to the first and the next tied player clockwise from the button (seats 5, 6), one each.
+    """rules-interpretation.md, Odd chips: three tied seven-fives share 11; each gets 3 and the two
+    odd chips go to the first and the next tied player clockwise from the button (seats 5, 6), one
+    each.
     """
     hands = {2: "7c 5c 4c 3c 2d", 5: "7d 5d 4d 3d 2h", 6: "7h 5h 4h 3h 2s"}
     result = divide(
@@ -187,8 +188,8 @@ def test_notes_odd_chips_triple_draw_more_than_one_odd_chip_goes_one_at_a_time_c
 
 
 def test_notes_odd_chips_each_pot_main_or_side_is_divided_on_its_own() -> None:
-    """NOTES.md, Odd chips: seat 3 is all-in for 5, seats 1 and 2 put in 10, seat 4 folded
-    after 8. Three tied hands share the main pot of 20 (6 each, its two odd chips to seats 1
+    """rules-interpretation.md, Odd chips: seat 3 is all-in for 5, seats 1 and 2 put in 10, seat 4
+    folded after 8. Three tied hands share the main pot of 20 (6 each, its two odd chips to seats 1
     and 2, clockwise from the button); the side pot of 13 is seats 1's and 2's alone (6 each,
     its odd chip to seat 1). Merged, 33 would have divided otherwise."""
     hands = {1: "7c 5c 4c 3c 2d", 2: "7d 5d 4d 3d 2h", 3: "7h 5h 4h 3h 2s"}
@@ -215,8 +216,8 @@ def test_notes_odd_chips_each_pot_main_or_side_is_divided_on_its_own() -> None:
 def test_side_pots_hold_every_chip_and_only_eligible_seats_share_them(
     committed: dict[int, int], data: st.DataObject
 ) -> None:
-    """NOTES.md, Betting structure: whatever the commitments, the pots add up to every chip
-    put in, and a pot's eligible seats are seats still in that put in at least its level.
+    """rules-interpretation.md, Betting structure: whatever the commitments, the pots add up to
+    every chip put in, and a pot's eligible seats are seats still in that put in at least its level.
     """
     seats = sorted(committed)
     live = data.draw(st.lists(st.sampled_from(seats), min_size=1, unique=True).map(sorted))

@@ -68,8 +68,9 @@ def test_a_bad_setup_line_stops_the_script() -> None:
 
 
 def test_notes_betting_structure_a_stakes_line_with_a_rake_cap_off_the_chip_is_refused() -> None:
-    """NOTES.md, Betting structure: a script's rake cap, like every amount, is a multiple of
-    the smallest chip; ``rake-cap=3`` with ``chip=2`` stops the script at its stakes line.
+    """rules-interpretation.md, Betting structure: a script's rake cap, like every amount, is a
+    multiple of the smallest chip; ``rake-cap=3`` with ``chip=2`` stops the script at its stakes
+    line.
     """
     stakes = "stakes ante=2 bring-in=2 small-bet=4 big-bet=8 chip=2 rake-percent=10 rake-cap=3"
     with pytest.raises(ScriptError, match=r"t.hand:3: stakes: rake_cap=3; .*smallest chip 2"):

@@ -136,7 +136,8 @@ def test_default_showdown_plays_all_three_games_reproducibly(
 def test_too_many_seats_for_a_game_is_refused_naming_its_limit(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """NOTES.md's seat limits: 8 for five-card stud, 7 for triple draw, 11 for Mambo."""
+    """14.13(b), 14.12A(b), 14.13A(b): the seat limits, 8 for five-card stud, 7 for triple draw, 11
+    for Mambo."""
     assert main(["showdown", "--game", "triple-draw", "--seats", "8"]) == 2
     assert "triple-draw seats at most 7" in capsys.readouterr().err
     assert main(["showdown", "--seats", "9"]) == 2
@@ -155,7 +156,8 @@ def test_bad_seat_count_is_an_argument_error(
 
 
 def test_equal_hands_split_and_the_output_names_every_tied_seat() -> None:
-    """NOTES.md, High hands: equal hands split; the award line names all the tied seats."""
+    """rules-interpretation.md, High hands: equal hands split; the award line names all the tied
+    seats."""
     from controller.commands.showdown import _award  # noqa: PLC0415 -- a private helper, here only
 
     values = [

@@ -1,5 +1,5 @@
 """Triple Draw 2-7 (N.J.A.C. 13:69F-14.12A, ``controller/games/triple_draw.py``): each rule
-of the procedure and of NOTES.md, tested by the subsection it comes from.
+of the procedure and of docs/rules-interpretation.md, tested by the subsection it comes from.
 """
 
 from __future__ import annotations
@@ -86,7 +86,8 @@ def test_14_10_f_the_big_blind_keeps_its_option_when_everyone_calls() -> None:
 
 
 def test_notes_forced_bets_heads_up_the_button_posts_the_small_blind_and_acts_first() -> None:
-    """NOTES.md, Forced bets: heads-up, the button (seat 2) posts the small blind and opens."""
+    """rules-interpretation.md, Forced bets: heads-up, the button (seat 2) posts the small blind and
+    opens."""
     t = _table(seats=(1, 2), button=2)
     events = t.apply(ButtonPress(Button.NEW_HAND))
     assert [(b.seat, b.blind) for b in of_kind(events, BlindPosted)] == [(2, "small"), (1, "big")]
@@ -144,8 +145,8 @@ def test_14_12a_f_discards_at_the_reader_then_a_burn_then_the_replacements() -> 
 
 
 def test_14_12a_f_a_card_before_draw_done_or_a_discard_the_player_does_not_hold_alarms() -> None:
-    """NOTES.md, Integrity: while seat 1 discards, a card at the dealing slot is an alarm, and
-    so is a card of seat 2's hand at the discard reader.
+    """rules-interpretation.md, Integrity: while seat 1 discards, a card at the dealing slot is an
+    alarm, and so is a card of seat 2's hand at the discard reader.
     """
     t = _to_first_draw()
     alarm = of_kind(t.apply(CardRead(DECK[20])), Alarm)[0]
@@ -157,9 +158,9 @@ def test_14_12a_f_a_card_before_draw_done_or_a_discard_the_player_does_not_hold_
 
 
 def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players() -> None:
-    """14.12A(f), NOTES.md Burns and draws: seven players each throw five; seat 4 finds one
-    card left in the stub, the fifteen discards of seats 1-3 are reshuffled, and seat 4's own
-    discards are not among them. Seat 4 then takes the stub's last card and four reshuffled
+    """14.12A(f), rules-interpretation.md, Burns and draws: seven players each throw five; seat 4
+    finds one card left in the stub, the fifteen discards of seats 1-3 are reshuffled, and seat 4's
+    own discards are not among them. Seat 4 then takes the stub's last card and four reshuffled
     discards; its own discard, or a card seat 1 holds, is an alarm naming the card.
     """
     seats = (1, 2, 3, 4, 5, 6, 7)
@@ -314,7 +315,8 @@ def test_14_12a_f_the_engine_knows_each_hand_exactly_through_the_draw() -> None:
 def test_14_12a_k_later_rounds_open_with_the_first_live_player_left_of_the_button() -> None:
     """14.12A(g),(i),(k): seat 1 (left of the button) folds before the draw; the round after
     the draw opens with seat 2, the first live player left of the button, at the small bet;
-    the rounds after the second and third draws are at the big bet (NOTES.md).
+    the rounds after the second and third draws are at the big bet (rules-interpretation.md, Betting
+    structure).
     """
     t = _table()
     t.apply(ButtonPress(Button.NEW_HAND))
@@ -337,8 +339,9 @@ def test_14_12a_k_later_rounds_open_with_the_first_live_player_left_of_the_butto
 
 
 def test_14_12a_k_heads_up_the_big_blind_opens_the_rounds_after_the_draws() -> None:
-    """14.12A(k), NOTES.md Forced bets: heads-up (button 2 is the small blind and acts first
-    before the draw), the first player left of the button, seat 1 the big blind, opens after it.
+    """14.12A(k), rules-interpretation.md, Forced bets: heads-up (button 2 is the small blind and
+    acts first before the draw), the first player left of the button, seat 1 the big blind, opens
+    after it.
     """
     t = _table(seats=(1, 2), button=2)
     t.apply(ButtonPress(Button.NEW_HAND))
@@ -348,9 +351,9 @@ def test_14_12a_k_heads_up_the_big_blind_opens_the_rounds_after_the_draws() -> N
 
 
 def test_14_12a_l_the_lowest_hand_wins_and_a_tie_gives_the_odd_chip_left_of_the_button() -> None:
-    """14.12A(l), NOTES.md Odd chips: seats 2 and 3 tie with seven-five lows (suits do not
-    count); the pot of 11 splits 5 and 5 and the odd chip goes to seat 2, the first tied player
-    clockwise from the button (seat 3).
+    """14.12A(l), rules-interpretation.md, Odd chips: seats 2 and 3 tie with seven-five lows (suits
+    do not count); the pot of 11 splits 5 and 5 and the odd chip goes to seat 2, the first tied
+    player clockwise from the button (seat 3).
     """
     stakes = Stakes(small_blind=1, big_blind=5, small_bet=5, big_bet=10)
     t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=3))
@@ -365,14 +368,14 @@ def test_14_12a_l_the_lowest_hand_wins_and_a_tie_gives_the_odd_chip_left_of_the_
     assert shown == {2: "seven-five low", 3: "seven-five low"}
     settled = settlement(events)
     assert [(o.seat, o.chips, o.rule) for o in settled.pots[0].odd_chips] == [
-        (2, 1, "NOTES.md, Odd chips")
+        (2, 1, "rules-interpretation.md, Odd chips")
     ]
     assert net(events) == {1: -1, 2: 1, 3: 0}
 
 
 def test_14_12a_l_deuce_to_seven_an_ace_is_high_and_a_straight_counts_against_the_hand() -> None:
-    """14.12A(l), NOTES.md Deuce-to-seven low: A-2-3-4-5 is ace high, not a wheel, and 8-7-6-5-4
-    is a straight; seat 3's K-Q-J-9-8 beats both.
+    """14.12A(l), rules-interpretation.md, Deuce-to-seven low: A-2-3-4-5 is ace high, not a wheel,
+    and 8-7-6-5-4 is a straight; seat 3's K-Q-J-9-8 beats both.
     """
     t = _table()
     t.apply(ButtonPress(Button.NEW_HAND))
@@ -416,9 +419,9 @@ def test_14_10_c_a_seat_filled_left_of_the_button_gets_the_button_next() -> None
 
 
 def test_14_10_c_when_the_button_seat_empties_the_button_moves_to_the_next_occupied_seat() -> None:
-    """14.12A(c), 14.10(c), NOTES.md Forced bets: seat 3 holds the button and leaves; seat 4
-    sits down; the button goes to seat 4, the next occupied seat clockwise; when seats 2 and 4
-    leave, heads-up, the button moves on to seat 5 and posts the small blind.
+    """14.12A(c), 14.10(c), rules-interpretation.md, Forced bets: seat 3 holds the button and
+    leaves; seat 4 sits down; the button goes to seat 4, the next occupied seat clockwise; when
+    seats 2 and 4 leave, heads-up, the button moves on to seat 5 and posts the small blind.
     """
     t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
     _hand_folded_to_the_big_blind(t, 3)
@@ -438,9 +441,9 @@ def _misdeal_after_the_deal(t: Table) -> HandStarted:
 
 
 def test_rules_interpretation_misdeal_the_void_hand_is_dealt_again_at_the_same_button() -> None:
-    """docs/rules-interpretation.md, Misdeal (NOTES.md, Integrity: a misdeal voids the hand;
-    GameSpec.button_stays_after_void): button 3, the hand is voided; the next hand keeps the
-    button on seat 3 and the same blinds (seat 1 small, seat 2 big); after a hand that is
+    """docs/rules-interpretation.md, Misdeal (rules-interpretation.md, Integrity: a misdeal voids
+    the hand; GameSpec.button_stays_after_void): button 3, the hand is voided; the next hand keeps
+    the button on seat 3 and the same blinds (seat 1 small, seat 2 big); after a hand that is
     played out, the button moves on to seat 1 (14.10(c)).
     """
     t = _table()
@@ -488,8 +491,8 @@ def test_14_10_c_seats_change_only_between_hands() -> None:
 
 
 def test_14_12a_an_all_in_for_less_makes_a_side_pot_as_in_the_stud_games() -> None:
-    """NOTES.md, Betting structure: the button (seat 3) is all-in for 3 against the big blind
-    of 5 and holds the best hand; it wins the main pot of 9, and the side pot of 4 between
+    """rules-interpretation.md, Betting structure: the button (seat 3) is all-in for 3 against the
+    big blind of 5 and holds the best hand; it wins the main pot of 9, and the side pot of 4 between
     the blinds goes to seat 1's better hand. Seat 3 still draws, though it cannot bet.
     """
     t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={3: 3}))
@@ -513,9 +516,9 @@ def test_14_12a_an_all_in_for_less_makes_a_side_pot_as_in_the_stud_games() -> No
 def test_notes_burns_and_draws_a_burn_before_each_of_the_three_draws_none_when_all_stand_pat() -> (
     None
 ):
-    """14.12A(f),(h),(j), NOTES.md Burns and draws: seat 1 throws one card in each draw; each of
-    the three draws burns a card right before seat 1's new card. A draw in which everyone
-    stands pat deals no card at all, so burns nothing.
+    """14.12A(f),(h),(j), rules-interpretation.md, Burns and draws: seat 1 throws one card in each
+    draw; each of the three draws burns a card right before seat 1's new card. A draw in which
+    everyone stands pat deals no card at all, so burns nothing.
     """
     t = _to_first_draw()
     stub = iter(DECK[15:])

@@ -77,7 +77,7 @@ class ReplayMismatch(Exception):
 class StakesChanged(ReplayMismatch):
     """The hand in progress was started under other stakes or house rules than the
     configuration now gives: finished under these, it would be dealt under two (13:69F-8.3:
-    the posted stakes; NOTES.md, House rules)."""
+    the posted stakes; rules-interpretation.md, House rules)."""
 
     def __init__(self, record: Record, journaled: rec.HandTerms, now: rec.HandTerms) -> None:
         what, was, given = "stakes", rec.stakes_json(journaled.stakes), rec.stakes_json(now.stakes)
@@ -262,9 +262,9 @@ class TableCore:
 
     def _paused_refusal(self, inp: TableInput) -> Refused | None:
         """A new hand is refused while a device pauses the table: its cards could not all be
-        read and known by their tags (NOTES.md, Integrity; docs/app.md, Devices lost and found).
-        Decided from the records alone, so a replay refuses it again. An integrity alarm holds
-        a hand in play, and the engine refuses a new hand then."""
+        read and known by their tags (rules-interpretation.md, Integrity; docs/app.md, Devices lost
+        and found). Decided from the records alone, so a replay refuses it again. An integrity alarm
+        holds a hand in play, and the engine refuses a new hand then."""
         pauses = self.pauses
         if not pauses or inp != NEW_HAND:
             return None

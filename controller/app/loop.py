@@ -76,8 +76,8 @@ class ViewWanted:
 
 
 #: The engine's events a dealer must act on as a fault, logged at warning (the rest at info):
-#: an integrity alarm holds the hand (NOTES.md, Integrity), and a refused input changed
-#: nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
+#: an integrity alarm holds the hand (rules-interpretation.md, Integrity), and a refused input
+#: changed nothing, so the dealer must do something else (docs/deploy.md, Reading the log).
 FAULTS: Final = (Alarm, Refused)
 
 Listener = Callable[["Controller", list[Event]], None]
@@ -97,7 +97,7 @@ class Controller:
     inbox: DriverEvents
     display: Callable[[TableView], None] | None = None
     listeners: list[Listener] = field(default_factory=list)
-    #: Each new hand puts the other deck in play (NOTES.md, Shuffle, cut and decks).
+    #: Each new hand puts the other deck in play (rules-interpretation.md, Shuffle, cut and decks).
     alternate_decks: bool = False
     #: Signs every checkpoint with the table's key (None: unsigned; docs/journal.md, Signed
     #: checkpoints). The journal writer gives it the record's own seq and prev.
@@ -364,7 +364,7 @@ class Controller:
         self._shoe_paused = log_shoe_status(self._log, self.core, self._shoe_paused)
         self._announce([])
 
-    # --- the decks (NOTES.md, Shuffle, cut and decks) ------------------------------------
+    # --- the decks (rules-interpretation.md, Shuffle, cut and decks) ------------------------------
 
     def _deck_for(self, hand: int) -> rec.DeckInPlay:
         """Put the deck of a new hand in play: the other one if the decks alternate (the

@@ -55,7 +55,7 @@ def panel_line(
     if pauses:
         return 0, paused_line(pauses)
     if isinstance(pending, Alarm):
-        # NOTES.md, Integrity: an alarm holds the hand until the dealer resolves it.
+        # rules-interpretation.md, Integrity: an alarm holds the hand until the dealer resolves it.
         return 0, _ascii(f"ALARM {alarm_read(pending)}: UNDO or MISDEAL")
     seat, line = waiting_for(pending)
     if shoe:

@@ -246,8 +246,8 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
         ("time_zone", "UTC"),
         ("_tablectl_started", hand.started),
         ("_tablectl_stakes", "configuration" if hand.terms is None else "journal"),
-        # PHH has no field for the house rules (NOTES.md, House rules): the hand's own, one
-        # user-defined field each, which the import reads back (controller/phh.py).
+        # PHH has no field for the house rules (rules-interpretation.md, House rules): the hand's
+        # own, one user-defined field each, which the import reads back (controller/phh.py).
         *(
             (f"{RULE_FIELD_PREFIX}{name}", value)
             for name, value in (RULES_BEFORE_JOURNALED if hand.terms is None else hand.terms.rules)

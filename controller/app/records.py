@@ -32,7 +32,8 @@ SHOE_STATUS: Final = "shoe_status"
 RFID_REPEAT: Final = "rfid_repeat"
 #: A link event: device ready (with its outcome), lost or refused.
 DEVICE: Final = "device"
-#: The deck in play for a hand, journaled as the hand starts (NOTES.md, Shuffle, cut and decks).
+#: The deck in play for a hand, journaled as the hand starts (rules-interpretation.md, Shuffle, cut
+#: and decks).
 DECK: Final = "deck"
 #: The events an input caused; a hand's first decision is kind ``hand_started`` (the
 #: journal's rotation begins each file with one).
@@ -185,8 +186,8 @@ def shoe_condition_of(value: schema.ShoeStatusData | schema.ShoeData) -> ShoeCon
 class HandTerms:
     """What a hand is dealt under, journaled in its ``hand_started`` record as ``terms``
     (docs/journal.md, A hand's terms): the stakes and the house rules posted at the table
-    (13:69F-8.3; NOTES.md, House rules), so a replay, recall and the export take each hand
-    under its own after the configuration changed.
+    (13:69F-8.3; rules-interpretation.md, House rules), so a replay, recall and the export take each
+    hand under its own after the configuration changed.
     """
 
     stakes: Stakes
@@ -197,7 +198,8 @@ class HandTerms:
 
 
 #: The rules every hand was dealt under before hands recorded their rules: the full-bet
-#: short all-in (NOTES.md's default then), NOTES.md's defaults otherwise. A record of terms
+#: short all-in (the default then), the defaults of rules-interpretation.md, House rules
+#: otherwise. A record of terms
 #: without rules is read as these, so such a journal replays as it was dealt.
 RULES_BEFORE_JOURNALED: Final = HouseRules(short_all_in=ShortAllIn.FULL_BET)
 

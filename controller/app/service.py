@@ -127,7 +127,7 @@ def link_settings(device: DeviceSettings) -> LinkSettings:
 
 
 def load_decks(settings: TableSettings) -> DeckSet:
-    """Both decks, the configured one in play (NOTES.md, Shuffle, cut and decks)."""
+    """Both decks, the configured one in play (rules-interpretation.md, Shuffle, cut and decks)."""
     a, b = Deck.load(settings.decks.a), Deck.load(settings.decks.b)
     active = a if settings.decks.active == "a" else b
     return DeckSet(a, b, active=active.name)

@@ -240,13 +240,13 @@ def action_option(option: ev.Option) -> ActionOption:
 def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
     alarms = []
     if isinstance(pending, ev.Alarm):
-        # NOTES.md, Integrity: the alarm holds the hand until the dealer resolves it.
+        # rules-interpretation.md, Integrity: the alarm holds the hand until the dealer resolves it.
         alarms.append(
             AlarmView(
                 Severity.ALARM,
                 f"{alarm_read(pending).capitalize()} at the {pending.point}: {pending.reason}.",
                 "Put the card aside and press UNDO, or press MISDEAL.",
-                "NOTES.md, Integrity",
+                "rules-interpretation.md, Integrity",
             )
         )
     for name in DEVICES:

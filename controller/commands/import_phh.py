@@ -5,7 +5,7 @@ the stud games as tablectl's export writes them, ``F5S`` and ``FMB/6``) and
 prints it as a hand script (docs/hand-script.md) that ``tablectl replay`` plays
 through the engine, its players in the file's ``seats``. Exit status: 0 when the
 hand was converted, 1 when tablectl does not convert it (another variant, or
-rules that differ from NOTES.md; the reason on standard error), 2 when the file
+rules that differ from docs/rules-interpretation.md; the reason on standard error), 2 when the file
 cannot be read.
 """
 
@@ -30,8 +30,8 @@ def register(subparsers: Any) -> None:
         "PHH variants converted: F2L3D (fixed-limit 2-7 triple draw, 14.12A), and F5S and "
         "FMB/6 as tablectl export writes them (five-card stud, 14.13; Mambo stud, 14.13A). "
         "Exit status: 0 converted, 1 not converted "
-        "(another variant, or rules that differ from NOTES.md: the reason is printed), 2 the "
-        "file cannot be read.",
+        "(another variant, or rules that differ from docs/rules-interpretation.md: the reason is "
+        "printed), 2 the file cannot be read.",
     )
     parser.add_argument("file", type=Path, help="a PHH file (one hand)")
     parser.set_defaults(run=run)
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     try:
         converted = to_hand_script(hand)
-    except PhhUnsupported as why:  # rules that differ from NOTES.md
+    except PhhUnsupported as why:  # rules that differ from docs/rules-interpretation.md
         return _not_converted(source, why)
     except ValueError as error:  # PhhError, and a card code the file spells wrongly
         print(f"{source}: {error}", file=sys.stderr)

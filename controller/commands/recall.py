@@ -32,8 +32,8 @@ class RecalledHand:
     #: The stakes it was dealt under (13:69F-8.3), as journaled with the hand; None for a
     #: hand journaled before hands recorded them.
     stakes: Stakes | None
-    #: The house rules it was dealt under (NOTES.md, House rules), by name; a hand journaled
-    #: before hands recorded them was dealt under ``RULES_BEFORE_JOURNALED``.
+    #: The house rules it was dealt under (rules-interpretation.md, House rules), by name; a hand
+    #: journaled before hands recorded them was dealt under ``RULES_BEFORE_JOURNALED``.
     rules: dict[str, bool | str]
     lines: list[str]
     events: list[JsonValue]

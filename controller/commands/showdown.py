@@ -37,7 +37,7 @@ class Game:
 
     name: str
     title: str
-    max_seats: int  # NOTES.md, the table of the three procedures
+    max_seats: int  # the procedure's (b): 14.13(b), 14.13A(b), 14.12A(b)
     show: Callable[[list[Card], int], list[str]]
 
 
@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         if args.seats > game.max_seats:
             print(
                 f"tablectl showdown: --seats {args.seats}: {game.name} seats at most "
-                f"{game.max_seats} (NOTES.md)",
+                f"{game.max_seats} ({game.rule}(b))",
                 file=sys.stderr,
             )
             return 2

@@ -73,7 +73,8 @@ class JournalCheck:
 
 @dataclass(frozen=True)
 class AlarmCheck:
-    """An integrity alarm holding the hand (NOTES.md, Integrity), as the table announced it."""
+    """An integrity alarm holding the hand (rules-interpretation.md, Integrity), as the table
+    announced it."""
 
     text: str
     read: str

@@ -8,7 +8,7 @@ reviewed and the snapshot tests have honest subjects:
 - ``draw``: Triple Draw 2-7, first draw, a replacement due (14.12A(f)).
 - ``showdown``: Mambo stud, a high-low split of a main and a side pot with an
   odd chip to the best high hand (14.13A(j)1).
-- ``alarm``: five-card stud, a card seen twice this hand (NOTES.md, Integrity).
+- ``alarm``: five-card stud, a card seen twice this hand (rules-interpretation.md, Integrity).
 - ``device-lost``: Mambo stud, the shoe stops answering mid-hand.
 - ``between-hands``: Triple Draw 2-7, the dealer is to start the next hand.
 """
@@ -62,7 +62,8 @@ _NAMES: Final = (
 #: The scenes' stakes, posted as a live table posts them (the stud games, triple draw).
 _STUD_STAKES: Final = posted_stakes(Stakes(5, 10, ante=1, bring_in=2), ForcedBet.BRING_IN)
 _DRAW_STAKES: Final = posted_stakes(Stakes(10, 20, small_blind=5, big_blind=10), ForcedBet.BLINDS)
-#: The house rules the scenes post: NOTES.md's defaults (the same words in every game).
+#: The house rules the scenes post: the defaults (rules-interpretation.md, House rules) (the same
+#: words in every game).
 _RULES: Final = posted_rules(HouseRules(), MAMBO)
 
 
@@ -208,7 +209,7 @@ def alarm() -> TableView:
                 Severity.ALARM,
                 "A card at the slot: the card was already seen this hand (seat 3).",
                 "Put the card aside and press UNDO, or press MISDEAL.",
-                "NOTES.md, Integrity",
+                "rules-interpretation.md, Integrity",
             ),
         ),
         log=(

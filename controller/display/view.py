@@ -6,7 +6,7 @@ input and hands it to the display, which redraws only the parts that changed.
 
 The screen beside the dealer shows only what the table shows (issue 7): up-cards
 and community cards by their faces, hole cards as backs. The controller knows
-every card by its tag (NOTES.md, Integrity); the screen must not show the hidden
+every card by its tag (rules-interpretation.md, Integrity); the screen must not show the hidden
 ones. A face-down card is therefore :data:`FACE_DOWN` in the view, never a
 ``Card``, so a hole card cannot leak onto the screen by a rendering mistake.
 
@@ -86,7 +86,7 @@ SEAT_DESTINATIONS: Final = frozenset(
 class Severity(StrEnum):
     """How loudly an alarm sounds."""
 
-    #: The hand is held until the dealer resolves it (NOTES.md, Integrity).
+    #: The hand is held until the dealer resolves it (rules-interpretation.md, Integrity).
     ALARM = "alarm"
     #: Something the dealer must know; play may go on.
     WARNING = "warning"
@@ -240,7 +240,7 @@ class AlarmView:
     severity: Severity
     what: str
     todo: str
-    #: The rule behind it, e.g. "NOTES.md, Integrity"; may be empty.
+    #: The rule behind it, e.g. "rules-interpretation.md, Integrity"; may be empty.
     rule: str = ""
 
 
@@ -276,9 +276,9 @@ def posted_stakes(stakes: Stakes, forced_bet: ForcedBet) -> str:
 
 
 def posted_rules(rules: HouseRules, spec: GameSpec) -> str:
-    """The house rules the table posts beside its stakes (13:69F-8.3; NOTES.md, House rules):
-    the short all-in rule always (``half-bet all-in``), then each rule the game applies that
-    is posted otherwise than NOTES.md's default, in a few words."""
+    """The house rules the table posts beside its stakes (13:69F-8.3; rules-interpretation.md, House
+    rules): the short all-in rule always (``half-bet all-in``), then each rule the game applies that
+    is posted otherwise than its default, in a few words."""
     parts = ["half-bet all-in" if rules.short_all_in is ShortAllIn.HALF_BET else "full-bet all-in"]
     inert = {name for name, _ in rules.inert_in(spec)}
     defaults = HouseRules()
@@ -391,7 +391,7 @@ class TableView:
     log: tuple[str, ...] = ()
     #: A hand is under way (dealing, betting, drawing): quitting asks to confirm.
     hand_in_progress: bool = False
-    #: The deck in play (NOTES.md, Shuffle, cut and decks); "" before the first hand.
+    #: The deck in play (rules-interpretation.md, Shuffle, cut and decks); "" before the first hand.
     deck: str = ""
 
     def __post_init__(self) -> None:

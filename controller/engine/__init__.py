@@ -12,7 +12,8 @@ Public surface::
     table.last_settlement  # the last hand's HandSettled or HandVoided
     table.checkpoint()     # between hands: a TableCheckpoint that
     Table.from_checkpoint(spec, config, cp)  # continues exactly
-    TableConfig(..., rules=HouseRules(...))  # other house rules (NOTES.md's by default)
+    TableConfig(..., rules=HouseRules(...))  # other house rules (rules-interpretation.md, House
+    rules)
 
 The engine is pure: no clock, I/O, threads or randomness, so a journal of
 inputs replays to the same events. Events are frozen dataclasses

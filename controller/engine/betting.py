@@ -3,7 +3,7 @@
 ``Betting`` owns the round under way (its bet, the seats still to act, who may
 no longer raise, the opener's duty) and applies each betting button to the
 shared ``HandState``. Rules: 14.13(b),(d),(e),(f), 14.13A(b),(d),(e),(f),(g),(h),
-14.10(c),(d),(f), NOTES.md, Betting structure and House rules; the open points
+14.10(c),(d),(f), rules-interpretation.md, Betting structure and House rules; the open points
 are settled in docs/rules-interpretation.md.
 """
 
@@ -74,18 +74,20 @@ _new_facing: Final = tuple.__new__
 
 def raise_to(unit: int, raise_from: int | None) -> int:
     """The level a full bet or raise takes the round to: one bet, or the completion of a
-    bring-in, before any full bet; after one, a bet on top of it (NOTES.md, Betting
+    bring-in, before any full bet; after one, a bet on top of it (rules-interpretation.md, Betting
     structure; the half-bet rule counts a large short all-in as one)."""
     return unit if raise_from is None else raise_from + unit
 
 
 def _heads_up(hand: HandState) -> bool:
-    """Only two players are in the pot (NOTES.md, House rules: the cap may lift then)."""
+    """Only two players are in the pot (rules-interpretation.md, House rules: the cap may lift
+    then)."""
     return len(hand.order) - len(hand.folded) == 2
 
 
 def capped(bets: int, heads_up: bool, stakes: Stakes, rules: HouseRules) -> bool:
-    """Whether the round's raises are capped now (NOTES.md, Betting structure, House rules)."""
+    """Whether the round's raises are capped now (rules-interpretation.md, Betting structure, House
+    rules)."""
     return bets >= stakes.cap and not (rules.cap_lifts_heads_up and heads_up)
 
 
@@ -172,10 +174,10 @@ def _forced_refusal(button: Button, seat: int, stack: int | None) -> str:
 
 def _duty(street: Street, rules: HouseRules) -> tuple[OpenerDuty, str]:
     """The opener's duty of a round and the rule that sets it: 14.13(f)'s "required to bet"
-    is a house rule (NOTES.md, House rules), which may let the opener check."""
+    is a house rule (rules-interpretation.md, House rules), which may let the opener check."""
     betting = street.betting
     if betting.opener_duty is OpenerDuty.BET and not rules.opener_must_bet:
-        return OpenerDuty.BET_OR_CHECK, "NOTES.md, House rules"
+        return OpenerDuty.BET_OR_CHECK, "rules-interpretation.md, House rules"
     return betting.opener_duty, betting.duty_rule
 
 
@@ -237,7 +239,8 @@ class Betting:
 
     def post_blinds(self, hand: HandState, stacks: dict[int, int | None], out: list[Event]) -> None:
         """Small blind left of the button, big blind next; heads-up the button posts the small
-        blind (14.10(c),(d); NOTES.md, Forced bets). Blinds are live bets of the first round.
+        blind (14.10(c),(d); rules-interpretation.md, Forced bets). Blinds are live bets of the
+        first round.
         """
         if self._forced_bet is not ForcedBet.BLINDS:
             return
@@ -374,7 +377,7 @@ class Betting:
         if capped(self.bets, _heads_up(hand), self._stakes, self._rules):
             return (
                 f"the cap of {self._stakes.cap} bets this round is reached "
-                "(NOTES.md, Betting structure); call or fold"
+                "(rules-interpretation.md, Betting structure); call or fold"
             )
         if seat in self.no_raise:
             return (
@@ -434,8 +437,8 @@ class Betting:
             return "brings in"
         current = self.current_bet
         half_bet = self._rules.short_all_in is ShortAllIn.HALF_BET
-        # NOTES.md, Betting structure: under the half-bet rule an all-in that adds half of
-        # what a full bet (raise, completion) would add or more counts as a full one.
+        # rules-interpretation.md, Betting structure: under the half-bet rule an all-in that adds
+        # half of what a full bet (raise, completion) would add or more counts as a full one.
         if level >= full or (half_bet and 2 * (level - current) >= full - current):
             word = (
                 bet_word(current, unit, self.raise_from, was_forced)
@@ -449,7 +452,8 @@ class Betting:
             self.to_act = set(hand.able()) - {seat}
             return word
         # A short all-in: others must match it, but it reopens nothing for those who acted;
-        # a seat yet to act may complete it to a full bet (NOTES.md, Betting structure).
+        # a seat yet to act may complete it to a full bet (rules-interpretation.md, Betting
+        # structure).
         self.no_raise |= self.acted
         self.acted.add(seat)
         self.to_act |= {s for s in hand.able() if hand.round_commit[s] < level}

@@ -1,8 +1,8 @@
 """A table's configuration: the game's seats, the dealer's place, the posted stakes and the
 posted house rules.
 
-NOTES.md, House rules (13:69F-8.3: posted at the table): each choice card rooms post
-differently has the default NOTES.md writes (``HouseRules()``); a table deals under
+rules-interpretation.md, House rules (13:69F-8.3: posted at the table): each choice card rooms post
+differently has the default written there (``HouseRules()``); a table deals under
 others with ``TableConfig(..., rules=HouseRules(...))``. The raise cap and the rake on
 a pot won without a showdown are posted with the stakes already (``Stakes.cap``,
 ``Stakes.rake_without_showdown``) and stay there, so each choice has one setting.
@@ -31,7 +31,7 @@ class ConfigError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class Stakes:
-    """The stakes posted at the table (13:69F-8.3; NOTES.md, Betting structure).
+    """The stakes posted at the table (13:69F-8.3; rules-interpretation.md, Betting structure).
 
     Amounts are in chips of the table's unit. ``cap`` counts the bets of a round:
     the opening bet (or the completion of a bring-in) and the raises after it.
@@ -47,7 +47,7 @@ class Stakes:
     bring_in: int = 0
     small_blind: int = 0
     big_blind: int = 0
-    cap: int = 4  # NOTES.md, Betting structure: one bet and three raises
+    cap: int = 4  # rules-interpretation.md, Betting structure: one bet and three raises
     chip: int = 1
     rake_percent: int = 0
     rake_cap: int | None = None
@@ -102,8 +102,8 @@ class Stakes:
                 f"stakes: rake_percent={self.rake_percent}; expected 0 to 100",
                 "stakes.rake_percent",
             )
-        # NOTES.md, Betting structure: a pot is divided in smallest chips, so a cap between
-        # two multiples of the chip would take a part of a chip the pot cannot pay out.
+        # rules-interpretation.md, Betting structure: a pot is divided in smallest chips, so a cap
+        # between two multiples of the chip would take a part of a chip the pot cannot pay out.
         if self.rake_cap is not None and (self.rake_cap < 0 or self.rake_cap % self.chip):
             raise ConfigError(
                 f"stakes: rake_cap={self.rake_cap}; expected no cap or a non-negative multiple "
@@ -119,8 +119,8 @@ class Stakes:
 class ShortAllIn(StrEnum):
     """What an all-in for less than a full bet or raise does to the betting."""
 
-    #: NOTES.md, Betting structure (Robert's Rules of Poker, Betting and raising, rule 6):
-    #: half a bet or more counts as a full bet and reopens; less reopens nothing for a
+    #: rules-interpretation.md, Betting structure (Robert's Rules of Poker, Betting and raising,
+    #: rule 6): half a bet or more counts as a full bet and reopens; less reopens nothing for a
     #: player who already acted, and a player yet to act may complete it.
     HALF_BET = "half-bet"
     #: Only a full bet or raise reopens the betting.
@@ -129,22 +129,23 @@ class ShortAllIn(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class HouseRules:
-    """The table's house rules (NOTES.md, House rules); the defaults are NOTES.md's."""
+    """The table's house rules (rules-interpretation.md, House rules); the defaults are written
+    there."""
 
     #: Five-card stud's later rounds: the opener "shall be required to bet" (14.13(f) read
     #: literally); False lets it check (bet or check). Mambo's openers may check by its
     #: text (14.13A(f),(h)), so this changes nothing there.
     opener_must_bet: bool = True
-    #: NOTES.md, Betting structure: the half-bet rule, or the full-bet rule.
+    #: rules-interpretation.md, Betting structure: the half-bet rule, or the full-bet rule.
     short_all_in: ShortAllIn = ShortAllIn.HALF_BET
     #: Whether the raise cap (``Stakes.cap``) is lifted while only two players are in the
-    #: pot (NOTES.md, House rules). Off: the cap holds heads-up too.
+    #: pot (rules-interpretation.md, House rules). Off: the cap holds heads-up too.
     cap_lifts_heads_up: bool = False
     #: Whether the bring-in may act again (check or complete) when every other player only
     #: called it (docs/rules-interpretation.md, Bring-in). Off: posting it was its action.
     bring_in_has_option: bool = False
-    #: Triple draw: burn before each of the three draws (NOTES.md, Burns and draws), or only
-    #: before the first, as 14.12A(f) says for the first draw.
+    #: Triple draw: burn before each of the three draws (rules-interpretation.md, Burns and draws),
+    #: or only before the first, as 14.12A(f) says for the first draw.
     burn_before_each_draw: bool = True
 
     def __post_init__(self) -> None:
@@ -176,7 +177,7 @@ class HouseRules:
 
     @classmethod
     def from_words(cls, words: Mapping[str, object], where: str = "rules") -> HouseRules:
-        """The rules ``as_words`` wrote (a rule left out: NOTES.md's default); ConfigError
+        """The rules ``as_words`` wrote (a rule left out: its default); ConfigError
         naming ``where``, the rule and what it takes."""
         unknown = sorted(set(words) - set(RULE_NAMES))
         if unknown:
@@ -201,7 +202,7 @@ class HouseRules:
         return cls(**values)  # type: ignore[arg-type]  # each value's type checked above
 
     def inert_in(self, spec: GameSpec) -> list[tuple[str, str]]:
-        """The rules posted otherwise than NOTES.md's default that ``spec`` gives no occasion
+        """The rules posted otherwise than their default that ``spec`` gives no occasion
         to apply, each with why: a setting that cannot take effect is refused, not kept."""
         inert = []
         duty = any(s.betting.opener_duty is OpenerDuty.BET for s in spec.streets)
@@ -247,7 +248,7 @@ class TableConfig:
     stakes: Stakes
     dealer: int = 0
     stacks: Mapping[int, int] = field(default_factory=dict)
-    #: The house rules posted with the stakes (NOTES.md, House rules).
+    #: The house rules posted with the stakes (rules-interpretation.md, House rules).
     rules: HouseRules = HouseRules()
 
     def validate(self, spec: GameSpec) -> None:

@@ -151,7 +151,7 @@ class Drawing:
         queue: list[CardExpected] = []
         if draw.burn and not self.burned and (self._rules.burn_before_each_draw or self.draws == 1):
             # 14.12A(f): burn before the first player of the draw receives any new card; before
-            # each draw or only the first (NOTES.md, Burns and draws; a house rule).
+            # each draw or only the first (rules-interpretation.md, Burns and draws; a house rule).
             queue.append(_BURN)
             self.burned = True
         queue.extend([_replacement(seat)] * count)

@@ -143,7 +143,8 @@ class CardMucked(Event):
 
 @dataclass(frozen=True, slots=True)
 class BlindPosted(Event):
-    """A blind posted at the start of a button game's hand (14.10(c),(d); NOTES.md)."""
+    """A blind posted at the start of a button game's hand (14.10(c),(d); rules-interpretation.md,
+    Forced bets)."""
 
     kind: ClassVar[str] = "blind_posted"
     seat: int
@@ -183,7 +184,7 @@ class DrawDeclared(Event):
 @dataclass(frozen=True, slots=True)
 class DiscardsReshuffled(Event):
     """The stub is short: the discards of everyone but the drawing player are reshuffled
-    (14.12A(f); NOTES.md, Burns and draws)."""
+    (14.12A(f); rules-interpretation.md, Burns and draws)."""
 
     kind: ClassVar[str] = "discards_reshuffled"
     seat: int

@@ -1,10 +1,10 @@
 """Pots, side pots, the rake and the division of each pot to the chip. Pure arithmetic.
 
-Side pots follow the table-stakes rule (NOTES.md, Betting structure): each
+Side pots follow the table-stakes rule (rules-interpretation.md, Betting structure): each
 level of commitment that an all-in player reached closes a pot, and a pot is
 divided among the seats still in that put at least that level in. Chips that
 only one seat put in (an uncalled bet) are handed back, never raked. The rake
-is taken before any pot is divided (NOTES.md, Betting structure; 14.19(c)),
+is taken before any pot is divided (rules-interpretation.md, Betting structure; 14.19(c)),
 from the main pot first (docs/rules-interpretation.md, Rake).
 """
 
@@ -73,14 +73,15 @@ def _odd_chip_order(
 ) -> list[int]:
     """The tied winners in the order the odd-chip rule serves them, first served first."""
     if rule is OddChip.FIRST_LEFT_OF_BUTTON:
-        # NOTES.md, Odd chips: the first tied player clockwise from the button, then the next.
+        # rules-interpretation.md, Odd chips: the first tied player clockwise from the button, then
+        # the next.
         return sorted(winners, key=order.index)
 
     def highest(seat: int) -> list[tuple[int, int]]:
         value = rated[seat]
         assert value is not None  # a winner's hand qualified
-        # 14.13A(j)2, NOTES.md Odd chips: the highest card as it plays in the hand, so in
-        # 5-4-3-2-A (Mambo's 3-2-A) the five (three) outranks the ace, which plays low; if the
+        # 14.13A(j)2, rules-interpretation.md, Odd chips: the highest card as it plays in the hand,
+        # so in 5-4-3-2-A (Mambo's 3-2-A) the five (three) outranks the ace, which plays low; if the
         # tied hands share it (Mambo's community card), the next highest decides
         # (docs/rules-interpretation.md, Odd chips).
         return sorted(
@@ -122,8 +123,8 @@ def _odd_chips(
     served = _odd_chip_order(share.odd_chip, winners, rated, order)
     if not share.odd_chips_one_at_a_time:  # 14.13A(j)1-3: the whole excess to one player
         return [OddChipAward(served[0], chips * chip, share.odd_chip_rule)]
-    # NOTES.md, Odd chips: one at a time in the rule's order, no player more than one (there
-    # are fewer odd chips than tied players).
+    # rules-interpretation.md, Odd chips: one at a time in the rule's order, no player more than one
+    # (there are fewer odd chips than tied players).
     return [OddChipAward(seat, chip, share.odd_chip_rule) for seat in served[:chips]]
 
 
@@ -149,7 +150,7 @@ def divide(
     Two shares split the pot in halves, the odd chip of the split to the first
     (14.13A(j)1); a share no eligible hand qualifies for goes to the other
     (14.13A(k)); tied hands divide a share and its odd chips go by the share's
-    rule (14.13A(j)2-3; NOTES.md, Odd chips): one at a time, or all to one player.
+    rule (14.13A(j)2-3; rules-interpretation.md, Odd chips): one at a time, or all to one player.
     """
     amount = pot.amount - rake
     awards: dict[int, int] = {}

@@ -2,9 +2,9 @@
 
 Each share of the showdown (high; Mambo's low) rates every hand still in
 (14.13(h), 14.13A(i)-(l), 14.12A(l)); ``controller.engine.pots`` builds the pots
-and divides each on its own, odd chips included (NOTES.md, Odd chips). A hand
+and divides each on its own, odd chips included (rules-interpretation.md, Odd chips). A hand
 every other player folded is settled without a showdown; a misdeal voids the
-hand and every bet and ante goes back (NOTES.md, Integrity).
+hand and every bet and ante goes back (rules-interpretation.md, Integrity).
 """
 
 from __future__ import annotations
@@ -81,7 +81,8 @@ def settle(
 
 
 def void(hand: HandState, number: int, stacks: dict[int, int | None]) -> HandVoided:
-    """A misdeal: the hand is void and every bet and ante goes back (NOTES.md, Integrity)."""
+    """A misdeal: the hand is void and every bet and ante goes back (rules-interpretation.md,
+    Integrity)."""
     for seat in hand.order:
         stack = stacks[seat]
         if stack is not None:

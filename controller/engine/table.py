@@ -281,7 +281,8 @@ class Table:
                 table._close_hand()
                 table.config = _config_at(config, cp.seats, cp.dealer, stacks)
                 # The changed seats and stacks come from the checkpoint, not from play: they
-                # meet the table's rules (a stack in whole chips, NOTES.md, Betting structure).
+                # meet the table's rules (a stack in whole chips, rules-interpretation.md, Betting
+                # structure).
                 table.config.validate(spec)
                 table._play.seats, table._play.stacks = cp.seats, stacks
                 silent: list[Event] = []

@@ -5,13 +5,13 @@
   dealer (14.13(c)); the lowest up-card, ties by suit, brings in (14.13(d)).
 - Burn, then one card up to each player still in, three times (14.13(f),(g));
   each of those rounds is opened by the highest partial hand showing, ties to
-  the player closest to the dealer's left (14.13(f), NOTES.md, High hands),
+  the player closest to the dealer's left (14.13(f), rules-interpretation.md, High hands),
   who "shall be required to bet": the opener bets (no check, no fold), and the
   others fold, call or raise (14.13(e); docs/rules-interpretation.md).
-- Bet sizes: rounds 1-2 the small bet, rounds 3-4 the big bet (NOTES.md,
+- Bet sizes: rounds 1-2 the small bet, rounds 3-4 the big bet (rules-interpretation.md,
   Betting structure).
 - Showdown: the best five-card high hand wins (14.13(h)); odd chips to the tied
-  hand holding the highest card by suit (NOTES.md, Odd chips).
+  hand holding the highest card by suit (rules-interpretation.md, Odd chips).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ _SHOWING: dict[int, str] = {}
 
 def highest_hand_showing(seats: Sequence[SeatView], community: Sequence[Card]) -> tuple[int, str]:
     """The highest partial hand showing opens; equal hands go to the player closest to
-    the dealer's left, not to suits (14.13(f); NOTES.md, High hands, partial hands).
+    the dealer's left, not to suits (14.13(f); rules-interpretation.md, High hands, partial hands).
     """
     del community  # stud has no board
     best, best_strength = seats[0], -1
@@ -83,11 +83,14 @@ FIVE_CARD_STUD: Final = GameSpec(
         _later_street("fourth street", BetSize.BIG),
         _later_street("fifth street", BetSize.BIG),
     ),
-    # 14.13(a),(h): high only; NOTES.md, Odd chips: to the highest card by suit.
+    # 14.13(a),(h): high only; rules-interpretation.md, Odd chips: to the highest card by suit.
     showdown=Showdown(
         shares=(
             ShowdownShare(
-                "high", five_card_high, OddChip.HIGHEST_CARD_BY_SUIT, "NOTES.md, Odd chips"
+                "high",
+                five_card_high,
+                OddChip.HIGHEST_CARD_BY_SUIT,
+                "rules-interpretation.md, Odd chips",
             ),
         ),
     ),

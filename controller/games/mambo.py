@@ -8,7 +8,7 @@
 - Burn, one community card face up; the highest pair of up-card and community
   card, else the highest up-card, opens; ties to the player closest to the
   dealer's left (14.13A(h)).
-- Bet sizes: rounds 1-2 the small bet, round 3 the big bet (NOTES.md, Betting
+- Bet sizes: rounds 1-2 the small bet, round 3 the big bet (rules-interpretation.md, Betting
   structure).
 - Showdown: the best three of four for high and, six or better, for low; the
   same cards may serve both (14.13A(j),(k),(l)); no qualifying low, the whole
@@ -81,7 +81,7 @@ MAMBO: Final = GameSpec(
     showdown=Showdown(
         shares=(
             # 14.13A(j)1-2: the odd chip of the split goes high; tied highs by highest card by
-            # suit, the whole excess to that one player (NOTES.md, Odd chips).
+            # suit, the whole excess to that one player (rules-interpretation.md, Odd chips).
             ShowdownShare(
                 "high",
                 mambo_high,

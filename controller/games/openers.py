@@ -2,7 +2,7 @@
 
 Each takes the live seats in order from the dealer's left (``SeatView``) and the
 community cards, and returns the seat that must act first with the reason in
-the dealer's words. Suits break ties only where the rule says so (NOTES.md,
+the dealer's words. Suits break ties only where the rule says so (rules-interpretation.md,
 Cards); elsewhere the first seat from the dealer's left wins the tie.
 """
 
@@ -23,7 +23,7 @@ def _door_card(view: SeatView) -> Card:
 def lowest_up_card(seats: Sequence[SeatView], community: Sequence[Card]) -> tuple[int, str]:
     """The forced bet: lowest up-card by rank, ace high, ties by suit, clubs lowest.
 
-    14.13(d) (suits per 14.9(d), NOTES.md, Forced bets) and 14.13A(d).
+    14.13(d) (suits per 14.9(d), rules-interpretation.md, Forced bets) and 14.13A(d).
     """
     del community  # the forced bet looks at up-cards only
     view = min(seats, key=lambda v: (_door_card(v).rank, _door_card(v).suit))
@@ -70,8 +70,8 @@ def first_live_seat(seats: Sequence[SeatView], community: Sequence[Card]) -> tup
 
 def left_of_big_blind(seats: Sequence[SeatView], community: Sequence[Card]) -> tuple[int, str]:
     """The first round of a button game: the player left of the big blind opens (14.10(d),(f);
-    NOTES.md, Forced bets). ``seats`` start left of the button: the small blind, the big blind,
-    then the rest; heads-up the button is the small blind and acts first.
+    rules-interpretation.md, Forced bets). ``seats`` start left of the button: the small blind, the
+    big blind, then the rest; heads-up the button is the small blind and acts first.
     """
     del community  # position alone decides
     if len(seats) == 2:

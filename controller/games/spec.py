@@ -51,11 +51,12 @@ class OddChip(StrEnum):
     """Who receives the chips left over when tied hands cannot divide a share evenly."""
 
     #: The tied hand holding the highest card by rank, then suit (14.13A(j)2; five-card
-    #: stud by NOTES.md, Odd chips).
+    #: stud by rules-interpretation.md, Odd chips).
     HIGHEST_CARD_BY_SUIT = "highest card by suit"
     #: The tied low hand holding the lowest card, ace low, then suit, clubs lowest (14.13A(j)3).
     LOWEST_LOW_CARD_BY_SUIT = "lowest low card by suit"
-    #: The first tied player clockwise from the button (NOTES.md, Odd chips: triple draw).
+    #: The first tied player clockwise from the button (rules-interpretation.md, Odd chips: triple
+    #: draw).
     FIRST_LEFT_OF_BUTTON = "first tied player clockwise from the button"
 
 
@@ -109,7 +110,8 @@ class Draw:
     presses draw done, then is dealt as many cards face down.
     """
 
-    #: Burn before the first replacement of the draw (14.12A(f); NOTES.md, Burns and draws).
+    #: Burn before the first replacement of the draw (14.12A(f); rules-interpretation.md, Burns and
+    #: draws).
     burn: bool = True
     #: When the stub runs short, the discards of everyone but the drawing player are
     #: reshuffled (14.12A(f)).
@@ -169,8 +171,8 @@ class ShowdownShare:
     #: Whether this share's evaluator may find no qualifying hand (six or better, 14.13A(k)).
     may_not_qualify: bool = False
     #: More than one odd chip (three or more tied hands): one at a time in the rule's order,
-    #: no player receiving more than one (NOTES.md, Odd chips: five-card stud, triple draw);
-    #: False gives the share's whole excess to the one player the rule names (Mambo,
+    #: no player receiving more than one (rules-interpretation.md, Odd chips: five-card stud, triple
+    #: draw); False gives the share's whole excess to the one player the rule names (Mambo,
     #: 14.13A(j)1-3).
     odd_chips_one_at_a_time: bool = True
 
@@ -212,7 +214,7 @@ class GameSpec:
     #: Button games move the button one occupied seat clockwise after every hand (14.10(c)).
     button_moves: bool = False
     #: A hand voided by a misdeal is dealt again with the button where it was, so the same
-    #: players post the same blinds (docs/rules-interpretation.md, Misdeal; NOTES.md,
+    #: players post the same blinds (docs/rules-interpretation.md, Misdeal; rules-interpretation.md,
     #: Integrity, says only that the hand is void). False moves it as after any hand.
     button_stays_after_void: bool = True
     #: Whether the bring-in may be answered by completing it to the small bet.

@@ -4,21 +4,21 @@
 - A button marks the dealer position and moves one occupied seat clockwise
   after every hand; the small blind is the first player left of the button,
   the big blind the next; heads-up the button posts the small blind
-  (14.12A(c), 14.10(c),(d); NOTES.md, Forced bets).
+  (14.12A(c), 14.10(c),(d); rules-interpretation.md, Forced bets).
 - Five rounds of one card face down from the button's left, the button last
   (14.12A(d)); the first betting round starts left of the big blind and the
   blinds keep their option to raise (14.12A(e), 14.10(d),(f)).
 - Three draws, one player at a time from the button's left; each keeps the
   hand or discards any number, passed over the discard reader, and is dealt
   as many new cards (14.12A(f),(h),(j)); a burn before each draw (14.12A(f);
-  NOTES.md, Burns and draws); a stub too short for a player's draw brings the
+  rules-interpretation.md, Burns and draws); a stub too short for a player's draw brings the
   reshuffle of every discard but that player's (14.12A(f)).
 - Betting rounds two to four start with the first live player left of the
   button (14.12A(g),(i),(k)); bet sizes: rounds 1-2 the small bet, rounds 3-4
-  the big bet (NOTES.md, Betting structure).
+  the big bet (rules-interpretation.md, Betting structure).
 - Showdown: the lowest deuce-to-seven hand wins (14.12A(l), 14.3(e),(f);
-  NOTES.md, Deuce-to-seven low); odd chips to the first tied player clockwise
-  from the button (NOTES.md, Odd chips).
+  rules-interpretation.md, Deuce-to-seven low); odd chips to the first tied player clockwise
+  from the button (rules-interpretation.md, Odd chips).
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from controller.hands import deuce_to_seven_low
 
 #: 14.12A(f) says "prior to the first player receiving any new cards, the dealer shall burn";
 #: (h) and (j) replace cards "in accordance with (f)", read as a burn before every draw
-#: (NOTES.md, Burns and draws). Every draw is declared with its burn; a room that burns only
-#: before the first draw posts it as a house rule (HouseRules.burn_before_each_draw).
+#: (rules-interpretation.md, Burns and draws). Every draw is declared with its burn; a room that
+#: burns only before the first draw posts it as a house rule (HouseRules.burn_before_each_draw).
 
 
 def _draw(name: str, size: BetSize, *, burn: bool) -> Street:
@@ -83,11 +83,14 @@ TRIPLE_DRAW: Final = GameSpec(
         _draw("third draw", BetSize.BIG, burn=True),
     ),
     # 14.12A(l): the lowest hand wins; ties split, the odd chip to the first tied player
-    # clockwise from the button (NOTES.md, Odd chips).
+    # clockwise from the button (rules-interpretation.md, Odd chips).
     showdown=Showdown(
         shares=(
             ShowdownShare(
-                "low", deuce_to_seven_low, OddChip.FIRST_LEFT_OF_BUTTON, "NOTES.md, Odd chips"
+                "low",
+                deuce_to_seven_low,
+                OddChip.FIRST_LEFT_OF_BUTTON,
+                "rules-interpretation.md, Odd chips",
             ),
         )
     ),

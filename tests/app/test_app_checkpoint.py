@@ -105,8 +105,8 @@ def test_a_restart_begins_at_the_last_checkpoint_and_resumes_as_a_whole_replay(
 
 
 def test_an_alarm_opened_after_a_checkpoint_is_open_after_the_restart(tmp_path: Path) -> None:
-    """NOTES.md, Integrity: an alarm raised in hand 2, after hand 1's checkpoint, is open after
-    a restart that began at that checkpoint; undo then resolves it."""
+    """rules-interpretation.md, Integrity: an alarm raised in hand 2, after hand 1's checkpoint, is
+    open after a restart that began at that checkpoint; undo then resolves it."""
     with sim_table(tmp_path) as table:
         bot = dealer(table, hands=1)
         bot.run()

@@ -1,6 +1,6 @@
-"""The table's two decks alternate hand by hand (NOTES.md, Shuffle, cut and decks), the deck in
-play is journaled and survives a restart, and a card of the deck not in play is an integrity
-alarm (NOTES.md, Integrity)."""
+"""The table's two decks alternate hand by hand (rules-interpretation.md, Shuffle, cut and decks),
+the deck in play is journaled and survives a restart, and a card of the deck not in play is an
+integrity alarm (rules-interpretation.md, Integrity)."""
 
 from __future__ import annotations
 
@@ -33,9 +33,9 @@ def decks_journaled(directory: Path) -> list[tuple[int, str]]:
 def test_the_decks_alternate_hand_by_hand_and_each_hand_journals_its_deck(
     tmp_path: Path,
 ) -> None:
-    """NOTES.md, Shuffle, cut and decks: with a shuffler the two decks alternate, one in play
-    while the other is shuffled: hand 1 deck A (the configured one), hand 2 deck B, hand 3 A,
-    shown on the display from the hand's start; the dealer who alternates too deals every
+    """rules-interpretation.md, Shuffle, cut and decks: with a shuffler the two decks alternate, one
+    in play while the other is shuffled: hand 1 deck A (the configured one), hand 2 deck B, hand 3
+    A, shown on the display from the hand's start; the dealer who alternates too deals every
     hand without an alarm."""
     with sim_table(tmp_path) as table:
         assert table.controller.alternate_decks
@@ -58,8 +58,8 @@ def test_the_decks_alternate_hand_by_hand_and_each_hand_journals_its_deck(
 
 
 def test_with_alternation_off_every_hand_is_dealt_from_the_one_deck(tmp_path: Path) -> None:
-    """NOTES.md, Shuffle, cut and decks: `[decks] alternate = false` keeps the deck in play
-    (shuffled again for every hand, 13:69F-14.5); it is journaled all the same."""
+    """rules-interpretation.md, Shuffle, cut and decks: `[decks] alternate = false` keeps the deck
+    in play (shuffled again for every hand, 13:69F-14.5); it is journaled all the same."""
     with sim_table(tmp_path, alternate_decks=False) as table:
         dealer(table, hands=3).run()
         assert table.controller.core.finished == 3
@@ -67,9 +67,9 @@ def test_with_alternation_off_every_hand_is_dealt_from_the_one_deck(tmp_path: Pa
 
 
 def test_a_restart_mid_hand_keeps_the_deck_in_play(tmp_path: Path) -> None:
-    """NOTES.md, Shuffle, cut and decks: the deck in play comes back from the journal, not from
-    the hand's parity: stopped mid-hand 2 (deck B), the restarted controller reads deck B's
-    cards, and hand 3 goes back to deck A."""
+    """rules-interpretation.md, Shuffle, cut and decks: the deck in play comes back from the
+    journal, not from the hand's parity: stopped mid-hand 2 (deck B), the restarted controller reads
+    deck B's cards, and hand 3 goes back to deck A."""
     with sim_table(tmp_path) as table:
         bot = dealer(table, hands=3)
         started: list[int] = []
@@ -104,8 +104,8 @@ def test_a_restart_mid_hand_keeps_the_deck_in_play(tmp_path: Path) -> None:
 
 
 def test_a_card_of_the_deck_not_in_play_is_an_integrity_alarm(tmp_path: Path) -> None:
-    """NOTES.md, Integrity: in hand 2 (deck B in play) a card of deck A passes the slot: the
-    hand holds on an alarm naming the other deck's card."""
+    """rules-interpretation.md, Integrity: in hand 2 (deck B in play) a card of deck A passes the
+    slot: the hand holds on an alarm naming the other deck's card."""
     with sim_table(tmp_path) as table:
         dealer(table, hands=1).run()
         controller = table.controller
@@ -123,8 +123,8 @@ def test_a_card_of_the_deck_not_in_play_is_an_integrity_alarm(tmp_path: Path) ->
 
 
 def test_alternate_is_on_by_default_and_must_be_true_or_false() -> None:
-    """NOTES.md, Shuffle, cut and decks: `[decks] alternate` defaults to true; any other value
-    than a boolean is refused naming the key, the value and what is allowed."""
+    """rules-interpretation.md, Shuffle, cut and decks: `[decks] alternate` defaults to true; any
+    other value than a boolean is refused naming the key, the value and what is allowed."""
     assert load(valid()).decks.alternate is True
     data = valid()
     section(data, "decks")["alternate"] = False
@@ -137,9 +137,9 @@ def test_alternate_is_on_by_default_and_must_be_true_or_false() -> None:
 def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restart(
     tmp_path: Path,
 ) -> None:
-    """NOTES.md, Shuffle, cut and decks: the power went after hand 2's start was journaled but
-    before its deck record: the restarted controller puts the hand's deck (B) in play by the
-    same rule and journals it, so the hand's cards are read from the right deck."""
+    """rules-interpretation.md, Shuffle, cut and decks: the power went after hand 2's start was
+    journaled but before its deck record: the restarted controller puts the hand's deck (B) in play
+    by the same rule and journals it, so the hand's cards are read from the right deck."""
     with sim_table(tmp_path) as table:
         dealer(table, hands=1).run()
         table.sim.use_deck("B", seed=7)
@@ -161,7 +161,8 @@ def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restar
 
 def test_the_simulators_bot_deals_the_decks_of_the_tables_configuration(tmp_path: Path) -> None:
     """`tablectl sim --bot random --config table.toml` deals as the controller expects: the
-    first hand from `[decks] active`, then alternating (NOTES.md, Shuffle, cut and decks)."""
+    first hand from `[decks] active`, then alternating (rules-interpretation.md, Shuffle, cut and
+    decks)."""
     data = valid()
     section(data, "decks")["active"] = "b"
     config = tmp_path / "table.toml"
@@ -181,10 +182,10 @@ def test_the_simulators_bot_deals_the_decks_of_the_tables_configuration(tmp_path
 def test_a_restart_between_hands_begins_at_the_checkpoint_with_the_deck_in_play(
     tmp_path: Path,
 ) -> None:
-    """NOTES.md, Shuffle, cut and decks, with docs/journal.md, Checkpoints: stopped after hand 2
-    (deck B), the restart replays from hand 2's checkpoint only, which carries the deck in play
-    and the shoe's last reads: hand 3 is dealt from deck A again, and the reads' repeat filter
-    is restored (docs/protocol.md 7)."""
+    """rules-interpretation.md, Shuffle, cut and decks, with docs/journal.md, Checkpoints: stopped
+    after hand 2 (deck B), the restart replays from hand 2's checkpoint only, which carries the deck
+    in play and the shoe's last reads: hand 3 is dealt from deck A again, and the reads' repeat
+    filter is restored (docs/protocol.md 7)."""
     with sim_table(tmp_path) as table:
         bot = dealer(table, hands=3)
         halted = threading.Event()

@@ -67,7 +67,8 @@ def test_recall_json_gives_each_hands_lines_and_told_events_no_more_than_its_tex
         assert head == f"Hand {hand['number']}, triple-draw, {hand['started']}"
         assert stakes == f"  stakes: {describe_stakes(Stakes(**hand['stakes']))}"
         assert hand["stakes"] == dataclasses.asdict(table.config.stakes)
-        # NOTES.md, House rules: journaled with the hand, posted in the words the display uses.
+        # rules-interpretation.md, House rules: journaled with the hand, posted in the words the
+        # display uses.
         assert hand["rules"] == table.config.rules.as_words()
         assert rules == "  house rules: half-bet all-in"
         assert lines == [f"  {line}" for line in hand["lines"]]

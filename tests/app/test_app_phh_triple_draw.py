@@ -85,16 +85,16 @@ def _unrepresentable(hand: HandRecord) -> str | None:
     if any(e["kind"] == "blind_posted" and e["all_in"] for e in events):
         # docs/rules-interpretation.md, Triple Draw, Blinds: a short blind puts the seat all-in;
         # PokerKit then plays the posted amount as the bet to call and raise from, the table
-        # keeps the full big blind as the first bet (NOTES.md, Betting structure).
+        # keeps the full big blind as the first bet (rules-interpretation.md, Betting structure).
         return "short blind"
     if any(e["kind"] == "action_taken" and e["action"] == "completes" for e in events):
         # The table lets the next player complete a short all-in bet to the full bet, as in
-        # stud (NOTES.md, Betting structure); PokerKit takes the short bet as the bet, so the
-        # least raise over it is a full bet more and a lone opponent may only call it.
+        # stud (rules-interpretation.md, Betting structure); PokerKit takes the short bet as the
+        # bet, so the least raise over it is a full bet more and a lone opponent may only call it.
         return "completion of a short all-in bet"
     if _over_pokerkit_cap(events):
-        # NOTES.md, Betting structure: a bet and three raises, a short all-in raise not
-        # among them; PokerKit counts every bet or raise, the short one included.
+        # rules-interpretation.md, Betting structure: a bet and three raises, a short all-in raise
+        # not among them; PokerKit counts every bet or raise, the short one included.
         return "raise cap"
     if _unanswerable_action(events):
         # docs/rules-interpretation.md, Triple Draw, Blinds: every player acts at least once

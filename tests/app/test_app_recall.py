@@ -49,7 +49,7 @@ def test_recall_works_while_an_alarm_holds_the_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Issue 7: recall reads the journal while the controller runs and an alarm holds the hand
-    (NOTES.md, Integrity); the held hand is shown in progress, with its alarm."""
+    (rules-interpretation.md, Integrity); the held hand is shown in progress, with its alarm."""
     with sim_table(tmp_path) as table:
         dealer(table, hands=1).run()
         controller = table.controller

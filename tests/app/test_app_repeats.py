@@ -4,7 +4,7 @@ A read and its repeat are judged on the shoe's clock (``read_ms``). The
 journal keeps each read's tag and ``read_ms``, and a restarted controller
 gives them back to its filter, so a repeat of the last journaled read that
 arrives just after the restart is dropped, not taken as a second read (which
-would be a "card seen twice" alarm, NOTES.md, Integrity).
+would be a "card seen twice" alarm, rules-interpretation.md, Integrity).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def test_a_repeat_of_the_last_journaled_read_after_a_restart_is_dropped(tmp_path
     """docs/protocol.md 7: the hand's first card is read and journaled with its tag and
     read_ms; the controller restarts; the same tag at the slot 100 ms later on the shoe's
     clock is a repeat (journaled as rfid_repeat), not a second read ("already seen this hand",
-    NOTES.md, Integrity), and the hand goes on."""
+    rules-interpretation.md, Integrity), and the hand goes on."""
     with sim_table(tmp_path, repeat_window=0.5) as table:
         controller = table.controller
         assert wait_until(lambda: not controller.core.paused_by, PATIENCE)

@@ -212,9 +212,9 @@ def test_the_dealers_screen_shows_no_card_no_player_may_see(tmp_path: Path, game
 
 
 def test_an_alarm_on_a_hole_cards_twin_names_it_nowhere_the_table_sees(tmp_path: Path) -> None:
-    """NOTES.md, Integrity, and docs/display.md, What the table sees: seat 1's hole card read
-    again at the slot raises an alarm; the log, the views the display is given and the panel's
-    line say "a card", never the hole card's code; the journal's alarm record names it."""
+    """rules-interpretation.md, Integrity, and docs/display.md, What the table sees: seat 1's hole
+    card read again at the slot raises an alarm; the log, the views the display is given and the
+    panel's line say "a card", never the hole card's code; the journal's alarm record names it."""
     views: list[TableView] = []
     with (
         json_log(tmp_path) as lines,

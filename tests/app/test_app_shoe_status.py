@@ -57,7 +57,7 @@ def test_the_panel_puts_a_shoe_fault_first_and_a_shoe_warning_after_an_alarm(
 ) -> None:
     """docs/protocol.md 3.1 STA: a reader fault or a jam pauses the table (the panel says so,
     no seat lit); an open lid or an empty shoe replaces the line but keeps the seat the table
-    waits for lit; an integrity alarm (NOTES.md, Integrity) outranks a warning."""
+    waits for lit; an integrity alarm (rules-interpretation.md, Integrity) outranks a warning."""
     assert panel_line(pending, pauses, warnings) == shown
 
 

@@ -162,8 +162,8 @@ def test_status_json_tells_the_journal_head_the_hand_the_seat_to_act_and_the_con
 def test_status_exits_1_while_an_alarm_is_open_and_names_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A foreign tag holds the hand (NOTES.md, Integrity): exit 1, the alarm as announced;
-    with no controller running, ``running`` is false and the reason given."""
+    """A foreign tag holds the hand (rules-interpretation.md, Integrity): exit 1, the alarm as
+    announced; with no controller running, ``running`` is false and the reason given."""
     with json_log(tmp_path), sim_table(tmp_path, clock=ManualClock()) as table:
         config = status_config(tmp_path, table)
         dealer(table, hands=1).run()

@@ -175,8 +175,8 @@ def test_a_journal_ending_with_an_input_without_its_decision_resumes_exactly(
 
 
 def test_an_alarm_open_at_a_restart_stays_open(tmp_path: Path) -> None:
-    """Issue 7 (NOTES.md, Integrity): an alarm open when the controller stopped is open after the
-    restart, and undo resolves it."""
+    """Issue 7 (rules-interpretation.md, Integrity): an alarm open when the controller stopped is
+    open after the restart, and undo resolves it."""
     with sim_table(tmp_path) as table:
         controller = table.controller
         assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
@@ -358,9 +358,9 @@ def test_each_event_is_one_log_line_and_the_seat_to_act_is_a_field(tmp_path: Pat
 def test_an_alarm_and_a_refused_input_are_logged_at_warning_the_rest_at_info(
     tmp_path: Path,
 ) -> None:
-    """docs/deploy.md, Reading the log: an integrity alarm (NOTES.md, Integrity) and a refused
-    input are faults the dealer must act on, logged at warning so that a filter on warning and
-    error finds them; the engine's other events are logged at info."""
+    """docs/deploy.md, Reading the log: an integrity alarm (rules-interpretation.md, Integrity) and
+    a refused input are faults the dealer must act on, logged at warning so that a filter on warning
+    and error finds them; the engine's other events are logged at info."""
     with json_log(tmp_path) as lines, sim_table(tmp_path) as table:
         controller = table.controller
         assert wait_until(lambda: not controller.core.paused_by, PATIENCE)

@@ -121,8 +121,8 @@ def test_the_help_lists_the_training_keys(tmp_path: Path) -> None:
 
 def test_a_card_of_the_other_deck_raises_the_alarm_and_undo_resolves_it(tmp_path: Path) -> None:
     """``a`` mid-hand: a card of the other deck passes the slot; the red banner holds the hand
-    (NOTES.md, Integrity) and the dealer waits; ``u`` (undo) dismisses the read, the banner
-    goes, and the hand and the next are dealt and settled."""
+    (rules-interpretation.md, Integrity) and the dealer waits; ``u`` (undo) dismisses the read, the
+    banner goes, and the hand and the next are dealt and settled."""
 
     async def scene(app: TrainingDisplay, pilot: Pilot[None], demo: DemoTable) -> None:
         with paused_mid_hand(demo) as reached:
@@ -145,8 +145,8 @@ def test_a_card_of_the_other_deck_raises_the_alarm_and_undo_resolves_it(tmp_path
 
 
 def test_misdeal_voids_the_hand_and_the_demo_deals_the_next(tmp_path: Path) -> None:
-    """``m`` mid-hand: the hand is void, every bet returned (NOTES.md, Integrity), the log
-    says so; the dealer shuffles for the next hand and the demo goes on."""
+    """``m`` mid-hand: the hand is void, every bet returned (rules-interpretation.md, Integrity),
+    the log says so; the dealer shuffles for the next hand and the demo goes on."""
 
     async def scene(app: TrainingDisplay, pilot: Pilot[None], demo: DemoTable) -> None:
         controller = demo.table.controller

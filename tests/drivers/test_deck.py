@@ -1,4 +1,5 @@
-"""Deck files, enrollment, and mapping tags to the engine's inputs (NOTES.md, Integrity)."""
+"""Deck files, enrollment, and mapping tags to the engine's inputs (rules-interpretation.md,
+Integrity)."""
 
 from __future__ import annotations
 
@@ -75,14 +76,16 @@ def test_a_missing_deck_file_is_named(tmp_path: Path) -> None:
 
 
 def test_a_tag_of_the_active_deck_is_a_card_read_at_its_point() -> None:
-    """NOTES.md, Integrity: every card is known by its tag; the active deck's tag is its card."""
+    """rules-interpretation.md, Integrity: every card is known by its tag; the active deck's tag is
+    its card."""
     decks = DeckSet(RED, BLUE)
     read = TagRead(tags(1)[51], ReadPoint.DISCARD_READER, 0, 0)
     assert decks.lookup(read) == CardRead(Card.parse("As"), ReadPoint.DISCARD_READER)
 
 
 def test_a_tag_of_the_other_deck_is_an_integrity_alarm_naming_the_card() -> None:
-    """NOTES.md, Integrity: a card not in the active deck is an alarm; the reason names it."""
+    """rules-interpretation.md, Integrity: a card not in the active deck is an alarm; the reason
+    names it."""
     decks = DeckSet(RED, BLUE)
     alarm = decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0, 0))
     assert alarm == ForeignTag(
@@ -91,14 +94,15 @@ def test_a_tag_of_the_other_deck_is_an_integrity_alarm_naming_the_card() -> None
 
 
 def test_an_unknown_tag_is_an_integrity_alarm() -> None:
-    """NOTES.md, Integrity: a tag in neither deck is an alarm."""
+    """rules-interpretation.md, Integrity: a tag in neither deck is an alarm."""
     alarm = DeckSet(RED, BLUE).lookup(TagRead("E0FFFFFFFFFFFFFF", ReadPoint.DEALING_SLOT, 0, 0))
     assert isinstance(alarm, ForeignTag)
     assert alarm.reason == "not enrolled in either deck"
 
 
 def test_switching_decks_makes_the_other_deck_active() -> None:
-    """NOTES.md, Shuffle, cut and decks: the decks alternate; after a switch blue is in play."""
+    """rules-interpretation.md, Shuffle, cut and decks: the decks alternate; after a switch blue is
+    in play."""
     decks = DeckSet(RED, BLUE)
     assert decks.switch() is BLUE
     assert decks.lookup(TagRead(tags(2)[0], ReadPoint.DEALING_SLOT, 0, 0)) == CardRead(DECK[0])
@@ -106,7 +110,8 @@ def test_switching_decks_makes_the_other_deck_active() -> None:
 
 
 def test_two_decks_sharing_a_tag_or_a_name_are_refused() -> None:
-    """NOTES.md, Integrity: a tag names one card of one deck; two decks need two names."""
+    """rules-interpretation.md, Integrity: a tag names one card of one deck; two decks need two
+    names."""
     with pytest.raises(DeckError, match="share 52 tags"):
         DeckSet(RED, deck("blue", 1))
     with pytest.raises(DeckError, match="both decks are named"):
@@ -182,8 +187,9 @@ def test_a_deck_file_uid_gets_the_byte_order_hint_only_when_it_is_a_reversed_uid
 
 
 def test_a_tag_shared_by_two_deck_files_names_both_files_lines_and_cards(tmp_path: Path) -> None:
-    """NOTES.md, Integrity: a tag belongs to one card of one deck. The error names the tag,
-    each deck's card and where each file says so (red's 2c on line 3, blue's Ks on line 50)."""
+    """rules-interpretation.md, Integrity: a tag belongs to one card of one deck. The error names
+    the tag, each deck's card and where each file says so (red's 2c on line 3, blue's Ks on line
+    50)."""
     red, blue = tmp_path / "red.deck", tmp_path / "blue.deck"
     RED.save(red)
     blue_tags = tags(2)
@@ -200,8 +206,9 @@ def test_a_tag_shared_by_two_deck_files_names_both_files_lines_and_cards(tmp_pat
 def test_a_deck_copied_whole_names_the_first_shared_tags_and_counts_the_rest(
     tmp_path: Path,
 ) -> None:
-    """NOTES.md, Integrity: deck red copied as blue shares all 52 tags; the error names the
-    first three (cards, files and lines) and counts the other 49, not a wall of 52 UIDs."""
+    """rules-interpretation.md, Integrity: deck red copied as blue shares all 52 tags; the error
+    names the first three (cards, files and lines) and counts the other 49, not a wall of 52
+    UIDs."""
     red, blue = tmp_path / "red.deck", tmp_path / "blue.deck"
     RED.save(red)
     blue.write_text(RED.dumps().replace("deck red", "deck blue"))

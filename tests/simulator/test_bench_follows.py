@@ -171,8 +171,8 @@ def test_a_paused_table_refuses_a_new_hand_on_the_panel_the_display_and_the_log(
     tmp_path: Path,
 ) -> None:
     """The shoe unplugged between hands: new hand is refused, saying the table is paused and
-    by what (NOTES.md, Integrity: every card known by its tag; docs/app.md, Devices lost and
-    found); the panel keeps the pause's line, the display's log shows the refusal, the log
+    by what (rules-interpretation.md, Integrity: every card known by its tag; docs/app.md, Devices
+    lost and found); the panel keeps the pause's line, the display's log shows the refusal, the log
     has it at warning. Plugged back, the same press starts the hand."""
     views: list[TableView] = []
     with json_log(tmp_path) as lines, bench(tmp_path, hands=1, views=views) as b:
@@ -235,9 +235,9 @@ def test_the_bot_waits_while_the_shoe_is_unplugged_and_deals_on_once_it_is_back(
 
 
 def test_a_misdeal_at_the_console_voids_the_hand_for_the_bot_too(tmp_path: Path) -> None:
-    """'press misdeal' mid-hand: the controller voids the hand (NOTES.md, Integrity: every bet
-    returned) and so does the bot's table; the bot then shuffles for the next hand instead of
-    dealing its old one, and both settle every hand alike."""
+    """'press misdeal' mid-hand: the controller voids the hand (rules-interpretation.md, Integrity:
+    every bet returned) and so does the bot's table; the bot then shuffles for the next hand instead
+    of dealing its old one, and both settle every hand alike."""
     with bench(tmp_path, hands=2) as b:
 
         def pause_after_the_second_card(line: str) -> None:
@@ -285,9 +285,9 @@ def test_an_alarm_from_the_console_holds_the_bot_until_the_dealer_resolves_it(
     tmp_path: Path,
 ) -> None:
     """'fault twice' mid-hand: a card seen twice, an integrity alarm the controller holds the
-    hand on (NOTES.md, Integrity) and the bot did not cause: a new hand is refused, the bot
-    waits, naming the panel's alarm; 'press undo' dismisses that read on the controller only,
-    and the bot deals on."""
+    hand on (rules-interpretation.md, Integrity) and the bot did not cause: a new hand is refused,
+    the bot waits, naming the panel's alarm; 'press undo' dismisses that read on the controller
+    only, and the bot deals on."""
     with bench(tmp_path, hands=1) as b:
 
         def pause_after_the_third_card(line: str) -> None:
@@ -302,7 +302,7 @@ def test_an_alarm_from_the_console_holds_the_bot_until_the_dealer_resolves_it(
         clock.advance(1.0)  # past the shoe's repeat window: a second read, not a repeat
         assert "passed the slot again" in b.command("fault twice")
         assert wait_until(lambda: panel(b.table).startswith("ALARM "), WAIT)
-        # A new hand while the alarm holds this one is refused (NOTES.md, Integrity).
+        # A new hand while the alarm holds this one is refused (rules-interpretation.md, Integrity).
         controller = b.table.controller
         taken = controller.inputs
         assert b.command("press new_hand") == "pressed new_hand\n"

@@ -167,8 +167,9 @@ def test_a_draw_with_reshuffled_discards_arrives_as_the_bot_dealt_it(sim: Simula
 
 
 def test_a_script_with_a_card_dealt_twice_arrives_as_written(sim: Simulator) -> None:
-    """A named deal of a card already dealt is read again at the slot (NOTES.md, Integrity):
-    the controller sees the alarm the script records, then the undo, then the misdeal."""
+    """A named deal of a card already dealt is read again at the slot (rules-interpretation.md,
+    Integrity): the controller sees the alarm the script records, then the undo, then the
+    misdeal."""
     script = parse_script(
         "game five-card-stud\nseats 1 2\nstakes ante=1 bring-in=2 small-bet=5 big-bet=10\n"
         "stacks 1=50 2=50\nnew_hand\nAh\n2c\nKd\nKd\nundo\n3d\nmisdeal\n",
@@ -319,7 +320,8 @@ def test_a_stopped_runner_resumes_with_the_act_it_held(sim: Simulator) -> None:
 
 def test_a_scripted_stray_tag_is_read_at_the_slot(sim: Simulator) -> None:
     """A script's foreign tag passes the shoe's slot reader: the controller's deck lookup makes
-    it a ForeignTag, an integrity alarm (NOTES.md, Integrity), which undo dismisses."""
+    it a ForeignTag, an integrity alarm (rules-interpretation.md, Integrity), which undo
+    dismisses."""
     script = parse_script(
         "game mambo\nseats 1 2\nstakes ante=1 bring-in=2 small-bet=5 big-bet=10\n"
         "new_hand\ntag E0040100000000AB slot stray\nundo\nmisdeal\n",

@@ -121,8 +121,9 @@ _ACCEPTED = {
 
 
 def test_the_bot_deals_from_a_new_shuffle_and_cut_before_every_hand() -> None:
-    """13:69F-14.5 (NOTES.md, Shuffle, cut and decks): each hand begins with a shuffle from a
-    new seed and a cut of at least ten; the cards dealt are that stub's, top first."""
+    """13:69F-14.5 (rules-interpretation.md, Shuffle, cut and decks): each hand begins with a
+    shuffle from a new seed and a cut of at least ten; the cards dealt are that stub's, top
+    first."""
     bot = RandomBot("mambo", seats=4, seed=5, hands=30)
     list(bot)
     seeds = set()
@@ -149,7 +150,7 @@ def test_the_same_seed_plays_the_same_hands_and_another_seed_others() -> None:
 
 
 def test_alternating_decks_put_a_and_b_in_play_in_turn() -> None:
-    """NOTES.md, Shuffle, cut and decks: with a shuffler the two decks alternate."""
+    """rules-interpretation.md, Shuffle, cut and decks: with a shuffler the two decks alternate."""
     bot = RandomBot("mambo", seats=3, seed=1, hands=4, alternate_decks=True)
     decks = [a.deck for a in bot if isinstance(a, Shuffle)]
     assert decks == ["A", "B", "A", "B"]

@@ -189,8 +189,8 @@ def test_a_bad_command_says_which_and_what_was_expected_and_the_run_fails(tmp_pa
         "twice",
         "error: fault: expected 'fault delay DEVICE SECONDS [COUNT]'; got 'delay shoe'",
         "error: fault: device 'toaster': expected shoe or panel",
-        "error: cut: cut of 5 cards: expected at least 10 off the top (NOTES.md, Shuffle, "
-        "cut and decks) and at most 51 of 52",
+        "error: cut: cut of 5 cards: expected at least 10 off the top "
+        "(rules-interpretation.md, Shuffle, cut and decks) and at most 51 of 52",
         "error: wait: seconds 'forever': expected a number",
         "error: state: expected 'state' with no arguments; got 'extra'",
     ]

@@ -70,7 +70,8 @@ def test_enrollment_files_are_the_drivers_deck_files_in_new_deck_order(tmp_path:
 
 
 def test_the_controller_tells_the_decks_apart_by_their_files(tmp_path: Path) -> None:
-    """NOTES.md, Integrity: loaded into a DeckSet, the other deck's card and a stray tag alarm."""
+    """rules-interpretation.md, Integrity: loaded into a DeckSet, the other deck's card and a stray
+    tag alarm."""
     a, b = make_decks(6)
     for deck in (a, b):
         write_deck_file(tmp_path / f"deck-{deck.name}.txt", deck)
@@ -94,7 +95,8 @@ def test_a_shuffle_from_a_seed_is_a_repeatable_permutation_of_the_deck() -> None
 
 
 def test_cut_moves_at_least_ten_cards_from_the_top_beneath() -> None:
-    """NOTES.md, Shuffle, cut and decks: the cut takes at least ten cards off the top."""
+    """rules-interpretation.md, Shuffle, cut and decks: the cut takes at least ten cards off the
+    top."""
     cards = shuffled(2)
     assert cut(cards, 10) == cards[10:] + cards[:10]
     for bad in (9, 0, 52):

@@ -249,7 +249,8 @@ def test_a_power_cycle_restarts_the_clock_and_forgets_reads_not_made() -> None:
 
 
 def test_stray_tag_other_deck_and_card_dealt_twice_reach_the_host_as_reads() -> None:
-    """NOTES.md, Integrity: the faults the controller must catch are plain slot reads."""
+    """rules-interpretation.md, Integrity: the faults the controller must catch are plain slot
+    reads."""
     shoe, bench = shoe_bench()
     first = shoe.deal(now=bench.now)
     top = shoe.stub[0]
@@ -279,7 +280,7 @@ def test_the_discard_reader_reports_at_its_own_read_point() -> None:
 
 
 def test_cut_after_a_deal_is_refused() -> None:
-    """NOTES.md, Shuffle, cut and decks: the cut comes before any card is dealt."""
+    """rules-interpretation.md, Shuffle, cut and decks: the cut comes before any card is dealt."""
     shoe, _ = shoe_bench()
     shoe.cut(10)
     shoe.deal(now=0.0)

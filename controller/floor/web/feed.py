@@ -61,7 +61,7 @@ class FeedAmount:
 @dataclass(frozen=True, slots=True)
 class FeedSettlement:
     """The settlement: each pot's division in the table's words, each odd chip with the rule
-    that decided it (NOTES.md, Odd chips), the rake and each seat's net result."""
+    that decided it (rules-interpretation.md, Odd chips), the rake and each seat's net result."""
 
     pots: tuple[str, ...]
     rake: int

@@ -203,8 +203,8 @@ def _settled(event: ev.HandSettled) -> list[Step]:
 
 
 def pot_words(pot: ev.PotResult) -> str:
-    """A pot's division, each odd chip with the rule that decided it (NOTES.md, Odd chips:
-    14.13A(j)1-3 in Mambo, the engine's rule names in the others)."""
+    """A pot's division, each odd chip with the rule that decided it (rules-interpretation.md, Odd
+    chips: 14.13A(j)1-3 in Mambo, the engine's rule names in the others)."""
     if pot.returned:
         return f"{pot.name} {pot.amount} returned to seat {pot.eligible[0]} (uncalled)"
     shares = "; ".join(
