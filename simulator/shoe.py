@@ -212,9 +212,8 @@ class VirtualShoe(DeviceCore):
         """Cut the stub: at least ten cards off the top, before any card is dealt."""
         if self.dealt:
             raise DeviceError("cards have been dealt from this stub; shuffle before the cut")
-        self.stub = cut(
-            self.stub, count
-        )  # rules-interpretation.md, Shuffle, cut and decks: >= 10 cards
+        # rules-interpretation.md, Shuffle, cut and decks: at least ten cards.
+        self.stub = cut(self.stub, count)
 
     # --- reads ----------------------------------------------------------------------------
 

@@ -44,9 +44,8 @@ def test_defaults_are_the_documented_ones() -> None:
     """Keys left out take the defaults docs/deploy.md documents."""
     settings = load(valid())
     assert settings.dealer == 0  # 14.13A(c): seat 1 is dealt first
-    assert (
-        settings.stakes.cap == 4
-    )  # rules-interpretation.md, Betting structure: one bet and three raises
+    # rules-interpretation.md, Betting structure: one bet and three raises.
+    assert settings.stakes.cap == 4
     assert settings.stakes.chip == 1
     assert settings.stakes.rake_percent == 0
     assert settings.stakes.rake_cap is None
