@@ -1,5 +1,5 @@
 """Any input at any time: the engine never raises, refuses or alarms instead, and undo of
-any accepted input restores the table exactly (the issue's Integrity rules; rules-interpretation.md,
+any accepted input restores the table exactly (rules-interpretation.md,
 Integrity). Random legal play mixed with random cards, tags and buttons.
 """
 

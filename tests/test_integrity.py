@@ -1,5 +1,5 @@
-"""Integrity: alarms hold the hand, illegal buttons are refused, misdeal and undo (the
-issue's Integrity rules; rules-interpretation.md, Integrity).
+"""Integrity: alarms hold the hand, illegal buttons are refused, misdeal and undo
+(rules-interpretation.md, Integrity).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Triple Draw 2-7 (N.J.A.C. 13:69F-14.12A, ``controller/games/triple_draw.py``): each rule
-of the procedure and of docs/rules-interpretation.md, tested by the subsection it comes from.
+of the procedure and of docs/rules-interpretation.md tested by the subsection it comes from.
 """
 
 from __future__ import annotations

@@ -96,7 +96,7 @@ class Drawing:
 
     def folded(self, hand: HandState, seat: int) -> None:
         """A folded hand joins the discards a short stub reshuffles (docs/rules-interpretation.md,
-        Triple draw: the reshuffle)."""
+        Burns and draws: the short stub)."""
         for card in hand.down[seat] + hand.up[seat]:
             hand.discarded[card.index] = seat
 

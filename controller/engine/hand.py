@@ -120,7 +120,7 @@ class HandState:
     def take(self, card: Card, expected: CardExpected) -> CardDealt:
         """A card out of the shoe to where ``expected`` says; Irregularity if this hand saw it.
 
-        A card where a burn is expected is the burn (the integrity rules of issue 3).
+        A card where a burn is expected is the burn (rules-interpretation.md, Burns and draws).
         """
         index = card.index
         reshuffled = self.reshuffled

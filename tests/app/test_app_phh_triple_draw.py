@@ -83,7 +83,7 @@ def _unrepresentable(hand: HandRecord) -> str | None:
         # cannot say so (PokerKit would deal from its own reshuffled muck).
         return "reshuffle"
     if any(e["kind"] == "blind_posted" and e["all_in"] for e in events):
-        # docs/rules-interpretation.md, Triple Draw, Blinds: a short blind puts the seat all-in;
+        # docs/rules-interpretation.md, Forced bets: a short blind puts the seat all-in;
         # PokerKit then plays the posted amount as the bet to call and raise from, the table
         # keeps the full big blind as the first bet (rules-interpretation.md, Betting structure).
         return "short blind"
@@ -97,7 +97,7 @@ def _unrepresentable(hand: HandRecord) -> str | None:
         # not among them; PokerKit counts every bet or raise, the short one included.
         return "raise cap"
     if _unanswerable_action(events):
-        # docs/rules-interpretation.md, Triple Draw, Blinds: every player acts at least once
+        # docs/rules-interpretation.md, Forced bets: every player acts at least once
         # and may raise; PokerKit asks no one to act, and lets no one raise, when no other
         # player could answer.
         return "no one left to answer"
