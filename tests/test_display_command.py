@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import array
 import asyncio
+import errno
+import fcntl
+import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -73,6 +78,102 @@ def test_a_screenshot_of_a_demo_scene_is_written_as_svg(tmp_path: Path) -> None:
     svg = out.read_text(encoding="utf-8")
     assert svg.startswith("<svg")
     assert "UNDO" in svg
+
+
+#: What --screenshot expects, said after why a path cannot take the file.
+WRITABLE = "expected a writable file path in an existing folder"
+
+
+def _screenshot_refused(path: Path | str, capsys: pytest.CaptureFixture[str]) -> str:
+    """``--screenshot path`` exits 2 with one line and no traceback; the line."""
+    argv = ["display", "--demo", "--scene", "alarm", "--screenshot", str(path)]
+    assert main(argv) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert len(captured.err.splitlines()) == 1, captured.err
+    assert captured.err.endswith(f"; {WRITABLE}\n")
+    return captured.err
+
+
+def test_a_screenshot_into_a_missing_folder_names_the_path_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A file in a folder that does not exist (it was a FileNotFoundError traceback)."""
+    path = tmp_path / "nonexist" / "x.svg"
+    err = _screenshot_refused(path, capsys)
+    assert err.startswith(f"tablectl display: --screenshot {path}: no folder {path.parent}; ")
+    assert not path.parent.exists()
+
+
+def test_a_screenshot_onto_a_folder_or_under_a_file_names_the_path_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A folder given as the file, and a file given as the folder: each said as it is."""
+    err = _screenshot_refused(tmp_path, capsys)
+    assert err.startswith(f"tablectl display: --screenshot {tmp_path}: it is a folder; ")
+    plain = tmp_path / "plain.txt"
+    plain.write_text("kept", encoding="utf-8")
+    err = _screenshot_refused(plain / "x.svg", capsys)
+    assert err.startswith(f"tablectl display: --screenshot {plain / 'x.svg'}: {plain} is not a ")
+    assert plain.read_text(encoding="utf-8") == "kept"
+
+
+#: linux/fs.h: the inode flags ioctls and the immutable flag (chattr +i).
+FS_IOC_GETFLAGS, FS_IOC_SETFLAGS, FS_IMMUTABLE_FL = 0x80086601, 0x40086602, 0x10
+
+
+def _set_immutable(path: Path, *, on: bool) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        flags = array.array("l", [0])
+        fcntl.ioctl(descriptor, FS_IOC_GETFLAGS, flags, True)
+        flags[0] = flags[0] | FS_IMMUTABLE_FL if on else flags[0] & ~FS_IMMUTABLE_FL
+        fcntl.ioctl(descriptor, FS_IOC_SETFLAGS, flags)
+    finally:
+        os.close(descriptor)
+
+
+@pytest.fixture
+def unwritable_folder(tmp_path: Path) -> Iterator[Path]:
+    """A folder the running user may not write in: immutable (chattr +i: root included) when
+    run as root, else read-only permissions."""
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    if os.geteuid() == 0:
+        try:
+            _set_immutable(folder, on=True)
+        except OSError as error:  # a file system without inode flags (some overlays)
+            pytest.skip(f"cannot make the folder immutable here: {error}")
+        try:
+            yield folder
+        finally:
+            _set_immutable(folder, on=False)
+    else:
+        folder.chmod(0o555)
+        try:
+            yield folder
+        finally:
+            folder.chmod(0o755)
+
+
+def test_a_screenshot_where_it_may_not_be_written_says_why_and_exits_2(
+    unwritable_folder: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An unwritable folder: refused before the scene is drawn, with the system's reason."""
+    path = unwritable_folder / "x.svg"
+    err = _screenshot_refused(path, capsys)
+    reason = os.strerror(errno.EPERM if os.geteuid() == 0 else errno.EACCES)
+    assert err.startswith(f"tablectl display: --screenshot {path}: cannot write it: {reason}; ")
+    assert not path.exists()
+
+
+def test_a_screenshot_the_device_cannot_take_says_why_and_exits_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A file that opens but cannot take the SVG (/dev/full: no space left) is said too."""
+    err = _screenshot_refused("/dev/full", capsys)
+    reason = os.strerror(errno.ENOSPC)
+    assert err.startswith(f"tablectl display: --screenshot /dev/full: cannot write it: {reason}; ")
 
 
 @pytest.mark.parametrize(

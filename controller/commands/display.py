@@ -21,6 +21,7 @@ from typing import Final
 
 from controller.config import SettingsError, load_config
 from controller.display.demo import SCENES
+from controller.display.view import TableView
 from controller.settings import DEFAULT_CONFIG
 
 EXIT_DONE: Final = 0
@@ -92,8 +93,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "socket ([display] socket of --config, or --socket), follow it, and reconnect by "
         "itself when the controller goes away; q quits the display, never the table. Or "
         "show the demonstration scenes (--demo), one scene (--scene) or a screenshot of one "
-        "(--screenshot). Exit status: 0 done, 2 a configuration that cannot be read or "
-        "options that do not go together.",
+        "(--screenshot). Exit status: 0 done, 2 a configuration that cannot be read, "
+        "options that do not go together, or a --screenshot file that cannot be written.",
     )
     add_arguments(parser)
     parser.set_defaults(run=run)
@@ -120,15 +121,52 @@ def run(args: argparse.Namespace) -> int:
     # Textual loads here, not when ``tablectl`` builds its parser for another command.
     from controller.display.demo_app import (  # noqa: PLC0415 -- lazy: Textual costs ~0.3 s
         DemoDisplay,
-        screenshot,
     )
 
     names = [args.scene] if args.scene else list(SCENES)
     if args.screenshot is not None:
-        args.screenshot.write_text(asyncio.run(screenshot(SCENES[names[0]](), args.size)))
-        return 0
+        return _screenshot(args.screenshot, SCENES[names[0]](), args.size)
     DemoDisplay([SCENES[name]() for name in names], args.interval).run()
     return EXIT_DONE
+
+
+def _screenshot(path: Path, view: TableView, size: tuple[int, int]) -> int:
+    """Write ``view`` drawn at ``size`` to ``path`` as SVG; the exit status."""
+    from controller.display.demo_app import screenshot  # noqa: PLC0415 -- lazy, as above
+
+    # Opened before the scene is drawn: a path that cannot take the file is said at once.
+    try:
+        out = path.open("w", encoding="utf-8")
+    except OSError as error:
+        return _unwritable(path, _why_not_opened(path, error))
+    with out:
+        try:
+            out.write(asyncio.run(screenshot(view, size)))
+            out.flush()
+        except OSError as error:
+            return _unwritable(path, f"cannot write it: {error.strerror}")
+    return EXIT_DONE
+
+
+def _why_not_opened(path: Path, error: OSError) -> str:
+    """Why ``--screenshot``'s file could not be opened for writing, in the dealer's words."""
+    if isinstance(error, IsADirectoryError):
+        return "it is a folder"
+    if isinstance(error, FileNotFoundError) and not path.parent.is_dir():
+        return f"no folder {path.parent}"
+    if isinstance(error, NotADirectoryError):
+        return f"{path.parent} is not a folder"
+    return f"cannot write it: {error.strerror}"
+
+
+def _unwritable(path: Path, why: str) -> int:
+    """Say that ``--screenshot`` cannot be written and why, on one line; the usage status."""
+    print(
+        f"tablectl display: --screenshot {path}: {why}; expected a writable file path in an "
+        "existing folder",
+        file=sys.stderr,
+    )
+    return EXIT_USAGE
 
 
 def attach(args: argparse.Namespace) -> int:
