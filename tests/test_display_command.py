@@ -14,6 +14,7 @@ import pytest
 from display_harness import settle
 
 from controller.cli import main
+from controller.display.attach import AttachedDisplay, LinkBanner
 from controller.display.demo import SCENES
 from controller.display.demo_app import DemoDisplay
 from controller.display.view import TableView
@@ -234,3 +235,48 @@ def test_a_demo_without_views_is_refused() -> None:
     """The error says what the demo expected."""
     with pytest.raises(ValueError, match="expected at least one view"):
         DemoDisplay([], interval=1)
+
+
+def _quit_once_refused(monkeypatch: pytest.MonkeyPatch, banners: list[str]) -> None:
+    """``AttachedDisplay.run`` headless: once the first try has failed, keep the banner's
+    text and press q, as the dealer does."""
+
+    def run(app: AttachedDisplay) -> None:
+        async def session() -> None:
+            async with app.run_test(size=(120, 40)) as pilot:
+                assert await settle(pilot, lambda: bool(app.problem), seconds=30.0)
+                banners.append(str(app.query_one(LinkBanner).content))
+                await pilot.press("q")
+
+        asyncio.run(session())
+
+    monkeypatch.setattr(AttachedDisplay, "run", run)
+
+
+def test_a_display_that_reached_no_table_does_not_say_one_keeps_running(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--socket`` where no table answers, then q: no table was reached, so none is said to
+    keep running; the line says why none was reached."""
+    path = tmp_path / "nope.sock"
+    _quit_once_refused(monkeypatch, [])
+    assert main(["display", "--socket", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert out == (
+        f"tablectl display: closed; no table was reached: no display socket at {path} "
+        "(is the table running?)\n"
+    )
+
+
+def test_the_banner_says_the_controller_is_not_reachable_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The red banner's label says it, and the rest says why and when the display tries
+    again: not "CONTROLLER NOT REACHABLE Controller not reachable: ..."."""
+    path = tmp_path / "nope.sock"
+    banners: list[str] = []
+    _quit_once_refused(monkeypatch, banners)
+    assert main(["display", "--socket", str(path)]) == 0
+    (banner,) = banners
+    assert banner.startswith(f"CONTROLLER NOT REACHABLE: no display socket at {path} (is ")
+    assert banner.lower().count("not reachable") == 1

@@ -185,7 +185,7 @@ def attach(args: argparse.Namespace) -> int:
         AttachedDisplay,
     )
 
-    AttachedDisplay(socket, table_id=table_id, exit_on_sigterm=True).run()
-    table = f"table {table_id}" if table_id else f"the table at {socket}"
-    print(f"tablectl display: closed; {table} keeps running (the display only showed it)")
+    app = AttachedDisplay(socket, table_id=table_id, exit_on_sigterm=True)
+    app.run()
+    print(f"tablectl display: {app.farewell()}")
     return EXIT_DONE

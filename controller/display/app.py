@@ -282,7 +282,11 @@ class DealerDisplay(App[None]):
             if quit_display:
                 self.exit()
 
-        self.push_screen(ConfirmQuit(self.QUIT_NOTE), answered)
+        self.push_screen(ConfirmQuit(self.quit_note()), answered)
+
+    def quit_note(self) -> str:
+        """What the quit question says becomes of the table, now."""
+        return self.QUIT_NOTE
 
 
 def seat_boxes(app: DealerDisplay) -> Iterable[SeatBox]:

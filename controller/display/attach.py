@@ -7,7 +7,7 @@ on nothing: the display has no key that changes the table (the floor's changes a
 ``tablectl seat``), so quitting or restarting it leaves the table as it is.
 
 When the controller cannot be reached (not started, restarting, stopped) the display
-says so at the top ("Controller not reachable: ..., retrying in 2 s"), dims the last
+says so at the top ("CONTROLLER NOT REACHABLE: ..., retrying in 2 s"), dims the last
 table it showed, and tries again with a bounded backoff; the table comes back on the
 screen as soon as the controller answers.
 """
@@ -34,6 +34,11 @@ from controller.display.view import SeatView, TableView
 #: What quitting says in the attached display: it is only a screen on the table.
 KEEPS_RUNNING: Final = (
     "The table keeps running: only this screen closes. Start the display again to follow it."
+)
+#: What it says while the controller is not reached: whether the table runs is not known.
+NOT_REACHED: Final = (
+    "Only this screen closes; the table is not reachable from here now (see the banner). "
+    "Start the display again to follow it."
 )
 
 
@@ -98,6 +103,8 @@ class AttachedDisplay(DealerDisplay):
         #: Attempts since the feed was last read, and feeds read since the start.
         self.attempts = 0
         self.links = 0
+        #: The table whose feed was last read (its hello's id); None while none was reached.
+        self.reached: str | None = None
         self._table_up = False
         #: When the last view came, as the banner says it while the controller is away.
         self.last_view_at = ""
@@ -134,8 +141,8 @@ class AttachedDisplay(DealerDisplay):
         """Read the feed at ``path`` until it ends; raises what went wrong."""
         reader, writer = await asyncio.open_unix_connection(str(self.path), limit=wire.MAX_LINE)
         try:
-            self._check_hello(wire.decode_line(await reader.readline()))
-            self.linked, self.attempts = True, 0
+            hello = self._check_hello(wire.decode_line(await reader.readline()))
+            self.linked, self.attempts, self.reached = True, 0, hello.table_id
             self.links += 1
             while line := await reader.readline():
                 message = wire.decode_line(line)
@@ -147,7 +154,7 @@ class AttachedDisplay(DealerDisplay):
             with contextlib.suppress(OSError):
                 await writer.wait_closed()
 
-    def _check_hello(self, hello: wire.Hello | TableView) -> None:
+    def _check_hello(self, hello: wire.Hello | TableView) -> wire.Hello:
         if not isinstance(hello, wire.Hello):
             raise wire.FeedError("the feed began with a view: expected its hello first")
         if hello.version != wire.VERSION:
@@ -160,6 +167,7 @@ class AttachedDisplay(DealerDisplay):
                 f"the feed is table {hello.table_id}'s: expected table {self.table_id} "
                 "(check [display] socket in table.toml)"
             )
+        return hello
 
     def _reason(self, error: Exception) -> str:
         where = str(self.path)
@@ -205,9 +213,9 @@ class AttachedDisplay(DealerDisplay):
         banner = self._banner()
         if banner is None:
             return
+        # The label says it once; the rest is why and when the display tries again.
         text = Text.assemble(
-            ("CONTROLLER NOT REACHABLE ", "bold"),
-            f"Controller not reachable: {self.problem}, retrying in {delay:g} s",
+            ("CONTROLLER NOT REACHABLE: ", "bold"), f"{self.problem}, retrying in {delay:g} s"
         )
         if self._table_up:
             text.append(
@@ -218,3 +226,23 @@ class AttachedDisplay(DealerDisplay):
         banner.add_class("-lost")
         banner.display = True
         self.default_screen.set_class(self._table_up, "-stale")
+
+    def quit_note(self) -> str:
+        """The quit question's note: the table keeps running only while its feed is read."""
+        return self.QUIT_NOTE if self.linked else NOT_REACHED
+
+    def farewell(self) -> str:
+        """What the display says of the table as it closes, as far as it knows: the table
+        keeps running only if its feed is being read now; one reached before and not since
+        may have stopped; and at a socket where no table answered, none was reached."""
+        if self.reached is None:
+            if not self.problem:  # closed before the first try was answered
+                return f"closed; no table was reached at {self.path}"
+            # Most reasons name the socket already (no display socket at ...).
+            where = "" if str(self.path) in self.problem else f" at {self.path}"
+            return f"closed; no table was reached{where}: {self.problem}"
+        table = f"table {self.reached}"
+        if self.linked:
+            return f"closed; {table} keeps running (the display only showed it)"
+        since = f" since {self.last_view_at}" if self.last_view_at else ""
+        return f"closed; {table} has not been reached{since}: {self.problem}"

@@ -21,7 +21,13 @@ from textual.pilot import Pilot
 from controller.app.feed import DisplayFeed
 from controller.app.loop import wait_until
 from controller.display.app import ConfirmQuit, DealerDisplay
-from controller.display.attach import KEEPS_RUNNING, AttachedDisplay, Backoff, LinkBanner
+from controller.display.attach import (
+    KEEPS_RUNNING,
+    NOT_REACHED,
+    AttachedDisplay,
+    Backoff,
+    LinkBanner,
+)
 from controller.display.demo import SCENES
 from controller.display.view import TableView
 from controller.display.widgets import SeatBox
@@ -74,7 +80,7 @@ def attached(
 
 def test_it_follows_the_table_says_when_it_is_gone_and_shows_it_again(tmp_path: Path) -> None:
     """Issue 15: the display draws the view the controller publishes and follows a hand; when
-    the controller stops it says "controller not reachable: ..., retrying" over the last
+    the controller stops it says "CONTROLLER NOT REACHABLE: ..., retrying" over the last
     table, dimmed; when the controller is back it shows the table again, by itself."""
     feeds = Feeds(tmp_path / "d.sock")
     with sim_table(tmp_path, "mambo", seats=3, display=feeds) as table:
@@ -86,23 +92,32 @@ def test_it_follows_the_table_says_when_it_is_gone_and_shows_it_again(tmp_path: 
             assert await settle(pilot, lambda: app.view == feeds.built[-1], PATIENCE)
             shown = flat(app)
             assert "SIM-1" in shown
-            assert "not reachable" not in shown
+            assert "NOT REACHABLE" not in shown
             assert not app.query_one(LinkBanner).display
+            assert (
+                app.farewell() == "closed; table SIM-1 keeps running (the display only showed it)"
+            )
 
             await asyncio.to_thread(table.stop_controller)
             feeds.feed.close()
-            assert await settle(pilot, lambda: "not reachable" in flat(app), PATIENCE)
+            assert await settle(pilot, lambda: "NOT REACHABLE" in flat(app), PATIENCE)
             shown = flat(app)
-            assert "Controller not reachable: " in shown
+            assert "CONTROLLER NOT REACHABLE: the controller closed the feed" in shown
+            assert shown.lower().count("not reachable") == 1
             assert "retrying in" in shown
             assert "deal nothing until it is back" in shown
             assert app.default_screen.has_class("-stale")
             assert "SIM-1" in shown, "the last table stays, dimmed"
+            # Closed now, the display could not say the table keeps running: it may have stopped.
+            assert app.farewell() == (
+                f"closed; table SIM-1 has not been reached since {app.last_view_at}: "
+                "the controller closed the feed (stopping or restarting)"
+            )
 
             feeds.reopen()
             await asyncio.to_thread(table.start_controller)
             assert await settle(pilot, lambda: app.linked and app.view == feeds.built[-1], PATIENCE)
-            assert await settle(pilot, lambda: "not reachable" not in flat(app), PATIENCE)
+            assert await settle(pilot, lambda: "NOT REACHABLE" not in flat(app), PATIENCE)
             assert not app.default_screen.has_class("-stale")
             assert app.links == 2
 
@@ -146,6 +161,10 @@ def test_another_tables_feed_is_refused_on_screen(tmp_path: Path) -> None:
             assert await settle(pilot, lambda: "MB-9" in app.problem, PATIENCE)
             assert "the feed is table MB-9's: expected table SIM-1" in flat(app)
             assert not list(app.query(SeatBox))
+            assert app.farewell() == (
+                f"closed; no table was reached at {path}: the feed is table MB-9's: expected "
+                "table SIM-1 (check [display] socket in table.toml)"
+            )
 
         attached(path, script)
 
@@ -177,6 +196,34 @@ def test_quitting_the_attached_display_leaves_the_table_running(tmp_path: Path) 
             pass
         assert table.controller.core.finished == 1
         feeds.feed.close()
+
+
+def test_quitting_while_the_table_is_not_reached_does_not_say_it_keeps_running(
+    tmp_path: Path,
+) -> None:
+    """Mid-hand, the controller gone: q still asks, but the question does not say the table
+    keeps running (the display cannot tell); it says the table is not reachable from here."""
+    path = tmp_path / "d.sock"
+    feed = DisplayFeed(path, "SIM-1")
+    feed(SCENES["bring-in"]())  # a hand in progress
+    feed.start()
+    asked: list[str] = []
+
+    async def script(app: AttachedDisplay, pilot: Pilot[None]) -> None:
+        assert await settle(pilot, lambda: app.linked and app.view.hand_in_progress, PATIENCE)
+        feed.close()
+        assert await settle(pilot, lambda: "NOT REACHABLE" in flat(app), PATIENCE)
+        await pilot.press("q")
+        assert await settle(pilot, lambda: isinstance(app.screen, ConfirmQuit), PATIENCE)
+        asked.append(flat(app))
+        await pilot.press("y")
+
+    try:
+        attached(path, script)
+    finally:
+        feed.close()
+    assert NOT_REACHED[:50] in " ".join(asked[0].split())
+    assert "keeps running" not in asked[0]
 
 
 def test_the_in_process_display_says_quitting_stops_the_table() -> None:

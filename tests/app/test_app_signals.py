@@ -96,7 +96,7 @@ def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
 ) -> None:
     """Issue 15: SIGTERM (or SIGINT) to tablectl run finishes the table (table_closed says
     where the hand stands, the journal verifies, exit 0); the display process attached to it
-    stays and says "controller not reachable"; a new run is followed by the same display;
+    stays and says "CONTROLLER NOT REACHABLE"; a new run is followed by the same display;
     SIGTERM to the display closes it alone (exit 0, "keeps running")."""
     screen = Screen()
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
@@ -123,7 +123,7 @@ def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
             assert "face down" in str(closed["where"])
             assert verify(tmp_path / "journal").intact
 
-            assert screen.wait_for(b"not reachable"), screen.drawn[-2000:]
+            assert screen.wait_for(b"NOT REACHABLE"), screen.drawn[-2000:]
             assert display.poll() is None, "the display stays when the table goes"
             table = start_run(config, tmp_path)
             assert wait_count(log, "display_attached", 2), "the display attached by itself"
