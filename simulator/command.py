@@ -18,10 +18,16 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final, TextIO
 
+from simulator.bench import take_bench
 from simulator.botcli import Bot, bot_session, make_bot
 from simulator.console import Console
+from simulator.decks import write_deck_file
 from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
 from simulator.table import DEVICES, Simulator
+
+
+class Busy(Exception):
+    """Another simulator holds the folder (exit status 2, as a usage error)."""
 
 
 @contextlib.contextmanager
@@ -33,9 +39,7 @@ def _claimed(directory: Path) -> Iterator[None]:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            raise SystemExit(
-                f"tablectl sim: another simulator serves {directory}; give another --dir"
-            ) from None
+            raise Busy(f"another simulator serves {directory}; give another --dir") from None
         yield
     finally:
         os.close(fd)
@@ -66,7 +70,6 @@ def run_sim(
     """Run the simulator and its console until 'quit' or the end of the input."""
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
-    directory: Path = args.dir  # controller/commands/sim.py gives its default
 
     def show(seat: int, text: str) -> None:
         lit = f"seat {seat} lit" if seat else "no seat lit"
@@ -74,6 +77,8 @@ def run_sim(
         stdout.flush()
 
     try:
+        # --config: the links and deck files where the table.toml names them (simulator/bench.py)
+        bench = take_bench(args)
         shoe = Identity(
             SHOE_IDENTITY.model,
             args.shoe_serial or SHOE_IDENTITY.serial,
@@ -90,6 +95,8 @@ def run_sim(
     except ValueError as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
+    # controller/commands/sim.py gives the default without --config; take_bench with it
+    directory: Path = args.dir
     try:
         with _stopped_by_signals():
             return _serve(
@@ -101,8 +108,9 @@ def run_sim(
                 stdout=stdout,
                 show=show,
                 bot=bot,
+                decks=None if bench is None else bench.decks,
             )
-    except OSError as exc:
+    except (OSError, Busy) as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -160,7 +168,10 @@ def _serve(
     stdout: TextIO,
     show: Callable[[int, str], None],
     bot: Bot | None = None,
+    decks: tuple[Path, Path] | None = None,
 ) -> int:
+    """Serve the devices and the console; ``decks``: the deck files a table.toml names (else
+    ``deck-A.txt`` and ``deck-B.txt`` in ``--decks`` or the folder)."""
     interactive = stdin.isatty()
     with _claimed(directory):
         sim = Simulator(
@@ -172,11 +183,17 @@ def _serve(
             on_display=show if args.watch else None,
         )
         with sim:
-            decks = sim.write_deck_files(args.decks or directory)
+            if decks is None:
+                written = sim.write_deck_files(args.decks or directory)
+            else:
+                written = list(decks)
+                for path, deck in zip(decks, sim.decks, strict=True):
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    write_deck_file(path, deck)
             console = Console(sim, stdin, stdout, interactive, seed=args.seed)
             for device in DEVICES:
                 console.say(f"{device}: {sim.address(device)}")
-            console.say(f"decks: {' '.join(str(path) for path in decks)}")
+            console.say(f"decks: {' '.join(str(path) for path in written)}")
             with sim.locked():
                 top = sim.shoe.stub[0].code
             console.say(

@@ -39,14 +39,18 @@ def register(subparsers: Any) -> None:
         description=(
             "Run a virtual shoe and panel on pseudo-terminals that the controller (or any serial "
             "terminal) opens as hardware, and take console commands: deal, press, fault, state. "
-            "Type 'help' at the prompt. See docs/simulator.md."
+            "Type 'help' at the prompt. See docs/simulator.md. Exit status: 0 done, 1 a piped "
+            "console command failed, 2 usage error (a bad option or table.toml, a folder it "
+            "cannot use or another simulator serves), 128+N stopped by signal N (Ctrl-C, "
+            "SIGTERM, SIGHUP)."
         ),
     )
     parser.add_argument(
         "--dir",
         type=Path,
         default=None,
-        help=f"folder for the 'shoe' and 'panel' links (default: {default_directory()})",
+        help="folder for the 'shoe' and 'panel' links (default: the folder the --config "
+        f"table.toml names for them, else {default_directory()})",
     )
     parser.add_argument(
         "--seed", type=int, default=0, help="seed of the tags, shuffles and faults (default 0)"
@@ -55,15 +59,33 @@ def register(subparsers: Any) -> None:
         "--decks",
         type=Path,
         default=None,
-        help="folder for the decks' enrollment files deck-A.txt, deck-B.txt (default: --dir)",
+        metavar="DIR",
+        help="folder for the decks' enrollment files deck-A.txt, deck-B.txt (default: --dir; "
+        "with --config, the files its [decks] names)",
     )
     parser.add_argument(
-        "--shoe-serial", default=None, help="the shoe's serial (default: the simulated shoe's own)"
+        "--config",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the controller's table.toml: make the ports and deck files it names (its "
+        "[devices.shoe] and [devices.panel] path, DIR/shoe and DIR/panel, its [decks] a and b, "
+        "the serials); a bot takes the game, seats, dealer, stakes and stacks from it, and "
+        "waits for that controller to welcome the shoe and the panel before dealing",
+    )
+    parser.add_argument(
+        "--shoe-serial",
+        default=None,
+        metavar="S",
+        help="the shoe's serial (default: the --config table.toml's, else the simulated shoe's "
+        "own)",
     )
     parser.add_argument(
         "--panel-serial",
         default=None,
-        help="the panel's serial (default: the simulated panel's own)",
+        metavar="S",
+        help="the panel's serial (default: the --config table.toml's, else the simulated "
+        "panel's own)",
     )
     parser.add_argument(
         "--protocol",
@@ -78,6 +100,7 @@ def register(subparsers: Any) -> None:
         "--history",
         type=Path,
         default=HISTORY_FILE,
+        metavar="FILE",
         help=f"the console's history file at a terminal (default {HISTORY_FILE})",
     )
     add_bot_options(parser)
@@ -97,8 +120,9 @@ def add_bot_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--game",
+        choices=sorted(GAMES),
         default=None,
-        help=f"the random bot's game: {', '.join(sorted(GAMES))} (default mambo)",
+        help="the random bot's game (default mambo, or the --config table.toml's)",
     )
     group.add_argument("--hands", type=int, default=None, help="hands to play (default: no end)")
     group.add_argument("--seats", type=int, default=6, help="occupied seats 1..N (default 6)")
@@ -108,13 +132,6 @@ def add_bot_options(parser: argparse.ArgumentParser) -> None:
         default=None,
         help="known stacks of this many chips, bought again when a seat runs out "
         "(default: unknown stacks, as a table.toml without [stacks])",
-    )
-    group.add_argument(
-        "--config",
-        type=Path,
-        default=None,
-        help="take the game, seats, dealer, stakes and stacks from the controller's table.toml, "
-        "and wait for that controller to welcome the shoe and the panel before dealing",
     )
     group.add_argument(
         "--pace",
@@ -128,6 +145,6 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
     """Run the simulator (loaded now, not before: simulator/command.py)."""
     from simulator.command import run_sim  # noqa: PLC0415 -- the simulator only for sim
 
-    if args.dir is None:
+    if args.dir is None and args.config is None:  # with --config: the table.toml's folder
         args.dir = default_directory()
     return run_sim(args, stdin, stdout)
