@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from controller.cli import build_parser, command_modules
+from controller.games import GAMES
 
 #: reStructuredText that belongs in docstrings, not in a terminal: ``literal``, :class:`X`...
 MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data|exc):`")
@@ -71,3 +72,47 @@ def test_each_command_module_is_one_command_named_after_it() -> None:
     hold = {"tablectl journal hold", "tablectl journal release", "tablectl journal holds"}
     assert hold <= names
     assert not {"tablectl hold", "tablectl release", "tablectl holds"} & names
+
+
+def _options(option: str) -> list[tuple[str, argparse.Action]]:
+    """Every command's ``option``, with the words that call the command."""
+    return [
+        (name, action)
+        for name, parser in PARSERS
+        for action in parser._actions
+        if option in action.option_strings
+    ]
+
+
+def test_every_config_option_is_shown_as_file() -> None:
+    """``--config FILE`` in every command's usage and help, not ``--config CONFIG`` in some."""
+    configs = _options("--config")
+    assert {"tablectl seat", "tablectl sim", "tablectl run"} <= {name for name, _a in configs}
+    assert {name: action.metavar for name, action in configs if action.metavar != "FILE"} == {}
+
+
+def test_every_game_option_lists_the_games() -> None:
+    """``--game`` takes one of the games and lists them, in every command that has it."""
+    games = _options("--game")
+    assert {"tablectl sim", "tablectl demo", "tablectl replay"} <= {name for name, _a in games}
+    for name, action in games:
+        assert list(action.choices or ()) == sorted(GAMES), name
+
+
+def test_every_command_states_its_exit_status() -> None:
+    """Each command that runs says in its help what its exit statuses mean, in its own
+    description or in the one of the command it belongs to (``tablectl floor``'s for its
+    actions)."""
+    unstated = []
+    for name, parser in PARSERS:
+        if any(isinstance(action, argparse._SubParsersAction) for action in parser._actions):
+            continue  # a command of actions runs none of them itself: each action is checked
+        words = name.split()
+        said = [
+            command.description or ""
+            for other, command in PARSERS
+            if other.split() == words[: len(other.split())] and len(other.split()) > 1
+        ]
+        if not any("Exit status" in text for text in said):
+            unstated.append(name)
+    assert unstated == []

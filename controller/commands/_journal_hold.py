@@ -16,6 +16,11 @@ from controller.config import SettingsError
 
 EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2
+#: What each action's help says of its exit status (the codes ``_act`` returns).
+EXIT_STATUS: Final = (
+    "Exit status: 0 done, 2 refused or usage error (the reason is printed: no such journal, "
+    "a configuration that cannot be read, a hand not held)."
+)
 
 
 def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -24,7 +29,8 @@ def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
         "hold",
         help="keep a disputed hand's journal files from retention until released",
         description="Hold hand N: retention ([journal] keep_days) deletes neither the file "
-        "where it starts nor the one before it until 'tablectl journal release --hand N'.",
+        "where it starts nor the one before it until 'tablectl journal release --hand N'. "
+        f"{EXIT_STATUS}",
     )
     add_journal_options(hold)
     hold.add_argument("--hand", type=_hand, required=True, metavar="N", help="the hand number")
@@ -35,7 +41,8 @@ def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     release = actions.add_parser(
         "release",
         help="release a disputed hand's hold",
-        description="Release hand N's hold: retention may delete its files once they are old.",
+        description="Release hand N's hold: retention may delete its files once they are "
+        f"old. {EXIT_STATUS}",
     )
     add_journal_options(release)
     release.add_argument("--hand", type=_hand, required=True, metavar="N", help="the hand")
@@ -43,7 +50,8 @@ def register(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     listing = actions.add_parser(
         "holds",
         help="list the hands held from retention",
-        description="List the hands held from retention, with when and why each was held.",
+        description="List the hands held from retention, with when and why each was held. "
+        f"{EXIT_STATUS}",
     )
     add_journal_options(listing)
     listing.set_defaults(run=run_holds)

@@ -98,6 +98,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--config",
         type=Path,
         default=DEFAULT_CONFIG,
+        metavar="FILE",
         help=f"the table's configuration (default {DEFAULT_CONFIG}); its [control] socket",
     )
     parser.set_defaults(run=lambda _args: _usage(parser))

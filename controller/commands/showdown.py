@@ -158,7 +158,8 @@ def register(subparsers: Any) -> None:  # argparse's _SubParsersAction is privat
         help="deal a random showdown and call each hand and the winners",
         description="Deal a random showdown and call every hand as the dealer would: each "
         "seat's final cards from one seeded shuffle, each hand called, the winners named. No "
-        "betting, draws or folds are played.",
+        "betting, draws or folds are played. Exit status: 0 shown, 2 usage error (a bad "
+        "option, or more seats than a game seats).",
     )
     parser.add_argument(
         "--game", choices=sorted(GAMES), help="one game (default: all three in turn)"
