@@ -11,6 +11,7 @@ from typing import ClassVar, Final
 
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
+from textual.timer import Timer
 from textual.widgets import Static
 
 from controller.display.app import HELP_TEXT, DealerDisplay, HelpScreen
@@ -86,15 +87,33 @@ class TrainingHelp(HelpScreen):
         yield Static(HELP_TEXT + TRAINING_HELP, id="help")
 
 
+class TrainingNote(Static):
+    """What the last training key did, for a moment. It has a line of its own below the log
+    lines, not a toast over the screen's corner, which covered them (docs/display.md, Dealer
+    training)."""
+
+
 class TrainingDisplay(DealerDisplay):
     """The live demo's display with keys for a dealer's training: each makes the simulated
     table go wrong (or presses undo or misdeal), and the screen shows what the real table
     would show. ``actions`` does each key's work (by name, ``TRAINING_KEYS``) and says it in a
-    few words, shown for a moment."""
+    few words, shown for ``NOTE_SECONDS`` below the log."""
 
+    CSS = (
+        DealerDisplay.CSS
+        + """
+    #training-note {
+        display: none; height: auto; padding: 0 1;
+        background: #005f87; color: #ffffff; text-style: bold;
+    }
+    #training-note.-shown { display: block; }
+    """
+    )
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding(key, f"train('{name}')", name.capitalize()) for key, name, _what in TRAINING_KEYS
     ]
+    #: How long a training key's note shows.
+    NOTE_SECONDS: ClassVar[float] = 4.0
 
     def __init__(self, view: TableView, actions: Mapping[str, Callable[[], str]]) -> None:
         missing = {name for _key, name, _what in TRAINING_KEYS} - set(actions)
@@ -102,10 +121,26 @@ class TrainingDisplay(DealerDisplay):
             raise ValueError(f"training: no action for {sorted(missing)}; expected one a key")
         super().__init__(view)
         self.actions = dict(actions)
+        self._note_timer: Timer | None = None
+
+    def compose(self) -> ComposeResult:
+        yield from super().compose()
+        # After the log in the screen's column (the footer is docked): the grid above gives
+        # it the line, so nothing is drawn over another.
+        yield TrainingNote(id="training-note")
 
     def action_train(self, name: str) -> None:
-        """Do one training key's work; what it did shows for a moment."""
-        self.notify(self.actions[name](), timeout=4)
+        """Do one training key's work; what it did shows for a moment below the log."""
+        note = self.query_one(TrainingNote)
+        note.update(self.actions[name]())
+        note.add_class("-shown")
+        if self._note_timer is not None:
+            self._note_timer.stop()
+        self._note_timer = self.set_timer(self.NOTE_SECONDS, self._hide_note)
+
+    def _hide_note(self) -> None:
+        self._note_timer = None
+        self.query_one(TrainingNote).remove_class("-shown")
 
     def action_help(self) -> None:
         """How to read the display, and the training keys."""

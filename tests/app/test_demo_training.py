@@ -17,10 +17,16 @@ from pathlib import Path
 
 from apphelp import PATIENCE
 from textual.pilot import Pilot
+from textual.widget import Widget
 from textual.widgets import Static
 
 from controller.app.loop import Controller
-from controller.display.demo_app import TRAINING_KEYS, TrainingDisplay, TrainingHelp
+from controller.display.demo_app import (
+    TRAINING_KEYS,
+    TrainingDisplay,
+    TrainingHelp,
+    TrainingNote,
+)
 from controller.display.widgets import AlarmBanner, DeviceBanner, LogPanel
 from controller.engine.events import CardDealt, Event
 from controller.engine.machine import IN_HAND
@@ -72,7 +78,8 @@ def on_the_demo(tmp_path: Path, scene: Scene) -> None:
             app = TrainingDisplay(first, demo.trainer.actions())
             stop = threading.Event()
             dealer = threading.Thread(target=demo.deal, args=(stop,), name="test-demo-dealer")
-            async with app.run_test(size=(120, 40)) as pilot:
+            # Notifications on, as in the real demo: a toast would be drawn over the screen.
+            async with app.run_test(size=(120, 40), notifications=True) as pilot:
                 demo.sink.attach(app)
                 dealer.start()
                 try:
@@ -115,6 +122,39 @@ def test_the_help_lists_the_training_keys(tmp_path: Path) -> None:
         assert "DEALER TRAINING" in shown
         for key, name, what in TRAINING_KEYS:
             assert f"[b]{key}[/b] {name}: {what}" in shown
+
+    on_the_demo(tmp_path, scene)
+
+
+def uncovered(app: TrainingDisplay, widget: Widget) -> bool:
+    """Whether every cell of ``widget`` shows it (or its own content), no other widget over it."""
+    region = widget.region
+    assert region.area, f"{widget} has no place on the screen"
+    return all(
+        app.screen.get_widget_at(x, y)[0] in (widget, *widget.walk_children())
+        for y in range(region.y, region.bottom)
+        for x in range(region.x, region.right)
+    )
+
+
+def test_a_training_keys_note_covers_none_of_the_log_lines(tmp_path: Path) -> None:
+    """What a key did shows in its own line below the log (docs/display.md, Dealer training),
+    not over the log lines the key's effect is read in."""
+
+    async def scene(app: TrainingDisplay, pilot: Pilot[None], demo: DemoTable) -> None:
+        with paused_mid_hand(demo) as reached:
+            await hand_in_play_paused(pilot, demo, reached)
+            log, note = app.query_one(LogPanel), app.query_one(TrainingNote)
+            assert not note.display
+            await pilot.press("m")
+            await until(pilot, lambda: "Misdeal: hand" in text(log), "the misdeal in the log")
+            await until(pilot, lambda: bool(note.display and text(note)), "the key's note")
+            await pilot.pause()
+            assert len(text(log).splitlines()) > 1
+            assert uncovered(app, log), "the note (or a toast) is drawn over the log"
+            assert uncovered(app, note)
+            assert note.region.y >= log.region.bottom
+            demo.dealer.runner.unpause()
 
     on_the_demo(tmp_path, scene)
 
