@@ -5,12 +5,21 @@ where it puts them, and opening, reading and closing the port.
 ``DeviceReady``, ``CommLost`` and ``DeviceRefused`` are what every driver reports of
 its link, into an ``EventSink``. The port is always opened with
 ``serial.serial_for_url`` (so a pty, ``socket://`` or the simulator's URL stand in for
-hardware). ``drivers.transport.DeviceDriver`` runs a link on its reading thread.
+hardware); a device path is opened exclusively, and one another program holds is refused
+with ``PortBusy``, naming its holder where the system shows it (docs/drivers.md, One
+controller per device). ``drivers.transport.DeviceDriver`` runs a link on its reading thread.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
+import os
+import stat
+import termios
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Final, Protocol, TypeVar
 
 import serial
@@ -104,15 +113,178 @@ class DeviceRefused:
 LinkEvent = DeviceReady | CommLost | DeviceRefused
 
 
+#: What opening a device path meets when another program holds it: its flock (pyserial's
+#: ``exclusive=True``: EWOULDBLOCK), or its TIOCEXCL (EBUSY, at the open itself).
+_HELD_ERRNOS: Final = frozenset({errno.EWOULDBLOCK, errno.EAGAIN, errno.EBUSY})
+#: Linux's Unix98 pseudo-terminal slaves (the kernel's devices.txt: char majors 136-143).
+_PTY_SLAVE_MAJORS: Final = range(136, 144)
+#: A holder's command line is cut here: the refusal stays one line.
+_COMMAND_MAX: Final = 160
+#: At most this many holders are named (a port open in many processes is named by a few).
+_HOLDERS_MAX: Final = 3
+
+
+@dataclass(frozen=True, slots=True)
+class PortHolder:
+    """A process that holds a port: its pid and command line (empty if it cannot be read)."""
+
+    pid: int
+    command: str = ""
+
+    def __str__(self) -> str:
+        return f"pid {self.pid} ({self.command})" if self.command else f"pid {self.pid}"
+
+
+class PortBusy(serial.SerialException):
+    """Another program holds the port (its lock, or its TIOCEXCL): refused, never shared.
+
+    A second controller on a table's devices would take and acknowledge the live table's
+    sentences (docs/drivers.md, One controller per device)."""
+
+    def __init__(
+        self, url: str, holders: tuple[PortHolder, ...], device: str | None = None
+    ) -> None:
+        self.url = url
+        self.holders = holders
+        #: "shoe" or "panel" once a driver has said whose port it is; None from ``open_port``.
+        self.device = device
+        real = os.path.realpath(url)
+        who = (
+            " and ".join(map(str, holders))
+            if holders
+            # Another user's process, or a sandbox's /proc (the service's ProtectProc=).
+            else f"another program, one this process cannot see (as root, fuser -v {real} names it)"
+        )
+        where = url if real == url else f"{url} ({real})"
+        whose = f"the {device}'s port" if device else "port"
+        super().__init__(f"{whose} {where} is held by {who}")
+
+
+def is_device_path(url: str) -> bool:
+    """A device path (``/dev/tablectl/shoe``, a pty), not a URL: what ``serial_for_url``
+    opens as a file, and the only kind another program can hold."""
+    return "://" not in url
+
+
 def open_port(settings: LinkSettings) -> serial.SerialBase:
     """Open the device's port at ``settings.url``: reads wait a read slice at most, writes
-    half a second. Raises serial.SerialException, OSError or ValueError (a bad URL)."""
-    return serial.serial_for_url(
-        settings.url,
-        baudrate=settings.baudrate,
-        timeout=READ_SLICE,
-        write_timeout=WRITE_TIMEOUT,
-    )
+    half a second. Raises serial.SerialException, OSError or ValueError (a bad URL), and
+    ``PortBusy`` (a SerialException) if another program holds the port.
+
+    A device path is opened exclusively: pyserial's ``exclusive=True`` (flock LOCK_EX |
+    LOCK_NB, which refuses every other opener that asks for it, root included), and
+    TIOCEXCL on a real tty (the kernel refuses any other open of it, lock or not, but
+    root's). Not on a pseudo-terminal: its exclusive mode outlives the holder while the
+    other end is open, so a controller killed on the simulator's pty would lock out its
+    own restart. A URL (``socket://``, ``sim://``) has nothing to lock.
+    """
+    url = settings.url
+    if not is_device_path(url):
+        return serial.serial_for_url(
+            url, baudrate=settings.baudrate, timeout=READ_SLICE, write_timeout=WRITE_TIMEOUT
+        )
+    try:
+        port = serial.serial_for_url(
+            url,
+            baudrate=settings.baudrate,
+            timeout=READ_SLICE,
+            write_timeout=WRITE_TIMEOUT,
+            exclusive=True,
+        )
+    except serial.SerialException as error:
+        if error.errno in _HELD_ERRNOS:
+            raise PortBusy(url, port_holders(url)) from None
+        raise
+    descriptor = _tty_descriptor(port)
+    if descriptor is not None:
+        # Not a tty after all (ENOTTY): its lock is what there is.
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(descriptor, termios.TIOCEXCL)
+    return port
+
+
+def _tty_descriptor(port: serial.SerialBase) -> int | None:
+    """The port's descriptor if it is a real tty (not a pty's slave), else None."""
+    descriptor = getattr(port, "fd", None)
+    if not isinstance(descriptor, int):
+        return None
+    try:
+        rdev = os.fstat(descriptor).st_rdev
+    except OSError:
+        return None
+    return None if os.major(rdev) in _PTY_SLAVE_MAJORS else descriptor
+
+
+def port_holders(path: str) -> tuple[PortHolder, ...]:
+    """The processes that hold the device at ``path``, as far as this process can see.
+
+    The holder of its lock, from /proc/locks (readable by every user); else (a program that
+    holds it by TIOCEXCL alone) every process with it open, from /proc/*/fd (one's own
+    processes only, unless root). Empty if neither shows one.
+    """
+    try:
+        device = os.stat(path)
+    except OSError:
+        return ()
+    pids = _lock_holders(device) or _openers(device)
+    return tuple(PortHolder(pid, _command(pid)) for pid in sorted(set(pids))[:_HOLDERS_MAX])
+
+
+def _lock_holders(device: os.stat_result) -> list[int]:
+    """The pids holding a flock on ``device``'s inode: /proc/locks names it
+    MAJOR:MINOR:INODE of its file system (majors and minors in hex)."""
+    key = f"{os.major(device.st_dev):02x}:{os.minor(device.st_dev):02x}:{device.st_ino}"
+    try:
+        lines = Path("/proc/locks").read_text(encoding="ascii", errors="replace").splitlines()
+    except OSError:
+        return []
+    pids = []
+    for line in lines:
+        # "1: FLOCK  ADVISORY  WRITE 4321 00:19:3 0 EOF"; a waiter's line has "->" second.
+        fields = line.split()
+        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == key:
+            with contextlib.suppress(ValueError):
+                if (pid := int(fields[4])) > 0:  # 0 or -1: not visible in this pid namespace
+                    pids.append(pid)
+    return pids
+
+
+def _openers(device: os.stat_result) -> list[int]:
+    """The pids with the character device ``device`` open, of those this user may look at."""
+    if not stat.S_ISCHR(device.st_mode):
+        return []
+    pids = []
+    with contextlib.suppress(OSError), os.scandir("/proc") as processes:
+        for process in processes:
+            if process.name.isdigit() and _has_open(process.path, device.st_rdev):
+                pids.append(int(process.name))
+    return pids
+
+
+def _has_open(process: str, rdev: int) -> bool:
+    try:
+        with os.scandir(f"{process}/fd") as descriptors:
+            for descriptor in descriptors:
+                with contextlib.suppress(OSError):
+                    held = os.stat(descriptor.path)
+                    if stat.S_ISCHR(held.st_mode) and held.st_rdev == rdev:
+                        return True
+    except OSError:  # another user's process, or gone
+        return False
+    return False
+
+
+def _command(pid: int) -> str:
+    """A process's command line, one line, cut at ``_COMMAND_MAX``; "" if unreadable."""
+    try:
+        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return ""
+    command = " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)
+    command = " ".join(command.split())  # no newline or tab from an odd argument
+    if len(command) > _COMMAND_MAX:
+        command = command[: _COMMAND_MAX - 3] + "..."
+    return command
 
 
 def read_what_came(port: serial.SerialBase) -> bytes:
@@ -137,6 +309,11 @@ def close_port(port: serial.SerialBase) -> None:
     fails, as it does once the peer has gone: the descriptor would leak.
     """
     sock = getattr(port, "_socket", None)
+    descriptor = _tty_descriptor(port)
+    if descriptor is not None:
+        # A tty that another program still has open keeps TIOCEXCL past this close.
+        with contextlib.suppress(OSError):
+            fcntl.ioctl(descriptor, termios.TIOCNXCL)
     port.close()
     if sock is not None:
         sock.close()  # closing twice is harmless

@@ -8,7 +8,9 @@ device, and hands what happened to the controller through a queue (an
 blocks the caller. It says hello, acks
 and de-duplicates by sequence number (drivers.session), declares a
 communication loss on silence or a failed port, and reopens the port with
-backoff. ``ShoeDriver`` and ``PanelDriver`` add their device's sentences.
+backoff. A device path another program holds is refused at ``claim`` (or ``start``) with
+``link.PortBusy``; held later, it is a communication loss naming the holder, retried.
+``ShoeDriver`` and ``PanelDriver`` add their device's sentences.
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ class DeviceDriver(ABC, Generic[E]):
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
+        #: ``claim`` has tried the port (``_port`` is what it opened, if anything).
+        self._claimed = False
+        #: The last holder of the port logged (``port_held``), until the port opens again.
+        self._held_said: str | None = None
         self._codec = self.make_codec()
         self.welcomed = False
         self.refused: str | None = None
@@ -112,12 +118,40 @@ class DeviceDriver(ABC, Generic[E]):
 
     # --- Life cycle --------------------------------------------------------------------
 
+    def claim(self) -> None:
+        """Before ``start``: open a device path's port now, on the caller's thread.
+
+        A port another program holds raises ``link.PortBusy`` (naming the port and its
+        holder), and nothing of the device is read: a second controller on a table's
+        devices is a configuration mistake, refused at its start (docs/drivers.md, One
+        controller per device). A port missing or failing is left to the reading thread's
+        retries, as later on. A URL (``socket://``, ``sim://``) is not opened here: nothing
+        else holds it, and a connect to a slow host must not hold the caller. ``start``
+        claims by itself; a controller with two devices claims both first, so that neither
+        reads while the other is refused.
+        """
+        if self._thread is not None:
+            raise RuntimeError(f"{self.device} driver: claim before start, not after")
+        if self._claimed or not link.is_device_path(self.settings.url):
+            return
+        try:
+            self._open()
+        except link.PortBusy as held:
+            self._log.error("port_held", holders=[str(h) for h in held.holders], error=str(held))
+            raise
+        self._claimed = True
+
     def start(self) -> None:
-        """Start the reading thread; it opens the port and keeps it open."""
+        """Start the reading thread; it opens the port (if ``claim`` did not) and keeps it
+        open. Raises ``link.PortBusy`` as ``claim`` does, and then starts nothing."""
         if self._thread is not None:
             raise RuntimeError(f"{self.device} driver already started")
+        self.claim()
         self._thread = threading.Thread(
-            target=self._run, name=f"tablectl-{self.device}", daemon=True
+            target=self._run,
+            args=(self._port, self._claimed),
+            name=f"tablectl-{self.device}",
+            daemon=True,
         )
         self._thread.start()
 
@@ -129,6 +163,8 @@ class DeviceDriver(ABC, Generic[E]):
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+        elif self._port is not None:  # claimed, never started
+            self._release(self._port)
 
     @property
     def running(self) -> bool:
@@ -227,31 +263,66 @@ class DeviceDriver(ABC, Generic[E]):
 
     # --- The reading thread ------------------------------------------------------------
 
-    def _run(self) -> None:
+    def _run(self, port: serial.SerialBase | None, claimed: bool) -> None:
+        """``port``: what ``claim`` opened; ``claimed``: it tried (a failed try waits out a
+        backoff before the next, as a failed open here does)."""
         backoff = self.settings.backoff_initial
-        while not self._stopping.is_set():
-            port = self._open()
-            if port is None:
-                self._wake.wait(backoff)
-                self._wake.clear()
-                backoff = min(backoff * 2, self.settings.backoff_max)
-                continue
-            backoff = self.settings.backoff_initial
-            try:
-                self._serve(port)
-            except (serial.SerialException, OSError) as exc:
-                if not self._outage_reported:
-                    self._lost(f"port failed: {exc}")
-            finally:
-                with self._write_lock:
-                    self._port = None
-                link.close_port(port)
-            if self.refused is not None:
-                return
+        try:
+            while not self._stopping.is_set():
+                if not claimed:
+                    port = self._reopen()
+                claimed = False
+                if port is None:
+                    self._wake.wait(backoff)
+                    self._wake.clear()
+                    backoff = min(backoff * 2, self.settings.backoff_max)
+                    continue
+                backoff = self.settings.backoff_initial
+                try:
+                    self._serve(port)
+                except (serial.SerialException, OSError) as exc:
+                    if not self._outage_reported:
+                        self._lost(f"port failed: {exc}")
+                finally:
+                    self._release(port)
+                    port = None
+                if self.refused is not None:
+                    return
+        finally:
+            if port is not None:  # claimed, and stopped before it was served
+                self._release(port)
+
+    def _release(self, port: serial.SerialBase) -> None:
+        with self._write_lock:
+            self._port = None
+        link.close_port(port)
+
+    def _reopen(self) -> serial.SerialBase | None:
+        """Open the port on the reading thread: one another program holds (the device was
+        unplugged and another controller took its port) pauses the table, said as a
+        communication loss naming the holder, and is tried again with the backoff."""
+        try:
+            return self._open()
+        except link.PortBusy as held:
+            if str(held) != self._held_said:  # said again only when the holder changes
+                self._held_said = str(held)
+                self._log.error(
+                    "port_held",
+                    holders=[str(h) for h in held.holders],
+                    error=str(held),
+                    todo="the table stays paused until the other program lets the port go",
+                )
+            if not self._outage_reported:
+                self._lost(str(held))
+            return None
 
     def _open(self) -> serial.SerialBase | None:
+        """Open the port; None (a communication loss, said once an outage) if it cannot be
+        opened. Raises ``link.PortBusy``, naming this device, if another program holds it."""
         try:
             port = link.open_port(self.settings)
+        except link.PortBusy as held:
+            raise link.PortBusy(held.url, held.holders, self.device) from None
         except (serial.SerialException, OSError, ValueError) as exc:
             self._log.debug("open_failed", error=str(exc))
             if not self._outage_reported:
@@ -260,6 +331,7 @@ class DeviceDriver(ABC, Generic[E]):
             return None
         with self._write_lock:
             self._port = port
+        self._held_said = None
         self._log.info("port_opened")
         return port
 

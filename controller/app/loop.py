@@ -171,8 +171,14 @@ class Controller:
 
     # --- life ----------------------------------------------------------------------------
 
+    def claim(self) -> None:
+        """Open both devices' ports before either driver reads: a port another program holds
+        raises ``link.PortBusy`` (docs/drivers.md, One controller per device)."""
+        self.shoe.claim()
+        self.panel.claim()
+
     def start(self) -> None:
-        """Start both drivers (they open their ports and say hello)."""
+        """Start both drivers (they open their ports, if ``claim`` did not, and say hello)."""
         self.shoe.start()
         self.panel.start()
 

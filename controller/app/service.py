@@ -30,7 +30,7 @@ from controller.journal import JournalError
 from controller.settings import DeviceSettings, TableSettings
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
-from drivers.link import EventSink, LinkSettings
+from drivers.link import EventSink, LinkSettings, PortBusy
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
 from drivers.transport import DeviceDriver
@@ -241,7 +241,16 @@ def serve(
     False if the journal failed: nothing more was acknowledged (docs/journal.md, a failed
     write or fsync); the service exits and systemd starts it again, and the reopened journal
     checks what is really on disk.
+
+    Raises ``PortBusy`` if another program holds a device's port: a second controller on
+    the table's devices is refused before anything binds or reads, the table closed
+    (docs/drivers.md, One controller per device).
     """
+    try:
+        controller.claim()
+    except PortBusy:
+        controller.close()
+        raise
     if control is not None:
         try:
             control.start()

@@ -25,7 +25,7 @@ from controller.inputs import ReadPoint
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogLevel, LogSettings
 from drivers.deck import Deck, DeckError, Enrollment
-from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
+from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings, PortBusy
 from drivers.sentences import Feed
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, ShoeState, TagRead
@@ -167,8 +167,16 @@ def _enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[st
         return NO_SHOE
     enrollment = Enrollment(request.name, other)
     events: queue.Queue[Any] = queue.Queue()
-    with ShoeDriver(request.link, events, repeat_window=request.repeat_window):
+    shoe = ShoeDriver(request.link, events, repeat_window=request.repeat_window)
+    try:
+        shoe.start()
+    except PortBusy as error:  # a running table's shoe: its reads are the table's
+        say(f"error: {error}; stop the table (or the program) that holds it before enrolling")
+        return NO_SHOE
+    try:
         status = _session(request, enrollment, events, ask, say)
+    finally:
+        shoe.stop()
     if status != OK:
         return status
     deck = enrollment.finish()

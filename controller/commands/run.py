@@ -32,6 +32,7 @@ from controller.journal import JournalError
 from controller.logsetup import configure_logging
 from controller.settings import DEFAULT_CONFIG
 from drivers.deck import DeckError
+from drivers.link import PortBusy
 
 EXIT_STOPPED: Final = 0
 EXIT_FAILED: Final = 1
@@ -126,8 +127,22 @@ def run(args: argparse.Namespace) -> int:
     hotplug = hotplug_monitor(settings, controller)
     stop = threading.Event()
     stop_on_signals(stop)
-    served = serve(controller, stop, control=control, hotplug=hotplug, notify=notify, feed=feed)
+    try:
+        served = serve(controller, stop, control=control, hotplug=hotplug, notify=notify, feed=feed)
+    except PortBusy as error:
+        print(f"tablectl run: {error}; {port_held_todo(error)}", file=sys.stderr)
+        return EXIT_FAILED
     return EXIT_STOPPED if served else EXIT_FAILED
+
+
+def port_held_todo(error: PortBusy) -> str:
+    """What a technician does about a device port another program holds."""
+    section = f"[devices.{error.device}]" if error.device else "[devices]"
+    return (
+        "one controller per table's devices: stop the one that holds it, or point this "
+        f"table.toml's {section} at this table's own device (docs/deploy.md, Two "
+        "controllers on one table's devices)"
+    )
 
 
 #: After a record or file the start refused: what a technician does (docs/journal.md).
