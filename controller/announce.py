@@ -8,15 +8,20 @@ log travels to journald and log shippers. So it never names a card no player may
 (``hidden_cards``): a hole card, a burn, a card to the muck, a discard, the card that
 raised an integrity alarm. Those stay in
 the journal, which keeps every card (docs/display.md, What the table sees).
+
+A card the table may see is named as the screen draws it (``10♦``), a bet or a raise in the
+table's convention (``raises to 20``), a game by its display name (``Mambo Stud``):
+docs/display.md, The table's words.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from controller.cards import DECK
 from controller.engine import events as ev
+from controller.games import GAMES
 
 #: The codes of the cards in play: an alarm whose read is one of them names a card.
 _CARD_CODES = frozenset(card.code for card in DECK)
@@ -30,9 +35,17 @@ def _signed(amount: int) -> str:
     return f"+{amount}" if amount > 0 else str(amount)
 
 
+def game_name(key: str) -> str:
+    """The display name of the game a hand journals by its key (``mambo``: ``Mambo Stud``);
+    a key of no game this software deals, as journaled."""
+    spec = GAMES.get(key)
+    return key if spec is None else spec.name
+
+
 def _hand_started(e: ev.HandStarted) -> str:
     antes = f"; antes in: {_amounts(e.antes)}" if e.antes else ""
-    return f"Hand {e.hand}, {e.game}: seats {', '.join(map(str, e.seats))} dealt in{antes}."
+    seats = ", ".join(map(str, e.seats))
+    return f"Hand {e.hand}, {game_name(e.game)}: seats {seats} dealt in{antes}."
 
 
 def _seats_changed(e: ev.SeatsChanged) -> str:
@@ -100,8 +113,17 @@ def facts(event: ev.Event) -> dict[str, Any]:
     return data
 
 
+#: Each card's code and its face as the screen draws it (``Td``: ``10♦``).
+_FACES: Final = {card.code: card.face for card in DECK}
+
+
+def face(code: str) -> str:
+    """A card the table may see, named as the screen draws it: ``10♦`` for ``Td``."""
+    return _FACES[code]
+
+
 def _card_dealt(e: ev.CardDealt) -> str:
-    card = "a card" if hidden_cards(e) else e.card
+    card = "a card" if hidden_cards(e) else face(e.card)
     if e.destination == ev.BURN:
         return f"Burned {card}."
     if e.destination == ev.COMMUNITY:
@@ -109,22 +131,73 @@ def _card_dealt(e: ev.CardDealt) -> str:
     return f"Seat {e.seat} gets {card} face {e.face}."
 
 
+# ----------------------------------------------------------------- the betting words
+# docs/display.md, The table's words: an amount after "to" is the level the seat's bet comes
+# to this round (what the others must match); any other amount is the chips the action puts
+# in. Every surface words an option or an action here: the announcements (the display's log
+# strip and the log lines), the seat-to-act panel, the dealer panel's line, recall and the
+# floor's web view. The journal keeps the engine's own fields (its option meanings, its action
+# words, the amounts): only their wording is made here.
+
+
+def option_words(option: ev.Option) -> tuple[str, int | None]:
+    """An option's words and the number said after them: ``("raise to", 20)``, ``("call", 5)``,
+    ``("fold", None)``. The engine words its options in the table's convention already
+    (controller/engine/betting.py: ``raise to`` and ``complete to`` the level, ``call``,
+    ``bet``, ``bring in`` and ``all-in for`` the chips), and the journal keeps them so."""
+    words, _, number = option.meaning.rpartition(" ")
+    if words and number.isdigit():
+        return words, int(number)
+    return option.meaning, None
+
+
+def option_text(option: ev.Option) -> str:
+    """An option as every surface says it: ``raise to 20``, ``call 5``, ``all-in for 7``."""
+    words, number = option_words(option)
+    return words if number is None else f"{words} {number}"
+
+
+#: Each action word the engine journals, as the table says it: ``{total}`` is the level the
+#: seat's bet comes to this round (``round_total``), ``{chips}`` what the action put in.
+_ACTION_WORDS: Final[dict[str, str]] = {
+    "folds": "folds",
+    "checks": "checks",
+    "calls": "calls {chips}",
+    "brings in": "brings in {chips}",
+    "brings in for a full bet": "brings in for {total}",
+    "bets": "bets {total}",
+    "completes": "completes to {total}",
+    "raises": "raises to {total}",
+    # An all-in short of a full bet or raise: it reopens no betting for those who acted
+    # (rules-interpretation.md, Betting structure).
+    "raises all-in (short)": "goes all-in to {total}, short of a full bet",
+}
+
+
+def action_words(action: ev.ActionTaken) -> str:
+    """What a seat did, without the seat: ``raises to 20``, ``calls 5, all-in``, ``folds``."""
+    said = _ACTION_WORDS.get(action.action)
+    if said is None:  # a word this table does not know: as journaled, with the chips
+        said = f"{action.action} {{chips}}" if action.amount else action.action
+    text = said.format(chips=action.amount, total=action.round_total)
+    return f"{text}, all-in" if action.all_in and "all-in" not in text else text
+
+
 def _action_required(e: ev.ActionRequired) -> str:
-    options = ", ".join(o.meaning for o in e.options)
+    options = ", ".join(option_text(o) for o in e.options)
     if any(o.meaning.startswith("bring in") for o in e.options):
         return f"Seat {e.seat} brings in: {e.reason}"
     return f"Seat {e.seat} to act ({e.reason}): {options}."
 
 
 def _action_taken(e: ev.ActionTaken) -> str:
-    amount = f" {e.amount}" if e.amount else ""
-    all_in = ", all-in" if e.all_in else ""
-    return f"Seat {e.seat} {e.action}{amount}{all_in}."
+    return f"Seat {e.seat} {action_words(e)}."
 
 
 def _showdown(e: ev.Showdown) -> str:
     parts = [
-        f"seat {h.seat} {h.share}: {h.description}" + (f" ({' '.join(h.cards)})" if h.cards else "")
+        f"seat {h.seat} {h.share}: {h.description}"
+        + (f" ({' '.join(map(face, h.cards))})" if h.cards else "")
         for h in e.hands
     ]
     return "Showdown: " + "; ".join(parts) + "."

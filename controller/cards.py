@@ -37,6 +37,13 @@ class Rank(IntEnum):
         return _RANK_CHARS[self]
 
     @property
+    def printed(self) -> str:
+        """The rank as the card's corner prints it, as every screen shows it: ``10`` for the
+        ten, else the code's character (``A``, ``9``). A dealer and a camera read ``10``
+        as on the card; ``T`` is only the code's (docs/display.md, The table's words)."""
+        return "10" if self is Rank.TEN else _RANK_CHARS[self]
+
+    @property
     def spoken(self) -> str:
         """The rank as a dealer says it (``ace``, ``ten``, ``deuce``)."""
         return _RANK_WORDS[self]
@@ -59,6 +66,11 @@ class Suit(IntEnum):
     def char(self) -> str:
         """The one-character code of the suit (``s``, ``h``, ``d``, ``c``)."""
         return _SUIT_CHARS[self]
+
+    @property
+    def symbol(self) -> str:
+        """The suit's symbol as a screen shows it (``♠``, ``♥``, ``♦``, ``♣``)."""
+        return _SUIT_SYMBOLS[self]
 
     @property
     def spoken(self) -> str:
@@ -107,6 +119,12 @@ _SUIT_CHARS: Final[dict[Suit, str]] = {
     Suit.HEARTS: "h",
     Suit.DIAMONDS: "d",
     Suit.CLUBS: "c",
+}
+_SUIT_SYMBOLS: Final[dict[Suit, str]] = {
+    Suit.SPADES: "♠",
+    Suit.HEARTS: "♥",
+    Suit.DIAMONDS: "♦",
+    Suit.CLUBS: "♣",
 }
 _RANK_BY_TEXT: Final[dict[str, Rank]] = {
     **{char: rank for rank, char in _RANK_CHARS.items()},
@@ -168,6 +186,12 @@ class Card:
 
     def __str__(self) -> str:
         return self.code
+
+    @property
+    def face(self) -> str:
+        """The card as every screen and announcement shows it: the rank as printed on the
+        card, then the suit's symbol (``A♠``, ``10♦``)."""
+        return self.rank.printed + self.suit.symbol
 
     @property
     def spoken(self) -> str:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.engine.config import RULE_NAMES, ConfigError, HouseRules, TableConfig
+from controller.games import GAMES
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
 from controller.script import write_script
@@ -51,11 +52,11 @@ from controller.script import write_script
 VARIANTS: Final = {"F2L3D": "triple-draw", "F5S": "five-card-stud", "FMB/6": "mambo"}
 #: The variants dealt with blinds and draws; the others with antes, a bring-in and up-cards.
 DRAW_VARIANTS: Final = frozenset({"F2L3D"})
-#: What each code of VARIANTS is, for the refusal of another variant.
+#: What each code of VARIANTS is, for the refusal of another variant: the game's display name
+#: (docs/display.md, The table's words) and its procedure.
 _VARIANT_NAMES: Final = {
-    "F2L3D": "fixed-limit 2-7 triple draw, 14.12A",
-    "F5S": "fixed-limit five-card stud, 14.13",
-    "FMB/6": "fixed-limit Mambo stud high-low six or better, 14.13A",
+    code: f"fixed-limit {GAMES[key].name}, {GAMES[key].rule.rpartition('-')[2]}"
+    for code, key in VARIANTS.items()
 }
 UNKNOWN: Final = "??"
 #: rules-interpretation.md, Betting structure: one bet and three raises a round, the big blind the

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from controller.announce import announce
+from controller.announce import announce, option_text
 from controller.cards import DECK, Card, CardError
 from controller.engine import Table
 from controller.engine.config import ConfigError, Stakes, TableConfig
@@ -187,7 +187,7 @@ class _StudWalk:
             adds = int(words[2]) - self.round.get(pending.seat, 0)
             offered = [o for o in offered if o.amount == adds]
         if not offered:
-            choices = ", ".join(o.meaning for o in pending.options)
+            choices = ", ".join(option_text(o) for o in pending.options)
             raise PhhUnsupported(f"action {action!r}: the table offers {choices}")
         return offered[0]
 

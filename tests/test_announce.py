@@ -85,7 +85,7 @@ def test_hole_cards_burns_and_discards_are_a_card_in_the_sentence_and_not_in_the
     assert "card" not in facts(down)
     assert facts(down)["seat"] == 1
     assert hidden_cards(up) == ()
-    assert announce(up) == f"Seat {up.seat} gets {up.card} face up."
+    assert announce(up) == f"Seat {up.seat} gets {Card.parse(up.card).face} face up."
     assert facts(up)["card"] == up.card
     burn = CardDealt("7s", BURN, None, None)
     assert announce(burn) == "Burned a card."

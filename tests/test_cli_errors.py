@@ -169,8 +169,8 @@ def test_import_phh_of_a_variant_it_does_not_convert_names_the_variants_it_does(
     assert main(["import-phh", str(path)]) == 1
     assert capsys.readouterr().err == (
         f"{path}: not converted: variant 'F7S'; tablectl converts ['F2L3D', 'F5S', 'FMB/6'] "
-        "(fixed-limit 2-7 triple draw, 14.12A; fixed-limit five-card stud, 14.13; fixed-limit "
-        "Mambo stud high-low six or better, 14.13A) only\n"
+        "(fixed-limit Triple Draw 2-7, 14.12A; fixed-limit Five-Card Stud, 14.13; fixed-limit "
+        "Mambo Stud, 14.13A) only\n"
     )
 
 
@@ -194,7 +194,7 @@ def test_seat_out_of_range_names_the_seats_of_the_game(
     config = _table_toml(tmp_path, "mambo")
     assert main(["seat", "--config", str(config), "sit", "12", "--chips", "500"]) == 1
     assert capsys.readouterr().err == (
-        "tablectl seat: refused: seat 12 is out of range; Mambo stud has seats 1 to 11 "
+        "tablectl seat: refused: seat 12 is out of range; Mambo Stud has seats 1 to 11 "
         "(N.J.A.C. 13:69F-14.13A)\n"
     )
     assert main(["seat", "--config", str(config), "leave", "0"]) == 1
@@ -222,7 +222,7 @@ def test_recall_and_verify_read_the_journal_dir_of_the_config(
     config = _table_toml(tmp_path, "mambo")
     assert main([*command, "--config", str(config)]) == 0
     out = capsys.readouterr().out
-    assert ("Hand 2, mambo" in out) if command == ["recall"] else ("intact" in out)
+    assert ("Hand 2, Mambo Stud" in out) if command == ["recall"] else ("intact" in out)
     missing = tmp_path / "none.toml"
     assert main([*command, "--config", str(missing)]) == 2
     assert f'"{missing}": expected a readable file' in capsys.readouterr().err

@@ -28,7 +28,7 @@ def test_a_valid_file_is_summarised(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert main(["config", "check", "--config", str(path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == f"{path}: valid"
-    assert out[1] == "table T1: Mambo stud (N.J.A.C. 13:69F-14.13A), seats 1, 2, 3, dealer 0"
+    assert out[1] == "table T1: Mambo Stud (N.J.A.C. 13:69F-14.13A), seats 1, 2, 3, dealer 0"
     assert out[2] == "stakes: ante 1, bring-in 2, bets 5/10, cap 4, chip 1, no rake"
     assert out[3] == "shoe: /dev/tablectl/shoe, 115200 baud, heartbeat timeout 3 s"
     # The defaults (journal in /var/lib/tablectl, log to journald) need no caution.

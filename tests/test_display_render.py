@@ -127,9 +127,9 @@ def test_the_top_line_names_the_deck_in_play_once_a_hand_has_one() -> None:
     """rules-interpretation.md, Shuffle, cut and decks: the decks alternate; the top line says which
     is in play (after the hand number), and nothing before the first hand."""
     seats = (SeatView(1), SeatView(2))
-    view = TableView("Mambo stud", "T1", seats, hand_number=7, deck="B")
+    view = TableView("Mambo Stud", "T1", seats, hand_number=7, deck="B")
     assert "Hand #7   Deck B" in render.header_text(render.Heading.of(view)).plain
-    before = TableView("Mambo stud", "T1", seats)
+    before = TableView("Mambo Stud", "T1", seats)
     assert "Deck" not in render.header_text(render.Heading.of(before)).plain
 
 

@@ -78,7 +78,7 @@ def test_a_bundle_verifies_on_its_own_in_a_fresh_folder(
         dispute.RECORDS, dispute.RECALL, dispute.RECALL_JSON, dispute.PHH, dispute.TERMS,
         dispute.SOFTWARE_FILE, dispute.PUBLIC_KEY,
     }  # fmt: skip
-    assert (fresh / dispute.RECALL).read_text().startswith("Hand 3, mambo, ")
+    assert (fresh / dispute.RECALL).read_text().startswith("Hand 3, Mambo Stud, ")
     public = table.parent / "keys" / "table.pub"
     assert (fresh / dispute.PUBLIC_KEY).read_text().strip() == public.read_text().strip()
     own = verified(fresh, capsys)

@@ -59,7 +59,7 @@ def test_notes_house_rules_the_rules_section_is_the_tables_configuration() -> No
 @pytest.mark.parametrize(
     ("game", "rule", "value", "why"),
     [
-        ("mambo", "opener_must_bet", False, "no opener of Mambo stud is required to bet"),
+        ("mambo", "opener_must_bet", False, "no opener of Mambo Stud is required to bet"),
         ("mambo", "burn_before_each_draw", False, "has no second draw to burn"),
         ("triple-draw", "bring_in_has_option", True, "has no bring-in"),
     ],

@@ -31,7 +31,8 @@ def test_the_journal_before_the_schema_verifies(game: str) -> None:
 @pytest.mark.fast
 @pytest.mark.parametrize("game", GAMES_DEALT)
 def test_the_journal_before_the_schema_recalls_as_it_did(game: str) -> None:
-    """Recall's text and its JSON hands are what the code of the day printed for them."""
+    """Recall's text and its JSON hands are what the code of the day printed for them, in
+    today's words (tests/fixtures/README.md)."""
     shown = hands(JournalReader(FIXTURES / game), 10)
     text = "\n\n".join(format_hand(hand) for hand in shown) + "\n"
     assert text == (FIXTURES / f"{game}.recall.txt").read_text(encoding="utf-8")

@@ -8,6 +8,9 @@ import pytest
 
 from controller.cards import parse_cards
 from controller.cli import main
+from controller.games.five_card_stud import FIVE_CARD_STUD
+from controller.games.mambo import MAMBO
+from controller.games.triple_draw import TRIPLE_DRAW
 from controller.hands import (
     NO_QUALIFYING_LOW,
     deuce_to_seven_low,
@@ -120,14 +123,15 @@ def test_mambo_without_a_qualifying_low_says_so_14_13A_k(
 def test_default_showdown_plays_all_three_games_reproducibly(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Without options: all three games in turn, five seats, the same hands every run."""
+    """Without options: all three games in turn, each by its display name (the spec's, as
+    docs/display.md, The table's words, has it), five seats, the same hands every run."""
     first = _run(capsys)
     assert first == _run(capsys)
     titles = [line for line in first if line and not line.startswith(" ")]
     assert [title.split(":")[0] for title in titles] == [
-        "Five-card stud (14.13)",
-        "Mambo stud, high-low split, six or better (14.13A)",
-        "Triple draw lowball deuce to seven (14.12A)",
+        f"{FIVE_CARD_STUD.name} (14.13)",
+        f"{MAMBO.name} (14.13A)",
+        f"{TRIPLE_DRAW.name} (14.12A)",
     ]
     assert all("5 seats, seed 2026" in title for title in titles)
     assert first != _run(capsys, "--seed", "7")
@@ -139,9 +143,11 @@ def test_too_many_seats_for_a_game_is_refused_naming_its_limit(
     """14.13(b), 14.12A(b), 14.13A(b): the seat limits, 8 for five-card stud, 7 for triple draw, 11
     for Mambo."""
     assert main(["showdown", "--game", "triple-draw", "--seats", "8"]) == 2
-    assert "triple-draw seats at most 7" in capsys.readouterr().err
+    assert capsys.readouterr().err == (
+        "tablectl showdown: --seats 8: Triple Draw 2-7 seats at most 7 (14.12A(b))\n"
+    )
     assert main(["showdown", "--seats", "9"]) == 2
-    assert "five-card-stud seats at most 8" in capsys.readouterr().err
+    assert "Five-Card Stud seats at most 8 (14.13(b))" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("seats", ["1", "two"])

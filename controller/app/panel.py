@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.announce import alarm_read
+from controller.announce import alarm_read, option_text
 from controller.app.core import Pause, ShoeWarning
 from controller.engine.events import (
     BURN,
@@ -66,7 +66,7 @@ def panel_line(
 def waiting_for(pending: Event) -> tuple[int, str]:  # noqa: PLR0911 one return per thing the table waits for
     """The seat to light and the line for what the table waits for."""
     if isinstance(pending, ActionRequired):
-        options = "/".join(o.meaning for o in pending.options)
+        options = "/".join(option_text(o) for o in pending.options)
         return pending.seat, _ascii(f"S{pending.seat}: {options}")
     if isinstance(pending, CardExpected):
         if pending.destination == BURN:

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from controller.announce import action_words, game_name
 from controller.app import records as rec
 from controller.app import schema
 from controller.display.view import posted_rules
@@ -139,10 +140,8 @@ def describe(event: Event) -> str:  # noqa: PLR0911, PLR0912 one line per kind o
             return f"  seat {event.seat}: {event.card} face {event.face}"
         case BlindPosted():
             return f"  seat {event.seat} posts the {event.blind} blind {event.amount}"
-        case ActionTaken():
-            amount = f" {event.amount}" if event.amount else ""
-            all_in = ", all-in" if event.all_in else ""
-            return f"  seat {event.seat} {event.action}{amount}{all_in}"
+        case ActionTaken():  # in the table's words (announce.action_words)
+            return f"  seat {event.seat} {action_words(event)}"
         case DrawDeclared():
             return f"  seat {event.seat} draws: {' '.join(event.discards) or 'stands pat'}"
         case StreetStarted():
@@ -190,7 +189,7 @@ def describe_stakes(stakes: Stakes) -> str:
 def format_hand(hand: HandRecord) -> str:
     """A hand as recall prints it."""
     state = "" if hand.finished else " (in progress)"
-    head = f"Hand {hand.number}, {hand.game}, {hand.started}{state}"
+    head = f"Hand {hand.number}, {game_name(hand.game)}, {hand.started}{state}"
     if hand.terms is None:
         stakes = "stakes: not in the journal (written before hands recorded them)"
         rules = rec.RULES_BEFORE_JOURNALED

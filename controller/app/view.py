@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from controller.announce import alarm_read, announce
+from controller.announce import alarm_read, announce, option_words
 from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
 from controller.cards import Card
 from controller.display.view import (
@@ -230,11 +230,10 @@ def action_prompt(pending: ev.Event) -> ActionPrompt | None:
 
 
 def action_option(option: ev.Option) -> ActionOption:
-    """``raise to 15`` becomes the action ``raise to`` and the amount 15, as the display sets it."""
-    suffix = f" {option.amount}"
-    if option.amount and option.meaning.endswith(suffix):
-        return ActionOption(Button(option.button), option.meaning[: -len(suffix)], option.amount)
-    return ActionOption(Button(option.button), option.meaning)
+    """``raise to 15`` becomes the words ``raise to`` and the number 15, as the display sets
+    them: the table's words for an option (announce.option_words)."""
+    words, number = option_words(option)
+    return ActionOption(Button(option.button), words, number)
 
 
 def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:

@@ -27,8 +27,8 @@ def register(subparsers: Any) -> None:
         help="print a PHH hand history as a hand script",
         description="Read one PHH hand history (TOML) and print it as a hand script "
         "(docs/hand-script.md) that 'tablectl replay' plays, its players in the file's seats. "
-        "PHH variants converted: F2L3D (fixed-limit 2-7 triple draw, 14.12A), and F5S and "
-        "FMB/6 as tablectl export writes them (five-card stud, 14.13; Mambo stud, 14.13A). "
+        "PHH variants converted: F2L3D (fixed-limit Triple Draw 2-7, 14.12A), and F5S and "
+        "FMB/6 as tablectl export writes them (Five-Card Stud, 14.13; Mambo Stud, 14.13A). "
         "Exit status: 0 converted, 1 not converted "
         "(another variant, or rules that differ from docs/rules-interpretation.md: the reason is "
         "printed), 2 the file cannot be read.",

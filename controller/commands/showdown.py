@@ -16,6 +16,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from controller.cards import DECK, Card, format_cards
+from controller.games.five_card_stud import FIVE_CARD_STUD
+from controller.games.mambo import MAMBO
+from controller.games.spec import GameSpec
+from controller.games.triple_draw import TRIPLE_DRAW
 from controller.hands import (
     NO_QUALIFYING_LOW,
     HandValue,
@@ -33,12 +37,31 @@ DEFAULT_SEATS: Final = 5
 
 @dataclass(frozen=True)
 class Game:
-    """A game as the showdown deals it: its name, rule, seat limit and dealer."""
+    """A game as the showdown deals it: its spec (the display name, the procedure, the seat
+    limit of the procedure's (b): 14.13(b), 14.13A(b), 14.12A(b)) and how it is dealt."""
 
-    name: str
-    title: str
-    max_seats: int  # the procedure's (b): 14.13(b), 14.13A(b), 14.12A(b)
+    spec: GameSpec
     show: Callable[[list[Card], int], list[str]]
+
+    @property
+    def name(self) -> str:
+        """The game's display name (docs/display.md, The table's words)."""
+        return self.spec.name
+
+    @property
+    def rule(self) -> str:
+        """The procedure's section: ``14.13A``."""
+        return self.spec.rule.rpartition("-")[2]
+
+    @property
+    def title(self) -> str:
+        """``Mambo Stud (14.13A)``."""
+        return f"{self.name} ({self.rule})"
+
+    @property
+    def max_seats(self) -> int:
+        """The most seats the procedure allows."""
+        return self.spec.max_seats
 
 
 def _winners(values: Sequence[HandValue | None]) -> list[int]:
@@ -108,18 +131,19 @@ def _show_mambo(deck: list[Card], seats: int) -> list[str]:
 
 
 GAMES: Final = {
-    "five-card-stud": Game("five-card-stud", "Five-card stud (14.13)", 8, _show_five_card_stud),
-    "mambo": Game("mambo", "Mambo stud, high-low split, six or better (14.13A)", 11, _show_mambo),
-    "triple-draw": Game(
-        "triple-draw", "Triple draw lowball deuce to seven (14.12A)", 7, _show_triple_draw
-    ),
+    game.spec.key: game
+    for game in (
+        Game(FIVE_CARD_STUD, _show_five_card_stud),
+        Game(MAMBO, _show_mambo),
+        Game(TRIPLE_DRAW, _show_triple_draw),
+    )
 }
 
 
 def showdown(game: Game, seed: int, seats: int) -> list[str]:
     """The lines of one seeded showdown of ``game`` at ``seats`` seats."""
     deck = list(DECK)
-    random.Random(f"{game.name}/{seed}").shuffle(deck)
+    random.Random(f"{game.spec.key}/{seed}").shuffle(deck)  # a seed deals as it always did
     return [f"{game.title}: {seats} seats, seed {seed}", *game.show(deck, seats)]
 
 

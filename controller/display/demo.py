@@ -4,12 +4,12 @@ Each scene is a consistent moment of a real hand (chips add up, cards are
 unique, the seat to act is the one the procedure names), so the look can be
 reviewed and the snapshot tests have honest subjects:
 
-- ``bring-in``: Mambo stud, eleven seats, the lowest up-card brings in (14.13A(d)).
+- ``bring-in``: Mambo Stud, eleven seats, the lowest up-card brings in (14.13A(d)).
 - ``draw``: Triple Draw 2-7, first draw, a replacement due (14.12A(f)).
-- ``showdown``: Mambo stud, a high-low split of a main and a side pot with an
+- ``showdown``: Mambo Stud, a high-low split of a main and a side pot with an
   odd chip to the best high hand (14.13A(j)1).
-- ``alarm``: five-card stud, a card seen twice this hand (rules-interpretation.md, Integrity).
-- ``device-lost``: Mambo stud, the shoe stops answering mid-hand.
+- ``alarm``: Five-Card Stud, a card seen twice this hand (rules-interpretation.md, Integrity).
+- ``device-lost``: Mambo Stud, the shoe stops answering mid-hand.
 - ``between-hands``: Triple Draw 2-7, the dealer is to start the next hand.
 """
 
@@ -41,8 +41,10 @@ from controller.display.view import (
     posted_stakes,
 )
 from controller.engine.config import HouseRules, Stakes
+from controller.games.five_card_stud import FIVE_CARD_STUD
 from controller.games.mambo import MAMBO
 from controller.games.spec import ForcedBet
+from controller.games.triple_draw import TRIPLE_DRAW
 from controller.inputs import Button
 
 _D = FACE_DOWN
@@ -78,7 +80,7 @@ def bring_in() -> TableView:
         SeatView(n, _NAMES[n - 1], 199, 0, (_D, _c(up))) for n, up in enumerate(ups, start=1)
     )
     return TableView(
-        game="Mambo Stud",
+        game=MAMBO.name,
         table_id="MB-3",
         hand_number=1042,
         street="1st round",
@@ -115,7 +117,7 @@ def draw() -> TableView:
         SeatView(6, "Farah", 370, 0, (_D,) * 5),
     )
     return TableView(
-        game="Triple Draw 2-7",
+        game=TRIPLE_DRAW.name,
         table_id="TD-1",
         hand_number=377,
         street="First draw",
@@ -154,7 +156,7 @@ def showdown() -> TableView:
         SeatView(7, "Gus", 0, 0, hands[7].cards, SeatStatus.ALL_IN),
     )
     return TableView(
-        game="Mambo Stud",
+        game=MAMBO.name,
         table_id="MB-3",
         hand_number=1043,
         street="Showdown",
@@ -176,7 +178,7 @@ def showdown() -> TableView:
             ),
         ),
         log=(
-            "Seat 7 is all-in for 21.",
+            "Seat 7 calls 21, all-in.",
             "Showdown: seat 5 pair of kings, seat 2 four-two-ace low.",
             "Main pot 75: seat 5 high 38 with the odd chip, seat 2 low 37.",
             "Side pot 20: seat 5 high 10, seat 2 low 10.",
@@ -185,7 +187,7 @@ def showdown() -> TableView:
 
 
 def alarm() -> TableView:
-    """Five-card stud, 3rd street: the 7♥ read for seat 5 was already dealt to seat 3."""
+    """Five-Card Stud, 3rd street: the 7♥ read for seat 5 was already dealt to seat 3."""
     seats = (
         SeatView(1, "Alice", 212, 0, (_D, _c("Kc"), _c("9d"))),
         SeatView(2, "Bruno", 188, 0, (_D, _c("Qs"), _c("3h"))),
@@ -195,7 +197,7 @@ def alarm() -> TableView:
         SeatView(6, "Farah", 260, status=SeatStatus.FOLDED),
     )
     return TableView(
-        game="Five-Card Stud",
+        game=FIVE_CARD_STUD.name,
         table_id="FS-2",
         hand_number=88,
         street="3rd street",
@@ -231,7 +233,7 @@ def device_lost_scene() -> TableView:
         SeatView(5, "Emeka", 192, 0, (_D, _c("As"), _D)),
     )
     return TableView(
-        game="Mambo Stud",
+        game=MAMBO.name,
         table_id="MB-3",
         hand_number=1044,
         street="2nd round",
@@ -272,7 +274,7 @@ def between_hands() -> TableView:
         SeatView(6, "Farah", 370, status=SeatStatus.SITTING_OUT),
     )
     return TableView(
-        game="Triple Draw 2-7",
+        game=TRIPLE_DRAW.name,
         table_id="TD-1",
         hand_number=377,
         street="Between hands",

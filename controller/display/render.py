@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.style import Style
 from rich.text import Span, Text
 
-from controller.cards import Card, Rank, Suit
+from controller.cards import Card, Suit
 from controller.display.view import (
     ActionOption,
     ActionPrompt,
@@ -36,12 +36,7 @@ from controller.display.view import (
 )
 from controller.inputs import Button
 
-SUIT_SYMBOLS: Final[dict[Suit, str]] = {
-    Suit.SPADES: "♠",
-    Suit.HEARTS: "♥",
-    Suit.DIAMONDS: "♦",
-    Suit.CLUBS: "♣",
-}
+SUIT_SYMBOLS: Final[dict[Suit, str]] = {suit: suit.symbol for suit in Suit}
 _RED_SUITS: Final = frozenset({Suit.HEARTS, Suit.DIAMONDS})
 _FACE_RED: Final = "bold #c8102e on #f4f1e8"
 _FACE_BLACK: Final = "bold #101010 on #f4f1e8"
@@ -97,8 +92,9 @@ def open_gaps(text: Text) -> Text:
 
 
 def card_face(card: Card) -> str:
-    """The card as printed on the screen: rank and suit symbol, ``A♠``, ``T♦``."""
-    return card.rank.char + SUIT_SYMBOLS[card.suit]
+    """The card as printed on the screen: rank and suit symbol, ``A♠``, ``10♦``: a ten is
+    ``10`` in every form, as on the card (``Card.face``; docs/display.md, The table's words)."""
+    return card.face
 
 
 def card_text(card: ShownCard) -> Text:
@@ -123,9 +119,8 @@ def tall_cards_text(cards: Iterable[ShownCard]) -> Text:
             bottoms.append(Text("▞▚▞", style=_BACK))
             continue
         style = _FACE_RED if card.suit in _RED_SUITS else _FACE_BLACK
-        rank = "10" if card.rank is Rank.TEN else card.rank.char
-        tops.append(Text(f"{rank:<3}", style=style))
-        bottoms.append(Text(f" {SUIT_SYMBOLS[card.suit]} ", style=style))
+        tops.append(Text(f"{card.rank.printed:<3}", style=style))
+        bottoms.append(Text(f" {card.suit.symbol} ", style=style))
     return Text.assemble(Text(" ").join(tops), "\n", Text(" ").join(bottoms))
 
 
@@ -179,12 +174,14 @@ def compact_cards_text(cards: Iterable[ShownCard]) -> Text:
 
 
 def fitted_cards_text(cards: tuple[ShownCard, ...], width: int, *, tall: bool) -> Text:
-    """The seat's cards in the largest form that fits ``width`` cells (two lines if ``tall``)."""
-    count = len(cards)
-    if tall and 4 * count - 1 <= width:
+    """The seat's cards in the largest form that fits ``width`` cells (two lines if ``tall``).
+
+    A flat ten (``10♦``) is a cell wider than the other cards, so each form is measured."""
+    if tall and 4 * len(cards) - 1 <= width:
         return tall_cards_text(cards)
-    if 3 * count - 1 <= width:
-        return cards_text(cards)
+    flat = cards_text(cards)
+    if flat.cell_len <= width:
+        return flat
     return compact_cards_text(cards)
 
 

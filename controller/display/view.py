@@ -206,9 +206,11 @@ class ActionOption:
     """One thing the seat to act may do: the panel button and what it means now."""
 
     button: Button
-    #: The option in the table's words: "fold", "call", "complete", "raise to".
+    #: The option in the table's words: "fold", "call", "complete to", "raise to".
     action: str
-    #: The chips it puts in, or None when it puts none (fold, check).
+    #: The number said after the words (docs/display.md, The table's words): the level the
+    #: seat's bet comes to after "to" (``raise to 15``), else the chips it puts in
+    #: (``call 8``); None when it puts none (fold, check).
     amount: int | None = None
 
     @property

@@ -26,7 +26,8 @@ class Option:
 
     button: str
     amount: int
-    #: What the button means now, in the dealer's words ("call", "complete", "raise to 15").
+    #: What the button means now, in the dealer's words ("call 5", "complete to 5", "raise to
+    #: 15": the level after "to", else the chips; docs/display.md, The table's words).
     meaning: str
 
 
@@ -220,7 +221,9 @@ class ActionTaken(Event):
 
     kind: ClassVar[str] = "action_taken"
     seat: int
-    action: str  # brings in, completes, bets, raises, calls, checks, folds
+    #: The journaled word (brings in, completes, bets, raises, calls, checks, folds, ...); every
+    #: surface says it with its amount in the table's words (announce.action_words).
+    action: str
     amount: int
     round_total: int
     all_in: bool

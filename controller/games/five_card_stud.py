@@ -67,7 +67,7 @@ def _later_street(name: str, size: BetSize) -> Street:
 
 FIVE_CARD_STUD: Final = GameSpec(
     key="five-card-stud",
-    name="five-card stud",
+    name="Five-Card Stud",
     rule="N.J.A.C. 13:69F-14.13",
     max_seats=8,  # 14.13(b)
     forced_bet=ForcedBet.BRING_IN,  # 14.13(d)

@@ -40,7 +40,7 @@ from controller.hands import mambo_high, mambo_low
 
 MAMBO: Final = GameSpec(
     key="mambo",
-    name="Mambo stud",
+    name="Mambo Stud",
     rule="N.J.A.C. 13:69F-14.13A",
     max_seats=11,  # 14.13A(b)
     forced_bet=ForcedBet.BRING_IN,  # 14.13A(d)

@@ -204,6 +204,8 @@ class GameSpec:
     """A whole game, as the procedures declare it."""
 
     key: str
+    #: The game's one display name, in title case ("Five-Card Stud"): every screen, command
+    #: and page that names the game shows this (docs/display.md, The table's words).
     name: str
     #: The procedure the spec follows, for the record ("N.J.A.C. 13:69F-14.13").
     rule: str

@@ -141,7 +141,7 @@ def test_demo_headless_plays_the_hands_and_prints_a_summary_quietly_in_a_pipe(
         check=False,
     )
     assert result.returncode == 0, result.stderr
-    assert "five-card stud: 3 hands" in result.stdout
+    assert "Five-Card Stud: 3 hands" in result.stdout
     assert "intact" in result.stdout
     assert "\r" not in result.stderr  # no progress bar in a pipe
     assert (tmp_path / "demo" / "journal").is_dir()

@@ -64,7 +64,9 @@ def test_recall_json_gives_each_hands_lines_and_told_events_no_more_than_its_tex
     blocks = text.strip("\n").split("\n\n")
     for hand, block in zip(report["hands"], blocks, strict=True):
         head, stakes, rules, *lines = block.splitlines()
-        assert head == f"Hand {hand['number']}, triple-draw, {hand['started']}"
+        # The text names the game by its display name, the JSON by its key (docs/display.md,
+        # The table's words).
+        assert head == f"Hand {hand['number']}, Triple Draw 2-7, {hand['started']}"
         assert stakes == f"  stakes: {describe_stakes(Stakes(**hand['stakes']))}"
         assert hand["stakes"] == dataclasses.asdict(table.config.stakes)
         # rules-interpretation.md, House rules: journaled with the hand, posted in the words the

@@ -60,8 +60,8 @@ def test_recall_works_while_an_alarm_holds_the_hand(
         assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
         assert main(["recall", "--journal", str(tmp_path / "journal")]) == 0
     out = capsys.readouterr().out
-    assert "Hand 1, mambo" in out
-    assert "Hand 2, mambo" in out
+    assert "Hand 1, Mambo Stud" in out
+    assert "Hand 2, Mambo Stud" in out
     assert "(in progress)" in out
     assert "ALARM tag " in out
 

@@ -187,7 +187,7 @@ def test_the_floor_page_and_feed_follow_a_hand_and_never_carry_a_face_down_card(
             assert isinstance(row, dict)
             assert row["hand"] == 1
             assert row["state"] == "in progress"
-            assert row["game"] == "Mambo stud"
+            assert row["game"] == "Mambo Stud"
             assert row["street"] == "first round"
             assert row["to_act"] == 3
             assert row["pot"] == 34

@@ -49,7 +49,7 @@ def test_a_supervisor_logs_in_and_sees_the_floor_update_as_a_hand_is_dealt(
         wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
         wait.until(lambda d: "ALARM" in cell(d, "T3", "alarms"))
         assert "alarm" in read(browser, 'tr[data-table="T3"]', "class")
-        assert "five-card stud" in read(browser, 'tr[data-table="T2"]')
+        assert "Five-Card Stud" in read(browser, 'tr[data-table="T2"]')
         # The table deals: its row appears, then follows the hand, with no reload.
         publish(nats.url, nats.table_user("T1"), "T1", mambo[:MID_HAND])
         wait.until(lambda d: cell(d, "T1", "pot") == "34")

@@ -165,7 +165,7 @@ def test_a_new_journal_at_the_table_is_read_whole_then_held(postgres: PostgresSe
             live, whole = await reads.both(["T1"])
             assert live == whole, f"at the new journal's {seq}"
         assert reads.held["T1"].journal_id != old_journal
-        assert live[0]["game"] == "five-card stud"
+        assert live[0]["game"] == "Five-Card Stud"
         assert live[0]["journal_id"] != old_journal
 
     run(body, web_store(postgres))
@@ -213,7 +213,7 @@ def test_a_held_table_reads_only_its_new_records_and_its_hand_row_only_for_a_new
         await ingest(writer, arrivals("T1", lines, range(bet + 1, next_hand + 1)))
         live, whole = await reads.both(["T1"])
         assert live == whole
-        assert live[0]["game"] == "Mambo stud"
+        assert live[0]["game"] == "Mambo Stud"
 
     run(body, web_store(postgres))
 

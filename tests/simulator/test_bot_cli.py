@@ -87,7 +87,7 @@ def test_a_random_bot_plays_its_hands_then_the_piped_console_ends(tmp_path: Path
     )
     assert status == 0, out + err
     lines = bot_lines(out)
-    assert lines[0] == "random five-card stud, seats 1 2 3 4, seed 4, 3 hands"
+    assert lines[0] == "random Five-Card Stud, seats 1 2 3 4, seed 4, 3 hands"
     assert lines[-1] == "done after 3 hands"
     twin = RandomBot("five-card-stud", seats=4, seed=4, hands=3, rebuy=RebuyRule(buy_in=30))
     list(twin)
@@ -159,7 +159,7 @@ def test_a_bot_from_the_tables_configuration(tmp_path: Path) -> None:
         )  # fmt: skip
     assert status == 0, out + err
     lines = bot_lines(out)
-    assert lines[0].startswith("random Mambo stud, seats 1 2 3 4 5 6 7 8 9 10 11, seed 0")
+    assert lines[0].startswith("random Mambo Stud, seats 1 2 3 4 5 6 7 8 9 10 11, seed 0")
     assert lines[-1] == "done after 1 hand"
 
 
@@ -183,7 +183,7 @@ def test_bad_bot_options_stop_before_the_devices_start(tmp_path: Path) -> None:
         (("--bot", "dance"), "--bot dance: expected 'random' or 'script FILE'"),
         (("--bot", "script"), "--bot script: expected 'script FILE'"),
         (("--bot", "script", str(tmp_path / "none.hand")), "--bot script"),
-        (("--bot", "random", "--seats", "1"), "seats=1: Mambo stud seats 2 to 11"),
+        (("--bot", "random", "--seats", "1"), "seats=1: Mambo Stud seats 2 to 11"),
     ]
     for options, message in cases:
         status, out, err = run_sim(tmp_path / "d", "", *options)
@@ -199,7 +199,7 @@ def test_a_bot_without_an_end_stops_with_the_console(tmp_path: Path) -> None:
     )
     assert status == 0, out + err
     lines = bot_lines(out)
-    assert lines[0] == "random Mambo stud, seats 1 2 3 4 5 6, seed 0, no end"
+    assert lines[0] == "random Mambo Stud, seats 1 2 3 4 5 6, seed 0, no end"
     assert "press new_hand" in lines
     assert lines[-1].startswith("stopped after ")
 
