@@ -140,13 +140,13 @@ def _another_seeds_deck(tmp_path: Path) -> Path:
 REFUSALS: dict[str, tuple[Callable[[Path], Path], tuple[str, ...], str]] = {
     "another --dir": (
         bench_toml,
-        ("--dir", "/tmp/elsewhere"),
+        ("--dir", "{tmp}/elsewhere"),
         "the table.toml {config} names the ports {tmp}/bench/shoe and {tmp}/bench/panel: pass "
         "--dir {tmp}/bench, or leave --dir out",
     ),
     "--decks": (
         bench_toml,
-        ("--decks", "/tmp/elsewhere"),
+        ("--decks", "{tmp}/elsewhere"),
         "names the deck files ({tmp}/decks/red.txt, {tmp}/decks/blue.txt): leave --decks out",
     ),
     "a URL": (
@@ -202,7 +202,8 @@ def test_what_the_simulator_cannot_make_is_refused_with_what_to_pass(
     write, options, wanted = REFUSALS[case]
     config = write(tmp_path)
     before = sorted(tmp_path.rglob("*"))
-    status, out, err = run_sim("", "--config", str(config), *options)
+    given = (option.format(tmp=tmp_path) for option in options)
+    status, out, err = run_sim("", "--config", str(config), *given)
     assert status == 2, out + err
     assert err.startswith("tablectl sim: error: ")
     assert wanted.format(tmp=tmp_path, config=config) in err
