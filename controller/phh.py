@@ -20,7 +20,15 @@ What the conversion supplies: PHH records no burns, so the burn before each
 draw (14.12A(f); rules-interpretation.md, Burns and draws) is the card of a ``# burn Xx``
 comment where the history has one (tablectl's export writes them), otherwise a
 card no one in the hand holds; a card the history hides (``??``) is likewise
-such a card. Comments (``# ...``) are otherwise ignored. Players
+such a card. Comments (``# ...``) are otherwise ignored. The posted stakes PHH has no
+field for, the smallest chip, the raise cap and the rake (docs/deploy.md, ``[stakes]``),
+and the chips the table raked from the hand, are user-defined fields of tablectl's export
+(``_tablectl_chip``, ``_tablectl_cap``, ``_tablectl_rake_percent``, ``_tablectl_rake_cap``,
+``_tablectl_rake_without_showdown``; ``_tablectl_rake``): a file without them is dealt
+with a chip of 1, a cap of four bets and no rake. The converted hand, played through the
+engine, must settle as the file records it, its rake and every known ``finishing_stacks``
+entry (``controller.phh_convert``): 14.19(c) takes the rake before a pot is divided, so a
+rake the file leaves out pays the winners chips the table kept. Players
 ``p1..pN`` sit in the seats of PHH's ``seats`` (tablectl's export writes it), in
 that order, else in seats 1..N: dealt from p1, the button (triple draw) on the
 last, so p1 is the small blind (heads-up the button, p2, posts it), as PHH
@@ -41,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.engine.config import RULE_NAMES, ConfigError, HouseRules, TableConfig
+from controller.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableConfig
 from controller.games import GAMES
 from controller.games.spec import GameSpec
 from controller.inputs import TableInput
@@ -79,6 +87,44 @@ def other_variant(variant: str) -> PhhUnsupported:
     return PhhUnsupported(f"variant {variant!r}; tablectl converts {codes} ({names}) only")
 
 
+#: The prefix of tablectl's user-defined fields (PHH: a leading underscore; PokerKit keeps them
+#: as ``user_defined_fields``): the house rules, the posted stakes PHH has no field for, the rake.
+FIELD_PREFIX: Final = "_tablectl_"
+#: The posted stakes PHH has no field for (table.toml's ``[stakes]`` keys, docs/deploy.md),
+#: each written ``_tablectl_<key>``; ``_tablectl_rake_cap`` is left out when there is no cap.
+#: PHH's own ``rake`` is no field of the file: PokerKit takes it as a function of the pot.
+STAKES_NAMES: Final = ("chip", "cap", "rake_percent", "rake_cap", "rake_without_showdown")
+#: The chips the table raked from the hand (the settlement's ``rake``), as the export writes it.
+RAKE_FIELD: Final = f"{FIELD_PREFIX}rake"
+#: The PHH field of a stakes amount the engine names otherwise, for an error.
+_STAKES_FIELDS: Final = {
+    "ante": "antes",
+    "small_blind": "blinds_or_straddles",
+    "big_blind": "blinds_or_straddles",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PostedStakes:
+    """The posted stakes a PHH file gives only in tablectl's fields (``STAKES_NAMES``): the
+    smallest chip, the raise cap and the rake; a field the file does not give: its default, as
+    in a table.toml (docs/deploy.md, ``[stakes]``), so a file from elsewhere has no rake."""
+
+    chip: int = 1
+    cap: int = CAP
+    rake_percent: int = 0
+    rake_cap: int | None = None
+    rake_without_showdown: bool = False
+
+    def rake_rule(self) -> str:
+        """The rake in words, for a refusal: ``rake 5% up to 6, none without a showdown``."""
+        if not self.rake_percent:
+            return "no rake"
+        cap = "" if self.rake_cap is None else f" up to {self.rake_cap}"
+        without = "" if self.rake_without_showdown else ", none without a showdown"
+        return f"rake {self.rake_percent}%{cap}{without}"
+
+
 @dataclass(frozen=True, slots=True)
 class PhhHand:
     """The fields of one PHH hand that a conversion uses (others are kept in ``extra``)."""
@@ -101,11 +147,43 @@ class PhhHand:
     #: The house rules tablectl's export writes (``_tablectl_short_all_in`` ...); the
     #: defaults (rules-interpretation.md, House rules) for a rule the file does not give.
     rules: HouseRules = field(default_factory=HouseRules)
+    #: The smallest chip, the raise cap and the rake (``_tablectl_chip`` ...).
+    posted: PostedStakes = field(default_factory=PostedStakes)
+    #: The chips the source raked from the hand (``_tablectl_rake``; None: the file does not say).
+    raked: int | None = None
+    #: PHH's ``finishing_stacks``, None for a stack not known (``inf``); None: not given.
+    finishing_stacks: tuple[int | None, ...] | None = None
 
     @property
     def players(self) -> int:
         """How many players the hand seats."""
         return len(self.starting_stacks)
+
+    def stakes(self, *, bring_in: int = 0, small_blind: int = 0, big_blind: int = 0) -> Stakes:
+        """The stakes the hand was dealt at: its bets and ante (one for every player), the
+        game's forced bets as given, the posted chip, cap and rake; PhhError naming the field
+        when no table can be dealt at them."""
+        posted = self.posted
+        try:
+            return Stakes(
+                small_bet=self.small_bet,
+                big_bet=self.big_bet,
+                ante=self.antes[0],
+                bring_in=bring_in,
+                small_blind=small_blind,
+                big_blind=big_blind,
+                cap=posted.cap,
+                chip=posted.chip,
+                rake_percent=posted.rake_percent,
+                rake_cap=posted.rake_cap,
+                rake_without_showdown=posted.rake_without_showdown,
+            )
+        except ConfigError as error:
+            name = error.field.removeprefix("stakes.")
+            key = (
+                f"{FIELD_PREFIX}{name}" if name in STAKES_NAMES else _STAKES_FIELDS.get(name, name)
+            )
+            raise PhhError(f"the stakes ({key}): {str(error).removeprefix('stakes: ')}") from None
 
 
 def _ints(data: dict[str, object], key: str, source: str) -> tuple[int, ...]:
@@ -122,15 +200,16 @@ def _given(data: dict[str, object], key: str) -> str:
     return f"{key} = {data[key]!r}" if key in data else f"{key} is missing"
 
 
-def _stacks(data: dict[str, object], source: str) -> tuple[int | None, ...]:
-    """``starting_stacks``: whole chip amounts, ``inf`` (None here) for a stack not known."""
-    value = data.get("starting_stacks")
+def _stacks(data: dict[str, object], key: str, source: str) -> tuple[int | None, ...]:
+    """``starting_stacks`` or ``finishing_stacks``: whole chip amounts, ``inf`` (None here) for
+    a stack not known."""
+    value = data.get(key)
     if isinstance(value, list) and all(v == math.inf for v in value if isinstance(v, float)):
         known = [v for v in value if not isinstance(v, float)]
         if all(isinstance(v, int) and not isinstance(v, bool) and v >= 0 for v in known):
             return tuple(None if isinstance(v, float) else v for v in value)
     raise PhhError(
-        f"{source}: {_given(data, 'starting_stacks')}; expected a list of whole chip amounts "
+        f"{source}: {_given(data, key)}; expected a list of whole chip amounts "
         "(inf for a stack not known)"
     )
 
@@ -165,18 +244,58 @@ def _seats(data: dict[str, object], players: int, source: str) -> tuple[int, ...
     )
 
 
-#: The prefix of the user-defined fields (PHH: a leading underscore) of the house rules.
-RULE_FIELD_PREFIX: Final = "_tablectl_"
-
-
 def _rules(data: dict[str, object], source: str) -> HouseRules:
     """The house rules the file's ``_tablectl_<rule>`` fields give (tablectl's export)."""
-    fields_ = {f"{RULE_FIELD_PREFIX}{name}": name for name in RULE_NAMES}
+    fields_ = {f"{FIELD_PREFIX}{name}": name for name in RULE_NAMES}
     words = {fields_[key]: value for key, value in data.items() if key in fields_}
     try:
-        return HouseRules.from_words(words, where=f"{source}: {RULE_FIELD_PREFIX}<rule>")
+        return HouseRules.from_words(words, where=f"{source}: {FIELD_PREFIX}<rule>")
     except ConfigError as error:
         raise PhhError(str(error)) from None
+
+
+#: What each ``_tablectl_<key>`` of a whole number takes: the least and most, and in words.
+_POSTED_NUMBERS: Final = {
+    "chip": (1, None, "the smallest chip, a whole number of 1 or more"),
+    "cap": (1, None, "the bets of a round, a whole number of 1 or more"),
+    "rake_percent": (0, 100, "a whole percentage, 0 to 100"),
+    "rake_cap": (0, None, "the most chips raked from a hand, 0 or more (no field: no cap)"),
+    "rake": (0, None, "the chips the table raked from the hand, 0 or more"),
+}
+
+
+def _whole(data: dict[str, object], name: str, source: str) -> int | None:
+    """The ``_tablectl_<name>`` whole number, None when the file does not give it."""
+    key = f"{FIELD_PREFIX}{name}"
+    if key not in data:
+        return None
+    least, most, what = _POSTED_NUMBERS[name]
+    value = data[key]
+    if (
+        not isinstance(value, int)
+        or isinstance(value, bool)
+        or value < least
+        or (most is not None and value > most)
+    ):
+        raise PhhError(f"{source}: {_given(data, key)}; expected {what}")
+    return value
+
+
+def _posted(data: dict[str, object], source: str) -> PostedStakes:
+    """The posted stakes the file's ``_tablectl_<key>`` fields give (tablectl's export)."""
+    default = PostedStakes()
+    key = f"{FIELD_PREFIX}rake_without_showdown"
+    without = data.get(key, default.rake_without_showdown)
+    if not isinstance(without, bool):
+        raise PhhError(f"{source}: {_given(data, key)}; expected true or false")
+    chip, cap, percent = (_whole(data, name, source) for name in ("chip", "cap", "rake_percent"))
+    return PostedStakes(
+        chip=default.chip if chip is None else chip,
+        cap=default.cap if cap is None else cap,
+        rake_percent=default.rake_percent if percent is None else percent,
+        rake_cap=_whole(data, "rake_cap", source),
+        rake_without_showdown=without,
+    )
 
 
 def read_phh(text: str, source: str = "<phh>") -> PhhHand:
@@ -193,7 +312,8 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
     actions = data.get("actions")
     if not isinstance(actions, list) or not all(isinstance(a, str) for a in actions):
         raise PhhError(f"{source}: {_given(data, 'actions')}; expected a list of action strings")
-    stacks = _stacks(data, source)
+    stacks = _stacks(data, "starting_stacks", source)
+    finishing = _stacks(data, "finishing_stacks", source) if "finishing_stacks" in data else None
     draw = variant in DRAW_VARIANTS
     count = data.get("seat_count")
     hand = PhhHand(
@@ -211,11 +331,15 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
         seats=_seats(data, len(stacks), source),
         seat_count=count if isinstance(count, int) else None,
         rules=_rules(data, source),
+        posted=_posted(data, source),
+        raked=_whole(data, "rake", source),
+        finishing_stacks=finishing,
     )
-    for key in ("antes", "blinds_or_straddles"):
-        if len(getattr(hand, key)) != hand.players:
+    for key in ("antes", "blinds_or_straddles", "finishing_stacks"):
+        entries = getattr(hand, key)
+        if entries is not None and len(entries) != hand.players:
             raise PhhError(
-                f"{source}: {key} has {len(getattr(hand, key))} entries; expected one per "
+                f"{source}: {key} has {len(entries)} entries; expected one per "
                 f"player ({hand.players}, as starting_stacks)"
             )
     return hand
@@ -223,7 +347,7 @@ def read_phh(text: str, source: str = "<phh>") -> PhhHand:
 
 _FIELDS: Final = frozenset(
     {"variant", "antes", "blinds_or_straddles", "small_bet", "big_bet", "starting_stacks"}
-    | {"actions", "bring_in", "seats", "seat_count"}
+    | {"actions", "bring_in", "seats", "seat_count", "finishing_stacks"}
 )
 
 

@@ -1,17 +1,24 @@
 """PHH hand histories in: a hand read by ``controller.phh.read_phh`` to the inputs of a
 table of its game (``to_hand_script``), by the draw game's walk (``controller.phh_draw``)
 or the stud games' (``controller.phh_stud``); another variant is refused naming those
-tablectl converts (``controller.phh.other_variant``).
+tablectl converts (``controller.phh.other_variant``). A file that records how the hand
+settled (tablectl's export: ``_tablectl_rake``, ``finishing_stacks``) is played through
+the engine once converted, and refused unless the engine settles it so, chip for chip.
 """
 
 from __future__ import annotations
 
+from controller.announce import announce
+from controller.engine import Table
+from controller.engine.events import HandSettled
 from controller.games import GAMES
 from controller.phh import (
     DRAW_VARIANTS,
+    RAKE_FIELD,
     VARIANTS,
     ConvertedHand,
     PhhHand,
+    PhhUnsupported,
     other_variant,
     table_seats,
 )
@@ -26,5 +33,46 @@ def to_hand_script(hand: PhhHand) -> ConvertedHand:
         raise other_variant(hand.variant)
     seats = table_seats(hand, GAMES[game])
     if hand.variant in DRAW_VARIANTS:
-        return draw_hand(hand, game, seats)
-    return stud_hand(hand, game, seats)
+        converted = draw_hand(hand, game, seats)
+    else:
+        converted = stud_hand(hand, game, seats)
+    check_settlement(hand, converted, seats)
+    return converted
+
+
+def check_settlement(hand: PhhHand, converted: ConvertedHand, seats: tuple[int, ...]) -> None:
+    """The converted hand, played through the engine, settles as the file records: the rake
+    (``_tablectl_rake``) and every stack ``finishing_stacks`` knows. A hand history replays to
+    the table's settlement exactly or not at all: PhhUnsupported names the first difference
+    (the source settled by rules the file does not give, such as a rake it leaves out)."""
+    if hand.raked is None and hand.finishing_stacks is None:
+        return  # nothing recorded to check against (a history from elsewhere)
+    table = Table(GAMES[converted.game], converted.config)
+    settled = [
+        event
+        for inp in converted.inputs
+        for event in table.apply(inp)
+        if isinstance(event, HandSettled)
+    ]
+    if not settled:  # the source dealt or bet by rules the table does not take
+        raise PhhUnsupported(
+            f"the hand converted does not settle: the table waits for {announce(table.pending)!r}"
+        )
+    settlement = settled[0]
+    rule = hand.posted.rake_rule()
+    if hand.raked is not None and settlement.rake != hand.raked:
+        raise PhhUnsupported(
+            f"{RAKE_FIELD} = {hand.raked}: the table raked {hand.raked}; the file's stakes "
+            f"({rule}) rake {settlement.rake} from the hand"
+        )
+    stacks = {entry.seat: entry.amount for entry in settlement.stacks}
+    finishing = hand.finishing_stacks or (None,) * hand.players  # not given: none known
+    for player, (seat, recorded) in enumerate(zip(seats, finishing, strict=True), start=1):
+        replayed = stacks.get(seat)
+        if recorded is not None and replayed != recorded:
+            ends = "an unknown stack" if replayed is None else replayed
+            raise PhhUnsupported(
+                f"finishing_stacks: p{player} (seat {seat}) ends the hand with {recorded}; "
+                f"replayed at the file's stakes ({rule}, raked {settlement.rake}) it ends "
+                f"with {ends}: the source settled the hand by rules the file does not give"
+            )

@@ -14,10 +14,9 @@ from collections.abc import Iterator, Sequence
 from typing import Final
 
 from controller.cards import DECK, Card, CardError
-from controller.engine.config import Stakes, TableConfig
+from controller.engine.config import TableConfig
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 from controller.phh import (
-    CAP,
     UNKNOWN,
     ConvertedHand,
     PhhError,
@@ -127,10 +126,12 @@ class _Converter:
         all_in = cost >= self.stacks[player] and target <= level
         if target == level:
             self.bets += 1
-            if self.bets > CAP:
+            cap = self.hand.posted.cap  # the file's _tablectl_cap, else four
+            if self.bets > cap:
                 raise PhhUnsupported(
-                    f"action {action!r}: bet {self.bets} of a round; rules-interpretation.md, "
-                    f"Betting structure caps a round at {CAP} (the source's cap differs)"
+                    f"action {action!r}: bet {self.bets} of a round; the table caps a round at "
+                    f"{cap} (_tablectl_cap; rules-interpretation.md, Betting structure: four "
+                    "when the file gives none): the source's cap differs"
                 )
         self.put(player, cost)
         self.current = max(self.current, self.commit[player])
@@ -209,6 +210,10 @@ def _draw(conv: _Converter, segment: list[tuple[int, list[str], str]]) -> None:
 
 def draw_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand:
     """A triple draw hand as its inputs, walked as the table would see them."""
+    # The posted stakes first: a file whose chip, cap or rake no table takes goes no further.
+    stakes = hand.stakes(
+        small_blind=hand.blinds_or_straddles[0], big_blind=hand.blinds_or_straddles[1]
+    )
     conv = _Converter(hand)
     conv.blinds()
     actions = list(hand.actions)
@@ -245,14 +250,6 @@ def draw_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand
         conv.bet(player, words, action)
     if segment:
         _draw(conv, segment)
-    stakes = Stakes(
-        small_bet=hand.small_bet,
-        big_bet=hand.big_bet,
-        ante=hand.antes[0],
-        small_blind=hand.blinds_or_straddles[0],
-        big_blind=hand.blinds_or_straddles[1],
-        cap=CAP,
-    )
     # PHH deals from p1, left of the button, to the button last (14.12A(d)): the last seat.
     config = TableConfig(
         seats=tuple(sorted(seats)),

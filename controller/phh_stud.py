@@ -15,7 +15,7 @@ from typing import Final
 from controller.announce import announce, option_text
 from controller.cards import DECK, Card, CardError
 from controller.engine import Table
-from controller.engine.config import ConfigError, Stakes, TableConfig
+from controller.engine.config import TableConfig
 from controller.engine.events import (
     BURN,
     COMMUNITY,
@@ -31,7 +31,6 @@ from controller.engine.events import (
 from controller.games import GAMES
 from controller.inputs import Button, ButtonPress, CardRead, TableInput
 from controller.phh import (
-    CAP,
     UNKNOWN,
     ConvertedHand,
     PhhError,
@@ -49,16 +48,7 @@ def stud_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand
     card given where the table expects it, each action the option the table offers for it."""
     if len(set(hand.antes)) != 1:
         raise PhhUnsupported(f"antes {hand.antes}: expected one ante for every player")
-    try:
-        stakes = Stakes(
-            small_bet=hand.small_bet,
-            big_bet=hand.big_bet,
-            ante=hand.antes[0],
-            bring_in=hand.bring_in,
-            cap=CAP,
-        )
-    except ConfigError as error:
-        raise PhhError(f"the stakes: {error}") from None
+    stakes = hand.stakes(bring_in=hand.bring_in)
     # p1 is dealt first (14.13(c), 14.13A(c)): the dealer sits just before its seat.
     config = TableConfig(
         seats=tuple(sorted(seats)),

@@ -38,7 +38,7 @@ from controller.engine.events import (
     StreetStarted,
 )
 from controller.games import GAMES
-from controller.phh import DRAW_VARIANTS, RULE_FIELD_PREFIX
+from controller.phh import DRAW_VARIANTS, FIELD_PREFIX, RAKE_FIELD, STAKES_NAMES
 from controller.phh import VARIANTS as IMPORTED_VARIANTS
 
 #: The PHH variant code of each game (custom codes F5S and FMB/6 for the games PHH does not
@@ -246,10 +246,20 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
         ("time_zone", "UTC"),
         ("_tablectl_started", hand.started),
         ("_tablectl_stakes", "configuration" if hand.terms is None else "journal"),
+        # PHH has no field for the smallest chip, the raise cap or the rake (PokerKit's rake is
+        # a function it is given, not a field of the file): the posted ones (docs/deploy.md,
+        # [stakes]; no rake_cap field: no cap) and the chips the table raked (14.19(c)), which
+        # the import reads back and checks the hand it replays against (controller/phh.py).
+        *(
+            (f"{FIELD_PREFIX}{name}", getattr(stakes, name))
+            for name in STAKES_NAMES
+            if getattr(stakes, name) is not None
+        ),
+        (RAKE_FIELD, settled.rake),
         # PHH has no field for the house rules (rules-interpretation.md, House rules): the hand's
         # own, one user-defined field each, which the import reads back (controller/phh.py).
         *(
-            (f"{RULE_FIELD_PREFIX}{name}", value)
+            (f"{FIELD_PREFIX}{name}", value)
             for name, value in (RULES_BEFORE_JOURNALED if hand.terms is None else hand.terms.rules)
             .as_words()
             .items()

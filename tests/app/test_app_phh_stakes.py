@@ -4,6 +4,7 @@ day; a journal written before hands recorded them still exports, at the configur
 
 from __future__ import annotations
 
+import json
 import shutil
 import tomllib
 from dataclasses import replace
@@ -15,8 +16,11 @@ from apphelp import dealer
 from confighelp import export_config
 
 from controller.app.loop import JournalOptions
+from controller.app.recall import hands
 from controller.cli import main
 from controller.engine import Stakes
+from controller.engine.events import HandSettled, to_dict
+from controller.journal import JournalReader
 from simulator.simtable import SimTable
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal-before-stakes"
@@ -129,3 +133,33 @@ def test_a_table_opens_on_a_journal_written_before_and_journals_the_stakes_from_
     assert _stakes(files[4]) == (dealt.ante, dealt.bring_in, dealt.small_bet, dealt.big_bet)
     assert _stakes(files[3]) == (1, 10, 25, 50), "hand 3 at today's configuration, as noted"
     assert "hands 1-3: the journal does not record the stakes" in said
+
+
+def test_14_19c_tablectl_export_of_a_raked_session_replays_to_each_hands_settlement(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A raked Mambo session (5% up to 3, taken before a pot is divided: 14.19(c)): ``tablectl
+    export`` writes each hand's posted rake and what the table raked; ``tablectl import-phh``
+    and ``tablectl replay`` settle each hand as the journal did, chip for chip."""
+    raked = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2, rake_percent=5, rake_cap=3)
+    _session(tmp_path, raked, hands=4, seed=3)
+    journal = {
+        hand.number: next(e for e in hand.events if isinstance(e, HandSettled))
+        for hand in hands(JournalReader(tmp_path / "journal"))
+    }
+    files, _said = _exported(tmp_path, capsys)
+    assert sorted(files) == sorted(journal)
+    assert any(settled.rake for settled in journal.values()), "a hand raked"
+    for number, settled in journal.items():
+        phh = files[number]
+        assert (phh["_tablectl_rake_percent"], phh["_tablectl_rake_cap"]) == (5, 3)
+        assert phh["_tablectl_rake"] == settled.rake
+        assert main(["import-phh", str(tmp_path / "phh" / f"hand-{number}.phh")]) == 0
+        script = tmp_path / f"hand-{number}.hand"
+        script.write_text(capsys.readouterr().out, encoding="utf-8")
+        assert main(["replay", str(script)]) == 0
+        printed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+        replayed = [event for event in printed if event["kind"] == "hand_settled"]
+        table_paid = json.loads(json.dumps(to_dict(settled)))
+        table_paid["hand"] = 1  # the script deals its hand as the table's first
+        assert replayed == [table_paid], number
