@@ -23,7 +23,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Write every settled hand of the journal as a PHH hand history file "
         "(hand-N.phh, the only format) in --out, at the stakes each hand was dealt under "
         "(a journal written before hands recorded them: the configuration's, and a note "
-        "says which hands); a stack the table does not know is written inf. Exit status: "
+        "says which hands), the chip, raise cap and rake PHH has no field for, and the chips "
+        "the table raked, as _tablectl_ fields that import-phh reads back; a stack the table "
+        "does not know is written inf. Exit status: "
         "0 written, 1 the journal or configuration is not usable, 2 usage error.",
     )
     parser.add_argument(

@@ -3,10 +3,12 @@
 Reads one PHH hand (TOML; fixed-limit 2-7 triple draw, variant ``F2L3D``, and
 the stud games as tablectl's export writes them, ``F5S`` and ``FMB/6``) and
 prints it as a hand script (docs/hand-script.md) that ``tablectl replay`` plays
-through the engine, its players in the file's ``seats``. Exit status: 0 when the
-hand was converted, 1 when tablectl does not convert it (another variant, or
-rules that differ from docs/rules-interpretation.md; the reason on standard error), 2 when the file
-cannot be read.
+through the engine, its players in the file's ``seats``, at the file's stakes
+(the chip, raise cap and rake of tablectl's ``_tablectl_`` fields). Exit status: 0
+when the hand was converted, 1 when tablectl does not convert it (another variant,
+rules that differ from docs/rules-interpretation.md, or a hand that does not settle
+as the file records: its ``_tablectl_rake``, its ``finishing_stacks``; the reason on
+standard error), 2 when the file cannot be read.
 """
 
 from __future__ import annotations
@@ -26,12 +28,15 @@ def register(subparsers: Any) -> None:
         "import-phh",
         help="print a PHH hand history as a hand script",
         description="Read one PHH hand history (TOML) and print it as a hand script "
-        "(docs/hand-script.md) that 'tablectl replay' plays, its players in the file's seats. "
+        "(docs/hand-script.md) that 'tablectl replay' plays, its players in the file's seats, "
+        "at its stakes (tablectl's _tablectl_chip, _tablectl_cap and _tablectl_rake_* "
+        "fields: the hand settles as the table did, rake included). "
         "PHH variants converted: F2L3D (fixed-limit Triple Draw 2-7, 14.12A), and F5S and "
         "FMB/6 as tablectl export writes them (Five-Card Stud, 14.13; Mambo Stud, 14.13A). "
         "Exit status: 0 converted, 1 not converted "
-        "(another variant, or rules that differ from docs/rules-interpretation.md: the reason is "
-        "printed), 2 the file cannot be read.",
+        "(another variant, rules that differ from docs/rules-interpretation.md, or a hand that "
+        "does not settle as the file records, its _tablectl_rake and finishing_stacks: the "
+        "reason is printed), 2 the file cannot be read.",
     )
     parser.add_argument("file", type=Path, help="a PHH file (one hand)")
     parser.set_defaults(run=run)
