@@ -1,4 +1,4 @@
-"""The floor web view under load (issue 18, docs/floor-web.md, The load benchmark).
+"""The floor web view under load (docs/floor-web.md, The load benchmark).
 
     python benchmarks/floor_web.py [--quick] [--tables 200] [--seconds 60] [--hour-records N]
 
@@ -59,7 +59,7 @@ from simulator.servers import free_port
 from simulator.servers_nats import NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
 
-#: The targets (issue 18).
+#: The targets (docs/floor-web.md, The load benchmark).
 LAG_P99 = 1.0
 MEMORY_RATIO = 0.10
 #: An hour of one table's play at the pace's mean: one record every 0.75 s.

@@ -1,5 +1,5 @@
-"""``tablectl floor web`` and ``tablectl floor user add|passwd|list|disable`` declared (issue 18,
-docs/floor-web.md): argparse only; what they run is controller/commands/_floor_web_run.py,
+"""``tablectl floor web`` and ``tablectl floor user add|passwd|list|disable`` declared
+(docs/floor-web.md): argparse only; what they run is controller/commands/_floor_web_run.py,
 loaded when they run (Starlette, uvicorn, argon2 and psycopg are the ``floor`` extra's)."""
 
 from __future__ import annotations

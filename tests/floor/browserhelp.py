@@ -1,4 +1,4 @@
-"""The real browser the floor web's tests drive (issue 18, docs/floor-web.md, Tests): Debian's
+"""The real browser the floor web's tests drive (docs/floor-web.md, Tests): Debian's
 chromium, headless, through Selenium and Debian's chromedriver; the login every browser test
 goes through; where the screenshots go.
 

@@ -1,5 +1,5 @@
 """The floor's one walk of a stored chain (controller/floor/chainwalk.py: ``floor verify``'s and
-the web's verification page's; issue 18, auditor; docs/floor-web.md, Verification (the auditor))
+the web's verification page's; docs/floor-web.md, Verification (the auditor))
 on one record and on a whole chain, over a real journal's lines (the Mambo fixture), without a
 database: what either walk answers for the stored rows."""
 

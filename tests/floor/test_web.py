@@ -1,4 +1,4 @@
-"""``tablectl floor web`` end to end (issue 18, docs/floor-web.md): a real nats-server and
+"""``tablectl floor web`` end to end (docs/floor-web.md): a real nats-server and
 PostgreSQL, ``floor serve`` and ``floor web`` as subprocesses of the real CLI, a table's real
 journal published as its forwarder publishes it; what the server sends is read as bytes."""
 

@@ -1,4 +1,4 @@
-"""The admin's user pages (issue 18, "admin (users)"; docs/floor-web.md, The admin's user pages):
+"""The admin's user pages (docs/floor-web.md, The admin's user pages):
 the owner's functions of the web schema's migration 3 called as the web's own role over a real
 PostgreSQL (each refusal: a non-admin or disabled actor, an admin target, oneself, a bad name,
 role or password), the role's lack of any direct write, then the real ``floor web`` over HTTP:

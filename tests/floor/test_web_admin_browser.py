@@ -1,4 +1,4 @@
-"""The admin's user pages in a real browser (issue 18, "admin (users)"; docs/floor-web.md, The
+"""The admin's user pages in a real browser (docs/floor-web.md, The
 admin's user pages): Debian's chromium, headless, through Selenium, against the real ``floor
 web`` over a real PostgreSQL. An admin logs in, lands on the users page, adds a supervisor; the
 new user logs in with the password the admin gave.

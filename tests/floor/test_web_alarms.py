@@ -1,4 +1,4 @@
-"""The alarms page and a supervisor's acknowledgement (issue 18, docs/floor-web.md, Alarms):
+"""The alarms page and a supervisor's acknowledgement (docs/floor-web.md, Alarms):
 ``floor web`` as a subprocess of the real CLI over a real PostgreSQL whose alarms are real (a
 journal rewritten after it was stored: the witness's conflict alarm); what the server sends is
 read as bytes, the acknowledgement read back from the store."""

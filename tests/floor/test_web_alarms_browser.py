@@ -1,4 +1,4 @@
-"""An alarm seen and acknowledged in a real browser (issue 18, docs/floor-web.md, Alarms):
+"""An alarm seen and acknowledged in a real browser (docs/floor-web.md, Alarms):
 Debian's chromium, headless, through Selenium, against ``floor serve`` and ``floor web`` fed by a
 real journal over a real nats-server into a real PostgreSQL. The alarm is real: a record sent
 under another record's message id, which the floor's witness raises (``mislabeled``).

@@ -1,4 +1,4 @@
-"""The floor's web view in a real browser (issue 18, docs/floor-web.md): Debian's chromium,
+"""The floor's web view in a real browser (docs/floor-web.md): Debian's chromium,
 headless, through Selenium and Debian's chromedriver, against ``floor serve`` and ``floor web``
 fed by real journals over a real nats-server into a real PostgreSQL.
 

@@ -1,4 +1,4 @@
-"""The feeds for other systems (issue 18; docs/floor-web.md, Feeds): ``floor serve`` and ``floor
+"""The feeds for other systems (docs/floor-web.md, Feeds): ``floor serve`` and ``floor
 web`` as subprocesses of the real CLI over a real nats-server and PostgreSQL, two tables fed a
 real journal as their forwarders publish it, written at chosen times (T1's two hours ago, T2's
 now) against a broadcast delay of an hour, so the delay is tested with no wait for real time.

@@ -1,5 +1,5 @@
-"""The broadcast feed wakes by itself when a hole card's delay runs out (issue 18;
-docs/floor-web.md, Feeds, The delay's clock): the feed's stream run in this process over a real
+"""The broadcast feed wakes by itself when a hole card's delay runs out
+(docs/floor-web.md, Feeds, The delay's clock): the feed's stream run in this process over a real
 floor (``floor serve`` storing a table's journal in PostgreSQL) on a ManualClock the test moves,
 with no live signal at all, so the only way the released card can come is the feed's own timer.
 No wait for the delay itself: the clock is moved past it. Then the access log refused: the

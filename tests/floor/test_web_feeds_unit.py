@@ -1,4 +1,4 @@
-"""The feeds' card policy (issue 18; docs/floor-web.md, Feeds): each feed's event built from the
+"""The feeds' card policy (docs/floor-web.md, Feeds): each feed's event built from the
 real fixtures' hands (tests/fixtures) at chosen moments, the broadcast's delay on a clock the test
 sets, the published schema and ``[web.feeds]``. Pure: no server."""
 

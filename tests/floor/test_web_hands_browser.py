@@ -1,5 +1,5 @@
-"""The table page, search and the hand page's replay in a real browser (issue 18;
-docs/floor-web.md, The table page, Search, The hand page): Debian's chromium, headless, through
+"""The table page, search and the hand page's replay in a real browser
+(docs/floor-web.md, The table page, Search, The hand page): Debian's chromium, headless, through
 Selenium, against ``floor serve`` and ``floor web`` fed by real journals over a real nats-server
 into a real PostgreSQL.
 

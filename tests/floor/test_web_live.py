@@ -1,4 +1,4 @@
-"""The floor page's live reads (issue 18's load target, docs/floor-web.md, The floor page): a
+"""The floor page's live reads (docs/floor-web.md, The floor page and The load benchmark): a
 table's hand held between reads and advanced by only its new records gives the rows a whole read
 of the store gives, at every step of real hands, on the real store (PostgreSQL, the web's role).
 """

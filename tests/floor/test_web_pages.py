@@ -1,4 +1,4 @@
-"""The table page and its feed, the hand page and search (issue 18; docs/floor-web.md, Who sees
+"""The table page and its feed, the hand page and search (docs/floor-web.md, Who sees
 which card): ``floor serve`` and ``floor web`` as subprocesses of the real CLI over a real
 nats-server and PostgreSQL, fed a table's real journal as its forwarder publishes it. What a
 role is sent is read as bytes (HTML and server-sent events); the access log is read from the

@@ -1,4 +1,4 @@
-"""Who sees which card on the floor's web view (issue 18; docs/floor-web.md, Who sees which
+"""Who sees which card on the floor's web view (docs/floor-web.md, Who sees which
 card): the policy, the hand's steps and frames as each role gets them, the search's fields.
 Pure: real journals' hands (tests/fixtures) decoded through the schema, no server."""
 

@@ -1,4 +1,4 @@
-"""The web view's own database role and its two logs (issue 18, docs/floor-web.md, The web's role
+"""The web view's own database role and its two logs (docs/floor-web.md, The web's role
 and logs): ``tablectl floor setup`` makes ``tablectl_web`` with the password of ``[web]
 password_file``; it reads the store and the users and may only add to ``web.card_views`` and
 ``web.alarm_acks``: no line of either changed or deleted, the store never written, no user made.

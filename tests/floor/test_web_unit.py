@@ -1,4 +1,4 @@
-"""The web view's pure parts (issue 18, docs/floor-web.md): floor.toml [web], the session
+"""The web view's pure parts (docs/floor-web.md): floor.toml [web], the session
 cookie, CSRF, the login rate limit, the hand's live state and the argon2id hashes."""
 
 from __future__ import annotations

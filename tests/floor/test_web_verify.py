@@ -1,9 +1,9 @@
-"""The auditor's verification page and the hand's dispute bundle (issue 18: ``auditor``
-(read-only recall and verification); issue 19: signed checkpoints, the dispute bundle;
-docs/floor-web.md, Verification (the auditor)): ``floor web`` as a subprocess of the real CLI
-over a real PostgreSQL holding a keyed table's real journal (a simulated table's, four hands over
-two starts, each start's software record journaled), its key registered as at install. What is
-changed in the store to be caught is changed as the database's owner, as only they could."""
+"""The auditor's verification page and the hand's dispute bundle (docs/floor-web.md, Verification
+(the auditor); docs/journal.md, Signed checkpoints, The dispute bundle): ``floor web`` as a
+subprocess of the real CLI over a real PostgreSQL holding a keyed table's real journal (a simulated
+table's, four hands over two starts, each start's software record journaled), its key registered as
+at install. What is changed in the store to be caught is changed as the database's owner, as only
+they could."""
 
 from __future__ import annotations
 
@@ -149,9 +149,7 @@ def test_an_intact_journal_verifies_and_a_line_altered_in_the_store_is_caught_at
         assert supervisor.login("supervisor").status == 303
         refused = supervisor.get("/verify")
         assert refused.status == 403
-        assert "verification is for auditor and surveillance (issue 18): you are supervisor" in (
-            refused.text
-        )
+        assert "verification is for auditor and surveillance: you are supervisor" in refused.text
         assert supervisor.get(f"/verify/{TABLE_ID}/{journal}").status == 403
         assert 'href="/verify"' not in supervisor.get("/floor").text
         # Unknown journal: named.
@@ -205,7 +203,7 @@ def test_a_rehashed_forged_chain_is_caught_by_the_checkpoints_signatures(
     floor, lines, _ = keyed_floor(tmp_path, nats_factory, postgres, monkeypatch)
     journal = journal_of(lines)
     # Hand 4's start rewritten, and every record after it re-hashed: a chain that links again
-    # (issue 19: "a re-hashed forged chain is caught by the signatures").
+    # (docs/floor-web.md, Verification (the auditor): only its checkpoints' signatures catch it).
     seq = seqs_of(lines, rec.HAND_STARTED)[-1]
     forged = rewritten(lines, seq)
     signed_after = [

@@ -1,5 +1,5 @@
-"""The auditor's verification page in a real browser (issue 18: ``auditor`` (read-only recall and
-verification); docs/floor-web.md, Verification (the auditor)): Debian's chromium, headless,
+"""The auditor's verification page in a real browser (docs/floor-web.md,
+Verification (the auditor)): Debian's chromium, headless,
 through Selenium, against ``floor web`` over a real PostgreSQL holding a keyed simulated table's
 journal (its key registered) beside an older fixture journal with no key.
 

@@ -1,1 +1,1 @@
-"""The floor's web view (issue 18, docs/floor-web.md): ``tablectl floor web``."""
+"""The floor's web view (docs/floor-web.md): ``tablectl floor web``."""

@@ -1,4 +1,4 @@
-"""The admin's user pages (issue 18, "admin (users)"; docs/floor-web.md, The admin's user pages):
+"""The admin's user pages (docs/floor-web.md, The admin's user pages):
 their routes.
 
 ``/admin/users`` (admins only, where their login takes them): every user with their role, state,
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("tablectl.floor.web")
 
-#: Who may open the page (the issue: "admin (users)").
+#: Who may open the page (docs/floor-web.md, Users and roles).
 ADMINS: Final = frozenset({"admin"})
 PAGE: Final = "/admin/users"
 #: A change of one user: the connection, the acting admin, the user's name, the form; what was

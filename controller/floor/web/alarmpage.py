@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("tablectl.floor.web")
 
-#: Who sees the alarms page and its feed; who may acknowledge (the issue: "a supervisor").
+#: Who sees the alarms page and its feed; who may acknowledge (docs/floor-web.md, Alarms).
 VIEWERS: Final = frozenset({"supervisor", "surveillance"})
 ACKNOWLEDGERS: Final = frozenset({"supervisor"})
 HEARTBEAT: Final = 15.0

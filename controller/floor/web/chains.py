@@ -9,7 +9,7 @@ and whether it is approved, the open alarms. Cheap enough for every page view: n
 memory does not grow with the journal), through the floor's one walk of a stored chain
 (controller/floor/chainwalk.py, ``floor verify``'s too): each line re-hashed, each link
 checked, every ``table_key`` and checkpoint's signature checked, and each key that came in
-force held to the floor's registry (issue 19, Signed checkpoints). Reads only.
+force held to the floor's registry (docs/journal.md, Signed checkpoints). Reads only.
 """
 
 from __future__ import annotations

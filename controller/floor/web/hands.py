@@ -28,7 +28,8 @@ from controller.journal.record import parse_line
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
 #: Who may download a finished hand's dispute bundle from its page (it carries the hand's
-#: face-down cards, as the access log records): the auditor and surveillance (issue 18, 19).
+#: face-down cards, as the access log records): the auditor and surveillance
+#: (docs/floor-web.md, Verification (the auditor)).
 BUNDLE_ROLES: Final = frozenset({"auditor", "surveillance"})
 #: The recent hands and alarms a table page lists; the results a search gives.
 RECENT: Final = 20

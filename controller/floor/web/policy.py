@@ -34,7 +34,7 @@ class Access:
     delayed_hole_cards: bool = False
 
 
-#: The policy, one entry a role (issue 18; docs/floor-web.md, Who sees which card).
+#: The policy, one entry a role (docs/floor-web.md, Who sees which card).
 POLICY: Final[dict[str, Access]] = {
     # Everything, live: the cameras' room follows the hole cards as they are dealt.
     "surveillance": Access(
@@ -142,7 +142,7 @@ class FeedRule:
         )
 
 
-#: The three feeds of issue 18, as data: the one place their cards are decided.
+#: The three feeds (docs/floor-web.md, Feeds), as data: the one place their cards are decided.
 FEEDS: Final[dict[str, FeedRule]] = {
     # Live, every card: the cameras' room, as its table and hand pages (surveillance only).
     "surveillance": FeedRule(
@@ -150,7 +150,7 @@ FEEDS: Final[dict[str, FeedRule]] = {
         folded=True,
         other_face_down=True,
         opened_by="face_down_live",
-        cite="issue 18; 14.13(c), 14.13A(c),(f) hole cards; 14.12A(f) discards",
+        cite="docs/floor-web.md, Feeds; 14.13(c), 14.13A(c),(f) hole cards; 14.12A(f) discards",
     ),
     # A stream's overlay: a hole card once the delay has passed, a folded seat's never unless
     # the room chooses; no burn, muck or discard. It carries face-down cards of hands still in
@@ -160,7 +160,7 @@ FEEDS: Final[dict[str, FeedRule]] = {
         folded=None,
         other_face_down=False,
         opened_by="delayed_hole_cards",
-        cite="issue 18 (broadcast_delay, broadcast_folded); 14.13(c) hole cards",
+        cite="docs/floor-web.md, Feeds (broadcast_delay, broadcast_folded); 14.13(c) hole cards",
     ),
     # No face-down card ever before the showdown; what is turned over there is public. It
     # carries what a supervisor sees of a hand in progress, so every role that opens live
@@ -170,7 +170,7 @@ FEEDS: Final[dict[str, FeedRule]] = {
         folded=False,
         other_face_down=False,
         opened_by="live_hands",
-        cite="issue 18; 14.13(c) hole cards; 14.12A(f) discards",
+        cite="docs/floor-web.md, Feeds; 14.13(c) hole cards; 14.12A(f) discards",
     ),
 }
 

@@ -42,7 +42,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
     );
     """,
     # 2: the web's two logs, append-only for the web's role. card_views: every response that
-    # carried a face-down card's value (the hand page, a feed), issue 18; alarm_acks: an alarm
+    # carried a face-down card's value (the hand page, a feed); alarm_acks: an alarm
     # acknowledged by a supervisor with a note, once (the key is the alarm).
     """
     CREATE TABLE web.card_views (
@@ -64,7 +64,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         note text NOT NULL CHECK (btrim(note, E' \\t\\r\\n') <> '' AND length(note) <= 2000)
     );
     """,
-    # 3: the admin's user pages (issue 18, "admin (users)"). The web's role gets no UPDATE on
+    # 3: the admin's user pages (docs/floor-web.md). The web's role gets no UPDATE on
     # web.users: it calls these functions, which run as the schema's owner (SECURITY DEFINER,
     # search_path fixed so no object of the caller's is found first), check that the acting
     # user is an enabled admin, never touch an admin's account nor the actor's own (admins are

@@ -156,8 +156,8 @@ def _verified(hashed: str, password: str) -> bool:
         return False
 
 
-# The admin's changes in the browser (docs/floor-web.md, The admin's user pages; issue 18,
-# "admin (users)"): through the owner's functions of controller/floor/web/schema.py migration 3,
+# The admin's changes in the browser (docs/floor-web.md, The admin's user pages):
+# through the owner's functions of controller/floor/web/schema.py migration 3,
 # the web's role having no UPDATE on web.users. The password is hashed here, in the web process;
 # only its hash goes to the database, and none to the log of changes.
 

@@ -1,5 +1,5 @@
 """The auditor's verification page and the hand's dispute bundle (docs/floor-web.md, Verification
-(the auditor); issue 18: ``auditor`` (read-only recall and verification); issue 19): their routes.
+(the auditor)): their routes.
 
 - ``/verify``: every stored journal's chain at the witness (controller/floor/web/chains.py),
   read-only;
@@ -37,8 +37,9 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("tablectl.floor.web")
 
-#: Who may open the verification pages (issue 18: the auditor's verification; surveillance sees
-#: everything). The bundle's roles are hands.BUNDLE_ROLES (the hand page links it for them).
+#: Who may open the verification pages (docs/floor-web.md, Users and roles: the auditor's
+#: verification; surveillance sees everything). The bundle's roles are hands.BUNDLE_ROLES (the hand
+#: page links it for them).
 VERIFIERS: Final = frozenset({"auditor", "surveillance"})
 #: The access log's name of the download (web.card_views.through).
 DISPUTE_BUNDLE: Final = "dispute bundle"
@@ -86,7 +87,7 @@ class VerifyPage:
             who = " and ".join(sorted(roles))
             return refused(
                 403,
-                f"Forbidden: verification is for {who} (issue 18): you are {user.role}",
+                f"Forbidden: verification is for {who}: you are {user.role}",
             )
         return user
 
