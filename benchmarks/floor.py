@@ -1,4 +1,4 @@
-"""The floor's speed and scale (issue 17, docs/performance.md, The floor).
+"""The floor's speed and scale (docs/performance.md, The floor).
 
     python benchmarks/floor.py [--quick] [--part ingest] [--part lag] [--part memory]
 

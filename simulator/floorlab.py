@@ -1,4 +1,4 @@
-"""The casino floor on one machine (issue 17, docs/floor.md, The demo): the harness of
+"""The casino floor on one machine (docs/floor.md, The demo): the harness of
 ``tablectl floor demo``, the fault tests and the benchmarks.
 
 In a folder of its own ``FloorLab`` starts a throwaway nats-server (or takes a 3-node
@@ -248,7 +248,8 @@ class FloorLab:
 
     def _give_key(self, path: Path, table_id: str, folder: Path) -> None:
         """The table's own Ed25519 key (``[keys]``), registered with the floor as at install:
-        its checkpoints are signed, and the floor checks each against it (issue 19)."""
+        its checkpoints are signed, and the floor checks each against it (docs/journal.md, Signed
+        checkpoints)."""
         key = Ed25519PrivateKey.generate()
         key_path = folder / "table.key"
         key_path.touch(mode=0o600)
@@ -260,7 +261,8 @@ class FloorLab:
 
     def _approve_software(self, path: Path) -> None:
         """The lab's owner approves the software the table starts with, as the floor approves a
-        release at install (docs/deploy.md): its software record raises no alarm (issue 19)."""
+        release at install (docs/deploy.md): its software record raises no alarm (docs/floor.md,
+        Software and keys)."""
         found = attest.installed(path)
         with psycopg.connect(self._owner_dsn, autocommit=True) as conn:
             software.approve(conn, found.digest, found.version, "the floor lab's own tables")

@@ -32,7 +32,7 @@ def journal_lines(directory: Path) -> list[JournalLine]:
     """Every complete line of the journal in ``directory``, in order (none: no journal yet)."""
     found: list[JournalLine] = []
     for _number, path in journal_files(directory) if directory.is_dir() else []:
-        data = read_journal_file(path)  # a rotated file may be compressed (issue 19)
+        data = read_journal_file(path)  # a rotated file may be compressed
         complete = data[: data.rfind(b"\n") + 1]
         found.extend(JournalLine(raw, parse_line(raw)) for raw in complete.splitlines())
     return found

@@ -1,4 +1,4 @@
-"""What the throwaway servers of the floor share (issue 17, docs/floor.md, Servers and
+"""What the throwaway servers of the floor share (docs/floor.md, Servers and
 credentials): finding a binary (naming the Debian package that has it), a free loopback port,
 waiting until a server answers, and a server process watched by its guardian
 (simulator/servers_guard.py), so that nothing is left running when its owner dies.

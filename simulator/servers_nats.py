@@ -1,5 +1,5 @@
-"""A throwaway nats-server with JetStream on loopback, and a 3-node cluster of them (issue 17,
-docs/floor.md, Servers and credentials): for the floor's tests, ``tablectl floor demo`` and the
+"""A throwaway nats-server with JetStream on loopback, and a 3-node cluster of them
+(docs/floor.md, Servers and credentials): for the floor's tests, ``tablectl floor demo`` and the
 benchmarks.
 
 Each server has a config file of its own in its folder: ``listen 127.0.0.1:<port>`` (chosen once:

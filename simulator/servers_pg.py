@@ -1,4 +1,4 @@
-"""A throwaway PostgreSQL 15 on loopback (issue 17, docs/floor.md, Servers and credentials): for
+"""A throwaway PostgreSQL 15 on loopback (docs/floor.md, Servers and credentials): for
 the floor's tests, ``tablectl floor demo`` and the benchmarks.
 
 ``initdb`` makes a cluster in a folder of its own; PostgreSQL refuses to run as root, so when we

@@ -1,9 +1,10 @@
-"""Throwaway TLS for the floor's tests (issue 17): a certificate authority and a server
-certificate for 127.0.0.1 and localhost, made with ``openssl`` in a folder, valid for a day.
-A client that trusts ``ca`` reaches a NatsServer(tls=...) (simulator/servers_nats.py); one that
-does not is refused. The certificate serves clients and proves a cluster's node to the others
-(serverAuth and clientAuth: the routes of docs/examples/floor-nats-server.conf). Never for
-production: the keys lie unencrypted in the folder."""
+"""Throwaway TLS for the floor's tests (docs/floor.md, Servers and credentials): a certificate
+authority and a server certificate for 127.0.0.1 and localhost, made with ``openssl`` in a folder,
+valid for a day. A client that trusts ``ca`` reaches a NatsServer(tls=...)
+(simulator/servers_nats.py); one that does not is refused. The certificate serves clients and proves
+a cluster's node to the others (serverAuth and clientAuth: the routes of
+docs/examples/floor-nats-server.conf). Never for production: the keys lie unencrypted in the
+folder."""
 
 from __future__ import annotations
 

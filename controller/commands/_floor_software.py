@@ -1,5 +1,5 @@
 """``tablectl floor software approve|revoke|list`` and ``tablectl floor key register|list``
-declared (issue 19, docs/floor.md, Software and keys): argparse only; what they run is
+declared (docs/floor.md, Software and keys): argparse only; what they run is
 controller/commands/_floor_software_run.py, loaded when they run (psycopg is the ``floor``
 extra's). Both are the database owner's, on the floor host, like ``floor user``."""
 

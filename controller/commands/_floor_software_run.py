@@ -1,5 +1,5 @@
 """What ``tablectl floor software approve|revoke|list`` and ``tablectl floor key register|list``
-run (issue 19, docs/floor.md, Software and keys; declared in
+run (docs/floor.md, Software and keys; declared in
 controller/commands/_floor_software.py, loaded when they run). The database owner's, on the
 floor host (``--owner-dsn``, default: the floor.toml's database as the user running this, over
 the local socket): floor serve's own role may read the approvals, never change them."""

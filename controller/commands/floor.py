@@ -115,11 +115,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     dispute.add_argument(
         "--out", required=True, type=Path, metavar="DIR", help="a new or empty folder"
     )
-    # Issue 19, 13:69E-1.31(b); docs/floor.md, Disputes.
+    # 13:69E-1.31(b); docs/floor.md, Disputes.
     dispute.set_defaults(run=_lazy("controller.commands._floor_dispute", "run_dispute"))
     _register_demo(actions)
-    _floor_web.register(action, _lazy)  # web, user (issue 18)
-    _floor_software.register(action, _lazy)  # software, key (issue 19)
+    _floor_web.register(action, _lazy)  # web, user (docs/floor-web.md)
+    _floor_software.register(action, _lazy)  # software, key (docs/floor.md, Software and keys)
     parser.set_defaults(run=lambda _args: _usage(parser))
 
 

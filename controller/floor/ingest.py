@@ -476,7 +476,7 @@ async def _write(
             table_alarms.extend(_table_alarm_row(key, alarm) for alarm in derived.alarms)
             table_alarms.extend(_refused_row(key, refused) for refused in derived.refused)
             current[key] = derived.current_hand
-        # Issue 19: the software each table started with, its keys and checkpoint signatures.
+        # The software each table started with, its keys and checkpoint signatures.
         table_alarms.extend(await software.check(cur, linked, batch.digests))
         table_alarms.extend(await keys.check(cur, linked, batch.now, batch.keys_in_force))
         await cur.executemany(

@@ -1,5 +1,5 @@
-"""The floor's registry of the tables' Ed25519 keys and its checks of their signatures (issue 19;
-docs/floor.md, Software and keys; the signed bytes are controller/journal/signing.py's).
+"""The floor's registry of the tables' Ed25519 keys and its checks of their signatures
+(docs/floor.md, Software and keys; the signed bytes are controller/journal/signing.py's).
 
 Each table has at most one key in force (``table_keys`` with no ``retired_at``), registered by
 the database's owner at install (``tablectl floor key register``) or handed over by a rotation

@@ -1,5 +1,5 @@
 """Which software each table started with, and the floor's alarm for a release it has not
-approved (issue 19; N.J.A.C. 13:69E-1.28B(d); docs/floor.md, Software and keys).
+approved (N.J.A.C. 13:69E-1.28B(d); docs/floor.md, Software and keys).
 
 A table journals a ``software`` record at every start (controller/attest.py's digest over every
 file of the installed product and its configuration). The floor keeps each one (``software``)

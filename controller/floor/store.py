@@ -122,7 +122,7 @@ MIGRATIONS: Final[tuple[str, ...]] = (
         SELECT DISTINCT ON (table_id) table_id, journal_id, head_seq, head_hash
         FROM journals ORDER BY table_id, first_seen DESC;
     """,
-    # 2 (issue 19): which software each table ran, the digests approved, the tables' keys
+    # 2: which software each table ran, the digests approved, the tables' keys
     # (docs/floor.md, Software and keys; controller/floor/software.py, keys.py).
     """
     CREATE TABLE software (
@@ -221,7 +221,8 @@ def _grants(conn: psycopg.Connection[tuple[object, ...]]) -> None:
         "REVOKE ALL ON ALL TABLES IN SCHEMA public FROM {writer}, {reader}",
         "GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO {writer}",
         "REVOKE INSERT, UPDATE ON schema_version FROM {writer}",
-        # Which releases are approved is the owner's to say, never floor serve's (issue 19).
+        # Which releases are approved is the owner's to say, never floor serve's (docs/floor.md,
+        # Software and keys).
         "REVOKE INSERT, UPDATE ON approved_software FROM {writer}",
         "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO {writer}",
         "GRANT SELECT ON ALL TABLES IN SCHEMA public TO {reader}",

@@ -1,4 +1,4 @@
-"""The floor's servers for its tests (issue 17, docs/floor.md, Servers and credentials): real
+"""The floor's servers for its tests (docs/floor.md, Servers and credentials): real
 nats-servers and a real PostgreSQL on loopback in temporary folders (simulator/servers_nats.py,
 simulator/servers_pg.py), stopped at the end.
 

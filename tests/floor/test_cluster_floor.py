@@ -1,4 +1,4 @@
-"""The floor on the 3-node cluster (issue 17, docs/floor.md, Production layout): `floor serve`
+"""The floor on the 3-node cluster (docs/floor.md, Production layout): `floor serve`
 makes the stream with `[nats] replicas = 3`; the floor and three tables' forwarders connect with
 all three servers' URLs; the stream's leader is SIGKILLed mid-run while the journals (a real
 journal of each game, written out as a table writes it) grow, and started again; at the end

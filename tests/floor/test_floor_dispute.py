@@ -1,4 +1,4 @@
-"""``tablectl floor dispute`` (issue 19; 13:69E-1.31(b); docs/floor.md, Disputes): a hand's
+"""``tablectl floor dispute`` (13:69E-1.31(b); docs/floor.md, Disputes): a hand's
 dispute bundle from the floor's store on a real PostgreSQL, the key from the floor's registry,
 equals the table's own bundle of the hand (the same records, the same recall) and verifies with
 ``tablectl dispute verify``; a key the registry does not hold is refused."""

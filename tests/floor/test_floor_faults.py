@@ -1,4 +1,4 @@
-"""Nothing lost, nothing twice (issue 17, docs/floor.md, Fault runs): simulated tables deal at full
+"""Nothing lost, nothing twice (docs/floor.md, Fault runs): simulated tables deal at full
 speed (a real controller each, dealt by the random dealer over real ptys, with its own real
 forwarder) into a real floor (nats-server, PostgreSQL 15, ``tablectl floor serve``) while, at
 random moments, one part after another is broken: the broker stopped for 30 s and started again,
@@ -51,7 +51,7 @@ FAULTS: Final = (
     "postgres_restarted",
     "postgres_killed",
 )
-#: The broker's outage of the issue: 30 s with the broker down, the tables dealing on.
+#: The broker's outage (docs/floor.md, Fault runs): 30 s down, the tables dealing on.
 OUTAGE_SECONDS: Final = 30.0
 #: The most a fault lands after its moment: anywhere in the handling of a hand's act.
 JITTER: Final = 0.05

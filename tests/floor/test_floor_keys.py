@@ -1,7 +1,8 @@
-"""Issue 19 on the floor: the registry of the tables' Ed25519 keys (``tablectl floor key
-register|list``), rotations signed by the previous key, and the checks of the checkpoints'
-signatures (controller/floor/keys.py; the signed bytes are controller/journal/signing.py's), on
-a real PostgreSQL. The keys are made here with cryptography's Ed25519."""
+"""The floor's side of signed checkpoints (docs/floor.md, Software and keys): the registry of the
+tables' Ed25519 keys (``tablectl floor key register|list``), rotations signed by the previous key,
+and the checks of the checkpoints' signatures (controller/floor/keys.py; the signed bytes are
+controller/journal/signing.py's), on a real PostgreSQL. The keys are made here with cryptography's
+Ed25519."""
 
 from __future__ import annotations
 

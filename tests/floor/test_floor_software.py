@@ -1,6 +1,7 @@
-"""Issue 19 on the floor (13:69E-1.28B(d)): a table's ``software`` record is kept, and a start
-with a digest the database's owner has not approved raises ``software_unapproved`` (once per
-record); the owner's ``tablectl floor software approve|revoke|list``, on a real PostgreSQL."""
+"""Which software runs, on the floor (13:69E-1.28B(d); docs/floor.md, Software and keys): a table's
+``software`` record is kept, and a start with a digest the database's owner has not approved raises
+``software_unapproved`` (once per record); the owner's
+``tablectl floor software approve|revoke|list``, on a real PostgreSQL."""
 
 from __future__ import annotations
 

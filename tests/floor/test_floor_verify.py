@@ -1,9 +1,9 @@
 """``tablectl floor verify`` walks each stored chain by the floor's one walk
-(controller/floor/chainwalk.py, the web's verification page's too): the real command over a
-real PostgreSQL holding a keyed table's real journal, its key registered as at install (issue
-19, Signed checkpoints). What is changed in the store is changed as the database's owner, as
-only they could: a line altered is caught at its seq; a chain re-hashed after a rewrite links
-again, and only the checkpoints' signatures catch it."""
+(controller/floor/chainwalk.py, the web's verification page's too): the real command over a real
+PostgreSQL holding a keyed table's real journal, its key registered as at install (docs/journal.md,
+Signed checkpoints). What is changed in the store is changed as the database's owner, as only they
+could: a line altered is caught at its seq; a chain re-hashed after a rewrite links again, and only
+the checkpoints' signatures catch it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""Who may send what (issue 17: each table authenticates as itself and may publish only to its
-own subject; no anonymous access): [floor] user and password_file take effect against a real
-nats-server, and a table cannot write or read another table's subject."""
+"""Who may send what (docs/floor.md, Servers and credentials: each table authenticates as itself and
+may publish only to its own subject; no anonymous access): [floor] user and password_file take
+effect against a real nats-server, and a table cannot write or read another table's subject."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""controller/floor/ingest.py's split and overlap (issue 17, speed; docs/performance.md, The
+"""controller/floor/ingest.py's split and overlap (docs/performance.md, The
 floor): ``prepare`` (the pure work) and ``store`` (the transaction) give what the one-piece ingest
 gave, the next batch's work runs while a batch commits, and ``store_all`` (floor serve's loop)
 tells a batch as stored, to be acknowledged, only after its commit: a commit that fails is
@@ -297,7 +297,7 @@ def test_store_all_stopped_before_a_commit_tells_neither_that_batch_nor_the_one_
 
 def test_the_keys_and_digests_a_batch_asks_for_are_found_before_its_transaction() -> None:
     """``prepare`` names what ``keys.check`` and ``software.check`` will read, so the lock round
-    trip reads it (issue 19's checks, with no read of their own in the writes)."""
+    trip reads it (the checks make no read of their own in the writes)."""
     lines = fixture_lines()
     prepared = ingest.prepare(arrivals("T1", lines))
     assert prepared.key_tables == ("T1",)  # the fixture's checkpoints
