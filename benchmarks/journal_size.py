@@ -1,6 +1,6 @@
 """Journal size: bytes per hand on disk for each game, plain and compressed, and
 ``journal verify``'s time per record on both, measured in the same run (docs/performance.md,
-Journal size; issue 19: at most 20 KB a hand in rotated files, verify no slower per record).
+Journal size: at most 20 KB a hand in rotated files, verify no slower per record).
 
     python benchmarks/journal_size.py [--hands N] [--games mambo,triple-draw,five-card-stud]
                                       [--repeat R]

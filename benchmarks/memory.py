@@ -13,7 +13,7 @@ drivers are built but never started (no port is opened): ``commit``, ``light`` a
 run as in a live table with the cable out, and keep nothing (the panel keeps
 only the latest light and line; an ack to a closed port is not queued).
 Before each reading the garbage collector runs, so the figure is what stays.
-The issue's target: the resident memory after 100,000 hands within 10% of the
+The target (docs/performance.md, Memory): the resident memory after 100,000 hands within 10% of the
 memory after 1,000.
 """
 
@@ -144,7 +144,7 @@ def main() -> None:
             reset_logging()
     seconds = time.monotonic() - started
     ratio = checkpoints[args.hands] / checkpoints[1_000]
-    verdict = "within" if ratio <= 1.10 else "NOT within"  # the issue's target
+    verdict = "within" if ratio <= 1.10 else "NOT within"  # the target
     print(
         f"{args.hands:,} hands of {args.game} in {seconds:.0f} s ({args.hands / seconds:.0f} "
         f"hands/s); RSS after {args.hands:,} / after 1,000 = {ratio:.3f} "

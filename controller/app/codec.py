@@ -222,10 +222,10 @@ def dataclass_decoder(cls: type, allowed: frozenset[str] = frozenset()) -> Decod
 # --- encode --------------------------------------------------------------------------------
 #
 # Encoders are compiled once per type from the declaration, as decoders are: a decision record
-# is encoded on every card's path (docs/performance.md, issue 16's A/B), and a field whose JSON
-# is its own value (an int, a str, a bool) then costs one attribute read, where a generic walk
-# asked each value its type. A dataclass's encoder is generated source (as ``dataclasses``
-# builds its own methods), a dict display of its fields.
+# is encoded on every card's path (docs/performance.md, the phase modules' A/B), and a field whose
+# JSON is its own value (an int, a str, a bool) then costs one attribute read, where a generic walk
+# asked each value its type. A dataclass's encoder is generated source (as ``dataclasses`` builds
+# its own methods), a dict display of its fields.
 
 Encoder = Callable[[Any], JsonValue]
 #: The compiled encoders; None: the value is its own JSON (no call needed).

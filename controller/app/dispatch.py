@@ -1,6 +1,6 @@
 """Who handles a driver's input, and on which thread: the controller's concurrency, in one place.
 
-The choice (docs/app.md, The loop; issue 16's A/B in docs/performance.md): while the
+The choice (docs/app.md, The loop; the phase modules' A/B in docs/performance.md): while the
 table runs, an input is handled at once on the reading thread of the driver that read it,
 under the table's turn (one lock), so a card goes from the wire to its announcement on one
 thread with no hand-off. Measured against the other design, every input queued to the
