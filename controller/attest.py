@@ -1,4 +1,4 @@
-"""Which software a table runs (issue 19; N.J.A.C. 13:69E-1.28B(d)): the manifest of every file
+"""Which software a table runs (N.J.A.C. 13:69E-1.28B(d)): the manifest of every file
 of the installed product and of the configuration in force, its digest, and the keyed digest a
 Game Authentication Terminal's challenge asks for. The ``software`` record a controller journals
 at every start and ``tablectl attest`` are both made here, so the two cannot differ.

@@ -1,4 +1,4 @@
-"""A keyed simulated table's journal, for the tests of what a signed journal proves (issue 19):
+"""A keyed simulated table's journal, for the tests of what a signed journal proves:
 the dispute bundle (tests/test_dispute.py), the floor's bundle and its verifications
 (tests/floor/test_floor_dispute.py, test_floor_verify.py, test_web_verify.py)."""
 

@@ -1,4 +1,4 @@
-"""Which software runs (issue 19; 13:69E-1.28B(d)): controller/attest.py's manifest, digest and
+"""Which software runs (13:69E-1.28B(d)): controller/attest.py's manifest, digest and
 keyed digest, on a copy of the product in a temporary tree, each checked against what the test
 computes itself with hashlib and hmac."""
 
@@ -173,7 +173,7 @@ def copy_product(tmp_path: Path) -> Path:
 
 @pytest.mark.fast
 def test_recall_names_the_software_each_hand_was_dealt_under() -> None:
-    """Issue 19: a hand recalled names the digest of the last software record
+    """A hand recalled names the digest of the last software record
     before it: the software that dealt it; a journal without one names none."""
     fixture = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"
     lines = (fixture / "journal-000001.jsonl").read_bytes().splitlines()

@@ -1,4 +1,4 @@
-"""``tablectl attest`` (issue 19; 13:69E-1.28B(d)) run as an inspector runs it, a subprocess of
+"""``tablectl attest`` (13:69E-1.28B(d)) run as an inspector runs it, a subprocess of
 the real CLI, on a copy of the installed product in a temporary tree (so a file can be changed
 without touching the checkout); and the ``software`` record a controller journals first at
 every start, the same digest."""
@@ -132,7 +132,7 @@ def test_attest_refuses_a_bad_seed_or_config_with_the_usage_exit_code(tmp_path: 
 def test_every_start_journals_the_software_record_first_with_attests_digest(
     tmp_path: Path,
 ) -> None:
-    """Issue 19: at every start, before the devices' records, the software record: the
+    """At every start, before the devices' records, the software record (docs/journal.md): the
     version, every product file's SHA-256, the configuration's, and the digest attest gives;
     a restart journals it again (its replay reads the first through the schema), and
     journal verify names the last one, the software in force."""

@@ -1,4 +1,4 @@
-"""``tablectl demo``'s errors (issue 15, "Errors, not tracebacks"): Ctrl-C stops it cleanly, a
+"""``tablectl demo``'s errors (one line each, never a traceback): Ctrl-C stops it cleanly, a
 missing --dir is made, a used one refused, and the summary names only a journal it keeps."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""Bad input gets a clear error naming the input and what was expected, never a traceback
-(issue 15, "Errors, not tracebacks"); and the commands work on the tables the docs describe."""
+"""Bad input gets a clear error naming the input and what was expected, never a traceback;
+and the commands work on the tables the docs describe."""
 
 from __future__ import annotations
 
@@ -144,7 +144,7 @@ def test_import_phh_reads_back_tablectls_own_stud_export_with_unknown_stacks(
 ) -> None:
     """tablectl's own stud export (F5S, FMB/6) has no blinds: the import said
     ``blinds_or_straddles = None; expected a list`` with the path twice, then refused the
-    variant. Now it converts (issue 15): exit 0, a hand script with seat 2's stack alone (the
+    variant. Now it converts: exit 0, a hand script with seat 2's stack alone (the
     others bet from unknown stacks, written inf)."""
     _journal_hands(tmp_path / "journal", game)
     path = _export(tmp_path, game, capsys)[0]

@@ -1,4 +1,4 @@
-"""``tablectl --help`` and every command's (issue 15): a description on every command and
+"""``tablectl --help`` and every command's: a description on every command and
 sub-command, a help text on every option and argument, no docstring markup."""
 
 from __future__ import annotations

@@ -235,7 +235,7 @@ def write_decks(etc: Path) -> None:
 # 37 to 76 s here (the venv and its offline install take 20 s of it): docs/testing.md.
 @pytest.mark.slow
 def test_the_deploy_page_walks_to_a_working_install(tmp_path: Path) -> None:
-    """docs/deploy.md, step by step (issue 15): every walkable block runs, in order."""
+    """docs/deploy.md, Step by step: every walkable block runs, in order."""
     if os.geteuid() != 0:
         pytest.skip("the walk installs files owned by root (install -o root): run as root")
     for tool in ("make", "systemd-analyze", "logrotate"):

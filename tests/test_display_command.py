@@ -59,7 +59,7 @@ def test_config_and_socket_are_one_or_the_other(capsys: pytest.CaptureFixture[st
 def test_run_display_is_gone_and_says_what_to_run_instead(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 15: the display no longer runs inside the controller: run --display says to run
+    """The display no longer runs inside the controller: run --display says to run
     the table without it and the display beside it, and exits 2 before opening anything."""
     assert main(["run", "--display", "--config", str(tmp_path / "table.toml")]) == 2
     err = capsys.readouterr().err

@@ -357,7 +357,7 @@ def test_the_live_display_looks_as_committed(
     """What the dealer sees at a seat facing a bet, a card or a draw due, and the showdown,
     in each game, drawn from the controller's own views at 120x40: the committed
     ``live-GAME-MOMENT-120x40.svg`` (tests/test_display_snapshots.py says how to record).
-    The game line's stakes start their own run of text, after the street (issue 15)."""
+    The game line's stakes start their own run of text, after the street."""
     monkeypatch.delenv("NO_COLOR", raising=False)
     view = views[game][moment]
     svg = looks_as_committed(f"live-{game}-{moment}-120x40", view, WIDE, tmp_path)

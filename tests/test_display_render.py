@@ -40,7 +40,8 @@ def test_a_face_up_card_reads_rank_and_suit_hearts_and_diamonds_in_red() -> None
 
 
 def test_a_face_down_card_shows_only_its_back() -> None:
-    """The screen shows what the table shows (issue 7): a hole card is a back, nothing more."""
+    """The screen shows what the table shows (docs/display.md, What the table sees): a hole
+    card is a back, nothing more."""
     back = render.card_text(FACE_DOWN).plain
     assert not set(back) & set("AKQJT98765432♠♥♦♣")
     tall = render.tall_cards_text((FACE_DOWN, Card.parse("Td"))).plain.split("\n")
@@ -201,7 +202,8 @@ def test_cards_fit_their_box_whenever_any_form_can(
 def test_a_face_down_card_never_shows_a_rank_or_suit_in_any_form(
     cards: tuple[ShownCard, ...], width: int, tall: bool
 ) -> None:
-    """The screen shows what the table shows (issue 7): as many faces as face-up cards, no more."""
+    """The screen shows what the table shows (docs/display.md, What the table sees): as many
+    faces as face-up cards, no more."""
     text = render.fitted_cards_text(cards, width, tall=tall).plain
     up = [card for card in cards if isinstance(card, Card)]
     suits = sum(text.count(symbol) for symbol in render.SUIT_SYMBOLS.values())
@@ -243,8 +245,9 @@ def _parts(view: TableView) -> list[Text]:
 def test_every_styled_run_starts_at_its_first_character(scene: str) -> None:
     """The spaces between the words of a line are unstyled where the style would not show on
     them, so each run of the screen's SVG export starts at its first character: a renderer
-    that drops a run's leading spaces (rsvg-convert) drew ``first draw``, then ``   2/4``,
-    as ``first draw2/4`` (issue 15). Key caps and the game's tab keep their padding."""
+    that drops a run's leading spaces (rsvg-convert) drew ``first draw``, then ``   2/4``, as
+    ``first draw2/4`` (docs/display.md, What the dealer sees). Key caps and the game's tab keep
+    their padding."""
     view = SCENES[scene]()
     for part in _parts(view):
         assert _runs_opening_with_a_space(part) == [], part.plain

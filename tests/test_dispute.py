@@ -1,4 +1,4 @@
-"""The dispute bundle (issue 19; 13:69E-1.31(b): a disputed hand's game history captured and
+"""The dispute bundle (13:69E-1.31(b): a disputed hand's game history captured and
 kept; docs/journal.md, The dispute bundle): ``tablectl dispute`` makes it from a keyed simulated
 table's journal, ``tablectl dispute verify`` checks it in a fresh folder; an edit re-chained, an
 edited recall and a missing file each fail it."""

@@ -1,4 +1,4 @@
-"""The engine's shape (issue 16): one module per phase, none importing another; a small
+"""The engine's shape: one module per phase, none importing another; a small
 façade; no engine or game module over 500 lines."""
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""controller/journal/signing.py: issue 19's record contract, byte for byte (the floor's checks
-build the same messages), and the checks' answers to what is not a key or a signature."""
+"""controller/journal/signing.py: the record contract of docs/journal.md, Signed checkpoints, byte
+for byte (the floor's checks build the same messages), and the checks' answers to what is not a key
+or a signature."""
 
 from __future__ import annotations
 

@@ -2,8 +2,8 @@
 it checks the last file whole, back to the last checkpoint, and the link into them; it costs
 the same at any journal age; the whole chain is left to ``verify`` (docs/journal.md, What a
 start checks).
-Issue 7: "On start, the engine is rebuilt by replaying the journal ... A torn last record ...
-is detected, reported and set aside; nothing before it is lost"."""
+On start the engine is rebuilt by replaying the journal; a torn last record is detected, reported
+and set aside, and nothing before it is lost (docs/journal.md, Torn tails)."""
 
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def test_a_deleted_record_just_before_the_checkpoint_refuses_the_start(tmp_path:
 def test_a_torn_tail_of_the_current_file_is_set_aside_and_nothing_before_it_lost(
     tmp_path: Path,
 ) -> None:
-    """Issue 7: a power cut mid-write leaves an unfinished last line: detected, reported, set
+    """A power cut mid-write leaves an unfinished last line: detected, reported, set
     aside; every record before it replayed, and the chain goes on from the last intact one."""
     _journal(tmp_path, 5, unfinished=True)
     expected = _from_last_checkpoint(tmp_path)

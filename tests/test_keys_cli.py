@@ -1,5 +1,5 @@
 """``tablectl keys init | rotate | show`` as an operator runs them, and table.toml's ``[keys]``
-(issue 19; docs/deploy.md, The table's key): the files and their modes, the refusals and their
+(docs/deploy.md, The table's key): the files and their modes, the refusals and their
 exit codes. ``journal verify --public-key``: tests/app/test_signed_checkpoints.py."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The layers (issue 16; docs/app.md, Layers): the product's path loads no test equipment, and
+"""The layers (docs/app.md, Layers): the product's path loads no test equipment, and
 importing a package registers nothing. ``make lint`` checks the import contracts themselves
 (pyproject.toml, ``[tool.importlinter]``); these check what a fresh process really loads."""
 

@@ -1,5 +1,5 @@
 """The log under journald: the ``<N>`` priority prefix, and the native protocol's fields read
-from a datagram socket of the test's own (issue 15)."""
+from a datagram socket of the test's own (docs/app.md, The log)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PHH export and import round trip (issue 15): a hand exported, imported (``tablectl
+"""PHH export and import round trip: a hand exported, imported (``tablectl
 import-phh``) and played again through the engine is exported to the very same file, seat
 numbers included (PHH's ``seats``: 14.13(b), 14.13A(b), 14.12A(b)), for all three games."""
 

@@ -107,7 +107,7 @@ def test_14_13a_j_2_an_excess_of_several_chips_goes_whole_to_one_tied_player() -
 
 
 def test_notes_odd_chips_triple_draw_first_tied_player_clockwise_from_the_button() -> None:
-    """rules-interpretation.md, Odd chips (triple draw, declared now for the next issue): three tied
+    """rules-interpretation.md, Odd chips (triple draw): three tied
     winners share 10; the odd chip goes to the first of them clockwise from the button.
     """
     share = ShowdownShare(

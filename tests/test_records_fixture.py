@@ -1,4 +1,4 @@
-"""Journals written before the journal schema (issue 16) still verify, recall and replay:
+"""Journals written before the journal schema still verify, recall and replay:
 ``tests/fixtures/journal-before-schema`` holds one per game (five-card stud 14.13, Mambo 14.13A,
 triple draw 14.12A), with a misdeal and a seat change (tests/fixtures/README.md)."""
 

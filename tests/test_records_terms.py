@@ -1,5 +1,6 @@
-"""A hand's terms (its stakes, 13:69F-8.3) journaled with its start (issue 15): the record's
-encoding and decoding, a journal written before it, and a replay under changed stakes."""
+"""A hand's terms (its stakes, 13:69F-8.3) journaled with its start (docs/journal.md, A hand's
+terms): the record's encoding and decoding, a journal written before it, and a replay under
+changed stakes."""
 
 from __future__ import annotations
 

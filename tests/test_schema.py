@@ -1,4 +1,4 @@
-"""The journal's schema (issue 16; controller/app/schema.py): the published JSON Schema is the
+"""The journal's schema (controller/app/schema.py): the published JSON Schema is the
 code's, byte for byte; every record of the committed journals fits it and decodes into the
 engine's own events; a record that does not fit, or of a newer version, is refused naming the
 record's seq, its kind and the field."""
@@ -123,8 +123,8 @@ def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_i
     assert set(schema.RECORDS) == {
         rec.CARD, rec.TAG, rec.BUTTON, rec.SHOE_STATUS, rec.RFID_REPEAT, rec.DEVICE,
         rec.DECK, rec.DECISION, rec.HAND_STARTED, rec.CHECKPOINT, rec.SEATING,
-        "table_key",  # issue 19: the table's Ed25519 key (docs/journal.md)
-        "software",  # issue 19: which software ran (13:69E-1.28B(d); docs/journal.md)
+        "table_key",  # the table's Ed25519 key (docs/journal.md, Signed checkpoints)
+        "software",  # which software ran (13:69E-1.28B(d); docs/journal.md, The software record)
     }  # fmt: skip
     # Every event class of the engine is declared (a new one fails here until it is).
     engine = {cls.kind for cls in _subclasses(Event)}

@@ -1,6 +1,6 @@
 """A journal a newer tablectl wrote (schema version 2) is refused by recall, export and a
-replay with one line naming the record and its version, never a traceback (issue 16;
-docs/journal.md, The schema)."""
+replay with one line naming the record and its version, never a traceback
+(docs/journal.md, The schema)."""
 
 from __future__ import annotations
 

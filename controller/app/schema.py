@@ -1,5 +1,6 @@
-"""The journal's schema (issue 16): every record the table journals and every engine event a
-decision record holds, declared once, versioned, with typed encode and decode. Pure: no I/O.
+"""The journal's schema (docs/journal.md, The schema): every record the table journals and
+every engine event a decision record holds, declared once, versioned, with typed encode and
+decode. Pure: no I/O.
 
 The declarations are dataclasses: the engine's own events (``controller.engine.events``) and,
 for each record kind, the dataclass of its ``data`` below. ``encode`` writes a dataclass as the

@@ -1,5 +1,5 @@
 """``tablectl journal verify --public-key FILE``: the checkpoints' signatures beside the chain
-(issue 19; docs/journal.md, Signed checkpoints).
+(docs/journal.md, Signed checkpoints).
 
 A chain alone is no proof against someone who rewrites the journal and computes the chain
 afresh; a signature by the table's key is, without the private key. ``SignatureCheck`` follows

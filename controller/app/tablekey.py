@@ -1,5 +1,5 @@
-"""The table's Ed25519 key at the controller's start and at every checkpoint (issue 19;
-docs/journal.md, Signed checkpoints; docs/deploy.md, The table's key).
+"""The table's Ed25519 key at the controller's start and at every checkpoint
+(docs/journal.md, Signed checkpoints; docs/deploy.md, The table's key).
 
 At every start of a table that has a key (``[keys] private_key``) the controller journals a
 ``table_key`` record; a key put in place by ``tablectl keys rotate`` (which keeps the replaced

@@ -1,5 +1,5 @@
 """``tablectl dispute --hand N --out DIR``: the dispute bundle of one hand from the table's journal;
-``tablectl dispute verify DIR``: check a bundle offline (issue 19; 13:69E-1.31(b); docs/journal.md,
+``tablectl dispute verify DIR``: check a bundle offline (13:69E-1.31(b); docs/journal.md,
 The dispute bundle). The bundle's format and checks are controller/dispute.py."""
 
 from __future__ import annotations

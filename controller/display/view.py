@@ -4,11 +4,11 @@ The display renders a :class:`TableView`; it never reads the engine. An adapter
 (written against the engine's state) builds a fresh ``TableView`` after every
 input and hands it to the display, which redraws only the parts that changed.
 
-The screen beside the dealer shows only what the table shows (issue 7): up-cards
-and community cards by their faces, hole cards as backs. The controller knows
-every card by its tag (rules-interpretation.md, Integrity); the screen must not show the hidden
-ones. A face-down card is therefore :data:`FACE_DOWN` in the view, never a
-``Card``, so a hole card cannot leak onto the screen by a rendering mistake.
+The screen beside the dealer shows only what the table shows (docs/display.md, What the table sees):
+up-cards and community cards by their faces, hole cards as backs. The controller knows every card by
+its tag (rules-interpretation.md, Integrity); the screen must not show the hidden ones. A face-down
+card is therefore :data:`FACE_DOWN` in the view, never a ``Card``, so a hole card cannot leak onto
+the screen by a rendering mistake.
 
 Everything here is pure: frozen dataclasses, no I/O, no Textual. Constructors
 check their input and raise :class:`ViewError` naming the field and what was

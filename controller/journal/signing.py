@@ -2,8 +2,8 @@
 
 Pure (no file, clock or thread): the controller's checkpoint hook, ``journal verify
 --public-key`` and the floor's checks all build the signed bytes here, so the three cannot
-drift apart. The formats are issue 19's record contract (docs/journal.md "Signed
-checkpoints"):
+drift apart. The formats are the record contract of docs/journal.md, Signed
+checkpoints:
 
 - a checkpoint's signature is over ``b"tablectl checkpoint v1\\n" + seq + b"\\n" + prev``:
   the checkpoint record's own seq and its link to the chain's head before it, so one

@@ -83,7 +83,7 @@ def _same(a: TableCore, b: TableCore) -> None:
 def test_a_restart_begins_at_the_last_checkpoint_and_resumes_as_a_whole_replay(
     tmp_path: Path, game: str
 ) -> None:
-    """Issue 7: stopped mid-hand 3, the table restarts from hand 2's checkpoint with the same
+    """Stopped mid-hand 3, the table restarts from hand 2's checkpoint with the same
     next card or seat to act, pot and stacks as a replay of the whole journal, and plays on to
     the dealer's own results (14.10(c) button moves in triple draw included)."""
     with sim_table(tmp_path, game) as table:
@@ -127,7 +127,7 @@ def test_an_alarm_opened_after_a_checkpoint_is_open_after_the_restart(tmp_path: 
 def test_a_torn_record_right_after_a_checkpoint_is_set_aside_and_the_table_resumes_there(
     tmp_path: Path,
 ) -> None:
-    """Issue 7: a power cut while writing the record after a hand's checkpoint leaves a torn
+    """A power cut while writing the record after a hand's checkpoint leaves a torn
     line; the restart sets it aside, and the table waits for the next hand as it did."""
     with sim_table(tmp_path) as table:
         dealer(table, hands=2).run()
@@ -162,7 +162,7 @@ def _rewritten(records: list[Record], directory: Path, forge: int) -> None:
 
 
 def test_a_checkpoint_that_disagrees_with_its_records_refuses_the_start(tmp_path: Path) -> None:
-    """Issue 7: a checkpoint whose stacks are not what its records replay to (edited, with the
+    """A checkpoint whose stacks are not what its records replay to (edited, with the
     chain recomputed, or code that now plays otherwise) stops the table with a clear error:
     the last one when the start-up restores from it, an earlier one in a whole replay."""
     with sim_table(tmp_path) as table:
@@ -188,7 +188,7 @@ def _replay_all(core: TableCore, records: list[Record]) -> None:
 
 
 def test_a_start_on_a_multi_file_journal_resumes_as_a_whole_replay(tmp_path: Path) -> None:
-    """Issue 7 and docs/journal.md, What a start checks: with a file a hand, the table
+    """docs/journal.md, What a start checks: with a file a hand, the table
     stopped mid-hand 3 starts from the current file (which began with hand 3's start at
     rotation and holds no checkpoint) and the previous file's end (hand 2's checkpoint): the
     same next card or seat to act, pot and stacks as a replay of the whole journal, and it

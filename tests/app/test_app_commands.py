@@ -60,7 +60,7 @@ def wait_for_log(path: Path, event: str, timeout: float = PATIENCE) -> dict[str,
 def test_run_deals_from_the_configured_devices_and_stops_cleanly_on_sigterm(
     tmp_path: Path,
 ) -> None:
-    """Issue 7, tablectl run: the configured shoe and panel drive the engine; the log is JSON lines
+    """tablectl run: the configured shoe and panel drive the engine; the log is JSON lines
     with the table id and the hand; SIGTERM closes the devices and logs where the hand stands."""
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:
         config = table_toml(tmp_path, sim)
@@ -95,7 +95,7 @@ def test_run_deals_from_the_configured_devices_and_stops_cleanly_on_sigterm(
 def test_run_refuses_a_bad_configuration_naming_the_key(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 7: a configuration is validated on load; the error names the key, the value and
+    """A configuration is validated on load; the error names the key, the value and
     what is allowed."""
     config = tmp_path / "table.toml"
     config.write_text('[table]\nid = "T"\ngame = "omaha"\n', encoding="utf-8")
@@ -108,7 +108,7 @@ def test_run_refuses_a_bad_configuration_naming_the_key(
 def test_run_refuses_root(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 7: the table runs as an unprivileged user; as root it refuses before anything else."""
+    """The table runs as an unprivileged user; as root it refuses before anything else."""
     monkeypatch.setattr(os, "geteuid", lambda: 0)  # root is what cannot be assumed here
     assert main(["run", "--config", str(tmp_path / "none.toml")]) == 1
     assert "refusing to run as root" in capsys.readouterr().err
@@ -117,7 +117,7 @@ def test_run_refuses_root(
 def test_demo_headless_plays_the_hands_and_prints_a_summary_quietly_in_a_pipe(
     tmp_path: Path,
 ) -> None:
-    """Issue 7, the demo: --headless --game G --hands N plays N hands and prints a summary; in a
+    """The demo: --headless --game G --hands N plays N hands and prints a summary; in a
     pipe there is no progress bar."""
     result = subprocess.run(
         [
@@ -148,7 +148,7 @@ def test_demo_headless_plays_the_hands_and_prints_a_summary_quietly_in_a_pipe(
 
 
 def test_demo_on_the_display_deals_hands_until_q(tmp_path: Path) -> None:
-    """Issue 7, the demo on the dealer's display, in a terminal (a pty): the random bot deals
+    """The demo on the dealer's display, in a terminal (a pty): the random bot deals
     hand after hand in lockstep with the controller, the display follows, and ``q`` ends
     it cleanly with the journal intact."""
     master, slave = pty.openpty()

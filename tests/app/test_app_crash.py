@@ -1,4 +1,4 @@
-"""The crash test (issue 7): kill -9 the controller at random moments during simulated hands over
+"""The crash test: kill -9 the controller at random moments during simulated hands over
 real ptys; after each restart the table resumes; the results equal an uninterrupted run of the
 same seed; the journal verifies."""
 

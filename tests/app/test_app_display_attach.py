@@ -79,7 +79,7 @@ def attached(
 
 
 def test_it_follows_the_table_says_when_it_is_gone_and_shows_it_again(tmp_path: Path) -> None:
-    """Issue 15: the display draws the view the controller publishes and follows a hand; when
+    """The display draws the view the controller publishes and follows a hand; when
     the controller stops it says "CONTROLLER NOT REACHABLE: ..., retrying" over the last
     table, dimmed; when the controller is back it shows the table again, by itself."""
     feeds = Feeds(tmp_path / "d.sock")
@@ -170,7 +170,7 @@ def test_another_tables_feed_is_refused_on_screen(tmp_path: Path) -> None:
 
 
 def test_quitting_the_attached_display_leaves_the_table_running(tmp_path: Path) -> None:
-    """Issue 15: during a hand q asks, and the question says the table keeps running; after y
+    """During a hand q asks, and the question says the table keeps running; after y
     the display is gone and the table deals the hand on to its end."""
     feeds = Feeds(tmp_path / "d.sock")
     with sim_table(tmp_path, "mambo", seats=3, display=feeds) as table:

@@ -102,7 +102,7 @@ class Tee:
 
 
 def test_a_display_gets_the_hello_the_table_as_it_stands_then_every_view(tmp_path: Path) -> None:
-    """Issue 15: attach, and the feed says hello with its version and table, gives the view
+    """Attach, and the feed says hello with its version and table, gives the view
     as it stands, then each new view as the controller builds it, in order, equal to it."""
     with feed_at(tmp_path, queue_views=READING) as feed:
         tee = Tee(feed)
@@ -166,7 +166,7 @@ def test_the_socket_is_group_read_write_only_and_no_network_socket_is_opened(
 
 
 def test_a_display_that_never_reads_is_dropped_while_the_table_deals_on(tmp_path: Path) -> None:
-    """Issue 15: a stuck display (it never reads) delays nothing: the table deals a whole hand
+    """A stuck display (it never reads) delays nothing: the table deals a whole hand
     while it is stuck, and it is dropped once its bounded queue is full, with
     display_detached and the reason. (A display that reads gets every view meanwhile: the
     first test; one whose queue has room stays, unread, and holds nothing: below.)"""

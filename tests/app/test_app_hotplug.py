@@ -66,7 +66,7 @@ def write_config(tmp_path: Path, sim: Simulator) -> Path:
 def test_a_matched_shoe_not_plugged_in_opens_the_table_paused_and_its_add_moves_the_driver(
     tmp_path: Path,
 ) -> None:
-    """Issue 7, tablectl run: a udev-matched shoe that is not connected does not keep the table
+    """tablectl run: a udev-matched shoe that is not connected does not keep the table
     shut: it opens paused ("cannot open" the stable name); udev's 'add' names the node the
     shoe came at, and the driver opens it at once, well before its backoff."""
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:

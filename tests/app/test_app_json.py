@@ -1,5 +1,6 @@
 """``--json`` on recall, journal verify, config check, devices and seat show: one versioned
-JSON object each, its values those of a journal the simulator dealt (issue 15)."""
+JSON object each (docs/app.md, Machine-readable output), its values those of a journal the
+simulator dealt."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The controller's log lines: each controller's own hand number, none before its first hand
-(issue 15); the facts of settlements, alarms and device events as fields."""
+(docs/app.md, The log); the facts of settlements, alarms and device events as fields."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""PHH export (issue 7, hand histories): each settled hand as a PHH file with the documented
+"""PHH export (docs/app.md, Hand histories): each settled hand as a PHH file with the documented
 custom variant codes for five-card stud and Mambo, burns as comments."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Stakes journaled with each hand (issue 15): ``tablectl export`` and recall tell each hand by
+"""Stakes journaled with each hand: ``tablectl export`` and recall tell each hand by
 the stakes it was dealt under (13:69F-8.3: the posted stakes), not by the configuration of the
 day; a journal written before hands recorded them still exports, at the configuration's."""
 

@@ -1,4 +1,4 @@
-"""PHH export of triple draw (F2L3D; issue 7, hand histories): random hands played through the
+"""PHH export of triple draw (F2L3D; docs/app.md, Hand histories): random hands played through the
 engine, exported, then replayed by PokerKit and by tablectl's own import (controller/phh.py)."""
 
 from __future__ import annotations

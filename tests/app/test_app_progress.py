@@ -1,4 +1,4 @@
-"""Issue 7: long work shows a progress bar at a terminal and stays quiet in a pipe."""
+"""Long work shows a progress bar at a terminal and stays quiet in a pipe."""
 
 from __future__ import annotations
 

@@ -20,14 +20,14 @@ from controller.inputs import Button
 from controller.journal import JournalReader, verify
 from simulator.simtable import SimTable, demo_config
 
-#: The journals of the three games as the code before the schema wrote them (issue 16).
+#: Each game's journal as the code before the schema wrote it (tests/fixtures/README.md).
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "journal-before-schema"
 
 
 def test_recall_shows_the_last_hands_in_order_with_cards_actions_and_settlement(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 7, game recall: the last N hands, oldest first, each with its cards (burns too),
+    """Game recall: the last N hands, oldest first, each with its cards (burns too),
     actions and settlement; the default is 10."""
     with sim_table(tmp_path, "five-card-stud") as table:
         dealer(table, hands=12).run()
@@ -48,7 +48,7 @@ def test_recall_shows_the_last_hands_in_order_with_cards_actions_and_settlement(
 def test_recall_works_while_an_alarm_holds_the_hand(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Issue 7: recall reads the journal while the controller runs and an alarm holds the hand
+    """Recall reads the journal while the controller runs and an alarm holds the hand
     (rules-interpretation.md, Integrity); the held hand is shown in progress, with its alarm."""
     with sim_table(tmp_path) as table:
         dealer(table, hands=1).run()

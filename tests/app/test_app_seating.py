@@ -90,7 +90,8 @@ def test_sit_leave_and_rebuy_between_hands_change_the_next_hand_and_survive_a_re
     assert verify(tmp_path / "journal").intact
     assert not path.exists()
     first = hands(JournalReader(tmp_path / "journal"))[0]  # recall shows them after hand 1
-    asked = f"(asked by {pwd.getpwuid(os.getuid()).pw_name}, uid {os.getuid()})"  # issue 19
+    # Who asked (docs/journal.md, Seat changes).
+    asked = f"(asked by {pwd.getpwuid(os.getuid()).pw_name}, uid {os.getuid()})"
     assert f"  seat change: leave seat 2 {asked}" in first.lines
     assert f"  seat change: sit seat 6 300 {asked}" in first.lines
 
@@ -199,7 +200,7 @@ def test_tablectl_run_takes_seat_changes_on_its_configured_socket(tmp_path: Path
     assert process.returncode == 0, err.decode()
     assert not path.exists()
     seatings = [data for kind, data in journal_records(tmp_path / "journal") if kind == rec.SEATING]
-    me = {"uid": os.getuid(), "user": pwd.getpwuid(os.getuid()).pw_name}  # who asked (issue 19)
+    me = {"uid": os.getuid(), "user": pwd.getpwuid(os.getuid()).pw_name}  # who asked
     assert seatings == [{"change": "sit", "seat": 4, "chips": 250, **me}]
 
 

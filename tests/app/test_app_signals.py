@@ -94,7 +94,7 @@ def wait_count(log: Path, event: str, count: int) -> bool:
 def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
     tmp_path: Path, signum: signal.Signals
 ) -> None:
-    """Issue 15: SIGTERM (or SIGINT) to tablectl run finishes the table (table_closed says
+    """SIGTERM (or SIGINT) to tablectl run finishes the table (table_closed says
     where the hand stands, the journal verifies, exit 0); the display process attached to it
     stays and says "CONTROLLER NOT REACHABLE"; a new run is followed by the same display;
     SIGTERM to the display closes it alone (exit 0, "keeps running")."""

@@ -1,4 +1,4 @@
-"""The soak (issues 6 and 7): the simulator's random bot plays whole hands through real ptys,
+"""The soak: the simulator's random bot plays whole hands through real ptys,
 the real drivers and the controller, with line faults injected at a set rate; every card and
 button is taken exactly once, no hand sticks, and the controller settles every hand as the
 bot's own record says.
@@ -61,7 +61,7 @@ def inject_fault(table: SimTable, rng: random.Random) -> None:
 def soak(tmp_path: Path, game: str, hands: int, rate: float, seed: int = 5) -> Soaked:
     """The random bot deals ``hands`` hands of ``game`` to a controller over the simulator's
     ptys, a line fault after about one act in ``1 / rate`` (a seeded draw after each act);
-    asserts the issue's four properties."""
+    asserts the four properties of docs/performance.md, Soak."""
     options = JournalOptions(tmp_path / "journal", fsync=False)
     started = time.monotonic()
     with SimTable(
@@ -120,7 +120,7 @@ def soak(tmp_path: Path, game: str, hands: int, rate: float, seed: int = 5) -> S
 
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
 def test_soak_through_line_faults_takes_every_input_once(tmp_path: Path, game: str) -> None:
-    """Issue 6: the random bot's 4 hands with a line fault (a drop, a garble or noise) after
+    """The random bot's 4 hands with a line fault (a drop, a garble or noise) after
     one act in 8 or so, on real ptys: every input exactly once, in order; every hand settles
     at the controller as the bot's HandRecord says."""
     run = soak(tmp_path, game, hands=4, rate=1 / 8)
@@ -133,7 +133,7 @@ def test_soak_through_line_faults_takes_every_input_once(tmp_path: Path, game: s
 @pytest.mark.timeout(7200)  # a run of thousands of hands on a shared machine
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
 def test_soak_2000_hands(tmp_path: Path, game: str) -> None:
-    """Issue 6, the larger run of docs/performance.md: the random bot's 2,000 hands of each
+    """The larger run of docs/performance.md, Soak: the random bot's 2,000 hands of each
     game, a line fault after one act in 20 or so; the same four properties."""
     run = soak(tmp_path, game, hands=2000, rate=1 / 20)
     print(

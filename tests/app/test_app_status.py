@@ -1,5 +1,5 @@
 """``tablectl status``: devices, the journal's head and verification, the table replayed from the
-journal, the controller's answer; exit 0, 1 (journal not intact, an alarm open) or 2 (issue 15)."""
+journal, the controller's answer; exit 0, 1 (journal not intact, an alarm open) or 2."""
 
 from __future__ import annotations
 

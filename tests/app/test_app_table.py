@@ -96,7 +96,7 @@ def test_a_sentence_is_acknowledged_only_after_its_record_is_on_disk(tmp_path: P
 
 
 def test_stop_and_restart_mid_hand_resumes_exactly(tmp_path: Path) -> None:
-    """Issue 7: after a stop mid-hand the controller replays its journal and resumes exactly:
+    """After a stop mid-hand the controller replays its journal and resumes exactly:
     the same next expected card or seat to act, the same pot, the same stacks; the hand then
     finishes, and nothing is read twice."""
     with sim_table(tmp_path) as table:
@@ -175,7 +175,7 @@ def test_a_journal_ending_with_an_input_without_its_decision_resumes_exactly(
 
 
 def test_an_alarm_open_at_a_restart_stays_open(tmp_path: Path) -> None:
-    """Issue 7 (rules-interpretation.md, Integrity): an alarm open when the controller stopped is
+    """rules-interpretation.md, Integrity: an alarm open when the controller stopped is
     open after the restart, and undo resolves it."""
     with sim_table(tmp_path) as table:
         controller = table.controller
@@ -196,7 +196,7 @@ def test_an_alarm_open_at_a_restart_stays_open(tmp_path: Path) -> None:
 def test_a_device_lost_mid_hand_pauses_the_table_and_its_return_resumes_it(
     tmp_path: Path,
 ) -> None:
-    """Issue 7: the shoe unplugged mid-hand pauses the table with a clear message on the panel and
+    """The shoe unplugged mid-hand pauses the table with a clear message on the panel and
     the display; plugged back, the table resumes and the cards dealt meanwhile arrive once."""
     # A quick reopen once the shoe is plugged back (the driver's backoff is on the wall clock).
     with sim_table(tmp_path, link={"backoff_max": 0.1}) as table:

@@ -1,4 +1,4 @@
-"""Dealer training in ``tablectl demo`` (issue 15): each training key on the real demo (the
+"""Dealer training in ``tablectl demo``: each training key on the real demo (the
 simulator, the controller and its dealer bot, the training display under Textual's pilot),
 the scene the dealer sees, and the demo carrying on as the real table recovers.
 

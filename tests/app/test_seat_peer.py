@@ -1,4 +1,4 @@
-"""Who asked (issue 19; docs/journal.md, Seat changes): a seat change on the control socket is
+"""Who asked (docs/journal.md, Seat changes): a seat change on the control socket is
 journaled with the peer's uid and user name from the socket's credentials (SO_PEERCRED), shown
 in recall; the socket refuses a peer outside its group (mode 0660)."""
 

@@ -1,4 +1,4 @@
-"""Signed checkpoints (issue 19; docs/journal.md, Signed checkpoints): a table with a key
+"""Signed checkpoints (docs/journal.md, Signed checkpoints): a table with a key
 journals it at every start and signs every checkpoint; ``verify`` with its public key catches a
 journal rewritten without the private key, even re-hashed; a rotation hands over signed by the
 old key, and the old key's signature after it is refused."""

@@ -1,5 +1,5 @@
 """`tablectl enroll` logs as `tablectl run` does: the configuration's [log] and table id with
---config, warnings to standard error without; its outcome as a line of its own (issue 15)."""
+--config, warnings to standard error without; its outcome as a line of its own."""
 
 from __future__ import annotations
 

@@ -101,7 +101,7 @@ def shoe_connected(controller: Controller) -> bool:
 def test_run_opens_paused_without_the_shoe_and_a_plug_or_replug_reopens_it_at_once(
     bed: Bed, tmp_path: Path
 ) -> None:
-    """Issue 7, tablectl run: a shoe that is not plugged in leaves the table open and paused;
+    """tablectl run: a shoe that is not plugged in leaves the table open and paused;
     udev's 'add' of /dev/tablectl/shoe wakes the driver at once; an unplug pauses the table
     again and a replug resumes it well before the driver's backoff."""
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=4) as sim:

@@ -1,7 +1,7 @@
 """The three games the dealer bots are tested on.
 
-Triple Draw 2-7 is taken from the registry once its issue registers it; until
-then, from the engine's test that declares it (tests/test_draw_game.py).
+Triple Draw 2-7 is taken from the registry when it is registered there; otherwise from the
+engine's test that declares it (tests/test_draw_game.py).
 """
 
 from __future__ import annotations

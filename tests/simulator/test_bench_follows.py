@@ -1,4 +1,4 @@
-"""The bench's dealer bot follows the controller (issue 15): the simulator and a real controller
+"""The bench's dealer bot follows the controller: the simulator and a real controller
 on its ptys, dealt by the runner ``tablectl sim --bot`` builds (``botcli.bench_runner``), with the
 technician's console beside it, as on a bench.
 

@@ -1,4 +1,4 @@
-"""``tablectl sim`` stopped by a signal removes the links it made (issue 15, "nothing left behind").
+"""``tablectl sim`` stopped by a signal removes the links it made: nothing left behind.
 
 A link left behind points at a freed pty, which the next process's pty may take: a controller
 would open that process's terminal as the shoe. Each test runs the real command in a
