@@ -2,6 +2,8 @@
 #   make demo   installs the runtime only into .venv and runs the demo: a simulated Mambo
 #               table dealt by the random dealer on the dealer's display (q quits), no hardware
 #   make test   installs the test tools too (.[test]) and runs every gate and the whole suite
+#   make test-reliability  the reliability tier: every fault of the slow tier at a size CI
+#               runs after make test (crash runs, floor faults, journal crash, line-fault soaks)
 #   make test-fast  the fast tier only: the tests marked fast (no thread, pty or subprocess),
 #               for use while working; docs/testing.md
 #   make wheelhouse  wheels of tablectl and of every runtime dependency, with the files an
@@ -22,7 +24,7 @@ WHEELHOUSE := wheelhouse
 PYTEST_WORKERS ?= 2
 PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
 
-.PHONY: install install-test demo test test-fast lint typecheck pytest bench wheelhouse clean
+.PHONY: install install-test demo test test-fast test-reliability lint typecheck pytest bench wheelhouse clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -73,6 +75,11 @@ test: lint typecheck pytest
 # A second -m replaces pyproject's addopts -m "not slow", so "not slow" is said again here.
 test-fast: $(TESTING)
 	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m "fast and not slow"
+
+# The reliability tier (docs/testing.md): each of its tests is slow too, so -m slow still
+# runs them with the rest of the slow tier.
+test-reliability: $(TESTING)
+	$(BIN)/python -m pytest $(PYTEST_PARALLEL) -m reliability
 
 bench: $(TESTING)
 	$(BIN)/python benchmarks/evaluators.py

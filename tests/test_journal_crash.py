@@ -75,6 +75,7 @@ def _run_and_kill(directory: Path, after: float) -> int:
 
 
 @pytest.mark.slow
+@pytest.mark.reliability
 def test_records_acknowledged_before_a_kill_are_never_lost(tmp_path: Path) -> None:
     """20 kills at random moments: each reopen holds every acked record, chain intact."""
     rng = random.Random(7)

@@ -27,6 +27,20 @@ def test_kill_9_in_a_button_game(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.reliability
+@pytest.mark.timeout(1200)  # minutes on a loaded machine: more than the suite's 300 s
+@pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
+def test_kill_9_at_least_30_times(tmp_path: Path, game: str) -> None:
+    """The reliability tier's crash run (docs/testing.md): a kill about every 15 acts of the
+    dealer, so at least 30 restarts from the journal, each game's own forced bets, streets and
+    draws among them (a hand of triple draw takes about three times the acts of a stud hand)."""
+    hands = {"mambo": 30, "five-card-stud": 25, "triple-draw": 10}[game]
+    result = crash_run(tmp_path, game, hands=hands, seed=13, mean_acts=15)
+    print(f"crash test {game}: {result}")
+    assert result.kills >= 30
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(7200)  # a run of thousands of hands on a shared machine
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
 def test_kill_9_through_1000_hands(tmp_path: Path, game: str) -> None:

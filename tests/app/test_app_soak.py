@@ -130,6 +130,22 @@ def test_soak_through_line_faults_takes_every_input_once(tmp_path: Path, game: s
 
 
 @pytest.mark.slow
+@pytest.mark.reliability
+@pytest.mark.timeout(1200)  # minutes on a loaded machine: more than the suite's 300 s
+@pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
+def test_soak_60_hands_through_line_faults(tmp_path: Path, game: str) -> None:
+    """The reliability tier's soak (docs/testing.md): 60 hands of each game, a line fault after
+    one act in 20 or so; the same four properties as the short and the long soaks."""
+    run = soak(tmp_path, game, hands=60, rate=1 / 20)
+    print(
+        f"soak {game}: {run.hands} hands, {run.inputs} inputs, {run.faults} faults "
+        f"({run.lost} lost), {run.seconds:.0f} s"
+    )
+    assert run.faults >= 20
+    assert run.lost >= 1
+
+
+@pytest.mark.slow
 @pytest.mark.timeout(7200)  # a run of thousands of hands on a shared machine
 @pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
 def test_soak_2000_hands(tmp_path: Path, game: str) -> None:

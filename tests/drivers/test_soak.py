@@ -33,13 +33,29 @@ def test_five_thousand_cards_over_a_lossy_line_with_unplugs_arrive_once_in_order
 ) -> None:
     """10 % of frames and 10 % of acks lost, the cable pulled five times: every card
     arrives exactly once, in order (docs/protocol.md, 5)."""
+    lossy_soak(name, tmp_path, total=5000, unplugs=5)
+
+
+@pytest.mark.slow
+@pytest.mark.reliability
+@pytest.mark.parametrize("name", sorted(BACKENDS))
+def test_a_thousand_cards_over_a_lossy_line_with_unplugs_arrive_once_in_order(
+    name: str, tmp_path: Path
+) -> None:
+    """The reliability tier's size of the run above (docs/testing.md): the same losses, the
+    cable pulled five times in 1,000 cards."""
+    lossy_soak(name, tmp_path, total=1000, unplugs=5)
+
+
+def lossy_soak(name: str, tmp_path: Path, *, total: int, unplugs: int) -> None:
+    """``total`` cards through ``name``'s line with 10 % of frames and of acks lost and the
+    cable pulled ``unplugs`` times: every card arrives exactly once, in order."""
     backend = BACKENDS[name](tmp_path)
     events: queue.Queue[Any] = queue.Queue()
     settings = LinkSettings(
         backend.url, heartbeat_timeout=1.0, query_interval=0.05, backoff_initial=0.01,
         backoff_max=0.05,
     )  # fmt: skip
-    total, unplugs = 5000, 5
     uids = [f"E0{n:014X}" for n in range(total)]
     got: list[str] = []
     latencies: list[float] = []

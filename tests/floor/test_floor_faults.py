@@ -316,6 +316,7 @@ def conflicts(lab: FloorLab) -> int:
 
 
 @pytest.mark.slow  # 50 s here beside other jobs: too long for the default suite
+@pytest.mark.reliability
 @pytest.mark.timeout(900)
 def test_three_tables_each_fault_once_then_a_rewritten_journal_caught(
     tmp_path: Path, postgres: PostgresServer
