@@ -1,4 +1,4 @@
-"""The dispute bundle (issue 19; 13:69E-1.31(b): when a patron disputes a hand, the device's game
+"""The dispute bundle (13:69E-1.31(b): when a patron disputes a hand, the device's game
 history captured and kept; docs/journal.md, The dispute bundle): everything about one hand in
 one folder that a machine which never saw the table can check.
 
