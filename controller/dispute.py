@@ -13,8 +13,7 @@ every file with its SHA-256.
 ``derived`` makes the told files from the records, both when a bundle is made (from the table's
 journal, controller/commands/dispute.py, or the floor's store, _floor_dispute.py) and when it is
 checked (``check``): the bundled files must be those bytes. The recall JSON is ``tablectl recall
---json``'s own shape (controller/commands/recall.py), hence this module sits beside the
-commands' code rather than in the application's layer.
+--json``'s own shape (``RecalledHand``, controller/app/recall.py).
 """
 
 from __future__ import annotations
@@ -30,10 +29,16 @@ from typing import Final, Literal
 from controller.app import codec, schema
 from controller.app import records as rec
 from controller.app.phh import ExportError, export_hand
-from controller.app.recall import SOFTWARE, HandRecord, describe_stakes, format_hand, hands
+from controller.app.recall import (
+    SOFTWARE,
+    HandRecord,
+    RecalledHand,
+    describe_stakes,
+    format_hand,
+    hands,
+)
 from controller.app.signatures import SignatureCheck
 from controller.app.tablekey import TABLE_KEY
-from controller.commands.recall import RecalledHand
 from controller.display.view import posted_rules
 from controller.engine.events import HandStarted
 from controller.games import GAMES

@@ -12,8 +12,7 @@ from typing import Final
 import nats.errors
 import psycopg
 
-from controller.app.recall import format_hand
-from controller.commands.recall import RecalledHand
+from controller.app.recall import RecalledHand, format_hand
 from controller.engine.config import ConfigError
 from controller.floor import report, store
 from controller.floor.config import FloorConfig, load, read_secret

@@ -6,55 +6,14 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from controller.app import records as rec
 from controller.app import schema
 from controller.app.progress import Progress
-from controller.app.recall import HandRecord, describe, format_hand, hands
+from controller.app.recall import RecalledHand, format_hand, hands
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
-from controller.engine import Stakes
-from controller.journal import JournalError, JournalReader, JsonValue, Record
+from controller.journal import JournalError, JournalReader, Record
 from controller.journal.files import journal_files, plain_size
 from controller.jsonreport import print_report
-
-
-@dataclass(frozen=True)
-class RecalledHand:
-    """One hand as ``recall --json`` gives it: what the text shows, line for line, and the
-    journal's events behind those lines (no other: a recall tells no more than its text)."""
-
-    number: int
-    game: str
-    #: The time of the hand's first journal record (UTC, ISO 8601).
-    started: str
-    #: False while the hand is in play (the text's "(in progress)").
-    finished: bool
-    #: The stakes it was dealt under (13:69F-8.3), as journaled with the hand; None for a
-    #: hand journaled before hands recorded them.
-    stakes: Stakes | None
-    #: The house rules it was dealt under (rules-interpretation.md, House rules), by name; a hand
-    #: journaled before hands recorded them was dealt under ``RULES_BEFORE_JOURNALED``.
-    rules: dict[str, bool | str]
-    lines: list[str]
-    events: list[JsonValue]
-
-    @classmethod
-    def of(cls, hand: HandRecord) -> RecalledHand:
-        """The hand's text lines and the events they tell."""
-        # As the journal keeps them (controller/app/schema.py): the JSON recall has always given.
-        told = [schema.encode(event) for event in hand.events if describe(event)]
-        stakes = hand.terms.stakes if hand.terms is not None else None
-        rules = hand.terms.rules if hand.terms is not None else rec.RULES_BEFORE_JOURNALED
-        return cls(
-            hand.number,
-            hand.game,
-            hand.started,
-            hand.finished,
-            stakes,
-            rules.as_words(),
-            hand.lines,
-            told,
-        )
 
 
 @dataclass(frozen=True)
