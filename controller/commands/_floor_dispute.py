@@ -1,5 +1,5 @@
 """What ``tablectl floor dispute --table T --hand N --out DIR --config floor.toml`` runs
-(docs/floor.md, Disputes): the dispute bundle of a hand (controller/dispute.py) from the floor's
+(docs/floor.md, Disputes): the dispute bundle of a hand (controller/dispute/) from the floor's
 store, read as the reader role: the exact lines the table sent, bounded as the table's own
 ``tablectl dispute`` bounds them, and the key in force at the first record as the floor's
 registry holds it (``table_keys``, controller/floor/keys.py). ``tablectl dispute verify``

@@ -1,10 +1,10 @@
 """The hand page's dispute bundle download (docs/floor-web.md, Verification (the auditor)): the
 bundle ``tablectl floor dispute`` makes (controller/commands/_floor_dispute.py, its bounds and
-lines; controller/dispute.py ``make``), packed as one .tar.gz for the browser.
+lines; controller/dispute/ ``make``), packed as one .tar.gz for the browser.
 
-It lives with the commands because the bundle's recall JSON is ``tablectl recall --json``'s own
-shape (controller/dispute.py says why): the web view (a lower layer) is handed ``make_bundle``
-by ``tablectl floor web`` (controller/commands/_floor_web_run.py) rather than importing it. It
+It lives with the commands because it bounds and reads the bundle as ``floor dispute`` does
+(that command's own code): the web view (a lower layer) is handed ``make_bundle`` by ``tablectl
+floor web`` (controller/commands/_floor_web_run.py) rather than importing it. It
 reads through the web's own role, which may SELECT every table of the store the builder reads.
 """
 

@@ -1,6 +1,6 @@
 """``tablectl dispute --hand N --out DIR``: the dispute bundle of one hand from the table's journal;
 ``tablectl dispute verify DIR``: check a bundle offline (13:69E-1.31(b); docs/journal.md,
-The dispute bundle). The bundle's format and checks are controller/dispute.py."""
+The dispute bundle). The bundle's format and checks are controller/dispute/."""
 
 from __future__ import annotations
 

@@ -1,11 +1,38 @@
-"""The dispute bundle (13:69E-1.31(b); docs/journal.md, The dispute bundle): the package's public
-names. Its code is in the private module ``_verify``, to be split along what it does."""
+"""The dispute bundle (13:69E-1.31(b): when a patron disputes a hand, the device's game history
+captured and kept; docs/journal.md, The dispute bundle): everything about one hand in one folder
+that a machine which never saw the table can check.
+
+A bundle holds the journal's records as their exact lines, from the table's signed checkpoint
+before the hand's software record in force (so the start that dealt it, its ``software`` and
+``table_key`` records, are among them) to the signed checkpoint after the hand (or to the
+journal's end, said so, while none follows yet); what the records tell of the hand, made from
+them by the table's own code (its recall as text and JSON, its PHH export, its terms, the
+software record in force); the public key in force at the first record; and a manifest listing
+every file with its SHA-256.
+
+``derived`` makes the told files from the records, both when a bundle is made (``make``, from the
+table's journal, controller/commands/dispute.py, or the floor's store, _floor_dispute.py) and
+when it is checked (``check``): the bundled files must be those bytes.
+
+The parts, each a private module behind this one: ``_format`` (the files' names, the manifest,
+the keys in force), ``_bundle`` (finding a hand's records, what they tell, making and writing
+the bundle), ``_verify`` (checking it).
+"""
 
 from __future__ import annotations
 
-from controller.dispute._verify import (
+from controller.dispute._bundle import (
+    Bounds,
+    Finder,
+    SoftwareFile,
+    TermsFile,
+    bounds,
+    derived,
+    make,
+    write,
+)
+from controller.dispute._format import (
     BUNDLE_VERSION,
-    KEY_STRENGTH,
     MANIFEST,
     PHH,
     PUBLIC_KEY,
@@ -15,28 +42,17 @@ from controller.dispute._verify import (
     SOFTWARE_FILE,
     TERMS,
     Begins,
-    Bounds,
     BundleFile,
     BundleKey,
-    Check,
     DisputeError,
     Ends,
-    Finder,
     Manifest,
-    SoftwareFile,
-    TermsFile,
-    TrustedKey,
-    Verdict,
-    bounds,
-    check,
-    derived,
     keys_in,
-    make,
     manifest_text,
     read_manifest,
     sha256,
-    write,
 )
+from controller.dispute._verify import KEY_STRENGTH, Check, TrustedKey, Verdict, check
 
 __all__ = [
     "BUNDLE_VERSION",

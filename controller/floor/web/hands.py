@@ -84,7 +84,7 @@ class HandPage:
 
     def bundle_url(self, role: str) -> str | None:
         """Where ``role`` downloads the hand's dispute bundle; None if not theirs, or while the
-        hand is in play (a bundle is made of an ended hand, controller/dispute.py)."""
+        hand is in play (a bundle is made of an ended hand, controller/dispute/)."""
         if role not in BUNDLE_ROLES or self.in_progress:
             return None
         return f"{self.key.url}/dispute.tar.gz"
