@@ -16,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from keyedtable import keyed_table
 
-from controller import dispute
+from controller import attest, dispute
 from controller.app import records as rec
 from controller.app.tablekey import TABLE_KEY
 from controller.cli import main
@@ -81,6 +81,10 @@ def test_a_bundle_verifies_on_its_own_in_a_fresh_folder(
     assert (fresh / dispute.RECALL).read_text().startswith("Hand 3, Mambo Stud, ")
     public = table.parent / "keys" / "table.pub"
     assert (fresh / dispute.PUBLIC_KEY).read_text().strip() == public.read_text().strip()
+    # The maker named: this tablectl, as controller/attest.py reads its files.
+    found = attest.installed(None)
+    assert manifest.version == 2
+    assert manifest.made_by == dispute.MadeBy(found.version, found.digest)
     own = verified(fresh, capsys)
     assert own["verified"], own
     assert own["key_source"] == "bundle"
@@ -201,6 +205,34 @@ def test_an_edited_recall_fails(
     assert failed(found) == {
         "told": "recall.txt not what the records tell (made again from them, they differ)"
     }
+
+
+def test_an_edited_recall_another_software_made_is_noted_not_vouched_for(
+    table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same edit in a bundle whose manifest names other software: its told files are that
+    software's words, so verify says they differ and are not vouched for, and verifies the
+    evidence (docs/journal.md, The dispute bundle)."""
+    made(table, 3, tmp_path / "b", capsys)
+    bundle = tmp_path / "b"
+    recall = bundle / dispute.RECALL
+    recall.write_text(recall.read_text().replace("settled:", "settled (edited):", 1))
+    manifest = dispute.read_manifest((bundle / dispute.MANIFEST).read_bytes())
+    other = dispute.MadeBy("0.0.9", "ab" * 32)
+    fields = {**_fields(manifest), "made_by": other}
+    (bundle / dispute.MANIFEST).write_bytes(dispute.manifest_text(dispute.Manifest(**fields)))
+    _rehash(bundle)
+    found = verified(bundle, capsys)
+    assert found["verified"], found
+    told = next(c for c in found["checks"] if c["name"] == "told")
+    assert told["note"] is True
+    assert told["detail"].startswith(
+        "recall.txt differs from this tablectl's telling of the records (tablectl "
+    )
+    assert "made by other software (tablectl 0.0.9, files digest abababababab)" in told["detail"]
+    assert "; hand.phh, recall.json, software.json, terms.json equal." in told["detail"]
+    manifest_check = next(c for c in found["checks"] if c["name"] == "manifest")
+    assert "made by tablectl 0.0.9, files digest abababababab" in manifest_check["detail"]
 
 
 def test_a_missing_file_fails(

@@ -65,7 +65,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="check a dispute bundle offline",
         description="Check a dispute bundle with no table.toml: every file's SHA-256, the "
         "records' chain, the checkpoints' signatures, the recall, PHH, terms and software "
-        "made again from the records and equal to the bundled ones. Exit status: 0 verified, "
+        "made again from the records and equal to the bundled ones (another software's, "
+        "worded otherwise, noted, not failed). Exit status: 0 verified, "
         "1 a check failed (named), 2 usage error.",
     )
     check.add_argument("bundle", type=Path, metavar="DIR", help="the bundle's folder")
@@ -248,4 +249,5 @@ def _print_verdict(verdict: dispute.Verdict) -> None:
     state = "verified" if verdict.verified else "NOT VERIFIED"
     print(f"dispute bundle {verdict.bundle}{what}: {state}")
     for check in verdict.checks:
-        print(f"  {check.name}: {'ok' if check.ok else 'FAILED'}: {check.detail}")
+        said = "note" if check.note else "ok" if check.ok else "FAILED"
+        print(f"  {check.name}: {said}: {check.detail}")

@@ -6,13 +6,15 @@ A bundle holds the journal's records as their exact lines, from the table's sign
 before the hand's software record in force (so the start that dealt it, its ``software`` and
 ``table_key`` records, are among them) to the signed checkpoint after the hand (or to the
 journal's end, said so, while none follows yet); what the records tell of the hand, made from
-them by the table's own code (its recall as text and JSON, its PHH export, its terms, the
-software record in force); the public key in force at the first record; and a manifest listing
-every file with its SHA-256.
+them by the code of the tablectl that makes the bundle (its recall as text and JSON, its PHH
+export, its terms, the software record in force); the public key in force at the first record;
+and a manifest naming that tablectl and listing every file with its SHA-256.
 
+The records under their signatures are the evidence; the told files are a reading of them.
 ``derived`` makes the told files from the records, both when a bundle is made (``make``, from the
 table's journal, controller/commands/dispute.py, or the floor's store, _floor_dispute.py) and
-when it is checked (``check``): the bundled files must be those bytes.
+when it is checked (``check``): the bundled files must be those bytes when the same software made
+the bundle, and are said to be worded otherwise, not failed, when another did.
 
 The parts, each a private module behind this one: ``_format`` (the files' names, the manifest,
 the keys in force), ``_bundle`` (finding a hand's records, what they tell, making and writing
@@ -29,6 +31,7 @@ from controller.dispute._bundle import (
     bounds,
     derived,
     make,
+    this_software,
     write,
 )
 from controller.dispute._format import (
@@ -46,6 +49,7 @@ from controller.dispute._format import (
     BundleKey,
     DisputeError,
     Ends,
+    MadeBy,
     Manifest,
     keys_in,
     manifest_text,
@@ -73,6 +77,7 @@ __all__ = [
     "DisputeError",
     "Ends",
     "Finder",
+    "MadeBy",
     "Manifest",
     "SoftwareFile",
     "TermsFile",
@@ -86,5 +91,6 @@ __all__ = [
     "manifest_text",
     "read_manifest",
     "sha256",
+    "this_software",
     "write",
 ]

@@ -5,10 +5,12 @@ tell (``derived``), the files and their manifest (``make``), written to a new fo
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from controller import attest
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.phh import ExportError, export_hand
@@ -36,6 +38,7 @@ from controller.dispute._format import (
     BundleFile,
     DisputeError,
     Ends,
+    MadeBy,
     Manifest,
     keys_in,
     manifest_text,
@@ -187,8 +190,9 @@ def software_seq(records: Sequence[Record], before: int) -> int | None:
 def derived(
     records: Sequence[Record], number: int, table_id: str, hand_started_seq: int
 ) -> dict[str, bytes]:
-    """The files the records tell of hand ``number``: recall (text and JSON), terms, software
-    and, for a settled hand, its PHH. DisputeError (or SchemaError) when they cannot tell it."""
+    """The files the records tell of hand ``number``, in this tablectl's words: recall (text and
+    JSON), terms, software and, for a settled hand, its PHH. DisputeError (or SchemaError) when
+    they cannot tell it."""
     hand = _told_hand(records, number)
     if not hand.finished:
         # A face-down card's value is not to leave the table during the hand (announce.py
@@ -223,6 +227,19 @@ def derived(
     with contextlib.suppress(ExportError):
         files[PHH] = export_hand(hand, hand.terms.stakes, table_id).encode()
     return files
+
+
+@functools.cache
+def this_software() -> MadeBy:
+    """This tablectl as a manifest names the bundle's maker: its version and the digest of its
+    installed files without a configuration (controller/attest.py), read once a process: the
+    code that runs is the code loaded (a floor web upgraded under it still runs the old until
+    restarted). DisputeError when they cannot be read."""
+    try:
+        found = attest.installed(None)
+    except attest.AttestError as error:
+        raise DisputeError(f"which software this tablectl is cannot be read: {error}") from None
+    return MadeBy(found.version, found.digest)
 
 
 # --- making ---------------------------------------------------------------------------------
@@ -261,6 +278,7 @@ def make(
         hand_started_seq=started,
         software_seq=software,
         keys=tuple(keys),
+        made_by=this_software(),
         files=tuple(BundleFile(name, sha256(files[name])) for name in sorted(files)),
     )
     files[MANIFEST] = manifest_text(manifest)

@@ -1,5 +1,5 @@
-"""The bundle's format (docs/journal.md, The dispute bundle): its files' names, its manifest and
-the keys in force within its records."""
+"""The bundle's format (docs/journal.md, The dispute bundle): its files' names, its manifest, the
+software that made it and the keys in force within its records."""
 
 from __future__ import annotations
 
@@ -14,7 +14,8 @@ from controller.app.tablekey import TABLE_KEY
 from controller.journal import Record, signing
 
 #: The bundle format's version (the manifest's ``version``); a newer one is refused by name.
-BUNDLE_VERSION: Final = 1
+#: Version 2 names the software that made the bundle (``made_by``); version 1 did not.
+BUNDLE_VERSION: Final = 2
 MANIFEST: Final = "manifest.json"
 RECORDS: Final = "records.jsonl"
 RECALL: Final = "recall.txt"
@@ -49,6 +50,16 @@ class BundleKey:
 
 
 @dataclass(frozen=True, slots=True)
+class MadeBy:
+    """The tablectl that made a bundle, whose telling of the records its told files are: its
+    version and the SHA-256 digest of its installed files (controller/attest.py, as ``tablectl
+    attest`` reads them, without a configuration)."""
+
+    version: str
+    digest: str
+
+
+@dataclass(frozen=True, slots=True)
 class Manifest:
     """``manifest.json``: what the bundle is and every file of it with its SHA-256."""
 
@@ -71,6 +82,8 @@ class Manifest:
     software_seq: int
     #: The keys in force within the records, in order (the first is table.pub's).
     keys: tuple[BundleKey, ...]
+    #: The software that made the bundle (its told files); None in a version 1 bundle.
+    made_by: MadeBy | None = None
     files: tuple[BundleFile, ...] = ()
 
 

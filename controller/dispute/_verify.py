@@ -1,5 +1,6 @@
 """Checking a bundle offline (``check``; docs/journal.md, The dispute bundle): the files, the
-chain, the signatures, the hand and the told files made again from the records."""
+chain, the signatures and the hand, the evidence; then the told files, this tablectl's telling
+of the records compared with the bundled one where the same software made the bundle."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Final
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.signatures import SignatureCheck
-from controller.dispute._bundle import derived, software_seq
+from controller.dispute._bundle import derived, software_seq, this_software
 from controller.dispute._format import (
     MANIFEST,
     PHH,
@@ -22,6 +23,7 @@ from controller.dispute._format import (
     SOFTWARE_FILE,
     TERMS,
     DisputeError,
+    MadeBy,
     Manifest,
     keys_in,
     read_manifest,
@@ -39,6 +41,9 @@ class Check:
     name: str
     ok: bool
     detail: str
+    #: What the check could not vouch for, said rather than failed (``ok`` stays True): told
+    #: files another software made, worded otherwise than this tablectl tells the records.
+    note: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +71,9 @@ class Verdict:
         self.checks.append(Check(name, ok, detail))
         return ok
 
+    def note(self, name: str, detail: str) -> None:
+        self.checks.append(Check(name, True, detail, note=True))
+
 
 KEY_STRENGTH: Final = {
     "bundle": "the bundle's own table.pub: it shows the bundle is whole and self-consistent, "
@@ -79,7 +87,8 @@ KEY_STRENGTH: Final = {
 def check(bundle: Path, given_key: str | None = None) -> Verdict:
     """Check the bundle in ``bundle`` offline (docs/journal.md, The dispute bundle): the files'
     hashes, the chain, the signatures by ``given_key`` (hex; None: the bundle's table.pub), the
-    told files made again from the records, the hand's terms and software in the records."""
+    hand's terms and software in the records, and the told files made again from the records
+    (equal, or noted when another software made them: ``_told``)."""
     verdict = Verdict(bundle)
     try:
         manifest = read_manifest((bundle / MANIFEST).read_bytes())
@@ -90,7 +99,16 @@ def check(bundle: Path, given_key: str | None = None) -> Verdict:
         verdict.add("manifest", False, str(error))
         return verdict
     verdict.manifest = manifest
-    verdict.add("manifest", True, f"bundle version {manifest.version}, hand {manifest.hand}")
+    verdict.add(
+        "manifest",
+        True,
+        f"bundle version {manifest.version}, hand {manifest.hand}, "
+        + (
+            f"made by {_named(manifest.made_by)}"
+            if manifest.made_by is not None
+            else "the tablectl that made it not named (a version 1 bundle)"
+        ),
+    )
     files = _files(verdict, bundle, manifest)
     if files is None:
         return verdict
@@ -300,13 +318,50 @@ def _told(
         f"the hand's terms are in its start (record {manifest.hand_started_seq}), the software "
         f"in force in record {manifest.software_seq}",
     )
+    _compared(verdict, manifest, again, files)
+
+
+def _compared(
+    verdict: Verdict, manifest: Manifest, again: dict[str, bytes], files: dict[str, bytes]
+) -> None:
+    """The told files against ``again``, this tablectl's telling of the records: equal; or
+    failed when the same software made the bundle; or, made by another, noted."""
     names = sorted(set(again) | ({PHH} & {f.name for f in manifest.files}))
     differ = [name for name in names if again.get(name) != files.get(name)]
-    told = ", ".join(names)
-    verdict.add(
-        "told",
-        not differ,
-        f"{told} made again from the records and equal"
-        if not differ
-        else f"{', '.join(differ)} not what the records tell (made again from them, they differ)",
+    if not differ:
+        verdict.add("told", True, f"{', '.join(names)} made again from the records and equal")
+        return
+    try:
+        ours: MadeBy | None = this_software()
+    except DisputeError:
+        ours = None
+    if manifest.made_by is not None and manifest.made_by == ours:
+        verdict.add(
+            "told",
+            False,
+            f"{', '.join(differ)} not what the records tell (made again from them, they differ)",
+        )
+        return
+    # The told files are a reading of the records, worded by the software that made them: a
+    # later tablectl words them its own way (docs/display.md, The table's words), so another
+    # software's are said to differ, not failed; the records and their signatures are the
+    # evidence, checked above (docs/journal.md, The dispute bundle).
+    equal = [name for name in names if name not in differ]
+    this = "its own files unreadable" if ours is None else _named(ours)
+    maker = (
+        "not named: a version 1 bundle" if manifest.made_by is None else _named(manifest.made_by)
     )
+    verdict.note(
+        "told",
+        f"{', '.join(differ)} {'differs' if len(differ) == 1 else 'differ'} "
+        "from this tablectl's telling of the records "
+        f"({this}), and the bundle was made by other software ({maker}), which words them its "
+        "own way"
+        + (f"; {', '.join(equal)} equal" if equal else "")
+        + ". They are that software's reading of the records, not vouched for here: the "
+        "evidence is the records and their signatures, checked above",
+    )
+
+
+def _named(made: MadeBy) -> str:
+    return f"tablectl {made.version}, files digest {made.digest[:12]}"
