@@ -16,10 +16,14 @@ import zstandard
 from journal_support import START, StepClock, table_record, write_journal
 
 from controller.app.keeper import JournalKeeper, KeeperOptions
+from controller.app.loop import wait_until
 from controller.floor.follow import Follower, journal_id
-from controller.journal import JournalReader, JournalWriter, read_tail, verify
+from controller.journal import JournalReader, JournalWriter, compress, read_tail, verify
 from controller.journal.compress import TEMPORARY_SUFFIX, compress_file, compress_rotated
 from controller.journal.files import compressed_name, file_name, journal_files
+
+#: How long a test waits for the keeper's thread: nothing when it is done at once.
+PATIENCE = 30.0
 
 #: 30 records, a hand every third: hands_per_file=3 puts 9 records in a file, 4 files.
 RECORDS = 30
@@ -187,8 +191,8 @@ def test_the_follower_starts_in_a_compressed_file(tmp_path: Path) -> None:
 
 
 def test_the_keeper_compresses_after_a_rotation_not_in_the_append(tmp_path: Path) -> None:
-    """The controller's keeper compresses the file the writer left, in its own thread; the
-    writer's close waits for the pass due, so a clean stop leaves it compressed."""
+    """The controller's keeper compresses the file the writer left, in its own thread (the
+    test waits for it: a stop does not, below)."""
     directory = tmp_path / "journal"
     writer = JournalWriter.open(directory, clock=StepClock(START), fsync=False, hands_per_file=1)
     writer.housekeeping = JournalKeeper(
@@ -196,9 +200,40 @@ def test_the_keeper_compresses_after_a_rotation_not_in_the_append(tmp_path: Path
     )
     for n in range(6):  # two hands: file 1, then file 2 in use
         writer.append(*table_record(n))
+    compressed = [compressed_name(1), file_name(2)]
+    assert wait_until(lambda: _names(directory) == compressed, PATIENCE), _names(directory)
     writer.close()
-    assert _names(directory) == [compressed_name(1), file_name(2)]
+    assert _names(directory) == compressed
     assert verify(directory).records == 6
+
+
+@pytest.mark.fast
+def test_a_stop_cuts_the_compression_between_two_chunks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/journal.md, Compressed files: asked to stop part-way through a file (the keeper's
+    close, as the table stops), the compression leaves it as it was, plain and no temporary
+    file, and begins no other: a stop waits a chunk, not a journal's worth of files."""
+    directory, lines = _journal(tmp_path)
+    monkeypatch.setattr(compress, "CHUNK", 64)  # a file of 9 records is many chunks
+    asked = 0
+
+    def stopping() -> bool:
+        nonlocal asked
+        asked += 1
+        return asked > 3  # three chunks of file 1 compressed, then the stop
+
+    assert compress_rotated(directory, fsync=False, stopping=stopping) == []
+    assert asked == 4
+    assert _names(directory) == [file_name(n) for n in (1, 2, 3, 4)]
+    assert [r.line() for r in JournalReader(directory)] == lines
+    # The next pass (the next start) does it all: one frame with its size and checksum.
+    assert len(compress_rotated(directory, fsync=False)) == 3
+    assert [r.line() for r in JournalReader(directory)] == lines
+    packed = (directory / compressed_name(1)).read_bytes()
+    frame = zstandard.get_frame_parameters(packed)
+    assert frame.has_checksum
+    assert frame.content_size == len(b"".join(lines[:9]))
 
 
 @pytest.mark.fast

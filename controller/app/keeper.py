@@ -6,6 +6,12 @@ The writer only tells it of a rotation (``JournalWriter.housekeeping``): the com
 file of a hundred hands and the reading retention does are kept out of the append path, so
 the card-to-announcement latency does not grow. A pass that fails (a full disk) is logged and
 tried again at the next rotation or start; the table goes on: the file stays plain, or kept.
+
+A stop does not wait for a pass: ``close`` cuts the compression under way at its next chunk
+(``compress.CHUNK``, a fraction of a second) and begins nothing more, so ``tablectl run`` exits
+well within the unit's ``TimeoutStopSec`` however many files are left plain (a table killed
+again and again leaves them: each start's pass is cut short). The next start's pass compresses
+them (docs/journal.md, Compressed files).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ import structlog
 
 from controller.app import retention
 from controller.journal.compress import compress_rotated
-from controller.journal.files import JournalError
+from controller.journal.files import JournalError, file_name, journal_files
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +55,8 @@ class JournalKeeper:
         self._log = structlog.get_logger("controller.journal")
         self._wake = threading.Condition()
         self._due = True  # the start's pass
-        self._closing = False
+        #: Set by ``close`` (any thread); the pass under way looks at it between chunks.
+        self._closing = threading.Event()
         self._thread = threading.Thread(target=self._run, name="journal-keeper", daemon=True)
         self._thread.start()
 
@@ -60,19 +67,35 @@ class JournalKeeper:
             self._wake.notify()
 
     def close(self) -> None:
-        """Finish the pass under way or due (a clean stop leaves the finished files
-        compressed; a compression is never cut short) and stop."""
+        """Stop: the pass under way ends at its next chunk or file (what it had not done is
+        left as it was, for the next start) and no pass is begun; returns once it has."""
         with self._wake:
-            self._closing = True
+            self._closing.set()
             self._wake.notify()
         self._thread.join()
 
     def pass_once(self) -> None:
-        """One pass, in the caller's thread: compress what is finished, then retention."""
+        """One pass, in the caller's thread: compress what is finished, then retention; cut
+        short once ``close`` is called."""
+        stopping = self._closing.is_set
         try:
-            compressed = compress_rotated(self.directory, fsync=self.options.fsync)
+            compressed = compress_rotated(
+                self.directory, fsync=self.options.fsync, stopping=stopping
+            )
             for path in compressed:
                 self._log.info("journal_file_compressed", file=path.name)
+            if stopping():
+                finished = journal_files(self.directory)[:-1]
+                left = [path.name for n, path in finished if path.name == file_name(n)]
+                if left:
+                    self._log.info(
+                        "journal_compression_stopped",
+                        left=len(left),
+                        first=left[0],
+                        detail="the table is stopping: the finished files left plain are "
+                        "compressed at the next start",
+                    )
+                return
             if self.options.keep_days is None:
                 return
             deleted = retention.apply(
@@ -81,6 +104,7 @@ class JournalKeeper:
                 now=self._clock(),
                 floor=self.options.floor,
                 fsync=self.options.fsync,
+                stopping=stopping,
             )
             for path in deleted:
                 self._log.info(
@@ -97,9 +121,9 @@ class JournalKeeper:
     def _run(self) -> None:
         while True:
             with self._wake:
-                while not self._due and not self._closing:
+                while not self._due and not self._closing.is_set():
                     self._wake.wait()
-                if not self._due:
-                    return  # closing, nothing due
+                if self._closing.is_set():
+                    return  # a stop begins no pass (the next start's pass does it)
                 self._due = False
             self.pass_once()

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -104,10 +104,27 @@ def hold(directory: Path, hand: int, reason: str, now: datetime) -> list[Hold]:
         raise RetentionError(f"hand {hand}: expected a hand number, 1 or more")
     if not reason.strip():
         raise RetentionError("a hold needs a reason (the dispute's reference)")
+    dealt = journal_hands(directory)
+    if hand not in dealt:  # a hold on no hand would keep nothing, and say it had
+        where = f"hands {dealt[0]} to {dealt[-1]}" if dealt else "no hand yet"
+        if len(dealt) == 1:
+            where = f"hand {dealt[0]} only"
+        raise RetentionError(f"no hand {hand} in the journal {directory}: it holds {where}")
     kept = [h for h in holds(directory) if h.hand != hand]
     kept.append(Hold(hand, reason, now.isoformat(timespec="seconds")))
     _write_holds(directory, sorted(kept, key=lambda h: h.hand))
     return kept
+
+
+def journal_hands(directory: Path) -> list[int]:
+    """The hands that start in the journal's files (those retention has not deleted), in
+    order; RetentionError if a record cannot be read."""
+    try:
+        return sorted(
+            hand for file in _scan(journal_files(directory), hands=True) for hand in file.hands
+        )
+    except JournalError as error:
+        raise RetentionError(f"the journal cannot tell its hands: {error}") from None
 
 
 def release(directory: Path, hand: int) -> Hold:
@@ -131,10 +148,18 @@ class _File:
 
 
 def apply(
-    directory: Path, *, keep_days: int, now: datetime, floor: bool, fsync: bool = True
+    directory: Path,
+    *,
+    keep_days: int,
+    now: datetime,
+    floor: bool,
+    fsync: bool = True,
+    stopping: Callable[[], bool] | None = None,
 ) -> list[Path]:
     """Delete the oldest rotated files retention allows (see the module); the files deleted.
-    ``floor``: a floor is configured, so only what its stream acknowledged may go."""
+    ``floor``: a floor is configured, so only what its stream acknowledged may go.
+    ``stopping``, asked before each deletion: once it says so, the rest waits for the next
+    pass (the keeper's, when the table stops: controller/app/keeper.py)."""
     held = frozenset(h.hand for h in holds(directory))
     oldest_kept = now - timedelta(days=keep_days)
     files = _scan(journal_files(directory), hands=bool(held))
@@ -144,6 +169,8 @@ def apply(
     deleted: list[Path] = []
     for following in files:  # the last file (in use) is only ever a ``following``
         assert current is not None
+        if stopping is not None and stopping():
+            break
         if not _may_delete(current, following, held, oldest_kept, acked):
             break
         first = following.first

@@ -10,11 +10,17 @@ fsynced, checked against the plain file, renamed into place and the folder fsync
 is the plain file removed (and the folder fsynced again). A crash before the rename leaves the
 plain file and a temporary one (removed by the next pass); after it, both whole copies (the
 readers take the plain one, ``files.journal_files``; the next pass removes it).
+
+A file is compressed a ``CHUNK`` at a time, and ``stopping`` is asked between chunks: a file
+of a hundred hands takes seconds to half a minute of a core at level 19 (docs/performance.md,
+Journal size), longer than a stop may wait (the unit's ``TimeoutStopSec``), so a stopping table
+leaves the rest to the next pass, nothing on disk changed (docs/journal.md, Compressed files).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Final
@@ -35,10 +41,21 @@ from controller.journal.files import (
 LEVEL: Final = 19
 #: The compressor's temporary file, beside the one it becomes; never a journal file's name.
 TEMPORARY_SUFFIX: Final = ".tmp"
+#: How much of a file is compressed between two looks at ``stopping``: at level 19 a few tenths
+#: of a second of a core on this machine (about half a second with the other core busy).
+CHUNK: Final = 256 * 1024
 
 
-def compress_file(directory: Path, number: int, *, fsync: bool = True) -> Path:
-    """Compress the journal's finished file ``number`` in place; returns the compressed file.
+def _never() -> bool:
+    return False
+
+
+def compress_file(
+    directory: Path, number: int, *, fsync: bool = True, stopping: Callable[[], bool] = _never
+) -> Path | None:
+    """Compress the journal's finished file ``number`` in place; returns the compressed file,
+    or None if ``stopping`` said so before the compression was done (then nothing is changed:
+    the plain file stays, and no temporary is written).
 
     Safe to repeat after a crash part-way (see the module's docstring). ``fsync=False`` is for
     tests and benchmarks, as for the writer.
@@ -47,8 +64,9 @@ def compress_file(directory: Path, number: int, *, fsync: bool = True) -> Path:
     target = directory / compressed_name(number)
     temporary = target.with_name(target.name + TEMPORARY_SUFFIX)
     data = plain.read_bytes()
-    # The frame records its content's size and a checksum: a reader finds a damaged file.
-    packed = zstandard.ZstdCompressor(level=LEVEL, write_checksum=True).compress(data)
+    packed = _compressed(data, stopping)
+    if packed is None:
+        return None
     # Read back before it replaces anything: a fault in memory must not replace the record.
     if zstandard.ZstdDecompressor().decompress(packed) != data:
         raise OSError(f"{plain.name}: the compressed copy does not read back as the file")
@@ -68,11 +86,14 @@ def compress_file(directory: Path, number: int, *, fsync: bool = True) -> Path:
     return target
 
 
-def compress_rotated(directory: Path, *, fsync: bool = True) -> list[Path]:
+def compress_rotated(
+    directory: Path, *, fsync: bool = True, stopping: Callable[[], bool] = _never
+) -> list[Path]:
     """Compress every finished plain file of the journal (all but the last, the file in use),
     oldest first, and finish what a crash left: a temporary file is removed, a plain file that
     has its compressed copy is compressed again (the copy is rewritten, then the plain file
-    removed). Returns the files compressed."""
+    removed). Returns the files compressed; once ``stopping`` says so, the file under way is
+    left as it was (``compress_file``) and no other is begun."""
     for leftover in directory.glob(f"journal-*.jsonl{COMPRESSED_SUFFIX}{TEMPORARY_SUFFIX}"):
         with suppress(FileNotFoundError):
             leftover.unlink()
@@ -80,5 +101,23 @@ def compress_rotated(directory: Path, *, fsync: bool = True) -> list[Path]:
     done = []
     for number, path in numbered[:-1]:
         if path.name == file_name(number):
-            done.append(compress_file(directory, number, fsync=fsync))
+            compressed = compress_file(directory, number, fsync=fsync, stopping=stopping)
+            if compressed is None:
+                break
+            done.append(compressed)
     return done
+
+
+def _compressed(data: bytes, stopping: Callable[[], bool]) -> bytes | None:
+    """``data`` as one zstd frame, compressed a ``CHUNK`` at a time; None if ``stopping`` said
+    so between two chunks. The frame records its content's size and a checksum: a reader finds
+    a damaged file."""
+    stream = zstandard.ZstdCompressor(level=LEVEL, write_checksum=True).compressobj(size=len(data))
+    view = memoryview(data)
+    packed = []
+    for start in range(0, len(data), CHUNK):
+        if stopping():
+            return None
+        packed.append(stream.compress(view[start : start + CHUNK]))
+    packed.append(stream.flush())
+    return b"".join(packed)
