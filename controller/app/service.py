@@ -189,7 +189,11 @@ def refuse_root() -> None:
 
 
 def stop_on_signals(stop: threading.Event) -> None:
-    """SIGTERM and SIGINT set ``stop``: the loop finishes the event in hand, then closes."""
+    """SIGTERM and SIGINT set ``stop``: the loop finishes the event in hand, then closes.
+
+    Installed before the journal is opened (``tablectl run``): a signal during the start is
+    not lost nor fatal, and the table closes once the replay is done, its journal closed,
+    as after any other stop (docs/app.md, Stopping)."""
 
     def handler(signum: int, _frame: FrameType | None) -> None:
         structlog.get_logger("controller.table").info(

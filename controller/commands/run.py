@@ -116,6 +116,10 @@ def run(args: argparse.Namespace) -> int:
                 ) from None
         settings = load_config(args.config, files=True)
         configure_logging(settings.log, table_id=settings.table_id)
+        # Before the journal opens: a stop asked during the start closes the table once the
+        # replay is done (docs/app.md, Stopping), never kills it half-open.
+        stop = threading.Event()
+        stop_on_signals(stop)
         # Under systemd's Type=notify: NOTIFY_SOCKET and WATCHDOG_USEC; None elsewhere.
         notify = ServiceNotifier.from_environment()
         feed = DisplayFeed(settings.display_socket, settings.table_id)
@@ -124,9 +128,10 @@ def run(args: argparse.Namespace) -> int:
     except START_ERRORS as error:
         print(f"tablectl run: {_reason(error)}", file=sys.stderr)
         return EXIT_FAILED
+    if stop.is_set():  # a signal during the replay: nothing was started yet
+        controller.close()
+        return EXIT_STOPPED
     hotplug = hotplug_monitor(settings, controller)
-    stop = threading.Event()
-    stop_on_signals(stop)
     try:
         served = serve(controller, stop, control=control, hotplug=hotplug, notify=notify, feed=feed)
     except PortBusy as error:

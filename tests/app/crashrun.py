@@ -58,6 +58,9 @@ KILL_JITTER = 0.005
 
 #: How long a new process may take to replay its journal and welcome both devices.
 READY_PATIENCE = 60.0
+#: How long the controller may take to exit after SIGTERM: the systemd unit's TimeoutStopSec
+#: (docs/examples/tablectl.service) is 10 s; this is a loaded machine's allowance above it.
+STOP_PATIENCE = 30.0
 
 
 def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
@@ -232,7 +235,13 @@ class Killer:
             time.sleep(0.01)
         assert self.process is not None
         self.process.send_signal(signal.SIGTERM)
-        return self.process.wait(timeout=30)
+        try:
+            return self.process.wait(timeout=STOP_PATIENCE)
+        except subprocess.TimeoutExpired:
+            # Not left running into the next test (a Popen still running warns when collected).
+            self.process.kill()
+            self.process.wait()
+            raise
 
 
 @dataclass
