@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import Any, Final
 
 import structlog
 
@@ -203,6 +203,44 @@ def stop_on_signals(stop: threading.Event) -> None:
 
     signal.signal(signal.SIGTERM, handler)
     signal.signal(signal.SIGINT, handler)
+
+
+#: What each of the table's sockets serves, and the key that moves it (docs/deploy.md).
+_SOCKETS: Final = {
+    "control": ("seat changes (tablectl seat)", "[control] socket"),
+    "display": ("the dealer's display (tablectl display)", "[display] socket"),
+}
+
+
+def sockets_without_folder(settings: TableSettings) -> tuple[str, ...]:
+    """The table's sockets left at their default in a folder that does not exist (``control``,
+    ``display``), said in one warning with what to set; ``tablectl run`` opens the table
+    without them.
+
+    The default folder, /run/tablectl, is the unit's: its ``RuntimeDirectory=tablectl`` makes
+    it before the start (docs/deploy.md, 7), and then this says nothing. A bench run without
+    the unit has none, and two errors at every start would say only that. A socket the
+    configuration names is bound, or its error logged (``serve``): it was asked for.
+    """
+    paths = {"control": settings.control_socket, "display": settings.display_socket}
+    configured = {"control": settings.control, "display": settings.display}
+    off = tuple(
+        name
+        for name, path in paths.items()
+        if configured[name] is None and not path.parent.is_dir()
+    )
+    if off:
+        structlog.get_logger("controller.table").warning(
+            "socket_folder_missing",
+            folder=", ".join(sorted({str(paths[name].parent) for name in off})),
+            off=" and ".join(_SOCKETS[name][0] for name in off),
+            todo="run the table under its systemd unit (RuntimeDirectory=tablectl makes "
+            "/run/tablectl), or set "
+            + " and ".join(_SOCKETS[name][1] for name in off)
+            + " in table.toml to a path in a folder the table's user may write "
+            "(docs/deploy.md, Configuration reference)",
+        )
+    return off
 
 
 def start_watching(monitor: HotplugMonitor | None) -> HotplugMonitor | None:

@@ -23,6 +23,7 @@ from controller.app.service import (
     hotplug_monitor,
     refuse_root,
     serve,
+    sockets_without_folder,
     stop_on_signals,
 )
 from controller.app.systemd import NotifyError, ServiceNotifier
@@ -122,9 +123,12 @@ def run(args: argparse.Namespace) -> int:
         stop_on_signals(stop)
         # Under systemd's Type=notify: NOTIFY_SOCKET and WATCHDOG_USEC; None elsewhere.
         notify = ServiceNotifier.from_environment()
-        feed = DisplayFeed(settings.display_socket, settings.table_id)
+        off = sockets_without_folder(settings)
+        feed = None if "display" in off else DisplayFeed(settings.display_socket, settings.table_id)
         controller = build_controller(settings, display=feed, repeat_window=args.repeat_window)
-        control = ControlServer(settings.control_socket, controller.events)
+        control = (
+            None if "control" in off else ControlServer(settings.control_socket, controller.events)
+        )
     except START_ERRORS as error:
         print(f"tablectl run: {_reason(error)}", file=sys.stderr)
         return EXIT_FAILED
