@@ -6,8 +6,8 @@ An announcement is heard by everyone at the table and read by everyone who reads
 log: the dealer's display and the panel face the players and the cameras, and the
 log travels to journald and log shippers. So it never names a card no player may see
 (``hidden_cards``): a hole card, a burn, a card to the muck, a discard, the card that
-raised an integrity alarm. Those stay in
-the journal, which keeps every card (docs/display.md, What the table sees).
+raised an integrity alarm, any card an alarm's, a refusal's or an undo's words name. Those stay
+in the journal, which keeps every card (docs/display.md, What the table sees).
 
 A card the table may see is named as the screen draws it (``10♦``), a bet or a raise in the
 table's convention (``raises to 20``), a game by its display name (``Mambo Stud``):
@@ -16,15 +16,26 @@ docs/display.md, The table's words.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Collection
 from typing import Any, Final
 
 from controller.cards import DECK
 from controller.engine import events as ev
 from controller.games import GAMES
+from controller.inputs import ReadPoint
 
 #: The codes of the cards in play: an alarm whose read is one of them names a card.
 _CARD_CODES = frozenset(card.code for card in DECK)
+
+#: A card's code standing alone as a word, as the engine's and the drivers' own words write one:
+#: a read (``Ah slot``, controller/engine/table.py ``describe_input``), the alarm a refusal
+#: quotes (``(Ah: the card was already seen ...)``), the other deck's card (``..., Kd``).
+_CARD_WORD: Final = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")
+#: A card read as ``describe_input`` writes it: the code, then where it was read.
+_CARD_READ: Final = re.compile(
+    r"(?<![0-9A-Za-z])([2-9TJQKA][cdhs]) (" + "|".join(p.value for p in ReadPoint) + r")\b"
+)
 
 
 def _amounts(entries: tuple[ev.SeatAmount, ...]) -> str:
@@ -65,12 +76,32 @@ def _card_expected(e: ev.CardExpected) -> str:
     return f"Seat {e.seat}, face {e.face}."
 
 
+#: The fields of an event's own words that may name a card (``hidden_cards``, ``told``).
+_WORDS: Final[dict[type[ev.Event], tuple[str, ...]]] = {
+    ev.Alarm: ("reason", "expected"),
+    ev.Refused: ("input", "reason"),
+    ev.Undone: ("input", "description"),
+}
+
+
+def named_cards(*texts: str) -> tuple[str, ...]:
+    """The cards ``texts`` name by their codes (``Ah``), in order, each once."""
+    return tuple(dict.fromkeys(m[1] for text in texts for m in _CARD_WORD.finditer(text)))
+
+
 def hidden_cards(event: ev.Event) -> tuple[str, ...]:
     """The cards ``event`` carries that no player may see: the one rule of what the table and
     the log are not told. A card dealt face down (a hole card) and a burn are seen by
     nobody; a card to the muck, over the discard reader, or among a draw's discards leaves
     the hand unseen (14.12A(f): the discards go face down). Face-up cards, community cards
-    and the cards turned over at the showdown are the table's to see."""
+    and the cards turned over at the showdown are the table's to see.
+
+    An event's words (an alarm's reason, a refusal, an undo) can name a card too: every card
+    they name is hidden (``told`` says it as "a card"). A refused read is a card the dealer
+    just took from the shoe, unseen; a refusal while an alarm holds the hand quotes the alarm's
+    card; an undone read may have been a hole card, a burn, a replacement or a discard, and
+    the event does not say which (a face-up one is on the screen already); the other deck's
+    card an alarm names is the card that raised it (rules-interpretation.md, Integrity)."""
     if isinstance(event, ev.CardDealt):
         face_up = event.destination == ev.COMMUNITY or (
             event.destination != ev.BURN and event.face == "up"
@@ -82,24 +113,47 @@ def hidden_cards(event: ev.Event) -> tuple[str, ...]:
         return event.discards
     if isinstance(event, ev.DiscardsReshuffled):
         return event.cards
+    fields = _WORDS.get(type(event))
+    if fields is None:
+        return ()
+    read: tuple[str, ...] = ()
     if isinstance(event, ev.Alarm) and event.read in _CARD_CODES:
         # rules-interpretation.md, Integrity: the card that raised an alarm may be the twin of a
         # hole card ("already seen this hand (seat 2)") or a live hand's card at the discard reader;
-        # the dealer holds it, the journal and the floor name it. A tag or a button is not a card.
-        return (event.read,)
-    return ()
+        # the dealer holds it, the journal and the floor name it. A tag or a button is not a card
+        # (a tag of the other deck is one, which the alarm's reason names: _WORDS).
+        read = (event.read,)
+    words = (getattr(event, name) for name in fields)
+    return tuple(dict.fromkeys(read + named_cards(*words)))
+
+
+def _masked(text: str, hidden: Collection[str]) -> str:
+    """``text`` with each card of ``hidden`` it names said as "a card": a read (``Ah slot``) as
+    "a card at the slot"."""
+    if not hidden:
+        return text
+    text = _CARD_READ.sub(lambda m: f"a card at the {m[2]}" if m[1] in hidden else m[0], text)
+    return _CARD_WORD.sub(lambda m: "a card" if m[1] in hidden else m[0], text)
+
+
+def told(event: ev.Event, text: str) -> str:
+    """``text``, words of ``event``'s own (an alarm's reason, a refused or undone input), as
+    the table may be told them: each card ``hidden_cards`` names said as "a card"
+    (``Refused a card at the slot: the hand is held by an alarm (a card: ...)``)."""
+    return _masked(text, hidden_cards(event))
 
 
 def alarm_read(alarm: ev.Alarm) -> str:
     """What raised ``alarm``, as the table may be told: "a card" for a card of the deck in
     play (``hidden_cards``), else the tag or the button as read."""
-    return "a card" if hidden_cards(alarm) else alarm.read
+    return "a card" if alarm.read in hidden_cards(alarm) else alarm.read
 
 
 def facts(event: ev.Event) -> dict[str, Any]:
     """The event's facts as a log line's fields (seat, amount, pot, nets...), less what no
-    player may see: a hidden card is left out, a list of discards is given as its count.
-    ``hand`` is left out: the log line names the hand it belongs to already."""
+    player may see: a hidden card is left out, a list of discards is given as its count, words
+    that name one say "a card" (``told``). ``hand`` is left out: the log line names the hand
+    it belongs to already."""
     data = ev.to_dict(event)
     del data["kind"]
     data.pop("hand", None)
@@ -110,6 +164,8 @@ def facts(event: ev.Event) -> dict[str, Any]:
                 del data[name]
             elif isinstance(value, list | tuple) and value and all(c in hidden for c in value):
                 data[name] = len(value)
+            elif isinstance(value, str):
+                data[name] = _masked(value, hidden)
     return data
 
 
@@ -255,9 +311,11 @@ RENDERERS: dict[type[Any], Callable[[Any], str]] = {
     ev.Showdown: _showdown,
     ev.HandSettled: _settled,
     ev.HandVoided: lambda e: f"Misdeal: hand {e.hand} is void; returned {_amounts(e.returned)}.",
-    ev.Alarm: lambda e: f"Alarm: {alarm_read(e)} at the {e.point}: {e.reason}; {e.expected}.",
-    ev.Refused: lambda e: f"Refused {e.input}: {e.reason}.",
-    ev.Undone: lambda e: f"Undone: {e.input}.",
+    ev.Alarm: lambda e: (
+        f"Alarm: {alarm_read(e)} at the {e.point}: {told(e, e.reason)}; {told(e, e.expected)}."
+    ),
+    ev.Refused: lambda e: f"Refused {told(e, e.input)}: {told(e, e.reason)}.",
+    ev.Undone: lambda e: f"Undone: {told(e, e.input)}.",
     ev.SeatsChanged: _seats_changed,
     ev.NewHandExpected: lambda e: f"Press new hand for hand {e.hand}.",
 }

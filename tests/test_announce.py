@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from tablehelp import play, table
+from tablehelp import of_kind, play, table
 
-from controller.announce import RENDERERS, alarm_read, announce, facts, hidden_cards
+from controller.announce import RENDERERS, alarm_read, announce, facts, hidden_cards, told
 from controller.cards import Card
+from controller.engine import Stakes
 from controller.engine import events as events_module
 from controller.engine.events import (
     BURN,
@@ -17,8 +18,9 @@ from controller.engine.events import (
     DrawDeclared,
     Event,
     Refused,
+    Undone,
 )
-from controller.inputs import Button, ButtonPress, CardRead
+from controller.inputs import Button, ButtonPress, CardRead, ForeignTag
 
 pytestmark = pytest.mark.fast
 
@@ -118,3 +120,94 @@ def test_an_alarm_names_a_tag_or_a_button_that_is_no_card() -> None:
     assert hidden_cards(tag) == hidden_cards(button) == ()
     assert announce(tag).startswith("Alarm: tag E0040150 at the slot")
     assert alarm_read(button) == "draw_done"
+
+
+def _told_nowhere(code: str, *events: Event) -> None:
+    """Neither ``code`` nor its face is in any sentence or fact of ``events``."""
+    face = Card.parse(code).face
+    for event in events:
+        said = announce(event) + repr(facts(event))
+        assert code not in said, (event, said)
+        assert face not in said, (event, said)
+
+
+def test_a_refusal_and_an_undo_while_an_alarm_holds_the_hand_name_no_card() -> None:
+    """docs/display.md, What the table sees: seat 1's hole card Ah read again holds the hand; the
+    card read next (9d, unseen) is refused naming it and the alarm's Ah, and each undo names
+    the read it takes back: the alarm's Ah, then seat 1's hole card itself. Every one of them is
+    "a card" to the table and in the log's facts; the events (the journal) keep the codes."""
+    t = table("five-card-stud")
+    play(t, "new_hand Ah")
+    alarm = of_kind(t.apply(CardRead(Card.parse("Ah"))), Alarm)[0]
+    read = of_kind(t.apply(CardRead(Card.parse("9d"))), Refused)[0]
+    pressed = of_kind(t.apply(ButtonPress(Button.CHECK_CALL)), Refused)[0]
+    assert (read.input, "(Ah: " in read.reason, "(Ah: " in pressed.reason) == ("9d slot", 1, 1)
+    assert hidden_cards(read) == ("9d", "Ah")
+    assert announce(read) == (
+        "Refused a card at the slot: the hand is held by an alarm (a card: the card was already "
+        "seen this hand (seat 1)); press undo to dismiss the read, or misdeal."
+    )
+    assert facts(read)["input"] == "a card at the slot"
+    assert announce(pressed).startswith("Refused check_call: the hand is held by an alarm (a card:")
+    twin = of_kind(t.apply(ButtonPress(Button.UNDO)), Undone)[0]
+    hole = of_kind(t.apply(ButtonPress(Button.UNDO)), Undone)[0]
+    assert (twin.input, hole.input) == ("Ah slot", "Ah slot")
+    assert announce(hole) == "Undone: a card at the slot."
+    assert facts(hole) == {
+        "input": "a card at the slot",
+        "description": "undid a card at the slot; the hand is as it was before it",
+    }
+    _told_nowhere("Ah", alarm, read, pressed, twin, hole)
+    _told_nowhere("9d", read)
+
+
+def test_an_undone_burn_replacement_or_discard_names_no_card() -> None:
+    """Triple draw (14.12A(f)): a discard over the reader, the burn and the replacement are face
+    down; undone, each is "a card" (at the slot, at the discard reader)."""
+    blinds = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
+    t = table("triple-draw", dealer=3, stakes=blinds)
+    # Seat 1 (left of the button, drawing first) is dealt 2c 5s 9h Kd Ac.
+    play(t, "new_hand 2c 3d 4h 5s 7c 8d 9h Ts Jc Kd Qh 6d Ac 3s 4d" + " check_call" * 3)
+    discarded = of_kind(play(t, "Kd@discard"), CardDiscarded)[0]
+    assert t.apply(ButtonPress(Button.UNDO))[0] == Undone(
+        "Kd discard", "undid Kd discard; the hand is as it was before it"
+    )
+    play(t, "Kd@discard draw_done 6c Td")
+    undone = [of_kind(t.apply(ButtonPress(Button.UNDO)), Undone)[0] for _ in range(3)]
+    assert [u.input for u in undone] == ["Td slot", "6c slot", "draw_done"]
+    assert announce(undone[0]) == "Undone: a card at the slot."
+    assert announce(Undone("Kd discard", "undid Kd discard; x")) == "Undone: a card at the discard."
+    _told_nowhere("Kd", discarded, Undone("Kd discard", "undid Kd discard; x"))
+    _told_nowhere("Td", undone[0])
+    _told_nowhere("6c", undone[1])
+
+
+def test_the_other_decks_card_an_alarm_names_is_a_card_and_the_tag_is_named() -> None:
+    """rules-interpretation.md, Integrity: a tag of the other deck raises an alarm whose reason
+    names that deck's card (drivers/deck.py); the card raised the alarm, its twin may be a hole
+    card: "a card" in the sentence, the facts and a refusal quoting the alarm; the tag is named."""
+    t = table("five-card-stud")
+    play(t, "new_hand Ah")
+    foreign = ForeignTag("04A1B2C3", "a card of the other deck (B), Ah")
+    alarm = of_kind(t.apply(foreign), Alarm)[0]
+    refused = of_kind(t.apply(ButtonPress(Button.FOLD)), Refused)[0]
+    undone = of_kind(t.apply(ButtonPress(Button.UNDO)), Undone)[0]
+    assert ["Ah" in said for said in (alarm.reason, refused.reason, undone.input)] == [True] * 3
+    assert hidden_cards(alarm) == ("Ah",)
+    assert alarm_read(alarm) == "tag 04A1B2C3"
+    assert told(alarm, alarm.reason) == (
+        "not a card of the active deck: a card of the other deck (B), a card"
+    )
+    assert announce(alarm).startswith("Alarm: tag 04A1B2C3 at the slot: not a card of the active")
+    assert facts(alarm)["read"] == "tag 04A1B2C3"
+    _told_nowhere("Ah", alarm, refused, undone)
+
+
+def test_words_without_a_card_are_told_as_they_are() -> None:
+    """A refusal or an undo naming no card, and a tag enrolled in no deck, are said unchanged."""
+    refused = Refused("fold", "no one is to act; expected a card face down to seat 2")
+    assert hidden_cards(refused) == ()
+    assert announce(refused) == f"Refused fold: {refused.reason}."
+    assert facts(Undone("fold", "undid fold")) == {"input": "fold", "description": "undid fold"}
+    tag = Alarm(read="tag E0040150", point="slot", expected="seat 2", reason="not enrolled")
+    assert told(tag, tag.reason) == "not enrolled"

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from controller.announce import alarm_read, announce, option_words
+from controller.announce import alarm_read, announce, option_words, told
 from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
 from controller.cards import Card
 from controller.display.view import (
@@ -240,10 +240,12 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
     alarms = []
     if isinstance(pending, ev.Alarm):
         # rules-interpretation.md, Integrity: the alarm holds the hand until the dealer resolves it.
+        # Its card is "a card", in its reason too (the other deck's card): announce.told.
+        reason = told(pending, pending.reason)
         alarms.append(
             AlarmView(
                 Severity.ALARM,
-                f"{alarm_read(pending).capitalize()} at the {pending.point}: {pending.reason}.",
+                f"{alarm_read(pending).capitalize()} at the {pending.point}: {reason}.",
                 "Put the card aside and press UNDO, or press MISDEAL.",
                 "rules-interpretation.md, Integrity",
             )

@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.announce import alarm_read
+from controller.announce import alarm_read, told
 from controller.app import records as rec
 from controller.app import schema
 from controller.engine import events as ev
@@ -157,8 +157,14 @@ def _event(out: Derived, record: Record, event: ev.Event, journaled: JsonObject)
         return
     if isinstance(event, ev.Alarm):
         out.alarms.append(
-            # As the table may be told (announce.alarm_read): the card stays in the records.
-            TableAlarm(record.seq, record.ts, "table_alarm", f"{alarm_read(event)}: {event.reason}")
+            # As the table may be told (announce.alarm_read, announce.told: the other deck's
+            # card its reason names too): the card stays in the records.
+            TableAlarm(
+                record.seq,
+                record.ts,
+                "table_alarm",
+                f"{alarm_read(event)}: {told(event, event.reason)}",
+            )
         )
     row = _row(out, record, out.current_hand)
     if row is None:

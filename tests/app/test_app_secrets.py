@@ -1,6 +1,7 @@
 """No card a player may not see reaches the table's screen or the shared log (docs/display.md,
 What the table sees): a hole card, a burn, a card to the muck or a discard is a back or "a card"
-on the dealer's display and in every log line; the journal keeps every card.
+on the dealer's display and in every log line, and so is any card an alarm, a refusal or an undo
+names while an alarm holds the hand; the journal keeps every card.
 
 Checked on what is actually shown and written: whole hands of each game dealt by the random
 bot to a real controller, every JSON log line, and the dealer's display rendered headless
@@ -11,22 +12,48 @@ from __future__ import annotations
 import asyncio
 import io
 import re
+from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from apphelp import PATIENCE, dealer, journal_records, json_log, sim_table
+from apphelp import (
+    PATIENCE,
+    SHUFFLE_SECONDS,
+    dealer,
+    journal_records,
+    json_log,
+    panel_text,
+    sim_table,
+)
 from rich.console import Console
 
 from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app.loop import Controller, wait_until
+from controller.app.panel import panel_line
 from controller.cards import Card
+from controller.display import wire
 from controller.display.app import DealerDisplay
 from controller.display.render import SUIT_SYMBOLS, card_face
 from controller.display.view import TableView
-from controller.engine.events import Alarm, CardDealt, Event, HandStarted, Showdown
+from controller.engine.events import (
+    ActionRequired,
+    Alarm,
+    CardDealt,
+    CardDiscarded,
+    CardExpected,
+    DrawExpected,
+    Event,
+    HandStarted,
+    Refused,
+    Showdown,
+    Undone,
+)
 from controller.inputs import Button
+from simulator.clock import ManualClock
+from simulator.simtable import SimTable
 
 GAMES = ["mambo", "five-card-stud", "triple-draw"]
 
@@ -211,34 +238,171 @@ def test_the_dealers_screen_shows_no_card_no_player_may_see(tmp_path: Path, game
     assert seen_up > 0, "face-up cards were on the screen to read"
 
 
-def test_an_alarm_on_a_hole_cards_twin_names_it_nowhere_the_table_sees(tmp_path: Path) -> None:
-    """rules-interpretation.md, Integrity, and docs/display.md, What the table sees: seat 1's hole
-    card read again at the slot raises an alarm; the log, the views the display is given and the
-    panel's line say "a card", never the hole card's code; the journal's alarm record names it."""
+class HeldHand:
+    """A hand on a simulated table dealt by hand, read by read and press by press, each input
+    waited for, with what the table was shown: every view given to the display (``views``),
+    every line on the panel, and every card moved through the shoe (all face down or unseen:
+    cards the table may not be told)."""
+
+    def __init__(self, table: SimTable, views: list[TableView]) -> None:
+        self.table = table
+        assert isinstance(table.clock, ManualClock)  # sim_table's: the devices' time is the test's
+        self.clock = table.clock
+        self.controller = table.controller
+        self.views = views
+        self.panel: list[str] = []
+        self.moved: set[str] = set()
+
+    @property
+    def pending(self) -> Event:
+        return self.controller.core.table.pending
+
+    def take(self, act: Callable[[], object]) -> Event:
+        """Do ``act`` (a read at the shoe or a press) and wait for the controller to take it
+        and for the panel to show the line that follows; returns the first event it caused."""
+        count = self.controller.inputs
+        act()
+        assert wait_until(lambda: self.controller.inputs == count + 1, PATIENCE)
+        taken = self.controller.core.last_events[0]
+        line = panel_line(self.pending, self.controller.core.pauses)[1]
+        assert wait_until(lambda: panel_text(self.table) == line, PATIENCE), line
+        self.panel.append(panel_text(self.table))
+        return taken
+
+    def deal(self) -> tuple[Card, Event]:
+        """The top card through the slot."""
+        dealt: list[Card] = []
+        taken = self.take(lambda: dealt.append(self.table.sim.deal()))
+        self.moved.add(dealt[0].code)
+        return dealt[0], taken
+
+    def read_again(self, card: Card) -> Event:
+        """``card``'s tag at the slot again, past the shoe's repeat window: a second read."""
+        self.clock.advance(SHUFFLE_SECONDS)
+        return self.take(lambda: self.table.sim.dealt_twice(card))
+
+    def press(self, button: Button) -> Event:
+        return self.take(lambda: self.table.sim.press(button))
+
+
+def hold_on_a_hole_card(hand: HeldHand) -> Card:
+    """rules-interpretation.md, Integrity: the first hole card read again holds the hand; a card
+    read then (unseen: the dealer just took it from the shoe) and a press are refused, each
+    quoting the alarm's card; undo dismisses the read, undo again takes the hole card back, and
+    it is read again. Then the other deck's twin of the hole card holds the hand (its reason
+    names the card), a press is refused quoting it, and undo dismisses it. The hole card."""
+    hand.table.sim.shuffle(5)
+    assert isinstance(hand.press(Button.NEW_HAND), HandStarted)
+    expected = hand.pending
+    assert isinstance(expected, CardExpected)
+    assert (expected.destination, expected.face) == ("seat", "down")
+    hole, dealt = hand.deal()
+    assert dealt == CardDealt(hole.code, "seat", expected.seat, "down")
+    alarm = hand.read_again(hole)
+    assert isinstance(alarm, Alarm)
+    assert alarm.read == hole.code
+    assert hand.panel[-1] == "ALARM a card: UNDO or MISDEAL"
+    _unseen, refused = hand.deal()
+    assert isinstance(refused, Refused)
+    assert isinstance(hand.press(Button.CHECK_CALL), Refused)
+    assert hand.press(Button.UNDO) == Undone(
+        f"{hole.code} slot", f"undid {hole.code} slot; the hand is as it was before it"
+    )
+    assert isinstance(hand.press(Button.UNDO), Undone)
+    assert hand.pending == expected
+    assert hand.read_again(hole) == dealt
+    hand.clock.advance(SHUFFLE_SECONDS)
+    foreign = hand.take(lambda: hand.table.sim.other_deck(hole))
+    assert isinstance(foreign, Alarm)
+    assert foreign.reason.endswith(f"(B), {hole.code}")
+    assert isinstance(hand.press(Button.FOLD), Refused)
+    assert isinstance(hand.press(Button.UNDO), Undone)
+    return hole
+
+
+def hold_on_a_replacement(hand: HeldHand) -> None:
+    """Triple draw (14.12A(f)): the deal dealt out and called round, the first drawer passes a
+    card over the discard reader and draws; the burn and the replacement follow, and the
+    replacement read again holds the hand. Undo dismisses the read, then takes back the
+    replacement, the burn, draw done and the discard, one by one."""
+    while isinstance(hand.pending, CardExpected):
+        hand.deal()
+    while isinstance(hand.pending, ActionRequired):
+        hand.press(Button.CHECK_CALL)
+    drawing = hand.pending
+    assert isinstance(drawing, DrawExpected)
+    discard = hand.controller.core.table.cards_of(drawing.seat)[0]
+    assert isinstance(hand.take(lambda: hand.table.sim.discard(discard)), CardDiscarded)
+    hand.press(Button.DRAW_DONE)
+    burn, burned = hand.deal()
+    replacement, replaced = hand.deal()
+    assert isinstance(burned, CardDealt)
+    assert burned.destination == "burn"
+    assert replaced == CardDealt(replacement.code, "seat", drawing.seat, "down")
+    assert isinstance(hand.read_again(replacement), Alarm)
+    undone = [hand.press(Button.UNDO) for _ in range(5)]
+    assert [u.input if isinstance(u, Undone) else u for u in undone] == [
+        f"{replacement.code} slot",
+        f"{replacement.code} slot",
+        f"{burn.code} slot",
+        "draw_done",
+        f"{discard.code} discard",
+    ]
+    assert hand.pending == drawing
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_hand_held_by_an_alarm_names_no_face_down_card_anywhere_the_table_sees(
+    tmp_path: Path, game: str
+) -> None:
+    """rules-interpretation.md, Integrity, and docs/display.md, What the table sees: while an alarm
+    holds the hand, what the alarm, a refusal and an undo say of a card (a hole card read
+    again, a card of the other deck, the card read while the hand is held, the hole card or a
+    triple draw's burn, replacement and discard undone) is "a card" in every log line, every
+    view the display is given, the display's feed, the screen as rendered and the panel's line;
+    the journal's records name each of them."""
     views: list[TableView] = []
     with (
         json_log(tmp_path) as lines,
-        sim_table(tmp_path, "five-card-stud", display=views.append) as table,
+        sim_table(tmp_path, game, seats=3, display=views.append) as table,
     ):
-        controller = table.controller
-        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
-        table.sim.shuffle(5)
-        table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.core.table.hand_number == 1, PATIENCE)
-        table.sim.reread(after=1.0)  # past the repeat window: a second read of the card
-        hole = table.sim.deal()  # 14.13(c): seat 1's first card, face down
-        assert wait_until(lambda: controller.inputs == 2, PATIENCE)
-        table.clock.advance(1.5)
-        assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
-        assert wait_until(lambda: table.sim.panel.text.startswith("ALARM "), PATIENCE)
-        panel = table.sim.panel.text
-    secret = frozenset({hole.code})
-    alarms = [line for line in lines if line.get("event") == "alarm"]
-    assert len(alarms) == 1
-    assert "a card at the slot" in str(alarms[0]["text"])
-    assert not [line for line in lines if named(secret, str(line))]
-    assert any(view.alarms for view in views)
-    assert not [view for view in views if named(secret, repr(view))]
-    assert panel == "ALARM a card: UNDO or MISDEAL"
-    decisions = [repr(data) for kind, data in journal_records(tmp_path / "journal")]
-    assert any("'alarm'" in data and f"'read': '{hole.code}'" in data for data in decisions)
+        hand = HeldHand(table, views)
+        assert wait_until(lambda: not hand.controller.core.paused_by, PATIENCE)
+        hole = hold_on_a_hole_card(hand)
+        if game == "triple-draw":
+            hold_on_a_replacement(hand)
+    secret = frozenset(hand.moved)
+    assert hole.code in secret
+    said = Counter(str(line.get("event")) for line in lines)
+    assert (said["alarm"], said["refused"], said["undone"]) >= (2, 3, 3)
+    assert [line for line in lines if named(secret, str(line))] == []
+    undone = [str(line["text"]) for line in lines if line.get("event") == "undone"]
+    assert "Undone: a card at the slot." in undone
+    assert [view for view in views if named(secret, repr(view))] == []
+    feed = [wire.view_line(view).decode() for view in views]
+    assert [line for line in feed if named(secret, line)] == []
+    assert [line for line in hand.panel if named(secret, line)] == []
+    # The journal names the cards: what was looked for was there to find.
+    decisions = " ".join(repr(data) for kind, data in journal_records(tmp_path / "journal"))
+    assert f"'read': '{hole.code}'" in decisions
+    assert f"'input': '{hole.code} slot'" in decisions
+
+    async def screens() -> tuple[list[tuple[int, set[str]]], str]:
+        leaks: list[tuple[int, set[str]]] = []
+        shown = ""
+        app = DealerDisplay(views[0])
+        async with app.run_test(size=(120, 40)) as pilot:
+            for index, view in enumerate(views):
+                app.show(view)
+                await pilot.pause()
+                text = screen_text(app)
+                found = (cards_on_screen(text) | set(named(secret, text))) & secret
+                if found:
+                    leaks.append((index, found))
+                shown += text
+        return leaks, shown
+
+    leaks, shown = asyncio.run(screens())
+    assert leaks == []
+    assert "Undone: a card at the slot." in shown
+    assert "a card of the other deck (B), a card" in shown

@@ -194,6 +194,34 @@ def test_status_exits_1_while_an_alarm_is_open_and_names_it(
     assert "  controller: not running: " in text
 
 
+def test_status_names_no_card_of_the_other_deck_an_alarm_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A card of the other deck holds the hand (rules-interpretation.md, Integrity): its reason
+    names that deck's card, the twin of one not yet seen; status says "a card" in the text and
+    in every field, as the table is told (docs/display.md, What the table sees)."""
+    with json_log(tmp_path), sim_table(tmp_path, clock=ManualClock()) as table:
+        config = status_config(tmp_path, table)
+        dealer(table, hands=1).run()
+        next_hand(table)
+        card = table.sim.other_deck()
+        controller = table.controller
+        assert wait_until(lambda: isinstance(controller.core.table.pending, ev.Alarm), PATIENCE)
+        alarm = controller.core.table.pending
+    assert isinstance(alarm, ev.Alarm)
+    assert alarm.reason.endswith(f", {card.code}")
+    code, report = status_json(config, capsys)
+    assert code == 1
+    (shown,) = report["table"]["alarms"]
+    assert shown["reason"].endswith("of the other deck (A), a card")
+    assert main(["status", "--config", str(config)]) == 1
+    text = capsys.readouterr().out
+    assert "  ALARM: Alarm: tag " in text
+    for said in (json.dumps(report, ensure_ascii=False), text):
+        assert card.code not in CARD.findall(said)
+        assert card.face not in said
+
+
 def test_status_exits_1_for_a_journal_that_fails_verification(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -235,10 +263,11 @@ def test_status_bad_input_exits_2_with_a_clear_message(
     """A configuration that is not there, or one whose journal folder is not there: exit 2,
     one message naming what is wrong; never a traceback."""
     missing = tmp_path / "nowhere.toml"
-    assert main(["status", "--config", str(missing)]) == 2
+    with pytest.raises(SystemExit) as refused:  # as the command line is read
+        main(["status", "--config", str(missing)])
+    assert refused.value.code == 2
     err = capsys.readouterr().err
-    assert err.startswith("tablectl status: ")
-    assert str(missing) in err
+    assert f"tablectl status: error: argument --config: {missing}: expected a readable" in err
     assert "Traceback" not in err
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

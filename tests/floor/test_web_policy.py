@@ -13,11 +13,13 @@ from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
 from controller.engine import events as ev
+from controller.floor import derive
 from controller.floor.web import policy
 from controller.floor.web import schema as web_schema
 from controller.floor.web.replay import Replay, pot_words, replay, scrub
 from controller.floor.web.search import QueryError, parse
-from controller.journal.record import parse_line
+from controller.journal import JsonObject
+from controller.journal.record import Record, parse_line
 
 #: Hand 1 of the Mambo fixture after its first round's bets: seat 3 to act, 34 in the pot.
 MID_HAND = 33
@@ -155,6 +157,39 @@ def test_a_hidden_card_in_free_text_is_said_as_a_card() -> None:
         "a card already seen this hand (seat 2), As up"
     )
     assert scrub("T7c 7cs", {"7c"}) == "T7c 7cs"  # only a card standing alone
+
+
+@pytest.mark.fast
+def test_the_other_decks_card_an_alarm_names_is_a_card_to_a_supervisor_live() -> None:
+    """rules-interpretation.md, Integrity: a tag of the other deck raises an alarm whose reason
+    names that deck's card, unseen (its twin in the deck in play, Kd, is still in the stub, or
+    a hole card): the floor's alarm row and a supervisor's steps of the hand in progress say "a
+    card" (announce.told); surveillance, and an auditor once the hand is over, read it as the
+    journal has it."""
+    started = ev.HandStarted(1, "five-card-stud", (1, 2), 0, ())
+    hole = ev.CardDealt("Ah", ev.SEAT, 1, "down")
+    alarm = ev.Alarm(
+        read="tag 04A1B2C3",
+        point="slot",
+        expected="expected a card face down to seat 2",
+        reason="not a card of the active deck: a card of the other deck (B), Kd",
+    )
+    undone = ev.Undone(
+        "tag 04A1B2C3 slot (a card of the other deck (B), Kd)", "undid the tag; as before"
+    )
+    data: JsonObject = {"input": 0, "events": rec.events_json([alarm])}
+    record = Record(1, "2026-01-01T00:00:00Z", rec.DECISION, data, "", "")
+    (row,) = derive.derive([record], None).alarms
+    assert row.message == (
+        "tag 04A1B2C3: not a card of the active deck: a card of the other deck (B), a card"
+    )
+    events = [started, hole, alarm, undone]
+    supervisor = [step.text for step in replay(events, "supervisor", in_progress=True).steps]
+    assert "Kd" not in json.dumps(supervisor)
+    assert len([text for text in supervisor if "(B), a card" in text]) == 2
+    for role, in_progress in (("surveillance", True), ("auditor", False)):
+        steps = replay(events, role, in_progress=in_progress).steps
+        assert [step.kind for step in steps if "(B), Kd" in step.text] == ["alarm", "note"]
 
 
 @pytest.mark.fast
