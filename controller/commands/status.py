@@ -301,8 +301,8 @@ def replay(settings: TableSettings, since: SinceCheckpoint) -> tuple[TableCheck 
                 text=announce(pending),
                 read=str(shown.get("read", "")),
                 point=pending.point,
-                reason=pending.reason,
-                expected=pending.expected,
+                reason=str(shown.get("reason", "")),  # the other deck's card: "a card"
+                expected=str(shown.get("expected", "")),
             )
         )
     return (
