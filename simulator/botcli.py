@@ -15,12 +15,14 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
+from controller.app.control import ControlError, send
 from controller.config import load_config
 from controller.engine import ConfigError
+from controller.journal import JsonObject
 from controller.script import ScriptError, parse_script
 from controller.settings import DECK_NAMES as DECK_KEYS
 from controller.words import counted
-from simulator.acts import Act, describe_act, describe_record
+from simulator.acts import Act, Rebuy, describe_act, describe_record
 from simulator.bots import BotError
 from simulator.decks import DECK_NAMES
 from simulator.devices import DeviceError
@@ -56,27 +58,47 @@ def make_bot(args: argparse.Namespace) -> Bot | None:
         return ScriptedBot(script, game=args.game, seed=args.seed)
     if kind != ["random"]:
         raise ValueError(f"--bot {' '.join(kind)}: expected 'random' or 'script FILE'")
-    rebuy = RebuyRule(buy_in=args.buy_in) if args.buy_in is not None else None
+    rebuy = None
+    if args.buy_in is not None:
+        if args.buy_in <= 0:
+            raise ValueError(f"--buy-in {args.buy_in}: expected a positive number of chips")
+        rebuy = RebuyRule(buy_in=args.buy_in)
     if args.config is not None:
-        try:
-            settings = load_config(args.config)
-        except ConfigError as error:  # the loader's SettingsError lists every problem
-            raise ValueError(f"--config {args.config}: {error}") from None
-        if args.game is not None and args.game != settings.game.key:
-            raise ValueError(f"--game {args.game}: the table.toml deals {settings.game.key}")
-        return RandomBot(
-            settings.game,
-            seed=args.seed,
-            hands=args.hands,
-            rebuy=rebuy or RebuyRule(),
-            config=settings.table_config(),
-            # The table's decks as the controller deals them from a fresh journal: its
-            # first hand from [decks] active, then alternating if [decks] alternate.
-            alternate_decks=settings.decks.alternate,
-            first_deck=DECK_NAMES[DECK_KEYS.index(settings.decks.active)],
-        )
+        return _table_bot(args, rebuy)
     return RandomBot(
         args.game or "mambo", seats=args.seats, seed=args.seed, hands=args.hands, rebuy=rebuy
+    )
+
+
+def _table_bot(args: argparse.Namespace, rebuy: RebuyRule | None) -> RandomBot:
+    """The random bot of ``--config``: the table.toml's game, seats, stakes, stacks and decks,
+    as its controller has them."""
+    try:
+        settings = load_config(args.config)
+    except ConfigError as error:  # the loader's SettingsError lists every problem
+        raise ValueError(f"--config {args.config}: {error}") from None
+    if args.game is not None and args.game != settings.game.key:
+        raise ValueError(f"--game {args.game}: the table.toml deals {settings.game.key}")
+    chip = settings.stakes.chip
+    if rebuy is not None and rebuy.buy_in % chip:
+        raise ValueError(
+            f"--buy-in {rebuy.buy_in}: expected a multiple of the table.toml's smallest chip "
+            f"{chip} ([stakes] chip), as the controller sells chips"
+        )
+    return RandomBot(
+        settings.game,
+        seed=args.seed,
+        hands=args.hands,
+        # The table.toml's stacks as the controller has them. A dealer sells no chips: without
+        # --buy-in a seat that runs out sits out on both tables; with it the bot buys the seat
+        # back through the controller (``controller_rebuys``), as the floor does with
+        # ``tablectl seat rebuy`` (docs/simulator.md, When seats go broke).
+        rebuy=rebuy,
+        config=settings.table_config(),
+        # The table's decks as the controller deals them from a fresh journal: its
+        # first hand from [decks] active, then alternating if [decks] alternate.
+        alternate_decks=settings.decks.alternate,
+        first_deck=DECK_NAMES[DECK_KEYS.index(settings.decks.active)],
     )
 
 
@@ -99,7 +121,7 @@ def bot_session(
         return
     pace = Pace.human() if args.pace == "human" else Pace.fast()
     pace = Pace(pace.card, pace.button, pace.shuffle, pace.repeat, stall=_STALL)
-    runner = bench_runner(bot, sim, pace, say)
+    runner = bench_runner(bot, sim, pace, say, on_rebuy=controller_rebuys(args))
     # A bot dealing for a table.toml deals for its controller: from the first card.
     host_first = args.config is not None
     finished = threading.Event()
@@ -135,8 +157,16 @@ def bot_session(
         thread.join()
 
 
-def bench_runner(bot: Bot, sim: Simulator, pace: Pace, say: Callable[[str], None]) -> BotRunner:
-    """The runner of ``tablectl sim --bot``: it prints every act and hand (``bot: ...``).
+def bench_runner(
+    bot: Bot,
+    sim: Simulator,
+    pace: Pace,
+    say: Callable[[str], None],
+    *,
+    on_rebuy: Callable[[Rebuy], None] | None = None,
+) -> BotRunner:
+    """The runner of ``tablectl sim --bot``: it prints every act and hand (``bot: ...``);
+    ``on_rebuy`` tells the controller of the chips the bot sells (``controller_rebuys``).
 
     Once a controller is attached, each act waits for its acknowledgement: cards and presses
     travel on two links, and a press must not overtake the card dealt before it. It follows
@@ -149,10 +179,38 @@ def bench_runner(bot: Bot, sim: Simulator, pace: Pace, say: Callable[[str], None
         sim,
         pace,
         on_act=_printer(bot, say),
+        on_rebuy=on_rebuy,
         on_wait=lambda text: say(f"bot: {text}"),
         wait_for_acks=True,
         follow_table=True,
     )
+
+
+def controller_rebuys(args: argparse.Namespace) -> Callable[[Rebuy], None] | None:
+    """With ``--config`` and ``--buy-in``: what tells the table.toml's controller of a rebuy
+    the bot makes, before the bot's next hand. No device reports chips sold, so the bot asks
+    the controller's control socket (``[control] socket``) as ``tablectl seat rebuy`` does;
+    the controller journals it and applies it between hands (docs/app.md, Seat changes). A
+    rebuy the controller refuses or cannot be told of stops the bot (``RunnerError``): its
+    table would deal a seat the controller leaves out. None: no controller to tell."""
+    if args.config is None or args.buy_in is None:
+        return None
+    socket = load_config(args.config).control_socket  # make_bot read it already
+
+    def rebuy(act: Rebuy) -> None:
+        request: JsonObject = {"change": "rebuy", "seat": act.seat, "chips": act.chips}
+        try:
+            answer = send(socket, request)
+        except (ControlError, OSError) as error:
+            raise RunnerError(
+                f"{describe_act(act)}: the controller was not told: {error}"
+            ) from None
+        if answer.get("ok") is not True:
+            raise RunnerError(
+                f"{describe_act(act)}: the controller refused it: {answer.get('reason')}"
+            )
+
+    return rebuy
 
 
 def _describe_bot(bot: Bot) -> str:
@@ -201,5 +259,14 @@ def _deal(runner: BotRunner, host_first: bool) -> str:
         runner.run()
     except (BotError, RunnerError, DeviceError) as error:
         return f"bot: stopped: {error}"
-    hands = len(runner.bot.records)
-    return f"bot: {'stopped' if runner.stopped else 'done'} after {counted(hands, 'hand')}"
+    bot = runner.bot
+    played = counted(len(bot.records), "hand")
+    if bot.ended is not None and not runner.stopped:
+        # Broke seats sit out; with fewer than two seats that have chips no hand can start.
+        hint = (
+            "; --buy-in N has the bot buy a seat that runs out back up to N chips"
+            if isinstance(bot, RandomBot) and bot.rebuy is None
+            else ""
+        )
+        return f"bot: stopped after {played}: {bot.ended}, so no hand can start{hint}"
+    return f"bot: {'stopped' if runner.stopped else 'done'} after {played}"

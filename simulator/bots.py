@@ -63,6 +63,9 @@ class Bot:
         self._acts: list[Act] = []
         self._inputs: list[TableInput] = []
         self._plan: deque[Act] = deque()
+        #: Why the bot ended before its hands were played (``next_act`` gave None), in the
+        #: technician's words; None while it plays on, or when it played all it was asked.
+        self.ended: str | None = None
         #: The table as it stood before the last new hand, for ``rewind``.
         self._before_hand: TableCheckpoint | None = None
 

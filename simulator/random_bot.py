@@ -64,6 +64,18 @@ def _seats(seats: int | Sequence[int], spec: GameSpec) -> tuple[int, ...]:
     return tuple(seats)
 
 
+def short_of_players(stacks: Mapping[int, int | None]) -> str:
+    """Why no hand can start at seats with these ``stacks`` (fewer than two have chips)."""
+    held = [
+        f"seat {seat}: {'unknown' if stack is None else stack}"
+        for seat, stack in sorted(stacks.items())
+        if stack != 0
+    ]
+    broke = [str(seat) for seat, stack in sorted(stacks.items()) if stack == 0]
+    none = f"seat {broke[0]}" if len(broke) == 1 else f"seats {', '.join(broke)}"
+    return f"fewer than two seats have chips ({'; '.join([*held, f'{none}: none'])})"
+
+
 @dataclass(frozen=True, slots=True)
 class RebuyRule:
     """Chips for known stacks: every seat starts with ``buy_in``; a seat whose stack has
@@ -178,12 +190,22 @@ class RandomBot(Bot):
     def _new_hand(self) -> Act | None:
         if self.hands is not None and self._started >= self.hands:
             return None
-        self._started += 1
+        stacks = self.table.stacks
         rule = self.rebuy
-        if rule is not None:
-            for seat, stack in sorted(self.table.stacks.items()):
-                if stack is not None and stack < rule.below:
-                    self._plan.append(Rebuy(seat, rule.buy_in - stack))
+        rebuys = [
+            Rebuy(seat, rule.buy_in - stack)
+            for seat, stack in sorted(stacks.items())
+            if rule is not None and stack is not None and stack < rule.below
+        ]
+        stacks.update((act.seat, (stacks[act.seat] or 0) + act.chips) for act in rebuys)
+        # A seat with no chips is not dealt in, on the bot's table as on the controller's
+        # (rules-interpretation.md, Blinds and the button): with fewer than two seats that
+        # have chips, no hand can start, and the table refuses the press.
+        if sum(1 for stack in stacks.values() if stack != 0) < 2:
+            self.ended = short_of_players(stacks)
+            return None
+        self._started += 1
+        self._plan.extend(rebuys)
         turn = self._started - 1 if self.alternate_decks else 0
         deck = DECK_NAMES[(self._first_deck + turn) % 2]
         shuffle = Shuffle(deck, self._rng.randrange(2**32), self._rng.randint(MIN_CUT, 42))

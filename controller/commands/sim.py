@@ -131,7 +131,9 @@ def add_bot_options(parser: argparse.ArgumentParser) -> None:
         type=int,
         default=None,
         help="known stacks of this many chips, bought again when a seat runs out "
-        "(default: unknown stacks, as a table.toml without [stacks])",
+        "(default: unknown stacks, as a table.toml without [stacks]); with --config, the "
+        "table.toml's stacks, a seat that runs out bought back through its controller "
+        "(default there: no rebuys; a broke seat sits out)",
     )
     group.add_argument(
         "--pace",

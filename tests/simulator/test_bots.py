@@ -14,18 +14,21 @@ import pytest
 from bot_games import THREE_GAMES
 
 from controller.cards import Card
-from controller.engine import Stakes, Table
+from controller.engine import Stakes, Table, TableConfig
 from controller.engine.events import (
     ActionTaken,
+    Alarm,
     CardMucked,
     DiscardsReshuffled,
     Event,
     HandSettled,
+    HandStarted,
     HandVoided,
     NewHandExpected,
+    Refused,
 )
 from controller.games import GAMES
-from controller.games.spec import GameSpec
+from controller.games.spec import ForcedBet, GameSpec
 from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
 from controller.script import parse_script, write_script
 from simulator.acts import (
@@ -40,7 +43,7 @@ from simulator.acts import (
     table_input,
 )
 from simulator.decks import cut, shuffled
-from simulator.random_bot import RandomBot, RebuyRule, default_stakes
+from simulator.random_bot import RandomBot, RebuyRule, default_stakes, short_of_players
 from simulator.scripted_bot import ScriptedBot
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,6 +172,46 @@ def test_a_busted_seat_buys_in_again_before_the_next_hand() -> None:
     assert stacks_before_rebuy
     assert all(s < 10 for s in stacks_before_rebuy)
     assert bot.rebought == sum(rule.buy_in - s for s in stacks_before_rebuy)
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize("game", ["mambo", "triple-draw"])
+def test_without_rebuys_a_broke_seat_sits_out_and_the_bot_ends_with_one_seat_left(
+    game: str,
+) -> None:
+    """A table configured elsewhere (a table.toml's short stacks), no rebuy rule: a seat with
+    no chips is not dealt in, on the bot's table as on any fresh table fed its acts
+    (rules-interpretation.md, Blinds and the button); with fewer than two seats that have chips
+    the bot ends, saying why, before pressing a new hand the table would refuse."""
+    spec = GAMES[game]
+    base = default_stakes(spec)
+    config = TableConfig(
+        seats=(1, 2, 3, 4),
+        stakes=base,
+        dealer=1 if spec.forced_bet is ForcedBet.BLINDS else 0,
+        stacks={1: 30, 2: 20, 3: 25, 4: 15},
+    )
+    bot = RandomBot(spec, seed=7, hands=200, rebuy=None, config=config)
+    fresh = Table(spec, config)
+    dealt_in: list[tuple[int, ...]] = []
+    for act in bot:
+        before = fresh.stacks
+        for event in feed(fresh, act):
+            assert not isinstance(event, Refused | Alarm), (act, event)
+            if isinstance(event, HandStarted):  # every seat with chips, and only those
+                assert sorted(event.seats) == [
+                    seat for seat, chips in sorted(before.items()) if chips
+                ]
+                dealt_in.append(event.seats)
+    assert len(bot.records) < 200, "the seats went broke"
+    assert any(len(seats) < 4 for seats in dealt_in), "a broke seat sat out a hand"
+    holders = [seat for seat, stack in bot.table.stacks.items() if stack]
+    assert len(holders) == 1
+    assert bot.ended == short_of_players(bot.table.stacks)
+    assert bot.ended.startswith(f"fewer than two seats have chips (seat {holders[0]}: ")
+    assert bot.ended.endswith(": none)")
+    assert isinstance(fresh.pending, NewHandExpected)
+    assert bot.chips_in_play == sum(config.stacks.values()) - bot.raked
 
 
 def test_unknown_stacks_never_go_all_in_and_never_rebuy() -> None:
