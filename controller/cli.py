@@ -5,8 +5,9 @@ sets ``run`` (a function of the parsed arguments returning the exit status).
 Every module in the ``controller.commands`` package is a command, named after it
 (``import_phh`` is ``import-phh``): adding a command is adding its module. A module whose
 name begins with ``_`` is the commands' own and no command: ``_options``, the options the
-journal's readers share; ``_journal_hold``, the actions ``tablectl journal hold``,
-``release`` and ``holds``, which belong under ``journal`` only; ``_floor_*``, the floor's.
+journal's readers share; ``_paths``, the path arguments' types and checks; ``_journal_hold``,
+the actions ``tablectl journal hold``, ``release`` and ``holds``, which belong under
+``journal`` only; ``_floor_*``, the floor's.
 """
 
 from __future__ import annotations
@@ -20,7 +21,11 @@ from collections.abc import Sequence
 from typing import Final
 
 from controller import __version__, commands
+from controller.commands._paths import PathError
 
+#: The status of a command given a path it cannot use (controller/commands/_paths.py): a
+#: usage error, as argparse's own.
+EXIT_PATH: Final = 2
 #: The status of a command whose reader went away (``tablectl recall | head``), as a shell
 #: reports a process ended by SIGPIPE (128 + 13).
 EXIT_BROKEN_PIPE: Final = 141
@@ -45,7 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
     for name in command_modules():
         importlib.import_module(name).register(subparsers)
+    _name_commands(subparsers)
     return parser
+
+
+def _name_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Each command's parser gives its name (``tablectl journal verify``) to the parsed
+    arguments, for the errors ``main`` prints on the command's behalf."""
+    for command in subparsers.choices.values():
+        command.set_defaults(command_name=command.prog)
+        for action in command._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                _name_commands(action)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -59,6 +75,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = run(args)
         sys.stdout.flush()  # inside the try: a reader gone is found here, not at exit
+    except PathError as error:  # a path argument the work found unusable: one line, no traceback
+        print(f"{args.command_name}: {error}", file=sys.stderr)
+        return EXIT_PATH
     except BrokenPipeError:
         _silence_stdout()
         return EXIT_BROKEN_PIPE

@@ -55,6 +55,7 @@ from controller.settings import (
     BAUDRATES,
     DECK_NAMES,
     DEFAULT_BAUDRATE,
+    DEFAULT_CONFIG,
     DEFAULT_HANDS_PER_FILE,
     DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_JOURNAL_DIR,
@@ -197,11 +198,16 @@ def load_config(
     Raises SettingsError (a ConfigError) listing every problem, or naming the file
     when it cannot be read.
     """
+    # The commands' --config default is this very object: a table.toml the user did not name
+    # is said to be the default, so a missing one is not taken for a typing mistake.
+    defaulted = path is DEFAULT_CONFIG
     path = Path(path)
     try:
         raw = path.read_bytes()
     except OSError as exc:
         reason = exc.strerror or str(exc)
+        if defaulted:
+            reason += " (--config was not given, and this is its default: give --config FILE)"
         raise SettingsError(
             str(path), [Problem("(file)", str(path), f"expected a readable file: {reason}")]
         ) from None

@@ -51,7 +51,16 @@ def make_bot(args: argparse.Namespace) -> Bot | None:
         path = Path(kind[1])
         try:
             script = parse_script(path.read_text(encoding="utf-8"), str(path))
-        except (OSError, ScriptError) as error:
+        except OSError as error:
+            raise ValueError(
+                f"--bot script {path}: expected a readable hand script: {error.strerror or error}"
+            ) from None
+        except UnicodeDecodeError as error:
+            raise ValueError(
+                f"--bot script {path}: expected a hand script as UTF-8 text, found byte "
+                f"0x{error.object[error.start]:02x} at offset {error.start} (a binary file?)"
+            ) from None
+        except ScriptError as error:
             raise ValueError(f"--bot script {path}: {error}") from None
         if script.errors:
             raise ValueError(f"--bot script {path}: {script.errors[0]}")

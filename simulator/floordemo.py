@@ -52,18 +52,18 @@ class Signalled(BaseException):
 def run_demo(args: argparse.Namespace, out: TextIO | None = None) -> int:
     """Run the demo; its exit status."""
     out = out or sys.stdout
+    keep: Path | None = args.keep
+    if keep is not None:  # the user's own mistake first, then the machine's
+        problem = _unusable(keep)
+        if problem is not None:
+            print(f"{_NAME}: --keep {keep}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     try:
         for command, package in ((NATS_SERVER, NATS_PACKAGE), (str(PG_BIN / "initdb"), PG_PACKAGE)):
             binary(command, package)
     except ServerError as error:
         print(f"{_NAME}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    keep: Path | None = args.keep
-    if keep is not None:
-        problem = _unusable(keep)
-        if problem is not None:
-            print(f"{_NAME}: --keep {keep}: {problem}", file=sys.stderr)
-            return EXIT_USAGE
     try:
         with _stopped_by_signals():
             if keep is not None:
@@ -87,7 +87,7 @@ def _unusable(folder: Path) -> str | None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
-        return f"cannot make the folder: {error.strerror}"
+        return f"cannot make the folder: {error.strerror}; expected a new or empty folder"
     return None
 
 

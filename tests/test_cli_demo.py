@@ -101,8 +101,12 @@ def test_demo_refuses_a_dir_that_is_a_file(
     """--dir naming a file: refused, naming it, exit 2."""
     path = tmp_path / "notes.txt"
     path.write_text("", encoding="utf-8")
-    assert main(["demo", "--headless", "--hands", "1", "--dir", str(path)]) == 2
-    assert f"--dir {path}: it is not a folder" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:  # as the command line is read
+        main(["demo", "--headless", "--hands", "1", "--dir", str(path)])
+    assert refused.value.code == 2
+    assert f"--dir: {path}: expected a folder to write to (made if missing): it is a file" in (
+        capsys.readouterr().err
+    )
 
 
 def test_the_summary_of_a_temporary_journal_does_not_name_its_removed_folder(

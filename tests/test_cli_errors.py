@@ -206,7 +206,9 @@ def test_the_refusal_to_run_as_root_names_the_flag(
 ) -> None:
     """As root, ``tablectl run`` refuses and says how a bench runs it anyway: ``--as-root``."""
     monkeypatch.setattr("os.geteuid", lambda: 0)
-    assert main(["run", "--config", str(tmp_path / "table.toml")]) == 1
+    config = tmp_path / "table.toml"
+    config.touch()  # a --config that is not there is refused first, as the command line is read
+    assert main(["run", "--config", str(config)]) == 1
     err = capsys.readouterr().err
     assert err.startswith("tablectl run: refusing to run as root: run as the user tablectl")
     assert err.rstrip().endswith("pass --as-root")
@@ -224,8 +226,10 @@ def test_recall_and_verify_read_the_journal_dir_of_the_config(
     out = capsys.readouterr().out
     assert ("Hand 2, Mambo Stud" in out) if command == ["recall"] else ("intact" in out)
     missing = tmp_path / "none.toml"
-    assert main([*command, "--config", str(missing)]) == 2
-    assert f'"{missing}": expected a readable file' in capsys.readouterr().err
+    with pytest.raises(SystemExit) as refused:
+        main([*command, "--config", str(missing)])
+    assert refused.value.code == 2
+    assert f"argument --config: {missing}: expected a readable file" in capsys.readouterr().err
     with pytest.raises(SystemExit) as usage:
         main([*command, "--config", str(config), "--journal", str(tmp_path / "journal")])
     assert usage.value.code == 2

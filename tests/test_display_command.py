@@ -27,11 +27,12 @@ def test_without_demo_a_configuration_that_cannot_be_read_is_named_and_exits_2(
 ) -> None:
     """Without --demo the display attaches to the table of --config (docs/display.md): a
     configuration it cannot read is named, with what is wrong, and nothing is drawn."""
-    missing = tmp_path / "table.toml"
-    assert main(["display", "--config", str(missing)]) == 2
+    unreadable = tmp_path / "table.toml"
+    unreadable.write_text("not a table\n")  # one not there is refused as the line is read
+    assert main(["display", "--config", str(unreadable)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("tablectl display: ")
-    assert str(missing) in err
+    assert str(unreadable) in err
 
 
 @pytest.mark.parametrize(
@@ -49,9 +50,13 @@ def test_options_that_do_not_go_together_exit_2(
     assert said in capsys.readouterr().err
 
 
-def test_config_and_socket_are_one_or_the_other(capsys: pytest.CaptureFixture[str]) -> None:
+def test_config_and_socket_are_one_or_the_other(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "t.toml"
+    config.touch()
     with pytest.raises(SystemExit) as caught:
-        main(["display", "--config", "t.toml", "--socket", "/run/t.sock"])
+        main(["display", "--config", str(config), "--socket", "/run/t.sock"])
     assert caught.value.code == 2
     assert "not allowed with argument" in capsys.readouterr().err
 
@@ -61,12 +66,14 @@ def test_run_display_is_gone_and_says_what_to_run_instead(
 ) -> None:
     """The display no longer runs inside the controller: run --display says to run
     the table without it and the display beside it, and exits 2 before opening anything."""
-    assert main(["run", "--display", "--config", str(tmp_path / "table.toml")]) == 2
+    config = tmp_path / "table.toml"
+    config.touch()
+    assert main(["run", "--display", "--config", str(config)]) == 2
     err = capsys.readouterr().err
     assert "tablectl run --config FILE" in err
     assert "tablectl display --config FILE" in err
     assert "quitting it leaves the table running" in err
-    assert list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == [config]
 
 
 def test_a_screenshot_of_a_demo_scene_is_written_as_svg(tmp_path: Path) -> None:

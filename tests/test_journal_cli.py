@@ -109,11 +109,16 @@ def test_verify_says_an_anchor_past_a_broken_link_was_not_reached(
 def test_missing_directory_is_a_usage_error(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """A --journal that does not exist: exit 2 and the path named on stderr."""
-    status, out, err = _run(capsys, "verify", "--journal", str(tmp_path / "nope"))
-    assert status == 2
-    assert out == ""
-    assert f"journal directory '{tmp_path / 'nope'}' does not exist" in err
+    """A --journal that does not exist: exit 2 and the path named on stderr, as the command
+    line is read; a file given for it is said to be a file."""
+    a_file = TABLE_JOURNAL / "journal-000001.jsonl"
+    for given, found in ((tmp_path / "nope", "it does not exist"), (a_file, "it is a file")):
+        with pytest.raises(SystemExit) as refused:
+            _run(capsys, "verify", "--journal", str(given))
+        out, err = capsys.readouterr()
+        assert refused.value.code == 2
+        assert out == ""
+        assert f"argument --journal: {given}: expected a readable folder: {found}" in err
 
 
 def test_directory_without_journal_files_is_a_usage_error(

@@ -97,7 +97,9 @@ def test_keys_show_refuses_a_missing_or_malformed_key(
     err = capsys.readouterr().err
     assert f"{key}: not an unencrypted PEM PKCS8 private key" in err
     assert "Traceback" not in err
-    assert main(["keys", "show", "--config", str(tmp_path / "missing.toml")]) == 2
+    with pytest.raises(SystemExit) as missing:  # refused as the command line is read
+        main(["keys", "show", "--config", str(tmp_path / "missing.toml")])
+    assert missing.value.code == 2
 
 
 @pytest.mark.fast

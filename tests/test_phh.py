@@ -144,8 +144,10 @@ def test_import_phh_says_why_a_hand_is_not_converted(
     other.write_text(HANDS[0].read_text(encoding="utf-8").replace("'F2L3D'", "'NT'"))
     assert main(["import-phh", str(other)]) == 1
     assert "not converted: variant 'NT'" in capsys.readouterr().err
-    assert main(["import-phh", str(tmp_path / "missing.phh")]) == 2
-    assert "cannot read the file" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as missing:
+        main(["import-phh", str(tmp_path / "missing.phh")])
+    assert missing.value.code == 2
+    assert "missing.phh: expected a readable file: it does not exist" in capsys.readouterr().err
 
 
 def test_a_discard_the_player_does_not_hold_is_refused_naming_it() -> None:

@@ -104,10 +104,27 @@ def hold(directory: Path, hand: int, reason: str, now: datetime) -> list[Hold]:
         raise RetentionError(f"hand {hand}: expected a hand number, 1 or more")
     if not reason.strip():
         raise RetentionError("a hold needs a reason (the dispute's reference)")
+    dealt = journal_hands(directory)
+    if hand not in dealt:  # a hold on no hand would keep nothing, and say it had
+        where = f"hands {dealt[0]} to {dealt[-1]}" if dealt else "no hand yet"
+        if len(dealt) == 1:
+            where = f"hand {dealt[0]} only"
+        raise RetentionError(f"no hand {hand} in the journal {directory}: it holds {where}")
     kept = [h for h in holds(directory) if h.hand != hand]
     kept.append(Hold(hand, reason, now.isoformat(timespec="seconds")))
     _write_holds(directory, sorted(kept, key=lambda h: h.hand))
     return kept
+
+
+def journal_hands(directory: Path) -> list[int]:
+    """The hands that start in the journal's files (those retention has not deleted), in
+    order; RetentionError if a record cannot be read."""
+    try:
+        return sorted(
+            hand for file in _scan(journal_files(directory), hands=True) for hand in file.hands
+        )
+    except JournalError as error:
+        raise RetentionError(f"the journal cannot tell its hands: {error}") from None
 
 
 def release(directory: Path, hand: int) -> Hold:

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import Final
+
+from controller.commands._paths import READ_FILE
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
@@ -56,7 +57,7 @@ def register(action: Action, lazy: Lazy) -> None:
     register_key.add_argument(
         "--public-key",
         required=True,
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help="the table's table.pub (tablectl keys init writes it)",
     )

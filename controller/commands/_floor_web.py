@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 from typing import Final
+
+from controller.commands._paths import READ_FILE
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
@@ -43,7 +44,7 @@ def register(action: Action, lazy: Lazy) -> None:
     for chosen in (add, passwd):
         chosen.add_argument(
             "--password-file",
-            type=Path,
+            type=READ_FILE,
             metavar="FILE",
             help="read the password from the file's first line (default: from the terminal)",
         )

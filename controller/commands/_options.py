@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from controller.commands._paths import READ_FILE, READ_FOLDER
 from controller.config import load_config
 from controller.settings import DEFAULT_JOURNAL_DIR
 
@@ -14,14 +15,14 @@ def add_journal_options(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--journal",
-        type=Path,
+        type=READ_FOLDER,
         default=DEFAULT_JOURNAL_DIR,
         metavar="DIR",
         help=f"the journal directory (default: {DEFAULT_JOURNAL_DIR})",
     )
     where.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help="the table's configuration (table.toml): the journal is its [journal] dir",
     )

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from controller import attest
+from controller.commands._paths import READ_FILE
 from controller.jsonreport import print_report
 from controller.settings import DEFAULT_CONFIG
 
@@ -60,7 +61,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration, in the digest (default: {DEFAULT_CONFIG})",

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
+from controller.commands._paths import OUTPUT_FOLDER
 from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
 from controller.settings import LogSettings
@@ -75,7 +76,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--dir",
-        type=Path,
+        type=OUTPUT_FOLDER,
         metavar="DIR",
         help="keep the journal and decks here (default: a temporary folder, removed after)",
     )

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
+from controller.commands._paths import READ_FILE
 from controller.config import SettingsError, load_config
 from controller.display.demo import SCENES
 from controller.display.view import TableView
@@ -58,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     where = parser.add_mutually_exclusive_group()
     where.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help=f"the table's configuration: attach to its [display] socket (default: "
         f"{DEFAULT_CONFIG})",

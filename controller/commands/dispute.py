@@ -13,6 +13,7 @@ from typing import Final
 from controller import dispute
 from controller.app import schema
 from controller.app.signatures import SignatureCheck
+from controller.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, signing, verify
 from controller.jsonreport import print_report
@@ -45,7 +46,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument("--hand", type=_hand, metavar="N", help="the hand's number")
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration (default {DEFAULT_CONFIG}): its table id, "
@@ -53,11 +54,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--public-key",
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help="the table's public key (default: table.pub beside [keys] private_key)",
     )
-    parser.add_argument("--out", type=Path, metavar="DIR", help="a new or empty folder")
+    parser.add_argument("--out", type=OUTPUT_FOLDER, metavar="DIR", help="a new or empty folder")
     parser.set_defaults(run=run_make)
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
     check = actions.add_parser(
@@ -69,10 +70,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "worded otherwise, noted, not failed). Exit status: 0 verified, "
         "1 a check failed (named), 2 usage error.",
     )
-    check.add_argument("bundle", type=Path, metavar="DIR", help="the bundle's folder")
+    check.add_argument("bundle", type=READ_FOLDER, metavar="DIR", help="the bundle's folder")
     check.add_argument(
         "--public-key",
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help="the table's public key as the floor registered it (stronger than the bundle's "
         "own table.pub, which whoever made the bundle could have made too)",
@@ -108,6 +109,17 @@ def run_make(args: argparse.Namespace) -> int:
         settings = load_config(args.config)
     except SettingsError as error:
         print(f"tablectl dispute: {error}", file=sys.stderr)
+        return EXIT_USAGE
+    unkeyed = args.public_key is None and not settings.keys.private_key.exists()
+    if unkeyed and not settings.keys.public_key.exists():
+        print(
+            f"tablectl dispute: the table signs nothing yet: no key at "
+            f"{settings.keys.private_key} ([keys] private_key of {settings.source}), so its "
+            "journal has no signed checkpoint to bound a bundle by; make the table's key with "
+            "tablectl keys init (docs/deploy.md, The table's key), or give the key the journal "
+            "was signed by: --public-key FILE",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     key = public_key(args.public_key or settings.keys.public_key, "dispute")
     if key is None:
@@ -180,7 +192,11 @@ def write(
         print(f"tablectl {command}: {error}", file=sys.stderr)
         return EXIT_USAGE if str(error).startswith("--out") else EXIT_PROBLEM
     except OSError as error:
-        print(f"tablectl {command}: --out {args.out}: {error.strerror}", file=sys.stderr)
+        print(
+            f"tablectl {command}: --out {args.out}: expected a new or empty folder to write "
+            f"to: {error.strerror}",
+            file=sys.stderr,
+        )
         return EXIT_USAGE
     verdict = dispute.check(args.out)
     ends = (

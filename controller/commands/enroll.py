@@ -20,6 +20,7 @@ from typing import Any, Final
 import structlog
 
 from controller.cards import Card, CardError
+from controller.commands._paths import OUTPUT_FILE_IN_FOLDER, READ_FILE
 from controller.config import SettingsError, load_config
 from controller.inputs import ReadPoint
 from controller.logsetup import configure_logging, reset_logging
@@ -73,7 +74,9 @@ def register(subparsers: Any) -> None:
         "the enrollment and writes nothing. Exit status: 0 written, 1 refused, 2 no shoe "
         "(the port does not exist, or the shoe was refused).",
     )
-    parser.add_argument("--deck", required=True, type=Path, help="the deck file to write")
+    parser.add_argument(
+        "--deck", required=True, type=OUTPUT_FILE_IN_FOLDER, help="the deck file to write"
+    )
     parser.add_argument(
         "--port",
         default="/dev/tablectl/shoe",
@@ -81,7 +84,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--name", help="the deck's name (default: the file's stem)")
     parser.add_argument("--any-order", action="store_true", help="name each card as it is read")
-    parser.add_argument("--other-deck", type=Path, help="the table's other deck file")
+    parser.add_argument("--other-deck", type=READ_FILE, help="the table's other deck file")
     parser.add_argument(
         "--baudrate", type=int, default=115_200, help="the port's speed (default %(default)s)"
     )
@@ -90,7 +93,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--force", action="store_true", help="overwrite an existing deck file")
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help="log as this table's configuration says ([log]; its table id on every line), "
         "as tablectl run does (default: warnings only, to standard error)",

@@ -9,6 +9,13 @@ from pathlib import Path
 from controller.app.phh import ExportError, export_hands
 from controller.app.recall import describe_stakes, hands
 from controller.app.schema import SchemaError
+from controller.commands._paths import (
+    OUTPUT_FOLDER,
+    READ_FILE,
+    READ_FOLDER,
+    make_folder,
+    write_text,
+)
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
 from controller.settings import DEFAULT_CONFIG
@@ -30,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration (default {DEFAULT_CONFIG}): its table id, "
@@ -38,12 +45,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--journal",
-        type=Path,
+        type=READ_FOLDER,
         metavar="DIR",
         help="the journal directory (default: the configuration's [journal] dir)",
     )
     parser.add_argument(
-        "--out", type=Path, required=True, metavar="DIR", help="the folder to write the files to"
+        "--out",
+        type=OUTPUT_FOLDER,
+        required=True,
+        metavar="DIR",
+        help="the folder to write the files to",
     )
     parser.set_defaults(run=run)
 
@@ -60,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
     except (SettingsError, JournalError, ExportError, SchemaError, FileNotFoundError) as error:
         print(f"tablectl export: {error}", file=sys.stderr)
         return 1
-    args.out.mkdir(parents=True, exist_ok=True)
+    make_folder(args.out, "--out")
     for number, text in exported:
-        (args.out / f"hand-{number}.phh").write_text(text, encoding="utf-8")
+        write_text(args.out / f"hand-{number}.phh", text, "--out")
     print(f"{counted(len(exported), 'hand')} written to {args.out}")
     written = {number for number, _text in exported}
     unrecorded = [hand.number for hand in told if hand.number in written and hand.terms is None]

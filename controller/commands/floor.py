@@ -13,10 +13,10 @@ import argparse
 import importlib
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Final
 
 from controller.commands import _floor_software, _floor_web
+from controller.commands._paths import OUTPUT_FOLDER, READ_FILE
 from controller.games import GAMES
 
 EXIT_USAGE: Final = 2
@@ -80,7 +80,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     def action(name: str, help_text: str) -> argparse.ArgumentParser:
         sub = actions.add_parser(name, help=help_text, description=help_text)
         sub.add_argument(
-            "--config", type=Path, required=True, metavar="FILE", help="the floor's floor.toml"
+            "--config", type=READ_FILE, required=True, metavar="FILE", help="the floor's floor.toml"
         )
         return sub
 
@@ -113,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     dispute.add_argument("--table", required=True, metavar="ID", help="the table's id")
     dispute.add_argument("--hand", required=True, type=_count, metavar="N", help="the hand")
     dispute.add_argument(
-        "--out", required=True, type=Path, metavar="DIR", help="a new or empty folder"
+        "--out", required=True, type=OUTPUT_FOLDER, metavar="DIR", help="a new or empty folder"
     )
     # 13:69E-1.31(b); docs/floor.md, Disputes.
     dispute.set_defaults(run=_lazy("controller.commands._floor_dispute", "run_dispute"))
@@ -157,7 +157,7 @@ def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser])
     demo.add_argument("--seed", type=int, default=0, help="the shuffles' and dealers' seed")
     demo.add_argument(
         "--keep",
-        type=Path,
+        type=OUTPUT_FOLDER,
         metavar="DIR",
         help="keep every part's files here (journals, logs, configurations; a new or empty "
         "folder); default: a temporary folder, removed after",

@@ -17,12 +17,12 @@ import signal
 import ssl
 import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING, Final
 
 import structlog
 
 from controller.app.systemd import Notifier, NotifyError, socket_address
+from controller.commands._paths import READ_FILE
 from controller.config import SettingsError, load_config
 from controller.config_floor import POLL, floor_file_problems
 from controller.journal import JournalError
@@ -57,7 +57,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration (default: {DEFAULT_CONFIG}): its [floor] and "

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from controller.commands._paths import READ_FILE, PathError, read_text
 from controller.phh import PhhError, PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
 
@@ -38,7 +38,7 @@ def register(subparsers: Any) -> None:
         "does not settle as the file records, its _tablectl_rake and finishing_stacks: the "
         "reason is printed), 2 the file cannot be read.",
     )
-    parser.add_argument("file", type=Path, help="a PHH file (one hand)")
+    parser.add_argument("file", type=READ_FILE, help="a PHH file (one hand)")
     parser.set_defaults(run=run)
 
 
@@ -46,9 +46,9 @@ def run(args: argparse.Namespace) -> int:
     """Convert ``args.file``; return the exit status."""
     source = str(args.file)
     try:
-        text = args.file.read_text(encoding="utf-8")
-    except OSError as error:
-        print(f"{source}: cannot read the file: {error.strerror}", file=sys.stderr)
+        text = read_text(args.file, "file")
+    except PathError as error:  # not there, not readable, or not text
+        print(error, file=sys.stderr)
         return 2
     try:
         hand = read_phh(text, source)

@@ -13,6 +13,7 @@ from controller.app import schema
 from controller.app.signatures import SignatureCheck
 from controller.commands import _journal_hold
 from controller.commands._options import add_journal_options, journal_dir
+from controller.commands._paths import READ_FILE
 from controller.config import SettingsError
 from controller.journal import Anchor, Record, VerifyReport, signing, verify
 from controller.jsonreport import print_report
@@ -152,7 +153,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     check.add_argument(
         "--public-key",
-        type=Path,
+        type=READ_FILE,
         metavar="FILE",
         help="the table's public key (table.pub, as registered with the floor): every "
         "checkpoint must be signed by the key in force, every new key handed over by the "

@@ -11,6 +11,7 @@ from typing import Final
 
 from controller.app import keyfiles
 from controller.app.tablekey import TableKeyError, read_key
+from controller.commands._paths import OUTPUT_FILE, READ_FILE
 from controller.config import SettingsError, load_config
 from controller.settings import DEFAULT_CONFIG, KeySettings
 
@@ -41,7 +42,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         where = action.add_mutually_exclusive_group()
         where.add_argument(
             "--config",
-            type=Path,
+            type=READ_FILE,
             default=None,
             metavar="FILE",
             help=f"the table's configuration: the key is its [keys] private_key "
@@ -49,7 +50,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         )
         where.add_argument(
             "--private-key",
-            type=Path,
+            # A missing key is the command's to say (init makes it, rotate and show refuse).
+            type=OUTPUT_FILE,
             default=None,
             metavar="FILE",
             help="the private key's file itself (a bench without table.toml)",

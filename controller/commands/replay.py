@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 from typing import Any
 
+from controller.commands._paths import READ_FILE, PathError, read_text
 from controller.engine import ConfigError, Table
 from controller.engine.events import to_json
 from controller.games import GAMES
@@ -41,7 +41,7 @@ def register(subparsers: Any) -> None:
         action="store_true",
         help="report a bad line and go on with the next (default: stop at the first)",
     )
-    parser.add_argument("script", type=Path, help="the hand script (docs/hand-script.md)")
+    parser.add_argument("script", type=READ_FILE, help="the hand script (docs/hand-script.md)")
     parser.set_defaults(run=run)
 
 
@@ -52,9 +52,9 @@ class _Unusable(Exception):
 def _load(args: argparse.Namespace) -> tuple[Table, HandScript]:
     source = str(args.script)
     try:
-        text = args.script.read_text(encoding="utf-8")
-    except OSError as error:
-        raise _Unusable(f"{source}: cannot read the script: {error.strerror}") from None
+        text = read_text(args.script, "script")
+    except PathError as error:  # not there, not readable, or not text
+        raise _Unusable(str(error)) from None
     try:
         script = parse_script(text, source)
     except ScriptError as error:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import sys
 import threading
-from pathlib import Path
 from typing import Final
 
 from controller.app.control import ControlServer
@@ -28,6 +27,7 @@ from controller.app.service import (
 )
 from controller.app.systemd import NotifyError, ServiceNotifier
 from controller.app.tablekey import TableKeyError
+from controller.commands._paths import READ_FILE
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
@@ -74,7 +74,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration (default: {DEFAULT_CONFIG})",

@@ -14,11 +14,11 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 from controller.app.control import SHOW, ControlError, send
 from controller.app.seating import LEAVE, REBUY, SIT
+from controller.commands._paths import READ_FILE
 from controller.config import SettingsError, load_config
 from controller.journal import JsonObject, JsonValue
 from controller.jsonreport import print_report
@@ -96,7 +96,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration (default {DEFAULT_CONFIG}); its [control] socket",

@@ -15,6 +15,12 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.commands._paths import (
+    OUTPUT_FILE_IN_FOLDER,
+    OUTPUT_FOLDER,
+    READ_FILE,
+    make_folder,
+)
 from controller.games import GAMES
 from drivers.sentences import PROTOCOL_VERSION
 
@@ -47,7 +53,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--dir",
-        type=Path,
+        type=OUTPUT_FOLDER,
         default=None,
         help="folder for the 'shoe' and 'panel' links (default: the folder the --config "
         f"table.toml names for them, else {default_directory()})",
@@ -57,7 +63,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--decks",
-        type=Path,
+        type=OUTPUT_FOLDER,
         default=None,
         metavar="DIR",
         help="folder for the decks' enrollment files deck-A.txt, deck-B.txt (default: --dir; "
@@ -65,7 +71,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=None,
         metavar="FILE",
         help="the controller's table.toml: make the ports and deck files it names (its "
@@ -98,7 +104,7 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--history",
-        type=Path,
+        type=OUTPUT_FILE_IN_FOLDER,
         default=HISTORY_FILE,
         metavar="FILE",
         help=f"the console's history file at a terminal (default {HISTORY_FILE})",
@@ -149,4 +155,9 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | 
 
     if args.dir is None and args.config is None:  # with --config: the table.toml's folder
         args.dir = default_directory()
+    if args.config is None:  # with --config, the table.toml names them (simulator/bench.py)
+        # Made here, so a folder that cannot be made is named with its option (exit 2).
+        for option, folder in (("--decks", args.decks), ("--dir", args.dir)):
+            if folder is not None:
+                make_folder(folder, option)
     return run_sim(args, stdin, stdout)

@@ -22,6 +22,7 @@ from controller.app.core import CheckpointMismatch, ReplayMismatch, SinceCheckpo
 from controller.app.records import RecordFormatError
 from controller.app.service import identity
 from controller.app.tablekey import JournaledKey
+from controller.commands._paths import READ_FILE
 from controller.config import DeviceSettings, SettingsError, TableSettings, load_config
 from controller.engine.events import ActionRequired, Alarm
 from controller.journal import Record, verify
@@ -151,7 +152,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--config",
-        type=Path,
+        type=READ_FILE,
         default=DEFAULT_CONFIG,
         metavar="FILE",
         help=f"the table's configuration (default: {DEFAULT_CONFIG})",

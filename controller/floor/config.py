@@ -134,8 +134,14 @@ def read_secret(path: Path) -> str:
     """A password file's first line (ConfigError naming the file if it cannot be read)."""
     try:
         text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise ConfigError(f"cannot read the password file {path}: {error}") from None
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the password file {path}: {error.strerror or error}"
+        ) from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(
+            f"cannot read the password file {path}: expected UTF-8 text: {error}"
+        ) from None
     secret = text.splitlines()[0].strip() if text.strip() else ""
     if not secret:
         raise ConfigError(f"the password file {path} is empty: expected the password on a line")
@@ -147,9 +153,13 @@ def load(path: Path) -> FloorConfig:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except OSError as error:
-        raise ConfigError(f"cannot read the floor's configuration {path}: {error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ConfigError(
+            f"cannot read the floor's configuration {path}: {error.strerror or error}"
+        ) from None
+    except tomllib.TOMLDecodeError as error:
         raise ConfigError(f"{path}: not TOML: {error}") from None
+    except UnicodeDecodeError as error:
+        raise ConfigError(f"{path}: not TOML: expected UTF-8 text: {error}") from None
     return parse(data, path.parent, str(path))
 
 

@@ -110,7 +110,9 @@ def test_run_refuses_root(
 ) -> None:
     """The table runs as an unprivileged user; as root it refuses before anything else."""
     monkeypatch.setattr(os, "geteuid", lambda: 0)  # root is what cannot be assumed here
-    assert main(["run", "--config", str(tmp_path / "none.toml")]) == 1
+    config = tmp_path / "empty.toml"
+    config.touch()  # one not there is refused first, as the command line is read
+    assert main(["run", "--config", str(config)]) == 1
     assert "refusing to run as root" in capsys.readouterr().err
 
 

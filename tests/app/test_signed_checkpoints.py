@@ -267,8 +267,9 @@ def test_journal_verify_public_key_in_text_and_json(
     bad.write_text("hello\n")
     assert main(["journal", "verify", "--journal", journal, "--public-key", str(bad)]) == 2
     assert "expected an Ed25519 public key as 64 hex digits" in capsys.readouterr().err
-    missing = str(tmp_path / "none.pub")
-    assert main(["journal", "verify", "--journal", journal, "--public-key", missing]) == 2
+    unreadable = tmp_path / "binary.pub"
+    unreadable.write_bytes(b"\x80\x00")  # one not there is refused as the command line is read
+    assert main(["journal", "verify", "--journal", journal, "--public-key", str(unreadable)]) == 2
     assert "expected a readable table.pub" in capsys.readouterr().err
 
 
