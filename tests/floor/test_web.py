@@ -128,7 +128,9 @@ def test_logins_are_rate_limited_per_user_and_the_session_cookie_is_strict(
 def test_roles_decide_the_floor_page_and_a_disabled_user_is_out_at_once(
     tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
 ) -> None:
-    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
+    # Every user made by the owner's command line, one of each role (the other tests write
+    # the same rows directly: webhelp.add_users).
+    floor = web_floor(tmp_path, nats_factory(("T1",)), postgres, users_by_cli=True)
     web = WebProcess(floor)
     try:
         for role, status in (("auditor", 403), ("admin", 403), ("supervisor", 200)):

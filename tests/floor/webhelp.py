@@ -4,6 +4,7 @@ the real CLI, a client that keeps the session cookie, and a reader of the server
 from __future__ import annotations
 
 import asyncio
+import functools
 import http.client
 import json
 import re
@@ -14,7 +15,7 @@ import subprocess
 import sys
 import time
 import urllib.parse
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -40,6 +41,7 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.floor import store
 from controller.floor.web import schema as web_schema
+from controller.floor.web import users
 from controller.floor.web.auth import COOKIE
 from controller.floor.web.settings import DEFAULT_USER
 from controller.journal.record import GENESIS, make_record_line, parse_line
@@ -76,11 +78,16 @@ def web_floor(
     web: str = "",
     *,
     own_nats: bool = True,
+    users_by_cli: bool = False,
 ) -> WebFloor:
     """A floor database (the store's and the web's schema, the web's role tablectl_web with the
     password WEB_PASSWORD), floor.toml with [web], and one user of each role (named after it,
-    password PASSWORD) added by ``floor user add``. The web follows the stream as its own NATS
-    user ([web.nats]), unless ``own_nats`` is False (then as the floor's, [nats]'s)."""
+    password PASSWORD). The web follows the stream as its own NATS user ([web.nats]), unless
+    ``own_nats`` is False (then as the floor's, [nats]'s).
+
+    The users are written as ``floor user add`` writes them, with PASSWORD's hash made once a
+    run (``add_users``); ``users_by_cli`` adds each by ``tablectl floor user add`` instead, a
+    process of about a second of CPU each (test_web.py does it once, for every role)."""
     db = floor_database(postgres)
     with psycopg.connect(db.owner, autocommit=True) as conn:
         web_schema.setup(conn)
@@ -100,9 +107,31 @@ def web_floor(
                 f'[web.nats]\nuser = "{nats.web_user.user}"\npassword_file = "web-nats.password"\n'
             )
     (tmp_path / "user.password").write_text(PASSWORD + "\n")
-    for role in ROLES:
-        user(config, db, "add", role, "--role", role, "--password-file", tmp_path / "user.password")
+    if users_by_cli:
+        for role in ROLES:
+            password = tmp_path / "user.password"
+            user(config, db, "add", role, "--role", role, "--password-file", password)
+    else:
+        add_users(db, ROLES)
     return WebFloor(config, db, port)
+
+
+@functools.cache
+def password_hash() -> str:
+    """PASSWORD hashed by the web's own hasher (Argon2id at argon2-cffi's defaults, as every
+    user's): once a run, since each hash costs a fifth of a second of CPU by design."""
+    return users.hash_password(PASSWORD)
+
+
+def add_users(db: FloorDb, names: Sequence[str]) -> None:
+    """A user of each name, its role the name, password PASSWORD: the row ``users.add`` (what
+    ``floor user add`` runs) inserts, as the database owner, with the hash made once."""
+    with psycopg.connect(db.owner, autocommit=True) as conn:
+        for name in names:
+            conn.execute(
+                "INSERT INTO web.users (name, role, password_hash) VALUES (%s, %s, %s)",
+                (users.check_name(name), users.check_role(name), password_hash()),
+            )
 
 
 def user(config: Path, db: FloorDb, *args: str | Path) -> subprocess.CompletedProcess[str]:
