@@ -5,8 +5,8 @@ the stud games as tablectl's export writes them, ``F5S`` and ``FMB/6``) and
 prints it as a hand script (docs/hand-script.md) that ``tablectl replay`` plays
 through the engine, its players in the file's ``seats``, at the file's stakes
 (the chip, raise cap and rake of tablectl's ``_tablectl_`` fields). Exit status: 0
-when the hand was converted, 1 when tablectl does not convert it (another variant,
-rules that differ from docs/rules-interpretation.md, or a hand that does not settle
+when the hand was converted, 1 when tablectl does not convert it (another variant;
+rules that differ from docs/rules-interpretation.md; a hand that does not settle
 as the file records: its ``_tablectl_rake``, its ``finishing_stacks``; the reason on
 standard error), 2 when the file cannot be read.
 """
@@ -34,7 +34,7 @@ def register(subparsers: Any) -> None:
         "PHH variants converted: F2L3D (fixed-limit Triple Draw 2-7, 14.12A), and F5S and "
         "FMB/6 as tablectl export writes them (Five-Card Stud, 14.13; Mambo Stud, 14.13A). "
         "Exit status: 0 converted, 1 not converted "
-        "(another variant, rules that differ from docs/rules-interpretation.md, or a hand that "
+        "(another variant; rules that differ from docs/rules-interpretation.md; a hand that "
         "does not settle as the file records, its _tablectl_rake and finishing_stacks: the "
         "reason is printed), 2 the file cannot be read.",
     )
