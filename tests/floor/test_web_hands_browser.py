@@ -113,6 +113,13 @@ def test_a_hand_is_found_by_search_and_replayed_step_by_step(
         browser.find_element(By.ID, "back").click()
         assert text(browser, "#position").startswith(f"step 5 of {len(steps)}")
         assert len(browser.find_elements(By.CSS_SELECTOR, "#frame .seat .card")) == dealt - 1
+        # Play steps on at a supervisor's pace, one step each 700 ms (hand.js): 45 steps here,
+        # 30 s of waiting. The page's own timer is set to 10 ms instead: every step still
+        # shown in turn by the page's code, up to the last, where play stops.
+        browser.execute_script(
+            "const paced = window.setInterval;"
+            "window.setInterval = (step, _ms, ...rest) => paced(step, 10, ...rest);"
+        )
         browser.find_element(By.ID, "play").click()
         wait.until(lambda d: text(d, "#position").startswith(f"step {len(steps)} of"))
         assert "settled" in text(browser, "#position")
