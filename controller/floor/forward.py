@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import ssl
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -124,7 +125,8 @@ def tls_context(floor: FloorSettings) -> ssl.SSLContext | None:
     return context
 
 
-#: How often, at most, the forwarder rewrites journal-forwarded.json while it forwards.
+#: How often, at most, the forwarder rewrites journal-forwarded.json while it forwards (and
+#: once more as it stops: ``Forwarder.note_last``).
 NOTE_EVERY: Final = 10.0
 
 
@@ -154,18 +156,52 @@ class Forwarder:
         self._last_status = 0.0
         self._noted: tuple[str, int] | None = None  # what journal-forwarded.json says
         self._noted_at = -NOTE_EVERY
+        self._note_lock = threading.Lock()
+        self._noted_last = False
 
     async def run(self, *, until_caught_up: bool = False) -> None:
         """Forward for ever (until cancelled), or until the stream holds the whole journal as
         it is then. A JournalError (a record that does not verify) ends it."""
-        while True:
-            try:
-                await self._session(until_caught_up=until_caught_up)
+        self._noted_last = False
+        try:
+            while True:
+                try:
+                    await self._session(until_caught_up=until_caught_up)
+                    return
+                except SessionLost as lost:
+                    pause = self.backoff.failed()
+                    _log.warning(
+                        "forward_retrying", reason=str(lost), retry_in=pause, **self._where()
+                    )
+                    await asyncio.sleep(pause)
+        finally:
+            self.note_last()
+
+    def note_last(self) -> None:
+        """On every stop (SIGTERM or SIGINT cancelling ``run``, the journal's end with
+        ``until_caught_up``, an error): write ``journal-forwarded.json`` now if the stream has
+        acknowledged more than it says, so retention knows all the floor holds (docs/journal.md,
+        Retention and dispute holds). Written in this thread: a stop is no time for another."""
+        ours = self.progress.journal_id
+        if ours is None or self.progress.acked < 1:
+            return
+        noted = (ours, self.progress.acked)
+        if noted == self._noted:
+            return
+        try:
+            self._write_note(noted, last=True)
+            self._noted = noted
+        except OSError as error:
+            _log.warning("forward_acked_not_noted", error=str(error), acked=self.progress.acked)
+
+    def _write_note(self, noted: tuple[str, int], *, last: bool = False) -> None:
+        """Write ``noted``; once the last note is written, a write still in its thread from
+        before the stop (cancelled while it waited) writes nothing over it."""
+        with self._note_lock:
+            if self._noted_last:
                 return
-            except SessionLost as lost:
-                pause = self.backoff.failed()
-                _log.warning("forward_retrying", reason=str(lost), retry_in=pause, **self._where())
-                await asyncio.sleep(pause)
+            Forwarded(*noted).write(self.journal)
+            self._noted_last = last
 
     def _where(self) -> dict[str, int]:
         return {"acked": self.progress.acked, "behind": self.progress.behind}
@@ -315,15 +351,16 @@ class Forwarder:
     async def _note_acked(self, ours: str, *, now: bool = False) -> None:
         """Tell the table's retention what the stream holds (``journal-forwarded.json``,
         controller/app/retention.py): it deletes no file the floor has not acknowledged. At
-        most every NOTE_EVERY seconds (unless ``now``): the file is written, fsynced and renamed
-        in the folder the forwarder watches, and retention, which deletes files days old, needs
-        no fresher word. A failed write only keeps files longer: the forwarding goes on."""
+        most every NOTE_EVERY seconds (unless ``now``) while it forwards: the file is written,
+        fsynced and renamed in the folder the forwarder watches, and retention, which deletes
+        files days old, needs no fresher word; ``note_last`` writes it on every stop. A failed
+        write only keeps files longer: the forwarding goes on."""
         noted = (ours, self.progress.acked)
         clock = asyncio.get_running_loop().time()
         if noted == self._noted or (not now and clock - self._noted_at < NOTE_EVERY):
             return
         try:
-            await asyncio.to_thread(Forwarded(*noted).write, self.journal)
+            await asyncio.to_thread(self._write_note, noted)
             self._noted, self._noted_at = noted, clock
         except OSError as error:
             _log.warning("forward_acked_not_noted", error=str(error), acked=self.progress.acked)

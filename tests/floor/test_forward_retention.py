@@ -5,10 +5,20 @@ stream acknowledged in journal-forwarded.json, which retention then keeps to."""
 
 from __future__ import annotations
 
+import signal
 from datetime import timedelta
 from pathlib import Path
 
-from forwardhelp import create_stream, forward, held, table_toml
+from forwardhelp import (
+    create_stream,
+    eventually,
+    forward,
+    held,
+    holds,
+    start_forward,
+    stop,
+    table_toml,
+)
 from journal_support import START, write_journal
 from servershelp import NatsFactory
 
@@ -57,3 +67,41 @@ def test_nothing_goes_that_the_floor_has_not_acknowledged(
     assert next(iter(JournalReader(journal))).seq == 10
     assert forward(config, "--until-caught-up").returncode == 0  # the rest, after the gap
     assert len(held(server, "T1")) == 40
+
+
+def test_sigterm_notes_the_last_acknowledged_record(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    # While it forwards the forwarder rewrites the note at most every NOTE_EVERY seconds; its
+    # stop writes the last acknowledgement, or retention keeps files the floor holds.
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    records = write_journal(journal, 10, hands_per_file=3)
+    config = table_toml(tmp_path, server, "T1", journal)
+    process = start_forward(config)
+    try:
+        eventually(lambda: Forwarded.read(journal) == Forwarded(records[0].hash, 10), "noted 10")
+        write_journal(journal, 30, first=10, hands_per_file=3)
+        eventually(holds(server, "T1", 40), "the stream holds 40", process)
+    finally:
+        assert stop(process, signal.SIGTERM) == 0
+    assert Forwarded.read(journal) == Forwarded(records[0].hash, 40)
+
+
+def test_sigint_notes_the_last_acknowledged_record_too(
+    tmp_path: Path, nats_factory: NatsFactory
+) -> None:
+    server = nats_factory(("T1",))
+    create_stream(server)
+    journal = tmp_path / "journal"
+    records = write_journal(journal, 5, hands_per_file=3)
+    config = table_toml(tmp_path, server, "T1", journal)
+    process = start_forward(config)
+    try:
+        eventually(lambda: Forwarded.read(journal) == Forwarded(records[0].hash, 5), "noted 5")
+        write_journal(journal, 7, first=5, hands_per_file=3)
+        eventually(holds(server, "T1", 12), "the stream holds 12", process)
+    finally:
+        assert stop(process, signal.SIGINT) == 0
+    assert Forwarded.read(journal) == Forwarded(records[0].hash, 12)
