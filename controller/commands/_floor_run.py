@@ -12,7 +12,7 @@ from typing import Final
 import nats.errors
 import psycopg
 
-from controller.app.recall import RecalledHand, format_hand
+from controller.app.recall import HandRecord, RecalledHand, format_hand
 from controller.engine.config import ConfigError
 from controller.floor import report, store
 from controller.floor.config import FloorConfig, load, read_secret
@@ -32,6 +32,9 @@ class FloorRecallJson:
 
     table: str
     hands: list[RecalledHand]
+    #: Records of the recalled hands that fail their check, and the chain_broken alarms.
+    broken: list[report.BrokenRecord]
+    alarms: list[report.FloorAlarm]
 
 
 @dataclass(frozen=True)
@@ -113,20 +116,55 @@ def run_recall(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         with _reader(config) as conn:
-            shown = report.recall(conn, args.table, args.count)
+            found = report.recall(conn, args.table, args.count)
     except (psycopg.Error, ConfigError) as error:
         print(f"tablectl floor recall: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     except report.ReportError as error:
         print(f"tablectl floor recall: {error}", file=sys.stderr)
         return EXIT_USAGE
+    shown = found.hands
     if args.json:
-        print_report(FloorRecallJson(args.table, [RecalledHand.of(hand) for hand in shown]))
-    elif not shown:
+        recalled = [RecalledHand.of(hand) for hand in shown]
+        print_report(FloorRecallJson(args.table, recalled, found.broken, found.alarms))
+    elif not shown and not found.broken:
         print(f"no hands of table {args.table} in the floor's store")
     else:
-        print("\n\n".join(format_hand(hand) for hand in shown))
-    return EXIT_OK
+        told = "\n\n".join(_recalled(found, hand) for hand in shown)
+        print("\n\n".join(filter(None, [told, *_broken_lines(found)])))
+    # A record that fails its check is evidence the store was changed (docs/floor.md, The
+    # chain walk): the recall says so and exits 1, as floor verify does.
+    return EXIT_PROBLEM if found.broken else EXIT_OK
+
+
+def _recalled(found: report.Recall, hand: HandRecord) -> str:
+    """A hand as recall prints it; one a broken record cut short says so, not "in progress"."""
+    text = format_hand(hand)
+    cut = found.cut(hand)
+    if cut is None:
+        return text
+    head, _, rest = text.partition("\n")
+    head = head.removesuffix(" (in progress)") + " (NOT INTACT)"
+    return (
+        f"{head}\n{rest}\n  NOT INTACT: record {cut.seq} fails its check: the hand is told up "
+        f"to record {cut.seq - 1}"
+    )
+
+
+def _broken_lines(found: report.Recall) -> list[str]:
+    """Each record that fails its check, and the floor's chain_broken alarms on the journal."""
+    if not found.broken:
+        return []
+    lines = [f"NOT INTACT: journal {found.journal_id} holds records that fail their check:"]
+    for broken in found.broken:
+        where = f"hand {broken.hand}'s" if broken.hand is not None else "between hands, the"
+        lines.append(f"  record {broken.seq} ({where} record): {broken.why}")
+    lines.append("  every other record told above re-hashes and links")
+    for alarm in found.alarms:
+        lines.append(f"alarm {alarm.kind} at record {alarm.seq}, raised {alarm.raised_at}")
+    if not found.alarms:
+        lines.append("no chain_broken alarm yet: floor serve's next walk raises it")
+    return ["\n".join(lines)]
 
 
 def run_verify(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ password_file = "/etc/tablectl/floor/reader.password"
 batch = 500                                    # records a transaction
 consumer = "tablectl-floor"                    # the durable consumer's name
 ack_wait = 30                                  # seconds: an unacknowledged batch redelivered
+walk_every = 3600                              # seconds between walks of every stored chain
 
 [web]                                          # floor web (controller/floor/web/settings.py)
 secret_file = "/etc/tablectl/floor/web.secret"
@@ -55,7 +56,7 @@ SECTIONS: Final[dict[str, tuple[str, ...]]] = {
     "nats": ("servers", "user", "password_file", "tls_ca", "replicas"),
     "postgres": ("dsn", "host", "port", "dbname", "user", "password_file"),
     "reader": ("user", "password_file"),
-    "serve": ("batch", "consumer", "ack_wait"),
+    "serve": ("batch", "consumer", "ack_wait", "walk_every"),
     "web": WEB_KEYS,
 }
 _URL: Final = re.compile(r"(nats|tls)://[A-Za-z0-9.\-\[\]:]+:\d{1,5}")
@@ -67,6 +68,11 @@ DEFAULT_CONSUMER: Final = "tablectl-floor"
 #: How long JetStream waits for a batch's acks before it redelivers the batch (to this process
 #: or another floor process): well past a batch's transaction, with room for a slow commit.
 DEFAULT_ACK_WAIT: Final = 30.0
+#: Between two of floor serve's own walks of every stored chain (one walk also follows each
+#: start): an hour, so a line changed in the store is alarmed within the hour; its cost is
+#: docs/performance.md's (The chain walk). At least 10 s, at most a week.
+DEFAULT_WALK_EVERY: Final = 3600.0
+WALK_EVERY_RANGE: Final = (10, 7 * 24 * 3600)
 #: The stream's copies: one on a single server; a cluster's nodes each keep one (JetStream's
 #: most is 5), so a stream of 3 on three nodes loses nothing while any one node is down.
 DEFAULT_REPLICAS: Final = 1
@@ -123,6 +129,9 @@ class FloorConfig:
     ack_wait: float = DEFAULT_ACK_WAIT
     #: ``[web]``: ``floor web``'s address, port, session key and TLS (docs/floor-web.md).
     web: WebSettings = field(default_factory=WebSettings)
+    #: Seconds (``[serve] walk_every``) between floor serve's walks of every stored chain
+    #: (controller/floor/chainwatch.py).
+    walk_every: float = DEFAULT_WALK_EVERY
 
     @property
     def web_database(self) -> Database:
@@ -171,6 +180,7 @@ def parse(data: dict[str, object], base: Path, source: str) -> FloorConfig:
     reader_section = top.section("reader", SECTIONS["reader"], required=False)
     serve = top.section("serve", SECTIONS["serve"], required=False)
     batch, consumer, ack_wait = DEFAULT_BATCH, DEFAULT_CONSUMER, DEFAULT_ACK_WAIT
+    walk_every = DEFAULT_WALK_EVERY
     if serve is not None:
         batch = serve.integer("batch", DEFAULT_BATCH, minimum=1, maximum=10_000) or DEFAULT_BATCH
         consumer = (
@@ -183,6 +193,7 @@ def parse(data: dict[str, object], base: Path, source: str) -> FloorConfig:
             or DEFAULT_CONSUMER
         )
         ack_wait = _seconds(serve, "ack_wait") or DEFAULT_ACK_WAIT
+        walk_every = _seconds(serve, "walk_every", WALK_EVERY_RANGE) or DEFAULT_WALK_EVERY
     web = parse_web(top.section("web", SECTIONS["web"], required=False), base)
     reader = None
     if writer is not None:
@@ -198,15 +209,18 @@ def parse(data: dict[str, object], base: Path, source: str) -> FloorConfig:
     assert nats is not None
     assert writer is not None
     assert reader is not None
-    return FloorConfig(nats, writer, reader, batch, consumer, ack_wait, web)
+    return FloorConfig(nats, writer, reader, batch, consumer, ack_wait, web, walk_every)
 
 
-def _seconds(section: Section, name: str) -> float | None:
+def _seconds(
+    section: Section, name: str, bounds: tuple[int, int] = (1, 3600)
+) -> float | None:
     value = section.data.get(name, MISSING)
     if value is MISSING:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 1 <= value <= 3600:
-        section.fail(name, "expected a number of seconds, 1 to 3600")
+    least, most = bounds
+    if isinstance(value, bool) or not isinstance(value, int | float) or not least <= value <= most:
+        section.fail(name, f"expected a number of seconds, {least} to {most}")
         return None
     return float(value)
 

@@ -678,6 +678,21 @@ _ALARM_INSERT = (
 )
 
 
+async def raise_floor_alarms(
+    conn: psycopg.AsyncConnection[tuple[object, ...]],
+    alarms: Sequence[WitnessAlarm],
+    now: datetime,
+) -> int:
+    """Floor alarms raised outside a batch (the chain walk's, controller/floor/chainwatch.py),
+    by the batch's own statement and rows; ``conn`` in autocommit mode. How many were new."""
+    raised = 0
+    async with conn.cursor() as cur:
+        for alarm in alarms:
+            await cur.execute(_ALARM_INSERT, _floor_alarm_row(alarm, now))
+            raised += max(cur.rowcount, 0)
+    return raised
+
+
 def _table_alarm_row(key: Key, alarm: derive.TableAlarm) -> tuple[object, ...]:
     return (*key, alarm.seq, "table", alarm.kind, alarm.message, None, None, "", _ts(alarm.at))
 

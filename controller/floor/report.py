@@ -17,7 +17,9 @@ import psycopg
 from controller.app.recall import HandRecord, hands
 from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry
-from controller.journal.record import Record, parse_line
+from controller.floor.chainwatch import CHAIN_BROKEN
+from controller.journal.record import Record, RecordError, parse_line
+from controller.journal.store import link_problem
 
 Conn = psycopg.Connection[tuple[object, ...]]
 #: Rows a walk fetches at a time: its memory does not grow with the journal.
@@ -78,31 +80,113 @@ def current_journal(conn: Conn, table_id: str) -> str:
     return str(row[0])
 
 
-def recall(conn: Conn, table_id: str, count: int) -> list[HandRecord]:
-    """The last ``count`` hands of the table's current journal, oldest first."""
+@dataclass(frozen=True, slots=True)
+class BrokenRecord:
+    """A stored record of the recalled hands that fails its check: its line does not hash to
+    itself or to the store's index of it, or does not link to the record before it."""
+
+    seq: int
+    why: str
+    #: The hand it cut (told up to the record before it); None: it fell between hands.
+    hand: int | None
+
+
+@dataclass(slots=True)
+class Recall:
+    """The last hands of a table's current journal as the store holds them: each hand told from
+    the records that are intact; every record that is not, named; the journal's chain_broken
+    alarms (controller/floor/chainwatch.py)."""
+
+    journal_id: str
+    hands: list[HandRecord] = field(default_factory=list)
+    broken: list[BrokenRecord] = field(default_factory=list)
+    alarms: list[FloorAlarm] = field(default_factory=list)
+
+    def cut(self, hand: HandRecord) -> BrokenRecord | None:
+        """The broken record that cut ``hand`` short, if one did."""
+        return next((b for b in self.broken if b.hand == hand.number and not hand.finished), None)
+
+
+def recall(conn: Conn, table_id: str, count: int) -> Recall:
+    """The last ``count`` hands of the table's current journal, oldest first. A record that
+    fails its hash or its link is not told: the hand it falls in is told up to the record
+    before it, and the hands after it from their own intact records (``Recall.broken``)."""
     journal_id = current_journal(conn, table_id)
+    found = Recall(journal_id)
     row = conn.execute(
         "SELECT min(started_seq) FROM (SELECT started_seq FROM hands WHERE table_id = %s "
         "AND journal_id = %s AND started_seq IS NOT NULL ORDER BY hand DESC LIMIT %s) AS last",
         (table_id, journal_id, count),
     ).fetchone()
     if row is None or row[0] is None:
-        return []
-    records = list(_records(conn, table_id, journal_id, int(row[0])))  # type: ignore[call-overload]
-    return hands(records, count)
+        return found
+    told: list[HandRecord] = []
+    for part in _intact_parts(conn, table_id, journal_id, int(row[0])):  # type: ignore[call-overload]
+        segment = hands(part.records)
+        if part.broken is not None:
+            last = segment[-1] if segment else None
+            cut = last.number if last is not None and not last.finished else None
+            found.broken.append(BrokenRecord(part.broken[0], part.broken[1], cut))
+        told.extend(segment)
+    found.hands = told[-count:] if count > 0 else []
+    found.alarms = [
+        FloorAlarm(str(t), str(j), int(s), str(k), str(m), str(at))  # type: ignore[call-overload]
+        for t, j, s, k, m, at in conn.execute(
+            "SELECT table_id, journal_id, seq, kind, message, raised_at FROM alarms "
+            "WHERE table_id = %s AND journal_id = %s AND source = 'floor' AND kind = %s "
+            "ORDER BY id",
+            (table_id, journal_id, CHAIN_BROKEN),
+        )
+    ]
+    return found
 
 
-def _records(conn: Conn, table_id: str, journal_id: str, start: int) -> Iterator[Record]:
-    """The journal's records in the chain from seq ``start``, read a few thousand at a time."""
+@dataclass(slots=True)
+class _Part:
+    """Intact records in a row, and the record that ended the row (seq, why), if one did."""
+
+    records: list[Record] = field(default_factory=list)
+    broken: tuple[int, str] | None = None
+
+
+def _intact_parts(conn: Conn, table_id: str, journal_id: str, start: int) -> Iterator[_Part]:
+    """The journal's records in the chain from seq ``start``, each re-hashed from its stored
+    line, held to the store's index of it and linked to the one before, read a few thousand at
+    a time; cut into parts at each record that fails."""
+    part = _Part()
+    prev: str | None = None  # the hash the next record must link to (None: the first read)
     with conn.transaction(), conn.cursor(name="tablectl_recall") as cur:
         cur.itersize = WALK_ROWS
         cur.execute(
-            "SELECT line FROM records WHERE table_id = %s AND journal_id = %s AND seq >= %s "
-            "AND linked ORDER BY seq",
+            "SELECT seq, hash, line FROM records WHERE table_id = %s AND journal_id = %s "
+            "AND seq >= %s AND linked ORDER BY seq",
             (table_id, journal_id, start),
         )
-        for (line,) in cur:
-            yield parse_line(bytes(line))  # type: ignore[call-overload]
+        for seq, stored_hash, line in cur:
+            number, held = int(str(seq)), str(stored_hash)
+            why = _record_problem(number, held, bytes(line), prev)  # type: ignore[call-overload]
+            if isinstance(why, str):
+                part.broken = (number, why)
+                yield part
+                part = _Part()
+            else:
+                part.records.append(why)
+            prev = held  # the store's index: what the record after it links to
+    yield part
+
+
+def _record_problem(seq: int, stored_hash: str, line: bytes, prev: str | None) -> Record | str:
+    """The stored record, or why it is not the one the chain holds at ``seq``."""
+    try:
+        record = parse_line(line)
+    except RecordError as error:
+        return f"its stored line is not an intact record: {error}"
+    if record.seq != seq or record.hash != stored_hash:
+        return (
+            f"its stored line is record {record.seq} with hash {record.hash}, but the store "
+            f"indexes it as record {seq} with hash {stored_hash}"
+        )
+    return (link_problem(record, seq, prev) if prev is not None else None) or record
 
 
 def verify(conn: Conn, table_id: str | None = None) -> VerifyReport:

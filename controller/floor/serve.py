@@ -10,6 +10,10 @@ PostgreSQL down: the batch is retried, not acknowledged, until it commits (or Je
 redelivers it to another floor process after ``[serve] ack_wait``: the same dedupe). SIGTERM
 or SIGINT: the batches in hand are finished, then the process stops. The log names counts,
 tables and seqs, never a record's data (hole cards are in them).
+
+Beside the ingest, on its own connection, the floor walks every stored chain after each start
+and every ``[serve] walk_every`` seconds (controller/floor/chainwatch.py): a break raises one
+``chain_broken`` alarm.
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ from nats.js.api import (
 )
 from nats.js.errors import NotFoundError
 
-from controller.floor import ingest, store
+from controller.floor import chainwatch, ingest, store
 from controller.floor.config import FloorConfig, read_secret
 from controller.floor.ingest import Arrival, IngestResult, Prepared, prepare, store_all
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS
@@ -193,12 +197,17 @@ class Floor:
             log.info("floor_serving", consumer=self.config.consumer, batch=self.config.batch)
             if ready is not None:
                 ready()
-            await store_all(
-                lambda wait: self._take(sub, wait),
-                self._store,
-                self._stored,
-                lambda: not self._stop.is_set(),
-            )
+            watching = asyncio.ensure_future(self._watch_chains())
+            try:
+                await store_all(
+                    lambda wait: self._take(sub, wait),
+                    self._store,
+                    self._stored,
+                    lambda: not self._stop.is_set(),
+                )
+            finally:
+                self._stop.set()  # the walk ends between two chunks
+                await asyncio.gather(watching, return_exceptions=True)
         finally:
             if self._db is not None:
                 await self._db.close()
@@ -273,6 +282,36 @@ class Floor:
                 async with asyncio.timeout(pause):
                     await self._stop.wait()
             pause = min(pause * 2, RETRY_MOST)
+
+    async def _watch_chains(self) -> None:
+        """Every stored chain walked now (a start) and every ``walk_every`` seconds until the
+        stop, on a connection of its own (controller/floor/chainwatch.py). A walk PostgreSQL
+        cut short is said in one line and tried at the next turn."""
+        while not self._stop.is_set():
+            try:
+                conn = await psycopg.AsyncConnection.connect(
+                    self.config.writer.dsn(), autocommit=True
+                )
+                async with conn:
+                    totals = await chainwatch.walk_all(conn, self._stop.is_set)
+            except psycopg.Error as error:
+                log.warning("chain_walk_failed", error=str(error).strip())
+            except Exception as error:  # a walk's fault must not end the floor's ingest
+                log.error("chain_walk_failed", error=f"{type(error).__name__}: {error}")
+            else:
+                if not self._stop.is_set():
+                    log.info(
+                        "chain_walked",
+                        journals=totals.journals,
+                        records=totals.records,
+                        seconds=round(totals.seconds, 3),
+                        broken=len(totals.broken),
+                        alarms_raised=totals.raised,
+                    )
+                    self.totals.alarms += totals.raised
+            with contextlib.suppress(TimeoutError):  # the pause, cut short by a stop
+                async with asyncio.timeout(self.config.walk_every):
+                    await self._stop.wait()
 
     async def _database(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
         if self._db is None or self._db.closed:

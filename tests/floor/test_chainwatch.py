@@ -1,0 +1,132 @@
+"""The floor finds a line changed in its store on its own (docs/floor.md, The chain walk): one
+byte of a stored record's line changed as the database's owner (only they could), then
+``floor serve``'s walk (controller/floor/chainwatch.py) raises one ``chain_broken`` alarm
+naming the table, journal and record, and not again at the next walk; ``floor recall`` tells
+what is intact, names the broken record and exits 1."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import psycopg
+import pytest
+from floorhelp import FloorProcess, count, journal_id, tablectl, write_floor_toml
+from servershelp import NatsFactory
+from test_floor_dispute import TABLE_ID
+from test_floor_verify import keyed_store
+
+from controller.app import records as rec
+from controller.floor import chainwatch
+from controller.journal.record import parse_line
+from simulator.servers_pg import PostgresServer
+
+
+def walk(dsn: str) -> chainwatch.WalkTotals:
+    """One walk of every stored chain, as floor serve's, over a connection of its own."""
+
+    async def run() -> chainwatch.WalkTotals:
+        async with await psycopg.AsyncConnection.connect(dsn, autocommit=True) as conn:
+            return await chainwatch.walk_all(conn)
+
+    return asyncio.run(run())
+
+
+def one_byte_changed(line: bytes) -> bytes:
+    """The line with one digit of its timestamp changed: the one byte a tamperer changes."""
+    at = line.index(b'"ts":"') + len(b'"ts":"') + 3
+    changed = bytes([ord("0") + (line[at] - ord("0") + 1) % 10])
+    return line[:at] + changed + line[at + 1 :]
+
+
+def tamper(owner: str, lines: list[bytes]) -> int:
+    """One byte of a record in the middle of hand 2 changed in the store, as its owner; its
+    seq."""
+    started = [r.seq for r in map(parse_line, lines) if r.kind == rec.HAND_STARTED]
+    seq = started[1] + 2
+    with psycopg.connect(owner, autocommit=True) as conn:
+        conn.execute(
+            "UPDATE records SET line = %s WHERE table_id = %s AND seq = %s",
+            (one_byte_changed(lines[seq - 1]), TABLE_ID, seq),
+        )
+    return seq
+
+
+def broken_alarms(dsn: str) -> list[tuple[object, ...]]:
+    with psycopg.connect(dsn) as conn:
+        return conn.execute(
+            "SELECT table_id, journal_id, seq, source, message FROM alarms WHERE kind = %s",
+            (chainwatch.CHAIN_BROKEN,),
+        ).fetchall()
+
+
+def test_a_byte_changed_in_a_stored_line_raises_one_chain_broken_alarm_across_walks(
+    tmp_path: Path, postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, _config, lines = keyed_store(tmp_path, postgres, monkeypatch)
+    clean = walk(db.writer)
+    assert (clean.journals, clean.records, clean.broken) == (1, len(lines), [])
+    assert broken_alarms(db.reader) == []
+    seq = tamper(db.owner, lines)
+    first = walk(db.writer)
+    assert first.broken == [(TABLE_ID, journal_id(lines), seq)]
+    assert first.raised == 1
+    [(table, journal, at, source, message)] = broken_alarms(db.reader)
+    assert (table, journal, at, source) == (TABLE_ID, journal_id(lines), seq, "floor")
+    assert f"breaks at record {seq}: its stored line is not an intact record" in str(message)
+    assert f"({seq - 1} records before it intact; " in str(message)
+    # The next walk finds the same break: known, not alarmed again.
+    second = walk(db.writer)
+    assert second.broken == first.broken
+    assert second.raised == 0
+    assert len(broken_alarms(db.reader)) == 1
+
+
+def test_floor_recall_tells_the_intact_hands_names_the_broken_record_and_exits_1(
+    tmp_path: Path, postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db, config, lines = keyed_store(tmp_path, postgres, monkeypatch)
+    whole = tablectl("floor", "recall", "--table", TABLE_ID, "--config", config, "11")
+    assert whole.returncode == 0, whole.stderr
+    seq = tamper(db.owner, lines)
+    recalled = tablectl("floor", "recall", "--table", TABLE_ID, "--config", config, "11")
+    assert recalled.returncode == 1, recalled.stdout + recalled.stderr
+    assert "Traceback" not in recalled.stderr
+    out = recalled.stdout
+    # Hands 1, 3 and 4 told as before; hand 2 up to the record before the broken one.
+    for hand in (1, 3, 4):
+        told = whole.stdout.split(f"Hand {hand}, ")[1].split("\n\nHand ")[0]
+        assert f"Hand {hand}, {told}" in out
+    assert "(NOT INTACT)" in out.split("Hand 2, ")[1].split("\n")[0]
+    assert f"NOT INTACT: record {seq} fails its check: the hand is told up to record {seq - 1}" in (
+        out
+    )
+    assert f"record {seq} (hand 2's record): its stored line is not an intact record" in out
+    assert "no chain_broken alarm yet" in out
+    walk(db.writer)
+    alarmed = tablectl("floor", "recall", "--table", TABLE_ID, "--config", config, "11")
+    assert alarmed.returncode == 1
+    assert f"alarm chain_broken at record {seq}, raised " in alarmed.stdout
+
+
+def test_floor_serve_walks_the_stored_chains_at_each_start_and_alarms_a_break_once(
+    tmp_path: Path,
+    nats_factory: NatsFactory,
+    postgres: PostgresServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    db, _config, lines = keyed_store(tmp_path, postgres, monkeypatch)
+    nats = nats_factory(("T1",))
+    (tmp_path / "serve").mkdir()
+    config = write_floor_toml(tmp_path / "serve", nats.url, nats.floor_user, postgres, db)
+    seq = tamper(db.owner, lines)
+    for start in ("first", "restart"):
+        floor = FloorProcess(config)
+        try:
+            floor.wait_for_log("chain_walked")
+        finally:
+            assert floor.stop() == 0, floor.text()
+        raised = 1 if start == "first" else 0
+        assert f'"alarms_raised": {raised}' in floor.text(), floor.text()
+        assert count(db.reader, "SELECT count(*) FROM alarms WHERE kind = 'chain_broken'") == 1
+        assert count(db.reader, "SELECT max(seq) FROM alarms WHERE kind = 'chain_broken'") == seq
