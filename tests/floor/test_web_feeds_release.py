@@ -8,7 +8,7 @@ surveillance feed ends before it sends a card."""
 from __future__ import annotations
 
 import asyncio
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
@@ -37,7 +37,9 @@ def test_the_broadcast_sends_a_hole_card_when_its_delay_runs_out_with_no_record_
 ) -> None:
     nats = nats_factory(("T1",))
     floor = web_floor(tmp_path, nats, postgres, f"[web.feeds]\nbroadcast_delay = {DELAY}\n")
-    lines = retimed(fixture_lines(), datetime.now(UTC))
+    # The table's clock two minutes fast: each hole card waits the delay from its own ts, later
+    # than the floor's receipt of it (docs/floor-web.md, The delay's clock).
+    lines = retimed(fixture_lines(), datetime.now(UTC) + timedelta(seconds=120))
     seven = unix(parse_line(lines[8]).ts)  # record 9: 7c face down to seat 1 (14.13A(c))
     server = FloorProcess(floor.config)
     process = WebProcess(floor)
@@ -49,6 +51,7 @@ def test_the_broadcast_sends_a_hole_card_when_its_delay_runs_out_with_no_record_
         publish(nats.url, nats.table_user("T1"), "T1", lines[:MID_HAND])
         floor_feed.until_rows(lambda r: r.get("T1", {}).get("records") == MID_HAND, "stored")
         floor_feed.close()
+        assert _received(floor.db.owner) < seven
         clock = ManualClock(seven + DELAY - 0.5)
         first, second = asyncio.run(_two_events(load(floor.config), clock))
         assert b'"hand":1' in first
@@ -90,3 +93,47 @@ async def _two_events(config: FloorConfig, clock: ManualClock) -> tuple[bytes, b
     finally:
         await stream.aclose()
     return first, second
+
+
+def test_a_table_clock_off_the_floors_cannot_bring_the_broadcast_forward(
+    tmp_path: Path, nats_factory: NatsFactory, postgres: PostgresServer
+) -> None:
+    """The broadcast's delay runs on both clocks (docs/floor-web.md, The delay's clock): a
+    table whose clock is a delay behind the floor's deals 7c "an hour ago" by its own ``ts``;
+    on the table's clock alone the feed would send it at once. It is sent only once the delay
+    has passed since the floor received it too."""
+    nats = nats_factory(("T1",))
+    floor = web_floor(tmp_path, nats, postgres, f"[web.feeds]\nbroadcast_delay = {DELAY}\n")
+    lines = retimed(fixture_lines(), datetime.now(UTC) - timedelta(seconds=2 * DELAY))
+    server = FloorProcess(floor.config)
+    process = WebProcess(floor)
+    try:
+        server.wait_for_log("floor_serving")
+        client = Client(floor.port)
+        assert client.login("supervisor").status == 303
+        floor_feed = Events(client)
+        publish(nats.url, nats.table_user("T1"), "T1", lines[:MID_HAND])
+        floor_feed.until_rows(lambda r: r.get("T1", {}).get("records") == MID_HAND, "stored")
+        floor_feed.close()
+        received = _received(floor.db.owner)
+        assert unix(parse_line(lines[8]).ts) + DELAY < received  # the table's delay is over
+        clock = ManualClock(received + DELAY - 0.5)
+        first, second = asyncio.run(_two_events(load(floor.config), clock))
+        assert b'"hand":1' in first
+        assert not cards_in(first) & {"7c", "6c", "9h", "5s"}  # the floor's delay is not over
+        assert "7c" in cards_in(second)  # now it is (the others with it if in its batch)
+    finally:
+        assert process.stop() == 0, process.log.read_text()
+        assert server.stop() == 0, server.text()
+
+
+def _received(owner: str) -> float:
+    """When the floor received T1's record 9 (7c face down to seat 1, 14.13A(c)), Unix seconds."""
+    with psycopg.connect(owner) as conn:
+        found = conn.execute(
+            "SELECT received_at FROM records WHERE table_id = 'T1' AND seq = 9"
+        ).fetchone()
+    assert found is not None
+    moment = found[0]
+    assert isinstance(moment, datetime)
+    return moment.timestamp()

@@ -118,8 +118,11 @@ class HandFacts:
 
 @dataclass(frozen=True, slots=True)
 class Timed:
-    """One record's events and the record's moment (Unix seconds, its ``ts``)."""
+    """One record's events and the moment the broadcast's delay counts from (Unix seconds)."""
 
+    #: The later of the record's ``ts`` (the table's clock) and its ``received_at`` (the
+    #: floor's): a hole card is sent only once both clocks say the delay has passed, so a table
+    #: clock set wrong cannot bring a broadcast forward (docs/floor-web.md, The delay's clock).
     at: float
     ts: str
     events: tuple[ev.Event, ...]
@@ -163,6 +166,12 @@ class _State(Betting):
 def unix(ts: str) -> float:
     """A record's ``ts`` (``2026-12-01T16:25:33.950942Z``) as Unix seconds."""
     return datetime.fromisoformat(ts.removesuffix("Z")).replace(tzinfo=UTC).timestamp()
+
+
+def delay_from(ts: str, received_at: float) -> float:
+    """The moment a record's delay counts from: the later of its ``ts`` and the floor's
+    ``received_at`` (Unix seconds): Timed.at."""
+    return max(unix(ts), received_at)
 
 
 def from_start(timed: list[Timed], hand: int) -> list[Timed]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
 import psycopg
@@ -27,7 +28,7 @@ from starlette.routing import Route
 from controller.app import records as rec
 from controller.app import schema
 from controller.floor.web import cardlog, policy
-from controller.floor.web.feed import Built, HandFacts, Timed, build, from_start, unix
+from controller.floor.web.feed import Built, HandFacts, Timed, build, delay_from, from_start
 from controller.floor.web.hands import HandKey, state_of
 from controller.floor.web.live import sse
 from controller.floor.web.users import User
@@ -73,15 +74,17 @@ async def read_hand(conn: AsyncConn, key: HandKey) -> tuple[HandFacts, list[Time
         state_of(finished, voided),
     )
     cur = await conn.execute(
-        "SELECT line FROM records WHERE table_id = %s AND journal_id = %s "
+        "SELECT line, received_at FROM records WHERE table_id = %s AND journal_id = %s "
         "AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
         (key.table_id, key.journal_id, int(str(first)), int(str(last)), sorted(rec.DECISIONS)),
     )
     timed: list[Timed] = []
-    for (line,) in await cur.fetchall():
+    for line, received_at in await cur.fetchall():
         assert isinstance(line, bytes)
+        assert isinstance(received_at, datetime)
         record = parse_line(line)
-        timed.append(Timed(unix(record.ts), record.ts, tuple(schema.decode_events(record))))
+        at = delay_from(record.ts, received_at.timestamp())
+        timed.append(Timed(at, record.ts, tuple(schema.decode_events(record))))
     return facts, from_start(timed, key.hand)
 
 

@@ -179,7 +179,9 @@ FEEDS: Final[dict[str, FeedRule]] = {
 class HoleCard:
     """What the feed's rule needs to know of a card dealt face down to a seat."""
 
-    #: The moment (Unix seconds) of the record that dealt it.
+    #: The moment (Unix seconds) of the record that dealt it: the later of the table's clock
+    #: (its ``ts``) and the floor's (when the floor received it), so the delay has passed on
+    #: both clocks before the card is carried (feed.py ``delay_from``).
     dealt_at: float
     #: Its seat has folded.
     folded: bool
