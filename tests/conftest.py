@@ -1,18 +1,24 @@
 """Suite-wide fixtures: every test must leave no thread, file descriptor or pty behind, and a
-test marked ``fast`` must start none (docs/testing.md)."""
+test marked ``fast`` must start none and, in a run of the fast tier, stay cheap
+(docs/testing.md)."""
 
 from __future__ import annotations
 
 import _thread
+import itertools
 import os
 import pty
+import re
 import subprocess
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+import tierhelp
+from _pytest.mark.expression import Expression
 from hypothesis import HealthCheck, settings
 
 #: pytester runs pytest on generated test files: the tests of the fast guard (test_fast_guard.py).
@@ -46,6 +52,53 @@ _NOT_IN_FAST: list[tuple[object, str, str, str]] = [
     (pty, "openpty", "a pty", "pty.openpty"),
     (pty, "fork", "a subprocess and a pty", "pty.fork"),
 ]
+
+
+#: The CPU a test marked fast may take in a run of the fast tier (its setup, call and teardown,
+#: this process's CPU time: the machine's load barely moves it, unlike the wall clock). The
+#: tier's heaviest test takes a third of it here (docs/testing.md, The fast tier).
+_FAST_CPU_SECONDS = 2.0
+
+#: Whether the run's ``-m`` selects only tests marked fast (pytest_configure).
+_FAST_ONLY = pytest.StashKey[bool]()
+
+
+def selects_only_fast(markexpr: str) -> bool:
+    """Whether the mark expression ``markexpr`` (pytest's ``-m``) selects only tests marked
+    fast: false for every test without the mark, whatever other marks it has."""
+    if not markexpr:
+        return False
+    try:
+        expression = Expression.compile(markexpr)  # pytest's own reading of -m
+    except Exception:  # not pytest's grammar: pytest itself reports it; sized as in make test
+        return False
+    names = sorted(set(re.findall(r"[A-Za-z_]\w*", markexpr)) - {"and", "or", "not", FAST})
+    for values in itertools.product((False, True), repeat=len(names)):
+        marked = {name for name, value in zip(names, values, strict=True) if value}
+        if expression.evaluate(lambda name, /, marked=marked, **_kwargs: name in marked):
+            return False
+    return True
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Note whether this run is the fast tier's, for the tests that size themselves to it
+    (tests/tierhelp.py), before any test module is collected."""
+    fast_only = selects_only_fast(config.option.markexpr)
+    config.stash[_FAST_ONLY] = fast_only
+    config.add_cleanup(lambda was=tierhelp.FAST_ONLY: setattr(tierhelp, "FAST_ONLY", was))
+    tierhelp.FAST_ONLY = fast_only
+
+
+def pytest_ignore_collect(collection_path: Path, config: pytest.Config) -> bool | None:
+    """In a run of the fast tier, a test module that marks nothing fast is not even imported
+    (half the modules: 3 s of each worker's collection). A test joins the tier only by the
+    marker written in its module, ``pytest.mark.fast`` (docs/testing.md), so the text tells."""
+    if not config.stash.get(_FAST_ONLY, False):
+        return None
+    name = collection_path.name
+    if not (name.startswith("test_") and name.endswith(".py")) or not collection_path.is_file():
+        return None
+    return "mark.fast" not in collection_path.read_text(encoding="utf-8", errors="replace") or None
 
 
 class FastTestStartedWork(RuntimeError):
@@ -84,7 +137,8 @@ def pytest_runtest_makereport(
 def _fast_means_no_thread_pty_or_subprocess(
     request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[None]:
-    """Fail a test marked fast that starts a thread, a subprocess or a pty.
+    """Fail a test marked fast that starts a thread, a subprocess or a pty, or that takes more
+    than _FAST_CPU_SECONDS of CPU in a run of the fast tier.
 
     The call raises FastTestStartedWork; and should the test catch that, the test fails
     here all the same, so a wrongly marked test fails instead of slowing the fast tier."""
@@ -95,10 +149,19 @@ def _fast_means_no_thread_pty_or_subprocess(
     for owner, attribute, what, call in _NOT_IN_FAST:
         if hasattr(owner, attribute):
             monkeypatch.setattr(owner, attribute, _refused(what, call, request.node.nodeid, seen))
+    started = time.process_time()
     yield
+    spent = time.process_time() - started
     monkeypatch.undo()
     if seen and not request.node.stash.get(_REFUSAL_REPORTED, False):
         pytest.fail("; ".join(dict.fromkeys(seen)), pytrace=False)
+    if spent > _FAST_CPU_SECONDS and request.config.stash.get(_FAST_ONLY, False):
+        pytest.fail(
+            f"{request.node.nodeid} is marked {FAST} but took {spent:.1f} s of CPU, past the "
+            f"fast tier's {_FAST_CPU_SECONDS} s a test: make it cheaper in the tier (fewer "
+            "examples: tests/tierhelp.py) or take the mark off (docs/testing.md, The fast tier)",
+            pytrace=False,
+        )
 
 
 def _open_fds() -> dict[int, str]:

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_engine_properties import _table
+from tierhelp import examples
 
 from controller.app import codec, schema
 from controller.app import records as rec
@@ -28,7 +29,7 @@ from controller.inputs import Button, ButtonPress, CardRead, TableInput
 pytestmark = pytest.mark.fast
 
 HANDS = 6
-EXAMPLES = 40
+EXAMPLES = examples(40)
 
 
 def _same_future(original: Table, restored: Table, rng: random.Random, hands: int) -> None:

@@ -10,6 +10,7 @@ import random
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tierhelp import examples
 
 from controller.cards import DECK, Card
 from controller.engine import Stakes, Table, TableConfig
@@ -56,7 +57,7 @@ def _junk(rng: random.Random) -> TableInput:
     return ButtonPress(rng.choice(list(Button)))
 
 
-@settings(max_examples=40)
+@settings(max_examples=examples(40))
 @given(st.sampled_from(SPECS), st.integers(2, 6), st.integers(0, 2**32))
 def test_any_input_is_taken_refused_or_alarmed_and_undo_restores_the_table(
     spec: GameSpec, players: int, seed: int

@@ -1,5 +1,8 @@
 """The fast tier's guard (tests/conftest.py): a test marked fast that starts a thread, a
-subprocess or a pty fails, so a wrongly marked test cannot slow `make test-fast` unseen.
+subprocess or a pty fails, and in a run of the fast tier so does one that takes more than the
+tier's CPU a test, so a wrongly marked test cannot slow `make test-fast` unseen. A run of the
+fast tier imports no module that marks nothing fast, and sizes its property tests down
+(tests/tierhelp.py).
 
 Each test runs pytest in this process (pytester) on a generated test file, under a copy of
 the suite's conftest.py and its markers."""
@@ -9,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import tierhelp
+from conftest import selects_only_fast
 
 CONFTEST = Path(__file__).with_name("conftest.py")
 
@@ -80,3 +85,77 @@ def test_a_fast_test_that_starts_nothing_passes_and_an_unmarked_one_may_start_a_
     pytester.runpytest_inprocess("-p", "no:cacheprovider", "test_unmarked.py").assert_outcomes(
         passed=1
     )
+
+
+@pytest.mark.parametrize(
+    ("expression", "fast_only"),
+    [
+        ("fast and not slow", True),  # make test-fast
+        ("fast", True),
+        ("not slow and (fast)", True),
+        ("fast and not slow and not reliability", True),
+        ("not slow", False),  # make test
+        ("fast or slow", False),
+        ("slow", False),
+        ("not fast", False),
+        ("", False),
+    ],
+)
+def test_a_run_is_the_fast_tiers_when_its_mark_expression_selects_only_fast_tests(
+    expression: str, fast_only: bool
+) -> None:
+    assert selects_only_fast(expression) is fast_only
+
+
+#: A fast test that spends CPU until this process has used ``seconds`` more of it.
+_SPEND = (
+    "import time\n\nimport pytest\n\n\n"
+    "@pytest.mark.fast\n"
+    "def test_heavy():\n"
+    "    until = time.process_time() + 0.2\n"
+    "    while time.process_time() < until:\n"
+    "        pass\n"
+)
+
+
+def test_a_fast_test_past_the_tiers_cpu_a_test_fails_in_the_fast_tier_only(
+    pytester: pytest.Pytester,
+) -> None:
+    limit = "_FAST_CPU_SECONDS = 2.0\n"
+    conftest = CONFTEST.read_text()
+    assert limit in conftest
+    pytester.makeconftest(conftest.replace(limit, "_FAST_CPU_SECONDS = 0.1\n"))
+    pytester.makeini(INI)
+    pytester.makepyfile(test_heavy=_SPEND)
+    tier = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-m", "fast and not slow")
+    tier.assert_outcomes(passed=1, errors=1)
+    said = "is marked fast but took 0.2 s of CPU, past the fast tier's 0.1 s a test"
+    tier.stdout.fnmatch_lines([f"*test_heavy.py::test_heavy {said}*"])
+    # The whole suite runs it with the rest: only the fast tier's runs are held to the limit.
+    pytester.runpytest_inprocess("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_the_fast_tier_imports_no_module_that_marks_nothing_fast_and_sizes_examples_down(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makeconftest(CONFTEST.read_text())
+    pytester.makeini(INI)
+    pytester.makepyfile(
+        test_unmarked="raise RuntimeError('imported')\n",
+        test_sized="import pytest\n"
+        "import tierhelp\n\n\n"
+        "@pytest.mark.fast\n"
+        "def test_sized():\n"
+        "    assert (tierhelp.examples(300), tierhelp.examples(15)) == (60, 10)\n",
+    )
+    tier = pytester.runpytest_inprocess("-p", "no:cacheprovider", "-m", "fast and not slow")
+    tier.assert_outcomes(passed=1)
+    assert tierhelp.FAST_ONLY is False  # as this run, which is not the fast tier's, set it
+    # Any other run sizes every property test in full, and imports every module (here the
+    # one that cannot be imported).
+    whole = pytester.runpytest_inprocess("-p", "no:cacheprovider", "test_sized.py")
+    whole.assert_outcomes(failed=1)
+    whole.stdout.fnmatch_lines(["*assert (300, 15) == (60, 10)*"])
+    everything = pytester.runpytest_inprocess("-p", "no:cacheprovider")
+    everything.assert_outcomes(errors=1)
+    everything.stdout.fnmatch_lines(["*RuntimeError: imported*"])

@@ -11,6 +11,7 @@ from types import MappingProxyType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tierhelp import examples
 
 from controller.journal import GENESIS, RecordError
 from controller.journal.record import (
@@ -242,7 +243,7 @@ _PLAIN = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.dictionaries(_KEYS, _PLAIN, max_size=5))
 def test_msgspecs_sorted_encoding_of_json_without_floats_is_the_canonical_one(
     data: dict[str, object],
@@ -262,7 +263,7 @@ def _verdict(parse: Callable[[bytes], object], line: bytes) -> object:
         return (type(error), str(error))
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     st.dictionaries(_KEYS, _PLAIN | st.floats(allow_nan=False, allow_infinity=False), max_size=4),
     st.data(),

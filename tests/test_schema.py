@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tierhelp import examples
 
 from controller.app import records as rec
 from controller.app import schema, schemajson
@@ -335,7 +336,7 @@ st.register_type_strategy(
 
 
 @pytest.mark.fast
-@settings(max_examples=15, deadline=None)
+@settings(max_examples=examples(15), deadline=None)
 @given(st.data())
 @pytest.mark.parametrize("kind", sorted(schema.RECORDS))
 def test_every_record_encoded_decodes_back_to_the_same_value(

@@ -12,6 +12,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tierhelp import examples
 
 from controller.inputs import Button, ReadPoint
 from drivers import panel, shoe
@@ -79,7 +80,7 @@ DIRECTIONS: dict[str, Direction] = {
     "host-to-panel": (to_panel, panel.host_codec, panel.device_codec),
 }
 cuts = st.lists(st.integers(1, 40), max_size=30)
-few = settings(max_examples=40)
+few = settings(max_examples=examples(40))
 
 
 def feed_in_pieces(codec: Codec, data: bytes, pieces: list[int]) -> list[Sentence | DecodeError]:

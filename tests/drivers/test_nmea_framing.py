@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tierhelp import examples
 
 from drivers.nmea import (
     CHECKSUM_MARK,
@@ -86,7 +87,7 @@ framing = st.lists(
 ).map(bytes)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(
     data=st.one_of(
         framing,

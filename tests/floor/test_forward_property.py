@@ -23,6 +23,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from journal_support import StepClock, journal_lines, table_record
+from tierhelp import examples
 
 from controller.floor.follow import Follower, Line, journal_id
 from controller.floor.forward import SessionLost, publish_headers, resume_point
@@ -148,7 +149,7 @@ def _act(
             writer.append(*table_record(n))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(actions, st.integers(1, 12))
 def test_every_record_is_stored_once_in_order_whatever_fails(
     steps: list[tuple[str, int, int]], initial: int
