@@ -19,7 +19,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from controller.floor.web import auth, users
-from controller.floor.web.replies import form_text, refused
+from controller.floor.web.replies import a, form_text, refused
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ class AccountPage:
             return RedirectResponse("/login", status_code=303)
         if user.role in WITHOUT_PAGES:
             return refused(
-                403, f"Forbidden: a {user.role}'s password is set by an admin, on the users page"
+                403, f"Forbidden: {a(user.role)}'s password is set by an admin, on the users page"
             )
         return user
 

@@ -28,14 +28,14 @@ from controller.floor.web.accountpage import AccountPage
 from controller.floor.web.adminpage import AdminPage
 from controller.floor.web.alarmpage import AlarmPage
 from controller.floor.web.feeds import Feeds
+from controller.floor.web.frame import FLOOR_ROLES, ErrorFrame, has_account_page, links
 from controller.floor.web.live import Live, sse
 from controller.floor.web.pages import Pages, landing
+from controller.floor.web.replies import refused
 from controller.floor.web.verifypage import Bundler, VerifyPage
 from controller.floor.web.views import floor_rows
 
 HERE: Final = Path(__file__).parent
-#: The floor page and its feed: never a face-down card to either (this slice shows no card).
-FLOOR_ROLES: Final = frozenset({"supervisor", "surveillance"})
 HEARTBEAT: Final = 15.0
 HEADERS: Final = (
     # No inline script or style anywhere: scripts and styles come from /static only.
@@ -81,6 +81,8 @@ class Web:
         self.by_user = auth.RateLimit(auth.MAX_FAILURES)
         self.by_address = auth.RateLimit(auth.MAX_ADDRESS_FAILURES)
         self.templates = Jinja2Templates(directory=str(HERE / "templates"))
+        # The header offers each role only what it may open (frame.py).
+        self.templates.env.globals.update(links=links, has_account_page=has_account_page)
         self.live = Live(config, self.reader)
 
     async def reader(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
@@ -91,6 +93,11 @@ class Web:
 
     def session(self, request: Request) -> auth.Session | None:
         return self.sessions.read(request.cookies.get(auth.COOKIE))
+
+    async def framed_user(self, request: Request) -> tuple[users.User | None, str]:
+        """The request's user and CSRF token, for an error shown in the frame (frame.py)."""
+        session = self.session(request)
+        return await self.user(request), session.csrf if session is not None else ""
 
     async def user(self, request: Request) -> users.User | None:
         """The session's user, if still enabled with the same password."""
@@ -220,6 +227,17 @@ def forbidden(reason: str) -> Response:
     return Response(f"403 Forbidden: {reason}\n", status_code=403, media_type="text/plain")
 
 
+async def _server_error(request: Request, error: Exception) -> Response:
+    """A fault of the view's own: a page saying so, never a bare "Internal Server Error". The
+    exception goes on to uvicorn, which logs it through the root handler: one JSON line, its
+    traceback a field (controller/floor/web/serve.py)."""
+    return refused(
+        500,
+        f"Internal Server Error: {request.url.path} could not be shown "
+        f"({type(error).__name__}); the floor's web log holds the fault",
+    )
+
+
 def build(
     config: FloorConfig, secret: bytes, bundler: Bundler | None = None
 ) -> tuple[ASGIApp, Web]:
@@ -252,5 +270,7 @@ def build(
             Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
         ],
         lifespan=lifespan,
+        exception_handlers={Exception: _server_error},
     )
-    return SecurityHeaders(app, tls=config.web.secure_cookies), web
+    framed = ErrorFrame(app, web.templates.env, web.framed_user)
+    return SecurityHeaders(framed, tls=config.web.secure_cookies), web

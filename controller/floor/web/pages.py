@@ -20,7 +20,7 @@ from starlette.routing import Route
 from controller.floor.web import auth, cardlog, policy
 from controller.floor.web.hands import HandKey, hand_page, table_page
 from controller.floor.web.live import sse
-from controller.floor.web.replies import refused
+from controller.floor.web.replies import a, refused
 from controller.floor.web.search import FIELDS, QueryError, parse, search
 from controller.floor.web.users import User
 
@@ -174,7 +174,7 @@ class Pages:
                 return refused(
                     404,
                     f"Not Found: no hand {key.hand} of journal {key.journal_id} at table "
-                    f"{key.table_id} that a {user.role} may open ({WHO_SEES})",
+                    f"{key.table_id} that {a(user.role)} may open ({WHO_SEES})",
                 )
             if page.replay.face_down_shown:
                 try:

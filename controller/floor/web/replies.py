@@ -1,5 +1,6 @@
-"""What the pages answer besides a page: a refusal in plain text, with its status and why; and a
-form's text field read as text whatever was sent."""
+"""What the pages answer besides a page: a refusal in plain text, with its status and why (a
+browser is shown it inside the site's frame: frame.py); a form's text field read as text whatever
+was sent; a role's name with its article."""
 
 from __future__ import annotations
 
@@ -16,3 +17,8 @@ def form_text(form: FormData, name: str) -> str:
     """The form's field ``name`` as text ("" when missing, or a file was sent in its place)."""
     value = form.get(name)
     return value if isinstance(value, str) else ""
+
+
+def a(word: str) -> str:
+    """``word`` with its article, "a" or "an" by how it is spelt: "an auditor", "a supervisor"."""
+    return f"{'an' if word[:1].lower() in 'aeiou' else 'a'} {word}"
