@@ -7,6 +7,9 @@ what is intact, names the broken record and exits 1."""
 from __future__ import annotations
 
 import asyncio
+import html
+import json
+import re
 from pathlib import Path
 
 import psycopg
@@ -15,6 +18,8 @@ from floorhelp import FloorProcess, count, journal_id, tablectl, write_floor_tom
 from servershelp import NatsFactory
 from test_floor_dispute import TABLE_ID
 from test_floor_verify import keyed_store
+from test_web_verify import keyed_floor
+from webhelp import Client, WebProcess
 
 from controller.app import records as rec
 from controller.floor import chainwatch
@@ -40,10 +45,11 @@ def one_byte_changed(line: bytes) -> bytes:
 
 
 def tamper(owner: str, lines: list[bytes]) -> int:
-    """One byte of a record in the middle of hand 2 changed in the store, as its owner; its
-    seq."""
-    started = [r.seq for r in map(parse_line, lines) if r.kind == rec.HAND_STARTED]
-    seq = started[1] + 2
+    """One byte of a decision record in the middle of hand 2 (one the hand's page is told
+    from) changed in the store, as its owner; its seq."""
+    records = list(map(parse_line, lines))
+    started = [r.seq for r in records if r.kind == rec.HAND_STARTED]
+    seq = next(r.seq for r in records if r.seq > started[1] + 1 and r.kind in rec.DECISIONS)
     with psycopg.connect(owner, autocommit=True) as conn:
         conn.execute(
             "UPDATE records SET line = %s WHERE table_id = %s AND seq = %s",
@@ -130,3 +136,54 @@ def test_floor_serve_walks_the_stored_chains_at_each_start_and_alarms_a_break_on
         assert f'"alarms_raised": {raised}' in floor.text(), floor.text()
         assert count(db.reader, "SELECT count(*) FROM alarms WHERE kind = 'chain_broken'") == 1
         assert count(db.reader, "SELECT max(seq) FROM alarms WHERE kind = 'chain_broken'") == seq
+
+
+def test_the_pages_show_the_broken_chain_and_the_hand_as_not_intact(
+    tmp_path: Path,
+    nats_factory: NatsFactory,
+    postgres: PostgresServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    floor, lines, _ = keyed_floor(tmp_path, nats_factory, postgres, monkeypatch)
+    seq = tamper(floor.db.owner, lines)
+    journal = journal_id(lines)
+    assert walk(floor.db.writer).raised == 1  # floor serve's walk
+    web = WebProcess(floor)
+    try:
+        supervisor, auditor, surveillance = (Client(floor.port) for _ in range(3))
+        for client, name in ((supervisor, "supervisor"), (auditor, "auditor"),
+                             (surveillance, "surveillance")):  # fmt: skip
+            assert client.login(name).status == 303
+        page = html.unescape(supervisor.get("/floor").text)
+        assert f"CHAIN BROKEN at record {seq}" in page
+        alarms = html.unescape(supervisor.get("/alarms").text)
+        assert "chain_broken" in alarms
+        assert f"breaks at record {seq}" in alarms
+        listed = html.unescape(auditor.get("/verify").text)
+        row = re.search(rf'<tr data-table="{TABLE_ID}" data-journal="{journal}"[^>]*>(.*?)</tr>',
+                        listed, re.S)  # fmt: skip
+        assert row, listed
+        assert f"BROKEN at record {seq}" in row.group(1)
+        assert "doubt" in row.group(0)
+        hand = f"/tables/{TABLE_ID}/hands/{journal}/2"
+        for client in (supervisor, auditor, surveillance):
+            reply = client.get(hand)
+            assert reply.status == 200, reply.text
+            shown = html.unescape(reply.text)
+            assert f"NOT INTACT:</strong> record {seq} of this hand: its stored line" in shown
+            assert f"up to record {seq - 1}" in shown
+            assert f"Alarm chain_broken</strong> at record {seq}" in shown
+        # A fault of the view's own (its role refused the records) is a page saying so, and
+        # its traceback one JSON line of the log.
+        with psycopg.connect(floor.db.owner, autocommit=True) as conn:
+            conn.execute("REVOKE SELECT ON records FROM tablectl_web")
+        faulted = surveillance.get(hand)
+        assert faulted.status == 500
+        assert "could not be shown (InsufficientPrivilege)" in faulted.text
+    finally:
+        assert web.stop() == 0, web.log.read_text()
+    logged = web.log.read_text().splitlines()
+    assert logged
+    for line in logged:
+        json.loads(line)  # every line JSON, the traceback's too
+    assert any("InsufficientPrivilege" in line for line in logged)

@@ -25,6 +25,7 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry, checkpoint_signature, key_state
+from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.alarms import shown
 from controller.floor.witness import CONFLICT
 from controller.journal.record import parse_line
@@ -81,6 +82,10 @@ class ChainState:
     software: Software | None
     #: Open (unacknowledged) alarms on the journal, by kind.
     open_alarms: dict[str, int] = field(default_factory=dict)
+    #: Where floor serve's walk found the stored chain broken, and its verdict (the first
+    #: chain_broken alarm, acknowledged or not: controller/floor/chainwatch.py); None: none.
+    broken_seq: int | None = None
+    broken: str | None = None
 
     @property
     def records(self) -> int:
@@ -141,6 +146,7 @@ async def chain_states(conn: AsyncConn, only: tuple[str, str] | None = None) -> 
     states = [_state(row) for row in await cur.fetchall()]
     by_key = {(s.table_id, s.journal_id): s for s in states}
     await _alarms(conn, by_key)
+    await _broken(conn, by_key)
     await _software(conn, by_key)
     for state in states:
         state.checkpoint = await last_checkpoint(conn, state.table_id, state.journal_id)
@@ -161,6 +167,18 @@ async def _alarms(conn: AsyncConn, by_key: dict[tuple[str, str], ChainState]) ->
             state.conflicts = _int(every)
         if _int(still_open):
             state.open_alarms[str(kind)] = _int(still_open)
+
+
+async def _broken(conn: AsyncConn, by_key: dict[tuple[str, str], ChainState]) -> None:
+    cur = await conn.execute(
+        "SELECT DISTINCT ON (table_id, journal_id) table_id, journal_id, seq, message "
+        "FROM alarms WHERE source = 'floor' AND kind = %s ORDER BY table_id, journal_id, seq, id",
+        (CHAIN_BROKEN,),
+    )
+    for table, journal, seq, message in await cur.fetchall():
+        state = by_key.get((str(table), str(journal)))
+        if state is not None:
+            state.broken_seq, state.broken = _int(seq), str(message)
 
 
 async def _software(conn: AsyncConn, by_key: dict[tuple[str, str], ChainState]) -> None:

@@ -8,7 +8,7 @@ through the journal's schema into the engine's events, then masked by the policy
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Final
 
@@ -19,11 +19,12 @@ from controller.app import schema
 from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.engine import events as ev
+from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
 from controller.floor.web.replay import Frame, Replay, replay
 from controller.floor.web.views import TableRow, floor_rows
 from controller.games import GAMES
-from controller.journal.record import parse_line
+from controller.journal.record import RecordError, parse_line
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
@@ -68,6 +69,15 @@ class HandLine:
         return HandKey(self.table_id, self.journal_id, self.hand).url
 
 
+@dataclass(frozen=True, slots=True)
+class BrokenRecord:
+    """A record of the hand whose stored line fails its hash (changed in the store after the
+    floor's witness stored it): the hand is shown up to the record before it."""
+
+    seq: int
+    why: str
+
+
 @dataclass(slots=True)
 class HandPage:
     key: HandKey
@@ -77,6 +87,10 @@ class HandPage:
     stakes: str
     rules: str
     replay: Replay
+    #: The first of the hand's records that is not intact (None: every one is).
+    broken: BrokenRecord | None = None
+    #: The floor's chain_broken alarms on the hand's journal (controller/floor/chainwatch.py).
+    chain_alarms: list[AlarmLine] = field(default_factory=list)
 
     @property
     def in_progress(self) -> bool:
@@ -149,31 +163,60 @@ def _iso(value: object) -> str | None:
     return value.isoformat() if isinstance(value, datetime) else None
 
 
-async def hand_events(
-    conn: AsyncConn, key: HandKey, first: int, last: int
-) -> tuple[list[ev.Event], rec.HandTerms | None]:
+@dataclass(slots=True)
+class HandEvents:
+    """The hand's events as its intact records tell them, the terms it was dealt under, and
+    the record that stopped the telling if one is not intact."""
+
+    events: list[ev.Event] = field(default_factory=list)
+    terms: rec.HandTerms | None = None
+    broken: BrokenRecord | None = None
+
+
+async def hand_events(conn: AsyncConn, key: HandKey, first: int, last: int) -> HandEvents:
     """The hand's events (its records ``first`` to ``last`` of the chain, from its start to its
-    settlement) and the terms it was dealt under."""
+    settlement) and the terms it was dealt under. Each line is re-hashed (``parse_line``) and
+    held to the store's index of it; the first that fails ends the telling (``broken``)."""
     cur = await conn.execute(
-        "SELECT line FROM records WHERE table_id = %s AND journal_id = %s "
+        "SELECT seq, hash, line FROM records WHERE table_id = %s AND journal_id = %s "
         "AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
         (key.table_id, key.journal_id, first, last, sorted(rec.DECISIONS)),
     )
-    events: list[ev.Event] = []
-    terms: rec.HandTerms | None = None
+    told = HandEvents()
     started = False
-    for (line,) in await cur.fetchall():
+    for seq, stored_hash, line in await cur.fetchall():
         assert isinstance(line, bytes)
-        record = parse_line(line)
+        try:
+            record = parse_line(line)
+        except RecordError as error:
+            told.broken = BrokenRecord(int(str(seq)), f"its stored line fails its hash: {error}")
+            return told
+        if record.hash != stored_hash or record.seq != seq:
+            why = f"its stored line is record {record.seq} with hash {record.hash}, not the one "
+            told.broken = BrokenRecord(int(str(seq)), why + "the store indexes there")
+            return told
         for event in schema.decode_events(record):
             if isinstance(event, ev.HandStarted) and event.hand == key.hand:
-                started, terms = True, rec.hand_terms_of(record.data)
+                started, told.terms = True, rec.hand_terms_of(record.data)
             if not started:
                 continue
-            events.append(event)
+            told.events.append(event)
             if isinstance(event, ev.HandSettled | ev.HandVoided):
-                return events, terms
-    return events, terms
+                return told
+    return told
+
+
+async def chain_alarms(conn: AsyncConn, table_id: str, journal_id: str) -> list[AlarmLine]:
+    """The floor's chain_broken alarms on the journal (controller/floor/chainwatch.py)."""
+    cur = await conn.execute(
+        "SELECT id, source, kind, message, seq, raised_at FROM alarms WHERE table_id = %s "
+        "AND journal_id = %s AND source = 'floor' AND kind = %s ORDER BY id",
+        (table_id, journal_id, CHAIN_BROKEN),
+    )
+    return [
+        AlarmLine(int(str(i)), str(s), str(k), str(m), int(str(q)), _iso(at) or "")
+        for i, s, k, m, q, at in await cur.fetchall()
+    ]
 
 
 async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None:
@@ -192,7 +235,8 @@ async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None
     in_progress = state == "in progress"
     if first is None or not policy.may_open(role, in_progress=in_progress):
         return None
-    events, terms = await hand_events(conn, key, int(str(first)), int(str(last)))
+    told = await hand_events(conn, key, int(str(first)), int(str(last)))
+    events, terms = told.events, told.terms
     spec = GAMES.get(str(game))
     stakes = "not in the journal" if terms is None else describe_stakes(terms.stakes)
     house = terms.rules if terms is not None else rec.RULES_BEFORE_JOURNALED
@@ -205,6 +249,8 @@ async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None
         stakes,
         rules,
         replay(events, role, in_progress=in_progress),
+        told.broken,
+        await chain_alarms(conn, key.table_id, key.journal_id),
     )
 
 

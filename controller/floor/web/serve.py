@@ -51,6 +51,10 @@ def serve(config: FloorConfig, bundler: Bundler | None = None) -> None:
             server_header=False,
             access_log=False,
             log_level="warning",
+            # uvicorn's loggers left to the root's handler (configure_logging): its lines, an
+            # unhandled exception's traceback among them, are JSON lines like the view's own,
+            # where uvicorn's own logging set-up wrote them as plain text to standard error.
+            log_config=None,
             # Server-sent event streams never end by themselves: a stop waits this long.
             timeout_graceful_shutdown=2,
         )

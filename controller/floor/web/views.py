@@ -27,6 +27,7 @@ from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.engine import events as ev
 from controller.engine.config import HouseRules
+from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.betting import Betting
 from controller.games import GAMES
 from controller.journal import JsonObject
@@ -64,6 +65,9 @@ class TableRow:
     #: Alarms raised for the table and not yet acknowledged (the alarms page), the newest's message.
     alarms: int = 0
     alarm: str | None = None
+    #: The first record at which floor serve's walk found the table's stored chain broken (its
+    #: chain_broken alarm, acknowledged or not: an acknowledgement mends no chain); None: none.
+    chain_broken: int | None = None
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
@@ -332,3 +336,10 @@ async def _alarms(conn: AsyncConn, rows: list[TableRow]) -> None:
     for table_id, count, message in await cur.fetchall():
         row = by_id[str(table_id)]
         row.alarms, row.alarm = int(str(count)), str(message)
+    broken = await conn.execute(
+        "SELECT table_id, min(seq) FROM alarms WHERE table_id = ANY(%s) AND source = 'floor' "
+        "AND kind = %s GROUP BY table_id",
+        (list(by_id), CHAIN_BROKEN),
+    )
+    for table_id, seq in await broken.fetchall():
+        by_id[str(table_id)].chain_broken = int(str(seq))

@@ -36,7 +36,7 @@
   function render(row) {
     const tr = document.createElement("tr");
     tr.dataset.table = row.table_id;
-    if (row.alarms) tr.className = "alarm";
+    if (row.alarms || row.chain_broken) tr.className = "alarm";
     const name = cell(tr, "table", "");
     name.appendChild(link("/tables/" + encodeURIComponent(row.table_id), row.table_id));
     cell(tr, "", row.game || "—");
@@ -61,7 +61,14 @@
       devices.appendChild(span);
       devices.appendChild(document.createTextNode(" "));
     }
-    const alarms = cell(tr, "alarms", row.alarms ? "" : "none");
+    const alarms = cell(tr, "alarms", row.alarms || row.chain_broken ? "" : "none");
+    if (row.chain_broken) {
+      const broken = document.createElement("strong");
+      broken.className = "chain-broken";
+      broken.textContent = "CHAIN BROKEN at record " + row.chain_broken;
+      alarms.appendChild(broken);
+      alarms.appendChild(document.createElement("br"));
+    }
     if (row.alarms) {
       const strong = document.createElement("strong");
       strong.textContent = row.alarms + (row.alarms > 1 ? " ALARMS" : " ALARM");
@@ -75,7 +82,7 @@
     const words = filter.value.trim().toLowerCase();
     if (words && !(row.table_id + " " + (row.game || "")).toLowerCase().includes(words)) return false;
     if (game.value && row.game !== game.value) return false;
-    return !alarmed.checked || row.alarms > 0;
+    return !alarmed.checked || row.alarms > 0 || row.chain_broken !== null;
   }
 
   function compare(a, b) {
