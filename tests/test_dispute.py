@@ -47,7 +47,8 @@ def made(config: Path, hand: int, out: Path, capsys: pytest.CaptureFixture[str])
 def verified(bundle: Path, capsys: pytest.CaptureFixture[str], *extra: str) -> dict[str, Any]:
     status = main(["dispute", "verify", str(bundle), "--json", *extra])
     found: dict[str, Any] = json.loads(capsys.readouterr().out)
-    assert (status == 0) == found["verified"]
+    assert (status == 0) == found["ok"]
+    assert found["verified"] == (found["ok"] and found["key_source"] == "file")
     return found
 
 
@@ -86,14 +87,30 @@ def test_a_bundle_verifies_on_its_own_in_a_fresh_folder(
     assert manifest.version == 2
     assert manifest.made_by == dispute.MadeBy(found.version, found.digest)
     own = verified(fresh, capsys)
-    assert own["verified"], own
+    assert own["ok"] and not own["verified"], own
     assert own["key_source"] == "bundle"
     assert "proves nothing against whoever made it" in own["key_strength"]
     given = verified(fresh, capsys, "--public-key", str(public))
     assert given["verified"], given
     assert given["key_source"] == "file"
+    # docs/journal.md, Verdicts: the bundle's own table.pub checks nothing a forger could not
+    # make; the first line says so, and says who vouches when a key is given.
     assert main(["dispute", "verify", str(fresh)]) == 0
-    assert "verified" in capsys.readouterr().out.splitlines()[0]
+    assert (
+        capsys.readouterr()
+        .out.splitlines()[0]
+        .endswith(
+            ": links intact; signatures NOT CHECKED: no key given (--public-key FILE); they agree "
+            "with the bundle's own table.pub only"
+        )
+    )
+    assert main(["dispute", "verify", str(fresh), "--public-key", str(public)]) == 0
+    key_id = signing.key_id(signing.parse_public_text(public.read_text(), source="table.pub"))
+    assert (
+        capsys.readouterr()
+        .out.splitlines()[0]
+        .endswith(f": links intact; signatures GOOD, checked with the key given ({key_id})")
+    )
 
 
 def test_a_hand_of_the_first_start_is_bundled_from_the_genesis(
@@ -104,7 +121,7 @@ def test_a_hand_of_the_first_start_is_bundled_from_the_genesis(
     made(table, 1, tmp_path / "b", capsys)
     manifest = dispute.read_manifest((tmp_path / "b" / dispute.MANIFEST).read_bytes())
     assert (manifest.begins, manifest.first_seq, manifest.keys[0].seq) == ("genesis", 1, 2)
-    assert verified(tmp_path / "b", capsys)["verified"]
+    assert verified(tmp_path / "b", capsys)["ok"]
 
 
 def _rechained(bundle: Path, seq: int) -> None:
@@ -149,7 +166,7 @@ def test_a_record_edited_and_rechained_fails_the_signature(
     device = next(r.seq for r in journal if r.kind == rec.DEVICE and r.seq > manifest.first_seq)
     _rechained(tmp_path / "b", device)
     found = verified(tmp_path / "b", capsys)
-    assert not found["verified"]
+    assert not found["ok"]
     wrong = failed(found)
     assert list(wrong) == ["signatures"]
     assert "rewritten without the private key" in wrong["signatures"]
@@ -187,9 +204,17 @@ def test_a_forger_s_own_key_in_the_bundle_fails_against_the_table_s_key(
     fields = {**_fields(manifest), "keys": keys}
     (bundle / dispute.MANIFEST).write_bytes(dispute.manifest_text(dispute.Manifest(**fields)))
     _rehash(bundle)
-    assert verified(bundle, capsys)["verified"]
+    own = verified(bundle, capsys)
+    assert own["ok"] and not own["verified"]
+    # Never said verified without a qualification: the signatures were not checked.
+    assert own["signatures_checked"] == "not checked"
+    assert "signatures NOT CHECKED: no key given" in own["verdict"]
+    assert main(["dispute", "verify", str(bundle)]) == 0
+    assert "; signatures NOT CHECKED: no key given" in capsys.readouterr().out.splitlines()[0]
     found = verified(bundle, capsys, "--public-key", str(table.parent / "keys" / "table.pub"))
     assert "never came in force" in failed(found)["signatures"]
+    assert found["signatures_checked"] == "bad"
+    assert found["verdict"] == "links intact; signatures BAD"
 
 
 def test_an_edited_recall_fails(
@@ -223,7 +248,7 @@ def test_an_edited_recall_another_software_made_is_noted_not_vouched_for(
     (bundle / dispute.MANIFEST).write_bytes(dispute.manifest_text(dispute.Manifest(**fields)))
     _rehash(bundle)
     found = verified(bundle, capsys)
-    assert found["verified"], found
+    assert found["ok"], found
     told = next(c for c in found["checks"] if c["name"] == "told")
     assert told["note"] is True
     assert told["detail"].startswith(
@@ -291,7 +316,7 @@ def test_a_later_hand_of_a_start_reaches_back_to_its_software_record(
     checkpoints = [r.seq for r in journal if r.kind == rec.CHECKPOINT]
     assert (manifest.first_seq, manifest.last_seq) == (checkpoints[1], checkpoints[3])
     assert "  software: " in (tmp_path / "b" / dispute.RECALL).read_text()
-    assert verified(tmp_path / "b", capsys)["verified"]
+    assert verified(tmp_path / "b", capsys)["ok"]
 
 
 def test_a_hand_in_play_is_not_bundled(
@@ -334,6 +359,6 @@ def test_a_hand_without_its_signed_checkpoint_yet_ends_at_the_journal_s_end_said
     manifest = dispute.read_manifest((tmp_path / "b" / dispute.MANIFEST).read_bytes())
     assert (manifest.ends, manifest.last_seq) == ("journal_end", last - 1)
     found = verified(tmp_path / "b", capsys)
-    assert found["verified"], found
+    assert found["ok"], found
     detail = next(c["detail"] for c in found["checks"] if c["name"] == "signatures")
     assert "are covered by the chain only (no signed checkpoint follows them yet)" in detail

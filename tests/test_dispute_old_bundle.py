@@ -27,7 +27,8 @@ TABLE_PUB = FIXTURE / "table.pub"
 def verified(bundle: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, Any]:
     status = main(["dispute", "verify", str(bundle), "--public-key", str(TABLE_PUB), "--json"])
     found: dict[str, Any] = json.loads(capsys.readouterr().out)
-    assert (status == 0) == found["verified"]
+    assert (status == 0) == found["ok"]
+    assert found["verified"] == (found["ok"] and found["key_source"] == "file")
     return found
 
 
@@ -54,7 +55,7 @@ def test_an_earlier_tablectl_s_bundle_verifies_and_its_told_files_are_noted(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     found = verified(BUNDLE, capsys)
-    assert found["verified"], found
+    assert found["ok"], found
     by_name = checks(found)
     assert list(by_name) == [
         "manifest", "files", "chain", "signatures", "hand", "terms and software", "told",
@@ -80,7 +81,10 @@ def test_an_earlier_tablectl_s_bundle_verifies_and_its_told_files_are_noted(
 def test_the_note_is_printed_as_a_note(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dispute", "verify", str(BUNDLE), "--public-key", str(TABLE_PUB)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == f"dispute bundle {BUNDLE} (table DISPUTE-OLD, hand 1): verified"
+    assert lines[0].startswith(
+        f"dispute bundle {BUNDLE} (table DISPUTE-OLD, hand 1): links intact; signatures GOOD, "
+        "checked with the key given ("
+    )
     assert lines[-1].startswith("  told: note: hand.phh, recall.json, recall.txt")
     assert all(": ok: " in line for line in lines[1:-1])
 
@@ -106,7 +110,7 @@ def test_an_earlier_tablectl_s_bundle_with_a_record_edited_still_fails(
     edited = dispute.Manifest(**{**fields, "files": files})
     (bundle / dispute.MANIFEST).write_bytes(dispute.manifest_text(edited))
     found = verified(bundle, capsys)
-    assert not found["verified"]
+    assert not found["ok"]
     failed = {c["name"]: c["detail"] for c in found["checks"] if not c["ok"]}
     assert list(failed) == ["chain"]
     assert "hash" in failed["chain"]

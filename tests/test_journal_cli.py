@@ -42,7 +42,10 @@ def test_intact_journal_exits_0_and_prints_the_head(
     records = write_journal(tmp_path, 9, hands_per_file=1)
     status, out, err = _run(capsys, "verify", "--journal", str(tmp_path))
     assert status == 0
-    assert out.splitlines()[0] == f"journal {tmp_path}: intact"
+    assert out.splitlines()[0] == (
+        f"journal {tmp_path}: links intact; signatures NOT CHECKED: no key given "
+        "(--public-key FILE)"
+    )
     assert "9 records checked in 3 files" in out
     assert f"anchor 9:{records[-1].hash}" in out
     assert err == ""
@@ -57,7 +60,9 @@ def test_tampered_journal_exits_1_naming_the_first_bad_record(
     second.write_bytes(second.read_bytes().replace(b'"seat":4', b'"seat":5'))
     status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
     assert status == 1
-    assert out.splitlines()[0] == f"journal {tmp_path}: NOT INTACT"
+    assert out.splitlines()[0] == (
+        f"journal {tmp_path}: links NOT INTACT at record 5; signatures not judged past the break"
+    )
     assert "4 records checked" in out
     assert "first bad record: journal-000002.jsonl:2 (seq 5): hash" in out
     assert "(the record was edited)" in out
@@ -72,7 +77,10 @@ def test_torn_tail_exits_1_and_says_where(
         stream.write(b'{"data":{"card"')
     status, out, _ = _run(capsys, "verify", "--journal", str(tmp_path))
     assert status == 1
-    assert out.splitlines()[0] == f"journal {tmp_path}: TORN TAIL (intact up to seq 4)"
+    assert out.splitlines()[0] == (
+        f"journal {tmp_path}: TORN TAIL, links intact up to record 4; signatures NOT CHECKED: "
+        "no key given (--public-key FILE)"
+    )
     assert "journal-000001.jsonl:5: torn last record, 15 bytes" in out
 
 

@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.tablekey import TABLE_KEY
-from controller.journal import Record, signing
+from controller.journal import Record, signing, verdict
 from controller.words import counted
 
 
@@ -137,6 +137,9 @@ class SignatureCheck:
                 f"are {', '.join(self.keys)}: a wrong key file, or a journal of another table"
             )
         return None
+
+    def vouched_by(self) -> str:
+        return verdict.by_given(self.key_id)
 
     def summary(self) -> str:
         keys = ", ".join(self.keys) or "none"

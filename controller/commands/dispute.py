@@ -67,8 +67,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         description="Check a dispute bundle with no table.toml: every file's SHA-256, the "
         "records' chain, the checkpoints' signatures, the recall, PHH, terms and software "
         "made again from the records and equal to the bundled ones (another software's, "
-        "worded otherwise, noted, not failed). Exit status: 0 verified, "
-        "1 a check failed (named), 2 usage error.",
+        "worded otherwise, noted, not failed). The first line is the verdict (docs/journal.md, "
+        "Verdicts): the links, and the signatures GOOD (checked with --public-key), BAD, or NOT "
+        "CHECKED (no key given: the bundle's own table.pub, which a forger could have made). "
+        "Exit status: 0 links intact and signatures GOOD or NOT CHECKED (the first line says "
+        "which), 1 a check failed (named), 2 usage error.",
     )
     check.add_argument("bundle", type=READ_FOLDER, metavar="DIR", help="the bundle's folder")
     check.add_argument(
@@ -210,7 +213,7 @@ def write(
         f"{bounds.last_seq}, from {begins} to {ends}; {len(files)} files"
     )
     if not verdict.verified:
-        _print_verdict(verdict)
+        _print_verdict(verdict, None)
         return EXIT_PROBLEM
     return EXIT_OK
 
@@ -220,12 +223,20 @@ class VerifyJson:
     """``dispute verify --json``: the verdict, the key used and each check."""
 
     bundle: str
+    #: Nothing found wrong (exit 0): the links intact, no check failed.
+    ok: bool
+    #: ok, and the signatures GOOD, checked with the key given (--public-key): never without it.
     verified: bool
     hand: int | None
     table: str | None
     #: ``file`` (--public-key) or ``bundle`` (its own table.pub; weaker, see ``key_strength``).
     key_source: str
     key_strength: str
+    #: The first line: the links and the signatures (docs/journal.md, Verdicts).
+    verdict: str
+    #: good (checked with --public-key), bad, not checked (no key given: the bundle's own
+    #: table.pub only) or not judged (the links broke first).
+    signatures_checked: str
     checks: list[dispute.Check]
 
 
@@ -240,30 +251,33 @@ def run_verify(args: argparse.Namespace) -> int:
         if given is None:
             return EXIT_USAGE
     verdict = dispute.check(args.bundle, given)
+    judged = verdict.judged(given)
     source = "file" if given is not None else "bundle"
     if args.json:
         manifest = verdict.manifest
         print_report(
             VerifyJson(
                 str(args.bundle),
-                verdict.verified,
+                judged.ok,
+                judged.verified,
                 None if manifest is None else manifest.hand,
                 None if manifest is None else manifest.table_id,
                 source,
                 dispute.KEY_STRENGTH[source],
+                judged.text(),
+                judged.signatures.value,
                 verdict.checks,
             )
         )
     else:
-        _print_verdict(verdict)
-    return EXIT_OK if verdict.verified else EXIT_PROBLEM
+        _print_verdict(verdict, given)
+    return judged.exit_status
 
 
-def _print_verdict(verdict: dispute.Verdict) -> None:
+def _print_verdict(verdict: dispute.Verdict, given: str | None) -> None:
     manifest = verdict.manifest
     what = "" if manifest is None else f" (table {manifest.table_id}, hand {manifest.hand})"
-    state = "verified" if verdict.verified else "NOT VERIFIED"
-    print(f"dispute bundle {verdict.bundle}{what}: {state}")
+    print(f"dispute bundle {verdict.bundle}{what}: {verdict.judged(given).text()}")
     for check in verdict.checks:
         said = "note" if check.note else "ok" if check.ok else "FAILED"
         print(f"  {check.name}: {said}: {check.detail}")

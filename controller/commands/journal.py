@@ -53,8 +53,13 @@ class VerifyJson:
 
     journal: str
     intact: bool
-    #: The text's first line: intact, NOT INTACT or TORN TAIL.
+    #: The text's first line: the links and the signatures (docs/journal.md, Verdicts).
     verdict: str
+    #: intact, broken or torn.
+    links: str
+    #: good (checked with --public-key), bad, not checked (no key given) or not judged (the
+    #: links broke first).
+    signatures_checked: str
     records: int
     files: list[str]
     head: Head | None
@@ -79,6 +84,8 @@ class VerifyJson:
             journal=str(report.directory),
             intact=report.intact,
             verdict=report.summary()[0],
+            links=report.verdict.links.value,
+            signatures_checked=report.verdict.signatures.value,
             records=report.records,
             files=[path.name for path in report.files],
             head=None
@@ -140,8 +147,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     check = actions.add_parser(
         "verify",
         help="check every record and link of the hash chain",
-        description="Check the journal's hash chain across its files. Exit status: 0 intact, "
-        "1 a problem found (the first bad record is named), 2 usage error.",
+        description="Check the journal's hash chain across its files, and with --public-key "
+        "its signatures. The first line is the verdict (docs/journal.md, Verdicts): the links "
+        "(intact, NOT INTACT at a record, or a TORN TAIL) and the signatures (GOOD, checked with "
+        "the key given; BAD; or NOT CHECKED: no key given, so a chain re-hashed by a forger "
+        "would pass). Exit status: 0 links intact and signatures GOOD or NOT CHECKED (the first "
+        "line says which), 1 links not intact, a torn tail or a signature BAD (the first bad "
+        "record is named), 2 usage error.",
     )
     add_journal_options(check)
     check.add_argument(
@@ -196,13 +208,13 @@ def run_verify(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     if args.json:
         print_report(VerifyJson.of(report, args.anchor, seen.last))
-        return EXIT_INTACT if report.intact else EXIT_PROBLEM
+        return report.verdict.exit_status
     print("\n".join(report.summary()))
     if seen.last is not None:
         print(seen.last.line())
     if args.anchor is not None and report.anchor is not None:
         print(f"  anchor {args.anchor.seq}: {report.anchor}")
-    return EXIT_INTACT if report.intact else EXIT_PROBLEM
+    return report.verdict.exit_status
 
 
 def _signature_check(path: Path) -> SignatureCheck | None:

@@ -67,7 +67,8 @@ class JournalCheck:
     #: ``SEQ:HASH`` of the last record, for ``journal verify --anchor``.
     anchor: str | None
     intact: bool
-    #: ``journal verify``'s first line: intact, NOT INTACT or TORN TAIL.
+    #: ``journal verify``'s first line without a key: the links, the signatures not checked
+    #: (docs/journal.md, Verdicts).
     verdict: str
     problem: str | None
 

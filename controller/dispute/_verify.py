@@ -30,7 +30,7 @@ from controller.dispute._format import (
     sha256,
 )
 from controller.engine.events import HandStarted
-from controller.journal import GENESIS, Record, signing
+from controller.journal import GENESIS, Record, signing, verdict
 from controller.journal.record import RecordError, parse_line
 
 
@@ -73,6 +73,32 @@ class Verdict:
 
     def note(self, name: str, detail: str) -> None:
         self.checks.append(Check(name, True, detail, note=True))
+
+    def judged(self, given_key: str | None) -> verdict.Verdict:
+        """The bundle's links and signatures in the one vocabulary (docs/journal.md, Verdicts):
+        checked with the bundle's own table.pub alone, the signatures are NOT CHECKED (its maker
+        could have made that key too), however well they agree with it."""
+        failed = {c.name for c in self.checks if not c.ok}
+        links = verdict.Links.INTACT
+        if failed & _LINKS or not any(c.name == "chain" for c in self.checks):
+            links = verdict.Links.BROKEN
+        other = sorted(failed - _LINKS - {"signatures"})
+        said_other = ", ".join(other) if other else None
+        if links is verdict.Links.BROKEN:
+            signatures = verdict.Signatures.NOT_JUDGED
+            return verdict.Verdict(links, signatures, other=said_other)
+        if "signatures" in failed:
+            return verdict.Verdict(links, verdict.Signatures.BAD, other=said_other)
+        if given_key is None:
+            why = f"{verdict.NO_KEY_GIVEN}; they agree with the bundle's own {PUBLIC_KEY} only"
+            return verdict.Verdict(links, verdict.Signatures.NOT_CHECKED, why, other=said_other)
+        by = verdict.by_given(signing.key_id(given_key))
+        return verdict.Verdict(links, verdict.Signatures.GOOD, by, other=said_other)
+
+
+#: The checks whose failure means the records' links are not intact: the bundle's files as the
+#: manifest lists them, and the chain of its records.
+_LINKS: Final = frozenset({"manifest", "files", "chain"})
 
 
 KEY_STRENGTH: Final = {

@@ -25,6 +25,7 @@ from controller.journal.files import (
 )
 from controller.journal.record import Record
 from controller.journal.store import JournalReader
+from controller.journal.verdict import NO_KEY_GIVEN, Links, Signatures, Verdict
 from controller.words import counted
 
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
@@ -76,6 +77,9 @@ class RecordCheck(Protocol):
     def summary(self) -> str:
         """What was checked, one line for the report."""
 
+    def vouched_by(self) -> str:
+        """Who vouches when the check holds (controller/journal/verdict.py ``by_given``)."""
+
 
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
@@ -93,6 +97,10 @@ class VerifyReport:
     checked: str | None = None  #: with a RecordCheck: what it checked (its summary)
     #: Where the chain begins once retention deleted the oldest files (None: at seq 1).
     begins: RetentionAnchor | None = None
+    #: With a RecordCheck: who vouches when it holds; ``problem`` is its refusal if
+    #: ``refused_by_check``, else the chain's own.
+    vouched_by: str | None = None
+    refused_by_check: bool = False
 
     @property
     def intact(self) -> bool:
@@ -130,12 +138,21 @@ class VerifyReport:
             lines.append(f"  torn tails set aside earlier: {names}")
         return lines
 
-    def _verdict(self) -> str:
+    @property
+    def verdict(self) -> Verdict:
+        """The links and the signatures in the one vocabulary (controller/journal/verdict.py)."""
+        if self.problem is not None and not self.refused_by_check:
+            return Verdict(Links.BROKEN, Signatures.NOT_JUDGED, at=self.problem.seq)
+        links, at = (Links.INTACT, None) if self.torn is None else (Links.TORN, self.torn.after_seq)
         if self.problem is not None:
-            return f"journal {self.directory}: NOT INTACT"
-        if self.torn is not None:
-            return f"journal {self.directory}: TORN TAIL (intact up to seq {self.torn.after_seq})"
-        return f"journal {self.directory}: intact"
+            detail = "" if self.problem.seq is not None else self.problem.reason
+            return Verdict(links, Signatures.BAD, detail, at=at, bad_at=self.problem.seq)
+        if self.vouched_by is None:
+            return Verdict(links, Signatures.NOT_CHECKED, NO_KEY_GIVEN, at=at)
+        return Verdict(links, Signatures.GOOD, self.vouched_by, at=at)
+
+    def _verdict(self) -> str:
+        return f"journal {self.directory}: {self.verdict.text()}"
 
 
 def verify(
@@ -159,6 +176,7 @@ def verify(
     records = 0
     problem: JournalError | None = None
     checked = None if anchor is None else AnchorCheck.NOT_REACHED
+    by_check = False
     try:
         for record in reader:
             if anchor is not None and record.seq == anchor.seq:
@@ -166,7 +184,9 @@ def verify(
                 _check_anchor(record, reader, anchor)
                 checked = AnchorCheck.MATCHED
             if check is not None:
+                by_check = True
                 _check_record(record, reader, check)
+                by_check = False
             records += 1
             if progress is not None:
                 progress(record)
@@ -185,6 +205,7 @@ def verify(
             )
         wrong = None if check is None or not reader.files else check.end()
         if wrong is not None:
+            by_check = True
             raise JournalError(path, None, None, wrong, whole_journal=True)
     except JournalError as error:
         problem = error
@@ -200,6 +221,8 @@ def verify(
         anchor=checked,
         checked=None if check is None else check.summary(),
         begins=reader.anchor,
+        vouched_by=None if check is None else check.vouched_by(),
+        refused_by_check=problem is not None and by_check,
     )
 
 

@@ -127,7 +127,10 @@ def test_journal_verify_json_gives_the_head_files_and_anchor_as_the_journal_has_
     code, report = run_json(capsys, "journal", "verify", "--journal", str(directory), "--json")
     assert code == 1
     assert report["intact"] is False
-    assert report["verdict"].endswith("NOT INTACT")
+    assert report["verdict"].endswith(
+        ": links NOT INTACT at record 3; signatures not judged past the break"
+    )
+    assert (report["links"], report["signatures_checked"]) == ("broken", "not judged")
     assert f"{first.name}:3 (seq 3)" in report["problem"]
     assert report["anchor"] is None
 

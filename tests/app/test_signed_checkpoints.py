@@ -237,6 +237,40 @@ def test_a_start_refuses_a_key_the_journal_was_not_handed_to(tmp_path: Path) -> 
             table.start_controller()
 
 
+def test_a_rehashed_forgery_is_never_said_verified_without_a_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """docs/journal.md, Verdicts: a record edited and the chain re-hashed links whole. Without a
+    key the first line says the signatures were NOT CHECKED (exit 0: nothing the links show);
+    with the table's key it says BAD at the first checkpoint after the edit, exit 1."""
+    keys = _keys(tmp_path)
+    directory = _dealt(tmp_path, keys)
+    edited = next(r for r in _records(directory) if r.kind == rec.HAND_STARTED)
+    _rewrite(directory, {edited.seq: {"reason": "rewritten"}})
+    first = next(
+        r.seq for r in _records(directory) if r.kind == rec.CHECKPOINT and r.seq > edited.seq
+    )
+    journal = str(directory)
+    capsys.readouterr()
+    assert main(["journal", "verify", "--journal", journal]) == 0
+    said = capsys.readouterr().out.splitlines()[0]
+    assert said == (
+        f"journal {journal}: links intact; signatures NOT CHECKED: no key given (--public-key FILE)"
+    )
+    assert main(["journal", "verify", "--journal", journal, "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert (report["links"], report["signatures_checked"]) == ("intact", "not checked")
+    public = str(keys.public_key)
+    assert main(["journal", "verify", "--journal", journal, "--public-key", public]) == 1
+    out = capsys.readouterr().out
+    assert (
+        out.splitlines()[0] == f"journal {journal}: links intact; signatures BAD at record {first}"
+    )
+    assert "the journal was rewritten without the private key" in out
+    assert main(["journal", "verify", "--journal", journal, "--json", "--public-key", public]) == 1
+    assert json.loads(capsys.readouterr().out)["signatures_checked"] == "bad"
+
+
 def test_journal_verify_public_key_in_text_and_json(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -251,7 +285,10 @@ def test_journal_verify_public_key_in_text_and_json(
     capsys.readouterr()
     assert main(["journal", "verify", "--journal", journal, "--public-key", public]) == 0
     out = capsys.readouterr().out
-    assert "intact" in out
+    key_id = signing.key_id(signing.parse_public_text(Path(public).read_text(), source=public))
+    assert out.splitlines()[0] == (
+        f"journal {journal}: links intact; signatures GOOD, checked with the key given ({key_id})"
+    )
     assert "signatures: 1 checkpoint signed by the key in force" in out
     assert main(["journal", "verify", "--journal", journal, "--public-key", public, "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
@@ -261,7 +298,7 @@ def test_journal_verify_public_key_in_text_and_json(
     other.write_text(signing.public_hex(Ed25519PrivateKey.generate()) + "\n")
     assert main(["journal", "verify", "--journal", journal, "--public-key", str(other)]) == 1
     out = capsys.readouterr().out
-    assert "NOT INTACT" in out
+    assert out.splitlines()[0].startswith(f"journal {journal}: links intact; signatures BAD: ")
     assert "never came in force" in out
     bad = tmp_path / "bad.pub"
     bad.write_text("hello\n")
