@@ -10,6 +10,7 @@ import asyncio
 import html
 import json
 import re
+import sys
 from pathlib import Path
 
 import psycopg
@@ -187,3 +188,18 @@ def test_the_pages_show_the_broken_chain_and_the_hand_as_not_intact(
     for line in logged:
         json.loads(line)  # every line JSON, the traceback's too
     assert any("InsufficientPrivilege" in line for line in logged)
+
+
+def test_the_walk_benchmark_walks_every_stored_record_and_times_it_against_the_select(
+    postgres: PostgresServer,
+) -> None:
+    """benchmarks/floor_walk.py still runs (two tables of two hands: not a measurement)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    import floor_walk  # noqa: PLC0415  benchmarks/ is not a package: found through the path
+
+    stored, select, walked, beside = floor_walk.measure(postgres, 2, 2)
+    records = int(stored.split()[1])
+    assert f"select: the same {records} rows" in select
+    assert walked.startswith(f"walk: {records} records of 2 journals (2 tables)")
+    assert "of the select's rate" in walked
+    assert "beside a walk" in beside
