@@ -32,6 +32,15 @@ def _subs(
     return sub
 
 
+def _by(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--by",
+        metavar="NAME",
+        help="the person making the change, as the change log records it (default: the login "
+        "running this)",
+    )
+
+
 def register(action: Action, lazy: Lazy) -> None:
     """Add ``software`` and ``key`` to ``floor``'s actions (``action`` adds one with --config;
     ``lazy(module, function)`` runs the function, its module loaded then)."""
@@ -47,6 +56,8 @@ def register(action: Action, lazy: Lazy) -> None:
     )
     revoke = sub("revoke", "a digest no longer approved: a table that starts with it is alarmed")
     revoke.add_argument("digest", help="the digest approved before")
+    for parser in (approve, revoke):
+        _by(parser)
     sub("list", "the digests approved and revoked, and what each table last started with")
     software.set_defaults(run=lazy(_RUN, "run_software"))
 
@@ -61,5 +72,6 @@ def register(action: Action, lazy: Lazy) -> None:
         metavar="FILE",
         help="the table's table.pub (tablectl keys init writes it)",
     )
+    _by(register_key)
     sub("list", "every table's keys, the one in force and those retired")
     key.set_defaults(run=lazy(_RUN, "run_key"))

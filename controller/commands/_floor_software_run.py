@@ -24,22 +24,42 @@ from controller.floor import keys, software, store
 from controller.journal import signing
 
 
+def _by(args: argparse.Namespace, command: str) -> str | None:
+    """The person named by --by ('' when not given: the login running this), or None after
+    saying that a blank name is no name."""
+    by = getattr(args, "by", None)
+    if by is None:
+        return ""
+    if not by.strip():
+        print(f"tablectl floor {command}: --by {by!r}: expected a person's name", file=sys.stderr)
+        return None
+    return str(by).strip()
+
+
+def _said(error: psycopg.Error | store.StoreError) -> str:
+    """The database's message alone (not its PL/pgSQL context lines)."""
+    if isinstance(error, psycopg.Error) and error.diag.message_primary:
+        return error.diag.message_primary
+    return str(error).strip()
+
+
 def run_software(args: argparse.Namespace) -> int:
     command = args.run_software
     config = floor_config(args, "software")
-    if config is None:
+    by = _by(args, f"software {command}")
+    if config is None or by is None:
         return EXIT_USAGE
     try:
         digest = software.checked_digest(args.digest) if command != "list" else ""
         with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
             store.check_version(conn)
             if command == "approve":
-                if software.approve(conn, digest, args.version, args.note):
+                if software.approve(conn, digest, args.version, args.note, by):
                     print(f"software {digest} approved: tablectl {args.version.strip()}")
                 else:
                     print(f"software {digest} is approved already (tablectl floor software list)")
             elif command == "revoke":
-                software.revoke(conn, digest)
+                software.revoke(conn, digest, by)
                 print(f"software {digest} revoked: a table that starts with it is alarmed")
             else:
                 _print_software(software.approvals(conn), software.last_starts(conn))
@@ -47,7 +67,7 @@ def run_software(args: argparse.Namespace) -> int:
         print(f"tablectl floor software {command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except (psycopg.Error, store.StoreError) as error:
-        print(f"tablectl floor software {command}: {str(error).strip()}", file=sys.stderr)
+        print(f"tablectl floor software {command}: {_said(error)}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK
 
@@ -71,14 +91,15 @@ def _print_software(approvals: list[software.Approval], starts: list[software.La
 def run_key(args: argparse.Namespace) -> int:
     command = args.run_key
     config = floor_config(args, "key")
-    if config is None:
+    by = _by(args, f"key {command}")
+    if config is None or by is None:
         return EXIT_USAGE
     try:
         public = _public_key(args.public_key) if command == "register" else ""
         with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
             store.check_version(conn)
             if command == "register":
-                key_id, retired = keys.register(conn, args.table, public)
+                key_id, retired = keys.register(conn, args.table, public, by)
                 was = "" if retired is None else f"; key {retired} retired"
                 print(f"table {args.table}: key {key_id} registered, in force{was}")
             else:
@@ -87,7 +108,7 @@ def run_key(args: argparse.Namespace) -> int:
         print(f"tablectl floor key {command}: {error}", file=sys.stderr)
         return EXIT_USAGE
     except (psycopg.Error, store.StoreError) as error:
-        print(f"tablectl floor key {command}: {str(error).strip()}", file=sys.stderr)
+        print(f"tablectl floor key {command}: {_said(error)}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK
 

@@ -337,14 +337,9 @@ async def _lock_chains(
             "ON CONFLICT DO NOTHING",
             (batch.now, *pairs),
         )
-        await heads_cur.execute(
-            "SELECT j.table_id, j.journal_id, j.head_seq, j.head_hash, j.current_hand, r.prev "
-            "FROM journals j JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
-            "ON j.table_id = k.t AND j.journal_id = k.j "
-            "LEFT JOIN records r ON r.table_id = j.table_id AND r.journal_id = j.journal_id "
-            "AND r.seq = j.head_seq ORDER BY j.table_id, j.journal_id FOR UPDATE OF j",
-            pairs,
-        )
+        # Locked by the owner's function: floor serve's role may not UPDATE a head, so may
+        # not lock one either (controller/floor/store.py, migration 3).
+        await heads_cur.execute("SELECT * FROM floor_lock_heads(%s::text[], %s::text[])", pairs)
         await held_cur.execute(
             "SELECT r.table_id, r.journal_id, r.seq, r.hash, r.prev FROM records r "
             "JOIN unnest(%s::text[], %s::text[]) AS k(t, j) "
@@ -479,14 +474,20 @@ async def _write(
         # The software each table started with, its keys and checkpoint signatures.
         table_alarms.extend(await software.check(cur, linked, batch.digests))
         table_alarms.extend(await keys.check(cur, linked, batch.now, batch.keys_in_force))
-        await cur.executemany(
-            "UPDATE records SET linked = true WHERE table_id = %s AND journal_id = %s AND seq = %s",
-            [(*key, seq) for key, seq in relinked],
-        )
+        # The owner's functions, which only move a record to linked and a head forward
+        # (controller/floor/store.py, migration 3), each one statement for the batch.
+        if relinked:
+            await cur.execute(
+                "SELECT floor_link_records(%s::text[], %s::text[], %s::bigint[])",
+                (
+                    [key[0] for key, _ in relinked],
+                    [key[1] for key, _ in relinked],
+                    [seq for _, seq in relinked],
+                ),
+            )
         await cur.execute(
-            "UPDATE journals j SET head_seq = u.s, head_hash = u.h, current_hand = u.c "
-            "FROM unnest(%s::text[], %s::text[], %s::bigint[], %s::text[], %s::integer[]) "
-            "AS u(t, jn, s, h, c) WHERE j.table_id = u.t AND j.journal_id = u.jn",
+            "SELECT floor_advance_heads(%s::text[], %s::text[], %s::bigint[], %s::text[], "
+            "%s::integer[])",
             [
                 [key[0] for key in chains],
                 [key[1] for key in chains],
@@ -594,28 +595,9 @@ def _jsonb(value: JsonValue) -> str | None:
 #: holds a newline), as the records' lines do: as arrays, psycopg escaped each quote of each
 #: value in Python, a fifth of the batch's Python time.
 _HAND_UPSERT = (
-    "INSERT INTO hands (table_id, journal_id, hand, game, started_seq, started_at, stakes, rules, "
-    "seats, dealer, cards, actions, pots, settlement, finished, voided, last_seq) "
-    "SELECT t, jn, n, g, ss, sa, st::jsonb, ru::jsonb, se::jsonb, d, c::jsonb, a::jsonb, "
-    "p::jsonb, sl::jsonb, f, v, ls FROM unnest(%s::text[], %s::text[], %s::integer[], "
-    "%s::text[], %s::bigint[], %s::timestamptz[], string_to_array(%s, E'\\n', '-'), "
-    "string_to_array(%s, E'\\n', '-'), string_to_array(%s, E'\\n', '-'), %s::integer[], "
-    "string_to_array(%s, E'\\n', '-'), string_to_array(%s, E'\\n', '-'), "
-    "string_to_array(%s, E'\\n', '-'), string_to_array(%s, E'\\n', '-'), %s::boolean[], "
-    "%s::boolean[], %s::bigint[]) AS h(t, jn, n, g, ss, sa, st, ru, se, d, c, a, p, sl, f, v, ls) "
-    "ON CONFLICT (table_id, journal_id, hand) DO UPDATE SET "
-    "game = coalesce(EXCLUDED.game, hands.game), "
-    "started_seq = coalesce(EXCLUDED.started_seq, hands.started_seq), "
-    "started_at = coalesce(EXCLUDED.started_at, hands.started_at), "
-    "stakes = coalesce(EXCLUDED.stakes, hands.stakes), "
-    "rules = coalesce(EXCLUDED.rules, hands.rules), "
-    "seats = coalesce(EXCLUDED.seats, hands.seats), "
-    "dealer = coalesce(EXCLUDED.dealer, hands.dealer), "
-    "cards = hands.cards || EXCLUDED.cards, actions = hands.actions || EXCLUDED.actions, "
-    "pots = coalesce(EXCLUDED.pots, hands.pots), "
-    "settlement = coalesce(hands.settlement, '{}'::jsonb) || EXCLUDED.settlement, "
-    "finished = hands.finished OR EXCLUDED.finished, voided = hands.voided OR EXCLUDED.voided, "
-    "last_seq = greatest(hands.last_seq, EXCLUDED.last_seq)"
+    "SELECT floor_upsert_hands(%s::text[], %s::text[], %s::integer[], %s::text[], %s::bigint[], "
+    "%s::timestamptz[], %s, %s, %s, %s::integer[], %s, %s, %s, %s, %s::boolean[], %s::boolean[], "
+    "%s::bigint[])"
 )
 
 

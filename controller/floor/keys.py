@@ -29,7 +29,7 @@ from typing import Final
 import psycopg
 
 from controller.app import schema
-from controller.floor.software import Key, alarm_row
+from controller.floor.software import Key, alarm_row, login
 from controller.journal import Record, signing
 
 TABLE_KEY: Final = "table_key"
@@ -219,34 +219,18 @@ async def check(
         judged = judge(key[0], wanted[key], in_force.get(key[0]))
         alarms.extend(alarm_row(key, a.seq, a.at, a.kind, a.message) for a in judged.alarms)
         for rotation in judged.rotations:
-            await _rotate(cur, key[0], rotation, now)
+            await _rotate(cur, key, rotation)
         if judged.in_force is not None:
             in_force[key[0]] = judged.in_force
     return alarms
 
 
 async def _rotate(
-    cur: psycopg.AsyncCursor[tuple[object, ...]], table: str, rotation: Rotation, now: datetime
+    cur: psycopg.AsyncCursor[tuple[object, ...]], key: Key, rotation: Rotation
 ) -> None:
-    """Retire the previous key, then put the new one in force (one a table)."""
-    await cur.execute(
-        "UPDATE table_keys SET retired_at = %s "
-        "WHERE table_id = %s AND key_id = %s AND retired_at IS NULL",
-        (now, table, rotation.previous),
-    )
-    await cur.execute(
-        "INSERT INTO table_keys (table_id, key_id, public_key, registered_at, registered_by) "
-        "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (table_id, key_id) DO UPDATE SET "
-        "retired_at = NULL, registered_at = EXCLUDED.registered_at, "
-        "registered_by = EXCLUDED.registered_by",
-        (
-            table,
-            rotation.new.key_id,
-            rotation.new.public_key,
-            now,
-            f"rotation by {rotation.previous} (record {rotation.seq})",
-        ),
-    )
+    """Retire the previous key and put the new one in force, through the owner's function,
+    which reads the new key from the stored record (controller/floor/store.py, migration 3)."""
+    await cur.execute("SELECT floor_key_rotate(%s, %s, %s)", (*key, rotation.seq))
 
 
 # --- the owner's registry (tablectl floor key; controller/commands/_floor_software_run.py) -----
@@ -263,30 +247,18 @@ class Registered:
 
 
 def register(
-    conn: psycopg.Connection[tuple[object, ...]], table: str, public_key: str
+    conn: psycopg.Connection[tuple[object, ...]], table: str, public_key: str, actor: str = ""
 ) -> tuple[str, str | None]:
     """Put ``public_key`` in force for ``table`` (the key in force before, if another, is
-    retired): its key id and the id retired (None: none, or it was the same key)."""
+    retired), by ``actor``, the person named (default: the login running this): its key id
+    and the id retired (None: none, or it was the same key). Through the owner's function,
+    which logs it in ``key_changes``."""
     key_id = signing.key_id(public_key)
-    with conn.transaction():
-        row = conn.execute(
-            "SELECT key_id FROM table_keys WHERE table_id = %s AND retired_at IS NULL FOR UPDATE",
-            (table,),
-        ).fetchone()
-        before = None if row is None else str(row[0])
-        if before == key_id:
-            return key_id, None
-        conn.execute(
-            "UPDATE table_keys SET retired_at = now() WHERE table_id = %s AND retired_at IS NULL",
-            (table,),
-        )
-        conn.execute(
-            "INSERT INTO table_keys (table_id, key_id, public_key, registered_at, registered_by) "
-            "VALUES (%s, %s, %s, now(), current_user) ON CONFLICT (table_id, key_id) DO UPDATE "
-            "SET retired_at = NULL, registered_at = now(), registered_by = current_user",
-            (table, key_id, public_key),
-        )
-    return key_id, before
+    row = conn.execute(
+        "SELECT floor_key_register(%s, %s, %s, %s)", (actor or login(), table, key_id, public_key)
+    ).fetchone()
+    before = None if row is None or row[0] is None else str(row[0])
+    return key_id, None if before == key_id else before
 
 
 def registered(conn: psycopg.Connection[tuple[object, ...]]) -> list[Registered]:

@@ -11,6 +11,7 @@ with each journal's records as they join the chain, in the batch's transaction.
 
 from __future__ import annotations
 
+import getpass
 import json
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
@@ -151,6 +152,15 @@ class LastStart:
     approved: bool
 
 
+def login() -> str:
+    """Who makes a change of the registry or the approvals when no one is named (--by): the
+    login running this, as the change logs record it beside the database user."""
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "unknown login"
+
+
 def checked_digest(text: str) -> str:
     """A digest as tablectl attest prints it: 64 hex digits (lower case kept)."""
     value = text.strip().lower()
@@ -160,31 +170,29 @@ def checked_digest(text: str) -> str:
 
 
 def approve(
-    conn: psycopg.Connection[tuple[object, ...]], digest: str, version: str, note: str
+    conn: psycopg.Connection[tuple[object, ...]],
+    digest: str,
+    version: str,
+    note: str,
+    actor: str = "",
 ) -> bool:
-    """Approve ``digest`` (again, if it was revoked); False if it is approved already. The
-    approver is the database user running this."""
+    """Approve ``digest`` (again, if it was revoked) by ``actor``, the person named (default:
+    the login running this); False if it is approved already. Through the owner's function,
+    which logs it in ``software_changes``."""
     if not version.strip() or not note.strip():
         raise ApprovalError("--version and --note: expected text (what was approved, and why)")
     row = conn.execute(
-        "INSERT INTO approved_software (digest, version, note, approved_by, approved_at) "
-        "VALUES (%s, %s, %s, current_user, now()) ON CONFLICT (digest) DO UPDATE SET "
-        "version = EXCLUDED.version, note = EXCLUDED.note, approved_by = EXCLUDED.approved_by, "
-        "approved_at = EXCLUDED.approved_at, revoked_at = NULL "
-        "WHERE approved_software.revoked_at IS NOT NULL RETURNING digest",
-        (digest, version.strip(), note.strip()),
+        "SELECT floor_software_approve(%s, %s, %s, %s)", (actor or login(), digest, version, note)
     ).fetchone()
-    return row is not None
+    return bool(row and row[0])
 
 
-def revoke(conn: psycopg.Connection[tuple[object, ...]], digest: str) -> None:
-    """Revoke an approved digest (its row kept, ``revoked_at`` set)."""
+def revoke(conn: psycopg.Connection[tuple[object, ...]], digest: str, actor: str = "") -> None:
+    """Revoke an approved digest (its row kept, ``revoked_at`` set) by ``actor``."""
     row = conn.execute(
-        "UPDATE approved_software SET revoked_at = now() "
-        "WHERE digest = %s AND revoked_at IS NULL RETURNING digest",
-        (digest,),
+        "SELECT floor_software_revoke(%s, %s)", (actor or login(), digest)
     ).fetchone()
-    if row is None:
+    if not (row and row[0]):
         raise ApprovalError(f"digest {digest}: not approved (tablectl floor software list)")
 
 
