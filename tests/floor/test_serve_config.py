@@ -109,3 +109,19 @@ def test_a_file_that_is_not_toml_is_a_clear_error(tmp_path: Path) -> None:
 def test_the_example_names_only_keys_the_reader_knows() -> None:
     data = tomllib.loads(EXAMPLE.read_text())
     assert set(data) == {"nats", "postgres", "reader", "serve", "web"}
+
+
+@pytest.mark.parametrize("walk_every", [0, 9, 604_801, "3600", True])
+def test_the_chain_walks_interval_is_10_s_to_a_week_by_its_key(walk_every: object) -> None:
+    data = minimal() | {"serve": {"walk_every": walk_every}}
+    with pytest.raises(FloorConfigError) as raised:
+        parse(data, Path("/etc/tablectl/floor"), "floor.toml")
+    assert [p.key for p in raised.value.problems] == ["serve.walk_every"]
+    assert "expected a number of seconds, 10 to 604800" in str(raised.value)
+
+
+def test_the_chain_walks_interval_is_an_hour_unless_set() -> None:
+    assert parse(minimal(), Path("/etc/tablectl/floor"), "floor.toml").walk_every == 3600
+    data = minimal() | {"serve": {"walk_every": 60}}
+    assert parse(data, Path("/etc/tablectl/floor"), "floor.toml").walk_every == 60
+    assert load(EXAMPLE).walk_every == 3600
