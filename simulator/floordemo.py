@@ -1,7 +1,8 @@
 """``tablectl floor demo --tables N --hands H [--keep DIR] [--web]`` (docs/floor.md, The demo):
 the whole floor on this machine through the floor lab (simulator/floorlab.py), with no
-configuration. ``--web`` then serves the floor's web view until stopped
-(simulator/floordemo_web.py, docs/floor-web.md).
+configuration. ``--web`` serves the floor's web view from before the tables deal until stopped
+(simulator/floordemo_web.py, docs/floor-web.md); ``--keep DIR`` keeps every file, the floor's
+PostgreSQL too, and prints the commands that start it again and look at the kept floor.
 
 It starts its own nats-server and PostgreSQL, ``floor setup`` and ``floor serve``, N simulated
 tables dealt by the random dealer at full speed (each a real ``tablectl run``) with their own
@@ -16,14 +17,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import shlex
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Final, TextIO
+from typing import TYPE_CHECKING, Final, TextIO
 
 from controller.words import counted
 from simulator.floorlab import FloorLab
@@ -32,6 +35,9 @@ from simulator.floorlab_parts import TABLECTL, PartError
 from simulator.servers import ServerError, binary
 from simulator.servers_nats import NATS_PACKAGE, NATS_SERVER
 from simulator.servers_pg import PG_BIN, PG_PACKAGE
+
+if TYPE_CHECKING:
+    from simulator.floordemo_web import DemoWeb
 
 EXIT_OK: Final = 0
 EXIT_DIFFERENT: Final = 1
@@ -114,43 +120,130 @@ def _run_in(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
     began = time.monotonic()
     tables = counted(args.tables, "table")
     _say(f"starting nats-server, PostgreSQL, floor serve and {tables} in {folder}")
+    store = folder / "postgres" if args.keep else None
+    web = _web(out, kept=store is not None) if args.web else None
+    lab: FloorLab | None = None
     try:
         with FloorLab(
-            folder, tables=args.tables, hands=args.hands, game=args.game, seed=args.seed
+            folder,
+            tables=args.tables,
+            hands=args.hands,
+            game=args.game,
+            seed=args.seed,
+            keep_store=store,
+            floor_up=None if web is None else web.start,
         ) as lab:
-            _say(f"{tables} dealing {counted(args.hands, 'hand')} each ({args.game})")
-            lab.wait_dealt()
-            _say("dealt; waiting until the floor holds every journal")
-            lab.wait_caught_up()
-            forwarded = lab.forwarded()
-            comparisons = lab.compare()
-            verify = _floor_verify(lab)
-            lag = lab.lag()
-            lines = summary(args, comparisons, forwarded, verify, lag)
-            different = [c for c in comparisons.values() if not c.same]
-            failed = bool(different) or verify.returncode != 0
-            if args.web:  # a floor that differs is served too: its alarms are on the page
-                print("\n".join(lines), file=out, flush=True)
-                _serve_web(lab, out)
-                return EXIT_DIFFERENT if failed else EXIT_OK
+            try:
+                _say(f"{tables} dealing {counted(args.hands, 'hand')} each ({args.game})")
+                lab.wait_dealt()
+                _say("dealt; waiting until the floor holds every journal")
+                lab.wait_caught_up()
+                forwarded = lab.forwarded()
+                comparisons = lab.compare()
+                verify = _floor_verify(lab)
+                lines = summary(args, comparisons, forwarded, verify, lab.lag())
+                different = [c for c in comparisons.values() if not c.same]
+                failed = bool(different) or verify.returncode != 0
+                if web is not None:  # a floor that differs is served too: its alarms show
+                    print("\n".join(lines), file=out, flush=True)
+                    lines = []
+                    _serve_web(web)
+            finally:
+                if web is not None:  # first: it reads the floor the lab's close stops
+                    web.stop()
     except (PartError, ServerError) as error:
         print(f"{_NAME}: {error}", file=sys.stderr)
         return EXIT_DIFFERENT
+    finally:
+        if web is not None:  # one that started before a later part failed
+            web.stop()
     kept = f"the files are in {folder}" if args.keep else "its temporary folder is removed"
     lines.append(f"took {time.monotonic() - began:.0f} s; {kept}")
+    if store is not None:
+        lines.extend(kept_lines(args, lab, folder))
     print("\n".join(lines), file=out)
     return EXIT_DIFFERENT if failed else EXIT_OK
 
 
-def _serve_web(lab: FloorLab, out: TextIO) -> None:
-    """--web: floor web over the lab's floor until Ctrl-C or SIGTERM, the demo's normal end;
-    the FloorLab's ``with`` stops every other part and the folder goes after."""
-    from simulator.floordemo_web import serve_web  # noqa: PLC0415 -- the web's parts only now
+def _web(out: TextIO, *, kept: bool) -> DemoWeb:
+    """--web: floor web over the lab's floor, started as soon as ``floor serve`` serves, before
+    the tables deal (FloorLab's ``floor_up``): the new user watches the hands being played."""
+    from simulator.floordemo_web import DemoWeb  # noqa: PLC0415 -- the web's parts only now
 
+    return DemoWeb(out, sys.stderr, kept=kept)
+
+
+def _serve_web(web: DemoWeb) -> None:
+    """--web: once the summary is printed, serve on until Ctrl-C or SIGTERM, the demo's normal
+    end; the FloorLab's ``with`` stops every other part and the folder goes after."""
+    _say("dealt and verified; the web view serves the floor until Ctrl-C or SIGTERM")
     try:
-        serve_web(lab, out, sys.stderr)
+        web.serve()
     except (KeyboardInterrupt, Signalled):
         _say("stopping: floor web, the tables, their forwarders, floor serve and the servers")
+
+
+def kept_lines(args: argparse.Namespace, lab: FloorLab, folder: Path) -> list[str]:
+    """--keep: where the floor's PostgreSQL is kept (stopped) and the commands that start it
+    again and look at the kept floor; written to README.txt in the kept folder too."""
+    tablectl = _tablectl()
+    config = lab.floor_config
+    table = next(iter(lab.tables.values()), None)
+    pg = lab.postgres
+    lines = [
+        f"the floor's PostgreSQL is kept, stopped, in {pg.directory}; to start it again and "
+        "look at the kept floor:",
+        f"  {shlex.join(pg.ctl('-l', str(pg.log), 'start'))}",
+        f"  {tablectl} floor verify --config {config}",
+        f"  {tablectl} floor key --config {config} "
+        f"--owner-dsn {shlex.quote(lab.owner_socket_dsn())} list",
+    ]
+    if table is not None:
+        bundle = folder / f"{table.table_id}-1"
+        lines += [
+            f"  {tablectl} dispute --hand 1 --out {bundle} --config {table.config}",
+            f"  {tablectl} dispute verify {bundle} --public-key "
+            f"{table.config.parent / 'table.pub'}",
+        ]
+    lines.append(f"  {shlex.join(pg.ctl('stop'))}")
+    closed = _closed_to(folder) if pg.user is not None else None
+    if closed is not None:
+        lines.append(
+            f"({pg.user} runs it and cannot enter {closed}: chmod o+x {closed} first, or keep "
+            "the demo's files in a folder such as /tmp/floor)"
+        )
+    readme = folder / "README.txt"
+    readme.write_text(
+        "tablectl floor demo "
+        + shlex.join(_argv(args))
+        + ": the demo's kept floor (docs/floor.md, The demo)\n"
+        + "\n".join(lines)
+        + "\n",
+        encoding="utf-8",
+    )
+    lines.append(f"(these lines are in {readme} too)")
+    return lines
+
+
+def _argv(args: argparse.Namespace) -> list[str]:
+    argv = ["--tables", str(args.tables), "--hands", str(args.hands), "--game", args.game]
+    argv += ["--seed", str(args.seed), "--keep", str(args.keep)]
+    return argv + (["--web"] if args.web else [])
+
+
+def _tablectl() -> str:
+    """How this user runs tablectl: the venv's own when it is there (make floor-demo's)."""
+    beside = Path(sys.executable).parent / "tablectl"
+    return shlex.quote(str(beside)) if beside.exists() else "tablectl"
+
+
+def _closed_to(folder: Path) -> Path | None:
+    """The first folder on the way to ``folder`` that other users cannot enter (no o+x), where
+    the server's unprivileged user would be stopped; None if there is none."""
+    for path in (*reversed(folder.resolve().parents), folder.resolve()):
+        if not path.stat().st_mode & stat.S_IXOTH:
+            return path
+    return None
 
 
 def _floor_verify(lab: FloorLab) -> subprocess.CompletedProcess[str]:

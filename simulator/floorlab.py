@@ -43,12 +43,13 @@ from controller.floor import keys, software, store
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from controller.games import GAMES
 from controller.journal import signing
+from controller.settings import KeySettings
 from simulator.floorlab_check import Comparison, Lag, compare_table, journal_end, lag
 from simulator.floorlab_parts import TABLECTL, Part, PartError, SimulatedTable, pace_at_full_speed
 from simulator.pace import Pace
 from simulator.servers import ServerError, log_tail
 from simulator.servers_nats import NatsCluster, NatsServer
-from simulator.servers_pg import PostgresServer
+from simulator.servers_pg import SUPERUSER, PostgresServer
 from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
@@ -100,6 +101,8 @@ class FloorLab:
         postgres: PostgresServer | None = None,
         batch: int = 200,
         pace: Pace | None = None,
+        keep_store: Path | None = None,
+        floor_up: Callable[[FloorLab], None] | None = None,
     ) -> None:
         if game not in GAMES:
             raise ValueError(f"game {game!r}: expected one of {', '.join(sorted(GAMES))}")
@@ -117,6 +120,10 @@ class FloorLab:
             else NatsServer(directory / "nats", self.ids)
         )
         self._own_postgres = postgres is None
+        #: Where ``close()`` moves the PostgreSQL it started, stopped, instead of removing it.
+        self.keep_store = keep_store
+        #: Called once ``floor serve`` serves, before any table starts (the demo's web view).
+        self.floor_up = floor_up
         self.postgres = postgres if postgres is not None else PostgresServer()
         self.tables: dict[str, LabTable] = {}
         self._simulators: list[Simulator] = []
@@ -150,6 +157,8 @@ class FloorLab:
         )
         self.floor.start()
         self._wait_log(self.floor, "floor_serving")  # the stream exists: forwarders may start
+        if self.floor_up is not None:
+            self.floor_up(self)
         for table_id in self.ids:
             self.tables[table_id] = self._make_table(table_id)
         for lab_table in self.tables.values():
@@ -249,11 +258,15 @@ class FloorLab:
     def _give_key(self, path: Path, table_id: str, folder: Path) -> None:
         """The table's own Ed25519 key (``[keys]``), registered with the floor as at install:
         its checkpoints are signed, and the floor checks each against it (docs/journal.md, Signed
-        checkpoints)."""
+        checkpoints). Its folder holds what ``tablectl keys init`` leaves (controller/app/
+        keyfiles.py): ``table.key`` and ``table.pub`` beside it, which ``tablectl dispute``
+        reads."""
         key = Ed25519PrivateKey.generate()
         key_path = folder / "table.key"
         key_path.touch(mode=0o600)
         key_path.write_bytes(signing.private_key_pem(key))
+        settings = KeySettings(private_key=key_path)
+        settings.public_key.write_text(signing.public_hex(key) + "\n", encoding="ascii")
         with path.open("a", encoding="utf-8") as toml:
             toml.write(f"\n[keys]\nprivate_key = {json.dumps(str(key_path))}\n")
         with psycopg.connect(self._owner_dsn, autocommit=True) as conn:
@@ -421,8 +434,22 @@ class FloorLab:
         if self.floor is not None:
             _quietly(self.floor.stop)
         self.nats.stop()
-        if self._own_postgres:
+        if self._own_postgres and self.keep_store is not None:
+            self.postgres.keep_in(self.keep_store)
+        elif self._own_postgres:
             self.postgres.close()
+
+    def owner_socket_dsn(self) -> str:
+        """The owner's connection over the server's Unix socket (trusted there, no password):
+        what ``floor key list --owner-dsn`` takes on the lab's store, its socket where it is
+        now (moved by ``keep_store``)."""
+        dbname = str(conninfo_to_dict(self._owner_dsn)["dbname"])
+        return make_conninfo(
+            host=str(self.postgres.socket_directory),
+            port=str(self.postgres.port),
+            dbname=dbname,
+            user=SUPERUSER,
+        )
 
 
 def _quietly(action: Callable[[], object]) -> None:

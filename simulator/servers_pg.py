@@ -151,6 +151,26 @@ class PostgresServer(Throwaway):
             self.stop()
         shutil.rmtree(self.directory, ignore_errors=True)
 
+    def keep_in(self, folder: Path) -> Path:
+        """Stop the server and move its folder to ``folder`` (new) instead of removing it, its
+        socket's setting moved with it: ``pg_ctl -D folder/data start`` starts the same cluster
+        again, on the same port, as the same user (``tablectl floor demo --keep``)."""
+        if self.running():
+            self.stop()
+        shutil.move(self.directory, folder)
+        self.directory = folder
+        if self.user is not None:  # a copy to another file system is root's: give it back
+            for path in (folder, *folder.rglob("*")):
+                shutil.chown(path, self.user)
+        with (self.data / "postgresql.conf").open("a") as conf:  # the last setting wins
+            conf.write(f"unix_socket_directories = '{self.socket_directory}'\n")
+        return folder
+
+    def ctl(self, *args: str) -> list[str]:
+        """The command line of ``pg_ctl`` on this cluster, as the user the server runs as."""
+        command = [str(PG_BIN / "pg_ctl"), "-D", str(self.data), *args]
+        return command if self.user is None else ["runuser", "-u", self.user, "--", *command]
+
     def new_database(self) -> str:
         """A fresh, empty database (its superuser's connection string)."""
         name = f"test_{os.getpid()}_{next(self._databases)}"

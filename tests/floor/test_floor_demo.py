@@ -7,13 +7,22 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
+
+import pytest
 
 from controller.journal.files import journal_files
 from controller.journal.record import parse_line
+from simulator.servers_pg import PG_BIN
+
+PG_CTL = PG_BIN / "pg_ctl"
 
 TABLECTL = [sys.executable, "-m", "controller"]
 
@@ -40,8 +49,34 @@ def _journal_records(journal: Path) -> int:
     return count
 
 
-def test_the_demo_stores_and_verifies_every_table_s_whole_journal(tmp_path: Path) -> None:
-    kept = tmp_path / "floor"
+@pytest.fixture
+def open_folder() -> Iterator[Path]:
+    """A folder in /tmp that ``nobody`` may enter (pytest's tmp_path is root's 0700): the kept
+    PostgreSQL runs as nobody when the tests run as root. Removed after, its server stopped."""
+    folder = Path(tempfile.mkdtemp(prefix="tablectl-kept-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        data = folder / "floor" / "postgres" / "data"
+        if (data / "postmaster.pid").exists():
+            subprocess.run([*_as_server_user(), str(PG_CTL), "-D", str(data), "stop"], check=False)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _as_server_user() -> list[str]:
+    return ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+
+
+def _run(command: str) -> subprocess.CompletedProcess[str]:
+    """A command line the demo printed, run as printed."""
+    return subprocess.run(
+        shlex.split(command), capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_the_demo_stores_and_verifies_every_table_s_whole_journal(open_folder: Path) -> None:
+    kept = open_folder / "floor"
     done = _demo("--tables", "2", "--hands", "3", "--keep", kept)
     assert done.returncode == 0, done.stdout + done.stderr
     rows = {
@@ -73,6 +108,43 @@ def test_the_demo_stores_and_verifies_every_table_s_whole_journal(tmp_path: Path
     assert int(lag[2]) <= int(lag[3]) <= int(lag[4])
     assert f"the files are in {kept}" in done.stdout
     assert (kept / "floor" / "floor.toml").is_file()
+    _look_at_the_kept_floor(kept, done.stdout)
+
+
+def _look_at_the_kept_floor(kept: Path, printed: str) -> None:
+    """The kept floor as a new user finds it: its PostgreSQL kept, started again with the
+    command the demo printed; floor verify and the key list as printed; the README's dispute
+    commands on a kept table (its table.pub beside table.key)."""
+    assert (kept / "postgres" / "data" / "PG_VERSION").is_file()
+    commands = [line.strip() for line in printed.splitlines() if line.startswith("  ")]
+    readme = (kept / "README.txt").read_text().splitlines()
+    assert commands == [line.strip() for line in readme if line.startswith("  ")]
+    start, verify, key_list, dispute, dispute_verify, stop = commands
+    assert start.endswith(" start")
+    assert "pg_ctl" in start
+    started = _run(start)
+    assert started.returncode == 0, started.stdout + started.stderr
+    try:
+        walked = _run(verify)
+        for table in ("T1", "T2"):  # walked: whatever the verdict, each table's chain said
+            assert f"table {table}" in walked.stdout, walked.stdout + walked.stderr
+        assert "Traceback" not in walked.stderr
+        listed = _run(key_list)
+        assert listed.returncode == 0, listed.stderr
+        for table in ("T1", "T2"):
+            public = (kept / "tables" / table / "table.pub").read_text().strip()
+            assert re.search(
+                rf"^table {table}\tkey \S+\tin force\t.*\t{public}$", listed.stdout, re.M
+            )
+    finally:
+        stopped = _run(stop)
+        assert stopped.returncode == 0, stopped.stdout + stopped.stderr
+    # tablectl dispute and dispute verify need only the table's own folder (README).
+    made = _run(dispute)
+    assert made.returncode == 0, made.stderr
+    checked = _run(dispute_verify)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "signatures GOOD" in checked.stdout
 
 
 def test_a_missing_nats_server_names_its_debian_package(tmp_path: Path) -> None:
