@@ -159,15 +159,17 @@ def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser])
         "--keep",
         type=OUTPUT_FOLDER,
         metavar="DIR",
-        help="keep every part's files here (journals, logs, configurations; a new or empty "
-        "folder); default: a temporary folder, removed after",
+        help="keep every part's files here (journals, logs, configurations, the tables' keys "
+        "and the floor's PostgreSQL, stopped; a new or empty folder) and print the commands "
+        "that start it again and look at it; default: a temporary folder, removed after",
     )
     demo.add_argument(
         "--web",
         action="store_true",
-        help="then serve the floor's web view on loopback (a user of each role, random "
-        "passwords printed once) until Ctrl-C or SIGTERM, which stop it as its normal end "
-        "(exit status as above; docs/floor-web.md)",
+        help="serve the floor's web view on loopback (a user of each role, random passwords "
+        "printed once) from before the tables deal, so that the hands are seen as they are "
+        "played, and after the summary until Ctrl-C or SIGTERM, which stop it as its normal "
+        "end (exit status as above; docs/floor-web.md)",
     )
     # The simulator loads only now, as for tablectl demo: the controller's commands never do.
     demo.set_defaults(run=_lazy("simulator.floordemo", "run_demo"))
