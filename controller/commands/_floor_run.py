@@ -20,6 +20,7 @@ from controller.floor.web import schema as web_schema
 from controller.jsonreport import print_report
 from controller.logsetup import configure_logging
 from controller.settings import LogSettings
+from controller.words import counted
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1
@@ -39,11 +40,15 @@ class FloorRecallJson:
 
 @dataclass(frozen=True)
 class FloorVerifyJson:
-    """``floor verify --json``: clean (no problem, no alarm), each chain walked, the alarms."""
+    """``floor verify --json``: clean (no chain with a problem, no open alarm), each chain
+    walked, the alarms (each with its acknowledgement, or null: open)."""
 
     clean: bool
     chains: list[report.ChainReport]
     alarms: list[report.FloorAlarm]
+    open_alarms: int
+    #: Why the acknowledgements could not be read (every alarm then counted open), or null.
+    acknowledgements_unread: str | None
 
 
 def floor_config(args: argparse.Namespace, name: str) -> FloorConfig | None:
@@ -181,27 +186,50 @@ def run_verify(args: argparse.Namespace) -> int:
         print(f"tablectl floor verify: {error}", file=sys.stderr)
         return EXIT_USAGE
     if args.json:
-        print_report(FloorVerifyJson(found.clean, found.chains, found.alarms))
+        print_report(
+            FloorVerifyJson(
+                found.clean, found.chains, found.alarms, len(found.open_alarms), found.acks_unread
+            )
+        )
     else:
         _print_verify(found)
     return EXIT_OK if found.clean else EXIT_PROBLEM
 
 
 def _print_verify(found: report.VerifyReport) -> None:
+    """Each chain's verdict first (docs/journal.md, Verdicts), then the open alarms, then the
+    acknowledged ones (by whom, when), then clean or NOT CLEAN and why."""
     for chain in found.chains:
-        state = "intact" if not chain.problems else "NOT INTACT"
         print(
-            f"table {chain.table_id} journal {chain.journal_id}: {state}, {chain.records} "
-            f"records, head {chain.head_seq}"
+            f"table {chain.table_id} journal {chain.journal_id}: {chain.verdict}; "
+            f"{chain.records} records, head {chain.head_seq}"
         )
         for problem in chain.problems:
             print(f"  {problem}")
         print(f"  signatures: {chain.signatures}")
     if not found.chains:
         print("the floor's store holds no journal")
-    for alarm in found.alarms:
+    if found.acks_unread is not None:
+        print(f"note: {found.acks_unread}")
+    for alarm in found.open_alarms:
         print(
-            f"ALARM {alarm.kind}: table {alarm.table_id} journal {alarm.journal_id} record "
-            f"{alarm.seq} ({alarm.raised_at}): {alarm.message}"
+            f"ALARM {alarm.kind} (open): table {alarm.table_id} journal {alarm.journal_id} "
+            f"record {alarm.seq} ({alarm.raised_at}): {alarm.message}"
         )
-    print("clean" if found.clean else "NOT CLEAN")
+    for alarm in found.alarms:
+        ack = alarm.acknowledged
+        if ack is not None:
+            print(
+                f"alarm {alarm.kind} (acknowledged by {ack.user} at {ack.at}: {ack.note}): "
+                f"table {alarm.table_id} journal {alarm.journal_id} record {alarm.seq} "
+                f"({alarm.raised_at}): {alarm.message}"
+            )
+    broken = sum(1 for chain in found.chains if chain.problems)
+    acked = len(found.alarms) - len(found.open_alarms)
+    said_acked = f"; {counted(acked, 'alarm')} acknowledged" if acked else ""
+    if found.clean:
+        print(f"clean{said_acked}")
+    else:
+        why = [counted(broken, "chain") + " with a problem"] if broken else []
+        why += [counted(len(found.open_alarms), "open alarm")] if found.open_alarms else []
+        print(f"NOT CLEAN: {', '.join(why)}{said_acked}")

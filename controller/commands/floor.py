@@ -77,8 +77,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     actions = parser.add_subparsers(title="actions", metavar="ACTION")
 
-    def action(name: str, help_text: str) -> argparse.ArgumentParser:
-        sub = actions.add_parser(name, help=help_text, description=help_text)
+    def action(
+        name: str, help_text: str, description: str | None = None
+    ) -> argparse.ArgumentParser:
+        sub = actions.add_parser(name, help=help_text, description=description or help_text)
         sub.add_argument(
             "--config", type=READ_FILE, required=True, metavar="FILE", help="the floor's floor.toml"
         )
@@ -102,7 +104,17 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     recall.add_argument("--json", action="store_true", help="one JSON object")
     recall.set_defaults(run=_lazy(_RUN, "run_recall"))
-    verify = action("verify", "walk every stored chain; list the witness's alarms (exit 1 if any)")
+    verify = action(
+        "verify",
+        "walk every stored chain; list the witness's alarms, open and acknowledged",
+        "Walk every stored chain and say each one's verdict (docs/journal.md, Verdicts): its "
+        "links, and its signatures GOOD (checked with the table's registered key), BAD (a "
+        "signature refused, or a key not registered for the table) or NOT CHECKED (no key "
+        "registered for the table). Then the witness's alarms: the open ones, and those a "
+        "supervisor acknowledged (by whom, when). Exit status: 0 clean (every chain's links "
+        "intact, no signature BAD, no open alarm), 1 a chain with a problem or an open alarm, "
+        "or the store failed, 2 usage or configuration error.",
+    )
     verify.add_argument("--table", metavar="ID", help="only this table's journals")
     verify.add_argument("--json", action="store_true", help="one JSON object")
     verify.set_defaults(run=_lazy(_RUN, "run_verify"))

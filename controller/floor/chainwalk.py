@@ -20,6 +20,7 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.app.signatures import SignatureCheck
 from controller.app.tablekey import TABLE_KEY
+from controller.journal import verdict
 from controller.journal.record import GENESIS, Record, RecordError, parse_line
 from controller.journal.store import link_problem
 
@@ -199,14 +200,38 @@ class ChainWalk:
 
     @property
     def verified(self) -> bool:
-        return self.intact and self.key_problem is None
+        return self.judged().verified
+
+    def judged(self) -> verdict.Verdict:
+        """The links and the signatures in the one vocabulary (docs/journal.md, Verdicts), as
+        ``tablectl journal verify`` says a table's: a key that came in force but is not the
+        registry's is a signature BAD; no key registered, signatures NOT CHECKED. Records
+        ``held`` beyond a gap break the links at the record the floor lacks."""
+        links, at = verdict.Links.INTACT, None
+        if self.broken is not None:
+            links, at = verdict.Links.BROKEN, self.broken_seq
+        elif self.held:
+            links, at = verdict.Links.BROKEN, self.last_seq + 1
+        if self.bad:
+            return verdict.Verdict(links, verdict.Signatures.BAD, at=at, bad_at=self.first_bad_seq)
+        if links is verdict.Links.BROKEN:
+            return verdict.Verdict(links, verdict.Signatures.NOT_JUDGED, at=at)
+        if self._check is None:
+            why = verdict.no_key_registered(self.table_id)
+            return verdict.Verdict(links, verdict.Signatures.NOT_CHECKED, why)
+        if not self.keys:
+            return verdict.Verdict(links, verdict.Signatures.NOT_CHECKED, verdict.NOT_SIGNED)
+        strangers = [use.key_id for use in self.keys if use.state == NOT_REGISTERED]
+        if strangers:
+            said = (
+                f"key {', '.join(strangers)} signs it, but it is not registered for table "
+                f"{self.table_id}"
+            )
+            return verdict.Verdict(links, verdict.Signatures.BAD, said)
+        return verdict.Verdict(
+            links, verdict.Signatures.GOOD, verdict.by_registered([k.key_id for k in self.keys])
+        )
 
     @property
     def verdict(self) -> str:
-        if self.broken is not None:
-            return f"NOT INTACT: the chain breaks at record {self.broken_seq}"
-        if self.bad:
-            return f"FORGED OR DAMAGED: a signature fails at record {self.first_bad_seq}"
-        if self.key_problem is not None:
-            return "NOT VOUCHED FOR: no key the floor registered for the table signs it"
-        return "intact and signed by the table's registered key"
+        return self.judged().text()

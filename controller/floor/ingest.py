@@ -293,7 +293,7 @@ async def _transaction(
             with contextlib.suppress(psycopg.Error):
                 await conn.rollback()
         raise
-    batch.result.alarms = [(a.kind, a.table_id, a.journal_id, a.seq) for a in batch.alarms]
+    batch.result.alarms[:0] = [(a.kind, a.table_id, a.journal_id, a.seq) for a in batch.alarms]
     return batch.result
 
 
@@ -472,8 +472,16 @@ async def _write(
             table_alarms.extend(_refused_row(key, refused) for refused in derived.refused)
             current[key] = derived.current_hand
         # The software each table started with, its keys and checkpoint signatures.
-        table_alarms.extend(await software.check(cur, linked, batch.digests))
-        table_alarms.extend(await keys.check(cur, linked, batch.now, batch.keys_in_force))
+        raised = [
+            *await software.check(cur, linked, batch.digests),
+            *await keys.check(cur, linked, batch.now, batch.keys_in_force),
+        ]
+        table_alarms.extend(raised)
+        # Logged at warning by floor serve as the witness's are (docs/floor.md, The witness):
+        # (kind, table, journal, seq) of each row as _ALARM_INSERT takes it.
+        batch.result.alarms.extend(
+            (str(r[4]), str(r[0]), str(r[1]), int(str(r[2]))) for r in raised
+        )
         # The owner's functions, which only move a record to linked and a head forward
         # (controller/floor/store.py, migration 3), each one statement for the batch.
         if relinked:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import psycopg
 
@@ -31,8 +32,17 @@ class ReportError(Exception):
 
 
 @dataclass(frozen=True, slots=True)
+class AlarmAck:
+    """An alarm's acknowledgement: who, when, and what they noted."""
+
+    user: str
+    at: str
+    note: str
+
+
+@dataclass(frozen=True, slots=True)
 class FloorAlarm:
-    """An alarm the witness raised (docs/floor.md, The witness)."""
+    """An alarm the witness raised (docs/floor.md, The witness), and whether it is open."""
 
     table_id: str
     journal_id: str
@@ -40,6 +50,13 @@ class FloorAlarm:
     kind: str
     message: str
     raised_at: str
+    id: int = 0
+    #: None: open (no one has acknowledged it), or the store's acknowledgements cannot be read.
+    acknowledged: AlarmAck | None = None
+
+    @property
+    def open(self) -> bool:
+        return self.acknowledged is None
 
 
 @dataclass(slots=True)
@@ -56,16 +73,26 @@ class ChainReport:
     problems: list[str] = field(default_factory=list)
     #: The signatures' verdict: vouched for by the table's registered key, or why not.
     signatures: str = ""
+    #: The first line: links and signatures in the one vocabulary (docs/journal.md, Verdicts).
+    verdict: str = ""
 
 
 @dataclass(frozen=True, slots=True)
 class VerifyReport:
     chains: list[ChainReport]
     alarms: list[FloorAlarm]
+    #: Why acknowledgements could not be read (None: read): every alarm is then counted open.
+    acks_unread: str | None = None
+
+    @property
+    def open_alarms(self) -> list[FloorAlarm]:
+        return [alarm for alarm in self.alarms if alarm.open]
 
     @property
     def clean(self) -> bool:
-        return not self.alarms and not any(chain.problems for chain in self.chains)
+        """No chain with a problem and no open alarm: acknowledged alarms are listed, not
+        counted (a supervisor has seen to each, with a note)."""
+        return not self.open_alarms and not any(chain.problems for chain in self.chains)
 
 
 def current_journal(conn: Conn, table_id: str) -> str:
@@ -204,16 +231,52 @@ def verify(conn: Conn, table_id: str | None = None) -> VerifyReport:
         _walk(conn, ChainReport(str(t), str(j), head_seq=int(str(s)), head_hash=_text(h)))
         for t, j, s, h in journals
     ]
+    acks, unread = acknowledgements(conn)
     alarms = [
-        FloorAlarm(str(t), str(j), int(s), str(k), str(m), str(at))  # type: ignore[call-overload]
-        for t, j, s, k, m, at in conn.execute(
-            f"SELECT table_id, journal_id, seq, kind, message, raised_at FROM alarms {where} "
+        FloorAlarm(str(t), str(j), int(s), str(k), str(m), str(at), int(i), acks.get(int(i)))  # type: ignore[call-overload]
+        for i, t, j, s, k, m, at in conn.execute(
+            f"SELECT id, table_id, journal_id, seq, kind, message, raised_at FROM alarms {where} "
             + ("AND" if where else "WHERE")
             + " source = 'floor' ORDER BY id",
             params,
         )
     ]
-    return VerifyReport(chains, alarms)
+    return VerifyReport(chains, alarms, unread)
+
+
+#: Whether this role may read the acknowledgements (the web's table, web.alarm_acks): a store
+#: without the web's schema has none; one set up before the reader was granted them, unread.
+_ACKS_READABLE = (
+    "SELECT has_schema_privilege(n.oid, 'USAGE') AND has_table_privilege(c.oid, 'SELECT') "
+    "FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace "
+    "WHERE n.nspname = 'web' AND c.relname = 'alarm_acks'"
+)
+
+
+def acknowledgements(conn: Conn) -> tuple[dict[int, AlarmAck], str | None]:
+    """Every acknowledged alarm's id and its acknowledgement (docs/floor-web.md, Alarms), and
+    why they could not be read (None: read, or the store keeps none). The one place verify reads
+    them."""
+    row = conn.execute(_ACKS_READABLE).fetchone()
+    if row is None:
+        return {}, None
+    if not row[0]:
+        return {}, (
+            "the acknowledgements (web.alarm_acks) cannot be read by this role: every alarm is "
+            "counted open; run tablectl floor setup again as the database's owner"
+        )
+    found = conn.execute("SELECT alarm_id, user_name, at, note FROM web.alarm_acks")
+    return {
+        int(str(alarm)): AlarmAck(str(user), _moment(at), str(note))
+        for alarm, user, at, note in found
+    }, None
+
+
+def _moment(value: object) -> str:
+    """A moment as the floor's pages show it: UTC, to the second."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return str(value)
 
 
 def _text(value: object) -> str | None:
@@ -245,7 +308,9 @@ def _walk(conn: Conn, chain: ChainReport) -> ChainReport:
             if not walk.take(int(str(seq)), str(stored_hash), bytes(line)):  # type: ignore[call-overload]
                 break
     walk.end()
+    walk.held = 0 if held_from is None else 1  # a gap before it: the links are not intact
     chain.records = walk.records
+    chain.verdict = walk.judged().text()
     chain.problems = _problems(walk, held_from)
     chain.signatures = _signatures(walk)
     return chain

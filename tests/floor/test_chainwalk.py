@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from floorhelp import fixture_lines, rewritten
 
-from controller.floor.chainwalk import ChainWalk, key_state, stored_record
+from controller.floor.chainwalk import ChainWalk, KeyUse, key_state, stored_record
 from controller.journal.record import GENESIS, Record, canonical_json, parse_line
 
 LINES = fixture_lines()
@@ -79,17 +79,39 @@ def test_the_registry_says_registered_retired_or_not_registered() -> None:
 
 
 @pytest.mark.fast
-def test_the_verdict_names_the_worst_first() -> None:
-    out = ChainWalk("T1", ROOT, stored_head=10, records=10, last_seq=10)
+def test_the_verdict_says_the_links_then_the_signatures_in_the_tables_words() -> None:
+    # docs/journal.md, Verdicts: the words journal verify and dispute verify say too.
+    registry = {"k1": ("a" * 64, True)}
+    out = ChainWalk("T1", ROOT, stored_head=10, records=10, last_seq=10, registry=registry)
+    out.keys = [KeyUse("k1", "registered")]
     assert out.verified
-    assert out.verdict == "intact and signed by the table's registered key"
-    out.key_problem = "no table_key record: the journal is not signed"
-    assert out.verdict.startswith("NOT VOUCHED FOR")
-    out.bad, out.first_bad_seq = 2, 7
-    assert out.verdict == "FORGED OR DAMAGED: a signature fails at record 7"
-    out.broken_seq, out.broken = 5, "its stored line is not an intact record"
-    assert out.verdict == "NOT INTACT: the chain breaks at record 5"
+    assert out.verdict == (
+        "links intact; signatures GOOD, checked with the table's registered key k1"
+    )
+    out.keys = [KeyUse("k9", "not registered")]
     assert not out.verified
+    assert out.verdict == (
+        "links intact; signatures BAD: key k9 signs it, but it is not registered for table T1"
+    )
+    assert out.judged().exit_status == 1
+    out.keys = []
+    assert out.verdict == (
+        "links intact; signatures NOT CHECKED: the journal signs nothing (no table_key record)"
+    )
+    assert out.judged().exit_status == 0
+    out.bad, out.first_bad_seq = 2, 7
+    assert out.verdict == "links intact; signatures BAD at record 7"
+    out.broken_seq, out.broken = 5, "its stored line is not an intact record"
+    assert out.verdict == "links NOT INTACT at record 5; signatures BAD at record 7"
+    out.bad = 0
+    assert out.verdict == "links NOT INTACT at record 5; signatures not judged past the break"
+    assert not out.verified
+    bare = ChainWalk("T1", ROOT, stored_head=10, records=10, last_seq=10)
+    assert bare.verdict == (
+        "links intact; signatures NOT CHECKED: the floor has no key registered for table T1 "
+        "(tablectl floor key register)"
+    )
+    assert not bare.verified
 
 
 def walked(
@@ -137,7 +159,7 @@ def test_a_missing_row_stops_the_walk_at_the_gap() -> None:
     walk = walked(LINES[:40] + LINES[41:])
     assert (walk.records, walk.broken_seq) == (40, 42)
     assert walk.broken == "the floor has not got record 41: a gap before it"
-    assert walk.verdict == "NOT INTACT: the chain breaks at record 42"
+    assert walk.verdict.startswith("links NOT INTACT at record 42; ")
 
 
 @pytest.mark.fast

@@ -20,6 +20,7 @@ from floorhelp import (
 from psycopg.conninfo import make_conninfo
 
 from controller.floor import store
+from controller.floor.web import schema as web_schema
 from simulator.servers_nats import NatsUser
 from simulator.servers_pg import PostgresServer
 
@@ -61,9 +62,56 @@ def test_verify_of_a_clean_store_exits_0_and_of_a_witnessed_rewrite_exits_1_nami
     ingest_now(db.writer, arrivals("T1", rewritten(lines, 100), [100]))
     caught = tablectl("floor", "verify", "--config", config, "--table", "T1")
     assert caught.returncode == 1
-    assert "ALARM conflict: table T1 journal" in caught.stdout
+    assert "ALARM conflict (open): table T1 journal" in caught.stdout
     assert "record 100" in caught.stdout
-    assert caught.stdout.endswith("NOT CLEAN\n")
+    assert caught.stdout.endswith("NOT CLEAN: 1 open alarm\n")
+
+
+def test_verify_exits_on_open_alarms_only_and_says_who_acknowledged_the_others(
+    tmp_path: Path, postgres: PostgresServer
+) -> None:
+    """docs/floor.md, floor verify: an alarm a supervisor acknowledged (docs/floor-web.md,
+    Alarms) is listed as such, by whom and when, and does not fail verify; an open one does."""
+    db = floor_database(postgres)
+    config = floor_toml(tmp_path, postgres, db)
+    lines = fixture_lines()
+    ingest_now(db.writer, arrivals("T1", lines))
+    ingest_now(db.writer, arrivals("T1", rewritten(lines, 100), [100]))
+    ingest_now(db.writer, arrivals("T1", rewritten(lines, 120), [120]))
+    with psycopg.connect(db.owner, autocommit=True) as conn:
+        web_schema.setup(conn)  # the web's tables, as floor setup makes them
+        conn.execute(
+            "INSERT INTO web.users (name, role, password_hash) VALUES ('sue', 'supervisor', "
+            "'$argon2id$not-a-login')"
+        )
+        ids = [int(str(r[0])) for r in conn.execute("SELECT id FROM alarms ORDER BY id")]
+        assert len(ids) == 2
+        conn.execute(
+            "INSERT INTO web.alarm_acks (alarm_id, user_name, note) VALUES (%s, 'sue', %s)",
+            (ids[0], "the table's technician restored the journal"),
+        )
+    one_open = tablectl("floor", "verify", "--config", config)
+    assert one_open.returncode == 1, one_open.stdout + one_open.stderr
+    said = one_open.stdout.splitlines()
+    assert said[-3].startswith("ALARM conflict (open): table T1 journal")
+    assert "record 120" in said[-3]
+    assert said[-2].startswith("alarm conflict (acknowledged by sue at ")
+    assert ": the table's technician restored the journal): table T1" in said[-2]
+    assert "record 100" in said[-2]
+    assert said[-1] == "NOT CLEAN: 1 open alarm; 1 alarm acknowledged"
+    with psycopg.connect(db.owner, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO web.alarm_acks (alarm_id, user_name, note) VALUES (%s, 'sue', 'seen')",
+            (ids[1],),
+        )
+    all_acked = tablectl("floor", "verify", "--config", config, "--json")
+    assert all_acked.returncode == 0, all_acked.stdout + all_acked.stderr
+    found = json.loads(all_acked.stdout)
+    assert (found["clean"], found["open_alarms"]) == (True, 0)
+    assert [a["acknowledged"]["user"] for a in found["alarms"]] == ["sue", "sue"]
+    text = tablectl("floor", "verify", "--config", config)
+    assert text.returncode == 0
+    assert text.stdout.endswith("\nclean; 2 alarms acknowledged\n")
 
 
 def test_recall_json_gives_the_hands_as_the_tables_recall_json_does(

@@ -181,8 +181,10 @@ def test_a_rotation_not_signed_by_the_old_key_or_an_unregistered_key_is_alarmed(
     k1, k2 = Ed25519PrivateKey.generate(), Ed25519PrivateKey.generate()
     register(tmp_path, db, config, "T1", k1)
     lines = journal([key_record(k1), key_record(k2, k1, signer=k2), checkpoint(k2)])
-    ingest_now(db.writer, arrivals("T1", lines))
+    result = ingest_now(db.writer, arrivals("T1", lines))
     assert kinds(db) == [("key_unregistered", 2), ("checkpoint_signature", 3)]
+    # Returned with the witness's, so floor serve logs them at warning (floor_alarm).
+    assert [(kind, seq) for kind, _t, _j, seq in result.alarms] == kinds(db)
     assert "not signed by that key" in alarms(db, "key_unregistered")[0][2]
     assert in_force(db, "T1") == [(signing.key_id(public(k1)), True)]
     ingest_now(db.writer, arrivals("T2", journal([key_record(k2), lost("shoe")])))

@@ -76,6 +76,10 @@ def test_a_start_with_unapproved_software_is_alarmed_once_and_an_approved_one_is
     lines = journal([started(APPROVED), lost("shoe"), lost("panel"), started(OTHER), lost("shoe")])
     result = ingest_now(db.writer, arrivals("T1", lines))
     assert result.stored == 5
+    # Returned with the witness's, so floor serve logs it at warning (floor_alarm).
+    journal_id = arrivals("T1", lines)[0].message_id
+    assert journal_id is not None
+    assert result.alarms == [("software_unapproved", "T1", journal_id.split(":")[1], 4)]
     found = alarms(db, "software_unapproved")
     assert [(table, seq) for table, seq, _ in found] == [("T1", 4)]
     message = found[0][2]

@@ -40,6 +40,11 @@ def keyed_store(
     return db, floor_toml(tmp_path, postgres, db), lines
 
 
+def public_of(config: Path) -> str:
+    """The keyed table's table.pub (keyed_store's table beside the floor's floor.toml)."""
+    return (config.parent / "table" / "keys" / "table.pub").read_text()
+
+
 def test_a_keyed_journal_verifies_signed_and_a_line_altered_in_the_store_is_named(
     tmp_path: Path, postgres: PostgresServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -50,7 +55,11 @@ def test_a_keyed_journal_verifies_signed_and_a_line_altered_in_the_store_is_name
     assert signed, "the keyed table signed no checkpoint"
     clean = tablectl("floor", "verify", "--config", config)
     assert clean.returncode == 0, clean.stdout + clean.stderr
-    assert f"intact, {len(lines)} records, head {len(lines)}" in clean.stdout
+    assert (
+        ": links intact; signatures GOOD, checked with the table's registered key "
+        f"{signing.key_id(signing.parse_public_text(public_of(config), source='table.pub'))}; "
+        f"{len(lines)} records, head {len(lines)}\n"
+    ) in clean.stdout
     assert f"signatures: {len(signed)} checkpoint(s) signed by the table's registered key" in (
         clean.stdout
     )
@@ -63,9 +72,11 @@ def test_a_keyed_journal_verifies_signed_and_a_line_altered_in_the_store_is_name
         )
     caught = tablectl("floor", "verify", "--config", config)
     assert caught.returncode == 1
-    assert "NOT INTACT, 19 records" in caught.stdout
+    assert (
+        ": links NOT INTACT at record 20; signatures not judged past the break; 19 records"
+    ) in caught.stdout
     assert "record 20: its stored line is not an intact record" in caught.stdout
-    assert caught.stdout.endswith("NOT CLEAN\n")
+    assert caught.stdout.endswith("NOT CLEAN: 1 chain with a problem\n")
 
 
 def test_a_rehashed_forged_chain_passes_the_links_and_fails_the_signatures(
@@ -83,8 +94,12 @@ def test_a_rehashed_forged_chain_passes_the_links_and_fails_the_signatures(
     caught = tablectl("floor", "verify", "--config", config)
     assert caught.returncode == 1
     # Every line hashes to itself and links: the chain reads whole.
-    assert f"intact, {len(lines)} records" not in caught.stdout
-    assert f"NOT INTACT, {len(lines)} records, head {len(lines)}" in caught.stdout
+    # docs/journal.md, Verdicts: the links intact, the signatures BAD (never "NOT INTACT").
+    assert "links NOT INTACT" not in caught.stdout
+    assert (
+        f": links intact; signatures BAD at record {first}; {len(lines)} records, head "
+        f"{len(lines)}\n"
+    ) in caught.stdout
     assert f"signature(s) refused, the first at record {first}: checkpoint: " in caught.stdout
     assert "the journal was rewritten without the private key" in caught.stdout
     # The registry emptied: nothing is vouched for, and the walk says so without failing it.
@@ -92,6 +107,10 @@ def test_a_rehashed_forged_chain_passes_the_links_and_fails_the_signatures(
         conn.execute("DELETE FROM table_keys WHERE table_id = %s", (TABLE_ID,))
     unvouched = tablectl("floor", "verify", "--config", config)
     assert unvouched.returncode == 0, "no proof of a forgery, only no proof of the table"
+    assert (
+        ": links intact; signatures NOT CHECKED: the floor has no key registered for table "
+        f"{TABLE_ID} (tablectl floor key register); {len(lines)} records"
+    ) in unvouched.stdout
     assert (
         f"signatures: not vouched for: the floor's registry holds no key of table {TABLE_ID}"
         in (unvouched.stdout)

@@ -121,8 +121,24 @@ def test_logins_are_rate_limited_per_user_and_the_session_cookie_is_strict(
         assert page.headers["x-content-type-options"] == "nosniff"
         assert page.headers["referrer-policy"] == "no-referrer"
         assert "<script>" not in page.text  # no inline script: the CSP would refuse it
+        assert other.post("/logout", {"csrf_token": other.csrf("/floor")}).status == 303
     finally:
         assert web.stop() == 0, web.log.read_text()
+    # Who did what (docs/floor-web.md): each failure and the lockout at warning, the login
+    # and the logout at info, as JSON lines (journald's priority from the level: logsetup.py).
+    lines = [json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"]
+    said = [
+        (line["event"], line["level"], line["user"])
+        for line in lines
+        if line["event"].startswith(("web_login", "web_logout"))
+    ]
+    assert said == [
+        *[("web_login_failed", "warning", "supervisor")] * 5,
+        ("web_login_locked_out", "warning", "supervisor"),
+        ("web_login", "info", "surveillance"),
+        ("web_logout", "info", "surveillance"),
+    ]
+    assert all(line["address"] == "127.0.0.1" for line in lines if line["event"] == "web_login")
 
 
 def test_roles_decide_the_floor_page_and_a_disabled_user_is_out_at_once(

@@ -6,6 +6,7 @@ database as its owner."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import psycopg
@@ -116,6 +117,16 @@ def test_a_supervisor_never_gets_a_face_down_card_of_a_hand_in_progress_and_surv
         settled = clients["supervisor"].get(hand)
         assert hidden_of(lines[:SECOND_ROUND]) <= cards_in(settled.body)
         assert ("supervisor", "supervisor", "T1", root, 1, "hand page") in card_views(floor)
+        # Each view recorded is logged too, before its response is sent (docs/floor-web.md,
+        # Who did what): who, through what, which hand; at info.
+        logged = [json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"]
+        viewed = [line for line in logged if line["event"] == "web_card_view"]
+        assert {line["level"] for line in viewed} == {"info"}
+        assert {
+            (line["user"], line["role"], h["table"], h["journal"], h["hand"], line["through"])
+            for line in viewed
+            for h in line["hands"]
+        } == set(card_views(floor))
         floor_feed.close()
     finally:
         for feed in feeds.values():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import html
 import io
+import json
 import re
 import tarfile
 import threading
@@ -120,7 +121,9 @@ def test_an_intact_journal_verifies_and_a_line_altered_in_the_store_is_caught_at
         # Walked again from the store: every record, every signed checkpoint by the
         # registered key.
         page = walked(auditor, journal)
-        assert field(page, "verdict-text") == "intact and signed by the table's registered key"
+        assert field(page, "verdict-text") == (
+            f"links intact; signatures GOOD, checked with the table's registered key {key_id}"
+        )
         assert field(page, "records-checked").startswith(f"{len(lines)} (records 1 to {len(lines)}")
         assert field(page, "signed") == str(len(checkpoints))
         assert field(page, "bad") == "0"
@@ -139,7 +142,9 @@ def test_an_intact_journal_verifies_and_a_line_altered_in_the_store_is_caught_at
                 (canonical_json(fields), TABLE_ID, seq),  # type: ignore[arg-type]
             )
         page = walked(auditor, journal)
-        assert field(page, "verdict-text") == f"NOT INTACT: the chain breaks at record {seq}"
+        assert field(page, "verdict-text") == (
+            f"links NOT INTACT at record {seq}; signatures not judged past the break"
+        )
         assert field(page, "broken-seq") == str(seq)
         assert "does not match the record's content" in page
         assert field(page, "records-checked").startswith(f"{seq - 1} (records 1 to {seq - 1}")
@@ -222,10 +227,14 @@ def test_a_rehashed_forged_chain_is_caught_by_the_checkpoints_signatures(
         assert field(page, "records-checked").startswith(f"{len(lines)} (records 1 to")
         assert 'id="broken"' not in page
         first = signed_after[0]
-        assert field(page, "verdict-text") == (
-            f"FORGED OR DAMAGED: a signature fails at record {first}"
-        )
+        # The words of floor verify and journal verify (docs/journal.md, Verdicts).
+        assert field(page, "verdict-text") == f"links intact; signatures BAD at record {first}"
         assert field(page, "first-bad-seq") == str(first)
+        # A walk that does not vouch for the journal is logged at warning, with its verdict.
+        logged = [json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"]
+        [verified] = [line for line in logged if line["event"] == "web_journal_verified"]
+        assert (verified["level"], verified["verified"]) == ("warning", False)
+        assert verified["verdict"] == f"links intact; signatures BAD at record {first}"
         assert "the journal was rewritten without the private key" in page
         assert field(page, "bad") == str(len(signed_after))
         # The registry emptied: no signature can be vouched for, and the page says so.
@@ -233,6 +242,10 @@ def test_a_rehashed_forged_chain_is_caught_by_the_checkpoints_signatures(
             conn.execute("DELETE FROM table_keys WHERE table_id = %s", (TABLE_ID,))
         page = walked(auditor, journal)
         assert f"the floor's registry holds no key of table {TABLE_ID}" in page
+        assert field(page, "verdict-text") == (
+            "links intact; signatures NOT CHECKED: the floor has no key registered for table "
+            f"{TABLE_ID} (tablectl floor key register)"
+        )
     finally:
         assert web.stop() == 0
 

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Final
 
 import psycopg
+import structlog
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response, StreamingResponse
@@ -34,6 +35,8 @@ from controller.floor.web.pages import Pages, landing
 from controller.floor.web.replies import refused
 from controller.floor.web.verifypage import Bundler, VerifyPage
 from controller.floor.web.views import floor_rows
+
+log = structlog.get_logger("tablectl.floor.web")
 
 HERE: Final = Path(__file__).parent
 HEARTBEAT: Final = 15.0
@@ -148,6 +151,10 @@ class Web:
         address = request.client.host if request.client else "unknown"
         wait = max(self.by_user.retry_after(name), self.by_address.retry_after(address))
         if wait > 0:
+            # docs/floor-web.md, Who did what: each login, failure, lockout and logout.
+            log.warning(
+                "web_login_locked_out", user=name, address=address, retry_after=int(wait) + 1
+            )
             context = {"error": f"Too many failed logins: try again in {int(wait) + 1} s."}
             response = self.page(request, "login.html", context, session, status=429)
             response.headers["retry-after"] = str(int(wait) + 1)
@@ -157,9 +164,11 @@ class Web:
         if user is None:
             self.by_user.failed(name)
             self.by_address.failed(address)
+            log.warning("web_login_failed", user=name, address=address)
             context = {"error": "Wrong user name or password."}
             return self.page(request, "login.html", context, session, status=401)
         self.by_user.succeeded(name)  # the address's failures stand: they may be another's
+        log.info("web_login", user=user.name, role=user.role, address=address)
         # A new token at login: a token seen before the login is worth nothing after it.
         fresh = auth.Session(auth.new_csrf(), user.name, user.password_changed_at.isoformat())
         response = RedirectResponse(landing(user.role), status_code=303)
@@ -168,8 +177,11 @@ class Web:
 
     async def logout(self, request: Request) -> Response:
         form = await request.form()
-        if not auth.csrf_ok(self.session(request), form.get(auth.CSRF_FIELD)):
+        session = self.session(request)
+        if not auth.csrf_ok(session, form.get(auth.CSRF_FIELD)):
             return forbidden("the form has expired: load the page again")
+        address = request.client.host if request.client else "unknown"
+        log.info("web_logout", user=None if session is None else session.user, address=address)
         response = RedirectResponse("/login", status_code=303)
         response.delete_cookie(auth.COOKIE, path="/")
         return response

@@ -4,6 +4,8 @@ role, when, the table, journal and hand, through which page or feed) before it i
 
 The web's role may only add to that table (controller/floor/web/schema.py, migration 2): what it
 holds stays as written. A response whose record cannot be written is not sent (CardLogError).
+Each view recorded is logged too, ``web_card_view`` (docs/floor-web.md, Who did what): who and
+which hands, never a card.
 """
 
 from __future__ import annotations
@@ -11,11 +13,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 import psycopg
+import structlog
 
 from controller.floor.web.hands import HandKey
 from controller.floor.web.users import User
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
+
+log = structlog.get_logger("tablectl.floor.web")
 
 
 class CardLogError(Exception):
@@ -37,3 +42,10 @@ async def record(conn: AsyncConn, user: User, hands: Iterable[HandKey], through:
             )
     except psycopg.Error as error:
         raise CardLogError(str(error).strip() or type(error).__name__) from error
+    log.info(
+        "web_card_view",
+        user=user.name,
+        role=user.role,
+        through=through,
+        hands=[{"table": t, "journal": j, "hand": h} for _, _, t, j, h, _ in rows],
+    )

@@ -328,6 +328,9 @@ def _grants(conn: psycopg.Connection[tuple[object, ...]], role: str) -> None:
         "web.user_changes TO {web}",
         # The logs: added to, never changed (no UPDATE, no DELETE, no TRUNCATE).
         "GRANT INSERT ON web.card_views, web.alarm_acks TO {web}",
+        # floor verify (the reader) tells an acknowledged alarm from an open one.
+        "GRANT USAGE ON SCHEMA web TO {reader}",
+        "GRANT SELECT ON web.alarm_acks TO {reader}",
         "GRANT USAGE ON SEQUENCE web.card_views_id_seq TO {web}",
         # The admin's changes to users: through the owner's functions only (migration 3), no
         # UPDATE on web.users; web.user_changes is written by those functions alone.

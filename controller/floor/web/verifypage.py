@@ -138,13 +138,17 @@ class VerifyPage:
                 except NoSuchJournal as error:
                     return refused(404, f"Not Found: {error}")
         if verdict is not None:
-            log.info(
+            # A walk that does not vouch for the journal is a warning (journald priority 4),
+            # not news: docs/floor-web.md, Who did what.
+            said = log.info if verdict.verified else log.warning
+            said(
                 "web_journal_verified",
                 user=user.name,
                 table=table_id,
                 journal=journal_id,
                 records=verdict.records,
                 verified=verdict.verified,
+                verdict=verdict.verdict,
             )
         context = {"user": user, "state": states[0], "verdict": verdict}
         return self._render(request, "verify_journal.html", context)
