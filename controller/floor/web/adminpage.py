@@ -22,7 +22,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from controller.floor.web import auth, users
-from controller.floor.web.alarms import shown
+from controller.floor.web.moments import shown
 from controller.floor.web.replies import form_text, refused
 from controller.floor.web.users import User
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Final
@@ -198,7 +199,15 @@ class Web:
             rows = await floor_rows(conn)
         session = self.session(request)
         assert session is not None
-        context = {"user": user, "rows": rows, "games": sorted({r.game for r in rows if r.game})}
+        context = {
+            "user": user,
+            "rows": rows,
+            "games": sorted({r.game for r in rows if r.game}),
+            # A table not heard from for [web] silent_after seconds is flagged silent: its row
+            # here, and by floor.js against this clock as the page stays open.
+            "silent_after": self.config.web.silent_after,
+            "now": time.time(),
+        }
         return self.page(request, "floor.html", context, session)
 
     async def events(self, request: Request) -> Response:

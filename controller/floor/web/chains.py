@@ -26,7 +26,7 @@ from controller.app import schema
 from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry, checkpoint_signature, key_state
 from controller.floor.chainwatch import CHAIN_BROKEN
-from controller.floor.web.alarms import shown
+from controller.floor.web.moments import shown
 from controller.floor.witness import CONFLICT
 from controller.journal.record import parse_line
 

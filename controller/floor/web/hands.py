@@ -9,7 +9,6 @@ through the journal's schema into the engine's events, then masked by the policy
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from datetime import datetime
 from typing import Final
 
 import psycopg
@@ -21,6 +20,7 @@ from controller.display.view import posted_rules
 from controller.engine import events as ev
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
+from controller.floor.web.moments import shown_if
 from controller.floor.web.replay import Frame, Replay, replay
 from controller.floor.web.views import TableRow, floor_rows
 from controller.games import GAMES
@@ -160,7 +160,7 @@ def _game_name(game: object) -> str:
 
 
 def _iso(value: object) -> str | None:
-    return value.isoformat() if isinstance(value, datetime) else None
+    return shown_if(value)  # the one way a page says a moment
 
 
 @dataclass(slots=True)

@@ -44,6 +44,10 @@ class SeatFrame:
     status: str = "in"
     #: Chips in front of the seat this betting round.
     bet: int = 0
+    #: ``down[i]``: ``cards[i]`` lies face down (a hole card not turned over), whether or not
+    #: the role sees its value: the page marks it so a hole card shown to surveillance never
+    #: looks like an up card (docs/floor-web.md, The hand page).
+    down: list[bool] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -114,6 +118,7 @@ def _frame(state: _State, sees: bool) -> Frame:
             [card(c) for c in cards],
             state.status.get(seat, "in"),
             state.bets.get(seat, 0),
+            [c.hidden for c in cards],
         )
         for seat, cards in sorted(state.seats.items())
     ]

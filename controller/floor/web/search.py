@@ -25,6 +25,7 @@ from controller.display.view import MAX_SEATS
 from controller.engine import events as ev
 from controller.floor.web import policy
 from controller.floor.web.hands import RESULTS, HandKey, HandLine, state_of
+from controller.floor.web.moments import shown_if
 from controller.games import GAMES
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
@@ -142,7 +143,7 @@ async def search(conn: AsyncConn, query: Query, role: str) -> list[Found]:
             matched, face_down = seen
         spec = GAMES.get(str(game))
         key = HandKey(str(table_id), str(journal_id), int(str(hand)))
-        at = started_at.isoformat() if isinstance(started_at, datetime) else None
+        at = shown_if(started_at)  # the one way a page says a moment
         name = spec.name if spec is not None else str(game)
         line = HandLine(key.table_id, key.journal_id, key.hand, name, at, state, matched)
         found.append(Found(line, face_down))

@@ -8,6 +8,7 @@ secret_file = "web.secret"    # the key that signs the session cookies (32 bytes
 tls_cert = "web.pem"          # optional, with tls_key: uvicorn serves HTTPS itself
 tls_key = "web.key"
 behind_tls_proxy = false      # true: a reverse proxy terminates TLS (cookies marked Secure)
+silent_after = 300            # seconds without a record before the floor page flags a table silent
 user = "tablectl_web"         # the web view's own PostgreSQL role (made by floor setup)
 password_file = "web.password"
 
@@ -35,7 +36,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final
+from typing import Final, TypeGuard
 
 from controller.engine.config import ConfigError
 from controller.tomlcheck import Section
@@ -49,6 +50,7 @@ KEYS: Final = (
     "behind_tls_proxy",
     "user",
     "password_file",
+    "silent_after",
     "nats",
     "feeds",
 )
@@ -60,6 +62,9 @@ FEED_KEYS: Final = ("broadcast_delay", "broadcast_folded")
 DEFAULT_BROADCAST_DELAY: Final = 1800.0
 #: A day: a longer delay is a broadcast of yesterday, not a delay.
 MAX_BROADCAST_DELAY: Final = 86400.0
+#: Five minutes: a table journals every deal and bet, and a break between hands longer than
+#: this is worth a look (docs/floor-web.md, The floor page: Last heard).
+DEFAULT_SILENT_AFTER: Final = 300.0
 #: The web view's PostgreSQL role (controller/floor/web/schema.py grants it).
 DEFAULT_USER: Final = "tablectl_web"
 _ROLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,62}")
@@ -101,6 +106,8 @@ class WebSettings:
     feeds: FeedSettings = FeedSettings()
     #: None: the web follows the stream as ``[nats]``'s user, the floor's.
     nats: WebNats | None = None
+    #: Seconds since the floor last heard from a table before its row is flagged silent.
+    silent_after: float = DEFAULT_SILENT_AFTER
 
     @property
     def secure_cookies(self) -> bool:
@@ -149,6 +156,16 @@ def parse_web(section: Section | None, base: Path) -> WebSettings:
     password_file = section.path(
         "password_file", base, what="the path of the web role's password file", required=False
     )
+    silent_after = DEFAULT_SILENT_AFTER
+    value = section.data.get("silent_after", DEFAULT_SILENT_AFTER)
+    if _seconds(value):
+        silent_after = float(value)
+    else:
+        section.fail(
+            "silent_after",
+            f"expected a number of seconds, more than 0 and at most {MAX_BROADCAST_DELAY:g} "
+            "(a day)",
+        )
     return WebSettings(
         listen or DEFAULT_LISTEN,
         port or DEFAULT_PORT,
@@ -160,6 +177,17 @@ def parse_web(section: Section | None, base: Path) -> WebSettings:
         password_file,
         parse_feeds(section.section("feeds", FEED_KEYS, required=False)),
         parse_nats(section.section("nats", NATS_KEYS, required=False), base),
+        silent_after,
+    )
+
+
+def _seconds(value: object) -> TypeGuard[float]:
+    """Whether ``value`` is a number of seconds more than 0 and at most a day."""
+    return (
+        isinstance(value, int | float)
+        and not isinstance(value, bool)
+        and math.isfinite(value)
+        and 0 < value <= MAX_BROADCAST_DELAY
     )
 
 

@@ -29,6 +29,7 @@ from controller.engine import events as ev
 from controller.engine.config import HouseRules
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.betting import Betting
+from controller.floor.web.moments import shown
 from controller.games import GAMES
 from controller.journal import JsonObject
 from controller.journal.record import parse_line
@@ -48,6 +49,8 @@ class Device:
 class TableRow:
     table_id: str
     records: int
+    #: When the floor last stored a record of the table (the floor's clock, ISO 8601): the
+    #: floor page's script reckons a table's silence from it.
     last_seen: str
     game: str | None = None
     stakes: str | None = None
@@ -69,8 +72,18 @@ class TableRow:
     #: chain_broken alarm, acknowledged or not: an acknowledgement mends no chain); None: none.
     chain_broken: int | None = None
 
+    @property
+    def last_heard(self) -> str:
+        """``last_seen`` as every page says a moment (moments.py)."""
+        return shown(datetime.fromisoformat(self.last_seen))
+
+    def silent(self, now: float, bound: float) -> bool:
+        """Whether the floor has heard nothing from the table for more than ``bound`` seconds
+        at ``now`` (Unix seconds; [web] silent_after)."""
+        return now - datetime.fromisoformat(self.last_seen).timestamp() > bound
+
     def as_json(self) -> dict[str, object]:
-        return asdict(self)
+        return {**asdict(self), "last_heard": self.last_heard}
 
 
 def hand_state(events: Iterable[ev.Event], state: Betting | None = None) -> Betting:

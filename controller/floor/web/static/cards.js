@@ -1,11 +1,14 @@
 // A card as the server sent it: its code, or null for a card shown by its back (the server
-// never sends a face-down card's value to a role that may not see it: policy.py).
+// never sends a face-down card's value to a role that may not see it: policy.py). ``down``: the
+// card lies face down at the table; its value, when the role sees it, is marked "face-down" (a
+// dashed back-coloured frame and a ▼) so it never looks like an up card.
 "use strict";
-window.tablectlCard = function (code) {
+window.tablectlCard = function (code, down) {
   const span = document.createElement("span");
   if (code) {
-    span.className = "card suit-" + code.slice(-1);
+    span.className = "card suit-" + code.slice(-1) + (down ? " face-down" : "");
     span.textContent = code;
+    if (down) span.title = "face down at the table: the players do not see it";
   } else {
     span.className = "card down";
     span.title = "face down";
@@ -34,7 +37,7 @@ window.tablectlFrame = function (frame) {
     div.appendChild(name);
     const cards = document.createElement("div");
     cards.className = "cards";
-    for (const c of seat.cards) cards.appendChild(card(c));
+    seat.cards.forEach((c, i) => cards.appendChild(card(c, seat.down[i])));
     div.appendChild(cards);
     const info = document.createElement("small");
     info.textContent = seat.status + (seat.bet ? " · bet " + seat.bet : "");

@@ -9,6 +9,15 @@
   const game = document.getElementById("game");
   const alarmed = document.getElementById("alarmed");
   const rows = new Map();
+  // A table not heard from for [web] silent_after seconds is flagged silent, reckoned on the
+  // server's clock (the page's data-now against the browser's at loading), redrawn as time goes.
+  const table = document.getElementById("tables");
+  const silentAfter = Number(table.dataset.silentAfter);
+  const skew = Number(table.dataset.now) - Date.now() / 1000;
+  function silentFor(row) {
+    const quiet = Date.now() / 1000 + skew - Date.parse(row.last_seen) / 1000;
+    return quiet > silentAfter ? quiet : null;
+  }
   let sortKey = "table_id";
   let sortUp = true;
 
@@ -36,7 +45,8 @@
   function render(row) {
     const tr = document.createElement("tr");
     tr.dataset.table = row.table_id;
-    if (row.alarms || row.chain_broken) tr.className = "alarm";
+    const quiet = silentFor(row);
+    tr.className = (row.alarms || row.chain_broken ? "alarm" : "") + (quiet === null ? "" : " silent");
     const name = cell(tr, "table", "");
     name.appendChild(link("/tables/" + encodeURIComponent(row.table_id), row.table_id));
     cell(tr, "", row.game || "—");
@@ -60,6 +70,15 @@
       span.textContent = d.device + " " + d.event;
       devices.appendChild(span);
       devices.appendChild(document.createTextNode(" "));
+    }
+    const heard = cell(tr, "heard", row.last_heard);
+    if (quiet !== null) {
+      const flag = document.createElement("strong");
+      flag.className = "silent-flag";
+      flag.textContent = "SILENT";
+      flag.title = "nothing heard for " + Math.floor(quiet / 60) + " min (silent_after " + silentAfter + " s)";
+      heard.appendChild(document.createTextNode(" "));
+      heard.appendChild(flag);
     }
     const alarms = cell(tr, "alarms", row.alarms || row.chain_broken ? "" : "none");
     if (row.chain_broken) {
@@ -114,6 +133,8 @@
     });
   }
   for (const input of [filter, game, alarmed]) input.addEventListener("input", draw);
+  // A silent table sends nothing: its flag comes from the clock, so the rows are redrawn.
+  window.setInterval(draw, 5000);
 
   const feed = new EventSource("/floor/events");
   feed.addEventListener("snapshot", (e) => {
