@@ -61,6 +61,9 @@ FETCH_WAIT_SECONDS: Final = 1.0
 FETCH_GATHER_SECONDS: Final = 0.05
 #: Between tries when PostgreSQL does not answer: 0.5 s doubling to 10 s.
 RETRY_FIRST, RETRY_MOST = 0.5, 10.0
+#: A walk of the stored chains that failed (PostgreSQL away) is tried again this soon, not a
+#: whole ``[serve] walk_every`` later.
+WALK_RETRY_SECONDS: Final = 60.0
 
 log = structlog.get_logger("controller.floor")
 Connection = psycopg.AsyncConnection[tuple[object, ...]]
@@ -285,9 +288,10 @@ class Floor:
 
     async def _watch_chains(self) -> None:
         """Every stored chain walked now (a start) and every ``walk_every`` seconds until the
-        stop, on a connection of its own (controller/floor/chainwatch.py). A walk PostgreSQL
-        cut short is said in one line and tried at the next turn."""
+        stop, on a connection of its own (controller/floor/chainwatch.py). A walk that failed
+        is said in one line and tried again after WALK_RETRY_SECONDS."""
         while not self._stop.is_set():
+            pause = min(self.config.walk_every, WALK_RETRY_SECONDS)  # unless it walked
             try:
                 conn = await psycopg.AsyncConnection.connect(
                     self.config.writer.dsn(), autocommit=True
@@ -309,8 +313,9 @@ class Floor:
                         alarms_raised=totals.raised,
                     )
                     self.totals.alarms += totals.raised
+                pause = self.config.walk_every
             with contextlib.suppress(TimeoutError):  # the pause, cut short by a stop
-                async with asyncio.timeout(self.config.walk_every):
+                async with asyncio.timeout(pause):
                     await self._stop.wait()
 
     async def _database(self) -> psycopg.AsyncConnection[tuple[object, ...]]:
