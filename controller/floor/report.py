@@ -233,7 +233,7 @@ def verify(conn: Conn, table_id: str | None = None) -> VerifyReport:
     ]
     acks, unread = acknowledgements(conn)
     alarms = [
-        FloorAlarm(str(t), str(j), int(s), str(k), str(m), str(at), int(i), acks.get(int(i)))  # type: ignore[call-overload]
+        FloorAlarm(str(t), str(j), int(s), str(k), str(m), _moment(at), int(i), acks.get(int(i)))  # type: ignore[call-overload]
         for i, t, j, s, k, m, at in conn.execute(
             f"SELECT id, table_id, journal_id, seq, kind, message, raised_at FROM alarms {where} "
             + ("AND" if where else "WHERE")
