@@ -20,7 +20,13 @@ from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from controller.floor.web import auth
-from controller.floor.web.alarms import AckError, AlarmRow, acknowledge, alarm_rows
+from controller.floor.web.alarms import (
+    AckError,
+    AlarmRow,
+    acknowledge,
+    acknowledge_group,
+    alarm_rows,
+)
 from controller.floor.web.live import sse
 from controller.floor.web.replies import refused
 from controller.floor.web.users import User
@@ -45,6 +51,7 @@ class AlarmPage:
             Route("/alarms", self.page),
             Route("/alarms/events", self.events),
             Route("/alarms/{alarm_id:int}/ack", self.ack, methods=["POST"]),
+            Route("/alarms/{alarm_id:int}/ack-group", self.ack_group, methods=["POST"]),
         ]
 
     async def _viewer(self, request: Request) -> User | Response:
@@ -106,6 +113,38 @@ class AlarmPage:
             by=user.name,
         )
         # The floor page's row loses the alarm at once, and every alarms page is told.
+        self.web.live.mark(alarm.table_id, 0)
+        self.web.live.alarms_changed()
+        return RedirectResponse("/alarms", status_code=303)
+
+    async def ack_group(self, request: Request) -> Response:
+        """One acknowledgement for the open alarms of one cause at a table (the group the page
+        showed, up to the alarm named), each recorded (docs/floor-web.md, Alarms)."""
+        form = await request.form()
+        if not auth.csrf_ok(self.web.session(request), form.get(auth.CSRF_FIELD)):
+            return refused(403, "Forbidden: the form has expired: load the alarms page again")
+        user = await self._viewer(request)
+        if isinstance(user, Response):
+            return user
+        if user.role not in ACKNOWLEDGERS:
+            return refused(403, f"Forbidden: a supervisor acknowledges alarms: you are {user.role}")
+        alarm_id = int(request.path_params["alarm_id"])
+        try:
+            async with await self.web.reader() as conn:
+                alarm, done = await acknowledge_group(
+                    conn, alarm_id, user.name, str(form.get("note") or "")
+                )
+        except AckError as error:
+            return self._render(request, user, await self._rows(), str(error), error.status)
+        for each in done:
+            log.info(
+                "alarm_acknowledged",
+                alarm=each,
+                table=alarm.table_id,
+                kind=alarm.kind,
+                by=user.name,
+                group=len(done),
+            )
         self.web.live.mark(alarm.table_id, 0)
         self.web.live.alarms_changed()
         return RedirectResponse("/alarms", status_code=303)

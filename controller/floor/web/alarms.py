@@ -10,14 +10,12 @@ reason without the value it quotes, controller/floor/ingest.py).
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
-from datetime import datetime
+from dataclasses import asdict, dataclass, replace
+from datetime import UTC, datetime
 from typing import Final
 
 import psycopg
 from psycopg import errors
-
-from controller.floor.web.moments import shown
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
@@ -54,6 +52,9 @@ class AlarmRow:
     message: str
     raised_at: str
     ack: Ack | None
+    #: On the newest open alarm (the highest id) of its table and kind: how many are open, one
+    #: acknowledgement for them all (``acknowledge_group``); 0 on the others.
+    group: int = 0
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
@@ -70,13 +71,26 @@ async def alarm_rows(conn: AsyncConn) -> list[AlarmRow]:
     found = await conn.execute(
         f"SELECT {_COLUMNS} WHERE k.alarm_id IS NULL ORDER BY a.raised_at DESC, a.id DESC"
     )
-    rows = [_row(row) for row in await found.fetchall()]
+    rows = _grouped([_row(row) for row in await found.fetchall()])
     acked = await conn.execute(
         f"SELECT {_COLUMNS} WHERE k.alarm_id IS NOT NULL ORDER BY k.at DESC, a.id DESC LIMIT %s",
         (SHOWN_ACKED,),
     )
     rows.extend(_row(row) for row in await acked.fetchall())
     return rows
+
+
+def _grouped(rows: list[AlarmRow]) -> list[AlarmRow]:
+    """The open alarms of one cause at a table together (docs/floor-web.md, Alarms): each group
+    where its newest stands, newest first within it; its newest alarm carries the count."""
+    members: dict[tuple[str, str], list[AlarmRow]] = {}
+    for row in rows:
+        members.setdefault((row.table_id, row.kind), []).append(row)
+    out: list[AlarmRow] = []
+    for group in members.values():
+        lead = max(row.id for row in group)
+        out.extend(replace(row, group=len(group)) if row.id == lead else row for row in group)
+    return out
 
 
 def _row(found: tuple[object, ...]) -> AlarmRow:
@@ -98,6 +112,11 @@ def _row(found: tuple[object, ...]) -> AlarmRow:
         shown(raised_at),
         done,
     )
+
+
+def shown(moment: datetime) -> str:
+    """A moment as the page shows it: UTC, to the second (the journal's and the store's clock)."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def checked_note(note: str) -> str:
@@ -138,3 +157,35 @@ async def acknowledge(conn: AsyncConn, alarm_id: int, user: str, note: str) -> A
             409,
         )
     return alarm
+
+
+async def acknowledge_group(
+    conn: AsyncConn, alarm_id: int, user: str, note: str
+) -> tuple[AlarmRow, list[int]]:
+    """Acknowledge with one note every open alarm of the table and kind of ``alarm_id`` up to it
+    (those the supervisor saw as its group; one raised since stays open): one row of
+    ``web.alarm_acks`` each, so each is still recorded. Returns the alarm named and the ids
+    acknowledged; AckError if the note is missing, the alarm unknown, or none was still open."""
+    text = checked_note(note)
+    added = await conn.execute(
+        "WITH named AS (SELECT table_id, kind FROM alarms WHERE id = %s) "
+        "INSERT INTO web.alarm_acks (alarm_id, user_name, note) "
+        "SELECT a.id, %s, %s FROM alarms a JOIN named n "
+        "ON a.table_id = n.table_id AND a.kind = n.kind "
+        "WHERE a.id <= %s AND NOT EXISTS (SELECT 1 FROM web.alarm_acks k WHERE k.alarm_id = a.id) "
+        "ORDER BY a.id ON CONFLICT (alarm_id) DO NOTHING RETURNING alarm_id",
+        (alarm_id, user, text, alarm_id),
+    )
+    done = sorted(int(str(row[0])) for row in await added.fetchall())
+    found = await conn.execute(f"SELECT {_COLUMNS} WHERE a.id = %s", (alarm_id,))
+    row = await found.fetchone()
+    if row is None:
+        raise AckError(f"There is no alarm {alarm_id} on the floor.", 404)
+    alarm = _row(row)
+    if not done:
+        raise AckError(
+            f"Every {alarm.kind} alarm of table {alarm.table_id} up to alarm {alarm_id} was "
+            "acknowledged already: a second acknowledgement is not recorded.",
+            409,
+        )
+    return alarm, done

@@ -26,6 +26,12 @@
     return el;
   }
 
+  // The group's button's words (null: no button), as the page's template writes them.
+  function groupLabel(alarm) {
+    if (!canAck || alarm.ack || !(alarm.group > 1)) return null;
+    return "Acknowledge all " + alarm.group + " " + alarm.kind + " of " + alarm.table_id;
+  }
+
   function ackForm(alarm) {
     const form = document.createElement("form");
     form.method = "post";
@@ -46,6 +52,16 @@
     button.type = "submit";
     button.textContent = "Acknowledge";
     form.append(token, note, button);
+    const label = groupLabel(alarm);
+    if (label) {
+      // One note for the open alarms of this cause at this table up to this one, each recorded.
+      const all = document.createElement("button");
+      all.type = "submit";
+      all.className = "ack-group";
+      all.formAction = "/alarms/" + alarm.id + "/ack-group";
+      all.textContent = label;
+      form.appendChild(all);
+    }
     return form;
   }
 
@@ -53,7 +69,12 @@
     const tr = document.createElement("tr");
     tr.dataset.alarm = String(alarm.id);
     tr.className = alarm.ack ? "acked" : "open";
-    cell(tr, "raised").textContent = alarm.raised_at;
+    const raised = cell(tr, "raised");
+    raised.textContent = alarm.raised_at;  // the floor's clock; the table's where it differs
+    if (alarm.table_at) {
+      raised.appendChild(document.createElement("br"));
+      text(raised, "small", "table-clock", "table's clock " + alarm.table_at);
+    }
     cell(tr, "table").textContent = alarm.table_id;
     const what = cell(tr, "what");
     text(what, "strong", "", alarm.kind);
@@ -85,7 +106,9 @@
     for (const tr of body.querySelectorAll("tr[data-alarm]")) kept.set(tr.dataset.alarm, tr);
     const rows = alarms.map((alarm) => {
       const old = kept.get(String(alarm.id));
-      return old && old.className === (alarm.ack ? "acked" : "open") ? old : render(alarm);
+      if (!old || old.className !== (alarm.ack ? "acked" : "open")) return render(alarm);
+      const button = old.querySelector(".ack-group");
+      return (button ? button.textContent : null) === groupLabel(alarm) ? old : render(alarm);
     });
     body.replaceChildren(...rows);
     none.hidden = alarms.length > 0;
