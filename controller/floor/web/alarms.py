@@ -11,11 +11,13 @@ reason without the value it quotes, controller/floor/ingest.py).
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Final
 
 import psycopg
 from psycopg import errors
+
+from controller.floor.web.moments import shown
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
@@ -112,11 +114,6 @@ def _row(found: tuple[object, ...]) -> AlarmRow:
         shown(raised_at),
         done,
     )
-
-
-def shown(moment: datetime) -> str:
-    """A moment as the page shows it: UTC, to the second (the journal's and the store's clock)."""
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def checked_note(note: str) -> str:
