@@ -386,3 +386,52 @@ def test_the_commands_name_the_person_and_refuse_a_blank_name(
         assert conn.execute("SELECT actor, change FROM software_changes").fetchall() == [
             ("C. Doe", "approved")
         ]
+
+
+def test_acknowledgements_are_added_to_never_changed_and_the_functions_are_pinned(
+    postgres: PostgresServer,
+) -> None:
+    db = floor_database(postgres)
+    _web(db)
+    _filled(db)
+    dsns = _dsns(db)
+    with psycopg.connect(db.owner, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO web.users (name, role, password_hash) VALUES ('ana', 'supervisor', "
+            "'$argon2id$x')"
+        )
+    web = dsns[DEFAULT_USER]
+    with psycopg.connect(web, autocommit=True) as conn:
+        conn.execute(
+            "INSERT INTO web.alarm_acks (alarm_id, user_name, note) "
+            "SELECT id, 'ana', 'seen' FROM alarms"
+        )
+    for statement in (
+        "UPDATE web.alarm_acks SET note = 'nothing'",
+        "UPDATE web.alarm_acks SET user_name = 'ana'",
+        "DELETE FROM web.alarm_acks",
+        "TRUNCATE web.alarm_acks",
+        "UPDATE alarms SET kind = 'nothing'",
+        "DELETE FROM alarms",
+    ):
+        for role, dsn in dsns.items():
+            error = _try(dsn, sql.SQL(statement))  # type: ignore[arg-type]
+            assert isinstance(error, psycopg.errors.InsufficientPrivilege), (role, statement)
+    for role in (store.WRITER, store.READER):
+        insert = "INSERT INTO web.alarm_acks (alarm_id, user_name, note) VALUES (1, 'ana', 'n')"
+        error = _try(dsns[role], sql.SQL(insert))  # type: ignore[arg-type]
+        assert isinstance(error, psycopg.errors.InsufficientPrivilege), role
+    with psycopg.connect(db.owner) as conn:
+        assert conn.execute("SELECT count(*), min(note) FROM web.alarm_acks").fetchone() == (
+            1,
+            "seen",
+        )
+        rows = conn.execute(
+            "SELECT p.proname, r.rolname, p.proconfig, n.nspowner::regrole::text FROM pg_proc p "
+            "JOIN pg_namespace n ON n.oid = p.pronamespace JOIN pg_roles r ON r.oid = p.proowner "
+            "WHERE n.nspname = 'public' AND p.prosecdef"
+        ).fetchall()
+    assert len(rows) == 8
+    for name, by, config, _schema_owner in rows:  # the owner's, search_path fixed
+        assert by == "postgres", name
+        assert config == ["search_path=pg_catalog, pg_temp"], name
