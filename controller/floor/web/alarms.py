@@ -52,11 +52,17 @@ class AlarmRow:
     source: str
     kind: str
     message: str
+    #: When the floor raised the alarm, or heard the table raise it: the floor's clock
+    #: (docs/floor-web.md, Alarms: Raised).
     raised_at: str
     ack: Ack | None
     #: On the newest open alarm (the highest id) of its table and kind: how many are open, one
     #: acknowledgement for them all (``acknowledge_group``); 0 on the others.
     group: int = 0
+
+    #: The table's clock where it says another moment: the alarm's record's ts (None: the same,
+    #: or no record stored).
+    table_at: str | None = None
 
     def as_json(self) -> dict[str, object]:
         return asdict(self)
@@ -64,7 +70,10 @@ class AlarmRow:
 
 _COLUMNS: Final = (
     "a.id, a.table_id, a.journal_id, a.seq, a.source, a.kind, a.message, a.raised_at, "
-    "k.user_name, k.at, k.note FROM alarms a LEFT JOIN web.alarm_acks k ON k.alarm_id = a.id"
+    "r.ts, r.received_at, k.user_name, k.at, k.note FROM alarms a "
+    "LEFT JOIN web.alarm_acks k ON k.alarm_id = a.id "
+    "LEFT JOIN records r ON r.table_id = a.table_id AND r.journal_id = a.journal_id "
+    "AND r.seq = a.seq"
 )
 
 
@@ -96,8 +105,11 @@ def _grouped(rows: list[AlarmRow]) -> list[AlarmRow]:
 
 
 def _row(found: tuple[object, ...]) -> AlarmRow:
-    alarm_id, table_id, journal_id, seq, source, kind, message, raised_at, *ack = found
+    alarm_id, table_id, journal_id, seq, source, kind, message, raised_at, ts, received, *ack = (
+        found
+    )
     assert isinstance(raised_at, datetime)
+    floor_at, table_at = _clocks(raised_at, ts, received)
     user, at, note = ack
     done = None
     if user is not None:
@@ -111,9 +123,23 @@ def _row(found: tuple[object, ...]) -> AlarmRow:
         str(source),
         str(kind),
         str(message),
-        shown(raised_at),
+        floor_at,
         done,
+        table_at=table_at,
     )
+
+
+def _clocks(raised_at: datetime, ts: object, received: object) -> tuple[str, str | None]:
+    """The floor's moment of an alarm and the table's where it says another (shown). An alarm
+    of the table's (and the floor's on what a record says: its software, its schema) is stamped
+    with its record's ts, the table's clock: the floor's is when it received the record. One
+    the floor raised on its own clock (the witness's, the chain walk's, later) is its own."""
+    if not isinstance(ts, datetime) or not isinstance(received, datetime):
+        return shown(raised_at), None  # no record stored: the alarm's own stamp
+    floor = received if raised_at == ts else raised_at
+    # A second's difference is the forwarding's, not a clock's: said only from a second apart.
+    apart = abs((ts - floor).total_seconds()) >= 1
+    return shown(floor), (shown(ts) if apart else None)
 
 
 def checked_note(note: str) -> str:
