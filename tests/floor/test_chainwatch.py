@@ -174,6 +174,22 @@ def test_the_pages_show_the_broken_chain_and_the_hand_as_not_intact(
             assert f"NOT INTACT:</strong> record {seq} of this hand: its stored line" in shown
             assert f"up to record {seq - 1}" in shown
             assert f"Alarm chain_broken</strong> at record {seq}" in shown
+        # The last checkpoint and the current hand's last decision changed too: the pages that
+        # read them without walking still answer, the checkpoint named not intact.
+        records = list(map(parse_line, lines))
+        last_checkpoint = [r.seq for r in records if r.kind == rec.CHECKPOINT][-1]
+        last_decision = [r.seq for r in records if r.kind in rec.DECISIONS][-1]
+        with psycopg.connect(floor.db.owner, autocommit=True) as conn:
+            for changed in (last_checkpoint, last_decision):
+                conn.execute(
+                    "UPDATE records SET line = %s WHERE table_id = %s AND seq = %s",
+                    (one_byte_changed(lines[changed - 1]), TABLE_ID, changed),
+                )
+        again = auditor.get("/verify")
+        assert again.status == 200, again.text
+        assert "NOT INTACT: its stored line fails its hash" in html.unescape(again.text)
+        assert supervisor.get("/floor").status == 200
+        assert supervisor.get(f"/tables/{TABLE_ID}").status == 200
         # A fault of the view's own (its role refused the records) is a page saying so, and
         # its traceback one JSON line of the log.
         with psycopg.connect(floor.db.owner, autocommit=True) as conn:

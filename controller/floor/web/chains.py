@@ -28,7 +28,7 @@ from controller.floor.chainwalk import ChainWalk, Registry, checkpoint_signature
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.moments import shown
 from controller.floor.witness import CONFLICT
-from controller.journal.record import parse_line
+from controller.journal.record import RecordError, parse_line
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
@@ -204,14 +204,17 @@ async def last_checkpoint(conn: AsyncConn, table_id: str, journal_id: str) -> Ch
     """The journal's last linked checkpoint (the primary key read backwards to it: checkpoints
     come every few records)."""
     cur = await conn.execute(
-        "SELECT line FROM records WHERE table_id = %s AND journal_id = %s AND linked "
+        "SELECT seq, line FROM records WHERE table_id = %s AND journal_id = %s AND linked "
         "AND kind = %s ORDER BY seq DESC LIMIT 1",
         (table_id, journal_id, rec.CHECKPOINT),
     )
     found = await cur.fetchone()
     if found is None:
         return None
-    record = parse_line(_bytes(found[0]))
+    try:
+        record = parse_line(_bytes(found[1]))
+    except RecordError:  # changed in the store: the chain walk alarms it (chain_broken)
+        return Checkpoint(_int(found[0]), "", None, "NOT INTACT: its stored line fails its hash")
     try:
         signature = checkpoint_signature(record)
     except schema.SchemaError:

@@ -32,7 +32,7 @@ from controller.floor.web.betting import Betting
 from controller.floor.web.moments import shown
 from controller.games import GAMES
 from controller.journal import JsonObject
-from controller.journal.record import parse_line
+from controller.journal.record import RecordError, parse_line
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 
@@ -315,9 +315,10 @@ async def _events(conn: AsyncConn, reads: Sequence[tuple[_Head, int]]) -> dict[s
         assert isinstance(line, bytes)
         try:
             decoded = schema.decode_events(parse_line(line))
-        except rec.RecordFormatError:
+        except (rec.RecordFormatError, RecordError):
             # A record the floor refused (controller/floor/derive.py: stored as evidence, raised
-            # as a floor alarm): the hand's row has nothing of it, nor has the page.
+            # as a floor alarm), or one changed in the store since (it fails its hash: the chain
+            # walk's chain_broken alarm, docs/floor.md): the hand's row has nothing of it.
             continue
         events.setdefault(str(table_id), []).extend(decoded)
     return events
