@@ -74,7 +74,7 @@ class DemoWeb:
             f"the floor's web view: http://127.0.0.1:{port}/ (this machine only)",
             f"users (each password shown this once; {where}):",
             *(f"  {role:<13} {password}" for role, password in passwords.items()),
-            "the tables are dealing: the floor page shows each hand as it is played; "
+            "the tables deal from now on: the floor page shows each hand as it is played; "
             "Ctrl-C or SIGTERM stops the demo",
         ]
         print("\n".join(lines), file=self.out, flush=True)
