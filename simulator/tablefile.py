@@ -44,8 +44,10 @@ def write_table_toml(
     decks: Sequence[Path],
     fsync: bool = False,
     log: Mapping[str, TomlValue] | None = None,
+    journal: Mapping[str, TomlValue] | None = None,
 ) -> Path:
-    """Write ``directory/table.toml`` (journal in ``directory/journal``); return its path."""
+    """Write ``directory/table.toml`` (journal in ``directory/journal``, with ``journal``'s
+    other keys of ``[journal]``, e.g. ``hands_per_file``); return its path."""
     stakes = config.stakes
     if GAMES[game].forced_bet is ForcedBet.BLINDS:
         position: dict[str, TomlValue] = {"button": config.dealer}
@@ -63,7 +65,7 @@ def write_table_toml(
         _section("devices.shoe", shoe),
         _section("devices.panel", panel),
         _section("decks", {"a": decks[0], "b": decks[1]}),
-        _section("journal", {"dir": directory / "journal", "fsync": fsync}),
+        _section("journal", {"dir": directory / "journal", "fsync": fsync, **(journal or {})}),
     ]
     if config.stacks:
         sections.append(_section("stacks", {str(s): n for s, n in config.stacks.items()}))

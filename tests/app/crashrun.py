@@ -63,7 +63,9 @@ READY_PATIENCE = 60.0
 STOP_PATIENCE = 30.0
 
 
-def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
+def write_config(
+    tmp_path: Path, sim: Simulator, game: str, seats: int, hands_per_file: int | None = None
+) -> Path:
     return write_table_toml(
         tmp_path,
         table_id="CRASH-1",
@@ -73,6 +75,7 @@ def write_config(tmp_path: Path, sim: Simulator, game: str, seats: int) -> Path:
         panel={"path": sim.address("panel")},
         decks=sim.write_deck_files(tmp_path / "decks"),
         log={"format": "json", "level": "warning", "file": tmp_path / "tablectl.log"},
+        journal=None if hands_per_file is None else {"hands_per_file": hands_per_file},
     )
 
 
@@ -254,14 +257,22 @@ class CrashResult:
 
 
 def crash_run(
-    tmp_path: Path, game: str, *, hands: int, seed: int, mean_acts: int, seats: int = 4
+    tmp_path: Path,
+    game: str,
+    *,
+    hands: int,
+    seed: int,
+    mean_acts: int,
+    seats: int = 4,
+    hands_per_file: int | None = None,
 ) -> CrashResult:
     """Play ``hands`` hands while the controller is killed at random, about every
     ``mean_acts`` acts of the dealer; check the journal and the results against the dealer's
-    own (uninterrupted) engine."""
+    own (uninterrupted) engine. ``hands_per_file`` (``[journal]``; the default's 100 when
+    None) small makes the kills land in rotations and cut the keeper's compression passes."""
     started = time.monotonic()
     with Simulator(transport="pty", directory=tmp_path / "sim", seed=seed) as sim:
-        config_path = write_config(tmp_path, sim, game, seats)
+        config_path = write_config(tmp_path, sim, game, seats, hands_per_file)
         spec = GAMES[game]
         config = demo_config(spec, seats)
         dealer = AckedDealer(sim, spec, config, seed)
