@@ -187,6 +187,9 @@ def test_without_the_floor_extra_a_table_s_commands_run_and_the_floor_says_what_
     shown = run("demo", "--help")
     assert shown.returncode == 0, shown.stderr
     assert "--headless" in shown.stdout
+    # A floor.toml that exists: its path is checked as the command line is read, the floor's
+    # client only once the command runs.
+    (tmp_path / "floor.toml").write_text("", encoding="utf-8")
     for argv in (("floor", "verify", "--config", str(tmp_path / "floor.toml")), ("floor", "demo")):
         refused = run(*argv)
         assert refused.returncode == 1
