@@ -166,7 +166,10 @@ def _broken_lines(found: report.Recall) -> list[str]:
         lines.append(f"  record {broken.seq} ({where} record): {broken.why}")
     lines.append("  every other record told above re-hashes and links")
     for alarm in found.alarms:
-        lines.append(f"alarm {alarm.kind} at record {alarm.seq}, raised {alarm.raised_at}")
+        ack = alarm.acknowledged
+        state = "open" if ack is None else f"acknowledged by {ack.user}"
+        where = f"at record {alarm.seq}, raised {alarm.raised_at}"
+        lines.append(f"alarm {alarm.kind} ({state}) {where}")
     if not found.alarms:
         lines.append("no chain_broken alarm yet: floor serve's next walk raises it")
     return ["\n".join(lines)]

@@ -156,10 +156,11 @@ def recall(conn: Conn, table_id: str, count: int) -> Recall:
             found.broken.append(BrokenRecord(part.broken[0], part.broken[1], cut))
         told.extend(segment)
     found.hands = told[-count:] if count > 0 else []
+    acks, _unread = acknowledgements(conn)  # unread: each alarm shown open, as verify does
     found.alarms = [
-        FloorAlarm(str(t), str(j), int(s), str(k), str(m), str(at))  # type: ignore[call-overload]
-        for t, j, s, k, m, at in conn.execute(
-            "SELECT table_id, journal_id, seq, kind, message, raised_at FROM alarms "
+        FloorAlarm(str(t), str(j), int(s), str(k), str(m), _moment(at), int(i), acks.get(int(i)))  # type: ignore[call-overload]
+        for t, j, s, k, m, at, i in conn.execute(
+            "SELECT table_id, journal_id, seq, kind, message, raised_at, id FROM alarms "
             "WHERE table_id = %s AND journal_id = %s AND source = 'floor' AND kind = %s "
             "ORDER BY id",
             (table_id, journal_id, CHAIN_BROKEN),

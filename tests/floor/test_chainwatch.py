@@ -113,7 +113,7 @@ def test_floor_recall_tells_the_intact_hands_names_the_broken_record_and_exits_1
     walk(db.writer)
     alarmed = tablectl("floor", "recall", "--table", TABLE_ID, "--config", config, "11")
     assert alarmed.returncode == 1
-    assert f"alarm chain_broken at record {seq}, raised " in alarmed.stdout
+    assert f"alarm chain_broken (open) at record {seq}, raised " in alarmed.stdout
 
 
 def test_floor_serve_walks_the_stored_chains_at_each_start_and_alarms_a_break_once(
