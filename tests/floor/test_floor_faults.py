@@ -302,7 +302,7 @@ def rewrite_is_caught(lab: FloorLab, table_id: str, rng: random.Random, run: Fau
     assert bytes(kept[0]) == old  # the floor's copy stays
     verified = tablectl("floor", "verify", "--config", lab.floor_config)
     assert verified.returncode == 1, verified.stdout
-    assert f"ALARM conflict: table {table_id}" in verified.stdout
+    assert f"ALARM conflict (open): table {table_id}" in verified.stdout
     run.note("conflict_caught", f"table {table_id}, journal {found_journal[:12]}, seq {seq}")
 
 

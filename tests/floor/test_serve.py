@@ -216,7 +216,7 @@ def test_a_record_rewritten_and_republished_after_the_duplicate_window_is_caught
     assert "floor_alarm" in floor.text()
     verified = tablectl("floor", "verify", "--config", config)
     assert verified.returncode == 1
-    assert "ALARM conflict: table T1" in verified.stdout
+    assert "ALARM conflict (open): table T1" in verified.stdout
     with psycopg.connect(db.reader) as conn:
         kept = conn.execute("SELECT line FROM records WHERE seq = 40").fetchone()
         evidence = conn.execute("SELECT evidence FROM alarms WHERE kind = 'conflict'").fetchone()
