@@ -101,7 +101,7 @@ def test_the_floors_recall_tells_the_hands_as_the_tables_own_recall_did(
     db = floor_database(postgres)
     ingest_now(db.writer, arrivals("T1", fixture_lines()))
     with psycopg.connect(db.reader) as conn:
-        told = "\n\n".join(format_hand(hand) for hand in report.recall(conn, "T1", 10))
+        told = "\n\n".join(format_hand(hand) for hand in report.recall(conn, "T1", 10).hands)
     assert told + "\n" == (FIXTURES / "mambo.recall.txt").read_text()
 
 
