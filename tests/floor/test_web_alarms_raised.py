@@ -6,6 +6,7 @@ subprocesses over a real nats-server and PostgreSQL; the page read as bytes."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -16,7 +17,7 @@ from floorhelp import fixture_lines, publish
 from servershelp import NatsFactory
 from webhelp import Client, Events, retimed, serving, web_floor
 
-from controller.floor.web.alarms import _clocks
+from controller.floor.web.alarms import clocks
 from controller.floor.web.moments import shown
 from simulator.servers_pg import PostgresServer
 
@@ -62,32 +63,39 @@ def test_raised_is_the_floors_clock_and_the_tables_where_it_differs(
                 ).fetchone()
                 assert row is not None
                 ids[name] = int(row[0])
-            clocks = {
+            clocks_of = {
                 (str(t), int(s)): (ts, got)
                 for t, s, ts, got in conn.execute(
                     "SELECT table_id, seq, ts, received_at FROM records WHERE seq IN (9, 10)"
                 ).fetchall()
             }
         page = client.get("/alarms").text
-        ts, received = clocks[("T1", 9)]
+        ts, received = clocks_of[("T1", 9)]
         assert _raised(page, ids["behind"]) == (
             f'{shown(received)}<br><small class="table-clock">table\'s clock {shown(ts)}</small>'
         )
-        ts, received = clocks[("T2", 10)]
+        ts, received = clocks_of[("T2", 10)]
         later = shown(received + timedelta(hours=2))
         assert _raised(page, ids["later"]).startswith(f"{later}<br>")
         assert f"table's clock {shown(ts)}" in _raised(page, ids["later"])
+        # The table page's alarms say the same two clocks.
+        table = client.get("/tables/T1").text
+        found = re.search(r'id="table-data">(.*?)</script>', table, re.S)
+        assert found
+        line = next(a for a in json.loads(found.group(1))["alarms"] if a["id"] == ids["behind"])
+        ts, received = clocks_of[("T1", 9)]
+        assert (line["raised_at"], line["table_at"]) == (shown(received), shown(ts))
 
 
 @pytest.mark.fast
 def test_one_clock_is_one_moment_and_a_seconds_forwarding_is_no_difference() -> None:
     ts = datetime(2026, 12, 1, 16, 25, 33, 950000, tzinfo=UTC)
     received = ts + timedelta(milliseconds=300)  # the next second, by the forwarding
-    assert _clocks(ts, ts, received) == (shown(received), None)
-    assert _clocks(ts, ts, ts + timedelta(seconds=5)) == (
+    assert clocks(ts, ts, received) == (shown(received), None)
+    assert clocks(ts, ts, ts + timedelta(seconds=5)) == (
         shown(ts + timedelta(seconds=5)),
         shown(ts),
     )
     walked = ts + timedelta(hours=2)  # the floor's own stamp, later: its own moment
-    assert _clocks(walked, ts, received) == (shown(walked), shown(ts))
-    assert _clocks(walked, None, None) == (shown(walked), None)  # no record stored
+    assert clocks(walked, ts, received) == (shown(walked), shown(ts))
+    assert clocks(walked, None, None) == (shown(walked), None)  # no record stored

@@ -68,12 +68,16 @@ class AlarmRow:
         return asdict(self)
 
 
+#: The alarm's record, for its ts and received_at (``clocks``): the table's and the floor's.
+RECORD_JOIN: Final = (
+    "LEFT JOIN records r ON r.table_id = a.table_id AND r.journal_id = a.journal_id "
+    "AND r.seq = a.seq"
+)
 _COLUMNS: Final = (
     "a.id, a.table_id, a.journal_id, a.seq, a.source, a.kind, a.message, a.raised_at, "
     "r.ts, r.received_at, k.user_name, k.at, k.note FROM alarms a "
     "LEFT JOIN web.alarm_acks k ON k.alarm_id = a.id "
-    "LEFT JOIN records r ON r.table_id = a.table_id AND r.journal_id = a.journal_id "
-    "AND r.seq = a.seq"
+    f"{RECORD_JOIN}"
 )
 
 
@@ -109,7 +113,7 @@ def _row(found: tuple[object, ...]) -> AlarmRow:
         found
     )
     assert isinstance(raised_at, datetime)
-    floor_at, table_at = _clocks(raised_at, ts, received)
+    floor_at, table_at = clocks(raised_at, ts, received)
     user, at, note = ack
     done = None
     if user is not None:
@@ -129,7 +133,7 @@ def _row(found: tuple[object, ...]) -> AlarmRow:
     )
 
 
-def _clocks(raised_at: datetime, ts: object, received: object) -> tuple[str, str | None]:
+def clocks(raised_at: datetime, ts: object, received: object) -> tuple[str, str | None]:
     """The floor's moment of an alarm and the table's where it says another (shown). An alarm
     of the table's (and the floor's on what a record says: its software, its schema) is stamped
     with its record's ts, the table's clock: the floor's is when it received the record. One

@@ -9,6 +9,7 @@ through the journal's schema into the engine's events, then masked by the policy
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from datetime import datetime
 from typing import Final
 
 import psycopg
@@ -20,6 +21,7 @@ from controller.display.view import posted_rules
 from controller.engine import events as ev
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
+from controller.floor.web.alarms import RECORD_JOIN, clocks
 from controller.floor.web.moments import shown_if
 from controller.floor.web.replay import Frame, Replay, replay
 from controller.floor.web.views import TableRow, floor_rows
@@ -124,7 +126,9 @@ class AlarmLine:
     kind: str
     message: str
     seq: int
+    #: The floor's clock, and the table's where it differs (alarms.clocks: Alarms, Raised).
     raised_at: str
+    table_at: str | None = None
 
 
 @dataclass(slots=True)
@@ -209,14 +213,25 @@ async def hand_events(conn: AsyncConn, key: HandKey, first: int, last: int) -> H
 async def chain_alarms(conn: AsyncConn, table_id: str, journal_id: str) -> list[AlarmLine]:
     """The floor's chain_broken alarms on the journal (controller/floor/chainwatch.py)."""
     cur = await conn.execute(
-        "SELECT id, source, kind, message, seq, raised_at FROM alarms WHERE table_id = %s "
-        "AND journal_id = %s AND source = 'floor' AND kind = %s ORDER BY id",
+        f"SELECT {_ALARM_COLUMNS} WHERE a.table_id = %s AND a.journal_id = %s "
+        "AND a.source = 'floor' AND a.kind = %s ORDER BY a.id",
         (table_id, journal_id, CHAIN_BROKEN),
     )
-    return [
-        AlarmLine(int(str(i)), str(s), str(k), str(m), int(str(q)), _iso(at) or "")
-        for i, s, k, m, q, at in await cur.fetchall()
-    ]
+    return [_alarm_line(row) for row in await cur.fetchall()]
+
+
+#: An alarm with its record's two clocks (alarms.clocks).
+_ALARM_COLUMNS: Final = (
+    "a.id, a.source, a.kind, a.message, a.seq, a.raised_at, r.ts, r.received_at "
+    f"FROM alarms a {RECORD_JOIN}"
+)
+
+
+def _alarm_line(row: tuple[object, ...]) -> AlarmLine:
+    i, s, k, m, q, at, ts, received = row
+    assert isinstance(at, datetime)
+    floor_at, table_at = clocks(at, ts, received)
+    return AlarmLine(int(str(i)), str(s), str(k), str(m), int(str(q)), floor_at, table_at)
 
 
 async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None:
@@ -297,14 +312,10 @@ async def _alarms(conn: AsyncConn, table_id: str) -> list[AlarmLine]:
     # A floor alarm keeps no card's value (derive.Refused), a table alarm says "a card"
     # (announce.alarm_read): both may be shown to every role that opens the table.
     cur = await conn.execute(
-        "SELECT id, source, kind, message, seq, raised_at FROM alarms WHERE table_id = %s "
-        "ORDER BY id DESC LIMIT %s",
+        f"SELECT {_ALARM_COLUMNS} WHERE a.table_id = %s ORDER BY a.id DESC LIMIT %s",
         (table_id, RECENT),
     )
-    return [
-        AlarmLine(int(str(i)), str(s), str(k), str(m), int(str(q)), _iso(at) or "")
-        for i, s, k, m, q, at in await cur.fetchall()
-    ]
+    return [_alarm_line(row) for row in await cur.fetchall()]
 
 
 async def _recent(conn: AsyncConn, table_id: str) -> list[HandLine]:

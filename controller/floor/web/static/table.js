@@ -71,7 +71,7 @@
   function drawAlarms(data) {
     const list = document.getElementById("alarms");
     list.replaceChildren(...data.alarms.map((a) =>
-      el("li", a.raised_at + " · " + a.source + " · " + a.kind + " (seq " + a.seq + "): " + a.message, "alarm")));
+      el("li", a.raised_at + (a.table_at ? " (table's clock " + a.table_at + ")" : "") + " · " + a.source + " · " + a.kind + " (seq " + a.seq + "): " + a.message, "alarm")));
     if (!data.alarms.length) list.replaceChildren(el("li", "none", "empty"));
   }
 
