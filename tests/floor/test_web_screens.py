@@ -112,6 +112,11 @@ def test_every_page_says_a_moment_one_way_and_marks_a_face_down_card_shown(
         for seat in dealt["seats"]:
             assert all(seat["cards"]), seat  # surveillance: every value
             assert seat["down"] == [True, False], seat
+        # The steps mark theirs the same way: 7c dealt face down to seat 1, Qs face up.
+        assert re.search(
+            r'<span class="card suit-c face-down" title="[^"]*">7c</span>', pages[hand]
+        )
+        assert '<span class="card suit-s">Qs</span>' in pages[hand]
         supervisor = Client(floor.port)
         supervisor.login("supervisor")
         masked = re.search(

@@ -13,7 +13,7 @@ frames; the table page shows the last one.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Final
 
@@ -34,6 +34,9 @@ class Step:
     text: str
     #: The cards the step carries: a code, or None for a card the role may not see.
     cards: tuple[str | None, ...] = ()
+    #: ``down[i]``: ``cards[i]`` goes face down (announce.hidden_cards), seen or not: marked as
+    #: the seat boxes mark it (SeatFrame.down). Empty: none does.
+    down: tuple[bool, ...] = ()
 
 
 @dataclass(slots=True)
@@ -147,9 +150,27 @@ def _apply(state: _State, event: ev.Event) -> None:
                     card.hidden = False
 
 
-def _steps(event: ev.Event, role: str, in_progress: bool, secret: set[str]) -> list[Step]:  # noqa: PLR0911, PLR0912 one line per kind
+def _steps(event: ev.Event, role: str, in_progress: bool, secret: set[str]) -> list[Step]:
     def cards(*codes: str) -> tuple[str | None, ...]:
         return tuple(policy.shown(c, event, role, in_progress=in_progress) for c in codes)
+
+    hidden = frozenset(hidden_cards(event))
+    steps = _told(event, cards, secret, role, in_progress)
+    return [
+        Step(s.kind, s.text, s.cards, tuple(c is None or c in hidden for c in s.cards))
+        if s.cards and s.kind != "showdown"
+        else s
+        for s in steps
+    ]
+
+
+def _told(  # noqa: PLR0911, PLR0912 one line per kind
+    event: ev.Event,
+    cards: Callable[..., tuple[str | None, ...]],
+    secret: set[str],
+    role: str,
+    in_progress: bool,
+) -> list[Step]:
 
     match event:
         case ev.HandStarted() | ev.BlindPosted() | ev.ActionTaken() | ev.SeatsChanged():
