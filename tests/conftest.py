@@ -5,10 +5,8 @@ test marked ``fast`` must start none and, in a run of the fast tier, stay cheap
 from __future__ import annotations
 
 import _thread
-import itertools
 import os
 import pty
-import re
 import subprocess
 import threading
 import time
@@ -18,7 +16,6 @@ from typing import Any
 
 import pytest
 import tierhelp
-from _pytest.mark.expression import Expression
 from hypothesis import HealthCheck, settings
 
 #: pytester runs pytest on generated test files: the tests of the fast guard (test_fast_guard.py).
@@ -63,27 +60,10 @@ _FAST_CPU_SECONDS = 2.0
 _FAST_ONLY = pytest.StashKey[bool]()
 
 
-def selects_only_fast(markexpr: str) -> bool:
-    """Whether the mark expression ``markexpr`` (pytest's ``-m``) selects only tests marked
-    fast: false for every test without the mark, whatever other marks it has."""
-    if not markexpr:
-        return False
-    try:
-        expression = Expression.compile(markexpr)  # pytest's own reading of -m
-    except Exception:  # not pytest's grammar: pytest itself reports it; sized as in make test
-        return False
-    names = sorted(set(re.findall(r"[A-Za-z_]\w*", markexpr)) - {"and", "or", "not", FAST})
-    for values in itertools.product((False, True), repeat=len(names)):
-        marked = {name for name, value in zip(names, values, strict=True) if value}
-        if expression.evaluate(lambda name, /, marked=marked, **_kwargs: name in marked):
-            return False
-    return True
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Note whether this run is the fast tier's, for the tests that size themselves to it
     (tests/tierhelp.py), before any test module is collected."""
-    fast_only = selects_only_fast(config.option.markexpr)
+    fast_only = tierhelp.selects_only_fast(config.option.markexpr)
     config.stash[_FAST_ONLY] = fast_only
     config.add_cleanup(lambda was=tierhelp.FAST_ONLY: setattr(tierhelp, "FAST_ONLY", was))
     tierhelp.FAST_ONLY = fast_only

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 import tierhelp
-from conftest import selects_only_fast
 
 CONFTEST = Path(__file__).with_name("conftest.py")
 
@@ -104,7 +103,7 @@ def test_a_fast_test_that_starts_nothing_passes_and_an_unmarked_one_may_start_a_
 def test_a_run_is_the_fast_tiers_when_its_mark_expression_selects_only_fast_tests(
     expression: str, fast_only: bool
 ) -> None:
-    assert selects_only_fast(expression) is fast_only
+    assert tierhelp.selects_only_fast(expression) is fast_only
 
 
 #: A fast test that spends CPU until this process has used ``seconds`` more of it.
