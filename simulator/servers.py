@@ -76,6 +76,23 @@ def log_tail(log: Path, lines: int = 15) -> str:
     return "\n".join(text.splitlines()[-lines:]) or "(empty log)"
 
 
+def group_alive(group: int) -> bool:
+    """Whether a process of process group ``group`` still runs (a zombie, which holds no
+    memory and waits only to be reaped, does not count)."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # ended meanwhile
+            continue
+        # pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses.
+        state, _ppid, pgrp = stat[stat.rindex(")") + 2 :].split()[:3]
+        if int(pgrp) == group and state != "Z":
+            return True
+    return False
+
+
 class Guarded:
     """One server process under its guardian: started at once, stopped or killed on demand.
 
@@ -134,9 +151,20 @@ class Guarded:
         return self._reap()
 
     def kill(self) -> int:
-        """SIGKILL the server's process group (the server and its children) and wait."""
+        """SIGKILL the server's process group (the server and its children) and wait until
+        none of them runs: the guardian reaps the server only, and a backend still being torn
+        down holds PostgreSQL's shared memory, so a start at once was refused ("pre-existing
+        shared memory block ... is still in use")."""
         self._signal(signal.SIGKILL, group=True)
-        return self._reap()
+        status = self._reap()
+        deadline = time.monotonic() + STOP_PATIENCE
+        while group_alive(self.pid):
+            if time.monotonic() > deadline:
+                raise ServerError(
+                    f"{self.name}: its processes still run {STOP_PATIENCE:.0f} s after SIGKILL"
+                )
+            time.sleep(_POLL)
+        return status
 
     def _signal(self, sig: signal.Signals, *, group: bool = False) -> None:
         # While the guardian runs it has not reaped the server, so the pid is still the server's.
