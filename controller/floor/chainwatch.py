@@ -80,9 +80,7 @@ async def walk_all(conn: AsyncConn, stopping: Callable[[], bool] = lambda: False
         table_id = str(table)
         if table_id not in registries:
             found = await conn.execute(keys.REGISTRY, (table_id,))
-            registries[table_id] = {
-                str(k): (str(p), bool(f)) for k, p, f in await found.fetchall()
-            }
+            registries[table_id] = {str(k): (str(p), bool(f)) for k, p, f in await found.fetchall()}
         walk = ChainWalk(
             table_id,
             str(journal),

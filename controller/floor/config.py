@@ -212,9 +212,7 @@ def parse(data: dict[str, object], base: Path, source: str) -> FloorConfig:
     return FloorConfig(nats, writer, reader, batch, consumer, ack_wait, web, walk_every)
 
 
-def _seconds(
-    section: Section, name: str, bounds: tuple[int, int] = (1, 3600)
-) -> float | None:
+def _seconds(section: Section, name: str, bounds: tuple[int, int] = (1, 3600)) -> float | None:
     value = section.data.get(name, MISSING)
     if value is MISSING:
         return None
