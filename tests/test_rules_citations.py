@@ -15,57 +15,16 @@ from pathlib import Path
 from typing import Final
 
 import pytest
+from treetext import LEADER, ROOT, files, texts
 
 pytestmark = pytest.mark.fast
 
-ROOT: Final = Path(__file__).resolve().parents[1]
 RULES: Final = ROOT / "docs" / "rules-interpretation.md"
-#: Directories that are not the repository's own files (.gitignore's, and git's own).
-SKIPPED_DIRS: Final = frozenset(
-    {
-        ".git",
-        ".venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".hypothesis",
-        "build",
-        "dist",
-    }
-)
 #: Where the rules were kept before they were written into the repository: a path a clone
 #: does not have. Spelled in pieces so that this file does not name them itself.
 OUTSIDE: Final = (b"NOTES" + b".md", b"shared" + b"/rules", b".." + b"/shared")
 CITATION: Final = re.compile(r"rules-interpretation\.md,(?:\s+|$)")
 HEADING: Final = re.compile(r"^#{2,4} (.+?)\s*$", re.MULTILINE)
-#: What opens a continuation line of a comment, a docstring, a string or a list.
-LEADER: Final = re.compile(r'^\s*(?:#:?|//)?\s*(?:[rbfRBF]{0,2}(?:"""|\'\'\'|"|\'))?')
-
-
-def _files() -> Iterator[Path]:
-    """Every file of the working tree that belongs to the repository, sorted."""
-    stack = [ROOT]
-    while stack:
-        directory = stack.pop()
-        for entry in sorted(directory.iterdir(), reverse=True):
-            if entry.is_dir():
-                if entry.name not in SKIPPED_DIRS and not entry.name.endswith(".egg-info"):
-                    stack.append(entry)
-            elif entry.is_file():
-                yield entry
-
-
-def _texts() -> Iterator[tuple[Path, str]]:
-    """Each text file of the repository with its text (binary files are left out)."""
-    for path in _files():
-        data = path.read_bytes()
-        if b"\0" in data:
-            continue
-        try:
-            yield path, data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
 
 
 def headings() -> list[str]:
@@ -103,7 +62,7 @@ def test_nothing_in_the_repository_sends_a_reader_outside_it() -> None:
     clone does not have: the rules are docs/rules-interpretation.md's."""
     offenders = [
         f"{path.relative_to(ROOT)}: {word.decode()}"
-        for path in _files()
+        for path in files()
         for word in OUTSIDE
         if word in path.read_bytes()
     ]
@@ -117,7 +76,7 @@ def test_every_citation_of_the_rules_names_a_heading_of_the_rules_document() -> 
     here = Path(__file__).resolve()  # this file writes near misses on purpose (below)
     problems = [
         f"{path.relative_to(ROOT)}:{line}: rules-interpretation.md, {cited}"
-        for path, text in _texts()
+        for path, text in texts()
         if path != here
         for line, cited in uncited(text, known)
     ]

@@ -12,61 +12,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Final
 
 import pytest
+from treetext import LEADER, ROOT, texts
 
 pytestmark = pytest.mark.fast
 
-ROOT: Final = Path(__file__).resolve().parents[1]
-#: Directories that are not the repository's own files (.gitignore's, and git's own).
-SKIPPED_DIRS: Final = frozenset(
-    {
-        ".git",
-        ".venv",
-        "__pycache__",
-        ".mypy_cache",
-        ".pytest_cache",
-        ".ruff_cache",
-        ".hypothesis",
-        "build",
-        "dist",
-    }
-)
 #: A tracker's number: the word, singular or plural, in any case, then the number, with or
 #: without a ``#`` between (the forms test_the_check_finds_a_tracker_number_and_only_one tries).
 TRACKER: Final = re.compile(r"\bissues?\s*#?\d+", re.IGNORECASE)
 #: The word closing a line whose number opens the next (a wrapped comment or docstring).
 WORD_AT_END: Final = re.compile(r"\bissues?$", re.IGNORECASE)
 NUMBER_AT_START: Final = re.compile(r"#?\d+\b")
-#: What opens a continuation line of a comment, a docstring, a string or a list.
-LEADER: Final = re.compile(r'^\s*(?:#:?|//)?\s*(?:[rbfRBF]{0,2}(?:"""|\'\'\'|"|\'))?')
-
-
-def _files() -> Iterator[Path]:
-    """Every file of the working tree that belongs to the repository, sorted."""
-    stack = [ROOT]
-    while stack:
-        directory = stack.pop()
-        for entry in sorted(directory.iterdir(), reverse=True):
-            if entry.is_dir():
-                if entry.name not in SKIPPED_DIRS and not entry.name.endswith(".egg-info"):
-                    stack.append(entry)
-            elif entry.is_file():
-                yield entry
-
-
-def _texts() -> Iterator[tuple[Path, str]]:
-    """Each text file of the repository with its text (binary files are left out)."""
-    for path in _files():
-        data = path.read_bytes()
-        if b"\0" in data:
-            continue
-        try:
-            yield path, data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
 
 
 def tracker_numbers(text: str) -> Iterator[tuple[int, str]]:
@@ -115,7 +73,7 @@ def test_no_file_cites_an_issue_trackers_number() -> None:
     stands alone."""
     found = [
         f"{path.relative_to(ROOT)}:{number}: {line}"
-        for path, text in _texts()
+        for path, text in texts()
         for number, line in tracker_numbers(text)
     ]
     assert not found, (
