@@ -56,17 +56,21 @@ def test_surveillance_sees_a_silent_table_and_its_hole_cards_marked_and_the_audi
         # card not (14.13A(c)).
         browser.get(f"{floor.base}/tables/T1")
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#hand .seat .card")) == 8)
-        marked = browser.find_elements(By.CSS_SELECTOR, "#hand .seat .card.face-down")
-        assert len(marked) == 4
-        assert all(card.text.strip() for card in marked)  # surveillance: their values
-        mark = browser.execute_script(
-            "return getComputedStyle(arguments[0], '::before').content", marked[0]
+        # Read in one script, as one moment of the page: it redraws the hand at each event of
+        # its feed, and an element found before a redraw is stale after it.
+        cards = browser.execute_script(
+            "return Array.from(document.querySelectorAll('#hand .seat .card')).map(c => ["
+            "c.classList.contains('face-down'), c.textContent.trim(),"
+            "getComputedStyle(c, '::before').content, getComputedStyle(c).borderTopStyle])"
         )
-        assert mark == '"\u25bc"'
-        assert "dashed" in marked[0].value_of_css_property("border-top-style")
-        up = browser.find_elements(By.CSS_SELECTOR, "#hand .seat .card:not(.face-down)")
+        marked = [card for card in cards if card[0]]
+        up = [card for card in cards if not card[0]]
+        assert len(marked) == 4
+        assert all(text for _down, text, _mark, _border in marked)  # surveillance: their values
+        assert {mark for _down, _text, mark, _border in marked} == {'"\u25bc"'}
+        assert all("dashed" in border for *_rest, border in marked)
         assert len(up) == 4
-        assert up[0].value_of_css_property("border-top-style") == "solid"
+        assert all(border == "solid" for *_rest, border in up)
         browser.save_screenshot(str(shots(tmp_path) / "table-face-down.png"))
         browser.find_element(By.CSS_SELECTOR, "form.logout button").click()
         wait.until(ready.url_contains("/login"))
