@@ -1,6 +1,6 @@
 """Benchmark: complete hands per second through the engine, against PokerKit.
 
-Plays N hands of each game through ``controller.engine`` (6-handed, a shuffled
+Plays N hands of each game through ``controller.poker.engine`` (6-handed, a shuffled
 deck read card by card at the dealing slot, random legal buttons; in triple
 draw random discards too, each passed over the discard reader), then the same
 number of 6-handed hands in PokerKit (>= 0.7.7): fixed-limit five-card stud
@@ -28,11 +28,11 @@ from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.cards import DECK, Card
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import Discarder, play_hand, stand_pat
-from controller.engine.events import ActionRequired, DrawExpected, Option
-from controller.games import GAMES
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import Discarder, play_hand, stand_pat
+from controller.poker.engine.events import ActionRequired, DrawExpected, Option
+from controller.poker.games import GAMES
 
 if TYPE_CHECKING:
     from pokerkit import State

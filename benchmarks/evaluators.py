@@ -9,7 +9,7 @@ given its own library's pre-parsed card objects, so parsing is never timed.
 Like is compared with like: each peer is timed from its cards to a value
 that ranks the hand against another, as tablectl's strength does.
 
-- five-card high: ``controller.hands.five_card_high_strength`` (tuple of 5
+- five-card high: ``controller.poker.hands.five_card_high_strength`` (tuple of 5
   ``Card``) against treys ``Evaluator().evaluate(cards, [])`` (list of 5 treys
   ints; its result is the rank) and PokerKit ``StandardHighHand(cards).entry``
   (tuple of 5 ``pokerkit.Card``).
@@ -55,8 +55,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 import pokerkit
 import treys
 
-from controller import hands
-from controller.cards import DECK, Card
+from controller.poker import hands
+from controller.poker.cards import DECK, Card
 
 
 @dataclass(frozen=True)

@@ -62,9 +62,9 @@ from controller.app.feed import DisplayFeed
 from controller.app.loop import Controller
 from controller.app.service import build_controller, serve
 from controller.config import load_config
-from controller.engine.events import Event
-from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
+from controller.poker.engine.events import Event
+from controller.poker.games import GAMES
 from drivers.shoe import TagRead
 from simulator.acts import Act, table_input
 from simulator.pace import Pace

@@ -26,9 +26,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.app.loop import JournalOptions, open_journal
-from controller.games import GAMES
-from controller.games.spec import GameSpec
 from controller.journal import JournalWriter, VerifyReport, verify
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
 from simulator.simtable import demo_config
 
 

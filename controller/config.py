@@ -44,13 +44,13 @@ from controller.config_sections import (
     read_table,
     stacks_chip,
 )
-from controller.engine.config import (
+from controller.poker.engine.config import (
     ConfigError,
     HouseRules,
     TableConfig,
 )
-from controller.games import GAMES
-from controller.games.spec import GameSpec
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
 from controller.settings import (
     BAUDRATES,
     DECK_NAMES,

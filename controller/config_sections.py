@@ -14,14 +14,14 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from controller.engine.config import (
+from controller.poker.engine.config import (
     RULE_NAMES,
     ConfigError,
     HouseRules,
     ShortAllIn,
     Stakes,
 )
-from controller.games.spec import ForcedBet, GameSpec
+from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.settings import (
     DEVICE_NAMES,
 )

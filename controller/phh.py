@@ -49,10 +49,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableConfig
-from controller.games import GAMES
-from controller.games.spec import GameSpec
-from controller.inputs import TableInput
+from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableConfig
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import TableInput
 from controller.script import write_script
 
 #: PHH variant codes tablectl can convert, and the game each becomes: PHH's standard triple

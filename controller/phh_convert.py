@@ -8,10 +8,6 @@ the engine once converted, and refused unless the engine settles it so, chip for
 
 from __future__ import annotations
 
-from controller.announce import announce
-from controller.engine import Table
-from controller.engine.events import HandSettled
-from controller.games import GAMES
 from controller.phh import (
     DRAW_VARIANTS,
     RAKE_FIELD,
@@ -24,6 +20,10 @@ from controller.phh import (
 )
 from controller.phh_draw import draw_hand
 from controller.phh_stud import stud_hand
+from controller.poker.announce import announce
+from controller.poker.engine import Table
+from controller.poker.engine.events import HandSettled
+from controller.poker.games import GAMES
 
 
 def to_hand_script(hand: PhhHand) -> ConvertedHand:

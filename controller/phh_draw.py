@@ -13,9 +13,6 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from controller.cards import DECK, Card, CardError
-from controller.engine.config import TableConfig
-from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 from controller.phh import (
     UNKNOWN,
     ConvertedHand,
@@ -28,6 +25,9 @@ from controller.phh import (
     card_codes,
     known_stacks,
 )
+from controller.poker.cards import DECK, Card, CardError
+from controller.poker.engine.config import TableConfig
+from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 
 _ROUNDS_AT_SMALL_BET: Final = (
     2  # rules-interpretation.md, Betting structure: triple draw rounds 1-2 small

@@ -12,24 +12,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from controller.announce import announce, option_text
-from controller.cards import DECK, Card, CardError
-from controller.engine import Table
-from controller.engine.config import TableConfig
-from controller.engine.events import (
-    BURN,
-    COMMUNITY,
-    ActionRequired,
-    ActionTaken,
-    Alarm,
-    CardExpected,
-    HandSettled,
-    Option,
-    Refused,
-    RoundStarted,
-)
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress, CardRead, TableInput
 from controller.phh import (
     UNKNOWN,
     ConvertedHand,
@@ -41,6 +23,24 @@ from controller.phh import (
     card_codes,
     known_stacks,
 )
+from controller.poker.announce import announce, option_text
+from controller.poker.cards import DECK, Card, CardError
+from controller.poker.engine import Table
+from controller.poker.engine.config import TableConfig
+from controller.poker.engine.events import (
+    BURN,
+    COMMUNITY,
+    ActionRequired,
+    ActionTaken,
+    Alarm,
+    CardExpected,
+    HandSettled,
+    Option,
+    Refused,
+    RoundStarted,
+)
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, CardRead, TableInput
 
 
 def stud_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand:

@@ -15,8 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cards import Card, CardError
-from controller.engine.config import (
+from controller.poker.cards import Card, CardError
+from controller.poker.engine.config import (
     RULE_NAMES,
     ConfigError,
     HouseRules,
@@ -24,7 +24,7 @@ from controller.engine.config import (
     Stakes,
     TableConfig,
 )
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 SETUP_KEYS: Final = ("game", "seats", "dealer", "stakes", "stacks", "rules")
 #: The house rules as a script writes them (rules-interpretation.md, House rules): each rule's name

@@ -12,8 +12,8 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from controller.engine.config import HouseRules, Stakes, TableConfig
-from controller.games.spec import GameSpec
+from controller.poker.engine.config import HouseRules, Stakes, TableConfig
+from controller.poker.games.spec import GameSpec
 
 # --- Defaults (docs/deploy.md, Configuration reference) ----------------------------------
 

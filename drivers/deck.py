@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.cards import DECK, Card, CardError
-from controller.inputs import CardRead, ForeignTag
-from controller.words import counted
+from controller.poker.cards import DECK, Card, CardError
+from controller.poker.inputs import CardRead, ForeignTag
+from controller.poker.words import counted
 from drivers.shoe import TagRead, UidError, parse_uid
 
 FORMAT_LINE: Final = "# tablectl deck file, format 1"

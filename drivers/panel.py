@@ -1,6 +1,6 @@
 """The dealer's panel: its sentences, its codec (both directions) and its host-side driver.
 
-The panel has one button per ``controller.inputs.Button`` (the wire token is
+The panel has one button per ``controller.poker.inputs.Button`` (the wire token is
 the Button's value), a light per seat and one line of text. docs/protocol.md
 is the contract.
 """
@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
-from controller.inputs import Button, ButtonPress
+from controller.poker.inputs import Button, ButtonPress
 from drivers.link import EventSink, LinkEvent, LinkSettings
 from drivers.nmea import EncodeError, Talker
 from drivers.sentences import (

@@ -1,7 +1,7 @@
 """The card shoe: its sentences, its codec (both directions) and its host-side driver.
 
 The shoe reads the RFID tag of every card at one of two read points (the
-dealing slot and the discard reader, ``controller.inputs.ReadPoint``) and
+dealing slot and the discard reader, ``controller.poker.inputs.ReadPoint``) and
 reports its lid, reader and feed. docs/protocol.md is the contract.
 """
 
@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import ClassVar, Final, Self
 
-from controller.inputs import ReadPoint
+from controller.poker.inputs import ReadPoint
 from drivers.link import EventSink, LinkEvent, LinkSettings
 from drivers.nmea import EncodeError, Talker
 from drivers.sentences import (

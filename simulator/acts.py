@@ -12,16 +12,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cards import DECK, Card
-from controller.engine import Table
-from controller.engine.events import (
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Table
+from controller.poker.engine.events import (
     Event,
     HandSettled,
     HandVoided,
     PotResult,
 )
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
-from controller.words import counted
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.poker.words import counted
 
 # --- Acts: what the dealer does -----------------------------------------------------------
 

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.config import load_config
-from controller.engine import ConfigError
+from controller.poker.engine import ConfigError
 from controller.settings import DeviceSettings, TableSettings
 from simulator.decks import enrolled, make_decks
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
-from controller.engine import Table, TableCheckpoint, TableConfig
-from controller.engine.events import (
+from controller.poker.engine import Table, TableCheckpoint, TableConfig
+from controller.poker.engine.events import (
     DiscardsReshuffled,
     Event,
     HandSettled,
@@ -32,8 +32,8 @@ from controller.engine.events import (
     Refused,
     Undone,
 )
-from controller.games.spec import GameSpec
-from controller.inputs import Button, TableInput
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button, TableInput
 from simulator.acts import (
     PRESSES,
     Act,

@@ -18,9 +18,9 @@ import shlex
 import time
 from typing import Final, TextIO
 
-from controller.cards import DECK, Card, CardError
-from controller.inputs import Button
-from controller.words import counted
+from controller.poker.cards import DECK, Card, CardError
+from controller.poker.inputs import Button
+from controller.poker.words import counted
 from simulator.console_args import UsageError, as_device, as_number, completions
 from simulator.console_faults import FAULTS, inject
 from simulator.decks import DeckError

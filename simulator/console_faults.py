@@ -11,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cards import Card
-from controller.words import counted
+from controller.poker.cards import Card
+from controller.poker.words import counted
 from drivers.sentences import Lid, Reader
 from simulator.console_args import UsageError, as_device, as_number
 from simulator.table import Simulator

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.cards import DECK, Card
-from controller.words import counted
+from controller.poker.cards import DECK, Card
+from controller.poker.words import counted
 from drivers.deck import Deck
 
 #: ISO/IEC 15693 UIDs begin with E0, then the manufacturer code (04: NXP) and the

@@ -20,9 +20,9 @@ from controller.app.loop import Controller, JournalOptions
 from controller.app.progress import Progress
 from controller.app.screen import DisplaySink
 from controller.display.demo_app import TrainingDisplay
-from controller.engine.events import Event, HandSettled, HandVoided
 from controller.journal import verify
-from controller.words import counted
+from controller.poker.engine.events import Event, HandSettled, HandVoided
+from controller.poker.words import counted
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
 from simulator.simtable import SimTable

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, TextIO
 
-from controller.words import counted
+from controller.poker.words import counted
 from simulator.floorlab import FloorLab
 from simulator.floorlab_check import Comparison, Lag
 from simulator.floorlab_parts import TABLECTL, PartError

@@ -20,9 +20,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from controller.engine import TableConfig
-from controller.games.spec import GameSpec
-from controller.inputs import Button
+from controller.poker.engine import TableConfig
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button
 from simulator.acts import Act, Press, table_input
 from simulator.pace import Pace
 from simulator.random_bot import RandomBot

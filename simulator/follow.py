@@ -14,9 +14,9 @@ from __future__ import annotations
 from typing import Final, Protocol
 
 from controller.app.panel import SHOE_LINES, panel_line
-from controller.engine import Table
-from controller.engine.events import Alarm, Event, HandVoided, Refused, Undone
-from controller.words import counted
+from controller.poker.engine import Table
+from controller.poker.engine.events import Alarm, Event, HandVoided, Refused, Undone
+from controller.poker.words import counted
 from drivers.sentences import Reader
 from simulator.table import DEVICES, Simulator
 

@@ -22,10 +22,10 @@ from typing import Final
 
 from controller.app.core import Cause
 from controller.app.loop import Controller
-from controller.engine import TableConfig
-from controller.engine.events import Event
-from controller.games.spec import GameSpec
-from controller.inputs import Button
+from controller.poker.engine import TableConfig
+from controller.poker.engine.events import Event
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button
 from simulator.acts import Act, Press, Rebuy, table_input
 from simulator.clock import ManualClock
 from simulator.pace import Pace

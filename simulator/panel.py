@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from drivers import panel as panel_protocol
 from drivers.panel import Light, Press, Text
 from drivers.sentences import (

@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.cards import DECK, Card
-from controller.engine import Stakes, TableConfig
-from controller.engine.events import (
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     CardDealt,
@@ -28,9 +28,9 @@ from controller.engine.events import (
     Option,
     Refused,
 )
-from controller.games import GAMES
-from controller.games.spec import ForcedBet, GameSpec
-from controller.inputs import Button
+from controller.poker.games import GAMES
+from controller.poker.games.spec import ForcedBet, GameSpec
+from controller.poker.inputs import Button
 from simulator.acts import Act, Deal, Discard, Press, Rebuy, Restock, Shuffle
 from simulator.bots import Bot, BotError
 from simulator.decks import DECK_NAMES, MIN_CUT, cut, shuffled
@@ -102,7 +102,7 @@ class _Shoe:
 class RandomBot(Bot):
     """Plays whole hands of ``game`` legally, choosing at random from a seeded generator.
 
-    ``game`` is a key of ``controller.games.GAMES`` or a ``GameSpec``; ``seats``
+    ``game`` is a key of ``controller.poker.games.GAMES`` or a ``GameSpec``; ``seats``
     the occupied seats (or how many, from seat 1); ``stakes`` defaults to
     ``default_stakes``. ``rebuy`` gives known stacks and their rebuy rule; None
     leaves the stacks unknown (no one can go all-in). ``hands`` stops the bot

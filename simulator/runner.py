@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from controller.engine.events import Event
-from controller.inputs import Button
+from controller.poker.engine.events import Event
+from controller.poker.inputs import Button
 from simulator.acts import Act, Deal, Discard, Press, Rebuy, Restock, Shuffle, Tag, table_input
 from simulator.bots import Bot
 from simulator.clock import pause

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from controller.games import GAMES
-from controller.games.spec import GameSpec
-from controller.inputs import Button, CardRead, ForeignTag, ReadPoint
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button, CardRead, ForeignTag, ReadPoint
 from controller.script import HandScript
 from simulator.acts import Act, Deal, Discard, Press, Shuffle, Tag
 from simulator.bots import Bot

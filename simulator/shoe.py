@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from controller.cards import Card
-from controller.inputs import ReadPoint
+from controller.poker.cards import Card
+from controller.poker.inputs import ReadPoint
 from drivers import shoe as shoe_protocol
 from drivers.sentences import (
     Feed,

@@ -17,9 +17,9 @@ from typing import Any
 from controller.app.loop import Controller, JournalOptions
 from controller.app.tablekey import KeyFiles
 from controller.display.view import TableView
-from controller.engine import Stakes, TableConfig
-from controller.games import GAMES
-from controller.games.spec import ForcedBet, GameSpec
+from controller.poker.engine import Stakes, TableConfig
+from controller.poker.games import GAMES
+from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.settings import KeySettings
 from drivers.deck import Deck, DeckSet
 from drivers.link import EventSink, LinkSettings

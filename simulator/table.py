@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Final, Literal, TypeVar
 
-from controller.words import counted
+from controller.poker.words import counted
 from simulator.clock import ManualClock
 from simulator.decks import TagDeck, make_decks, shuffled, write_deck_file
 from simulator.devices import (

@@ -13,8 +13,8 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable
 from typing import TypeVar
 
-from controller.cards import DECK, Card
-from controller.inputs import Button
+from controller.poker.cards import DECK, Card
+from controller.poker.inputs import Button
 from drivers.sentences import Lid, Reader
 from simulator.decks import TagDeck, foreign_uid
 from simulator.devices import DeviceError

@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from controller.engine import TableConfig
-from controller.games import GAMES
-from controller.games.spec import ForcedBet
+from controller.poker.engine import TableConfig
+from controller.poker.games import GAMES
+from controller.poker.games.spec import ForcedBet
 
 TomlValue = str | int | float | bool | Path
 

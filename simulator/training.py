@@ -16,7 +16,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from simulator.lockstep import LockstepDealer
 from simulator.table import Simulator
 

@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import TypeVar
 
-from controller.words import counted
+from controller.poker.words import counted
 from simulator.devices import DeviceError
 from simulator.table import Simulator
 

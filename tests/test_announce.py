@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 from tablehelp import of_kind, play, table
 
-from controller.announce import RENDERERS, alarm_read, announce, facts, hidden_cards, told
-from controller.cards import Card
-from controller.engine import Stakes
-from controller.engine import events as events_module
-from controller.engine.events import (
+from controller.poker.announce import RENDERERS, alarm_read, announce, facts, hidden_cards, told
+from controller.poker.cards import Card
+from controller.poker.engine import Stakes
+from controller.poker.engine import events as events_module
+from controller.poker.engine.events import (
     BURN,
     Alarm,
     CardDealt,
@@ -20,7 +20,7 @@ from controller.engine.events import (
     Refused,
     Undone,
 )
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag
 
 pytestmark = pytest.mark.fast
 

@@ -19,8 +19,8 @@ from controller import attest
 from controller.app import schema
 from controller.app.service import build_controller
 from controller.config import load_config
-from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
+from controller.poker.engine import Stakes, TableConfig
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

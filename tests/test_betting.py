@@ -9,11 +9,11 @@ import dataclasses
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.engine import Table, TableConfig
-from controller.engine.config import HouseRules, ShortAllIn
-from controller.engine.events import ActionRequired, ActionTaken, Event, Refused, Showdown
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress
+from controller.poker.engine import Table, TableConfig
+from controller.poker.engine.config import HouseRules, ShortAllIn
+from controller.poker.engine.events import ActionRequired, ActionTaken, Event, Refused, Showdown
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress
 
 pytestmark = pytest.mark.fast
 

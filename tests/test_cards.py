@@ -6,7 +6,7 @@ import pickle
 
 import pytest
 
-from controller.cards import (
+from controller.poker.cards import (
     DECK,
     SUIT_ORDER,
     Card,

@@ -14,14 +14,14 @@ from confighelp import export_config
 from pokerkit import HandHistory
 
 from controller.app.records import decision_data
-from controller.cards import DECK
 from controller.cli import main
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.games import GAMES
 from controller.journal import JournalWriter
 from controller.phh import read_phh
 from controller.phh_convert import to_hand_script
+from controller.poker.cards import DECK
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.games import GAMES
 
 #: The bench table of docs/simulator.md has no [stacks]: only seat 2 here has a known stack
 #: (as a ``tablectl seat sit 2 --chips 300`` would give it); seats 1 and 3 bet from unknown ones.

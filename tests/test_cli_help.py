@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from controller.cli import build_parser, command_modules
-from controller.games import GAMES
+from controller.poker.games import GAMES
 
 #: reStructuredText that belongs in docstrings, not in a terminal: ``literal``, :class:`X`...
 MARKUP = re.compile(r"``|:(class|func|meth|mod|attr|data|exc):`")

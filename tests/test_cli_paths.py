@@ -26,14 +26,14 @@ import pytest
 
 from controller.app import keyfiles, retention
 from controller.app.records import decision_data
-from controller.cards import DECK
 from controller.cli import build_parser, main
 from controller.commands._paths import EXPECTED, PathType
 from controller.config import load_config
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.games import GAMES
 from controller.journal import JournalWriter
+from controller.poker.cards import DECK
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.games import GAMES
 from controller.settings import KeySettings
 
 # ``tablectl floor demo`` loads the simulator's servers, whose import makes the lifeline pipe

@@ -17,8 +17,8 @@ from controller.config import (
     load_config,
     parse_config,
 )
-from controller.engine import ConfigError, Stakes, Table, TableConfig
-from controller.games import GAMES
+from controller.poker.engine import ConfigError, Stakes, Table, TableConfig
+from controller.poker.games import GAMES
 from simulator.decks import make_decks, write_deck_file
 
 pytestmark = pytest.mark.fast

@@ -10,7 +10,7 @@ from confighelp import section, to_toml, valid
 
 from controller.config import SettingsError, parse_config
 from controller.config_sections import SECTION_KEYS
-from controller.games import GAMES
+from controller.poker.games import GAMES
 
 pytestmark = pytest.mark.fast
 

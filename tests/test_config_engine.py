@@ -21,9 +21,9 @@ from controller.config import (
     parse_config,
 )
 from controller.config_sections import SECTION_KEYS, engine_problem
-from controller.engine import ConfigError, Stakes, TableConfig
-from controller.games import GAMES
-from controller.games.spec import ForcedBet, GameSpec
+from controller.poker.engine import ConfigError, Stakes, TableConfig
+from controller.poker.games import GAMES
+from controller.poker.games.spec import ForcedBet, GameSpec
 
 pytestmark = pytest.mark.fast
 

@@ -9,7 +9,7 @@ import pytest
 
 from controller.config import load_config
 from controller.config_sections import SECTION_KEYS
-from controller.engine import Table
+from controller.poker.engine import Table
 
 pytestmark = pytest.mark.fast
 

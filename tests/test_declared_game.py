@@ -11,13 +11,13 @@ from itertools import combinations
 import pytest
 from tablehelp import STAKES, of_kind, play, settlement
 
-from controller.cards import DECK, Card
-from controller.engine import Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import CardExpected, Showdown
-from controller.games.five_card_stud import highest_hand_showing
-from controller.games.openers import lowest_up_card
-from controller.games.spec import (
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import CardExpected, Showdown
+from controller.poker.games.five_card_stud import highest_hand_showing
+from controller.poker.games.openers import lowest_up_card
+from controller.poker.games.spec import (
     BetSize,
     BettingRound,
     Face,
@@ -27,10 +27,10 @@ from controller.games.spec import (
     ShowdownShare,
     Street,
 )
-from controller.games.spec import (
+from controller.poker.games.spec import (
     Showdown as ShowdownSpec,
 )
-from controller.hands import HandValue, five_card_high
+from controller.poker.hands import HandValue, five_card_high
 
 pytestmark = pytest.mark.fast
 

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 from rich.style import Style
 from rich.text import Text
 
-from controller.cards import DECK, Card, parse_cards
 from controller.display import render
 from controller.display.demo import SCENES, showdown
 from controller.display.view import (
@@ -25,7 +24,8 @@ from controller.display.view import (
     TableView,
     device_lost,
 )
-from controller.inputs import Button
+from controller.poker.cards import DECK, Card, parse_cards
+from controller.poker.inputs import Button
 
 pytestmark = pytest.mark.fast
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from controller.cards import SUIT_ORDER, Card, parse_cards
 from controller.display.demo import SCENES, bring_in, showdown
 from controller.display.view import (
     FACE_DOWN,
@@ -23,10 +22,11 @@ from controller.display.view import (
     device_lost,
     posted_stakes,
 )
-from controller.engine.config import Stakes
-from controller.games.spec import ForcedBet
-from controller.hands import NO_QUALIFYING_LOW, mambo_high, mambo_low
-from controller.inputs import Button
+from controller.poker.cards import SUIT_ORDER, Card, parse_cards
+from controller.poker.engine.config import Stakes
+from controller.poker.games.spec import ForcedBet
+from controller.poker.hands import NO_QUALIFYING_LOW, mambo_high, mambo_low
+from controller.poker.inputs import Button
 
 pytestmark = pytest.mark.fast
 
@@ -195,7 +195,7 @@ def test_the_showdown_scene_divides_every_pot_to_the_chip() -> None:
 def test_the_showdown_scene_calls_the_hands_as_the_evaluators_do() -> None:
     """14.13A(j), (k), (l): best high and best qualifying low of three own cards plus the board.
 
-    The demo's descriptions and winners are those of controller.hands, so the
+    The demo's descriptions and winners are those of controller.poker.hands, so the
     snapshot shows what the engine will say.
     """
     view = showdown()

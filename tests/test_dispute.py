@@ -325,7 +325,8 @@ def test_a_hand_in_play_is_not_bundled(
     table: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The journal cut in hand 4 (a table stopped mid-hand): the recall would show face-down
-    cards of a hand in play (controller/announce.py hidden_cards), so dispute refuses, exit 1."""
+    cards of a hand in play (controller/poker/announce.py hidden_cards), so dispute refuses,
+    exit 1."""
     copy = tmp_path / "copy"
     shutil.copytree(table.parent / "keys", copy / "keys")
     (copy / "journal").mkdir()

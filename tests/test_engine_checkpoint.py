@@ -19,12 +19,12 @@ from tierhelp import examples
 
 from controller.app import codec, schema
 from controller.app import records as rec
-from controller.cards import DECK, Card
-from controller.engine import ConfigError, Stakes, Table, TableCheckpoint, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import DrawExpected, Event, HandStarted
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress, CardRead, TableInput
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import ConfigError, Stakes, Table, TableCheckpoint, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import DrawExpected, Event, HandStarted
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, CardRead, TableInput
 
 pytestmark = pytest.mark.fast
 

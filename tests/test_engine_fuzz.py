@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierhelp import examples
 
-from controller.cards import DECK, Card
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.events import (
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     CardExpected,
@@ -22,9 +22,9 @@ from controller.engine.events import (
     HandSettled,
     Refused,
 )
-from controller.games import GAMES
-from controller.games.spec import GameSpec
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 pytestmark = pytest.mark.fast
 

@@ -28,10 +28,10 @@ def _imports(path: Path) -> set[str]:
 @pytest.mark.parametrize("phase", PHASES)
 def test_a_phase_module_imports_no_other_phase_module(phase: str) -> None:
     imported = _imports(ROOT / "engine" / f"{phase}.py")
-    others = {f"controller.engine.{other}" for other in PHASES if other != phase}
+    others = {f"controller.poker.engine.{other}" for other in PHASES if other != phase}
     assert not imported & others
     # Nor the façade or the hand in play that route inputs to them.
-    assert not imported & {"controller.engine.table", "controller.engine.play"}
+    assert not imported & {"controller.poker.engine.table", "controller.poker.engine.play"}
 
 
 def test_the_table_is_a_small_facade_and_no_engine_or_game_module_passes_500_lines() -> None:

@@ -20,10 +20,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DECK, Card
-from controller.engine import ConfigError, HouseRules, ShortAllIn, Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import (
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import ConfigError, HouseRules, ShortAllIn, Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import (
     ActionRequired,
     ActionTaken,
     CardDealt,
@@ -35,9 +35,9 @@ from controller.engine.events import (
     HandStarted,
     StreetStarted,
 )
-from controller.games import GAMES
-from controller.games.spec import GameSpec
-from controller.inputs import TableInput
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import TableInput
 from controller.script import parse_script, write_script
 
 HANDS_PER_EXAMPLE = 20

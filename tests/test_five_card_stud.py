@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.announce import announce
 from controller.app.panel import panel_line
 from controller.app.view import action_prompt
 from controller.display.render import prompt_text
-from controller.engine import ConfigError, TableConfig
-from controller.engine.events import (
+from controller.poker.announce import announce
+from controller.poker.engine import ConfigError, TableConfig
+from controller.poker.engine.events import (
     ActionRequired,
     CardExpected,
     Refused,
@@ -18,8 +18,8 @@ from controller.engine.events import (
     Showdown,
     StreetStarted,
 )
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress
 
 pytestmark = pytest.mark.fast
 

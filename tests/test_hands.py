@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from controller.cards import DECK, parse_cards
-from controller.hands import (
+from controller.poker.cards import DECK, parse_cards
+from controller.poker.hands import (
     NO_QUALIFYING_LOW,
     HandError,
     HandValue,

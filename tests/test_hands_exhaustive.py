@@ -14,9 +14,9 @@ from math import comb, prod
 
 import pytest
 
-from controller.cards import DECK, Card, Rank, parse_cards
-from controller.hand_tables import Category
-from controller.hands import (
+from controller.poker.cards import DECK, Card, Rank, parse_cards
+from controller.poker.hand_tables import Category
+from controller.poker.hands import (
     deuce_to_seven_category,
     deuce_to_seven_low,
     deuce_to_seven_strength,

@@ -13,8 +13,8 @@ from itertools import combinations
 
 import pokerkit
 
-from controller.cards import DECK, Card
-from controller.hands import (
+from controller.poker.cards import DECK, Card
+from controller.poker.hands import (
     deuce_to_seven_strength,
     five_card_high_strength,
     three_card_high_strength,

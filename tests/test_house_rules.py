@@ -9,12 +9,12 @@ from dataclasses import replace
 import pytest
 from tablehelp import STAKES, of_kind, play
 
-from controller.cards import DECK
-from controller.engine import ConfigError, Stakes, Table, TableConfig
-from controller.engine.config import HouseRules, ShortAllIn
-from controller.engine.events import ActionRequired, CardDealt, CardExpected, Refused
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
+from controller.poker.cards import DECK
+from controller.poker.engine import ConfigError, Stakes, Table, TableConfig
+from controller.poker.engine.config import HouseRules, ShortAllIn
+from controller.poker.engine.events import ActionRequired, CardDealt, CardExpected, Refused
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint
 
 pytestmark = pytest.mark.fast
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from tablehelp import of_kind, play, table
 
-from controller.cards import Card
-from controller.engine.events import (
+from controller.poker.cards import Card
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     CardDealt,
@@ -18,7 +18,7 @@ from controller.engine.events import (
     Refused,
     Undone,
 )
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
 
 pytestmark = pytest.mark.fast
 

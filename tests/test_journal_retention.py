@@ -14,7 +14,6 @@ from confighelp import problem_at, section, valid
 
 from controller.app import retention, schema
 from controller.app.retention import Forwarded
-from controller.engine.events import HandStarted
 from controller.floor.follow import Follower, journal_id
 from controller.journal import (
     JournalError,
@@ -27,6 +26,7 @@ from controller.journal import (
 from controller.journal.compress import compress_rotated
 from controller.journal.files import RETENTION_FILE, compressed_name, file_name
 from controller.journal.verify import Anchor, AnchorCheck
+from controller.poker.engine.events import HandStarted
 
 #: Hand n is dealt on day n after this (one hand a file: hands_per_file=1).
 DAY0 = datetime(2025, 1, 1, 12, 0, tzinfo=UTC)

@@ -42,7 +42,7 @@ def test_json_lines_carry_time_level_table_hand_seq_and_event() -> None:
     out = io.StringIO()
     configure_logging(LogSettings(format=LogFormat.JSON), table_id="AC-07", stream=out)
     tag = HandTag()
-    log = structlog.get_logger("controller.engine").bind(hand=tag)
+    log = structlog.get_logger("controller.poker.engine").bind(hand=tag)
     log.info("table_opened", seats=[1, 2, 3])
     tag.number = 41
     log.info("card_read", seat=2, card="As")
@@ -63,7 +63,7 @@ def test_json_lines_carry_time_level_table_hand_seq_and_event() -> None:
     assert [line["level"] for line in lines] == ["info", "info", "warning", "info"]
     assert lines[1]["seat"] == 2
     assert lines[1]["card"] == "As"
-    assert lines[0]["logger"] == "controller.engine"
+    assert lines[0]["logger"] == "controller.poker.engine"
     for line in lines:
         stamp = datetime.fromisoformat(line["timestamp"])
         assert stamp.utcoffset() is not None

@@ -8,14 +8,14 @@ import pytest
 from tablehelp import play, table
 from transitions import Machine, MachineError
 
-from controller.cards import DECK
-from controller.engine import Stakes
-from controller.engine import play as play_module
-from controller.engine.autoplay import play_hand
-from controller.engine.diagram import document
-from controller.engine.events import ActionRequired, Event, HandVoided, Option
-from controller.engine.machine import fire, machine_for
-from controller.games import GAMES
+from controller.poker.cards import DECK
+from controller.poker.engine import Stakes
+from controller.poker.engine import play as play_module
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.diagram import document
+from controller.poker.engine.events import ActionRequired, Event, HandVoided, Option
+from controller.poker.engine.machine import fire, machine_for
+from controller.poker.games import GAMES
 
 pytestmark = pytest.mark.fast
 
@@ -33,7 +33,7 @@ DIAGRAM = Path(__file__).resolve().parent.parent / "docs" / "engine-machine.md"
 
 def test_the_committed_diagram_matches_the_machine() -> None:
     """docs/engine-machine.md is the machine rendered afresh; regenerate it with
-    ``python -m controller.engine.diagram > docs/engine-machine.md`` when the machine changes.
+    ``python -m controller.poker.engine.diagram > docs/engine-machine.md`` when the machine changes.
     """
     assert DIAGRAM.read_text(encoding="utf-8") == document()
 

@@ -11,10 +11,16 @@ from __future__ import annotations
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.engine import ConfigError, TableConfig
-from controller.engine.events import ActionRequired, CardExpected, Refused, RoundStarted, Showdown
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress
+from controller.poker.engine import ConfigError, TableConfig
+from controller.poker.engine.events import (
+    ActionRequired,
+    CardExpected,
+    Refused,
+    RoundStarted,
+    Showdown,
+)
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress
 
 pytestmark = pytest.mark.fast
 

@@ -13,11 +13,11 @@ from pokerkit import HandHistory
 from tablehelp import of_kind
 
 from controller.cli import main
-from controller.engine import Table
-from controller.engine.events import Alarm, CardDealt, Event, HandSettled, Refused
-from controller.games import GAMES
 from controller.phh import PhhError, PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
+from controller.poker.engine import Table
+from controller.poker.engine.events import Alarm, CardDealt, Event, HandSettled, Refused
+from controller.poker.games import GAMES
 from controller.script import parse_script
 
 pytestmark = pytest.mark.fast

@@ -20,11 +20,13 @@ import pytest
 from controller.app.phh import export_hand
 from controller.app.recall import HandRecord
 from controller.app.records import HandTerms
-from controller.cards import DECK, Card
 from controller.cli import main
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import (
+from controller.phh import PhhError, PhhUnsupported, read_phh
+from controller.phh_convert import to_hand_script
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import (
     ActionRequired,
     DrawExpected,
     Event,
@@ -32,9 +34,7 @@ from controller.engine.events import (
     Option,
     to_dict,
 )
-from controller.games import GAMES
-from controller.phh import PhhError, PhhUnsupported, read_phh
-from controller.phh_convert import to_hand_script
+from controller.poker.games import GAMES
 from controller.script import parse_script
 
 pytestmark = pytest.mark.fast

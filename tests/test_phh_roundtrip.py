@@ -30,14 +30,14 @@ from pokerkit.notation import parse_action
 from controller.app.phh import export_hand
 from controller.app.recall import HandRecord
 from controller.app.records import HandTerms
-from controller.cards import DECK, Card
 from controller.cli import main
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import ActionRequired, DrawExpected, Event, HandStarted, Option
-from controller.games import GAMES
 from controller.phh import PhhError, PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import ActionRequired, DrawExpected, Event, HandStarted, Option
+from controller.poker.games import GAMES
 
 HANDS = 60
 STUD = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)

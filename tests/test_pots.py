@@ -1,5 +1,5 @@
 """Pots and side pots, the rake and odd chips, tested on the pure arithmetic of
-``controller.engine.pots`` (rules-interpretation.md, Betting structure and Odd chips).
+``controller.poker.engine.pots`` (rules-interpretation.md, Betting structure and Odd chips).
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 from tablehelp import STAKES
 
-from controller.cards import parse_cards
-from controller.engine import ConfigError, Stakes
-from controller.engine.pots import Pot, build_pots, divide, settle_pots
-from controller.games import GAMES
-from controller.games.spec import OddChip, Rated, Showdown, ShowdownShare
-from controller.hands import HandValue, five_card_high, three_card_high
+from controller.poker.cards import parse_cards
+from controller.poker.engine import ConfigError, Stakes
+from controller.poker.engine.pots import Pot, build_pots, divide, settle_pots
+from controller.poker.games import GAMES
+from controller.poker.games.spec import OddChip, Rated, Showdown, ShowdownShare
+from controller.poker.hands import HandValue, five_card_high, three_card_high
 
 pytestmark = pytest.mark.fast
 

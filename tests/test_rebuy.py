@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.events import HandStarted, HandVoided
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.events import HandStarted, HandVoided
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress
 
 pytestmark = pytest.mark.fast
 

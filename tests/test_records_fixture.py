@@ -12,8 +12,8 @@ import pytest
 from controller.app.core import TableCore
 from controller.app.recall import format_hand, hands
 from controller.cli import main
-from controller.games import GAMES
 from controller.journal import JournalReader, verify
+from controller.poker.games import GAMES
 from simulator.simtable import demo_config
 
 FIXTURES = Path(__file__).parent / "fixtures" / "journal-before-schema"

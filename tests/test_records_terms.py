@@ -10,10 +10,10 @@ import pytest
 
 from controller.app import records as rec
 from controller.app.core import ReplayMismatch, StakesChanged, TableCore
-from controller.engine import Stakes, TableConfig
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress
 from controller.journal import JsonObject, Record
+from controller.poker.engine import Stakes, TableConfig
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress
 
 STAKES = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2, rake_percent=5, rake_cap=3)
 CONFIG = TableConfig(seats=(1, 2, 3), stakes=STAKES)

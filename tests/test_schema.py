@@ -19,9 +19,9 @@ from tierhelp import examples
 from controller.app import records as rec
 from controller.app import schema, schemajson
 from controller.app.schemadoc import PUBLISHED, main
-from controller.engine.config import Stakes
-from controller.engine.events import CardDealt, Event, HandStarted, SeatAmount
 from controller.journal import JournalReader, Record
+from controller.poker.engine.config import Stakes
+from controller.poker.engine.events import CardDealt, Event, HandStarted, SeatAmount
 
 FIXTURES = Path(__file__).parent / "fixtures"
 JOURNALS = [

@@ -15,9 +15,9 @@ from confighelp import export_config
 from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.cli import main
-from controller.engine.events import HandStarted
-from controller.games import GAMES
 from controller.journal import JournalReader, JournalWriter
+from controller.poker.engine.events import HandStarted
+from controller.poker.games import GAMES
 from simulator.simtable import demo_config
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from tablehelp import STAKES
 
-from controller.cards import Card
 from controller.cli import main
-from controller.engine import TableConfig
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
+from controller.poker.cards import Card
+from controller.poker.engine import TableConfig
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
 from controller.script import ScriptError, parse_script, write_script
 
 pytestmark = pytest.mark.fast

@@ -6,12 +6,12 @@ import re
 
 import pytest
 
-from controller.cards import parse_cards
 from controller.cli import main
-from controller.games.five_card_stud import FIVE_CARD_STUD
-from controller.games.mambo import MAMBO
-from controller.games.triple_draw import TRIPLE_DRAW
-from controller.hands import (
+from controller.poker.cards import parse_cards
+from controller.poker.games.five_card_stud import FIVE_CARD_STUD
+from controller.poker.games.mambo import MAMBO
+from controller.poker.games.triple_draw import TRIPLE_DRAW
+from controller.poker.hands import (
     NO_QUALIFYING_LOW,
     deuce_to_seven_low,
     five_card_high,

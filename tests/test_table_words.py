@@ -8,15 +8,15 @@ import re
 import pytest
 from tablehelp import of_kind, play, table
 
-from controller.announce import action_words, announce, option_text
 from controller.app.panel import waiting_for
 from controller.app.recall import HandRecord, describe, format_hand
 from controller.app.view import action_prompt
-from controller.cards import DECK, Card, Rank
 from controller.display import render
 from controller.display.view import FACE_DOWN, SeatView, ShowdownView, ShownHand
-from controller.engine.events import ActionRequired, ActionTaken, HandStarted
-from controller.games import GAMES
+from controller.poker.announce import action_words, announce, option_text
+from controller.poker.cards import DECK, Card, Rank
+from controller.poker.engine.events import ActionRequired, ActionTaken, HandStarted
+from controller.poker.games import GAMES
 
 pytestmark = pytest.mark.fast
 

@@ -1,4 +1,4 @@
-"""Triple Draw 2-7 (N.J.A.C. 13:69F-14.12A, ``controller/games/triple_draw.py``): each rule
+"""Triple Draw 2-7 (N.J.A.C. 13:69F-14.12A, ``controller/poker/games/triple_draw.py``): each rule
 of the procedure and of docs/rules-interpretation.md tested by the subsection it comes from.
 """
 
@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tablehelp import net, of_kind, play, settlement
 
-from controller.announce import announce
-from controller.cards import DECK, Card, format_cards
-from controller.engine import ConfigError, Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import (
+from controller.poker.announce import announce
+from controller.poker.cards import DECK, Card, format_cards
+from controller.poker.engine import ConfigError, Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     BlindPosted,
@@ -30,8 +30,8 @@ from controller.engine.events import (
     RoundStarted,
     Showdown,
 )
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint
 
 pytestmark = pytest.mark.fast
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.words import counted
+from controller.poker.words import counted
 
 pytestmark = pytest.mark.fast
 

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.devicestate import Cause, DeviceStatus
-from controller.engine import Table, TableConfig
-from controller.engine.checkpoint import TableCheckpoint
-from controller.games.spec import GameSpec
 from controller.journal import JsonObject, Record
+from controller.poker.engine import Table, TableConfig
+from controller.poker.engine.checkpoint import TableCheckpoint
+from controller.poker.games.spec import GameSpec
 
 if TYPE_CHECKING:
     from controller.app.core import TableCore

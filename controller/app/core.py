@@ -29,12 +29,12 @@ from controller.app.devicestate import (
     take_device_event,
 )
 from controller.app.seating import SeatingError, apply_change, seat_change_of
-from controller.engine import ConfigError, Table, TableConfig
-from controller.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
-from controller.engine.machine import IN_HAND
-from controller.games.spec import GameSpec
-from controller.inputs import Button, ButtonPress, TableInput
 from controller.journal import JsonObject, JsonValue, Record
+from controller.poker.engine import ConfigError, Table, TableConfig
+from controller.poker.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
+from controller.poker.engine.machine import IN_HAND
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button, ButtonPress, TableInput
 from drivers.sentences import Feed, Lid, Reader
 
 #: The device state (controller/app/devicestate.py) and the checkpoint's mismatch

@@ -2,7 +2,7 @@
 
 ``DisplayFeed`` is the controller's ``display``: after every input, while a display
 is attached, the loop hands it the ``TableView`` it built, the same view an in-process
-display is given, so a face-down card is a back (controller/announce.py
+display is given, so a face-down card is a back (controller/poker/announce.py
 ``hidden_cards``; docs/display.md, What the table sees). While none is attached no
 view is built. Each display that attaches gets the feed's hello, the table as it
 stands (built for it at the controller's next turn), then every new view, one JSON

@@ -26,7 +26,6 @@ from typing import Any, Final
 
 import structlog
 
-from controller.announce import announce, facts
 from controller.app import opening, schema
 from controller.app import records as rec
 from controller.app.control import SeatRequest
@@ -40,8 +39,12 @@ from controller.app.seating import seats_fields, seats_text
 from controller.app.tablekey import KeyFiles
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
-from controller.engine import TableConfig
-from controller.engine.events import (
+from controller.journal import JournalError, JournalWriter
+from controller.journal.writer import Seal
+from controller.logsetup import HandTag
+from controller.poker.announce import announce, facts
+from controller.poker.engine import TableConfig
+from controller.poker.engine.events import (
     Alarm,
     Event,
     HandSettled,
@@ -49,10 +52,7 @@ from controller.engine.events import (
     HandVoided,
     Refused,
 )
-from controller.games.spec import GameSpec
-from controller.journal import JournalError, JournalWriter
-from controller.journal.writer import Seal
-from controller.logsetup import HandTag
+from controller.poker.games.spec import GameSpec
 from drivers.deck import DeckSet
 from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
 from drivers.panel import PanelDriver, PanelPress

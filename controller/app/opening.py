@@ -12,17 +12,17 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
-from controller.announce import announce
 from controller.app import records as rec
 from controller.app import schema, tablekey
 from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.dispatch import DriverEvents
 from controller.app.keeper import JournalKeeper, KeeperOptions
 from controller.display.view import TableView
-from controller.engine import TableConfig
-from controller.games.spec import GameSpec
 from controller.journal import JournalWriter, Record
 from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES, utc_now
+from controller.poker.announce import announce
+from controller.poker.engine import TableConfig
+from controller.poker.games.spec import GameSpec
 from drivers.deck import DeckSet
 from drivers.link import EventSink
 from drivers.panel import PanelDriver

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.announce import alarm_read, option_text
 from controller.app.core import Pause, ShoeWarning
-from controller.engine.events import (
+from controller.poker.announce import alarm_read, option_text
+from controller.poker.engine.events import (
     BURN,
     COMMUNITY,
     ActionRequired,

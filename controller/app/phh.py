@@ -25,8 +25,10 @@ from typing import Any, Final
 
 from controller.app.recall import HandRecord
 from controller.app.records import RULES_BEFORE_JOURNALED
-from controller.engine import Stakes
-from controller.engine.events import (
+from controller.phh import DRAW_VARIANTS, FIELD_PREFIX, RAKE_FIELD, STAKES_NAMES
+from controller.phh import VARIANTS as IMPORTED_VARIANTS
+from controller.poker.engine import Stakes
+from controller.poker.engine.events import (
     ActionTaken,
     CardDealt,
     CardDiscarded,
@@ -37,9 +39,7 @@ from controller.engine.events import (
     Showdown,
     StreetStarted,
 )
-from controller.games import GAMES
-from controller.phh import DRAW_VARIANTS, FIELD_PREFIX, RAKE_FIELD, STAKES_NAMES
-from controller.phh import VARIANTS as IMPORTED_VARIANTS
+from controller.poker.games import GAMES
 
 #: The PHH variant code of each game (custom codes F5S and FMB/6 for the games PHH does not
 #: define), one table for the export and the import (controller/phh.py).
@@ -47,7 +47,7 @@ VARIANTS: Final = {game: code for code, game in IMPORTED_VARIANTS.items()}
 #: The games dealt with blinds and draws (PHH: blinds_or_straddles, "sd"), not antes and upcards.
 _DRAW_GAMES: Final = frozenset(IMPORTED_VARIANTS[code] for code in DRAW_VARIANTS)
 
-#: The engine's action words (controller.engine.table) and their PHH action codes.
+#: The engine's action words (controller.poker.engine.table) and their PHH action codes.
 _ACTIONS: Final = {
     "brings in": "pb",
     "brings in for a full bet": "cbr",

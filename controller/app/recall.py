@@ -13,12 +13,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.announce import action_words, game_name
 from controller.app import records as rec
 from controller.app import schema
 from controller.display.view import posted_rules
-from controller.engine.config import Stakes
-from controller.engine.events import (
+from controller.journal import JsonValue, Record
+from controller.poker.announce import action_words, game_name
+from controller.poker.engine.config import Stakes
+from controller.poker.engine.events import (
     ActionTaken,
     Alarm,
     BlindPosted,
@@ -35,8 +36,7 @@ from controller.engine.events import (
     StreetStarted,
     Undone,
 )
-from controller.games import GAMES
-from controller.journal import JsonValue, Record
+from controller.poker.games import GAMES
 
 
 @dataclass

@@ -15,12 +15,12 @@ from typing import Final
 
 from controller.app import codec, schema
 from controller.app.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
-from controller.cards import Card
-from controller.engine.checkpoint import SeatStack, TableCheckpoint
-from controller.engine.config import HouseRules, ShortAllIn, Stakes
-from controller.engine.events import Event
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
+from controller.poker.cards import Card
+from controller.poker.engine.checkpoint import SeatStack, TableCheckpoint
+from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
+from controller.poker.engine.events import Event
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from drivers.sentences import Feed, Lid, Reader
 
 #: Inputs the engine takes.

@@ -28,7 +28,6 @@ from typing import Any, Final
 
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine.events import HandStarted
 from controller.journal import Record
 from controller.journal.files import (
     JournalError,
@@ -41,6 +40,7 @@ from controller.journal.files import (
     write_all,
 )
 from controller.journal.record import RecordError, parse_line
+from controller.poker.engine.events import HandStarted
 
 #: The dispute holds (``hold``/``release``), beside the journal's files.
 HOLDS_FILE: Final = "journal-holds.json"

@@ -2,7 +2,7 @@
 every engine event a decision record holds, declared once, versioned, with typed encode and
 decode. Pure: no I/O.
 
-The declarations are dataclasses: the engine's own events (``controller.engine.events``) and,
+The declarations are dataclasses: the engine's own events (``controller.poker.engine.events``) and,
 for each record kind, the dataclass of its ``data`` below. ``encode`` writes a dataclass as the
 journal keeps it, ``decode`` reads it back as the dataclass, refusing what does not fit with a
 ``SchemaError`` naming the record's seq and kind and the field; ``schemajson`` derives the
@@ -24,10 +24,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from controller.app import codec
-from controller.engine import events as ev
-from controller.engine.config import HouseRules, Stakes
-from controller.inputs import Button, ReadPoint
 from controller.journal import JsonObject, JsonValue, Record
+from controller.poker.engine import events as ev
+from controller.poker.engine.config import HouseRules, Stakes
+from controller.poker.inputs import Button, ReadPoint
 from drivers.sentences import Feed, Lid, Reader
 
 #: The version this code writes.
@@ -226,7 +226,7 @@ class InputData:
 
 @dataclass(frozen=True, slots=True)
 class EngineData:
-    """The engine's checkpoint (``controller.engine.checkpoint.TableCheckpoint``)."""
+    """The engine's checkpoint (``controller.poker.engine.checkpoint.TableCheckpoint``)."""
 
     hand: int
     phase: str

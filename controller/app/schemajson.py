@@ -19,8 +19,8 @@ from typing import Any, Final, Union
 
 from controller.app.codec import fields_of
 from controller.app.schema import EVENTS, RECORDS, VERSION, VERSIONED
-from controller.engine import events as ev
 from controller.journal import JsonObject, JsonValue
+from controller.poker.engine import events as ev
 
 JSON_SCHEMA_DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 

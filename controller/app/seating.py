@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.engine import ConfigError, Table
-from controller.engine.events import Event, Refused, SeatAmount, SeatsChanged
-from controller.engine.machine import IN_HAND
 from controller.journal import JsonObject
+from controller.poker.engine import ConfigError, Table
+from controller.poker.engine.events import Event, Refused, SeatAmount, SeatsChanged
+from controller.poker.engine.machine import IN_HAND
 
 SIT: Final = "sit"
 LEAVE: Final = "leave"

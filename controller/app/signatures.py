@@ -25,7 +25,7 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.app.tablekey import TABLE_KEY
 from controller.journal import Record, signing, verdict
-from controller.words import counted
+from controller.poker.words import counted
 
 
 @dataclass

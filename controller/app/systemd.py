@@ -14,7 +14,7 @@ What is sent:
 - ``READY=1`` once the journal is open and the drivers are started (``serve``);
 - ``STATUS=`` where the hand stands, e.g. ``hand 42 · second round · seat 3 to act``, after
   every announcement that changes it: never a card (a hole card's value must not reach
-  ``systemctl status``: controller/announce.py, ``hidden_cards``);
+  ``systemctl status``: controller/poker/announce.py, ``hidden_cards``);
 - ``WATCHDOG=1`` only from the controller's loop: a timer thread puts a probe in the loop's
   queue, and the loop's thread, handling it under the table's turn, sends the ping. A loop
   that is stuck, or an input stuck in the engine or the journal (it holds the turn), sends
@@ -37,7 +37,8 @@ import structlog
 from controller.app.control import SeatRequest
 from controller.app.core import TableCore
 from controller.app.panel import paused_line
-from controller.engine.events import (
+from controller.journal import JsonObject
+from controller.poker.engine.events import (
     BURN,
     COMMUNITY,
     ActionRequired,
@@ -49,7 +50,6 @@ from controller.engine.events import (
     Event,
     NewHandExpected,
 )
-from controller.journal import JsonObject
 
 #: The separator of the status's parts (systemctl status shows the line as it is).
 SEPARATOR: Final = " · "

@@ -11,9 +11,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from controller.announce import alarm_read, announce, option_words, told
 from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
-from controller.cards import Card
 from controller.display.view import (
     FACE_DOWN,
     ActionOption,
@@ -37,12 +35,14 @@ from controller.display.view import (
     posted_rules,
     posted_stakes,
 )
-from controller.engine import events as ev
-from controller.engine.betting import to_call_reason
-from controller.engine.hand import SeatState
-from controller.engine.machine import DRAWING, IN_HAND
-from controller.games.spec import ForcedBet
-from controller.inputs import Button
+from controller.poker.announce import alarm_read, announce, option_words, told
+from controller.poker.cards import Card
+from controller.poker.engine import events as ev
+from controller.poker.engine.betting import to_call_reason
+from controller.poker.engine.hand import SeatState
+from controller.poker.engine.machine import DRAWING, IN_HAND
+from controller.poker.games.spec import ForcedBet
+from controller.poker.inputs import Button
 
 LOG_LINES: Final = 4
 

@@ -22,10 +22,10 @@ from controller.app import schema
 from controller.app.tablekey import TABLE_KEY
 from controller.commands._floor_run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.commands.dispute import write
-from controller.engine.config import ConfigError
 from controller.floor import report
 from controller.journal import Record
 from controller.journal.record import parse_line
+from controller.poker.engine.config import ConfigError
 
 Conn = psycopg.Connection[tuple[object, ...]]
 SOFTWARE: Final = "software"

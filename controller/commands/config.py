@@ -18,12 +18,12 @@ from controller.config import (
     TableSettings,
     load_config,
 )
-from controller.engine import Stakes
-from controller.games.spec import ForcedBet
 from controller.jsonreport import print_report
+from controller.poker.engine import Stakes
+from controller.poker.games.spec import ForcedBet
+from controller.poker.words import counted
 from controller.settings import DEFAULT_CONFIG, FloorSettings
 from controller.tomlcheck import show
-from controller.words import counted
 
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
 STATE_DIRECTORY: Final = Path("/var/lib/tablectl")

@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Final
 
 from controller.commands._paths import OUTPUT_FOLDER
-from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
+from controller.poker.games import GAMES
 from controller.settings import LogSettings
 
 DEFAULT_GAME: Final = "mambo"

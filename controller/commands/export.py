@@ -18,8 +18,8 @@ from controller.commands._paths import (
 )
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
+from controller.poker.words import counted
 from controller.settings import DEFAULT_CONFIG
-from controller.words import counted
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

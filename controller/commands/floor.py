@@ -17,7 +17,7 @@ from typing import Final
 
 from controller.commands import _floor_software, _floor_web
 from controller.commands._paths import OUTPUT_FOLDER, READ_FILE
-from controller.games import GAMES
+from controller.poker.games import GAMES
 
 EXIT_USAGE: Final = 2
 EXIT_PROBLEM: Final = 1

@@ -15,9 +15,9 @@ import sys
 from typing import Any
 
 from controller.commands._paths import READ_FILE, PathError, read_text
-from controller.engine import ConfigError, Table
-from controller.engine.events import to_json
-from controller.games import GAMES
+from controller.poker.engine import ConfigError, Table
+from controller.poker.engine.events import to_json
+from controller.poker.games import GAMES
 from controller.script import HandScript, ScriptError, ScriptLine, parse_script
 
 

@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from controller.cards import DECK, Card, format_cards
-from controller.games.five_card_stud import FIVE_CARD_STUD
-from controller.games.mambo import MAMBO
-from controller.games.spec import GameSpec
-from controller.games.triple_draw import TRIPLE_DRAW
-from controller.hands import (
+from controller.poker.cards import DECK, Card, format_cards
+from controller.poker.games.five_card_stud import FIVE_CARD_STUD
+from controller.poker.games.mambo import MAMBO
+from controller.poker.games.spec import GameSpec
+from controller.poker.games.triple_draw import TRIPLE_DRAW
+from controller.poker.hands import (
     NO_QUALIFYING_LOW,
     HandValue,
     deuce_to_seven_low,

@@ -21,7 +21,7 @@ from controller.commands._paths import (
     READ_FILE,
     make_folder,
 )
-from controller.games import GAMES
+from controller.poker.games import GAMES
 from drivers.sentences import PROTOCOL_VERSION
 
 HISTORY_FILE = Path("~/.tablectl_sim_history")

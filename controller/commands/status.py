@@ -5,7 +5,7 @@ and its verification (``journal verify``'s check, the whole chain), the table as
 the journal leaves it (replayed as a start replays it: ``SinceCheckpoint`` into a
 ``TableCore``), and whether the controller answers on its control socket. What it
 prints is read on a technician's screen: no face-down card, only what the table
-itself announces (``controller.announce``).
+itself announces (``controller.poker.announce``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.announce import announce, facts
 from controller.app.control import SHOW, ControlError, send
 from controller.app.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
 from controller.app.records import RecordFormatError
@@ -24,11 +23,12 @@ from controller.app.service import identity
 from controller.app.tablekey import JournaledKey
 from controller.commands._paths import READ_FILE
 from controller.config import DeviceSettings, SettingsError, TableSettings, load_config
-from controller.engine.events import ActionRequired, Alarm
 from controller.journal import Record, verify
 from controller.jsonreport import print_report
+from controller.poker.announce import announce, facts
+from controller.poker.engine.events import ActionRequired, Alarm
+from controller.poker.words import counted
 from controller.settings import DEFAULT_CONFIG
-from controller.words import counted
 from drivers.discovery import scan
 
 EXIT_WELL: Final = 0

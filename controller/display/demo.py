@@ -18,7 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Final
 
-from controller.cards import Card
 from controller.display.view import (
     FACE_DOWN,
     ActionOption,
@@ -40,12 +39,13 @@ from controller.display.view import (
     posted_rules,
     posted_stakes,
 )
-from controller.engine.config import HouseRules, Stakes
-from controller.games.five_card_stud import FIVE_CARD_STUD
-from controller.games.mambo import MAMBO
-from controller.games.spec import ForcedBet
-from controller.games.triple_draw import TRIPLE_DRAW
-from controller.inputs import Button
+from controller.poker.cards import Card
+from controller.poker.engine.config import HouseRules, Stakes
+from controller.poker.games.five_card_stud import FIVE_CARD_STUD
+from controller.poker.games.mambo import MAMBO
+from controller.poker.games.spec import ForcedBet
+from controller.poker.games.triple_draw import TRIPLE_DRAW
+from controller.poker.inputs import Button
 
 _D = FACE_DOWN
 _NAMES: Final = (

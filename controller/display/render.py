@@ -17,7 +17,6 @@ from rich.markup import escape
 from rich.style import Style
 from rich.text import Span, Text
 
-from controller.cards import Card, Suit
 from controller.display.view import (
     ActionOption,
     ActionPrompt,
@@ -34,7 +33,8 @@ from controller.display.view import (
     ShownHand,
     TableView,
 )
-from controller.inputs import Button
+from controller.poker.cards import Card, Suit
+from controller.poker.inputs import Button
 
 SUIT_SYMBOLS: Final[dict[Suit, str]] = {suit: suit.symbol for suit in Suit}
 _RED_SUITS: Final = frozenset({Suit.HEARTS, Suit.DIAMONDS})

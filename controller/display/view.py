@@ -21,10 +21,10 @@ from dataclasses import dataclass
 from enum import Enum, StrEnum
 from typing import Final
 
-from controller.cards import Card
-from controller.engine.config import HouseRules, ShortAllIn, Stakes
-from controller.games.spec import ForcedBet, GameSpec
-from controller.inputs import Button
+from controller.poker.cards import Card
+from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
+from controller.poker.games.spec import ForcedBet, GameSpec
+from controller.poker.inputs import Button
 
 #: The most seats any of our games deals to: Mambo stud's 11 (14.13A(b)).
 MAX_SEATS: Final = 11

@@ -9,7 +9,7 @@ UTF-8, each with a ``type``:
 
 A view carries exactly what the in-process display is given: a face-down card is
 ``"back"`` (``FACE_DOWN``), never a code, because the view itself never holds one
-(controller/announce.py ``hidden_cards``; docs/display.md, What the table sees).
+(controller/poker/announce.py ``hidden_cards``; docs/display.md, What the table sees).
 Decoding checks every field and raises :class:`FeedError` naming it, so a display
 never draws half a message.
 """
@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, TypeVar
 
-from controller.cards import Card, CardError
 from controller.display.view import (
     FACE_DOWN,
     ActionOption,
@@ -44,7 +43,8 @@ from controller.display.view import (
     TableView,
     ViewError,
 )
-from controller.inputs import Button
+from controller.poker.cards import Card, CardError
+from controller.poker.inputs import Button
 
 #: The feed's version: a display refuses a feed of another (the two tablectl differ).
 VERSION: Final = 1

@@ -44,11 +44,11 @@ from controller.dispute._format import (
     manifest_text,
     sha256,
 )
-from controller.engine.events import HandStarted
-from controller.games import GAMES
 from controller.journal import Record
 from controller.journal.record import parse_line
 from controller.jsonreport import report_json
+from controller.poker.engine.events import HandStarted
+from controller.poker.games import GAMES
 
 # --- finding the records of a hand ----------------------------------------------------------
 

@@ -29,9 +29,9 @@ from controller.dispute._format import (
     read_manifest,
     sha256,
 )
-from controller.engine.events import HandStarted
 from controller.journal import GENESIS, Record, signing, verdict
 from controller.journal.record import RecordError, parse_line
+from controller.poker.engine.events import HandStarted
 
 
 @dataclass(frozen=True, slots=True)

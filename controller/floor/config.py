@@ -45,10 +45,10 @@ from typing import Final
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.engine.config import ConfigError
 from controller.floor.store import READER, WRITER
 from controller.floor.web.settings import KEYS as WEB_KEYS
 from controller.floor.web.settings import WebSettings, parse_web
+from controller.poker.engine.config import ConfigError
 from controller.tomlcheck import MISSING, Problem, Section
 
 SECTIONS: Final[dict[str, tuple[str, ...]]] = {

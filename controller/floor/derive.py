@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.announce import alarm_read, told
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.journal import JsonObject, JsonValue, Record
+from controller.poker.announce import alarm_read, told
+from controller.poker.engine import events as ev
 
 
 @dataclass(slots=True)

@@ -26,7 +26,7 @@ from controller.journal.files import (
 from controller.journal.record import Record
 from controller.journal.store import JournalReader
 from controller.journal.verdict import NO_KEY_GIVEN, Links, Signatures, Verdict
-from controller.words import counted
+from controller.poker.words import counted
 
 _HEX64: Final = re.compile(r"[0-9a-f]{64}")
 

@@ -12,9 +12,9 @@ from typing import Any
 
 from controller.app import records as rec
 from controller.app.loop import Controller, JournalOptions
-from controller.engine import Stakes, TableConfig
 from controller.journal import JournalReader
 from controller.logsetup import configure_logging, reset_logging
+from controller.poker.engine import Stakes, TableConfig
 from controller.settings import LogFormat, LogSettings
 from drivers.link import DeviceReady
 from drivers.sentences import Hello

@@ -32,15 +32,15 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from controller.app.core import TableCore
-from controller.engine import Table, TableConfig
-from controller.engine.events import (
+from controller.journal import JournalReader, verify
+from controller.poker.engine import Table, TableConfig
+from controller.poker.engine.events import (
     HandSettled,
     HandVoided,
 )
-from controller.games import GAMES
-from controller.games.spec import GameSpec
-from controller.inputs import Button
-from controller.journal import JournalReader, verify
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button
 from simulator.acts import Act, Press, table_input
 from simulator.pace import Pace
 from simulator.random_bot import RandomBot

@@ -12,10 +12,10 @@ from apphelp import PATIENCE, dealer, sim_table
 from controller.app import records as rec
 from controller.app.core import CheckpointMismatch, SinceCheckpoint, TableCore
 from controller.app.loop import Controller, JournalOptions, open_journal, wait_until
-from controller.engine.events import ActionRequired, Alarm, NewHandExpected
-from controller.games import GAMES
-from controller.inputs import Button
 from controller.journal import JournalReader, JournalWriter, Record, verify
+from controller.poker.engine.events import ActionRequired, Alarm, NewHandExpected
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button
 from simulator.lockstep import LockstepDealer
 from simulator.simtable import SimTable
 

@@ -19,8 +19,8 @@ import pytest
 from apphelp import AS_ROOT, PATIENCE, table_toml
 
 from controller.cli import main
-from controller.inputs import Button
 from controller.journal import verify
+from controller.poker.inputs import Button
 from simulator.table import Simulator
 
 ROOT = Path(__file__).resolve().parents[2]

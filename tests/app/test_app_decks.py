@@ -13,9 +13,9 @@ from confighelp import load, problem_at, section, to_toml, valid
 
 from controller.app import records as rec
 from controller.app.loop import Controller, wait_until
-from controller.engine.events import Alarm, Event, HandStarted
-from controller.inputs import Button
 from controller.journal import verify
+from controller.poker.engine.events import Alarm, Event, HandStarted
+from controller.poker.inputs import Button
 from simulator.acts import Shuffle
 from simulator.botcli import make_bot
 from simulator.random_bot import RandomBot

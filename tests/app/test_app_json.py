@@ -18,8 +18,8 @@ from controller.app import records as rec
 from controller.app.recall import describe, describe_stakes
 from controller.app.schema import decode_event
 from controller.cli import main
-from controller.engine import Stakes
 from controller.journal import JournalReader
+from controller.poker.engine import Stakes
 from drivers.discovery import scan
 
 #: A card's code, as the journal and recall write it.

@@ -12,9 +12,9 @@ from apphelp import PATIENCE, dealer, json_log, on_a_full_disk, sim_table
 from controller.app import records as rec
 from controller.app.loop import wait_until
 from controller.app.service import serve
-from controller.engine.events import Alarm
-from controller.inputs import Button
 from controller.journal import JournalReader
+from controller.poker.engine.events import Alarm
+from controller.poker.inputs import Button
 
 
 def table_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -11,7 +11,7 @@ from apphelp import journal_records, ready
 from controller.app import records as rec
 from controller.app.loop import Controller, JournalOptions
 from controller.display.view import Severity
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome, LostRange
 from simulator.simtable import unplugged_table

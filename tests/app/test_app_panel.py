@@ -9,7 +9,7 @@ from controller.app.core import REJECTED, Cause, Pause
 from controller.app.panel import panel_line
 from controller.app.view import device_paused
 from controller.display.view import DeviceState
-from controller.engine.events import (
+from controller.poker.engine.events import (
     BURN,
     COMMUNITY,
     SEAT,

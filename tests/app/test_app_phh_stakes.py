@@ -18,9 +18,9 @@ from confighelp import export_config
 from controller.app.loop import JournalOptions
 from controller.app.recall import hands
 from controller.cli import main
-from controller.engine import Stakes
-from controller.engine.events import HandSettled, to_dict
 from controller.journal import JournalReader
+from controller.poker.engine import Stakes
+from controller.poker.engine.events import HandSettled, to_dict
 from simulator.simtable import SimTable
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal-before-stakes"

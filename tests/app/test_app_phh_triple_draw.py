@@ -19,16 +19,16 @@ from pokerkit.notation import parse_action
 from controller.app.phh import export_hand, export_hands
 from controller.app.recall import HandRecord, hands
 from controller.app.records import events_json
-from controller.cards import DECK, Card
 from controller.cli import main
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.autoplay import play_hand
-from controller.engine.events import ActionRequired, ActionTaken, DrawExpected, Event, Option
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress, TableInput
 from controller.journal import JournalReader
 from controller.phh import PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
+from controller.poker.cards import DECK, Card
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.autoplay import play_hand
+from controller.poker.engine.events import ActionRequired, ActionTaken, DrawExpected, Event, Option
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, TableInput
 
 TRIPLE_DRAW = GAMES["triple-draw"]
 STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)

@@ -14,10 +14,10 @@ from controller.app.core import TableCore
 from controller.app.loop import JournalOptions, wait_until
 from controller.app.recall import hands
 from controller.cli import main
-from controller.engine.events import Alarm
-from controller.games import GAMES
-from controller.inputs import Button
 from controller.journal import JournalReader, verify
+from controller.poker.engine.events import Alarm
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button
 from simulator.simtable import SimTable, demo_config
 
 #: Each game's journal as the code before the schema wrote it (tests/fixtures/README.md).

@@ -16,8 +16,8 @@ from apphelp import PATIENCE, journal_records, sim_table
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.loop import wait_until
-from controller.engine.events import Alarm
-from controller.inputs import Button
+from controller.poker.engine.events import Alarm
+from controller.poker.inputs import Button
 
 
 def test_a_repeat_of_the_last_journaled_read_after_a_restart_is_dropped(tmp_path: Path) -> None:

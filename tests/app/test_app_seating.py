@@ -24,9 +24,9 @@ from controller.app.control import ControlError, ControlServer, send
 from controller.app.loop import Controller, wait_until
 from controller.app.recall import hands
 from controller.cli import main
-from controller.engine.events import HandStarted
-from controller.inputs import Button
 from controller.journal import JournalReader, verify
+from controller.poker.engine.events import HandStarted
+from controller.poker.inputs import Button
 from simulator.table import Simulator
 
 

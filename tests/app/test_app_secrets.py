@@ -29,16 +29,16 @@ from apphelp import (
 )
 from rich.console import Console
 
-from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app.loop import Controller, wait_until
 from controller.app.panel import panel_line
-from controller.cards import Card
 from controller.display import wire
 from controller.display.app import DealerDisplay
 from controller.display.render import SUIT_SYMBOLS, card_face
 from controller.display.view import TableView
-from controller.engine.events import (
+from controller.poker.announce import hidden_cards
+from controller.poker.cards import Card
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     CardDealt,
@@ -51,7 +51,7 @@ from controller.engine.events import (
     Showdown,
     Undone,
 )
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from simulator.clock import ManualClock
 from simulator.simtable import SimTable
 

@@ -15,9 +15,9 @@ from controller.app.core import Cause, Pause, ShoeWarning, TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
 from controller.app.panel import panel_line
 from controller.display.view import DeviceState, Severity, TableView
-from controller.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
-from controller.games import GAMES
-from controller.inputs import Button
+from controller.poker.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button
 from drivers.link import CommLost
 from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome

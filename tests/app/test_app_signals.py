@@ -21,8 +21,8 @@ import pytest
 from apphelp import AS_ROOT, PATIENCE, table_toml
 from test_app_commands import ROOT, log_lines, on_terminal, wait_for_log
 
-from controller.inputs import Button
 from controller.journal import verify
+from controller.poker.inputs import Button
 from simulator.table import Simulator
 
 TABLECTL = [sys.executable, "-m", "controller"]

@@ -22,8 +22,8 @@ from apphelp import PATIENCE, dealer, journal_records, sequenced
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.loop import JournalOptions, wait_until
-from controller.engine.events import HandSettled, HandVoided
 from controller.journal import verify
+from controller.poker.engine.events import HandSettled, HandVoided
 from drivers.sentences import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER

@@ -34,9 +34,9 @@ from test_app_commands import ROOT, log_lines
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.opening import UNHEARD
-from controller.inputs import Button
 from controller.journal import JournalWriter, verify
 from controller.journal.files import file_name, journal_files
+from controller.poker.inputs import Button
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

@@ -30,10 +30,10 @@ from controller.app.systemd import (
     status_line,
     watchdog_interval,
 )
-from controller.cards import DECK
-from controller.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
-from controller.games import GAMES
-from controller.inputs import Button, ButtonPress, CardRead
+from controller.poker.cards import DECK
+from controller.poker.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, CardRead
 from simulator.simtable import demo_config
 
 
@@ -216,7 +216,7 @@ def status(core: TableCore) -> str:
 @pytest.mark.fast
 def test_the_status_says_where_the_hand_stands_and_names_no_card() -> None:
     """STATUS= is read by anyone with systemctl status: the hand, its street, what the table
-    waits for, and never a card dealt (controller/announce.py, hidden_cards; 14.13A(c): the
+    waits for, and never a card dealt (controller/poker/announce.py, hidden_cards; 14.13A(c): the
     first round's two cards down and one up)."""
     core = mambo_core()
     assert status(core) == "waiting for hand 1: shuffle, then NEW HAND"

@@ -26,9 +26,9 @@ from test_app_commands import ROOT, wait_for_log
 
 from controller.app.loop import Controller, wait_until
 from controller.app.systemd import Notifier, Watchdog
-from controller.engine.events import Event, HandStarted
-from controller.inputs import Button
 from controller.journal import verify
+from controller.poker.engine.events import Event, HandStarted
+from controller.poker.inputs import Button
 from simulator.table import Simulator
 
 #: 0.2 s: the loop is asked for a ping every 0.1 s, so the test sees several quickly.

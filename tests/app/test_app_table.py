@@ -26,7 +26,8 @@ from controller.app.records import events_json
 from controller.app.service import serve
 from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
-from controller.engine.events import (
+from controller.journal import JournalError, JournalReader, verify
+from controller.poker.engine.events import (
     Alarm,
     CardDealt,
     Event,
@@ -34,8 +35,7 @@ from controller.engine.events import (
     Option,
     to_json,
 )
-from controller.inputs import Button, ReadPoint
-from controller.journal import JournalError, JournalReader, verify
+from controller.poker.inputs import Button, ReadPoint
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead

@@ -19,8 +19,8 @@ from apphelp import AS_ROOT, PATIENCE, table_toml
 from test_app_commands import ROOT, log_lines, wait_for_log
 from test_app_signals import stop, wait_count
 
-from controller.inputs import Button
 from controller.journal import verify
+from controller.poker.inputs import Button
 from simulator.table import Simulator
 
 TABLECTL = [sys.executable, "-m", "controller", "run"]

@@ -28,8 +28,8 @@ from controller.display.demo_app import (
     TrainingNote,
 )
 from controller.display.widgets import AlarmBanner, DeviceBanner, LogPanel
-from controller.engine.events import CardDealt, Event
-from controller.engine.machine import IN_HAND
+from controller.poker.engine.events import CardDealt, Event
+from controller.poker.engine.machine import IN_HAND
 from simulator.clock import ManualClock
 from simulator.demo import DemoTable, training_table
 

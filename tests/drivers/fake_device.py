@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from backends import Backend, DeviceWire
 
-from controller.inputs import ReadPoint
+from controller.poker.inputs import ReadPoint
 from drivers import panel, shoe
 from drivers.sentences import (
     Ack,

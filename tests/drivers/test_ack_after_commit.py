@@ -20,7 +20,7 @@ from backends import Backend
 from fake_device import FakeDevice
 from test_driver_contract import marked, settings, settle, uid, wait_for
 
-from controller.inputs import ReadPoint
+from controller.poker.inputs import ReadPoint
 from drivers.link import DeviceReady
 from drivers.sentences import Ack
 from drivers.shoe import RepeatDropped, ShoeDriver, TagRead

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierhelp import examples
 
-from controller.inputs import Button, ReadPoint
+from controller.poker.inputs import Button, ReadPoint
 from drivers import panel, shoe
 from drivers.panel import Light, Press, Text
 from drivers.sentences import (

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import DECK, Card
-from controller.inputs import CardRead, ForeignTag, ReadPoint
+from controller.poker.cards import DECK, Card
+from controller.poker.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet, Enrollment, EnrollmentError
 from drivers.shoe import TagRead
 

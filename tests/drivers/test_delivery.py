@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from controller.inputs import Button, ReadPoint
+from controller.poker.inputs import Button, ReadPoint
 from drivers.panel import Press
 from drivers.sentences import Ack, Heartbeat, Hello, Reject, RejectReason, Welcome
 from drivers.session import (

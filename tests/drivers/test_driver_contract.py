@@ -29,7 +29,7 @@ import structlog
 from backends import Backend
 from fake_device import PATIENCE, FakeDevice
 
-from controller.inputs import Button, ButtonPress, ReadPoint
+from controller.poker.inputs import Button, ButtonPress, ReadPoint
 from drivers import link
 from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from drivers.panel import Light, PanelDriver, PanelPress, Press, Text

@@ -15,11 +15,11 @@ import pytest
 from backends import PtyBackend
 from fake_device import FakeDevice
 
-from controller.cards import DECK, Card
 from controller.cli import main
 from controller.commands import enroll as enroll_command
 from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
-from controller.inputs import ReadPoint
+from controller.poker.cards import DECK, Card
+from controller.poker.inputs import ReadPoint
 from drivers.deck import Deck
 from drivers.link import LinkSettings
 from drivers.sentences import Feed, Lid, Reader

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.inputs import ReadPoint
+from controller.poker.inputs import ReadPoint
 from drivers.shoe import DEVICE_CLOCK_MODULUS, RepeatFilter
 
 pytestmark = pytest.mark.fast

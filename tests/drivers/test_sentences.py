@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.inputs import Button, ReadPoint
+from controller.poker.inputs import Button, ReadPoint
 from drivers import panel, shoe
 from drivers.nmea import EncodeError, Talker, encode_frame
 from drivers.panel import Light, Press, Text

@@ -21,10 +21,10 @@ from floorhelp import (
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.recall import format_hand
-from controller.engine import events as ev
 from controller.floor import report
 from controller.floor.witness import CONFLICT, JOURNAL_BEGUN_ANEW
 from controller.journal.record import parse_line
+from controller.poker.engine import events as ev
 from simulator.servers_pg import PostgresServer
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from controller.engine.config import ConfigError
 from controller.floor.config import FloorConfigError, load, parse
+from controller.poker.engine.config import ConfigError
 
 pytestmark = pytest.mark.fast
 

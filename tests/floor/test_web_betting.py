@@ -9,9 +9,9 @@ from floorhelp import fixture_lines
 
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.floor.web.betting import ALL_IN, FOLDED, Betting
 from controller.journal.record import parse_line
+from controller.poker.engine import events as ev
 
 GAMES = ("mambo", "five-card-stud", "triple-draw")
 

@@ -5,8 +5,8 @@ now) against a broadcast delay of an hour, so the delay is tested with no wait f
 T1's first records are marked received two hours ago too, the rest are received live and wait
 the delay on the floor's clock (docs/floor-web.md, The delay's clock).
 What each feed carries is read from the bytes the server sends over whole hands and checked
-against the journal (controller/announce.py ``hidden_cards``), each event against the published
-schema; the access log is read from the database as its owner."""
+against the journal (controller/poker/announce.py ``hidden_cards``), each event against the
+published schema; the access log is read from the database as its owner."""
 
 from __future__ import annotations
 
@@ -30,12 +30,12 @@ from webhelp import (
     web_floor,
 )
 
-from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.floor.web import feedschema
 from controller.journal.record import parse_line
+from controller.poker.announce import hidden_cards
+from controller.poker.engine import events as ev
 from simulator.servers_pg import PostgresServer
 
 #: Mambo's hand 1 once its second round is dealt (seat 3 folded in the first, record 35).

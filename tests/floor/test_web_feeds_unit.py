@@ -14,15 +14,15 @@ import pytest
 from floorhelp import fixture_lines
 from webhelp import cards_in, schema_problems
 
-from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.floor.config import FloorConfigError, parse
 from controller.floor.web import feedschema, policy
 from controller.floor.web.feed import Built, HandFacts, Timed, build, from_start, unix
 from controller.floor.web.settings import FeedSettings
 from controller.journal.record import parse_line
+from controller.poker.announce import hidden_cards
+from controller.poker.engine import events as ev
 
 #: Mambo's hand 1 once its second round is dealt (records 51 to 57; seat 3 folded in the first,
 #: record 35): a burn, then each live seat's third card face down (14.13A(f)), a record each.

@@ -21,7 +21,6 @@ from psycopg.conninfo import make_conninfo
 
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.floor import store
 from controller.floor.config import parse
 from controller.floor.ingest import ingest
@@ -30,6 +29,7 @@ from controller.floor.web.live import FULL_REFRESH, WHOLE_ROUNDS, Live
 from controller.floor.web.settings import DEFAULT_USER
 from controller.floor.web.views import Held, TableRow, floor_rows, read_rows
 from controller.journal.record import parse_line
+from controller.poker.engine import events as ev
 from simulator.servers_pg import PostgresServer
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]

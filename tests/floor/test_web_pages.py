@@ -24,11 +24,11 @@ from webhelp import (
     web_floor,
 )
 
-from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.journal.record import parse_line
+from controller.poker.announce import hidden_cards
+from controller.poker.engine import events as ev
 from simulator.servers_pg import PostgresServer
 
 #: Hand 1 of the Mambo fixture after its first round's bets: seat 3 to act, 34 in the pot.

@@ -9,10 +9,8 @@ import json
 import pytest
 from floorhelp import fixture_lines
 
-from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
-from controller.engine import events as ev
 from controller.floor import derive
 from controller.floor.web import policy
 from controller.floor.web import schema as web_schema
@@ -20,6 +18,8 @@ from controller.floor.web.replay import Replay, pot_words, replay, scrub
 from controller.floor.web.search import QueryError, parse
 from controller.journal import JsonObject
 from controller.journal.record import Record, parse_line
+from controller.poker.announce import hidden_cards
+from controller.poker.engine import events as ev
 
 #: Hand 1 of the Mambo fixture after its first round's bets: seat 3 to act, 34 in the pot.
 MID_HAND = 33

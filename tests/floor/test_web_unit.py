@@ -12,14 +12,14 @@ from floorhelp import fixture_lines
 from controller.app import records as rec
 from controller.app import schema
 from controller.commands import _floor_web
-from controller.engine import events as ev
-from controller.engine.config import ConfigError
 from controller.floor.config import FloorConfigError, parse
 from controller.floor.web import auth, policy, users
 from controller.floor.web import schema as web_schema
 from controller.floor.web.settings import WebNats
 from controller.floor.web.views import hand_state
 from controller.journal.record import parse_line
+from controller.poker.engine import events as ev
+from controller.poker.engine.config import ConfigError
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "floor.toml"
 

@@ -36,7 +36,6 @@ from floorhelp import (
 )
 from psycopg.conninfo import make_conninfo
 
-from controller.announce import hidden_cards
 from controller.app import records as rec
 from controller.app import schema
 from controller.floor import store
@@ -45,6 +44,7 @@ from controller.floor.web import users
 from controller.floor.web.auth import COOKIE
 from controller.floor.web.settings import DEFAULT_USER
 from controller.journal.record import GENESIS, make_record_line, parse_line
+from controller.poker.announce import hidden_cards
 from simulator.servers import free_port
 from simulator.servers_nats import NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
@@ -350,7 +350,7 @@ def publish_records(
 
 
 def hidden_of(lines: list[bytes]) -> set[str]:
-    """Every card of ``lines`` no player may see (controller/announce.py ``hidden_cards``)."""
+    """Every card of ``lines`` no player may see (controller/poker/announce.py ``hidden_cards``)."""
     cards: set[str] = set()
     for line in lines:
         record = parse_line(line)

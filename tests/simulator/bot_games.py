@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import importlib
 
-from controller.games import GAMES
-from controller.games.spec import GameSpec
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
 
 
 def triple_draw() -> GameSpec:

@@ -19,10 +19,10 @@ import pytest
 from bot_games import TRIPLE_DRAW
 from devtime import WAIT
 
-from controller.cards import Card
-from controller.engine import Table
-from controller.engine.events import HandSettled, HandVoided
-from controller.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
+from controller.poker.cards import Card
+from controller.poker.engine import Table
+from controller.poker.engine.events import HandSettled, HandVoided
+from controller.poker.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
 from controller.script import parse_script
 from drivers.deck import DeckSet
 from drivers.link import DeviceReady, LinkSettings

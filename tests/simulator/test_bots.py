@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from bot_games import THREE_GAMES
 
-from controller.cards import Card
-from controller.engine import Stakes, Table, TableConfig
-from controller.engine.events import (
+from controller.poker.cards import Card
+from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine.events import (
     ActionTaken,
     Alarm,
     CardMucked,
@@ -27,9 +27,9 @@ from controller.engine.events import (
     NewHandExpected,
     Refused,
 )
-from controller.games import GAMES
-from controller.games.spec import ForcedBet, GameSpec
-from controller.inputs import Button, ButtonPress, CardRead, ReadPoint
+from controller.poker.games import GAMES
+from controller.poker.games.spec import ForcedBet, GameSpec
+from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint
 from controller.script import parse_script, write_script
 from simulator.acts import (
     Deal,

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import DECK, Card
-from controller.inputs import CardRead, ForeignTag, ReadPoint
+from controller.poker.cards import DECK, Card
+from controller.poker.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import FORMAT_LINE, Deck, DeckSet
 from drivers.shoe import TagRead, parse_uid
 from simulator.decks import (

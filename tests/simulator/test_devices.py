@@ -7,8 +7,8 @@ import random
 import pytest
 from sim_host import MiniHost
 
-from controller.cards import Card
-from controller.inputs import Button, ReadPoint
+from controller.poker.cards import Card
+from controller.poker.inputs import Button, ReadPoint
 from drivers import shoe as shoe_protocol
 from drivers.panel import Press
 from drivers.sentences import Feed, Heartbeat, Hello, Lid, Reader, Reject, RejectReason

@@ -7,7 +7,7 @@ import random
 import pytest
 from test_devices import Bench, panel_bench, shoe_bench
 
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from drivers.sentences import DecodeErrorKind, Heartbeat
 from simulator.faults import FaultError, LineFaults
 

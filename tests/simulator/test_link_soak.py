@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from devtime import QUIET, WAIT, let_pass
 
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from drivers.link import LinkSettings
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import ShoeDriver, TagRead

@@ -18,7 +18,7 @@ import pytest
 from devtime import WAIT
 
 from controller.cli import build_parser
-from controller.games import GAMES
+from controller.poker.games import GAMES
 from drivers.link import LinkSettings
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver

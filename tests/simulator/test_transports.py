@@ -13,7 +13,7 @@ import serial
 from devtime import WAIT, let_pass
 from sim_host import PortHost
 
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from drivers.panel import Light, Text
 from drivers.sentences import Hello
 from drivers.shoe import CardSeen

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from devtime import WAIT, collect, let_pass, next_event
 
-from controller.inputs import Button, ReadPoint
+from controller.poker.inputs import Button, ReadPoint
 from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
 from drivers.panel import PanelDriver, PanelPress
 from drivers.sentences import Feed, Lid, Reader

@@ -4,7 +4,7 @@ An alarm is the store's (``public.alarms``: a table's journaled Alarm, or the fl
 its acknowledgement is the web's (``web.alarm_acks``): once an alarm, with the supervisor's name,
 the moment and a note, added and never changed (the web's role may only INSERT there). An
 alarm's message is shown as stored: it never carries a card's value (a table's alarm names "a
-card", controller/announce.py ``alarm_read``; the witness's schema_refused keeps the schema's
+card", controller/poker/announce.py ``alarm_read``; the witness's schema_refused keeps the schema's
 reason without the value it quotes, controller/floor/ingest.py).
 """
 

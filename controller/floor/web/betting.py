@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.engine import events as ev
+from controller.poker.engine import events as ev
 
 FOLDED = "folded"
 ALL_IN = "all-in"

@@ -6,8 +6,8 @@ The masking is done here, before anything is encoded: a card the feed may not ca
 (its back), never a value in the JSON. What may be carried is the policy's alone: a card dealt
 face up (14.13(c)), a community card and a card turned over at the showdown are the table's to
 see; a hole card, a burn, a card to the muck and a draw's discard (14.12A(f)) are what
-controller/announce.py ``hidden_cards`` names, and ``policy.feed_carries`` says when a feed may
-carry a hole card. The dataclasses are the published schema (docs/schema/feed-v1.json,
+controller/poker/announce.py ``hidden_cards`` names, and ``policy.feed_carries`` says when a feed
+may carry a hole card. The dataclasses are the published schema (docs/schema/feed-v1.json,
 controller/floor/web/feedschema.py).
 """
 
@@ -18,13 +18,13 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Final
 
-from controller.announce import hidden_cards
 from controller.app.recall import describe
-from controller.engine import events as ev
 from controller.floor.web import policy
 from controller.floor.web.betting import FOLDED, Betting
 from controller.floor.web.replay import pot_words
 from controller.floor.web.settings import FeedSettings
+from controller.poker.announce import hidden_cards
+from controller.poker.engine import events as ev
 
 #: The feed's schema version: every event carries it; a change to the dataclasses below that
 #: a reader would notice is version 2 (docs/schema/feed-v2.json), never an edit of version 1.

@@ -33,8 +33,8 @@ from controller.floor.web.hands import HandKey, state_of
 from controller.floor.web.live import sse
 from controller.floor.web.users import User
 from controller.floor.web.views import floor_rows
-from controller.games import GAMES
 from controller.journal.record import parse_line
+from controller.poker.games import GAMES
 
 if TYPE_CHECKING:
     from controller.floor.web.app import Web

@@ -18,15 +18,15 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
-from controller.engine import events as ev
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
 from controller.floor.web.alarms import RECORD_JOIN, clocks
 from controller.floor.web.moments import shown_if
 from controller.floor.web.replay import Frame, Replay, replay
 from controller.floor.web.views import TableRow, floor_rows
-from controller.games import GAMES
 from controller.journal.record import RecordError, parse_line
+from controller.poker.engine import events as ev
+from controller.poker.games import GAMES
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 

@@ -1,7 +1,7 @@
 """Who sees which card of a hand on the floor's web view (docs/floor-web.md, Who sees which card).
 
 Pure: a role and a hand's state in, what that role may see out. The one rule of which card is
-face down is controller/announce.py ``hidden_cards`` (a hole card, 14.13(c), 14.13A(c),(f) and
+face down is controller/poker/announce.py ``hidden_cards`` (a hole card, 14.13(c), 14.13A(c),(f) and
 14.12A(d); a burn; a card to the muck; a draw's discards, face down by 14.12A(f)); this module
 only says, per role, whether those may be shown, and applies it to an event's cards. The masking
 is done on the server before anything is rendered or sent: a masked card is ``None``, never a
@@ -13,8 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.announce import hidden_cards
-from controller.engine import events as ev
+from controller.poker.announce import hidden_cards
+from controller.poker.engine import events as ev
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,11 +17,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Final
 
-from controller.announce import alarm_read, hidden_cards
 from controller.app.recall import describe
-from controller.engine import events as ev
 from controller.floor.web import policy
 from controller.floor.web.betting import Betting
+from controller.poker.announce import alarm_read, hidden_cards
+from controller.poker.engine import events as ev
 
 #: A card code standing alone as a word (as the journal writes it: rank then suit).
 _CARD_WORD: Final = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")

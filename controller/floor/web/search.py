@@ -18,15 +18,15 @@ from typing import Final
 
 import psycopg
 
-from controller.announce import hidden_cards
 from controller.app import schema
-from controller.cards import EXPECTED_CARD_FORM, Card, CardError
 from controller.display.view import MAX_SEATS
-from controller.engine import events as ev
 from controller.floor.web import policy
 from controller.floor.web.hands import RESULTS, HandKey, HandLine, state_of
 from controller.floor.web.moments import shown_if
-from controller.games import GAMES
+from controller.poker.announce import hidden_cards
+from controller.poker.cards import EXPECTED_CARD_FORM, Card, CardError
+from controller.poker.engine import events as ev
+from controller.poker.games import GAMES
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 

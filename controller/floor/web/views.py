@@ -4,7 +4,7 @@
 A ``TableRow`` is built from named fields only: the game, its stakes and house rules as the table
 posts them (13:69F-8.3), the hand, its street, the seat to act, the pot, the devices and the
 table's open alarms. It has no field for a card, so no card, face down or up, can reach a
-supervisor's page or feed from here (controller/announce.py ``hidden_cards`` is the rule the
+supervisor's page or feed from here (controller/poker/announce.py ``hidden_cards`` is the rule the
 hand pages to come will apply).
 
 The live page (``Live``) holds each table's row as last read (``Held``) and reads only what came
@@ -25,14 +25,14 @@ from controller.app import records as rec
 from controller.app import schema
 from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
-from controller.engine import events as ev
-from controller.engine.config import HouseRules
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.betting import Betting
 from controller.floor.web.moments import shown
-from controller.games import GAMES
 from controller.journal import JsonObject
 from controller.journal.record import RecordError, parse_line
+from controller.poker.engine import events as ev
+from controller.poker.engine.config import HouseRules
+from controller.poker.games import GAMES
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 

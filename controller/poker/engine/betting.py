@@ -12,9 +12,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Final, NamedTuple
 
-from controller.cards import Card
-from controller.engine.config import HouseRules, ShortAllIn, Stakes
-from controller.engine.events import (
+from controller.poker.cards import Card
+from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
+from controller.poker.engine.events import (
     ActionRequired,
     ActionTaken,
     BlindPosted,
@@ -23,9 +23,9 @@ from controller.engine.events import (
     RoundStarted,
     SeatAmount,
 )
-from controller.engine.hand import HandState
-from controller.games.spec import ForcedBet, GameSpec, OpenerDuty, SeatView, Street
-from controller.inputs import Button
+from controller.poker.engine.hand import HandState
+from controller.poker.games.spec import ForcedBet, GameSpec, OpenerDuty, SeatView, Street
+from controller.poker.inputs import Button
 
 BETTING_BUTTONS: Final = frozenset(
     (Button.FOLD, Button.CHECK_CALL, Button.BET_RAISE, Button.ALL_IN)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from controller.cards import Card
+from controller.poker.cards import Card
 
 
 class ReadPoint(StrEnum):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.inputs import TableInput
+from controller.poker.inputs import TableInput
 
 #: A seat and its chips behind (None: unknown).
 SeatStack = tuple[int, int | None]

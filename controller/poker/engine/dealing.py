@@ -12,10 +12,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-from controller.cards import Card
-from controller.engine.events import BURN, COMMUNITY, SEAT, CardExpected, Event
-from controller.engine.hand import HandState
-from controller.games.spec import Face, Street
+from controller.poker.cards import Card
+from controller.poker.engine.events import BURN, COMMUNITY, SEAT, CardExpected, Event
+from controller.poker.engine.hand import HandState
+from controller.poker.games.spec import Face, Street
 
 BURN_EXPECTED: Final = CardExpected(BURN, None, None)
 _COMMUNITY_EXPECTED: Final = CardExpected(COMMUNITY, None, Face.UP.value)

@@ -1,4 +1,4 @@
-"""The game engine: one interpreter for every declared game (``controller.games``).
+"""The game engine: one interpreter for every declared game (``controller.poker.games``).
 
 Public surface::
 
@@ -7,7 +7,7 @@ Public surface::
     table.pending      # what is expected now: CardExpected, ActionRequired,
                        # NewHandExpected, or the open Alarm
     table.state        # a TableState snapshot
-    table.phase        # the machine's phase (controller.engine.machine)
+    table.phase        # the machine's phase (controller.poker.engine.machine)
     table.stacks       # every seat's chips behind (None: unknown)
     table.last_settlement  # the last hand's HandSettled or HandVoided
     table.checkpoint()     # between hands: a TableCheckpoint that
@@ -17,23 +17,23 @@ Public surface::
 
 The engine is pure: no clock, I/O, threads or randomness, so a journal of
 inputs replays to the same events. Events are frozen dataclasses
-(``controller.engine.events``) with ``kind`` and JSON-ready fields;
-``controller.announce`` renders them as a dealer's sentences.
+(``controller.poker.engine.events``) with ``kind`` and JSON-ready fields;
+``controller.poker.announce`` renders them as a dealer's sentences.
 
 Button games are dealt too: blinds posted left of the button (the button
 moving after every hand), and draws, in which each player in turn passes its
 discards over the discard reader, presses ``draw_done`` (none passed: stands
 pat) and is dealt its replacements, the burn before the draw's first new
 card, the discards reshuffled when the stub runs short (14.12A(f)). Triple
-Draw 2-7 (``controller/games/triple_draw.py``) is the game that declares them.
+Draw 2-7 (``controller/poker/games/triple_draw.py``) is the game that declares them.
 """
 
 from __future__ import annotations
 
-from controller.engine.checkpoint import TableCheckpoint
-from controller.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes, TableConfig
-from controller.engine.hand import TableState
-from controller.engine.table import Table
+from controller.poker.engine.checkpoint import TableCheckpoint
+from controller.poker.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes, TableConfig
+from controller.poker.engine.hand import TableState
+from controller.poker.engine.table import Table
 
 __all__ = [
     "ConfigError",

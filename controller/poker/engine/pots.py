@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from controller.cards import Rank
-from controller.engine.config import Stakes
-from controller.engine.events import OddChipAward, PotResult, SeatAmount, ShareResult
-from controller.games.spec import OddChip, Rated, Showdown, ShowdownShare
-from controller.hand_tables import ACE_LOW
+from controller.poker.cards import Rank
+from controller.poker.engine.config import Stakes
+from controller.poker.engine.events import OddChipAward, PotResult, SeatAmount, ShareResult
+from controller.poker.games.spec import OddChip, Rated, Showdown, ShowdownShare
+from controller.poker.hand_tables import ACE_LOW
 
 
 @dataclass(slots=True)

@@ -13,9 +13,9 @@ from __future__ import annotations
 from functools import cache
 from typing import Final
 
-from controller.cards import DECK, Card
-from controller.engine.config import HouseRules
-from controller.engine.events import (
+from controller.poker.cards import DECK, Card
+from controller.poker.engine.config import HouseRules
+from controller.poker.engine.events import (
     BURN,
     SEAT,
     CardDiscarded,
@@ -25,8 +25,8 @@ from controller.engine.events import (
     DrawExpected,
     Event,
 )
-from controller.engine.hand import HandState, Irregularity, describe_destination
-from controller.games.spec import Face, Street
+from controller.poker.engine.hand import HandState, Irregularity, describe_destination
+from controller.poker.games.spec import Face, Street
 
 _REASON: Final = "discards over the discard reader, then draw done (none: stands pat)"
 _BURN: Final = CardExpected(BURN, None, None)

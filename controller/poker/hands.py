@@ -5,7 +5,7 @@ wins and whose equal strengths tie, lows included (a better low has a greater
 strength), so the engine takes the max. Strengths compare only within one
 evaluator.
 
-Speed comes from the tables of ``controller.hand_tables``, built once at
+Speed comes from the tables of ``controller.poker.hand_tables``, built once at
 import (about 0.15 s): a hand's ranks are keyed by the product of one prime per
 rank, and a flush is told apart by the key's sign (five cards) or by a second
 prime per suit (three cards). Each evaluator has
@@ -27,8 +27,8 @@ from itertools import combinations
 from operator import attrgetter
 from typing import Final
 
-from controller.cards import Card, format_cards
-from controller.hand_tables import (
+from controller.poker.cards import Card, format_cards
+from controller.poker.hand_tables import (
     ACE,
     CARD_PRIME,
     CARD_SUIT_PRIME,

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from controller.cards import Card
-from controller.games.openers import lowest_up_card
-from controller.games.spec import (
+from controller.poker.cards import Card
+from controller.poker.games.openers import lowest_up_card
+from controller.poker.games.spec import (
     BetSize,
     BettingRound,
     Face,
@@ -34,7 +34,7 @@ from controller.games.spec import (
     ShowdownShare,
     Street,
 )
-from controller.hands import five_card_high, partial_high, partial_high_strength
+from controller.poker.hands import five_card_high, partial_high, partial_high_strength
 
 #: Partial-hand strength -> how a dealer calls it ("pair of jacks"); filled as hands are seen.
 _SHOWING: dict[int, str] = {}

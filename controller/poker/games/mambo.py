@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from typing import Final
 
-from controller.games.openers import (
+from controller.poker.games.openers import (
     highest_up_card,
     lowest_up_card,
     pair_with_community_or_highest_up_card,
 )
-from controller.games.spec import (
+from controller.poker.games.spec import (
     BetSize,
     BettingRound,
     Face,
@@ -36,7 +36,7 @@ from controller.games.spec import (
     ShowdownShare,
     Street,
 )
-from controller.hands import mambo_high, mambo_low
+from controller.poker.hands import mambo_high, mambo_low
 
 MAMBO: Final = GameSpec(
     key="mambo",

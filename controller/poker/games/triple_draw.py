@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from controller.games.openers import first_live_seat, left_of_big_blind
-from controller.games.spec import (
+from controller.poker.games.openers import first_live_seat, left_of_big_blind
+from controller.poker.games.spec import (
     BetSize,
     BettingRound,
     Draw,
@@ -38,7 +38,7 @@ from controller.games.spec import (
     ShowdownShare,
     Street,
 )
-from controller.hands import deuce_to_seven_low
+from controller.poker.hands import deuce_to_seven_low
 
 #: 14.12A(f) says "prior to the first player receiving any new cards, the dealer shall burn";
 #: (h) and (j) replace cards "in accordance with (f)", read as a burn before every draw

@@ -20,16 +20,16 @@ import re
 from collections.abc import Callable, Collection
 from typing import Any, Final
 
-from controller.cards import DECK
-from controller.engine import events as ev
-from controller.games import GAMES
-from controller.inputs import ReadPoint
+from controller.poker.cards import DECK
+from controller.poker.engine import events as ev
+from controller.poker.games import GAMES
+from controller.poker.inputs import ReadPoint
 
 #: The codes of the cards in play: an alarm whose read is one of them names a card.
 _CARD_CODES = frozenset(card.code for card in DECK)
 
 #: A card's code standing alone as a word, as the engine's and the drivers' own words write one:
-#: a read (``Ah slot``, controller/engine/table.py ``describe_input``), the alarm a refusal
+#: a read (``Ah slot``, controller/poker/engine/table.py ``describe_input``), the alarm a refusal
 #: quotes (``(Ah: the card was already seen ...)``), the other deck's card (``..., Kd``).
 _CARD_WORD: Final = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")
 #: A card read as ``describe_input`` writes it: the code, then where it was read.
@@ -199,7 +199,7 @@ def _card_dealt(e: ev.CardDealt) -> str:
 def option_words(option: ev.Option) -> tuple[str, int | None]:
     """An option's words and the number said after them: ``("raise to", 20)``, ``("call", 5)``,
     ``("fold", None)``. The engine words its options in the table's convention already
-    (controller/engine/betting.py: ``raise to`` and ``complete to`` the level, ``call``,
+    (controller/poker/engine/betting.py: ``raise to`` and ``complete to`` the level, ``call``,
     ``bet``, ``bring in`` and ``all-in for`` the chips), and the journal keeps them so."""
     words, _, number = option.meaning.rpartition(" ")
     if words and number.isdigit():

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Sequence
 from itertools import chain
 
-from controller.cards import Card
-from controller.engine.events import (
+from controller.poker.cards import Card
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     CardExpected,
@@ -23,8 +23,8 @@ from controller.engine.events import (
     Option,
     Refused,
 )
-from controller.engine.table import Table
-from controller.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
+from controller.poker.engine.table import Table
+from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 
 Chooser = Callable[[ActionRequired], Option]
 #: Picks the cards a drawing player discards, from the hand it holds now.

@@ -23,7 +23,7 @@ from typing import Any, Final
 
 from transitions import Machine, MachineError
 
-from controller.games.spec import GameSpec
+from controller.poker.games.spec import GameSpec
 
 WAITING: Final = "waiting"  # no hand dealt yet at this table
 DEALING: Final = "dealing"

@@ -3,7 +3,7 @@
 ``Table(spec, config).apply(input)`` takes one ``TableInput`` (a card the
 shoe read, a tag it could not map, a button the dealer pressed) and returns the
 events it causes. The table is a façade: the game's phase machine
-(``controller.engine.machine``) moves the hand from phase to phase and each
+(``controller.poker.engine.machine``) moves the hand from phase to phase and each
 phase's module does its work (``dealing``, ``drawing``, ``betting``,
 ``showdown``), on the hand all of them share (``hand.HandState``). Nothing
 here reads a clock, does I/O or draws a random number: the same inputs always
@@ -17,10 +17,10 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Final
 
-from controller.cards import Card
-from controller.engine.checkpoint import TableCheckpoint
-from controller.engine.config import ConfigError, TableConfig
-from controller.engine.events import (
+from controller.poker.cards import Card
+from controller.poker.engine.checkpoint import TableCheckpoint
+from controller.poker.engine.config import ConfigError, TableConfig
+from controller.poker.engine.events import (
     Event,
     HandSettled,
     HandVoided,
@@ -28,11 +28,11 @@ from controller.engine.events import (
     Refused,
     Undone,
 )
-from controller.engine.hand import SeatState, TableState
-from controller.engine.machine import IN_HAND
-from controller.engine.play import Play, Start
-from controller.games.spec import ForcedBet, GameSpec
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, TableInput
+from controller.poker.engine.hand import SeatState, TableState
+from controller.poker.engine.machine import IN_HAND
+from controller.poker.engine.play import Play, Start
+from controller.poker.games.spec import ForcedBet, GameSpec
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, TableInput
 
 _UNDO: Final = Button.UNDO
 _MISDEAL: Final = Button.MISDEAL

@@ -3,7 +3,7 @@
 Every event has a ``kind`` (its class's name in the journal) and fields of
 plain types (str, int, bool, None, tuples of those and of the small records
 below), so ``to_json`` prints it and the journal stores it as is. Cards are
-given by their codes (``"As"``). ``controller.announce`` renders any event as
+given by their codes (``"As"``). ``controller.poker.announce`` renders any event as
 the sentence a dealer hears.
 """
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.cards import Card
-from controller.games.spec import SeatView
+from controller.poker.cards import Card
+from controller.poker.games.spec import SeatView
 
 
 def _door_card(view: SeatView) -> Card:

@@ -1,4 +1,4 @@
-"""The games tablectl deals, each declared as a ``GameSpec`` (``controller.games.spec``).
+"""The games tablectl deals, each declared as a ``GameSpec`` (``controller.poker.games.spec``).
 
 ``GAMES`` maps the key a table's configuration and the hand scripts use to the
 spec.
@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from typing import Final
 
-from controller.games.five_card_stud import FIVE_CARD_STUD
-from controller.games.mambo import MAMBO
-from controller.games.spec import GameSpec
-from controller.games.triple_draw import TRIPLE_DRAW
+from controller.poker.games.five_card_stud import FIVE_CARD_STUD
+from controller.poker.games.mambo import MAMBO
+from controller.poker.games.spec import GameSpec
+from controller.poker.games.triple_draw import TRIPLE_DRAW
 
 GAMES: Final[dict[str, GameSpec]] = {
     spec.key: spec for spec in (FIVE_CARD_STUD, MAMBO, TRIPLE_DRAW)

@@ -2,12 +2,12 @@
 
 ``Play`` holds what the table deals with (the seats, their stacks, the dealer
 or button, the hand's number) and the hand under way: its phase (the model
-attribute of ``controller.engine.machine``), the shared ``HandState``, what the
+attribute of ``controller.poker.engine.machine``), the shared ``HandState``, what the
 table expects next and the open alarm. It routes each input to the phase
 module it belongs to (``dealing``, ``drawing``, ``betting``) and fires the
 machine's trigger when a phase ends; entering a phase runs that phase's work
 (the ``_enter_*`` callbacks, ``machine.ENTER``), the showdown and settlement
-included (``showdown``). ``controller.engine.table.Table`` is the façade
+included (``showdown``). ``controller.poker.engine.table.Table`` is the façade
 around it: the public surface, undo and checkpoints.
 """
 
@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Final
 
-from controller.engine.betting import BETTING_BUTTONS, Betting
-from controller.engine.config import HouseRules, Stakes
-from controller.engine.dealing import Dealing
-from controller.engine.drawing import Drawing
-from controller.engine.events import (
+from controller.poker.engine.betting import BETTING_BUTTONS, Betting
+from controller.poker.engine.config import HouseRules, Stakes
+from controller.poker.engine.dealing import Dealing
+from controller.poker.engine.drawing import Drawing
+from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
     CardExpected,
@@ -33,13 +33,13 @@ from controller.engine.events import (
     RoundCompleted,
     StreetStarted,
 )
-from controller.engine.hand import (
+from controller.poker.engine.hand import (
     FOLDED_HANDS_ONLY,
     HandState,
     Irregularity,
     describe_destination,
 )
-from controller.engine.machine import (
+from controller.poker.engine.machine import (
     BETTING,
     DEALING,
     DRAWING,
@@ -49,9 +49,9 @@ from controller.engine.machine import (
     fire,
     machine_for,
 )
-from controller.engine.showdown import Ratings, settle, showdown, void
-from controller.games.spec import GameSpec
-from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.poker.engine.showdown import Ratings, settle, showdown, void
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
 _DISCARD: Final = ReadPoint.DISCARD_READER
 _MISDEAL: Final = Button.MISDEAL

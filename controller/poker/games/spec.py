@@ -1,10 +1,10 @@
 """A game, declared as data: the streets, the betting and the showdown of one poker game.
 
-One engine (``controller.engine``) interprets every ``GameSpec``; a game adds no
+One engine (``controller.poker.engine``) interprets every ``GameSpec``; a game adds no
 engine code. A spec says, street by street, which cards go to whom (face up,
 face down, community), where the burns are, who opens each betting round and
 at what bet size, whether players draw, and how the showdown divides a pot and
-its odd chips. Openers are small pure functions (``controller.games.openers``)
+its odd chips. Openers are small pure functions (``controller.poker.games.openers``)
 so a game whose opener rule is new brings its own without touching the engine.
 
 Room is made for draw games (Triple Draw 2-7, 14.12A): a button that moves
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from controller.cards import Card
+from controller.poker.cards import Card
 
 
 class Face(StrEnum):
@@ -135,7 +135,7 @@ class Street:
 
 
 class Rated(Protocol):
-    """What the engine reads from an evaluator's answer (``controller.hands.HandValue``)."""
+    """What the engine reads from an evaluator's answer (``controller.poker.hands.HandValue``)."""
 
     @property
     def strength(self) -> int:
@@ -154,7 +154,7 @@ class Rated(Protocol):
         """An ace among ``cards`` plays low (a 5-4-3-2-A or 3-2-A straight)."""
 
 
-#: An evaluator of ``controller.hands``: a player's cards (own and community) to a
+#: An evaluator of ``controller.poker.hands``: a player's cards (own and community) to a
 #: value, or None when the hand does not qualify (six-or-better low).
 Evaluator = Callable[[Sequence[Card]], Rated | None]
 

@@ -1,7 +1,7 @@
 """The showdown and the settlement: the hands rated, every pot divided, the stacks paid.
 
 Each share of the showdown (high; Mambo's low) rates every hand still in
-(14.13(h), 14.13A(i)-(l), 14.12A(l)); ``controller.engine.pots`` builds the pots
+(14.13(h), 14.13A(i)-(l), 14.12A(l)); ``controller.poker.engine.pots`` builds the pots
 and divides each on its own, odd chips included (rules-interpretation.md, Odd chips). A hand
 every other player folded is settled without a showdown; a misdeal voids the
 hand and every bet and ante goes back (rules-interpretation.md, Integrity).
@@ -9,13 +9,13 @@ hand and every bet and ante goes back (rules-interpretation.md, Integrity).
 
 from __future__ import annotations
 
-from controller.engine.config import Stakes
-from controller.engine.events import HandSettled, HandVoided, SeatAmount, ShownHand
-from controller.engine.events import Showdown as ShowdownEvent
-from controller.engine.hand import HandState
-from controller.engine.pots import settle_pots
-from controller.games.spec import GameSpec, Rated
-from controller.hands import NO_QUALIFYING_LOW
+from controller.poker.engine.config import Stakes
+from controller.poker.engine.events import HandSettled, HandVoided, SeatAmount, ShownHand
+from controller.poker.engine.events import Showdown as ShowdownEvent
+from controller.poker.engine.hand import HandState
+from controller.poker.engine.pots import settle_pots
+from controller.poker.games.spec import GameSpec, Rated
+from controller.poker.hands import NO_QUALIFYING_LOW
 
 #: Each share's rated hands, by share name then seat (None: the hand does not qualify).
 Ratings = dict[str, dict[int, Rated | None]]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.cards import Card
-from controller.engine.events import (
+from controller.poker.cards import Card
+from controller.poker.engine.events import (
     BURN,
     COMMUNITY,
     Alarm,
@@ -23,7 +23,7 @@ from controller.engine.events import (
     CardMucked,
     Event,
 )
-from controller.games.spec import Face
+from controller.poker.games.spec import Face
 
 _UP = Face.UP.value
 #: What an alarm says was expected at the discard reader while a hand is in play.

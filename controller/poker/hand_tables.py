@@ -1,6 +1,6 @@
 """The hand tables: every rank multiset a deck can hold, classified and ranked once.
 
-Built at import (about 0.15 s) and read by the evaluators of ``controller.hands``:
+Built at import (about 0.15 s) and read by the evaluators of ``controller.poker.hands``:
 a hand's ranks are keyed by the product of one prime per rank, which names the
 rank multiset whatever the order of the cards; a five-card flush by the key's
 sign, a three-card one by a second prime per suit. Each table numbers its
@@ -19,7 +19,7 @@ from itertools import combinations, combinations_with_replacement
 from math import prod
 from typing import Final
 
-from controller.cards import DECK, Rank
+from controller.poker.cards import DECK, Rank
 
 
 class Category(IntEnum):

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Final
 
-from controller.games.spec import BetSize, ForcedBet, GameSpec, OpenerDuty
+from controller.poker.games.spec import BetSize, ForcedBet, GameSpec, OpenerDuty
 
 
 class ConfigError(ValueError):
