@@ -10,7 +10,7 @@ import pytest
 
 pytestmark = pytest.mark.fast
 
-ROOT = Path(__file__).resolve().parent.parent / "controller"
+ROOT = Path(__file__).resolve().parent.parent / "controller" / "poker"
 PHASES = ("dealing", "drawing", "betting", "showdown")
 
 
