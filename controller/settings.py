@@ -37,7 +37,7 @@ DEFAULT_PRIVATE_KEY: Final = Path("/var/lib/tablectl/keys/table.key")
 DEFAULT_HANDS_PER_FILE: Final = 100
 DEFAULT_MAX_BYTES: Final = 16 * 1024 * 1024
 #: ``[journal] keep_days``: 13:69E-1.31(b) keeps game history at least one year (365 days; the
-#: default 366 covers a leap year). Retention: controller/app/retention.py.
+#: default 366 covers a leap year). Retention: controller/journal/retention.py.
 DEFAULT_KEEP_DAYS: Final = 366
 MINIMUM_KEEP_DAYS: Final = 365
 

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import Any
 
 from controller.app.loop import Controller, JournalOptions
-from controller.app.tablekey import KeyFiles
 from controller.display.view import TableView
+from controller.journal.tablekey import KeyFiles
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec

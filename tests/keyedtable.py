@@ -11,8 +11,8 @@ import psycopg
 import pytest
 
 from controller import attest
-from controller.app import keyfiles, schema
 from controller.app.loop import Controller, JournalOptions
+from controller.journal import keyfiles, schema
 from controller.journal.record import parse_line
 from controller.settings import KeySettings
 from simulator.clock import ManualClock

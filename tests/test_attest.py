@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from controller import attest
-from controller.app import schema
 from controller.app.recall import format_hand, hands
+from controller.journal import schema
 from controller.journal.record import GENESIS, make_record, parse_line
 
 SEED = bytes(range(16))

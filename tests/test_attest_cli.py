@@ -16,10 +16,9 @@ from pathlib import Path
 from test_attest import copy_product
 
 from controller import attest
-from controller.app import schema
 from controller.app.service import build_controller
 from controller.config import load_config
-from controller.journal import JournalReader
+from controller.journal import JournalReader, schema
 from controller.poker.engine import Stakes, TableConfig
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml

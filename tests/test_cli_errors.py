@@ -13,9 +13,9 @@ import pytest
 from confighelp import export_config
 from pokerkit import HandHistory
 
-from controller.app.records import decision_data
 from controller.cli import main
 from controller.journal import JournalWriter
+from controller.journal.tablerecords import decision_data
 from controller.phh import read_phh
 from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK

@@ -24,12 +24,11 @@ from typing import Final
 
 import pytest
 
-from controller.app import keyfiles, retention
-from controller.app.records import decision_data
 from controller.cli import build_parser, main
 from controller.commands._paths import EXPECTED, PathType
 from controller.config import load_config
-from controller.journal import JournalWriter
+from controller.journal import JournalWriter, keyfiles, retention
+from controller.journal.tablerecords import decision_data
 from controller.poker.cards import DECK
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.autoplay import play_hand

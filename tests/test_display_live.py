@@ -18,7 +18,6 @@ from test_display_snapshots import looks_as_committed
 from textual.geometry import Region
 from textual.pilot import Pilot
 
-from controller.app import records as rec
 from controller.app.core import DEVICES, TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
@@ -26,6 +25,7 @@ from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
 from controller.display.view import PotView, SeatStatus, TableView
 from controller.display.widgets import LOG_LINES, LogPanel, NextCardPanel, SeatBox
+from controller.journal import tablerecords as rec
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES
 from controller.poker.inputs import CardRead

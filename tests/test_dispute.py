@@ -17,11 +17,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from keyedtable import keyed_table
 
 from controller import attest, dispute
-from controller.app import records as rec
-from controller.app.tablekey import TABLE_KEY
 from controller.cli import main
 from controller.journal import JournalReader, Record, signing
+from controller.journal import tablerecords as rec
 from controller.journal.record import make_record_line, parse_line
+from controller.journal.tablekey import TABLE_KEY
 
 TABLE_ID = "DISPUTE-1"
 

@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from test_engine_properties import _table
 from tierhelp import examples
 
-from controller.app import codec, schema
-from controller.app import records as rec
+from controller.journal import codec, schema
+from controller.journal import tablerecords as rec
 from controller.poker.cards import DECK, Card
 from controller.poker.engine import ConfigError, Stakes, Table, TableCheckpoint, TableConfig
 from controller.poker.engine.autoplay import play_hand

@@ -12,8 +12,6 @@ from pathlib import Path
 import pytest
 from confighelp import problem_at, section, valid
 
-from controller.app import retention, schema
-from controller.app.retention import Forwarded
 from controller.floor.follow import Follower, journal_id
 from controller.journal import (
     JournalError,
@@ -21,10 +19,13 @@ from controller.journal import (
     JournalWriter,
     JsonObject,
     read_tail,
+    retention,
+    schema,
     verify,
 )
 from controller.journal.compress import compress_rotated
 from controller.journal.files import RETENTION_FILE, compressed_name, file_name
+from controller.journal.retention import Forwarded
 from controller.journal.verify import Anchor, AnchorCheck
 from controller.poker.engine.events import HandStarted
 

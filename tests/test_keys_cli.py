@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 from confighelp import to_toml, valid
 
-from controller.app.tablekey import read_key
 from controller.cli import main
 from controller.commands.config import cautions
 from controller.config import SettingsError, parse_config
 from controller.journal import signing
+from controller.journal.tablekey import read_key
 from controller.settings import DEFAULT_PRIVATE_KEY
 
 

@@ -19,8 +19,8 @@ import pytest
 
 from controller.app.phh import export_hand
 from controller.app.recall import HandRecord
-from controller.app.records import HandTerms
 from controller.cli import main
+from controller.journal.tablerecords import HandTerms
 from controller.phh import PhhError, PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK, Card

@@ -29,8 +29,8 @@ from pokerkit.notation import parse_action
 
 from controller.app.phh import export_hand
 from controller.app.recall import HandRecord
-from controller.app.records import HandTerms
 from controller.cli import main
+from controller.journal.tablerecords import HandTerms
 from controller.phh import PhhError, PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK, Card

@@ -8,9 +8,9 @@ from dataclasses import replace
 
 import pytest
 
-from controller.app import records as rec
 from controller.app.core import ReplayMismatch, StakesChanged, TableCore
 from controller.journal import JsonObject, Record
+from controller.journal import tablerecords as rec
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress

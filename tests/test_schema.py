@@ -1,4 +1,4 @@
-"""The journal's schema (controller/app/schema.py): the published JSON Schema is the
+"""The journal's schema (controller/journal/schema.py): the published JSON Schema is the
 code's, byte for byte; every record of the committed journals fits it and decodes into the
 engine's own events; a record that does not fit, or of a newer version, is refused naming the
 record's seq, its kind and the field."""
@@ -16,10 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierhelp import examples
 
-from controller.app import records as rec
-from controller.app import schema, schemajson
-from controller.app.schemadoc import PUBLISHED, main
-from controller.journal import JournalReader, Record
+from controller.journal import JournalReader, Record, schema, schemajson
+from controller.journal import tablerecords as rec
+from controller.journal.schemadoc import PUBLISHED, main
 from controller.poker.engine.config import Stakes
 from controller.poker.engine.events import CardDealt, Event, HandStarted, SeatAmount
 
@@ -104,11 +103,11 @@ def _validate(line: dict[str, Any], published: dict[str, Any]) -> list[str]:
 
 @pytest.mark.fast
 def test_the_published_schema_is_the_codes_byte_for_byte() -> None:
-    """docs/schema/journal-v1.json is what ``python -m controller.app.schemadoc`` writes now:
+    """docs/schema/journal-v1.json is what ``python -m controller.journal.schemadoc`` writes now:
     a declaration changed without the file regenerated fails here."""
     assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v1.json" == PUBLISHED
     assert PUBLISHED.read_text(encoding="utf-8") == schemajson.schema_text(), (
-        "regenerate it: .venv/bin/python -m controller.app.schemadoc"
+        "regenerate it: .venv/bin/python -m controller.journal.schemadoc"
     )
 
 

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from confighelp import export_config
 
-from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.cli import main
 from controller.journal import JournalReader, JournalWriter
+from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandStarted
 from controller.poker.games import GAMES
 from simulator.simtable import demo_config

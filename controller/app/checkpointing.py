@@ -7,10 +7,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.devicestate import Cause, DeviceStatus
-from controller.journal import JsonObject, Record
+from controller.journal import JsonObject, Record, schema
+from controller.journal import tablerecords as rec
 from controller.poker.engine import Table, TableConfig
 from controller.poker.engine.checkpoint import TableCheckpoint
 from controller.poker.games.spec import GameSpec

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from controller.app import checkpointing, schema
-from controller.app import records as rec
+from controller.app import checkpointing
 from controller.app.checkpointing import CheckpointMismatch
 from controller.app.devicestate import (
     DEVICES,
@@ -29,7 +28,8 @@ from controller.app.devicestate import (
     take_device_event,
 )
 from controller.app.seating import SeatingError, apply_change, seat_change_of
-from controller.journal import JsonObject, JsonValue, Record
+from controller.journal import JsonObject, JsonValue, Record, schema
+from controller.journal import tablerecords as rec
 from controller.poker.engine import ConfigError, Table, TableConfig
 from controller.poker.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
 from controller.poker.engine.machine import IN_HAND
@@ -301,7 +301,7 @@ class TableCore:
                 checkpointing.compare(self, record)
             return
         if record.kind in rec.DECISIONS:
-            # The engine's own events, as the schema decodes them (controller/app/schema.py).
+            # The engine's own events, as the schema decodes them (controller/journal/schema.py).
             if schema.decode_events(record) != self.last_events:
                 got = schema.encode_events(self.last_events)
                 raise ReplayMismatch(record, record.data.get("events"), got)

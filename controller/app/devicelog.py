@@ -8,7 +8,7 @@ from typing import Any, Final
 
 from controller.app.core import TableCore
 from controller.app.devicestate import Cause
-from controller.app.schema import DeviceData
+from controller.journal.schema import DeviceData
 from controller.poker.announce import announce
 
 #: What ends a refused device's pause: its driver has stopped for good (docs/app.md).

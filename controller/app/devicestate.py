@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final
 
-from controller.app.schema import DeviceData, RecordFormatError
 from controller.journal import JsonObject
+from controller.journal.schema import DeviceData, RecordFormatError
 from drivers.sentences import RejectReason
 from drivers.session import LostRange
 

@@ -26,8 +26,7 @@ from typing import Any, Final
 
 import structlog
 
-from controller.app import opening, schema
-from controller.app import records as rec
+from controller.app import opening
 from controller.app.control import SeatRequest
 from controller.app.core import ShoeWarning, TableCore
 from controller.app.devicelog import log_device, log_shoe_status
@@ -36,10 +35,11 @@ from controller.app.feed import DisplayFeed
 from controller.app.opening import JournalOptions, open_journal
 from controller.app.panel import SHOE_LINES, panel_line
 from controller.app.seating import seats_fields, seats_text
-from controller.app.tablekey import KeyFiles
 from controller.app.view import ViewBuilder
 from controller.display.view import TableView
-from controller.journal import JournalError, JournalWriter
+from controller.journal import JournalError, JournalWriter, schema
+from controller.journal import tablerecords as rec
+from controller.journal.tablekey import KeyFiles
 from controller.journal.writer import Seal
 from controller.logsetup import HandTag
 from controller.poker.announce import announce, facts

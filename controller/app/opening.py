@@ -12,13 +12,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
-from controller.app import records as rec
-from controller.app import schema, tablekey
 from controller.app.core import SinceCheckpoint, TableCore
 from controller.app.dispatch import DriverEvents
-from controller.app.keeper import JournalKeeper, KeeperOptions
 from controller.display.view import TableView
-from controller.journal import JournalWriter, Record
+from controller.journal import JournalWriter, Record, schema, tablekey
+from controller.journal import tablerecords as rec
+from controller.journal.keeper import JournalKeeper, KeeperOptions
 from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES, utc_now
 from controller.poker.announce import announce
 from controller.poker.engine import TableConfig
@@ -40,7 +39,7 @@ class JournalOptions:
     fsync: bool = True
     hands_per_file: int = DEFAULT_HANDS_PER_FILE
     max_bytes: int = DEFAULT_MAX_BYTES
-    #: Compression and retention of the finished files, in a thread (controller/app/keeper.py);
+    #: Compression and retention of the finished files, in a thread (controller/journal/keeper.py);
     #: None: the files stay as written (a simulated table, a test).
     keeper: KeeperOptions | None = None
 
@@ -58,7 +57,7 @@ def open_journal(
     checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
     the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
     and Checkpoints). ``observe``, if given, sees each of those records before the replay
-    (which key signs the journal's end: controller/app/tablekey.py).
+    (which key signs the journal's end: controller/journal/tablekey.py).
     """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     since = SinceCheckpoint()

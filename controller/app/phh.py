@@ -24,7 +24,7 @@ from collections.abc import Iterable
 from typing import Any, Final
 
 from controller.app.recall import HandRecord
-from controller.app.records import RULES_BEFORE_JOURNALED
+from controller.journal.tablerecords import RULES_BEFORE_JOURNALED
 from controller.phh import DRAW_VARIANTS, FIELD_PREFIX, RAKE_FIELD, STAKES_NAMES
 from controller.phh import VARIANTS as IMPORTED_VARIANTS
 from controller.poker.engine import Stakes

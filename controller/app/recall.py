@@ -1,7 +1,7 @@
 """Game recall: the last hands of the journal, each with its cards, actions and settlement.
 
 Reads the journal's decision records, decoded by the journal's schema into the engine's
-own events (controller/app/schema.py), so it needs neither the table's configuration nor
+own events (controller/journal/schema.py), so it needs neither the table's configuration nor
 the engine's rules, and it reads without
 the writer's lock: it works while the table runs, paused by an alarm included.
 """
@@ -13,10 +13,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.display.view import posted_rules
-from controller.journal import JsonValue, Record
+from controller.journal import JsonValue, Record, schema
+from controller.journal import tablerecords as rec
 from controller.poker.announce import action_words, game_name
 from controller.poker.engine.config import Stakes
 from controller.poker.engine.events import (
@@ -83,7 +82,8 @@ class RecalledHand:
     @classmethod
     def of(cls, hand: HandRecord) -> RecalledHand:
         """The hand's text lines and the events they tell."""
-        # As the journal keeps them (controller/app/schema.py): the JSON recall has always given.
+        # As the journal keeps them (controller/journal/schema.py): the JSON recall has always
+        # given.
         told = [schema.encode(event) for event in hand.events if describe(event)]
         stakes = hand.terms.stakes if hand.terms is not None else None
         rules = hand.terms.rules if hand.terms is not None else rec.RULES_BEFORE_JOURNALED
@@ -102,7 +102,7 @@ class RecalledHand:
 def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord]:
     """The hands in ``records``, oldest first; only the ``last`` ones if given. A decision
     record the schema refuses (a newer version, a field it does not know) is a SchemaError
-    naming the record (controller/app/schema.py)."""
+    naming the record (controller/journal/schema.py)."""
     kept: deque[HandRecord] = deque(maxlen=last)
     current: HandRecord | None = None
     asked = ""  # who asked for the seat change whose decision comes next

@@ -18,15 +18,14 @@ from typing import Any, Final
 import structlog
 
 from controller import attest
-from controller.app import schema
 from controller.app.control import ControlError, ControlServer
 from controller.app.feed import DisplayFeed, open_feed
-from controller.app.keeper import KeeperOptions
 from controller.app.loop import Controller, JournalOptions
 from controller.app.systemd import ServiceNotifier
-from controller.app.tablekey import KeyFiles
 from controller.display.view import TableView
-from controller.journal import JournalError
+from controller.journal import JournalError, schema
+from controller.journal.keeper import KeeperOptions
+from controller.journal.tablekey import KeyFiles
 from controller.settings import DeviceSettings, TableSettings
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port

@@ -17,14 +17,13 @@ from typing import Final
 import psycopg
 
 from controller import dispute
-from controller.app import records as rec
-from controller.app import schema
-from controller.app.tablekey import TABLE_KEY
 from controller.commands._floor_run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.commands.dispute import write
 from controller.floor import report
-from controller.journal import Record
+from controller.journal import Record, schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
+from controller.journal.tablekey import TABLE_KEY
 from controller.poker.engine.config import ConfigError
 
 Conn = psycopg.Connection[tuple[object, ...]]

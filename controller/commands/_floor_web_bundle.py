@@ -17,11 +17,10 @@ from typing import Final
 import psycopg
 
 from controller import dispute
-from controller.app import schema
 from controller.commands._floor_dispute import _bounds, _Journal, _lines, _NotHeld
 from controller.floor import report
 from controller.floor.web.verifypage import Bundle, BundleRefused
-from controller.journal import JournalError
+from controller.journal import JournalError, schema
 
 #: The files' mode in the archive: read-only evidence.
 MODE: Final = 0o444

@@ -10,9 +10,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from controller.app import retention
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
+from controller.journal import retention
 
 EXIT_OK: Final = 0
 EXIT_USAGE: Final = 2

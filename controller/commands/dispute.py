@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Final
 
 from controller import dispute
-from controller.app import schema
-from controller.app.signatures import SignatureCheck
 from controller.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
 from controller.config import SettingsError, load_config
-from controller.journal import JournalError, JournalReader, signing, verify
+from controller.journal import JournalError, JournalReader, schema, signing, verify
+from controller.journal.verify_signatures import SignatureCheck
 from controller.jsonreport import print_report
 from controller.settings import DEFAULT_CONFIG
 

@@ -8,7 +8,6 @@ from pathlib import Path
 
 from controller.app.phh import ExportError, export_hands
 from controller.app.recall import describe_stakes, hands
-from controller.app.schema import SchemaError
 from controller.commands._paths import (
     OUTPUT_FOLDER,
     READ_FILE,
@@ -18,6 +17,7 @@ from controller.commands._paths import (
 )
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
+from controller.journal.schema import SchemaError
 from controller.poker.words import counted
 from controller.settings import DEFAULT_CONFIG
 

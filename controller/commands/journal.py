@@ -9,13 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.app import schema
-from controller.app.signatures import SignatureCheck
 from controller.commands import _journal_hold
 from controller.commands._options import add_journal_options, journal_dir
 from controller.commands._paths import READ_FILE
 from controller.config import SettingsError
-from controller.journal import Anchor, Record, VerifyReport, signing, verify
+from controller.journal import Anchor, Record, VerifyReport, schema, signing, verify
+from controller.journal.verify_signatures import SignatureCheck
 from controller.jsonreport import print_report
 
 #: The record of which software a start ran (controller/attest.py; 13:69E-1.28B(d)).

@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.app import keyfiles
-from controller.app.tablekey import TableKeyError, read_key
 from controller.commands._paths import OUTPUT_FILE, READ_FILE
 from controller.config import SettingsError, load_config
+from controller.journal import keyfiles
+from controller.journal.tablekey import TableKeyError, read_key
 from controller.settings import DEFAULT_CONFIG, KeySettings
 
 EXIT_DONE: Final = 0

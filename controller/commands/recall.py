@@ -6,12 +6,11 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from controller.app import schema
 from controller.app.progress import Progress
 from controller.app.recall import RecalledHand, format_hand, hands
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config import SettingsError
-from controller.journal import JournalError, JournalReader, Record
+from controller.journal import JournalError, JournalReader, Record, schema
 from controller.journal.files import journal_files, plain_size
 from controller.jsonreport import print_report
 

@@ -15,7 +15,6 @@ from typing import Final
 from controller.app.control import ControlServer
 from controller.app.core import CheckpointMismatch, ReplayMismatch
 from controller.app.feed import DisplayFeed
-from controller.app.records import RecordFormatError
 from controller.app.service import (
     StartError,
     build_controller,
@@ -26,10 +25,11 @@ from controller.app.service import (
     stop_on_signals,
 )
 from controller.app.systemd import NotifyError, ServiceNotifier
-from controller.app.tablekey import TableKeyError
 from controller.commands._paths import READ_FILE
 from controller.config import SettingsError, load_config
 from controller.journal import JournalError
+from controller.journal.tablekey import TableKeyError
+from controller.journal.tablerecords import RecordFormatError
 from controller.logsetup import configure_logging
 from controller.settings import DEFAULT_CONFIG
 from drivers.deck import DeckError

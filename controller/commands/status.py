@@ -18,12 +18,12 @@ from typing import Final
 
 from controller.app.control import SHOW, ControlError, send
 from controller.app.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
-from controller.app.records import RecordFormatError
 from controller.app.service import identity
-from controller.app.tablekey import JournaledKey
 from controller.commands._paths import READ_FILE
 from controller.config import DeviceSettings, SettingsError, TableSettings, load_config
 from controller.journal import Record, verify
+from controller.journal.tablekey import JournaledKey
+from controller.journal.tablerecords import RecordFormatError
 from controller.jsonreport import print_report
 from controller.poker.announce import announce, facts
 from controller.poker.engine.events import ActionRequired, Alarm

@@ -11,8 +11,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller import attest
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.phh import ExportError, export_hand
 from controller.app.recall import (
     SOFTWARE,
@@ -22,7 +20,6 @@ from controller.app.recall import (
     format_hand,
     hands,
 )
-from controller.app.tablekey import TABLE_KEY
 from controller.display.view import posted_rules
 from controller.dispute._format import (
     BUNDLE_VERSION,
@@ -44,8 +41,10 @@ from controller.dispute._format import (
     manifest_text,
     sha256,
 )
-from controller.journal import Record
+from controller.journal import Record, schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
+from controller.journal.tablekey import TABLE_KEY
 from controller.jsonreport import report_json
 from controller.poker.engine.events import HandStarted
 from controller.poker.games import GAMES

@@ -9,9 +9,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Final, Literal
 
-from controller.app import codec, schema
-from controller.app.tablekey import TABLE_KEY
-from controller.journal import Record, signing
+from controller.journal import Record, codec, schema, signing
+from controller.journal.tablekey import TABLE_KEY
 
 #: The bundle format's version (the manifest's ``version``); a newer one is refused by name.
 #: Version 2 names the software that made the bundle (``made_by``); version 1 did not.

@@ -9,9 +9,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.app import records as rec
-from controller.app import schema
-from controller.app.signatures import SignatureCheck
 from controller.dispute._bundle import derived, software_seq, this_software
 from controller.dispute._format import (
     MANIFEST,
@@ -29,8 +26,10 @@ from controller.dispute._format import (
     read_manifest,
     sha256,
 )
-from controller.journal import GENESIS, Record, signing, verdict
+from controller.journal import GENESIS, Record, schema, signing, verdict
+from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line
+from controller.journal.verify_signatures import SignatureCheck
 from controller.poker.engine.events import HandStarted
 
 
@@ -246,7 +245,8 @@ def _signatures(
     given_key: str | None,
 ) -> None:
     """Every checkpoint signed by the key in force, every new key handed over by the one before
-    (controller/app/signatures.py), and the trusted key signing a checkpoint that covers the
+    (controller/journal/verify_signatures.py), and the trusted key signing a checkpoint that covers
+    the
     hand (every record before a checkpoint is under its signature)."""
     try:
         bundled = signing.parse_public_text(files[PUBLIC_KEY].decode(), source=PUBLIC_KEY)

@@ -7,7 +7,8 @@ Each line is re-hashed from its exact bytes (``parse_line``), held to the store'
 to the journal's id at its root, and linked by the table's reader's own rule
 (controller/journal/store.py ``link_problem``). Given the keys the floor's registry holds for
 the table, every ``table_key`` and checkpoint goes through ``SignatureCheck``
-(controller/app/signatures.py, ``journal verify --public-key``'s), and each key that came in
+(controller/journal/verify_signatures.py, ``journal verify --public-key``'s), and each key that
+came in
 force must be one the registry holds (docs/journal.md, Signed checkpoints): a chain re-hashed after
 a rewrite links record by record, and only the signatures tell it from the table's own.
 """
@@ -16,13 +17,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.app import records as rec
-from controller.app import schema
-from controller.app.signatures import SignatureCheck
-from controller.app.tablekey import TABLE_KEY
-from controller.journal import verdict
+from controller.journal import schema, verdict
+from controller.journal import tablerecords as rec
 from controller.journal.record import GENESIS, Record, RecordError, parse_line
 from controller.journal.store import link_problem
+from controller.journal.tablekey import TABLE_KEY
+from controller.journal.verify_signatures import SignatureCheck
 
 #: The floor's registry of one table's keys: key id -> (public key hex, in force now).
 Registry = dict[str, tuple[str, bool]]

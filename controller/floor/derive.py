@@ -1,7 +1,7 @@
 """What the floor keeps in SQL from a table's records (docs/floor.md, The store): its hands, its
 own alarms and its devices. Pure: records in, rows out.
 
-Records are read through the journal's schema (``controller.app.schema.decode``), never by
+Records are read through the journal's schema (``controller.journal.schema.decode``), never by
 string keys, and in chain order: the floor derives from a record only once it has joined the
 chain behind the head (the witness's ``linked``), so a hand's cards and actions are appended in
 the order the table dealt them whatever order the records reached the floor in.
@@ -13,9 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.app import records as rec
-from controller.app import schema
-from controller.journal import JsonObject, JsonValue, Record
+from controller.journal import JsonObject, JsonValue, Record, schema
+from controller.journal import tablerecords as rec
 from controller.poker.announce import alarm_read, told
 from controller.poker.engine import events as ev
 

@@ -41,7 +41,6 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
-from controller.app.retention import Forwarded
 from controller.config_floor import POLL, PasswordFileError, read_password
 from controller.floor.follow import Follower, journal_id
 from controller.floor.subjects import (
@@ -55,6 +54,7 @@ from controller.floor.subjects import (
 from controller.floor.watch import JournalWatch
 from controller.journal import Record, RecordError
 from controller.journal.record import parse_line
+from controller.journal.retention import Forwarded
 from controller.settings import FloorSettings
 
 #: How long a publish waits for its acknowledgement, and a direct get for its answer.
@@ -350,7 +350,7 @@ class Forwarder:
 
     async def _note_acked(self, ours: str, *, now: bool = False) -> None:
         """Tell the table's retention what the stream holds (``journal-forwarded.json``,
-        controller/app/retention.py): it deletes no file the floor has not acknowledged. At
+        controller/journal/retention.py): it deletes no file the floor has not acknowledged. At
         most every NOTE_EVERY seconds (unless ``now``) while it forwards: the file is written,
         fsynced and renamed in the folder the forwarder watches, and retention, which deletes
         files days old, needs no fresher word; ``note_last`` writes it on every stop. A failed

@@ -28,9 +28,8 @@ from typing import Final
 
 import psycopg
 
-from controller.app import schema
 from controller.floor.software import Key, alarm_row, login
-from controller.journal import Record, signing
+from controller.journal import Record, schema, signing
 
 TABLE_KEY: Final = "table_key"
 CHECKPOINT: Final = "checkpoint"

@@ -20,8 +20,7 @@ from typing import Final
 
 import psycopg
 
-from controller.app import schema
-from controller.journal import Record
+from controller.journal import Record, schema
 
 SOFTWARE: Final = "software"
 #: The floor alarm of a start with a digest not approved (the store's ``alarms.kind``).

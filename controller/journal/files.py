@@ -154,7 +154,7 @@ def journal_files(directory: Path) -> list[tuple[int, Path]]:
 @dataclass(frozen=True, slots=True)
 class RetentionAnchor:
     """The first record of a file whose predecessors retention deleted
-    (controller/app/retention.py): a reader begins the chain there, at the journal's first
+    (controller/journal/retention.py): a reader begins the chain there, at the journal's first
     remaining file, only if an anchor names that file and its first record's hash, so a file
     deleted otherwise is still a gap (docs/journal.md, Retention)."""
 

@@ -45,7 +45,7 @@ class JournalReader:
     one, ``last`` the last intact record, and ``position`` where it was.
     Iteration is lazy so a progress bar can wrap it.
 
-    A journal whose oldest files were deleted by retention (controller/app/retention.py)
+    A journal whose oldest files were deleted by retention (controller/journal/retention.py)
     starts at a later file: its first remaining record, the one the retention anchor
     (``files.RetentionAnchor``) names, begins the chain (its own hash is checked against the
     anchor's, its link to the deleted record before it cannot be); ``anchor`` is then that

@@ -66,7 +66,7 @@ class AnchorCheck(StrEnum):
 
 class RecordCheck(Protocol):
     """A check of the records' content beside the chain's (``verify --public-key``: the
-    checkpoints' signatures, controller/app/signatures.py)."""
+    checkpoints' signatures, controller/journal/verify_signatures.py)."""
 
     def __call__(self, record: Record) -> str | None:
         """What is wrong with ``record`` (None: nothing), each record in order."""

@@ -10,9 +10,9 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller.app import records as rec
 from controller.app.loop import Controller, JournalOptions
 from controller.journal import JournalReader
+from controller.journal import tablerecords as rec
 from controller.logsetup import configure_logging, reset_logging
 from controller.poker.engine import Stakes, TableConfig
 from controller.settings import LogFormat, LogSettings

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.app import records as rec
 from controller.journal import JournalReader
+from controller.journal import tablerecords as rec
 from controller.logsetup import reset_logging
 from simulator.clock import ManualClock
 from simulator.demo import run_headless

@@ -11,8 +11,8 @@ from pathlib import Path
 from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, journal_records, json_log, sim_table
 from confighelp import load, problem_at, section, to_toml, valid
 
-from controller.app import records as rec
 from controller.app.loop import Controller, wait_until
+from controller.journal import tablerecords as rec
 from controller.journal import verify
 from controller.poker.engine.events import Alarm, Event, HandStarted
 from controller.poker.inputs import Button

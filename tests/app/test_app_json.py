@@ -14,11 +14,11 @@ import pytest
 from apphelp import dealer, json_log, sim_table
 from test_app_status import controlled, status_config
 
-from controller.app import records as rec
 from controller.app.recall import describe, describe_stakes
-from controller.app.schema import decode_event
 from controller.cli import main
 from controller.journal import JournalReader
+from controller.journal import tablerecords as rec
+from controller.journal.schema import decode_event
 from controller.poker.engine import Stakes
 from drivers.discovery import scan
 

@@ -9,10 +9,10 @@ from typing import Any
 
 from apphelp import PATIENCE, dealer, json_log, on_a_full_disk, sim_table
 
-from controller.app import records as rec
 from controller.app.loop import wait_until
 from controller.app.service import serve
 from controller.journal import JournalReader
+from controller.journal import tablerecords as rec
 from controller.poker.engine.events import Alarm
 from controller.poker.inputs import Button
 

@@ -13,9 +13,9 @@ from pokerkit import HandHistory
 
 from controller.app.phh import VARIANTS, export_hands
 from controller.app.recall import hands
-from controller.app.records import events_json
 from controller.cli import main
 from controller.journal import JournalReader
+from controller.journal.tablerecords import events_json
 
 
 @pytest.mark.parametrize("game", ["five-card-stud", "mambo"])

@@ -18,9 +18,9 @@ from pokerkit.notation import parse_action
 
 from controller.app.phh import export_hand, export_hands
 from controller.app.recall import HandRecord, hands
-from controller.app.records import events_json
 from controller.cli import main
 from controller.journal import JournalReader
+from controller.journal.tablerecords import events_json
 from controller.phh import PhhUnsupported, read_phh
 from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK, Card

@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
-from controller.app import schema
 from controller.app.core import TableCore
 from controller.app.loop import JournalOptions, wait_until
 from controller.app.recall import hands
 from controller.cli import main
-from controller.journal import JournalReader, verify
+from controller.journal import JournalReader, schema, verify
 from controller.poker.engine.events import Alarm
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button

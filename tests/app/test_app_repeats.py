@@ -13,9 +13,9 @@ from pathlib import Path
 
 from apphelp import PATIENCE, journal_records, sim_table
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.loop import wait_until
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.poker.engine.events import Alarm
 from controller.poker.inputs import Button
 

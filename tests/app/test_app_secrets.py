@@ -29,13 +29,13 @@ from apphelp import (
 )
 from rich.console import Console
 
-from controller.app import records as rec
 from controller.app.loop import Controller, wait_until
 from controller.app.panel import panel_line
 from controller.display import wire
 from controller.display.app import DealerDisplay
 from controller.display.render import SUIT_SYMBOLS, card_face
 from controller.display.view import TableView
+from controller.journal import tablerecords as rec
 from controller.poker.announce import hidden_cards
 from controller.poker.cards import Card
 from controller.poker.engine.events import (

@@ -19,10 +19,9 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, journal_records, sequenced
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.loop import JournalOptions, wait_until
-from controller.journal import verify
+from controller.journal import schema, verify
+from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandSettled, HandVoided
 from drivers.sentences import SEQ_MODULUS
 from simulator.clock import ManualClock

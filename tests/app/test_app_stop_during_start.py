@@ -31,10 +31,9 @@ import pytest
 from apphelp import AS_ROOT, PATIENCE, THREE_SEATS
 from test_app_commands import ROOT, log_lines
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.opening import UNHEARD
-from controller.journal import JournalWriter, verify
+from controller.journal import JournalWriter, schema, verify
+from controller.journal import tablerecords as rec
 from controller.journal.files import file_name, journal_files
 from controller.poker.inputs import Button
 from simulator.table import Simulator

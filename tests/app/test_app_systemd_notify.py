@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 from apphelp import json_log
 
-from controller.app import records as rec
 from controller.app.control import SeatRequest
 from controller.app.core import TableCore
 from controller.app.systemd import (
@@ -30,6 +29,7 @@ from controller.app.systemd import (
     status_line,
     watchdog_interval,
 )
+from controller.journal import tablerecords as rec
 from controller.poker.cards import DECK
 from controller.poker.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
 from controller.poker.games import GAMES

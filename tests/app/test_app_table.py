@@ -19,14 +19,14 @@ from apphelp import (
     sim_table,
 )
 
-from controller.app import records as rec
 from controller.app.core import TableCore
 from controller.app.loop import Controller, JournalOptions, wait_until
-from controller.app.records import events_json
 from controller.app.service import serve
 from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
 from controller.journal import JournalError, JournalReader, verify
+from controller.journal import tablerecords as rec
+from controller.journal.tablerecords import events_json
 from controller.poker.engine.events import (
     Alarm,
     CardDealt,

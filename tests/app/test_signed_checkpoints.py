@@ -17,15 +17,14 @@ from apphelp import AS_ROOT, dealer, json_log, sim_table, table_toml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_app_commands import ROOT
 
-from controller.app import keyfiles, schema
-from controller.app import records as rec
 from controller.app.core import TableCore
-from controller.app.signatures import SignatureCheck
-from controller.app.tablekey import TABLE_KEY, TableKeyError, read_key
 from controller.cli import main
 from controller.commands.status import KeyCheck, check_journal, check_signing
-from controller.journal import GENESIS, JournalReader, Record, signing, verify
+from controller.journal import GENESIS, JournalReader, Record, keyfiles, schema, signing, verify
+from controller.journal import tablerecords as rec
 from controller.journal.record import make_record_line, parse_line
+from controller.journal.tablekey import TABLE_KEY, TableKeyError, read_key
+from controller.journal.verify_signatures import SignatureCheck
 from controller.settings import KeySettings
 from simulator.table import Simulator
 

@@ -1,4 +1,4 @@
-"""What a start journals for the table's key (controller/app/tablekey.py ``key_start``), in
+"""What a start journals for the table's key (controller/journal/tablekey.py ``key_start``), in
 every state a rotation can leave the files and the journal in (docs/journal.md, Signed
 checkpoints: What a start refuses)."""
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from controller.app.tablekey import TableKey, TableKeyError, key_start, unsigned_start
 from controller.journal import signing
+from controller.journal.tablekey import TableKey, TableKeyError, key_start, unsigned_start
 
 OLD = TableKey.of(Ed25519PrivateKey.generate(), Path("/k/table.key.old"))
 NEW = TableKey.of(Ed25519PrivateKey.generate(), Path("/k/table.key"))

@@ -22,8 +22,8 @@ from test_floor_verify import keyed_store
 from test_web_verify import keyed_floor
 from webhelp import Client, WebProcess
 
-from controller.app import records as rec
 from controller.floor import chainwatch
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from simulator.servers_pg import PostgresServer
 

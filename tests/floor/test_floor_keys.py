@@ -16,9 +16,8 @@ from floorhelp import FIXTURES, FloorDb, arrivals, floor_database, ingest_now, t
 from test_floor_cli import floor_toml
 from test_floor_software import MOMENT, alarms, lost
 
-from controller.app import schema
 from controller.floor import keys
-from controller.journal import signing
+from controller.journal import schema, signing
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from simulator.servers_pg import PostgresServer
 

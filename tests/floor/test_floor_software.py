@@ -14,8 +14,8 @@ from floorhelp import FloorDb, arrivals, count, floor_database, ingest_now, tabl
 from psycopg.conninfo import make_conninfo
 from test_floor_cli import floor_toml
 
-from controller.app import schema
 from controller.floor import store
+from controller.journal import schema
 from controller.journal.record import GENESIS, make_record_line
 from simulator.servers_pg import PostgresServer
 

@@ -16,9 +16,9 @@ from keyedtable import store_as_owner
 from test_floor_cli import floor_toml
 from test_floor_dispute import TABLE_ID, keyed_table
 
-from controller.app import records as rec
 from controller.floor import keys, software
 from controller.journal import JournalReader, signing
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from simulator.servers_pg import PostgresServer
 

@@ -22,11 +22,10 @@ from forwardhelp import (
 from journal_support import START, write_journal
 from servershelp import NatsFactory
 
-from controller.app import retention
-from controller.app.retention import Forwarded
-from controller.journal import JournalReader
+from controller.journal import JournalReader, retention
 from controller.journal.compress import compress_rotated
 from controller.journal.files import compressed_name
+from controller.journal.retention import Forwarded
 
 
 def test_compressed_files_are_sent_and_the_acknowledgement_noted(

@@ -18,11 +18,11 @@ from floorhelp import (
     rewritten,
 )
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.recall import format_hand
 from controller.floor import report
 from controller.floor.witness import CONFLICT, JOURNAL_BEGUN_ANEW
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.engine import events as ev
 from simulator.servers_pg import PostgresServer

@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 from floorhelp import fixture_lines
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor.web.betting import ALL_IN, FOLDED, Betting
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.engine import events as ev
 

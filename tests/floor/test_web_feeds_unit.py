@@ -14,12 +14,12 @@ import pytest
 from floorhelp import fixture_lines
 from webhelp import cards_in, schema_problems
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor.config import FloorConfigError, parse
 from controller.floor.web import feedschema, policy
 from controller.floor.web.feed import Built, HandFacts, Timed, build, from_start, unix
 from controller.floor.web.settings import FeedSettings
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.announce import hidden_cards
 from controller.poker.engine import events as ev

@@ -19,8 +19,6 @@ import pytest
 from floorhelp import arrivals, fixture_lines, floor_database
 from psycopg.conninfo import make_conninfo
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor import store
 from controller.floor.config import parse
 from controller.floor.ingest import ingest
@@ -28,6 +26,8 @@ from controller.floor.web import schema as web_schema
 from controller.floor.web.live import FULL_REFRESH, WHOLE_ROUNDS, Live
 from controller.floor.web.settings import DEFAULT_USER
 from controller.floor.web.views import Held, TableRow, floor_rows, read_rows
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.engine import events as ev
 from simulator.servers_pg import PostgresServer

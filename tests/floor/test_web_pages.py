@@ -24,8 +24,8 @@ from webhelp import (
     web_floor,
 )
 
-from controller.app import records as rec
-from controller.app import schema
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.announce import hidden_cards
 from controller.poker.engine import events as ev

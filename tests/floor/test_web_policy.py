@@ -9,14 +9,13 @@ import json
 import pytest
 from floorhelp import fixture_lines
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor import derive
 from controller.floor.web import policy
 from controller.floor.web import schema as web_schema
 from controller.floor.web.replay import Replay, pot_words, replay, scrub
 from controller.floor.web.search import QueryError, parse
-from controller.journal import JsonObject
+from controller.journal import JsonObject, schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import Record, parse_line
 from controller.poker.announce import hidden_cards
 from controller.poker.engine import events as ev

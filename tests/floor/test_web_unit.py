@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from floorhelp import fixture_lines
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.commands import _floor_web
 from controller.floor.config import FloorConfigError, parse
 from controller.floor.web import auth, policy, users
 from controller.floor.web import schema as web_schema
 from controller.floor.web.settings import WebNats
 from controller.floor.web.views import hand_state
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.engine import events as ev
 from controller.poker.engine.config import ConfigError

@@ -24,11 +24,11 @@ from servershelp import NatsFactory
 from test_floor_dispute import TABLE_ID, keyed_table
 from webhelp import Client, WebFloor, WebProcess, web_floor
 
-from controller.app import records as rec
 from controller.floor import keys, software
 from controller.floor.chainwalk import ChainWalk
 from controller.floor.web.chains import NoSuchJournal, reverify
 from controller.journal import JournalReader, signing
+from controller.journal import tablerecords as rec
 from controller.journal.record import canonical_json, parse_line
 from simulator.servers_pg import PostgresServer
 

@@ -36,13 +36,13 @@ from floorhelp import (
 )
 from psycopg.conninfo import make_conninfo
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor import store
 from controller.floor.web import schema as web_schema
 from controller.floor.web import users
 from controller.floor.web.auth import COOKIE
 from controller.floor.web.settings import DEFAULT_USER
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from controller.poker.announce import hidden_cards
 from simulator.servers import free_port

@@ -21,13 +21,13 @@ from typing import Final
 
 import psycopg
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry, checkpoint_signature, key_state
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.moments import shown
 from controller.floor.witness import CONFLICT
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]

@@ -25,14 +25,14 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.floor.web import cardlog, policy
 from controller.floor.web.feed import Built, HandFacts, Timed, build, delay_from, from_start
 from controller.floor.web.hands import HandKey, state_of
 from controller.floor.web.live import sse
 from controller.floor.web.users import User
 from controller.floor.web.views import floor_rows
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.games import GAMES
 

@@ -3,7 +3,7 @@
 ``python -m controller.floor.web.feedschema [FILE | -]`` (docs/floor-web.md, Feeds). Pure but
 for the writing.
 
-Field types to JSON Schema as the journal's (controller/app/schemajson.py): ``int`` integer,
+Field types to JSON Schema as the journal's (controller/journal/schemajson.py): ``int`` integer,
 ``str`` string, ``X | None`` anyOf with null, ``tuple[X, ...]`` an array, a dataclass a ``$ref``
 to its ``$defs`` entry; every field is required and no other is allowed.
 """
@@ -17,10 +17,10 @@ import typing
 from pathlib import Path
 from typing import Any, Final, Union
 
-from controller.app.codec import fields_of
 from controller.floor.web import policy
 from controller.floor.web.feed import VERSION, FeedHand
 from controller.journal import JsonObject, JsonValue
+from controller.journal.codec import fields_of
 
 #: A hand's states (controller/floor/web/hands.py ``state_of``).
 STATES: Final = ("in progress", "settled", "voided")

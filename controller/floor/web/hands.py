@@ -14,8 +14,6 @@ from typing import Final
 
 import psycopg
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.floor.chainwatch import CHAIN_BROKEN
@@ -24,6 +22,8 @@ from controller.floor.web.alarms import RECORD_JOIN, clocks
 from controller.floor.web.moments import shown_if
 from controller.floor.web.replay import Frame, Replay, replay
 from controller.floor.web.views import TableRow, floor_rows
+from controller.journal import schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES

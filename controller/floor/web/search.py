@@ -18,11 +18,11 @@ from typing import Final
 
 import psycopg
 
-from controller.app import schema
 from controller.display.view import MAX_SEATS
 from controller.floor.web import policy
 from controller.floor.web.hands import RESULTS, HandKey, HandLine, state_of
 from controller.floor.web.moments import shown_if
+from controller.journal import schema
 from controller.poker.announce import hidden_cards
 from controller.poker.cards import EXPECTED_CARD_FORM, Card, CardError
 from controller.poker.engine import events as ev

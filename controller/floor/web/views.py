@@ -21,14 +21,13 @@ from typing import cast
 
 import psycopg
 
-from controller.app import records as rec
-from controller.app import schema
 from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.betting import Betting
 from controller.floor.web.moments import shown
-from controller.journal import JsonObject
+from controller.journal import JsonObject, schema
+from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line
 from controller.poker.engine import events as ev
 from controller.poker.engine.config import HouseRules

@@ -7,7 +7,7 @@ last hand as undo rebuilds it: the stacks and dealer it began with and its
 inputs, and whether a seat change or rebuy has closed it since. A table
 restored from it is the same table: the same state and the same events for
 every input after it, undo into the last hand included. Pure and frozen; the
-journal's JSON form is in ``controller.app.records``.
+journal's JSON form is in ``controller.journal.tablerecords``.
 """
 
 from __future__ import annotations

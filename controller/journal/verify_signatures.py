@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from controller.app import records as rec
-from controller.app import schema
-from controller.app.tablekey import TABLE_KEY
-from controller.journal import Record, signing, verdict
+from controller.journal import Record, schema, signing, verdict
+from controller.journal import tablerecords as rec
+from controller.journal.tablekey import TABLE_KEY
 from controller.poker.words import counted
 
 

@@ -5,7 +5,7 @@ rotate`` (docs/deploy.md, The table's key).
 both owned by the user ``tablectl`` when made by root and that user exists: only the service
 reads it. ``table.pub`` beside it holds the public key as 64 hex digits and a newline, for the
 floor's registry. A rotation keeps the replaced key as ``table.key.old`` until the controller
-has journaled the hand-over it signs (controller/app/tablekey.py), then the controller deletes
+has journaled the hand-over it signs (controller/journal/tablekey.py), then the controller deletes
 it. Every file is written whole under a temporary name and fsynced before it takes its name.
 """
 
@@ -19,8 +19,8 @@ from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from controller.app.tablekey import TableKey, TableKeyError, read_key
 from controller.journal import signing
+from controller.journal.tablekey import TableKey, TableKeyError, read_key
 from controller.settings import KeySettings
 
 #: The service's user (docs/deploy.md, step 2): the only reader of the private key.

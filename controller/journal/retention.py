@@ -26,9 +26,8 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Final
 
-from controller.app import records as rec
-from controller.app import schema
-from controller.journal import Record
+from controller.journal import Record, schema
+from controller.journal import tablerecords as rec
 from controller.journal.files import (
     JournalError,
     RetentionAnchor,
@@ -159,7 +158,7 @@ def apply(
     """Delete the oldest rotated files retention allows (see the module); the files deleted.
     ``floor``: a floor is configured, so only what its stream acknowledged may go.
     ``stopping``, asked before each deletion: once it says so, the rest waits for the next
-    pass (the keeper's, when the table stops: controller/app/keeper.py)."""
+    pass (the keeper's, when the table stops: controller/journal/keeper.py)."""
     held = frozenset(h.hand for h in holds(directory))
     oldest_kept = now - timedelta(days=keep_days)
     files = _scan(journal_files(directory), hands=bool(held))

@@ -7,7 +7,7 @@ for each record kind, the dataclass of its ``data`` below. ``encode`` writes a d
 journal keeps it, ``decode`` reads it back as the dataclass, refusing what does not fit with a
 ``SchemaError`` naming the record's seq and kind and the field; ``schemajson`` derives the
 JSON Schema published in ``docs/schema/journal-v1.json`` (regenerate it with
-``python -m controller.app.schemadoc``, which writes what ``schemajson`` generates; a test
+``python -m controller.journal.schemadoc``, which writes what ``schemajson`` generates; a test
 compares it byte for byte).
 
 Versions (docs/journal.md, The schema): a hand's first decision record (``hand_started``) and
@@ -23,8 +23,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Final
 
-from controller.app import codec
-from controller.journal import JsonObject, JsonValue, Record
+from controller.journal import JsonObject, JsonValue, Record, codec
 from controller.poker.engine import events as ev
 from controller.poker.engine.config import HouseRules, Stakes
 from controller.poker.inputs import Button, ReadPoint
@@ -368,7 +367,7 @@ SPARSE: Final = frozenset(
 VERSIONED: Final = frozenset({"hand_started", "checkpoint"})
 
 
-# --- decode and encode (controller/app/codec.py) -------------------------------------------
+# --- decode and encode (controller/journal/codec.py) -------------------------------------------
 
 
 def _event(value: Any) -> ev.Event:

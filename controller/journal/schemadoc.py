@@ -1,9 +1,9 @@
 """Write the journal's published JSON Schema (docs/journal.md, The schema):
 
-    .venv/bin/python -m controller.app.schemadoc [FILE]
+    .venv/bin/python -m controller.journal.schemadoc [FILE]
 
 FILE defaults to ``docs/schema/journal-v1.json`` of the source tree; ``-`` prints it.
-``tests/test_schema.py`` fails while the published file and ``controller/app/schema.py`` differ.
+``tests/test_schema.py`` fails while the published file and ``controller/journal/schema.py`` differ.
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.app.schema import VERSION
-from controller.app.schemajson import schema_text
+from controller.journal.schema import VERSION
+from controller.journal.schemajson import schema_text
 
 #: The published file, in the source tree beside the package.
 PUBLISHED: Final = (
@@ -24,7 +24,7 @@ PUBLISHED: Final = (
 def main(argv: list[str]) -> int:
     """Write (or with ``-`` print) the schema; 2 on a usage error."""
     if len(argv) > 1:
-        print("usage: python -m controller.app.schemadoc [FILE | -]", file=sys.stderr)
+        print("usage: python -m controller.journal.schemadoc [FILE | -]", file=sys.stderr)
         return 2
     if argv == ["-"]:
         sys.stdout.write(schema_text())

@@ -24,7 +24,7 @@ from pathlib import Path
 
 import structlog
 
-from controller.app import retention
+from controller.journal import retention
 from controller.journal.compress import compress_rotated
 from controller.journal.files import JournalError, file_name, journal_files
 

@@ -1,5 +1,5 @@
 """A typed JSON codec for frozen dataclasses, driven by their field types (the journal's schema,
-controller/app/schema.py, declares its records with it). Pure.
+controller/journal/schema.py, declares its records with it). Pure.
 
 ``decoder(tp)`` compiles, once per type, a function that reads a JSON value as ``tp``: ``int``
 (not a boolean), ``str``, ``bool``, ``None``, ``X | None``, an enum (by its words), ``tuple[X,

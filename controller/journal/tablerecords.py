@@ -1,6 +1,6 @@
 """The journal's records of the table: one per input (card, tag, button, device event), one per
 decision (the events an input caused). Pure: dicts in, dicts out. Their declarations, versions
-and the JSON Schema are controller/app/schema.py's; this module reads them into the engine's
+and the JSON Schema are controller/journal/schema.py's; this module reads them into the engine's
 and the drivers' own types (inputs, stakes, the checkpoint).
 
 Every input record carries the device, its ``boot`` and the sentence's ``seq``
@@ -13,9 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Final
 
-from controller.app import codec, schema
-from controller.app.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
-from controller.journal import JsonObject, JsonValue
+from controller.journal import JsonObject, JsonValue, codec, schema
+from controller.journal.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
 from controller.poker.cards import Card
 from controller.poker.engine.checkpoint import SeatStack, TableCheckpoint
 from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
@@ -257,7 +256,7 @@ def decision_data(
 
 
 def events_json(events: list[Event]) -> list[JsonValue]:
-    """Events as the decision record keeps them (controller/app/schema.py, ``encode``)."""
+    """Events as the decision record keeps them (controller/journal/schema.py, ``encode``)."""
     return schema.encode_events(events)
 
 
