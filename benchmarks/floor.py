@@ -52,6 +52,7 @@ import nats
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from controller.config.settings import FloorSettings, LogLevel, LogSettings
 from controller.floor import ingest, serve, store
 from controller.floor.forward import Forwarder
 from controller.floor.ingest import Arrival
@@ -59,7 +60,6 @@ from controller.floor.subjects import RecordId, subject_of
 from controller.journal import JournalReader, JournalWriter, JsonObject
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from controller.logsetup import configure_logging, reset_logging
-from controller.settings import FloorSettings, LogLevel, LogSettings
 from simulator.clock import ManualClock
 from simulator.demo import run_headless
 from simulator.servers_nats import NatsServer

@@ -6,7 +6,7 @@ announcement of what comes next (the seat to act, or the next card), fsync on an
 Two processes, as at a table. The **table** (a child process): the simulated shoe
 and panel on real ptys, and the simulator's random dealer bot performing its acts
 on them. The **controller** (this process): ``tablectl run``'s own code path:
-a ``table.toml`` loaded by ``controller.config``, ``build_controller`` (the real
+a ``table.toml`` loaded by ``controller.config.tabletoml``, ``build_controller`` (the real
 drivers on the ptys, journal, engine, panel output) and ``serve`` on the main
 thread, logging JSON lines at info level to a file. As in ``tablectl run``, each
 input is handled on its driver's reading thread while the table runs
@@ -61,7 +61,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 from controller.app.feed import DisplayFeed
 from controller.app.loop import Controller
 from controller.app.service import build_controller, serve
-from controller.config import load_config
+from controller.config.tabletoml import load_config
 from controller.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Event
 from controller.poker.games import GAMES

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.config import load_config
+from controller.config.settings import DeviceSettings, TableSettings
+from controller.config.tabletoml import load_config
 from controller.poker.engine import ConfigError
-from controller.settings import DeviceSettings, TableSettings
 from simulator.decks import enrolled, make_decks
 
 #: Where the kernel's pseudo-terminals are: a link to one of them is a simulator's port.

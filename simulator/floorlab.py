@@ -39,11 +39,11 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller import attest
+from controller.config.settings import KeySettings
 from controller.floor import keys, software, store
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from controller.journal import signing
 from controller.poker.games import GAMES
-from controller.settings import KeySettings
 from simulator.floorlab_check import Comparison, Lag, compare_table, journal_end, lag
 from simulator.floorlab_parts import TABLECTL, Part, PartError, SimulatedTable, pace_at_full_speed
 from simulator.pace import Pace

@@ -7,7 +7,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from controller.config import Problem, SettingsError, TableSettings, parse_config
+from controller.config.tabletoml import Problem, SettingsError, TableSettings, parse_config
 
 TomlValue = str | int | float | bool | list[int] | dict[str, "TomlValue"]
 

@@ -12,9 +12,9 @@ import pytest
 
 from controller import attest
 from controller.app.loop import Controller, JournalOptions
+from controller.config.settings import KeySettings
 from controller.journal import keyfiles, schema
 from controller.journal.record import parse_line
-from controller.settings import KeySettings
 from simulator.clock import ManualClock
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace

@@ -17,7 +17,7 @@ from test_attest import copy_product
 
 from controller import attest
 from controller.app.service import build_controller
-from controller.config import load_config
+from controller.config.tabletoml import load_config
 from controller.journal import JournalReader, schema
 from controller.poker.engine import Stakes, TableConfig
 from simulator.table import Simulator

@@ -26,14 +26,14 @@ import pytest
 
 from controller.cli import build_parser, main
 from controller.commands._paths import EXPECTED, PathType
-from controller.config import load_config
+from controller.config.settings import KeySettings
+from controller.config.tabletoml import load_config
 from controller.journal import JournalWriter, keyfiles, retention
 from controller.journal.tablerecords import decision_data
 from controller.poker.cards import DECK
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.games import GAMES
-from controller.settings import KeySettings
 
 # ``tablectl floor demo`` loads the simulator's servers, whose import makes the lifeline pipe
 # its servers outlive the process by (simulator/servers.py): made here, before any test, it is
@@ -444,7 +444,7 @@ def test_a_default_configuration_that_is_not_there_is_said_to_be_the_default(
     """A command run without --config, its default missing: the line says --config was not
     given (the user named no such file) and what to give."""
     default = tmp_path / "etc" / "table.toml"
-    monkeypatch.setattr("controller.config.DEFAULT_CONFIG", default)
+    monkeypatch.setattr("controller.config.tabletoml.DEFAULT_CONFIG", default)
     monkeypatch.setattr("controller.commands.export.DEFAULT_CONFIG", default)
     parser_default = build_parser()  # the option's default is read when the parser is built
     assert parser_default.parse_args(["export", "--out", "x"]).config is default

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from confighelp import TomlValue, load, problem_at, problems, section, to_toml, valid
 
-from controller.config import (
+from controller.config.tabletoml import (
     DEFAULT_JOURNAL_DIR,
     LogFormat,
     LogLevel,

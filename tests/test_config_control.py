@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from confighelp import section, to_toml, valid
 
-from controller.config import SettingsError, parse_config
+from controller.config.tabletoml import SettingsError, parse_config
 
 pytestmark = pytest.mark.fast
 

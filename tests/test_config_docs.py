@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from confighelp import section, to_toml, valid
 
-from controller.config import SettingsError, parse_config
-from controller.config_sections import SECTION_KEYS
+from controller.config.game import SECTION_KEYS
+from controller.config.tabletoml import SettingsError, parse_config
 from controller.poker.games import GAMES
 
 pytestmark = pytest.mark.fast

@@ -14,13 +14,13 @@ from confighelp import TomlValue, load, problems, section, to_toml, valid
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.config import (
+from controller.config.game import SECTION_KEYS, engine_problem
+from controller.config.tabletoml import (
     MISSING,
     Problem,
     SettingsError,
     parse_config,
 )
-from controller.config_sections import SECTION_KEYS, engine_problem
 from controller.poker.engine import ConfigError, Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import load_config
-from controller.config_sections import SECTION_KEYS
+from controller.config.game import SECTION_KEYS
+from controller.config.tabletoml import load_config
 from controller.poker.engine import Table
 
 pytestmark = pytest.mark.fast

@@ -37,7 +37,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli import build_parser
-from controller.settings import DEFAULT_CONFIG
+from controller.config.settings import DEFAULT_CONFIG
 from simulator.decks import make_decks, write_deck_file
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -23,8 +23,8 @@ from test_service_unit import (
     words,
 )
 
-from controller.config import load_config
-from controller.settings import DEFAULT_CONFIG
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import load_config
 
 DISPLAY_UNIT = EXAMPLES / "tablectl-display.service"
 

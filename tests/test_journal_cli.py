@@ -12,8 +12,8 @@ import pytest
 from journal_support import write_journal
 
 from controller.cli import EXIT_BROKEN_PIPE, build_parser, main
+from controller.config.settings import JournalSettings
 from controller.journal import JournalWriter, verify
-from controller.settings import JournalSettings
 
 #: A journal as a table writes it (tests/fixtures/README.md).
 TABLE_JOURNAL = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"

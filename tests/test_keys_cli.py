@@ -12,10 +12,10 @@ from confighelp import to_toml, valid
 
 from controller.cli import main
 from controller.commands.config import cautions
-from controller.config import SettingsError, parse_config
+from controller.config.settings import DEFAULT_PRIVATE_KEY
+from controller.config.tabletoml import SettingsError, parse_config
 from controller.journal import signing
 from controller.journal.tablekey import read_key
-from controller.settings import DEFAULT_PRIVATE_KEY
 
 
 def _key(tmp_path: Path) -> Path:

@@ -18,7 +18,7 @@ import pytest
 import structlog
 
 from controller import logsetup
-from controller.config import LogFormat, LogLevel, LogSettings, SettingsError
+from controller.config.tabletoml import LogFormat, LogLevel, LogSettings, SettingsError
 from controller.logsetup import LEADING_FIELDS, HandTag, configure_logging, reset_logging
 
 

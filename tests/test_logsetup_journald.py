@@ -17,7 +17,7 @@ import pytest
 import structlog
 
 from controller import journald
-from controller.config import LogFormat, LogSettings
+from controller.config.tabletoml import LogFormat, LogSettings
 from controller.logsetup import HandTag, configure_logging, reset_logging
 
 pytestmark = pytest.mark.fast

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from controller.commands.config import LOGS_DIRECTORY, STATE_DIRECTORY
-from controller.config import DEFAULT_JOURNAL_DIR, load_config
-from controller.settings import DEFAULT_CONFIG
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import DEFAULT_JOURNAL_DIR, load_config
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 UNIT = EXAMPLES / "tablectl.service"

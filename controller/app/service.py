@@ -1,6 +1,6 @@
 """``tablectl run``: one table from its ``table.toml``, until SIGTERM or SIGINT.
 
-The settings are loaded and checked by ``controller.config``; here they become
+The settings are loaded and checked by ``controller.config.tabletoml``; here they become
 drivers, decks, the journal and the controller, and the loop runs on the main
 thread; the dealer's display attaches from a process of its own (``app/feed.py``).
 """
@@ -22,11 +22,11 @@ from controller.app.control import ControlError, ControlServer
 from controller.app.feed import DisplayFeed, open_feed
 from controller.app.loop import Controller, JournalOptions
 from controller.app.systemd import ServiceNotifier
+from controller.config.settings import DeviceSettings, TableSettings
 from controller.display.view import TableView
 from controller.journal import JournalError, schema
 from controller.journal.keeper import KeeperOptions
 from controller.journal.tablekey import KeyFiles
-from controller.settings import DeviceSettings, TableSettings
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
 from drivers.link import EventSink, LinkSettings, PortBusy

@@ -13,6 +13,7 @@ import nats.errors
 import psycopg
 
 from controller.app.recall import HandRecord, RecalledHand, format_hand
+from controller.config.settings import LogSettings
 from controller.floor import report, store
 from controller.floor.config import FloorConfig, load, read_secret
 from controller.floor.web import schema as web_schema
@@ -20,7 +21,6 @@ from controller.jsonreport import print_report
 from controller.logsetup import configure_logging
 from controller.poker.engine.config import ConfigError
 from controller.poker.words import counted
-from controller.settings import LogSettings
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1

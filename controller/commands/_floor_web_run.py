@@ -22,13 +22,13 @@ from controller.commands._floor_run import (
     floor_config,
     owner_dsn,
 )
+from controller.config.settings import LogSettings
 from controller.floor.config import read_secret
 from controller.floor.store import StoreError
 from controller.floor.web import schema as web_schema
 from controller.floor.web import users
 from controller.logsetup import configure_logging
 from controller.poker.engine.config import ConfigError
-from controller.settings import LogSettings
 
 
 def run_web(args: argparse.Namespace) -> int:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.commands._options import add_journal_options, journal_dir
-from controller.config import SettingsError
+from controller.config.tabletoml import SettingsError
 from controller.journal import retention
 
 EXIT_OK: Final = 0

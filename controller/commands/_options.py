@@ -6,8 +6,8 @@ import argparse
 from pathlib import Path
 
 from controller.commands._paths import READ_FILE, READ_FOLDER
-from controller.config import load_config
-from controller.settings import DEFAULT_JOURNAL_DIR
+from controller.config.settings import DEFAULT_JOURNAL_DIR
+from controller.config.tabletoml import load_config
 
 
 def add_journal_options(parser: argparse.ArgumentParser) -> None:

@@ -18,8 +18,8 @@ from typing import Final
 
 from controller import attest
 from controller.commands._paths import READ_FILE
+from controller.config.settings import DEFAULT_CONFIG
 from controller.jsonreport import print_report
-from controller.settings import DEFAULT_CONFIG
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Final
 
 from controller.commands._paths import READ_FILE
-from controller.config import (
+from controller.config.settings import DEFAULT_CONFIG, FloorSettings
+from controller.config.tabletoml import (
     DeckSettings,
     DeviceSettings,
     JournalSettings,
@@ -18,12 +19,11 @@ from controller.config import (
     TableSettings,
     load_config,
 )
+from controller.config.tomlcheck import show
 from controller.jsonreport import print_report
 from controller.poker.engine import Stakes
 from controller.poker.games.spec import ForcedBet
 from controller.poker.words import counted
-from controller.settings import DEFAULT_CONFIG, FloorSettings
-from controller.tomlcheck import show
 
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
 STATE_DIRECTORY: Final = Path("/var/lib/tablectl")

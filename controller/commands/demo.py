@@ -17,9 +17,9 @@ from pathlib import Path
 from typing import Final
 
 from controller.commands._paths import OUTPUT_FOLDER
+from controller.config.settings import LogSettings
 from controller.logsetup import configure_logging, reset_logging
 from controller.poker.games import GAMES
-from controller.settings import LogSettings
 
 DEFAULT_GAME: Final = "mambo"
 EXIT_OK: Final = 0

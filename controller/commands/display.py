@@ -20,10 +20,10 @@ from pathlib import Path
 from typing import Final
 
 from controller.commands._paths import READ_FILE
-from controller.config import SettingsError, load_config
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import SettingsError, load_config
 from controller.display.demo import SCENES
 from controller.display.view import TableView
-from controller.settings import DEFAULT_CONFIG
 
 EXIT_DONE: Final = 0
 EXIT_USAGE: Final = 2

@@ -12,11 +12,11 @@ from typing import Final
 
 from controller import dispute
 from controller.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
-from controller.config import SettingsError, load_config
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, schema, signing, verify
 from controller.journal.verify_signatures import SignatureCheck
 from controller.jsonreport import print_report
-from controller.settings import DEFAULT_CONFIG
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1

@@ -20,11 +20,11 @@ from typing import Any, Final
 import structlog
 
 from controller.commands._paths import OUTPUT_FILE_IN_FOLDER, READ_FILE
-from controller.config import SettingsError, load_config
+from controller.config.settings import LogLevel, LogSettings
+from controller.config.tabletoml import SettingsError, load_config
 from controller.logsetup import configure_logging, reset_logging
 from controller.poker.cards import Card, CardError
 from controller.poker.inputs import ReadPoint
-from controller.settings import LogLevel, LogSettings
 from drivers.deck import Deck, DeckError, Enrollment
 from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings, PortBusy
 from drivers.sentences import Feed

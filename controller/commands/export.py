@@ -15,11 +15,11 @@ from controller.commands._paths import (
     make_folder,
     write_text,
 )
-from controller.config import SettingsError, load_config
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, Record
 from controller.journal.schema import SchemaError
 from controller.poker.words import counted
-from controller.settings import DEFAULT_CONFIG
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -23,12 +23,12 @@ import structlog
 
 from controller.app.systemd import Notifier, NotifyError, socket_address
 from controller.commands._paths import READ_FILE
-from controller.config import SettingsError, load_config
-from controller.config_floor import POLL, floor_file_problems
+from controller.config.floorlink import POLL, floor_file_problems
+from controller.config.settings import DEFAULT_CONFIG, TableSettings
+from controller.config.tabletoml import SettingsError, load_config
+from controller.config.tomlcheck import Problem
 from controller.journal import JournalError
 from controller.logsetup import configure_logging
-from controller.settings import DEFAULT_CONFIG, TableSettings
-from controller.tomlcheck import Problem
 
 if TYPE_CHECKING:
     from controller.floor.forward import Forwarder, Progress

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Final
 
 from controller.commands._paths import OUTPUT_FILE, READ_FILE
-from controller.config import SettingsError, load_config
+from controller.config.settings import DEFAULT_CONFIG, KeySettings
+from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import keyfiles
 from controller.journal.tablekey import TableKeyError, read_key
-from controller.settings import DEFAULT_CONFIG, KeySettings
 
 EXIT_DONE: Final = 0
 #: Refused: a key is there already (init), none to replace or a rotation pending (rotate), no

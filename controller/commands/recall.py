@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from controller.app.progress import Progress
 from controller.app.recall import RecalledHand, format_hand, hands
 from controller.commands._options import add_journal_options, journal_dir
-from controller.config import SettingsError
+from controller.config.tabletoml import SettingsError
 from controller.journal import JournalError, JournalReader, Record, schema
 from controller.journal.files import journal_files, plain_size
 from controller.jsonreport import print_report

@@ -26,12 +26,12 @@ from controller.app.service import (
 )
 from controller.app.systemd import NotifyError, ServiceNotifier
 from controller.commands._paths import READ_FILE
-from controller.config import SettingsError, load_config
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError
 from controller.journal.tablekey import TableKeyError
 from controller.journal.tablerecords import RecordFormatError
 from controller.logsetup import configure_logging
-from controller.settings import DEFAULT_CONFIG
 from drivers.deck import DeckError
 from drivers.link import PortBusy
 

@@ -19,10 +19,10 @@ from typing import Final
 from controller.app.control import SHOW, ControlError, send
 from controller.app.seating import LEAVE, REBUY, SIT
 from controller.commands._paths import READ_FILE
-from controller.config import SettingsError, load_config
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JsonObject, JsonValue
 from controller.jsonreport import print_report
-from controller.settings import DEFAULT_CONFIG
 
 EXIT_DONE: Final = 0
 EXIT_REFUSED: Final = 1

@@ -20,7 +20,8 @@ from controller.app.control import SHOW, ControlError, send
 from controller.app.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
 from controller.app.service import identity
 from controller.commands._paths import READ_FILE
-from controller.config import DeviceSettings, SettingsError, TableSettings, load_config
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import DeviceSettings, SettingsError, TableSettings, load_config
 from controller.journal import Record, verify
 from controller.journal.tablekey import JournaledKey
 from controller.journal.tablerecords import RecordFormatError
@@ -28,7 +29,6 @@ from controller.jsonreport import print_report
 from controller.poker.announce import announce, facts
 from controller.poker.engine.events import ActionRequired, Alarm
 from controller.poker.words import counted
-from controller.settings import DEFAULT_CONFIG
 from drivers.discovery import scan
 
 EXIT_WELL: Final = 0

@@ -41,7 +41,8 @@ from nats.aio.client import Client
 from nats.js import JetStreamContext
 from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
-from controller.config_floor import POLL, PasswordFileError, read_password
+from controller.config.floorlink import POLL, PasswordFileError, read_password
+from controller.config.settings import FloorSettings
 from controller.floor.follow import Follower, journal_id
 from controller.floor.subjects import (
     STREAM,
@@ -55,7 +56,6 @@ from controller.floor.watch import JournalWatch
 from controller.journal import Record, RecordError
 from controller.journal.record import parse_line
 from controller.journal.retention import Forwarded
-from controller.settings import FloorSettings
 
 #: How long a publish waits for its acknowledgement, and a direct get for its answer.
 ACK_TIMEOUT: Final = 5.0

@@ -26,7 +26,7 @@ STREAM: Final = "TABLECTL_JOURNAL"
 SUBJECT_PREFIX: Final = "tablectl.journal."
 STREAM_SUBJECTS: Final = SUBJECT_PREFIX + ">"
 
-#: A table id as table.toml allows it ([table] id, controller/config_sections.py).
+#: A table id as table.toml allows it ([table] id, controller/config/game.py).
 _TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 _JOURNAL_ID: Final = re.compile(r"[0-9a-f]{64}")
 

@@ -19,9 +19,9 @@ from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from controller.config.settings import KeySettings
 from controller.journal import signing
 from controller.journal.tablekey import TableKey, TableKeyError, read_key
-from controller.settings import KeySettings
 
 #: The service's user (docs/deploy.md, step 2): the only reader of the private key.
 SERVICE_USER: Final = "tablectl"

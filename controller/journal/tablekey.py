@@ -23,9 +23,9 @@ from typing import Final
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from controller.config.settings import KeySettings
 from controller.journal import Record, schema, signing
 from controller.journal import tablerecords as rec
-from controller.settings import KeySettings
 
 TABLE_KEY: Final = "table_key"
 

@@ -20,12 +20,12 @@ from test_app_commands import ROOT
 from controller.app.core import TableCore
 from controller.cli import main
 from controller.commands.status import KeyCheck, check_journal, check_signing
+from controller.config.settings import KeySettings
 from controller.journal import GENESIS, JournalReader, Record, keyfiles, schema, signing, verify
 from controller.journal import tablerecords as rec
 from controller.journal.record import make_record_line, parse_line
 from controller.journal.tablekey import TABLE_KEY, TableKeyError, read_key
 from controller.journal.verify_signatures import SignatureCheck
-from controller.settings import KeySettings
 from simulator.table import Simulator
 
 

@@ -15,8 +15,8 @@ from fake_device import FakeDevice
 from test_enroll import TAGS, deal, request, shoe  # noqa: F401 -- shoe: a fixture, by name
 
 from controller.commands.enroll import OK, REFUSED, enroll
+from controller.config.settings import LogFormat, LogSettings
 from controller.logsetup import configure_logging, reset_logging
-from controller.settings import LogFormat, LogSettings
 from simulator.devices import Timing
 from simulator.table import Simulator
 

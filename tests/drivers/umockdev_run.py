@@ -27,7 +27,7 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
 
 from controller.app.loop import Controller, wait_until
 from controller.app.service import build_controller, hotplug_monitor, serve
-from controller.config import load_config
+from controller.config.tabletoml import load_config
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.inputs import Button
 from simulator.table import Simulator

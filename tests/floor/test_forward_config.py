@@ -1,4 +1,4 @@
-"""``[floor]`` of table.toml (controller/config_floor.py): each key read, each mistake reported
+"""``[floor]`` of table.toml (controller/config/floorlink.py): each key read, each mistake reported
 at its key as the other sections' are, the password file's mode and content checked. What each
 key does against a real server is in test_forward.py and test_forward_tls.py."""
 
@@ -11,9 +11,9 @@ import pytest
 from confighelp import load, problem_at, section, to_toml, valid
 
 from controller.commands.config import summary
-from controller.config import SettingsError, load_config
-from controller.config_floor import PasswordFileError, read_password
-from controller.settings import FloorSettings
+from controller.config.floorlink import PasswordFileError, read_password
+from controller.config.settings import FloorSettings
+from controller.config.tabletoml import SettingsError, load_config
 
 pytestmark = pytest.mark.fast
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from test_service_unit import EXAMPLES, INSTALLED_TABLECTL, Unit, _systemd_analyze, read_unit, words
 
-from controller.settings import DEFAULT_CONFIG
+from controller.config.settings import DEFAULT_CONFIG
 
 FORWARD_UNIT = EXAMPLES / "tablectl-forward.service"
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.config import load_config
+from controller.config.tabletoml import load_config
 from controller.poker.games import GAMES
 from simulator.simtable import demo_config
 from simulator.tablefile import write_table_toml

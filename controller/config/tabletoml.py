@@ -12,8 +12,8 @@ The sections, their keys and their defaults are documented in docs/deploy.md
 (Configuration reference) and shown in docs/examples/table.toml.
 
 ``parse_config(text, ...)`` is the pure core (no I/O): it runs the readers of the game's
-sections (``controller.config_sections``, which also holds every section's keys) and of the
-equipment's (``controller.config_equipment``) over the file; ``load_config`` reads the
+sections (``controller.config.game``, which also holds every section's keys) and of the
+equipment's (``controller.config.equipment``) over the file; ``load_config`` reads the
 file, and with ``files=True`` the deck files it names too (``deck_file_problems``), as
 start-up does, their problems reported with the file's others.
 """
@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import MappingProxyType
 
-from controller.config_equipment import (
+from controller.config.equipment import (
     read_control,
     read_decks,
     read_devices,
@@ -34,8 +34,8 @@ from controller.config_equipment import (
     read_keys,
     read_log,
 )
-from controller.config_floor import floor_file_problems, read_floor
-from controller.config_sections import (
+from controller.config.floorlink import floor_file_problems, read_floor
+from controller.config.game import (
     SECTION_KEYS,
     engine_problem,
     read_rules,
@@ -44,14 +44,7 @@ from controller.config_sections import (
     read_table,
     stacks_chip,
 )
-from controller.poker.engine.config import (
-    ConfigError,
-    HouseRules,
-    TableConfig,
-)
-from controller.poker.games import GAMES
-from controller.poker.games.spec import GameSpec
-from controller.settings import (
+from controller.config.settings import (
     BAUDRATES,
     DECK_NAMES,
     DEFAULT_BAUDRATE,
@@ -70,7 +63,14 @@ from controller.settings import (
     TableSettings,
     UdevMatch,
 )
-from controller.tomlcheck import MISSING, Problem, Section, SettingsError
+from controller.config.tomlcheck import MISSING, Problem, Section, SettingsError
+from controller.poker.engine.config import (
+    ConfigError,
+    HouseRules,
+    TableConfig,
+)
+from controller.poker.games import GAMES
+from controller.poker.games.spec import GameSpec
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet
 
 __all__ = [

@@ -1,9 +1,11 @@
 """The equipment's sections of ``table.toml``: [devices] (the shoe and the panel), [decks],
 [journal], [log], [control], [display] and [keys].
 
-Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds there
+Each reader takes its ``Section`` (controller.config.tomlcheck), records every problem it finds
+there
 and returns None when it found one (an optional section left out gives its defaults).
-``controller.config`` runs them over the whole file. Pure: no I/O (a path is checked as text,
+``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O (a path is checked as
+text,
 never opened).
 """
 
@@ -14,8 +16,8 @@ import re
 from pathlib import Path
 from typing import Final
 
-from controller.config_sections import SECTION_KEYS
-from controller.settings import (
+from controller.config.game import SECTION_KEYS
+from controller.config.settings import (
     BAUDRATES,
     DECK_NAMES,
     DEFAULT_BAUDRATE,
@@ -41,7 +43,7 @@ from controller.settings import (
     LogSettings,
     UdevMatch,
 )
-from controller.tomlcheck import MISSING, Problem, Section
+from controller.config.tomlcheck import MISSING, Problem, Section
 
 #: docs/protocol.md, Common field types: ``token``, the form of a device's serial number.
 _SERIAL: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")

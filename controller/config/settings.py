@@ -1,4 +1,5 @@
-"""The table's settings, as ``controller.config`` reads them from ``table.toml``: data only.
+"""The table's settings, as ``controller.config.tabletoml`` reads them from ``table.toml``: data
+only.
 
 Frozen dataclasses and the defaults they take; docs/deploy.md (Configuration
 reference) documents each key.
