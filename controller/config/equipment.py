@@ -2,11 +2,9 @@
 [journal], [log], [control], [display] and [keys].
 
 Each reader takes its ``Section`` (controller.config.tomlcheck), records every problem it finds
-there
-and returns None when it found one (an optional section left out gives its defaults).
-``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O (a path is checked as
-text,
-never opened).
+there and returns None when it found one (an optional section left out gives its defaults).
+``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O (a path is checked
+as text, never opened).
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 of every section.
 
 Each reader takes its ``Section`` (controller.config.tomlcheck), records every problem it finds
-there
-and returns None when it found one; ``engine_problem`` places the engine's own refusal at the
-key it names. ``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O.
+there and returns None when it found one; ``engine_problem`` places the engine's own refusal at
+the key it names. ``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O.
 """
 
 from __future__ import annotations

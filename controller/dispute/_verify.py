@@ -246,8 +246,7 @@ def _signatures(
 ) -> None:
     """Every checkpoint signed by the key in force, every new key handed over by the one before
     (controller/journal/verify_signatures.py), and the trusted key signing a checkpoint that covers
-    the
-    hand (every record before a checkpoint is under its signature)."""
+    the hand (every record before a checkpoint is under its signature)."""
     try:
         bundled = signing.parse_public_text(files[PUBLIC_KEY].decode(), source=PUBLIC_KEY)
     except (signing.SigningError, UnicodeDecodeError) as error:

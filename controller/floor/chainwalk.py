@@ -8,9 +8,9 @@ to the journal's id at its root, and linked by the table's reader's own rule
 (controller/journal/store.py ``link_problem``). Given the keys the floor's registry holds for
 the table, every ``table_key`` and checkpoint goes through ``SignatureCheck``
 (controller/journal/verify_signatures.py, ``journal verify --public-key``'s), and each key that
-came in
-force must be one the registry holds (docs/journal.md, Signed checkpoints): a chain re-hashed after
-a rewrite links record by record, and only the signatures tell it from the table's own.
+came in force must be one the registry holds (docs/journal.md, Signed checkpoints): a chain
+re-hashed after a rewrite links record by record, and only the signatures tell it from the
+table's own.
 """
 
 from __future__ import annotations
