@@ -59,7 +59,7 @@ from controller.floor.ingest import Arrival
 from controller.floor.subjects import RecordId, subject_of
 from controller.journal import JournalReader, JournalWriter, JsonObject
 from controller.journal.record import GENESIS, make_record_line, parse_line
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from simulator.clock import ManualClock
 from simulator.demo import run_headless
 from simulator.servers_nats import NatsServer

@@ -62,7 +62,7 @@ from controller.app.feed import DisplayFeed
 from controller.app.loop import Controller
 from controller.app.service import build_controller, serve
 from controller.config.tabletoml import load_config
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Event
 from controller.poker.games import GAMES
 from drivers.shoe import TagRead

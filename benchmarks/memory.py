@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a so
 
 from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import LogLevel, LogSettings
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.cards import Card
 from controller.poker.engine.events import ActionRequired, CardExpected, NewHandExpected
 from controller.poker.games import GAMES

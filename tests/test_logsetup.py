@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 import structlog
 
-from controller import logsetup
 from controller.config.tabletoml import LogFormat, LogLevel, LogSettings, SettingsError
-from controller.logsetup import LEADING_FIELDS, HandTag, configure_logging, reset_logging
+from controller.logs import logsetup
+from controller.logs.logsetup import LEADING_FIELDS, HandTag, configure_logging, reset_logging
 
 
 @pytest.fixture(autouse=True)
@@ -288,7 +288,7 @@ def test_the_time_of_each_line_is_the_utc_clock_to_the_microsecond() -> None:
 
 
 class LogClock:
-    """The ``time`` module as controller.logsetup sees it, its time the test's (``now``)."""
+    """The ``time`` module as controller.logs.logsetup sees it, its time the test's (``now``)."""
 
     gmtime = staticmethod(time.gmtime)
     strftime = staticmethod(time.strftime)

@@ -16,9 +16,9 @@ from typing import Any, TextIO
 import pytest
 import structlog
 
-from controller import journald
 from controller.config.tabletoml import LogFormat, LogSettings
-from controller.logsetup import HandTag, configure_logging, reset_logging
+from controller.logs import journald
+from controller.logs.logsetup import HandTag, configure_logging, reset_logging
 
 pytestmark = pytest.mark.fast
 

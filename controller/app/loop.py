@@ -41,7 +41,7 @@ from controller.journal import JournalError, JournalWriter, schema
 from controller.journal import tablerecords as rec
 from controller.journal.tablekey import KeyFiles
 from controller.journal.writer import Seal
-from controller.logsetup import HandTag
+from controller.logs.logsetup import HandTag
 from controller.poker.announce import announce, facts
 from controller.poker.engine import TableConfig
 from controller.poker.engine.events import (

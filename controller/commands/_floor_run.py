@@ -17,8 +17,8 @@ from controller.config.settings import LogSettings
 from controller.floor import report, store
 from controller.floor.config import FloorConfig, load, read_secret
 from controller.floor.web import schema as web_schema
-from controller.jsonreport import print_report
-from controller.logsetup import configure_logging
+from controller.logs.jsonreport import print_report
+from controller.logs.logsetup import configure_logging
 from controller.poker.engine.config import ConfigError
 from controller.poker.words import counted
 

@@ -27,7 +27,7 @@ from controller.floor.config import read_secret
 from controller.floor.store import StoreError
 from controller.floor.web import schema as web_schema
 from controller.floor.web import users
-from controller.logsetup import configure_logging
+from controller.logs.logsetup import configure_logging
 from controller.poker.engine.config import ConfigError
 
 

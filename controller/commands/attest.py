@@ -19,7 +19,7 @@ from typing import Final
 from controller import attest
 from controller.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1

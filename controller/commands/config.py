@@ -20,7 +20,7 @@ from controller.config.tabletoml import (
     load_config,
 )
 from controller.config.tomlcheck import show
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 from controller.poker.engine import Stakes
 from controller.poker.games.spec import ForcedBet
 from controller.poker.words import counted

@@ -18,7 +18,7 @@ from typing import Final
 
 from controller.commands._paths import OUTPUT_FOLDER
 from controller.config.settings import LogSettings
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.games import GAMES
 
 DEFAULT_GAME: Final = "mambo"

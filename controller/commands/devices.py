@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 from drivers.discovery import Candidate, DeviceIdentity, scan
 
 

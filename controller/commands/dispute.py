@@ -16,7 +16,7 @@ from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError, JournalReader, schema, signing, verify
 from controller.journal.verify_signatures import SignatureCheck
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 
 EXIT_OK: Final = 0
 EXIT_PROBLEM: Final = 1

@@ -22,7 +22,7 @@ import structlog
 from controller.commands._paths import OUTPUT_FILE_IN_FOLDER, READ_FILE
 from controller.config.settings import LogLevel, LogSettings
 from controller.config.tabletoml import SettingsError, load_config
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.cards import Card, CardError
 from controller.poker.inputs import ReadPoint
 from drivers.deck import Deck, DeckError, Enrollment

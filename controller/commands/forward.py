@@ -28,7 +28,7 @@ from controller.config.settings import DEFAULT_CONFIG, TableSettings
 from controller.config.tabletoml import SettingsError, load_config
 from controller.config.tomlcheck import Problem
 from controller.journal import JournalError
-from controller.logsetup import configure_logging
+from controller.logs.logsetup import configure_logging
 
 if TYPE_CHECKING:
     from controller.floor.forward import Forwarder, Progress

@@ -15,7 +15,7 @@ from controller.commands._paths import READ_FILE
 from controller.config.tabletoml import SettingsError
 from controller.journal import Anchor, Record, VerifyReport, schema, signing, verify
 from controller.journal.verify_signatures import SignatureCheck
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 
 #: The record of which software a start ran (controller/attest.py; 13:69E-1.28B(d)).
 SOFTWARE: Final = "software"

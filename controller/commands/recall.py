@@ -12,7 +12,7 @@ from controller.commands._options import add_journal_options, journal_dir
 from controller.config.tabletoml import SettingsError
 from controller.journal import JournalError, JournalReader, Record, schema
 from controller.journal.files import journal_files, plain_size
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 
 
 @dataclass(frozen=True)

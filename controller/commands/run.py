@@ -31,7 +31,7 @@ from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError
 from controller.journal.tablekey import TableKeyError
 from controller.journal.tablerecords import RecordFormatError
-from controller.logsetup import configure_logging
+from controller.logs.logsetup import configure_logging
 from drivers.deck import DeckError
 from drivers.link import PortBusy
 

@@ -22,7 +22,7 @@ from controller.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JsonObject, JsonValue
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 
 EXIT_DONE: Final = 0
 EXIT_REFUSED: Final = 1

@@ -25,7 +25,7 @@ from controller.config.tabletoml import DeviceSettings, SettingsError, TableSett
 from controller.journal import Record, verify
 from controller.journal.tablekey import JournaledKey
 from controller.journal.tablerecords import RecordFormatError
-from controller.jsonreport import print_report
+from controller.logs.jsonreport import print_report
 from controller.poker.announce import announce, facts
 from controller.poker.engine.events import ActionRequired, Alarm
 from controller.poker.words import counted

@@ -45,7 +45,7 @@ from controller.journal import Record, schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.journal.tablekey import TABLE_KEY
-from controller.jsonreport import report_json
+from controller.logs.jsonreport import report_json
 from controller.poker.engine.events import HandStarted
 from controller.poker.games import GAMES
 

@@ -14,7 +14,7 @@ from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import LogFormat, LogSettings
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine import Stakes, TableConfig
 from drivers.link import DeviceReady
 from drivers.sentences import Hello

@@ -11,7 +11,7 @@ import pytest
 
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
-from controller.logsetup import reset_logging
+from controller.logs.logsetup import reset_logging
 from simulator.clock import ManualClock
 from simulator.demo import run_headless
 

@@ -17,7 +17,7 @@ from journal_support import write_journal
 
 from controller.cli import main
 from controller.journal import JournalWriter, verify
-from controller.logsetup import reset_logging
+from controller.logs.logsetup import reset_logging
 from simulator.table import Simulator
 
 

@@ -16,7 +16,7 @@ from test_enroll import TAGS, deal, request, shoe  # noqa: F401 -- shoe: a fixtu
 
 from controller.commands.enroll import OK, REFUSED, enroll
 from controller.config.settings import LogFormat, LogSettings
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from simulator.devices import Timing
 from simulator.table import Simulator
 

@@ -23,7 +23,7 @@ from devtime import WAIT
 from controller.app.loop import JournalOptions, wait_until
 from controller.config.settings import LogFormat, LogSettings
 from controller.display.view import TableView
-from controller.logsetup import configure_logging, reset_logging
+from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Refused
 from controller.poker.inputs import Button
 from simulator.botcli import bench_runner

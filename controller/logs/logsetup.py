@@ -14,7 +14,7 @@ libraries it uses (pyserial, pyudev, transitions) come out the same way:
   coloured at a terminal unless ``NO_COLOR`` is set and not empty (https://no-color.org).
 
 Under journald (standard error is the stream ``JOURNAL_STREAM`` names:
-``controller.journald``) each line goes to journald's native socket with the
+``controller.logs.journald``) each line goes to journald's native socket with the
 fields ``PRIORITY``, ``TABLE_ID``, ``HAND`` and ``SYSLOG_IDENTIFIER`` beside
 ``MESSAGE`` (the line), so ``journalctl -p warning`` and ``journalctl HAND=41``
 work; if that socket is not there, each line goes to the stream with its syslog
@@ -44,9 +44,9 @@ from typing import Any, Final, TextIO
 import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
-from controller import journald
 from controller.config.settings import LogFormat, LogLevel, LogSettings
 from controller.config.tomlcheck import Problem, SettingsError
+from controller.logs import journald
 
 #: The fields every JSON line starts with, in this order; the event's own fields follow.
 LEADING_FIELDS: Final = ("timestamp", "level", "table", "hand", "seq", "logger", "event")
