@@ -17,10 +17,10 @@ from pathlib import Path
 from typing import TextIO
 
 from controller.app.loop import Controller, JournalOptions
-from controller.app.progress import Progress
 from controller.app.screen import DisplaySink
 from controller.display.demo_app import TrainingDisplay
 from controller.journal import verify
+from controller.logs.progress import Progress
 from controller.poker.engine.events import Event, HandSettled, HandVoided
 from controller.poker.words import counted
 from simulator.lockstep import LockstepDealer

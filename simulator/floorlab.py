@@ -38,10 +38,10 @@ import psycopg
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller import attest
 from controller.config.settings import KeySettings
 from controller.floor import keys, software, store
 from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
+from controller.history import attest
 from controller.journal import signing
 from controller.poker.games import GAMES
 from simulator.floorlab_check import Comparison, Lag, compare_table, journal_end, lag

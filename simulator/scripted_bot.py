@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
+from controller.history.script import HandScript
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button, CardRead, ForeignTag, ReadPoint
-from controller.script import HandScript
 from simulator.acts import Act, Deal, Discard, Press, Shuffle, Tag
 from simulator.bots import Bot
 from simulator.decks import DECK_NAMES, MIN_CUT

@@ -10,9 +10,9 @@ from typing import Any
 import psycopg
 import pytest
 
-from controller import attest
 from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import KeySettings
+from controller.history import attest
 from controller.journal import keyfiles, schema
 from controller.journal.record import parse_line
 from simulator.clock import ManualClock

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from typing import TypeVar
 
+from controller.history.script import parse_inputs
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.events import Alarm, Event, HandSettled, Refused
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
-from controller.script import parse_inputs
 
 #: The brief's test stakes: ante 1, bring-in 2, small bet 5, big bet 10, cap 4, chip 1, no rake.
 E = TypeVar("E", bound=Event)

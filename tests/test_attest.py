@@ -1,4 +1,4 @@
-"""Which software runs (13:69E-1.28B(d)): controller/attest.py's manifest, digest and
+"""Which software runs (13:69E-1.28B(d)): controller/history/attest.py's manifest, digest and
 keyed digest, on a copy of the product in a temporary tree, each checked against what the test
 computes itself with hashlib and hmac."""
 
@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from controller import attest
-from controller.app.recall import format_hand, hands
+from controller.history import attest
+from controller.history.recall import format_hand, hands
 from controller.journal import schema
 from controller.journal.record import GENESIS, make_record, parse_line
 
@@ -148,11 +148,11 @@ def test_the_installed_product_is_found_from_its_packages_locations() -> None:
     """Every package's own folder, not this checkout's: the paths are relative to the folder
     the packages sit in, and every module of theirs is there."""
     files = attest.package_files()
-    assert "controller/attest.py" in files
+    assert "controller/history/attest.py" in files
     assert "drivers/shoe.py" in files
     assert "simulator/table.py" in files
     assert not any("__pycache__" in name or name.endswith(".pyc") for name in files)
-    assert files["controller/attest.py"].samefile(attest.__file__)
+    assert files["controller/history/attest.py"].samefile(attest.__file__)
 
 
 @pytest.mark.fast
@@ -180,7 +180,7 @@ def test_recall_names_the_software_each_hand_was_dealt_under() -> None:
     records = [parse_line(line) for line in lines]
     assert all(hand.software is None for hand in hands(records))
     assert "software:" not in format_hand(hands(records)[0])
-    ran = schema.SoftwareData("0.1.0", {"controller/attest.py": "c" * 64}, {}, "e" * 64)
+    ran = schema.SoftwareData("0.1.0", {"controller/history/attest.py": "c" * 64}, {}, "e" * 64)
     kind, data = schema.record(ran)
     first = make_record(1, datetime(2026, 12, 1, tzinfo=UTC), kind, data, GENESIS)
     recalled = hands([first, *records])

@@ -15,9 +15,9 @@ from pathlib import Path
 
 from test_attest import copy_product
 
-from controller import attest
 from controller.app.service import build_controller
 from controller.config.tabletoml import load_config
+from controller.history import attest
 from controller.journal import JournalReader, schema
 from controller.poker.engine import Stakes, TableConfig
 from simulator.table import Simulator

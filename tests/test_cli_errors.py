@@ -14,10 +14,10 @@ from confighelp import export_config
 from pokerkit import HandHistory
 
 from controller.cli import main
+from controller.history.phh.convert import to_hand_script
+from controller.history.phh.reader import read_phh
 from controller.journal import JournalWriter
 from controller.journal.tablerecords import decision_data
-from controller.phh import read_phh
-from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.autoplay import play_hand

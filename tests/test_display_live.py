@@ -25,11 +25,11 @@ from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
 from controller.display.view import PotView, SeatStatus, TableView
 from controller.display.widgets import LOG_LINES, LogPanel, NextCardPanel, SeatBox
+from controller.history.script import parse_script
 from controller.journal import tablerecords as rec
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES
 from controller.poker.inputs import CardRead
-from controller.script import parse_script
 
 TABLE_ID: Final = "T-7"
 _MARK: Final = re.compile(r"#\s*view:\s*(\S+)")

@@ -16,8 +16,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from keyedtable import keyed_table
 
-from controller import attest, dispute
 from controller.cli import main
+from controller.history import attest, dispute
 from controller.journal import JournalReader, Record, signing
 from controller.journal import tablerecords as rec
 from controller.journal.record import make_record_line, parse_line
@@ -82,7 +82,7 @@ def test_a_bundle_verifies_on_its_own_in_a_fresh_folder(
     assert (fresh / dispute.RECALL).read_text().startswith("Hand 3, Mambo Stud, ")
     public = table.parent / "keys" / "table.pub"
     assert (fresh / dispute.PUBLIC_KEY).read_text().strip() == public.read_text().strip()
-    # The maker named: this tablectl, as controller/attest.py reads its files.
+    # The maker named: this tablectl, as controller/history/attest.py reads its files.
     found = attest.installed(None)
     assert manifest.version == 2
     assert manifest.made_by == dispute.MadeBy(found.version, found.digest)

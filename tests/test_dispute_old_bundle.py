@@ -13,8 +13,8 @@ from typing import Any
 
 import pytest
 
-from controller import dispute
 from controller.cli import main
+from controller.history import dispute
 from controller.journal.record import parse_line
 
 pytestmark = pytest.mark.fast

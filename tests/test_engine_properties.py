@@ -20,6 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.history.script import parse_script, write_script
 from controller.poker.cards import DECK, Card
 from controller.poker.engine import ConfigError, HouseRules, ShortAllIn, Stakes, Table, TableConfig
 from controller.poker.engine.autoplay import play_hand
@@ -38,7 +39,6 @@ from controller.poker.engine.events import (
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import TableInput
-from controller.script import parse_script, write_script
 
 HANDS_PER_EXAMPLE = 20
 EXAMPLES = 50  # x 20 hands: 1000 random hands of each game in the default run

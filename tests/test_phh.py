@@ -1,5 +1,5 @@
-"""PHH import (controller/phh.py) and the external check of the triple draw rules: real
-hands from a public source, converted to hand scripts and replayed through the engine,
+"""PHH import (controller/history/phh/reader.py) and the external check of the triple draw rules:
+real hands from a public source, converted to hand scripts and replayed through the engine,
 must give every seat the net result the source gives it (14.12A; docs/rules-interpretation.md).
 """
 
@@ -13,12 +13,12 @@ from pokerkit import HandHistory
 from tablehelp import of_kind
 
 from controller.cli import main
-from controller.phh import PhhError, PhhUnsupported, read_phh
-from controller.phh_convert import to_hand_script
+from controller.history.phh.convert import to_hand_script
+from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
+from controller.history.script import parse_script
 from controller.poker.engine import Table
 from controller.poker.engine.events import Alarm, CardDealt, Event, HandSettled, Refused
 from controller.poker.games import GAMES
-from controller.script import parse_script
 
 pytestmark = pytest.mark.fast
 

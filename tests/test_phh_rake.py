@@ -17,12 +17,13 @@ from pathlib import Path
 
 import pytest
 
-from controller.app.phh import export_hand
-from controller.app.recall import HandRecord
 from controller.cli import main
+from controller.history.phh.convert import to_hand_script
+from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
+from controller.history.phh.writer import export_hand
+from controller.history.recall import HandRecord
+from controller.history.script import parse_script
 from controller.journal.tablerecords import HandTerms
-from controller.phh import PhhError, PhhUnsupported, read_phh
-from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK, Card
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.autoplay import play_hand
@@ -35,7 +36,6 @@ from controller.poker.engine.events import (
     to_dict,
 )
 from controller.poker.games import GAMES
-from controller.script import parse_script
 
 pytestmark = pytest.mark.fast
 

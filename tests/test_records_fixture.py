@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from controller.app.core import TableCore
-from controller.app.recall import format_hand, hands
 from controller.cli import main
+from controller.history.recall import format_hand, hands
 from controller.journal import JournalReader, verify
 from controller.poker.games import GAMES
 from simulator.simtable import demo_config

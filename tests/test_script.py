@@ -9,10 +9,10 @@ import pytest
 from tablehelp import STAKES
 
 from controller.cli import main
+from controller.history.script import ScriptError, parse_script, write_script
 from controller.poker.cards import Card
 from controller.poker.engine import TableConfig
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
-from controller.script import ScriptError, parse_script, write_script
 
 pytestmark = pytest.mark.fast
 

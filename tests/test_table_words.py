@@ -9,10 +9,10 @@ import pytest
 from tablehelp import of_kind, play, table
 
 from controller.app.panel import waiting_for
-from controller.app.recall import HandRecord, describe, format_hand
 from controller.app.view import action_prompt
 from controller.display import render
 from controller.display.view import FACE_DOWN, SeatView, ShowdownView, ShownHand
+from controller.history.recall import HandRecord, describe, format_hand
 from controller.poker.announce import action_words, announce, option_text
 from controller.poker.cards import DECK, Card, Rank
 from controller.poker.engine.events import ActionRequired, ActionTaken, HandStarted

@@ -17,13 +17,13 @@ from typing import Any, Final
 
 import structlog
 
-from controller import attest
 from controller.app.control import ControlError, ControlServer
 from controller.app.feed import DisplayFeed, open_feed
 from controller.app.loop import Controller, JournalOptions
 from controller.app.systemd import ServiceNotifier
 from controller.config.settings import DeviceSettings, TableSettings
 from controller.display.view import TableView
+from controller.history import attest
 from controller.journal import JournalError, schema
 from controller.journal.keeper import KeeperOptions
 from controller.journal.tablekey import KeyFiles
@@ -170,7 +170,8 @@ def build_controller(
 
 def software_record(settings: TableSettings) -> schema.SoftwareData:
     """The ``software`` record of this start: the installed product's files and the
-    configuration's, as ``tablectl attest`` reads them (controller/attest.py; 13:69E-1.28B(d))."""
+    configuration's, as ``tablectl attest`` reads them (controller/history/attest.py;
+    13:69E-1.28B(d))."""
     try:
         found = attest.installed(Path(settings.source))
     except attest.AttestError as error:

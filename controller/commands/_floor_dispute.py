@@ -1,6 +1,6 @@
 """What ``tablectl floor dispute --table T --hand N --out DIR --config floor.toml`` runs
-(docs/floor.md, Disputes): the dispute bundle of a hand (controller/dispute/) from the floor's
-store, read as the reader role: the exact lines the table sent, bounded as the table's own
+(docs/floor.md, Disputes): the dispute bundle of a hand (controller/history/dispute/) from the
+floor's store, read as the reader role: the exact lines the table sent, bounded as the table's own
 ``tablectl dispute`` bounds them, and the key in force at the first record as the floor's
 registry holds it (``table_keys``, controller/floor/keys.py). ``tablectl dispute verify``
 checks it as it checks the table's; made from the same journal, the two bundles hold the same
@@ -16,10 +16,10 @@ from typing import Final
 
 import psycopg
 
-from controller import dispute
 from controller.commands._floor_run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.commands.dispute import write
 from controller.floor import report
+from controller.history import dispute
 from controller.journal import Record, schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

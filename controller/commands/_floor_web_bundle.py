@@ -1,6 +1,6 @@
 """The hand page's dispute bundle download (docs/floor-web.md, Verification (the auditor)): the
 bundle ``tablectl floor dispute`` makes (controller/commands/_floor_dispute.py, its bounds and
-lines; controller/dispute/ ``make``), packed as one .tar.gz for the browser.
+lines; controller/history/dispute/ ``make``), packed as one .tar.gz for the browser.
 
 It lives with the commands because it bounds and reads the bundle as ``floor dispute`` does
 (that command's own code): the web view (a lower layer) is handed ``make_bundle`` by ``tablectl
@@ -16,10 +16,10 @@ from typing import Final
 
 import psycopg
 
-from controller import dispute
 from controller.commands._floor_dispute import _bounds, _Journal, _lines, _NotHeld
 from controller.floor import report
 from controller.floor.web.verifypage import Bundle, BundleRefused
+from controller.history import dispute
 from controller.journal import JournalError, schema
 
 #: The files' mode in the archive: read-only evidence.

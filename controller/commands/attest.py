@@ -3,8 +3,8 @@ table runs, as an inspector checks it (N.J.A.C. 13:69E-1.28B(d): a device's soft
 from outside, as a Game Authentication Terminal does; docs/deploy.md, Which software runs).
 
 Without ``--seed``: the digest the table journals in its ``software`` record at every start
-(controller/attest.py makes both). With ``--seed``: the keyed digest, HMAC-SHA256 by the seed
-of every file read anew, which the inspector compares with the one their own copy of the
+(controller/history/attest.py makes both). With ``--seed``: the keyed digest, HMAC-SHA256 by the
+seed of every file read anew, which the inspector compares with the one their own copy of the
 approved release gives for the same seed: a table cannot answer it from a list kept aside.
 """
 
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller import attest
 from controller.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
+from controller.history import attest
 from controller.logs.jsonreport import print_report
 
 EXIT_OK: Final = 0

@@ -1,6 +1,6 @@
 """``tablectl dispute --hand N --out DIR``: the dispute bundle of one hand from the table's journal;
 ``tablectl dispute verify DIR``: check a bundle offline (13:69E-1.31(b); docs/journal.md,
-The dispute bundle). The bundle's format and checks are controller/dispute/."""
+The dispute bundle). The bundle's format and checks are controller/history/dispute/."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller import dispute
 from controller.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
+from controller.history import dispute
 from controller.journal import JournalError, JournalReader, schema, signing, verify
 from controller.journal.verify_signatures import SignatureCheck
 from controller.logs.jsonreport import print_report

@@ -6,8 +6,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.app.phh import ExportError, export_hands
-from controller.app.recall import describe_stakes, hands
 from controller.commands._paths import (
     OUTPUT_FOLDER,
     READ_FILE,
@@ -17,6 +15,8 @@ from controller.commands._paths import (
 )
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
+from controller.history.phh.writer import ExportError, export_hands
+from controller.history.recall import describe_stakes, hands
 from controller.journal import JournalError, JournalReader, Record
 from controller.journal.schema import SchemaError
 from controller.poker.words import counted

@@ -18,8 +18,8 @@ import sys
 from typing import Any
 
 from controller.commands._paths import READ_FILE, PathError, read_text
-from controller.phh import PhhError, PhhUnsupported, read_phh
-from controller.phh_convert import to_hand_script
+from controller.history.phh.convert import to_hand_script
+from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
 
 
 def register(subparsers: Any) -> None:

@@ -17,7 +17,7 @@ from controller.journal import Anchor, Record, VerifyReport, schema, signing, ve
 from controller.journal.verify_signatures import SignatureCheck
 from controller.logs.jsonreport import print_report
 
-#: The record of which software a start ran (controller/attest.py; 13:69E-1.28B(d)).
+#: The record of which software a start ran (controller/history/attest.py; 13:69E-1.28B(d)).
 SOFTWARE: Final = "software"
 
 EXIT_INTACT: Final = 0

@@ -6,13 +6,13 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from controller.app.progress import Progress
-from controller.app.recall import RecalledHand, format_hand, hands
 from controller.commands._options import add_journal_options, journal_dir
 from controller.config.tabletoml import SettingsError
+from controller.history.recall import RecalledHand, format_hand, hands
 from controller.journal import JournalError, JournalReader, Record, schema
 from controller.journal.files import journal_files, plain_size
 from controller.logs.jsonreport import print_report
+from controller.logs.progress import Progress
 
 
 @dataclass(frozen=True)

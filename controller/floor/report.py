@@ -3,7 +3,7 @@ a table's last hands (``floor recall``) and every stored chain walked from its f
 its head (``floor verify``).
 
 A recall reads the hand's records back from the lines the table sent and tells them with the
-table's own recall (controller/app/recall.py), so the floor shows a hand exactly as
+table's own recall (controller/history/recall.py), so the floor shows a hand exactly as
 ``tablectl recall`` on the table does, to the same audience, and cannot drift from it.
 """
 
@@ -15,10 +15,10 @@ from datetime import UTC, datetime
 
 import psycopg
 
-from controller.app.recall import HandRecord, hands
 from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry
 from controller.floor.chainwatch import CHAIN_BROKEN
+from controller.history.recall import HandRecord, hands
 from controller.journal.record import Record, RecordError, parse_line
 from controller.journal.store import link_problem
 

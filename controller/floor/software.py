@@ -1,8 +1,8 @@
 """Which software each table started with, and the floor's alarm for a release it has not
 approved (N.J.A.C. 13:69E-1.28B(d); docs/floor.md, Software and keys).
 
-A table journals a ``software`` record at every start (controller/attest.py's digest over every
-file of the installed product and its configuration). The floor keeps each one (``software``)
+A table journals a ``software`` record at every start (controller/history/attest.py's digest over
+every file of the installed product and its configuration). The floor keeps each one (``software``)
 and compares its digest with the ones the database's owner approved (``approved_software``,
 ``tablectl floor software approve``): any other raises ``software_unapproved``, once per record
 (the alarms' unique key holds its seq). The ingest (controller/floor/ingest.py) calls ``check``

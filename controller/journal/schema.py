@@ -316,7 +316,7 @@ class TableKeyData:
 @dataclass(frozen=True, slots=True)
 class SoftwareData:
     """``software``: which software ran, journaled first at every start (docs/journal.md, The
-    software record; 13:69E-1.28B(d)): ``controller/attest.py`` makes it, the same manifest
+    software record; 13:69E-1.28B(d)): ``controller/history/attest.py`` makes it, the same manifest
     and digest ``tablectl attest`` prints."""
 
     #: tablectl's version, as its installed distribution names it.

@@ -14,8 +14,8 @@ import pytest
 from apphelp import dealer, json_log, sim_table
 from test_app_status import controlled, status_config
 
-from controller.app.recall import describe, describe_stakes
 from controller.cli import main
+from controller.history.recall import describe, describe_stakes
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 from controller.journal.schema import decode_event

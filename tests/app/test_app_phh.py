@@ -11,9 +11,9 @@ from apphelp import dealer, sim_table
 from confighelp import export_config
 from pokerkit import HandHistory
 
-from controller.app.phh import VARIANTS, export_hands
-from controller.app.recall import hands
 from controller.cli import main
+from controller.history.phh.writer import VARIANTS, export_hands
+from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.journal.tablerecords import events_json
 

@@ -16,8 +16,8 @@ from apphelp import dealer
 from confighelp import export_config
 
 from controller.app.loop import JournalOptions
-from controller.app.recall import hands
 from controller.cli import main
+from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.poker.engine import Stakes
 from controller.poker.engine.events import HandSettled, to_dict

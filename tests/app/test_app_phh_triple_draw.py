@@ -1,5 +1,6 @@
 """PHH export of triple draw (F2L3D; docs/app.md, Hand histories): random hands played through the
-engine, exported, then replayed by PokerKit and by tablectl's own import (controller/phh.py)."""
+engine, exported, then replayed by PokerKit and by tablectl's own import
+(controller/history/phh/reader.py)."""
 
 from __future__ import annotations
 
@@ -16,13 +17,13 @@ from confighelp import export_config
 from pokerkit import HandHistory, State
 from pokerkit.notation import parse_action
 
-from controller.app.phh import export_hand, export_hands
-from controller.app.recall import HandRecord, hands
 from controller.cli import main
+from controller.history.phh.convert import to_hand_script
+from controller.history.phh.reader import PhhUnsupported, read_phh
+from controller.history.phh.writer import export_hand, export_hands
+from controller.history.recall import HandRecord, hands
 from controller.journal import JournalReader
 from controller.journal.tablerecords import events_json
-from controller.phh import PhhUnsupported, read_phh
-from controller.phh_convert import to_hand_script
 from controller.poker.cards import DECK, Card
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.autoplay import play_hand

@@ -6,7 +6,7 @@ import io
 import os
 import pty
 
-from controller.app.progress import Progress
+from controller.logs.progress import Progress
 
 
 def read_all(master: int) -> str:

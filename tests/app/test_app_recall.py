@@ -11,8 +11,8 @@ from apphelp import PATIENCE, dealer, sim_table
 
 from controller.app.core import TableCore
 from controller.app.loop import JournalOptions, wait_until
-from controller.app.recall import hands
 from controller.cli import main
+from controller.history.recall import hands
 from controller.journal import JournalReader, schema, verify
 from controller.poker.engine.events import Alarm
 from controller.poker.games import GAMES

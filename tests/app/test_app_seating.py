@@ -21,8 +21,8 @@ from test_app_commands import ROOT, wait_for_log
 
 from controller.app.control import ControlError, ControlServer, send
 from controller.app.loop import Controller, wait_until
-from controller.app.recall import hands
 from controller.cli import main
+from controller.history.recall import hands
 from controller.journal import JournalReader, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandStarted

@@ -18,7 +18,7 @@ import pytest
 from apphelp import dealer, journal_records, sim_table
 
 from controller.app.control import ControlServer, send
-from controller.app.recall import format_hand, hands
+from controller.history.recall import format_hand, hands
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 

@@ -14,8 +14,8 @@ import pytest
 from floorhelp import arrivals, floor_database, ingest_now, tablectl
 from test_floor_cli import floor_toml
 
-from controller import dispute
 from controller.floor import keys
+from controller.history import dispute
 from controller.journal import JournalReader, signing
 from simulator.servers_pg import PostgresServer
 

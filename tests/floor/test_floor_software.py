@@ -38,7 +38,10 @@ def journal(records: Sequence[object]) -> list[bytes]:
 
 def started(digest: str) -> schema.SoftwareData:
     return schema.SoftwareData(
-        "0.1.0", {"controller/attest.py": "c" * 64}, {"/etc/tablectl/table.toml": "d" * 64}, digest
+        "0.1.0",
+        {"controller/history/attest.py": "c" * 64},
+        {"/etc/tablectl/table.toml": "d" * 64},
+        digest,
     )
 
 
@@ -92,7 +95,10 @@ def test_a_start_with_unapproved_software_is_alarmed_once_and_an_approved_one_is
     assert count(db.reader, "SELECT count(*) FROM software WHERE table_id = 'T1'") == 2
     with psycopg.connect(db.reader) as conn:
         files = conn.execute("SELECT files, config FROM software WHERE seq = 1").fetchone()
-    assert files == ({"controller/attest.py": "c" * 64}, {"/etc/tablectl/table.toml": "d" * 64})
+    assert files == (
+        {"controller/history/attest.py": "c" * 64},
+        {"/etc/tablectl/table.toml": "d" * 64},
+    )
     ingest_now(db.writer, arrivals("T1", lines))  # redelivered
     assert len(alarms(db, "software_unapproved")) == 1
 

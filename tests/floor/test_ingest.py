@@ -18,9 +18,9 @@ from floorhelp import (
     rewritten,
 )
 
-from controller.app.recall import format_hand
 from controller.floor import report
 from controller.floor.witness import CONFLICT, JOURNAL_BEGUN_ANEW
+from controller.history.recall import format_hand
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

@@ -18,10 +18,10 @@ import pytest
 from devtime import WAIT
 
 from controller.cli import build_parser
+from controller.history.script import parse_script
 from controller.poker.engine import Table
 from controller.poker.engine.events import HandSettled
 from controller.poker.games import GAMES
-from controller.script import parse_script
 from drivers.link import LinkSettings
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver

@@ -19,11 +19,11 @@ import pytest
 from bot_games import TRIPLE_DRAW
 from devtime import WAIT
 
+from controller.history.script import parse_script
 from controller.poker.cards import Card
 from controller.poker.engine import Table
 from controller.poker.engine.events import HandSettled, HandVoided
 from controller.poker.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
-from controller.script import parse_script
 from drivers.deck import DeckSet
 from drivers.link import DeviceReady, LinkSettings
 from drivers.panel import PanelDriver, PanelPress

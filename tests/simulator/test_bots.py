@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from bot_games import THREE_GAMES
 
+from controller.history.script import parse_script, write_script
 from controller.poker.cards import Card
 from controller.poker.engine import Stakes, Table, TableConfig
 from controller.poker.engine.events import (
@@ -30,7 +31,6 @@ from controller.poker.engine.events import (
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint
-from controller.script import parse_script, write_script
 from simulator.acts import (
     Deal,
     Discard,
@@ -329,7 +329,7 @@ def test_scripted_bot_keeps_refusals_alarms_and_undo_as_the_script_has_them() ->
 
 @pytest.mark.parametrize("spec", THREE_GAMES, ids=lambda spec: spec.key)
 def test_random_hands_written_as_a_script_are_played_back_exactly(spec: GameSpec) -> None:
-    """Ten random hands written out as a hand script (controller.script.write_script) and
+    """Ten random hands written out as a hand script (controller.history.script.write_script) and
     played by the scripted bot: the same inputs, hand by hand, and the same settlements."""
     random_bot = RandomBot(spec, seats=4, seed=3, hands=10, rebuy=RebuyRule(buy_in=1000))
     list(random_bot)

@@ -14,7 +14,6 @@ from typing import Final
 
 import psycopg
 
-from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
@@ -22,6 +21,7 @@ from controller.floor.web.alarms import RECORD_JOIN, clocks
 from controller.floor.web.moments import shown_if
 from controller.floor.web.replay import Frame, Replay, replay
 from controller.floor.web.views import TableRow, floor_rows
+from controller.history.recall import describe_stakes
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line
@@ -100,7 +100,7 @@ class HandPage:
 
     def bundle_url(self, role: str) -> str | None:
         """Where ``role`` downloads the hand's dispute bundle; None if not theirs, or while the
-        hand is in play (a bundle is made of an ended hand, controller/dispute/)."""
+        hand is in play (a bundle is made of an ended hand, controller/history/dispute/)."""
         if role not in BUNDLE_ROLES or self.in_progress:
             return None
         return f"{self.key.url}/dispute.tar.gz"

@@ -17,9 +17,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Final
 
-from controller.app.recall import describe
 from controller.floor.web import policy
 from controller.floor.web.betting import Betting
+from controller.history.recall import describe
 from controller.poker.announce import alarm_read, hidden_cards
 from controller.poker.engine import events as ev
 

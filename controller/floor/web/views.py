@@ -21,11 +21,11 @@ from typing import cast
 
 import psycopg
 
-from controller.app.recall import describe_stakes
 from controller.display.view import posted_rules
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web.betting import Betting
 from controller.floor.web.moments import shown
+from controller.history.recall import describe_stakes
 from controller.journal import JsonObject, schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line

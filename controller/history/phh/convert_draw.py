@@ -4,7 +4,7 @@
 in, the bet) and writes the inputs the table would have seen: the blinds, the cards at
 the dealing slot in the order the procedure deals them (a burn before each draw,
 14.12A(f)), the discards at the discard reader, the dealer's buttons
-(``controller.phh`` says what the conversion supplies and refuses).
+(``controller.history.phh.reader`` says what the conversion supplies and refuses).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from controller.phh import (
+from controller.history.phh.reader import (
     UNKNOWN,
     ConvertedHand,
     PhhError,

@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.dispute._bundle import derived, software_seq, this_software
-from controller.dispute._format import (
+from controller.history.dispute._bundle import derived, software_seq, this_software
+from controller.history.dispute._format import (
     MANIFEST,
     PHH,
     PUBLIC_KEY,

@@ -4,7 +4,7 @@
 ``stud_hand`` walks the history with a real ``Table``: each card is given where the
 table expects it (a burn where it burns), each action becomes the option the table
 offers for it; an action the table would not offer is refused with PhhUnsupported
-(``controller.phh`` says what the conversion supplies and refuses).
+(``controller.history.phh.reader`` says what the conversion supplies and refuses).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from controller.phh import (
+from controller.history.phh.reader import (
     UNKNOWN,
     ConvertedHand,
     PhhError,

@@ -133,7 +133,7 @@ def hands(records: Iterable[Record], last: int | None = None) -> list[HandRecord
     return list(kept)
 
 
-#: The record of which software a start ran (controller/attest.py; 13:69E-1.28B(d)).
+#: The record of which software a start ran (controller/history/attest.py; 13:69E-1.28B(d)).
 SOFTWARE: Final = "software"
 
 

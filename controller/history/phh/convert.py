@@ -1,14 +1,17 @@
-"""PHH hand histories in: a hand read by ``controller.phh.read_phh`` to the inputs of a
-table of its game (``to_hand_script``), by the draw game's walk (``controller.phh_draw``)
-or the stud games' (``controller.phh_stud``); another variant is refused naming those
-tablectl converts (``controller.phh.other_variant``). A file that records how the hand
-settled (tablectl's export: ``_tablectl_rake``, ``finishing_stacks``) is played through
-the engine once converted, and refused unless the engine settles it so, chip for chip.
+"""PHH hand histories in: a hand read by ``controller.history.phh.reader.read_phh`` to the inputs of
+a table of its game (``to_hand_script``), by the draw game's walk
+(``controller.history.phh.convert_draw``) or the stud games'
+(``controller.history.phh.convert_stud``); another variant is refused naming those tablectl converts
+(``controller.history.phh.reader.other_variant``). A file that records how the hand settled
+(tablectl's export: ``_tablectl_rake``, ``finishing_stacks``) is played through the engine once
+converted, and refused unless the engine settles it so, chip for chip.
 """
 
 from __future__ import annotations
 
-from controller.phh import (
+from controller.history.phh.convert_draw import draw_hand
+from controller.history.phh.convert_stud import stud_hand
+from controller.history.phh.reader import (
     DRAW_VARIANTS,
     RAKE_FIELD,
     VARIANTS,
@@ -18,8 +21,6 @@ from controller.phh import (
     other_variant,
     table_seats,
 )
-from controller.phh_draw import draw_hand
-from controller.phh_stud import stud_hand
 from controller.poker.announce import announce
 from controller.poker.engine import Table
 from controller.poker.engine.events import HandSettled

@@ -51,8 +51,8 @@ class BundleKey:
 @dataclass(frozen=True, slots=True)
 class MadeBy:
     """The tablectl that made a bundle, whose telling of the records its told files are: its
-    version and the SHA-256 digest of its installed files (controller/attest.py, as ``tablectl
-    attest`` reads them, without a configuration)."""
+    version and the SHA-256 digest of its installed files (controller/history/attest.py, as
+    ``tablectl attest`` reads them, without a configuration)."""
 
     version: str
     digest: str

@@ -10,18 +10,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from controller import attest
-from controller.app.phh import ExportError, export_hand
-from controller.app.recall import (
-    SOFTWARE,
-    HandRecord,
-    RecalledHand,
-    describe_stakes,
-    format_hand,
-    hands,
-)
 from controller.display.view import posted_rules
-from controller.dispute._format import (
+from controller.history import attest
+from controller.history.dispute._format import (
     BUNDLE_VERSION,
     MANIFEST,
     PHH,
@@ -40,6 +31,15 @@ from controller.dispute._format import (
     keys_in,
     manifest_text,
     sha256,
+)
+from controller.history.phh.writer import ExportError, export_hand
+from controller.history.recall import (
+    SOFTWARE,
+    HandRecord,
+    RecalledHand,
+    describe_stakes,
+    format_hand,
+    hands,
 )
 from controller.journal import Record, schema
 from controller.journal import tablerecords as rec
@@ -231,7 +231,7 @@ def derived(
 @functools.cache
 def this_software() -> MadeBy:
     """This tablectl as a manifest names the bundle's maker: its version and the digest of its
-    installed files without a configuration (controller/attest.py), read once a process: the
+    installed files without a configuration (controller/history/attest.py), read once a process: the
     code that runs is the code loaded (a floor web upgraded under it still runs the old until
     restarted). DisputeError when they cannot be read."""
     try:

@@ -23,7 +23,7 @@ the bundle), ``_verify`` (checking it).
 
 from __future__ import annotations
 
-from controller.dispute._bundle import (
+from controller.history.dispute._bundle import (
     Bounds,
     Finder,
     SoftwareFile,
@@ -34,7 +34,7 @@ from controller.dispute._bundle import (
     this_software,
     write,
 )
-from controller.dispute._format import (
+from controller.history.dispute._format import (
     BUNDLE_VERSION,
     MANIFEST,
     PHH,
@@ -56,7 +56,7 @@ from controller.dispute._format import (
     read_manifest,
     sha256,
 )
-from controller.dispute._verify import KEY_STRENGTH, Check, TrustedKey, Verdict, check
+from controller.history.dispute._verify import KEY_STRENGTH, Check, TrustedKey, Verdict, check
 
 __all__ = [
     "BUNDLE_VERSION",

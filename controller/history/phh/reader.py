@@ -5,11 +5,11 @@ variant, stakes, starting stacks and an ``actions`` list: ``d dh p1 7h6c4c3d2c``
 (cards dealt to a player), ``p3 f`` / ``p3 cc`` / ``p3 cbr 500000`` (fold,
 check or call, bet or raise to), ``p2 sd 9d6c`` (stand pat or discard),
 ``p2 sm 7h6d2c8s5s`` (show or muck). ``read_phh`` reads one file into a
-``PhhHand``; ``to_hand_script`` (``controller.phh_convert``; the walks are
-``controller.phh_draw`` and ``controller.phh_stud``) turns a fixed-limit 2-7 triple draw hand
-(``F2L3D``) into the inputs a table would have seen (``controller.script``):
-the cards at the dealing slot in the order the procedure deals them, the
-discards at the discard reader, the dealer's buttons. It turns the stud games
+``PhhHand``; ``to_hand_script`` (``controller.history.phh.convert``; the walks are
+``controller.history.phh.convert_draw`` and ``controller.history.phh.convert_stud``) turns a
+fixed-limit 2-7 triple draw hand (``F2L3D``) into the inputs a table would have seen
+(``controller.history.script``): the cards at the dealing slot in the order the procedure deals
+them, the discards at the discard reader, the dealer's buttons. It turns the stud games
 tablectl's export writes under custom codes (``F5S`` five-card stud, 14.13;
 ``FMB/6`` Mambo, 14.13A) back into their inputs too, by playing them through
 the engine: each card where the table expects it, each action the option the
@@ -27,7 +27,7 @@ and the chips the table raked from the hand, are user-defined fields of tablectl
 ``_tablectl_rake_without_showdown``; ``_tablectl_rake``): a file without them is dealt
 with a chip of 1, a cap of four bets and no rake. The converted hand, played through the
 engine, must settle as the file records it, its rake and every known ``finishing_stacks``
-entry (``controller.phh_convert``): 14.19(c) takes the rake before a pot is divided, so a
+entry (``controller.history.phh.convert``): 14.19(c) takes the rake before a pot is divided, so a
 rake the file leaves out pays the winners chips the table kept. Players
 ``p1..pN`` sit in the seats of PHH's ``seats`` (tablectl's export writes it), in
 that order, else in seats 1..N: dealt from p1, the button (triple draw) on the
@@ -49,11 +49,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
+from controller.history.script import write_script
 from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import TableInput
-from controller.script import write_script
 
 #: PHH variant codes tablectl can convert, and the game each becomes: PHH's standard triple
 #: draw, and the custom codes tablectl's export writes for the stud games (docs/app.md).
