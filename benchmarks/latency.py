@@ -58,13 +58,13 @@ import serial
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-from controller.app.feed import DisplayFeed
-from controller.app.loop import Controller
-from controller.app.service import build_controller, serve
 from controller.config.tabletoml import load_config
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Event
 from controller.poker.games import GAMES
+from controller.table.displayfeed import DisplayFeed
+from controller.table.loop import Controller
+from controller.table.service import build_controller, serve
 from drivers.shoe import TagRead
 from simulator.acts import Act, table_input
 from simulator.pace import Pace

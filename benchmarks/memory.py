@@ -31,13 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import LogLevel, LogSettings
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.cards import Card
 from controller.poker.engine.events import ActionRequired, CardExpected, NewHandExpected
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ReadPoint
+from controller.table.loop import Controller, JournalOptions
 from drivers.link import DeviceReady
 from drivers.panel import PanelPress
 from drivers.sentences import Hello

@@ -23,12 +23,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-from controller.app.core import TableCore
-from controller.app.loop import JournalOptions, open_journal
 from controller.journal import JournalWriter, VerifyReport, verify
 from controller.journal import tablerecords as rec
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
+from controller.table.core import TableCore
+from controller.table.loop import JournalOptions, open_journal
 from simulator.simtable import demo_config
 
 

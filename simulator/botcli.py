@@ -15,13 +15,13 @@ import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from controller.app.control import ControlError, send
 from controller.config.settings import DECK_NAMES as DECK_KEYS
 from controller.config.tabletoml import load_config
 from controller.history.script import ScriptError, parse_script
 from controller.journal import JsonObject
 from controller.poker.engine import ConfigError
 from controller.poker.words import counted
+from controller.table.control import ControlError, send
 from simulator.acts import Act, Rebuy, describe_act, describe_record
 from simulator.bots import BotError
 from simulator.decks import DECK_NAMES

@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from controller.app.loop import Controller, JournalOptions
-from controller.app.screen import DisplaySink
 from controller.display.demo_app import TrainingDisplay
 from controller.journal import verify
 from controller.logs.progress import Progress
 from controller.poker.engine.events import Event, HandSettled, HandVoided
 from controller.poker.words import counted
+from controller.table.loop import Controller, JournalOptions
+from controller.table.screen import DisplaySink
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
 from simulator.simtable import SimTable
@@ -202,7 +202,7 @@ def training_table(
 
 def run_training(demo: DemoTable, stop: threading.Event) -> None:
     """The demo's display with its training keys while the dealer deals on a thread; ``q``
-    (or ``stop``) stops both, the table first (``controller.app.screen.run_with_display``,
+    (or ``stop``) stops both, the table first (``controller.table.screen.run_with_display``,
     with the training display)."""
     first = demo.sink.latest
     if first is None:

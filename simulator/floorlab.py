@@ -258,7 +258,7 @@ class FloorLab:
     def _give_key(self, path: Path, table_id: str, folder: Path) -> None:
         """The table's own Ed25519 key (``[keys]``), registered with the floor as at install:
         its checkpoints are signed, and the floor checks each against it (docs/journal.md, Signed
-        checkpoints). Its folder holds what ``tablectl keys init`` leaves (controller/app/
+        checkpoints). Its folder holds what ``tablectl keys init`` leaves (controller/table/
         keyfiles.py): ``table.key`` and ``table.pub`` beside it, which ``tablectl dispute``
         reads."""
         key = Ed25519PrivateKey.generate()

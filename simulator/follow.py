@@ -5,7 +5,7 @@ the panel says the table is paused; after a misdeal or an undo they look at
 what the panel asks for now. ``BotRunner(follow_table=True)`` (``tablectl sim
 --bot`` and ``tablectl demo``) reads the same things here: the devices'
 plugs and the shoe's faults, and the line the controller shows on the panel
-(``controller.app.panel``: ``PAUSED: ...`` first, then ``ALARM ...``, else
+(``controller.table.paneltext``: ``PAUSED: ...`` first, then ``ALARM ...``, else
 what the table waits for). docs/simulator.md, The bot follows the controller.
 """
 
@@ -13,15 +13,15 @@ from __future__ import annotations
 
 from typing import Final, Protocol
 
-from controller.app.panel import SHOE_LINES, panel_line
 from controller.poker.engine import Table
 from controller.poker.engine.events import Alarm, Event, HandVoided, Refused, Undone
 from controller.poker.words import counted
+from controller.table.paneltext import SHOE_LINES, panel_line
 from drivers.sentences import Reader
 from simulator.table import DEVICES, Simulator
 
 #: How the controller's panel line begins while a device pauses the table, and while an
-#: integrity alarm holds the hand (controller/app/panel.py, ``panel_line``).
+#: integrity alarm holds the hand (controller/table/paneltext.py, ``panel_line``).
 PAUSED: Final = "PAUSED"
 ALARM: Final = "ALARM"
 

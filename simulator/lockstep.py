@@ -20,12 +20,12 @@ import time
 from collections.abc import Iterator
 from typing import Final
 
-from controller.app.core import Cause
-from controller.app.loop import Controller
 from controller.poker.engine import TableConfig
 from controller.poker.engine.events import Event
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button
+from controller.table.core import Cause
+from controller.table.loop import Controller
 from simulator.acts import Act, Press, Rebuy, table_input
 from simulator.clock import ManualClock
 from simulator.pace import Pace

@@ -14,13 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import KeySettings
 from controller.display.view import TableView
 from controller.journal.tablekey import KeyFiles
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
+from controller.table.loop import Controller, JournalOptions
 from drivers.deck import Deck, DeckSet
 from drivers.link import EventSink, LinkSettings
 from drivers.panel import PanelDriver

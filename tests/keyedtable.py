@@ -10,11 +10,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import KeySettings
 from controller.history import attest
 from controller.journal import keyfiles, schema
 from controller.journal.record import parse_line
+from controller.table.loop import Controller, JournalOptions
 from simulator.clock import ManualClock
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
@@ -25,7 +25,7 @@ from simulator.tablefile import write_table_toml
 def keyed_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_id: str, seed: int) -> Path:
     """A keyed Mambo table's table.toml whose journal holds four hands over two starts (hands
     1-2, then a restart, hands 3-4), each start journaling its software record as ``tablectl
-    run`` does (controller/app/service.py ``software_record``: this installation's manifest).
+    run`` does (controller/table/service.py ``software_record``: this installation's manifest).
     The key is ``keys/table.key`` (``table.pub`` beside it), the journal ``journal/``."""
     keys = KeySettings(tmp_path / "keys" / "table.key")
     keyfiles.init(keys)

@@ -25,7 +25,7 @@ def _tree(tmp_path: Path) -> tuple[Path, Path]:
     root = tmp_path / "site"
     for name, text in {
         "controller/__init__.py": "",
-        "controller/app/loop.py": "LOOP = 1\n",
+        "controller/table/loop.py": "LOOP = 1\n",
         "controller/floor/web/static/floor.css": "body {}\n",
         "drivers/shoe.py": "SHOE = 1\n",
     }.items():
@@ -64,7 +64,7 @@ def test_the_manifest_names_every_product_file_and_the_config_by_their_own_sha25
     (root / "controller/__pycache__/loop.cpython-311.pyc").write_bytes(b"\x00")
     (root / "drivers/stray.pyc").write_bytes(b"\x00")
     found = attest.manifest(_files(root), attest.config_files(config), "0.1.0")
-    names = sorted(["controller/__init__.py", "controller/app/loop.py", "drivers/shoe.py"])
+    names = sorted(["controller/__init__.py", "controller/table/loop.py", "drivers/shoe.py"])
     names = sorted([*names, "controller/floor/web/static/floor.css"])
     expected = [f"{_sha(root / name)}  {name}" for name in names]
     expected.append(f"{_sha(config)}  {config.resolve()}")
@@ -87,7 +87,7 @@ def test_the_digest_changes_with_any_product_file_the_config_or_its_house_rules(
     before = _digest(root, config)
     assert _digest(root, config) == before  # the same files: the same digest
     if change == "a product file":
-        (root / "controller/app/loop.py").write_text("LOOP = 2\n")
+        (root / "controller/table/loop.py").write_text("LOOP = 2\n")
     elif change == "a file added":
         (root / "drivers/extra.py").write_text("")
     elif change == "a file removed":

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from test_attest import copy_product
 
-from controller.app.service import build_controller
 from controller.config.tabletoml import load_config
 from controller.history import attest
 from controller.journal import JournalReader, schema
 from controller.poker.engine import Stakes, TableConfig
+from controller.table.service import build_controller
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

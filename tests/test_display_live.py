@@ -1,6 +1,6 @@
 """The dealer's display built from live views: hand scripts played through the controller's
-core and its ``ViewBuilder`` (controller/app/view.py), as ``tablectl run`` builds them after
-every input, not hand-made ``TableView``s.
+core and its ``ViewBuilder`` (controller/table/viewbuilder.py), as ``tablectl run`` builds them
+after every input, not hand-made ``TableView``s.
 
 Each script marks the moments it looks at with a ``# view: NAME`` line: the view is the
 one the display is given after the input just above the mark.
@@ -18,8 +18,6 @@ from test_display_snapshots import looks_as_committed
 from textual.geometry import Region
 from textual.pilot import Pilot
 
-from controller.app.core import DEVICES, TableCore
-from controller.app.view import ViewBuilder
 from controller.display import render
 from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
@@ -30,6 +28,8 @@ from controller.journal import tablerecords as rec
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES
 from controller.poker.inputs import CardRead
+from controller.table.core import DEVICES, TableCore
+from controller.table.viewbuilder import ViewBuilder
 
 TABLE_ID: Final = "T-7"
 _MARK: Final = re.compile(r"#\s*view:\s*(\S+)")

@@ -19,11 +19,11 @@ import pytest
 from display_harness import SMALL, WIDE, run_display
 from textual.pilot import Pilot
 
-from controller.app.core import Cause, Pause
-from controller.app.view import device_paused
 from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES, device_lost_scene
 from controller.display.view import DeviceView, TableView
+from controller.table.core import Cause, Pause
+from controller.table.viewbuilder import device_paused
 
 SNAPSHOTS = Path(__file__).parent / "snapshots" / "display"
 UPDATE = os.environ.get("TABLECTL_UPDATE_SNAPSHOTS") == "1"
@@ -80,7 +80,7 @@ def test_the_display_looks_as_committed(
 
 #: A device that pauses the table for another reason than a lost link: the shoe's reader
 #: failed or a card jammed (docs/protocol.md 3.1 STA), or the controller refused the device
-#: (docs/protocol.md 4). Each banner is the controller's own text (controller/app/view.py).
+#: (docs/protocol.md 4). Each banner is the controller's own text (controller/table/viewbuilder.py).
 PAUSES = [
     ("shoe-reader-fault", [Pause("shoe", Cause.READER_FAULT)], SMALL),
     ("shoe-jammed", [Pause("shoe", Cause.JAMMED)], WIDE),

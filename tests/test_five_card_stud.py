@@ -5,8 +5,6 @@ from __future__ import annotations
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.app.panel import panel_line
-from controller.app.view import action_prompt
 from controller.display.render import prompt_text
 from controller.poker.announce import announce
 from controller.poker.engine import ConfigError, TableConfig
@@ -20,6 +18,8 @@ from controller.poker.engine.events import (
 )
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
+from controller.table.paneltext import panel_line
+from controller.table.viewbuilder import action_prompt
 
 pytestmark = pytest.mark.fast
 

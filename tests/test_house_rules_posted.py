@@ -10,7 +10,6 @@ import pytest
 from confighelp import load, problems, section, valid
 from test_records_terms import CONFIG, STAKES, _record
 
-from controller.app.core import StakesChanged, TableCore
 from controller.display.view import posted_rules
 from controller.history.script import parse_script, write_script
 from controller.journal import JsonObject, Record
@@ -18,6 +17,7 @@ from controller.journal import tablerecords as rec
 from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, ShortAllIn
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
+from controller.table.core import StakesChanged, TableCore
 
 pytestmark = pytest.mark.fast
 

@@ -15,12 +15,12 @@ import pytest
 import zstandard
 from journal_support import START, StepClock, table_record, write_journal
 
-from controller.app.loop import wait_until
 from controller.floor.follow import Follower, journal_id
 from controller.journal import JournalReader, JournalWriter, compress, read_tail, verify
 from controller.journal.compress import TEMPORARY_SUFFIX, compress_file, compress_rotated
 from controller.journal.files import compressed_name, file_name, journal_files
 from controller.journal.keeper import JournalKeeper, KeeperOptions
+from controller.table.loop import wait_until
 
 #: How long a test waits for the keeper's thread: nothing when it is done at once.
 PATIENCE = 30.0

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from controller.app.core import TableCore
 from controller.cli import main
 from controller.history.recall import format_hand, hands
 from controller.journal import JournalReader, verify
 from controller.poker.games import GAMES
+from controller.table.core import TableCore
 from simulator.simtable import demo_config
 
 FIXTURES = Path(__file__).parent / "fixtures" / "journal-before-schema"

@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from controller.app.core import ReplayMismatch, StakesChanged, TableCore
 from controller.journal import JsonObject, Record
 from controller.journal import tablerecords as rec
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
+from controller.table.core import ReplayMismatch, StakesChanged, TableCore
 
 STAKES = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2, rake_percent=5, rake_cap=3)
 CONFIG = TableConfig(seats=(1, 2, 3), stakes=STAKES)

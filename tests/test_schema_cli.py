@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 from confighelp import export_config
 
-from controller.app.core import TableCore
 from controller.cli import main
 from controller.journal import JournalReader, JournalWriter
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandStarted
 from controller.poker.games import GAMES
+from controller.table.core import TableCore
 from simulator.simtable import demo_config
 
 FIXTURE = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"

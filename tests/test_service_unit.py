@@ -87,7 +87,7 @@ def test_it_waits_for_the_device_units_the_udev_rules_make(unit: Unit) -> None:
 def test_it_tells_systemd_when_it_is_ready_and_pings_the_watchdog(unit: Unit) -> None:
     """Type=notify: READY=1 once the journal is open and the drivers started; WATCHDOG=1 from
     the controller's loop within WatchdogSec; only the main process may notify
-    (controller/app/systemd.py; tests/app/test_app_systemd_run.py reads them from a real run)."""
+    (controller/table/systemd.py; tests/app/test_app_systemd_run.py reads them from a real run)."""
     service = unit["Service"]
     assert service["Type"] == ["notify"]
     assert service["NotifyAccess"] == ["main"]

@@ -8,8 +8,6 @@ import re
 import pytest
 from tablehelp import of_kind, play, table
 
-from controller.app.panel import waiting_for
-from controller.app.view import action_prompt
 from controller.display import render
 from controller.display.view import FACE_DOWN, SeatView, ShowdownView, ShownHand
 from controller.history.recall import HandRecord, describe, format_hand
@@ -17,6 +15,8 @@ from controller.poker.announce import action_words, announce, option_text
 from controller.poker.cards import DECK, Card, Rank
 from controller.poker.engine.events import ActionRequired, ActionTaken, HandStarted
 from controller.poker.games import GAMES
+from controller.table.paneltext import waiting_for
+from controller.table.viewbuilder import action_prompt
 
 pytestmark = pytest.mark.fast
 

@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Final
 
 import structlog
 
-from controller.app.systemd import Notifier, NotifyError, socket_address
 from controller.commands._paths import READ_FILE
 from controller.config.floorlink import POLL, floor_file_problems
 from controller.config.settings import DEFAULT_CONFIG, TableSettings
@@ -29,6 +28,7 @@ from controller.config.tabletoml import SettingsError, load_config
 from controller.config.tomlcheck import Problem
 from controller.journal import JournalError
 from controller.logs.logsetup import configure_logging
+from controller.table.systemd import Notifier, NotifyError, socket_address
 
 if TYPE_CHECKING:
     from controller.floor.forward import Forwarder, Progress

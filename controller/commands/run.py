@@ -12,10 +12,17 @@ import sys
 import threading
 from typing import Final
 
-from controller.app.control import ControlServer
-from controller.app.core import CheckpointMismatch, ReplayMismatch
-from controller.app.feed import DisplayFeed
-from controller.app.service import (
+from controller.commands._paths import READ_FILE
+from controller.config.settings import DEFAULT_CONFIG
+from controller.config.tabletoml import SettingsError, load_config
+from controller.journal import JournalError
+from controller.journal.tablekey import TableKeyError
+from controller.journal.tablerecords import RecordFormatError
+from controller.logs.logsetup import configure_logging
+from controller.table.control import ControlServer
+from controller.table.core import CheckpointMismatch, ReplayMismatch
+from controller.table.displayfeed import DisplayFeed
+from controller.table.service import (
     StartError,
     build_controller,
     hotplug_monitor,
@@ -24,14 +31,7 @@ from controller.app.service import (
     sockets_without_folder,
     stop_on_signals,
 )
-from controller.app.systemd import NotifyError, ServiceNotifier
-from controller.commands._paths import READ_FILE
-from controller.config.settings import DEFAULT_CONFIG
-from controller.config.tabletoml import SettingsError, load_config
-from controller.journal import JournalError
-from controller.journal.tablekey import TableKeyError
-from controller.journal.tablerecords import RecordFormatError
-from controller.logs.logsetup import configure_logging
+from controller.table.systemd import NotifyError, ServiceNotifier
 from drivers.deck import DeckError
 from drivers.link import PortBusy
 

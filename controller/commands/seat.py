@@ -16,13 +16,13 @@ import sys
 from dataclasses import dataclass
 from typing import Final
 
-from controller.app.control import SHOW, ControlError, send
-from controller.app.seating import LEAVE, REBUY, SIT
 from controller.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JsonObject, JsonValue
 from controller.logs.jsonreport import print_report
+from controller.table.control import SHOW, ControlError, send
+from controller.table.seating import LEAVE, REBUY, SIT
 
 EXIT_DONE: Final = 0
 EXIT_REFUSED: Final = 1

@@ -16,9 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.app.control import SHOW, ControlError, send
-from controller.app.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
-from controller.app.service import identity
 from controller.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import DeviceSettings, SettingsError, TableSettings, load_config
@@ -29,6 +26,9 @@ from controller.logs.jsonreport import print_report
 from controller.poker.announce import announce, facts
 from controller.poker.engine.events import ActionRequired, Alarm
 from controller.poker.words import counted
+from controller.table.control import SHOW, ControlError, send
+from controller.table.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
+from controller.table.service import identity
 from drivers.discovery import scan
 
 EXIT_WELL: Final = 0

@@ -243,7 +243,7 @@ def device_lost_scene() -> TableView:
         pots=(PotView("Main pot", 19, (1, 3, 5)),),
         to_act=ActionPrompt(
             seat=3,
-            # As the controller says it (controller/app/view.py): the amount is said once.
+            # As the controller says it (controller/table/viewbuilder.py): the amount is said once.
             reason="Faces a bet",
             options=(
                 ActionOption(Button.FOLD, "fold"),

@@ -1,6 +1,6 @@
 """The display feed's messages: a ``TableView`` as one line of JSON, and back. Pure.
 
-The controller publishes its dealer's display on a unix socket (``controller.app.feed``);
+The controller publishes its dealer's display on a unix socket (``controller.table.displayfeed``);
 ``tablectl display`` reads it (``controller.display.attach``). One JSON object a line,
 UTF-8, each with a ``type``:
 

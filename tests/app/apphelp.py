@@ -10,12 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller.app.loop import Controller, JournalOptions
 from controller.config.settings import LogFormat, LogSettings
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine import Stakes, TableConfig
+from controller.table.loop import Controller, JournalOptions
 from drivers.link import DeviceReady
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange

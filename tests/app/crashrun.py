@@ -31,7 +31,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from controller.app.core import TableCore
 from controller.journal import JournalReader, verify
 from controller.poker.engine import Table, TableConfig
 from controller.poker.engine.events import (
@@ -41,6 +40,7 @@ from controller.poker.engine.events import (
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button
+from controller.table.core import TableCore
 from simulator.acts import Act, Press, table_input
 from simulator.pace import Pace
 from simulator.random_bot import RandomBot

@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
-from controller.app.core import CheckpointMismatch, SinceCheckpoint, TableCore
-from controller.app.loop import Controller, JournalOptions, open_journal, wait_until
 from controller.journal import JournalReader, JournalWriter, Record, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import ActionRequired, Alarm, NewHandExpected
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
+from controller.table.core import CheckpointMismatch, SinceCheckpoint, TableCore
+from controller.table.loop import Controller, JournalOptions, open_journal, wait_until
 from simulator.lockstep import LockstepDealer
 from simulator.simtable import SimTable
 

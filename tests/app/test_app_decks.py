@@ -11,11 +11,11 @@ from pathlib import Path
 from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, journal_records, json_log, sim_table
 from confighelp import load, problem_at, section, to_toml, valid
 
-from controller.app.loop import Controller, wait_until
 from controller.journal import tablerecords as rec
 from controller.journal import verify
 from controller.poker.engine.events import Alarm, Event, HandStarted
 from controller.poker.inputs import Button
+from controller.table.loop import Controller, wait_until
 from simulator.acts import Shuffle
 from simulator.botcli import make_bot
 from simulator.random_bot import RandomBot

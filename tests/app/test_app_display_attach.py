@@ -18,8 +18,6 @@ from test_app_feed import welcomed_dealer
 from test_app_secrets import screen_text
 from textual.pilot import Pilot
 
-from controller.app.feed import DisplayFeed
-from controller.app.loop import wait_until
 from controller.display.app import ConfirmQuit, DealerDisplay
 from controller.display.attach import (
     KEEPS_RUNNING,
@@ -31,6 +29,8 @@ from controller.display.attach import (
 from controller.display.demo import SCENES
 from controller.display.view import TableView
 from controller.display.widgets import SeatBox
+from controller.table.displayfeed import DisplayFeed
+from controller.table.loop import wait_until
 
 #: A queue the display under test cannot fill however late the machine runs it: these tests
 #: are of what it shows, not of when a slow display is dropped (tests/app/test_app_feed.py).

@@ -1,5 +1,5 @@
-"""The display feed (controller/app/feed.py): a real controller publishes its dealer's display
-on a unix socket, and real clients attach over it (docs/display.md, The display feed).
+"""The display feed (controller/table/displayfeed.py): a real controller publishes its dealer's
+display on a unix socket, and real clients attach over it (docs/display.md, The display feed).
 
 The controller never waits on a display: a client that never reads is dropped while the
 table deals on; a client that sends anything is refused; the socket is 0660 and the only
@@ -22,11 +22,11 @@ import pytest
 from apphelp import PATIENCE, dealer, json_log, sim_table
 from test_app_secrets import GAMES, Secrets, named
 
-from controller.app.feed import DisplayFeed
-from controller.app.loop import wait_until
 from controller.display import wire
 from controller.display.demo import SCENES
 from controller.display.view import TableView
+from controller.table.displayfeed import DisplayFeed
+from controller.table.loop import wait_until
 from simulator.lockstep import LockstepDealer
 from simulator.simtable import SimTable
 
@@ -225,7 +225,7 @@ def test_a_second_controller_on_the_same_socket_is_refused_and_a_dead_ones_is_re
 ) -> None:
     """One feed per socket: a second one is told another controller answers there; a socket
     left by a killed controller (nothing listens) is taken over."""
-    from controller.app.feed import FeedError  # noqa: PLC0415
+    from controller.table.displayfeed import FeedError  # noqa: PLC0415
 
     with feed_at(tmp_path), pytest.raises(FeedError, match="another controller answers"):
         DisplayFeed(tmp_path / "d.sock", "SIM-1").start()

@@ -13,10 +13,10 @@ from pathlib import Path
 
 from apphelp import PATIENCE, THREE_SEATS
 
-from controller.app.loop import wait_until
-from controller.app.service import build_controller, hotplug_monitor, serve, watched_path
 from controller.config.settings import DeviceSettings
 from controller.config.tabletoml import load_config
+from controller.table.loop import wait_until
+from controller.table.service import build_controller, hotplug_monitor, serve, watched_path
 from drivers.discovery import HotplugEvent, judge
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml

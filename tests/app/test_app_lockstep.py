@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
-from controller.app.loop import Controller, wait_until
 from controller.poker.engine.events import Event, Refused
 from controller.poker.inputs import Button
+from controller.table.loop import Controller, wait_until
 from simulator.acts import Act, Press, Rebuy, Shuffle
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER

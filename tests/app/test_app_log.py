@@ -9,12 +9,12 @@ from typing import Any
 
 from apphelp import PATIENCE, dealer, json_log, on_a_full_disk, sim_table
 
-from controller.app.loop import wait_until
-from controller.app.service import serve
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import Alarm
 from controller.poker.inputs import Button
+from controller.table.loop import wait_until
+from controller.table.service import serve
 
 
 def table_lines(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from apphelp import journal_records, ready
 
-from controller.app.loop import Controller, JournalOptions
 from controller.display.view import Severity
 from controller.journal import tablerecords as rec
 from controller.poker.inputs import Button
+from controller.table.loop import Controller, JournalOptions
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome, LostRange
 from simulator.simtable import unplugged_table

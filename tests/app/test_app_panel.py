@@ -1,13 +1,10 @@
-"""The panel's light and line (controller/app/panel.py): what the dealer needs now, in the
+"""The panel's light and line (controller/table/paneltext.py): what the dealer needs now, in the
 panel's 40 printable ASCII characters (docs/protocol.md, 3.4)."""
 
 from __future__ import annotations
 
 import pytest
 
-from controller.app.core import REJECTED, Cause, Pause
-from controller.app.panel import panel_line
-from controller.app.view import device_paused
 from controller.display.view import DeviceState
 from controller.poker.engine.events import (
     BURN,
@@ -20,6 +17,9 @@ from controller.poker.engine.events import (
     NewHandExpected,
     Option,
 )
+from controller.table.core import REJECTED, Cause, Pause
+from controller.table.paneltext import panel_line
+from controller.table.viewbuilder import device_paused
 from drivers.panel import TEXT_WIDTH, Text
 from drivers.sentences import Hello, Reject
 from drivers.session import HostReceiver

@@ -15,12 +15,12 @@ import pytest
 from apphelp import dealer
 from confighelp import export_config
 
-from controller.app.loop import JournalOptions
 from controller.cli import main
 from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.poker.engine import Stakes
 from controller.poker.engine.events import HandSettled, to_dict
+from controller.table.loop import JournalOptions
 from simulator.simtable import SimTable
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal-before-stakes"

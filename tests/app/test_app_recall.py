@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
-from controller.app.core import TableCore
-from controller.app.loop import JournalOptions, wait_until
 from controller.cli import main
 from controller.history.recall import hands
 from controller.journal import JournalReader, schema, verify
 from controller.poker.engine.events import Alarm
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
+from controller.table.core import TableCore
+from controller.table.loop import JournalOptions, wait_until
 from simulator.simtable import SimTable, demo_config
 
 #: Each game's journal as the code before the schema wrote it (tests/fixtures/README.md).

@@ -13,11 +13,11 @@ from pathlib import Path
 
 from apphelp import PATIENCE, journal_records, sim_table
 
-from controller.app.loop import wait_until
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import Alarm
 from controller.poker.inputs import Button
+from controller.table.loop import wait_until
 
 
 def test_a_repeat_of_the_last_journaled_read_after_a_restart_is_dropped(tmp_path: Path) -> None:

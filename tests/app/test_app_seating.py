@@ -19,14 +19,14 @@ from apphelp import AS_ROOT, PATIENCE, dealer, journal_records, sim_table, table
 from confighelp import export_config
 from test_app_commands import ROOT, wait_for_log
 
-from controller.app.control import ControlError, ControlServer, send
-from controller.app.loop import Controller, wait_until
 from controller.cli import main
 from controller.history.recall import hands
 from controller.journal import JournalReader, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandStarted
 from controller.poker.inputs import Button
+from controller.table.control import ControlError, ControlServer, send
+from controller.table.loop import Controller, wait_until
 from simulator.table import Simulator
 
 

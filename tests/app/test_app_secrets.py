@@ -29,8 +29,6 @@ from apphelp import (
 )
 from rich.console import Console
 
-from controller.app.loop import Controller, wait_until
-from controller.app.panel import panel_line
 from controller.display import wire
 from controller.display.app import DealerDisplay
 from controller.display.render import SUIT_SYMBOLS, card_face
@@ -52,6 +50,8 @@ from controller.poker.engine.events import (
     Undone,
 )
 from controller.poker.inputs import Button
+from controller.table.loop import Controller, wait_until
+from controller.table.paneltext import panel_line
 from simulator.clock import ManualClock
 from simulator.simtable import SimTable
 

@@ -10,14 +10,14 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, json_log, panel_text, ready, sim_table
 
-from controller.app.core import Cause, Pause, ShoeWarning, TableCore
-from controller.app.loop import Controller, JournalOptions, wait_until
-from controller.app.panel import panel_line
 from controller.display.view import DeviceState, Severity, TableView
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
+from controller.table.core import Cause, Pause, ShoeWarning, TableCore
+from controller.table.loop import Controller, JournalOptions, wait_until
+from controller.table.paneltext import panel_line
 from drivers.link import CommLost
 from drivers.sentences import Feed, Lid, Reader
 from drivers.session import HelloOutcome

@@ -19,10 +19,10 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, journal_records, sequenced
 
-from controller.app.loop import JournalOptions, wait_until
 from controller.journal import schema, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandSettled, HandVoided
+from controller.table.loop import JournalOptions, wait_until
 from drivers.sentences import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER

@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, json_log, sim_table
 
-from controller.app.control import ControlServer
-from controller.app.loop import wait_until
 from controller.cli import main
 from controller.journal import JournalReader
 from controller.poker.announce import announce, hidden_cards
 from controller.poker.engine import events as ev
 from controller.poker.inputs import Button
+from controller.table.control import ControlServer
+from controller.table.loop import wait_until
 from simulator.clock import ManualClock
 from simulator.simtable import SimTable
 from simulator.tablefile import write_table_toml

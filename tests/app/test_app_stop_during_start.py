@@ -31,11 +31,11 @@ import pytest
 from apphelp import AS_ROOT, PATIENCE, THREE_SEATS
 from test_app_commands import ROOT, log_lines
 
-from controller.app.opening import UNHEARD
 from controller.journal import JournalWriter, schema, verify
 from controller.journal import tablerecords as rec
 from controller.journal.files import file_name, journal_files
 from controller.poker.inputs import Button
+from controller.table.opening import UNHEARD
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

@@ -1,4 +1,4 @@
-"""controller/app/systemd.py: the sd_notify(3) datagrams, the watchdog's probe, the status.
+"""controller/table/systemd.py: the sd_notify(3) datagrams, the watchdog's probe, the status.
 
 Real AF_UNIX datagram sockets, bound here as systemd binds its own; no thread is started
 (the watchdog's timer is driven by calling ``tick``), so the module is in the fast tier.
@@ -18,9 +18,14 @@ from typing import Any
 import pytest
 from apphelp import json_log
 
-from controller.app.control import SeatRequest
-from controller.app.core import TableCore
-from controller.app.systemd import (
+from controller.journal import tablerecords as rec
+from controller.poker.cards import DECK
+from controller.poker.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ButtonPress, CardRead
+from controller.table.control import SeatRequest
+from controller.table.core import TableCore
+from controller.table.systemd import (
     Notifier,
     NotifyError,
     ServiceNotifier,
@@ -29,11 +34,6 @@ from controller.app.systemd import (
     status_line,
     watchdog_interval,
 )
-from controller.journal import tablerecords as rec
-from controller.poker.cards import DECK
-from controller.poker.engine.events import ActionRequired, CardExpected, Event, NewHandExpected
-from controller.poker.games import GAMES
-from controller.poker.inputs import Button, ButtonPress, CardRead
 from simulator.simtable import demo_config
 
 

@@ -4,7 +4,7 @@ The test binds its own AF_UNIX datagram socket, as systemd does for a ``Type=not
 unit (docs/examples/tablectl.service), and gives the controller its address in
 NOTIFY_SOCKET, with WATCHDOG_USEC for the watchdog: it must read READY=1 once the table
 is open, STATUS= where the hand stands (naming no card dealt), WATCHDOG=1 from the
-controller's loop, and STOPPING=1 on SIGTERM (controller/app/systemd.py).
+controller's loop, and STOPPING=1 on SIGTERM (controller/table/systemd.py).
 """
 
 from __future__ import annotations
@@ -24,11 +24,11 @@ import pytest
 from apphelp import AS_ROOT, PATIENCE, json_log, sim_table, table_toml
 from test_app_commands import ROOT, wait_for_log
 
-from controller.app.loop import Controller, wait_until
-from controller.app.systemd import Notifier, Watchdog
 from controller.journal import verify
 from controller.poker.engine.events import Event, HandStarted
 from controller.poker.inputs import Button
+from controller.table.loop import Controller, wait_until
+from controller.table.systemd import Notifier, Watchdog
 from simulator.table import Simulator
 
 #: 0.2 s: the loop is asked for a ping every 0.1 s, so the test sees several quickly.

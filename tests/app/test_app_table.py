@@ -19,10 +19,6 @@ from apphelp import (
     sim_table,
 )
 
-from controller.app.core import TableCore
-from controller.app.loop import Controller, JournalOptions, wait_until
-from controller.app.service import serve
-from controller.app.view import action_option
 from controller.display.view import FACE_DOWN, TableView
 from controller.journal import JournalError, JournalReader, verify
 from controller.journal import tablerecords as rec
@@ -36,6 +32,10 @@ from controller.poker.engine.events import (
     to_json,
 )
 from controller.poker.inputs import Button, ReadPoint
+from controller.table.core import TableCore
+from controller.table.loop import Controller, JournalOptions, wait_until
+from controller.table.service import serve
+from controller.table.viewbuilder import action_option
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome
 from drivers.shoe import ShoeDriver, TagRead

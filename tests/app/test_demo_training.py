@@ -20,7 +20,6 @@ from textual.pilot import Pilot
 from textual.widget import Widget
 from textual.widgets import Static
 
-from controller.app.loop import Controller
 from controller.display.demo_app import (
     TRAINING_KEYS,
     TrainingDisplay,
@@ -30,6 +29,7 @@ from controller.display.demo_app import (
 from controller.display.widgets import AlarmBanner, DeviceBanner, LogPanel
 from controller.poker.engine.events import CardDealt, Event
 from controller.poker.engine.machine import IN_HAND
+from controller.table.loop import Controller
 from simulator.clock import ManualClock
 from simulator.demo import DemoTable, training_table
 

@@ -1,4 +1,4 @@
-"""The controller's concurrency in one place (controller/app/dispatch.py; docs/app.md, The
+"""The controller's concurrency in one place (controller/table/dispatch.py; docs/app.md, The
 loop): an input is handled on the thread of the driver that read it while the run runs,
 queued for the loop otherwise, one at a time; a driver thread's error is raised by ``run``."""
 
@@ -8,8 +8,8 @@ import threading
 
 from apphelp import PATIENCE
 
-from controller.app.dispatch import Dispatch, DriverEvents
-from controller.app.loop import wait_until
+from controller.table.dispatch import Dispatch, DriverEvents
+from controller.table.loop import wait_until
 
 
 def test_before_the_run_events_wait_and_during_it_each_is_handled_on_its_drivers_thread() -> None:

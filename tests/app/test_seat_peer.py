@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 from apphelp import dealer, journal_records, sim_table
 
-from controller.app.control import ControlServer, send
 from controller.history.recall import format_hand, hands
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
+from controller.table.control import ControlServer, send
 
 #: The system's python, which any user may run (the venv's lives under /root here).
 SYSTEM_PYTHON = "/usr/bin/python3"

@@ -17,7 +17,6 @@ from apphelp import AS_ROOT, dealer, json_log, sim_table, table_toml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_app_commands import ROOT
 
-from controller.app.core import TableCore
 from controller.cli import main
 from controller.commands.status import KeyCheck, check_journal, check_signing
 from controller.config.settings import KeySettings
@@ -26,6 +25,7 @@ from controller.journal import tablerecords as rec
 from controller.journal.record import make_record_line, parse_line
 from controller.journal.tablekey import TABLE_KEY, TableKeyError, read_key
 from controller.journal.verify_signatures import SignatureCheck
+from controller.table.core import TableCore
 from simulator.table import Simulator
 
 

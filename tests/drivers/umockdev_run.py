@@ -25,11 +25,11 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
     under_umockdev,
 )
 
-from controller.app.loop import Controller, wait_until
-from controller.app.service import build_controller, hotplug_monitor, serve
 from controller.config.tabletoml import load_config
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.inputs import Button
+from controller.table.loop import Controller, wait_until
+from controller.table.service import build_controller, hotplug_monitor, serve
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 

@@ -20,12 +20,12 @@ from typing import Any
 
 from devtime import WAIT
 
-from controller.app.loop import JournalOptions, wait_until
 from controller.config.settings import LogFormat, LogSettings
 from controller.display.view import TableView
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Refused
 from controller.poker.inputs import Button
+from controller.table.loop import JournalOptions, wait_until
 from simulator.botcli import bench_runner
 from simulator.clock import ManualClock
 from simulator.console import Console

@@ -1,6 +1,6 @@
 """Opening a table: its journal replayed into a fresh core, its drivers made and restored
 from it, the controller built where the journal left the table (docs/app.md, Start: replay
-and resume). ``Controller.build`` (controller/app/loop.py) is this module's ``build``.
+and resume). ``Controller.build`` (controller/table/loop.py) is this module's ``build``.
 """
 
 from __future__ import annotations
@@ -12,8 +12,6 @@ from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
-from controller.app.core import SinceCheckpoint, TableCore
-from controller.app.dispatch import DriverEvents
 from controller.display.view import TableView
 from controller.journal import JournalWriter, Record, schema, tablekey
 from controller.journal import tablerecords as rec
@@ -22,13 +20,15 @@ from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES,
 from controller.poker.announce import announce
 from controller.poker.engine import TableConfig
 from controller.poker.games.spec import GameSpec
+from controller.table.core import SinceCheckpoint, TableCore
+from controller.table.dispatch import DriverEvents
 from drivers.deck import DeckSet
 from drivers.link import EventSink
 from drivers.panel import PanelDriver
 from drivers.shoe import ShoeDriver
 
 if TYPE_CHECKING:
-    from controller.app.loop import Controller
+    from controller.table.loop import Controller
 
 
 @dataclass

@@ -17,16 +17,16 @@ from typing import Any, Final
 
 import structlog
 
-from controller.app.control import ControlError, ControlServer
-from controller.app.feed import DisplayFeed, open_feed
-from controller.app.loop import Controller, JournalOptions
-from controller.app.systemd import ServiceNotifier
 from controller.config.settings import DeviceSettings, TableSettings
 from controller.display.view import TableView
 from controller.history import attest
 from controller.journal import JournalError, schema
 from controller.journal.keeper import KeeperOptions
 from controller.journal.tablekey import KeyFiles
+from controller.table.control import ControlError, ControlServer
+from controller.table.displayfeed import DisplayFeed, open_feed
+from controller.table.loop import Controller, JournalOptions
+from controller.table.systemd import ServiceNotifier
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
 from drivers.link import EventSink, LinkSettings, PortBusy
@@ -274,9 +274,9 @@ def serve(
     (docs/app.md, Seat changes); if its socket cannot be bound, that is logged and the
     table runs without it. ``hotplug`` (see ``hotplug_monitor``) is started beside the
     drivers and stopped before they close. ``notify`` (systemd's ``Type=notify``,
-    controller/app/systemd.py) hears READY once the drivers are started, the status after
+    controller/table/systemd.py) hears READY once the drivers are started, the status after
     each announcement, the watchdog from the loop, and STOPPING as the table closes.
-    ``feed`` (the controller's ``display``, controller/app/feed.py) publishes the dealer's
+    ``feed`` (the controller's ``display``, controller/table/displayfeed.py) publishes the dealer's
     display to ``tablectl display``; if its socket cannot be bound, that is logged and the
     table runs without it. It closes last, after the table's last view.
 

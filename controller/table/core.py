@@ -15,9 +15,16 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Final
 
-from controller.app import checkpointing
-from controller.app.checkpointing import CheckpointMismatch
-from controller.app.devicestate import (
+from controller.journal import JsonObject, JsonValue, Record, schema
+from controller.journal import tablerecords as rec
+from controller.poker.engine import ConfigError, Table, TableConfig
+from controller.poker.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
+from controller.poker.engine.machine import IN_HAND
+from controller.poker.games.spec import GameSpec
+from controller.poker.inputs import Button, ButtonPress, TableInput
+from controller.table import checkpointing
+from controller.table.checkpointing import CheckpointMismatch
+from controller.table.devicestate import (
     DEVICES,
     REFUSALS,
     REJECTED,
@@ -27,18 +34,11 @@ from controller.app.devicestate import (
     ShoeWarning,
     take_device_event,
 )
-from controller.app.seating import SeatingError, apply_change, seat_change_of
-from controller.journal import JsonObject, JsonValue, Record, schema
-from controller.journal import tablerecords as rec
-from controller.poker.engine import ConfigError, Table, TableConfig
-from controller.poker.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
-from controller.poker.engine.machine import IN_HAND
-from controller.poker.games.spec import GameSpec
-from controller.poker.inputs import Button, ButtonPress, TableInput
+from controller.table.seating import SeatingError, apply_change, seat_change_of
 from drivers.sentences import Feed, Lid, Reader
 
-#: The device state (controller/app/devicestate.py) and the checkpoint's mismatch
-#: (controller/app/checkpointing.py) are the core's, and imported from here as before.
+#: The device state (controller/table/devicestate.py) and the checkpoint's mismatch
+#: (controller/table/checkpointing.py) are the core's, and imported from here as before.
 __all__ = [
     "DEVICES",
     "REFUSALS",
@@ -311,7 +311,7 @@ class TableCore:
             return
         self.take(record.kind, record.data, f"journal record {record.seq} ({record.kind})")
 
-    # --- checkpoints (docs/journal.md, Checkpoints; controller/app/checkpointing.py) ---------
+    # --- checkpoints (docs/journal.md, Checkpoints; controller/table/checkpointing.py) ---------
 
     def checkpoint(self) -> JsonObject:
         """Everything the core needs to continue without the records before now."""

@@ -1,6 +1,6 @@
 """What the controller knows of its devices (the shoe, the panel) from the journal's ``device``
 records: connected or not, why, their boot and last sentence, and what pauses the table
-(docs/app.md, Devices lost and found). Pure: ``TableCore`` (controller/app/core.py) keeps one
+(docs/app.md, Devices lost and found). Pure: ``TableCore`` (controller/table/core.py) keeps one
 ``DeviceStatus`` per device and feeds it the records.
 """
 

@@ -7,15 +7,15 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from controller.app.devicestate import Cause, DeviceStatus
 from controller.journal import JsonObject, Record, schema
 from controller.journal import tablerecords as rec
 from controller.poker.engine import Table, TableConfig
 from controller.poker.engine.checkpoint import TableCheckpoint
 from controller.poker.games.spec import GameSpec
+from controller.table.devicestate import Cause, DeviceStatus
 
 if TYPE_CHECKING:
-    from controller.app.core import TableCore
+    from controller.table.core import TableCore
 
 #: How many of the shoe's last reads a checkpoint carries: a repeat comes within the shoe's
 #: window (0.5 s), and no dealer reads this many cards in half a second.

@@ -35,9 +35,9 @@ from typing import Final
 
 import structlog
 
-from controller.app import unixsocket
 from controller.display import wire
 from controller.display.view import TableView
+from controller.table import unixsocket
 
 #: The group of the floor's and the display's users (docs/deploy.md, udev/README.md).
 GROUP: Final = "tablectl"

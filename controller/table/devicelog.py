@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from controller.app.core import TableCore
-from controller.app.devicestate import Cause
 from controller.journal.schema import DeviceData
 from controller.poker.announce import announce
+from controller.table.core import TableCore
+from controller.table.devicestate import Cause
 
 #: What ends a refused device's pause: its driver has stopped for good (docs/app.md).
 RESTART_TODO: Final = (

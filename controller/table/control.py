@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
-from controller.app import unixsocket
-from controller.app.seating import SeatChange, SeatingError, seat_change_of
 from controller.journal import JsonObject
+from controller.table import unixsocket
+from controller.table.seating import SeatChange, SeatingError, seat_change_of
 from drivers.link import EventSink
 
 SHOW: Final = "show"

@@ -34,9 +34,6 @@ from typing import Any, Final
 
 import structlog
 
-from controller.app.control import SeatRequest
-from controller.app.core import TableCore
-from controller.app.panel import paused_line
 from controller.journal import JsonObject
 from controller.poker.engine.events import (
     BURN,
@@ -50,6 +47,9 @@ from controller.poker.engine.events import (
     Event,
     NewHandExpected,
 )
+from controller.table.control import SeatRequest
+from controller.table.core import TableCore
+from controller.table.paneltext import paused_line
 
 #: The separator of the status's parts (systemctl status shows the line as it is).
 SEPARATOR: Final = " · "

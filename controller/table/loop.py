@@ -26,16 +26,6 @@ from typing import Any, Final
 
 import structlog
 
-from controller.app import opening
-from controller.app.control import SeatRequest
-from controller.app.core import ShoeWarning, TableCore
-from controller.app.devicelog import log_device, log_shoe_status
-from controller.app.dispatch import Dispatch, DriverEvents
-from controller.app.feed import DisplayFeed
-from controller.app.opening import JournalOptions, open_journal
-from controller.app.panel import SHOE_LINES, panel_line
-from controller.app.seating import seats_fields, seats_text
-from controller.app.view import ViewBuilder
 from controller.display.view import TableView
 from controller.journal import JournalError, JournalWriter, schema
 from controller.journal import tablerecords as rec
@@ -53,13 +43,23 @@ from controller.poker.engine.events import (
     Refused,
 )
 from controller.poker.games.spec import GameSpec
+from controller.table import opening
+from controller.table.control import SeatRequest
+from controller.table.core import ShoeWarning, TableCore
+from controller.table.devicelog import log_device, log_shoe_status
+from controller.table.dispatch import Dispatch, DriverEvents
+from controller.table.displayfeed import DisplayFeed
+from controller.table.opening import JournalOptions, open_journal
+from controller.table.paneltext import SHOE_LINES, panel_line
+from controller.table.seating import seats_fields, seats_text
+from controller.table.viewbuilder import ViewBuilder
 from drivers.deck import DeckSet
 from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
 from drivers.transport import DeviceDriver
 
-#: Opening the journal and its options are controller/app/opening.py's, imported from here too.
+#: Opening the journal and its options are controller/table/opening.py's, imported from here too.
 __all__ = [
     "Controller",
     "DriverEvents",
@@ -154,7 +154,7 @@ class Controller:
         keys: KeyFiles | None = None,
     ) -> Controller:
         """Replay the journal into a fresh core and make the drivers (restored, not started),
-        ``software`` journaled first (controller/app/opening.py)."""
+        ``software`` journaled first (controller/table/opening.py)."""
         return opening.build(
             cls,
             table_id=table_id,

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections import deque
 from typing import Final
 
-from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
 from controller.display.view import (
     FACE_DOWN,
     ActionOption,
@@ -43,6 +42,7 @@ from controller.poker.engine.hand import SeatState
 from controller.poker.engine.machine import DRAWING, IN_HAND
 from controller.poker.games.spec import ForcedBet
 from controller.poker.inputs import Button
+from controller.table.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
 
 LOG_LINES: Final = 4
 

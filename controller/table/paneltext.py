@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.app.core import Pause, ShoeWarning
 from controller.poker.announce import alarm_read, option_text
 from controller.poker.engine.events import (
     BURN,
@@ -16,6 +15,7 @@ from controller.poker.engine.events import (
     Event,
     NewHandExpected,
 )
+from controller.table.core import Pause, ShoeWarning
 from drivers.panel import TEXT_WIDTH
 
 
