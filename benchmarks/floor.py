@@ -54,9 +54,9 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.config.settings import FloorSettings, LogLevel, LogSettings
 from controller.floor import ingest, serve, store
-from controller.floor.forward import Forwarder
 from controller.floor.ingest import Arrival
-from controller.floor.subjects import RecordId, subject_of
+from controller.forwarder.forward import Forwarder
+from controller.forwarder.subjects import RecordId, subject_of
 from controller.journal import JournalReader, JournalWriter, JsonObject
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from controller.logs.logsetup import configure_logging, reset_logging

@@ -40,7 +40,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.config.settings import KeySettings
 from controller.floor import keys, software, store
-from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
+from controller.forwarder.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from controller.history import attest
 from controller.journal import signing
 from controller.poker.games import GAMES

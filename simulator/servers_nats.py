@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
 
-from controller.floor.subjects import (
+from controller.forwarder.subjects import (
     STREAM_SUBJECTS,
     WEB_INBOX_PREFIX,
     direct_get_subject,

@@ -15,7 +15,7 @@ import pytest
 import zstandard
 from journal_support import START, StepClock, table_record, write_journal
 
-from controller.floor.follow import Follower, journal_id
+from controller.forwarder.follow import Follower, journal_id
 from controller.journal import JournalReader, JournalWriter, compress, read_tail, verify
 from controller.journal.compress import TEMPORARY_SUFFIX, compress_file, compress_rotated
 from controller.journal.files import compressed_name, file_name, journal_files

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from confighelp import problem_at, section, valid
 
-from controller.floor.follow import Follower, journal_id
+from controller.forwarder.follow import Follower, journal_id
 from controller.journal import (
     JournalError,
     JournalReader,

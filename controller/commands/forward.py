@@ -26,12 +26,13 @@ from controller.config.floorlink import POLL, floor_file_problems
 from controller.config.settings import DEFAULT_CONFIG, TableSettings
 from controller.config.tabletoml import SettingsError, load_config
 from controller.config.tomlcheck import Problem
+from controller.forwarder import LOGGER
 from controller.journal import JournalError
 from controller.logs.logsetup import configure_logging
 from controller.table.systemd import Notifier, NotifyError, socket_address
 
 if TYPE_CHECKING:
-    from controller.floor.forward import Forwarder, Progress
+    from controller.forwarder.forward import Forwarder, Progress
 
 EXIT_STOPPED: Final = 0
 EXIT_FAILED: Final = 1
@@ -115,9 +116,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         return asyncio.run(_serve(forwarder, notifier, until_caught_up=args.until_caught_up))
     except JournalError as error:
-        structlog.get_logger("controller.floor.forward").error(
-            "forward_stopped", error=error.in_full()
-        )
+        structlog.get_logger(LOGGER).error("forward_stopped", error=error.in_full())
         print(f"tablectl forward: {error.in_full()}; nothing more is sent", file=sys.stderr)
         return EXIT_FAILED
 
@@ -128,7 +127,7 @@ def _forwarder(
     """The forwarder ``settings`` describe, logging configured; SettingsError for TLS files
     that are not a certificate and its key."""
     # Lazy: nats-py is loaded only by this command, not by every tablectl command's parser.
-    from controller.floor.forward import Forwarder  # noqa: PLC0415
+    from controller.forwarder.forward import Forwarder  # noqa: PLC0415
 
     assert settings.floor is not None
     try:

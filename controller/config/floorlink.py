@@ -24,7 +24,7 @@ SCHEMES: Final = ("nats", "tls")
 DEFAULT_PORT: Final = 4222
 #: The forwarder's longest wait between two looks at the journal's end (``tablectl forward
 #: --poll``): a record written wakes it at once where inotify watches the journal's folder
-#: (controller/floor/watch.py); this is how often it reads where inotify cannot.
+#: (controller/forwarder/watch.py); this is how often it reads where inotify cannot.
 POLL: Final = 1.0
 _URL_TEXT: Final = (
     'a list of the floor\'s NATS servers, e.g. ["tls://floor-nats-1.casino.lan:4222"]: '

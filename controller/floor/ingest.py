@@ -34,7 +34,6 @@ import msgspec
 import psycopg
 
 from controller.floor import derive, keys, software
-from controller.floor.subjects import RecordId, SubjectError, record_id_of, table_of
 from controller.floor.witness import (
     MISLABELED,
     Chain,
@@ -45,6 +44,7 @@ from controller.floor.witness import (
     mislabeled,
     read,
 )
+from controller.forwarder.subjects import RecordId, SubjectError, record_id_of, table_of
 from controller.journal import JsonValue, Record
 from controller.journal.record import RecordError, parse_line
 

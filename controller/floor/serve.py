@@ -45,7 +45,7 @@ from nats.js.errors import NotFoundError
 from controller.floor import chainwatch, ingest, store
 from controller.floor.config import FloorConfig, read_secret
 from controller.floor.ingest import Arrival, IngestResult, Prepared, prepare, store_all
-from controller.floor.subjects import STREAM, STREAM_SUBJECTS
+from controller.forwarder.subjects import STREAM, STREAM_SUBJECTS
 
 #: How long the stream keeps a record (limits retention by age, never a work queue: a forwarder
 #: resumes after the last record on its subject, so that record must still be there). A year:

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final
 
-from controller.floor.subjects import RecordId
+from controller.forwarder.subjects import RecordId
 from controller.journal.record import GENESIS, Record, RecordError, parse_line
 
 #: The alarm kinds the witness raises (the store's ``alarms.kind`` for a floor alarm).

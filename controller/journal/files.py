@@ -161,7 +161,7 @@ class RetentionAnchor:
     file: int
     seq: int
     hash: str
-    #: The journal's id, the hash of its seq 1 (controller/floor/subjects.py), deleted with it.
+    #: The journal's id, the hash of its seq 1 (controller/forwarder/subjects.py), deleted with it.
     journal: str
 
 

@@ -22,7 +22,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.floor import store
 from controller.floor.ingest import Arrival, IngestResult, ingest
-from controller.floor.subjects import RecordId, subject_of
+from controller.forwarder.subjects import RecordId, subject_of
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from simulator.servers_nats import NatsUser
 from simulator.servers_pg import PostgresServer

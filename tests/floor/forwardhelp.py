@@ -21,7 +21,7 @@ from confighelp import section, to_toml, valid
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
-from controller.floor.subjects import STREAM, STREAM_SUBJECTS, subject_of
+from controller.forwarder.subjects import STREAM, STREAM_SUBJECTS, subject_of
 from simulator.servers_nats import NatsServer
 from simulator.servers_tls import TlsFiles
 

@@ -17,7 +17,7 @@ import pytest
 from nats.js import JetStreamContext
 from nats.js.api import RawStreamMsg, StreamConfig
 
-from controller.floor.subjects import STREAM, STREAM_SUBJECTS, RecordId, subject_of
+from controller.forwarder.subjects import STREAM, STREAM_SUBJECTS, RecordId, subject_of
 from simulator.servers_nats import NatsCluster, NatsServer, NatsUser
 
 #: How long one request may wait for its answer (a leader's election included).

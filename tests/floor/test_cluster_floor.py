@@ -24,7 +24,7 @@ from floorhelp import (
 )
 from forwardhelp import eventually, start_forward, stop, table_toml
 
-from controller.floor.subjects import STREAM
+from controller.forwarder.subjects import STREAM
 from simulator.servers_nats import NatsCluster, NatsServer
 from simulator.servers_pg import PostgresServer
 

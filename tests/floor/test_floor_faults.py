@@ -34,7 +34,7 @@ import nats
 import pytest
 from floorhelp import republish_until_taken, tablectl
 
-from controller.floor.subjects import STREAM
+from controller.forwarder.subjects import STREAM
 from controller.journal import verify
 from controller.journal.files import journal_files
 from controller.journal.record import GENESIS, make_record_line, parse_line

@@ -1,4 +1,4 @@
-"""controller/floor/follow.py: a journal followed as a real JournalWriter grows it, across
+"""controller/forwarder/follow.py: a journal followed as a real JournalWriter grows it, across
 rotation, with a torn tail completed later, and stopped by a record that does not verify."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from journal_support import START, StepClock, journal_lines, table_record, write_journal
 
-from controller.floor.follow import Follower, Line, journal_id
+from controller.forwarder.follow import Follower, Line, journal_id
 from controller.journal import JournalError, JournalWriter, Record
 from controller.journal.files import held_by_writer
 from controller.journal.record import make_record_line

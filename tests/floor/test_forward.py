@@ -104,7 +104,7 @@ def test_a_forwarder_killed_mid_run_resumes_where_the_stream_stands(
 def test_a_record_written_wakes_it_without_waiting_for_its_poll(
     tmp_path: Path, nats_factory: NatsFactory
 ) -> None:
-    """The journal's folder watched (controller/floor/watch.py): with an hour's poll, records
+    """The journal's folder watched (controller/forwarder/watch.py): with an hour's poll, records
     appended after it caught up, and a file begun at rotation, are forwarded at once."""
     server = nats_factory(("T1",))
     create_stream(server)

@@ -24,7 +24,7 @@ from forwardhelp import (
 from journal_support import write_journal
 from servershelp import NatsFactory
 
-from controller.floor.subjects import STREAM, inbox_prefix_of, subject_of
+from controller.forwarder.subjects import STREAM, inbox_prefix_of, subject_of
 from simulator.servers_nats import NatsServer
 
 

@@ -7,7 +7,7 @@ The broker is an in-process model of what JetStream does with the two headers
 (``Nats-Msg-Id``: a duplicate is acknowledged and not stored, checked first;
 ``Nats-Expected-Last-Subject-Sequence``: refused unless the subject's last stream sequence is
 that one). The forwarder is the real protocol: the real follower over a real journal, the real
-``resume_point`` and ``publish_headers`` of controller/floor/forward.py, one record at a time,
+``resume_point`` and ``publish_headers`` of controller/forwarder/forward.py, one record at a time,
 a new session after any failure. test_forward.py proves the same against a real nats-server.
 """
 
@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from journal_support import StepClock, journal_lines, table_record
 from tierhelp import examples
 
-from controller.floor.follow import Follower, Line, journal_id
-from controller.floor.forward import SessionLost, publish_headers, resume_point
-from controller.floor.subjects import RecordId, subject_of
+from controller.forwarder.follow import Follower, Line, journal_id
+from controller.forwarder.forward import SessionLost, publish_headers, resume_point
+from controller.forwarder.subjects import RecordId, subject_of
 from controller.journal import JournalWriter
 
 pytestmark = pytest.mark.fast

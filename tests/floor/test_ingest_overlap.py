@@ -23,8 +23,8 @@ from controller.floor import ingest
 from controller.floor.config import parse
 from controller.floor.ingest import Arrival, IngestResult, Prepared
 from controller.floor.serve import Floor
-from controller.floor.subjects import RecordId, subject_of
 from controller.floor.witness import MISLABELED
+from controller.forwarder.subjects import RecordId, subject_of
 from controller.journal.record import RecordError, parse_line
 from simulator.servers_pg import PostgresServer
 

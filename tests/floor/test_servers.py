@@ -25,7 +25,7 @@ from nats.js import JetStreamContext
 from nats.js.api import DeliverPolicy, StreamConfig
 from servershelp import NatsFactory
 
-from controller.floor.subjects import (
+from controller.forwarder.subjects import (
     STREAM,
     STREAM_SUBJECTS,
     SubjectError,
@@ -157,7 +157,7 @@ def test_a_table_cannot_publish_to_another_table_s_subject(nats_factory: NatsFac
 def test_the_web_s_user_follows_the_stream_and_may_change_nothing_in_it(
     nats_factory: NatsFactory,
 ) -> None:
-    """floor web's own user (controller/floor/subjects.py ``web_permissions``): its
+    """floor web's own user (controller/forwarder/subjects.py ``web_permissions``): its
     headers-only ordered consumer hears each record (as controller/floor/web/live.py makes it);
     a publish of a record, the stream's deletion and purge are refused, and it cannot hear
     replies beyond its own inbox prefix (the floor's, say: every table's hole cards)."""

@@ -1,4 +1,4 @@
-"""controller/floor/subjects.py: a table's subject and a record's message id, both ways."""
+"""controller/forwarder/subjects.py: a table's subject and a record's message id, both ways."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.floor.subjects import (
+from controller.forwarder.subjects import (
     RecordId,
     SubjectError,
     record_id_of,

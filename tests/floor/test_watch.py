@@ -1,4 +1,4 @@
-"""The journal folder's watch (controller/floor/watch.py) on real inotify: a line appended or a
+"""The journal folder's watch (controller/forwarder/watch.py) on real inotify: a line appended or a
 file begun wakes the waiter at once; a drained watch waits for the next change; one inotify
 instance serves every watch of a loop; a folder that cannot be watched falls back to polling."""
 
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.floor import watch as watch_module
-from controller.floor.watch import JournalWatch
+from controller.forwarder import watch as watch_module
+from controller.forwarder.watch import JournalWatch
 
 HOUR = 3600.0
 

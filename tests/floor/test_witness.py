@@ -6,7 +6,6 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from controller.floor.subjects import RecordId
 from controller.floor.witness import (
     BREAK,
     CONFLICT,
@@ -19,6 +18,7 @@ from controller.floor.witness import (
     begun_anew,
     mislabeled,
 )
+from controller.forwarder.subjects import RecordId
 from controller.journal.record import GENESIS, make_record_line, parse_line
 
 pytestmark = pytest.mark.fast

@@ -34,14 +34,14 @@ from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
 from controller.floor.config import FloorConfig, read_secret
-from controller.floor.subjects import (
+from controller.floor.web.views import Held, TableRow, read_rows
+from controller.forwarder.subjects import (
     STREAM,
     STREAM_SUBJECTS,
     WEB_INBOX_PREFIX,
     SubjectError,
     record_id_of,
 )
-from controller.floor.web.views import Held, TableRow, read_rows
 
 log = structlog.get_logger("tablectl.floor.web")
 

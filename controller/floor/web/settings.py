@@ -25,7 +25,7 @@ The web view connects to the store's database as its own role, ``[web] user`` (d
 The web's role and logs): it reads the store and the users, and may only add to its two logs
 (the hole-card views, the alarm acknowledgements). It follows the stream (``[nats]``'s servers
 and CA) as ``[web.nats]``'s user, one that may change nothing in the stream
-(controller/floor/subjects.py ``web_permissions``); without it, as ``[nats]``'s, the floor's,
+(controller/forwarder/subjects.py ``web_permissions``); without it, as ``[nats]``'s, the floor's,
 which administers the stream, and ``floor web`` says so at its start.
 """
 

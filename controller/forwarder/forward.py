@@ -2,9 +2,9 @@
 floor's NATS JetStream stream, exactly once and in order, resumed from the stream itself.
 
 The journal is the outbox: the table writes it and never waits on the network; this process
-follows it (``controller.floor.follow``) and publishes each record's line, as its exact bytes,
+follows it (``controller.forwarder.follow``) and publishes each record's line, as its exact bytes,
 to the table's own subject under its message id ``<table id>:<journal id>:<seq>``
-(``controller.floor.subjects``), waiting for the broker's acknowledgement before the next. So
+(``controller.forwarder.subjects``), waiting for the broker's acknowledgement before the next. So
 the order is the journal's, and nothing is skipped.
 
 Exactly once, with no bookkeeping of its own that could disagree with the broker:
@@ -43,8 +43,9 @@ from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
 from controller.config.floorlink import POLL, PasswordFileError, read_password
 from controller.config.settings import FloorSettings
-from controller.floor.follow import Follower, journal_id
-from controller.floor.subjects import (
+from controller.forwarder import LOGGER
+from controller.forwarder.follow import Follower, journal_id
+from controller.forwarder.subjects import (
     STREAM,
     RecordId,
     SubjectError,
@@ -52,7 +53,7 @@ from controller.floor.subjects import (
     record_id_of,
     subject_of,
 )
-from controller.floor.watch import JournalWatch
+from controller.forwarder.watch import JournalWatch
 from controller.journal import Record, RecordError
 from controller.journal.record import parse_line
 from controller.journal.retention import Forwarded
@@ -66,7 +67,7 @@ BATCH: Final = 500
 #: JetStream's error code for a Nats-Expected-Last-Subject-Sequence that is not the subject's.
 WRONG_LAST_SEQUENCE: Final = 10071
 
-_log = structlog.get_logger("controller.floor.forward")
+_log = structlog.get_logger(LOGGER)
 
 
 class SessionLost(Exception):

@@ -25,7 +25,9 @@ from typing import Final
 import structlog
 from asyncinotify import Inotify, Mask, Watch
 
-_log = structlog.get_logger("tablectl.forward")
+from controller.forwarder import LOGGER
+
+_log = structlog.get_logger(LOGGER)
 
 #: A line appended (MODIFY), a file begun (CREATE) or put in place (MOVED_TO).
 CHANGES: Final = Mask.MODIFY | Mask.CREATE | Mask.MOVED_TO | Mask.CLOSE_WRITE
