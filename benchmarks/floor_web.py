@@ -51,7 +51,7 @@ import floor as harness
 import psycopg
 
 from controller.floor import store
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
 from controller.floor.web.settings import DEFAULT_USER
 from controller.journal import JournalReader, JournalWriter

@@ -18,7 +18,7 @@ import psycopg
 
 from controller.floor import store
 from controller.floor.web import users
-from controller.floor.web.schema import ROLES
+from controller.floor.web.dbschema import ROLES
 from controller.floor.web.settings import DEFAULT_USER
 from simulator.floorlab import FloorLab
 from simulator.floorlab_parts import TABLECTL, Part, PartError

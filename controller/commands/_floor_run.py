@@ -14,8 +14,8 @@ import psycopg
 
 from controller.config.settings import LogSettings
 from controller.floor import report, store
-from controller.floor.config import FloorConfig, load, read_secret
-from controller.floor.web import schema as web_schema
+from controller.floor.floortoml import FloorConfig, load, read_secret
+from controller.floor.web import dbschema as web_schema
 from controller.history.recall import HandRecord, RecalledHand, format_hand
 from controller.logs.jsonreport import print_report
 from controller.logs.logsetup import configure_logging

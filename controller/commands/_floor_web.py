@@ -13,7 +13,7 @@ from controller.commands._paths import READ_FILE
 Action = Callable[[str, str], argparse.ArgumentParser]
 Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
 _RUN: Final = "controller.commands._floor_web_run"
-#: As controller/floor/web/schema.py ROLES (not imported: that module needs psycopg).
+#: As controller/floor/web/dbschema.py ROLES (not imported: that module needs psycopg).
 ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 
 

@@ -23,9 +23,9 @@ from controller.commands._floor_run import (
     owner_dsn,
 )
 from controller.config.settings import LogSettings
-from controller.floor.config import read_secret
+from controller.floor.floortoml import read_secret
 from controller.floor.store import StoreError
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
 from controller.logs.logsetup import configure_logging
 from controller.poker.engine.config import ConfigError

@@ -1,4 +1,9 @@
-"""The casino floor (docs/floor.md): each table's forwarder, which sends its journal
-over NATS JetStream, and the floor, which stores every table's records in PostgreSQL and
-witnesses every table's chain. Above the application (it reads the journal and its schema);
-below the simulator and the commands."""
+"""The casino floor's server (docs/floor.md): it takes every table's records from NATS JetStream,
+stores them in PostgreSQL (``store``, ``ingest``), witnesses every table's chain (``witness``,
+``chainwalk``, ``chainwatch``), reads ``floor.toml`` (``floortoml``) and serves the floor's web
+view (``web/``, docs/floor-web.md).
+
+It may use the forwarder's subjects, the history (recall, disputes), the journal, the logs, the
+configuration's reading and the poker core; never the running table or the command line
+(pyproject.toml, the layers contract).
+"""

@@ -43,7 +43,7 @@ from nats.js.api import (
 from nats.js.errors import NotFoundError
 
 from controller.floor import chainwatch, ingest, store
-from controller.floor.config import FloorConfig, read_secret
+from controller.floor.floortoml import FloorConfig, read_secret
 from controller.floor.ingest import Arrival, IngestResult, Prepared, prepare, store_all
 from controller.forwarder.subjects import STREAM, STREAM_SUBJECTS
 

@@ -20,7 +20,7 @@ from floorhelp import (
 from psycopg.conninfo import make_conninfo
 
 from controller.floor import store
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from simulator.servers_nats import NatsUser
 from simulator.servers_pg import PostgresServer
 

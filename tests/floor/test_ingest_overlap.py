@@ -20,7 +20,7 @@ from test_floor_keys import checkpoint, journal, key_record, kinds, register
 from test_floor_software import lost
 
 from controller.floor import ingest
-from controller.floor.config import parse
+from controller.floor.floortoml import parse
 from controller.floor.ingest import Arrival, IngestResult, Prepared
 from controller.floor.serve import Floor
 from controller.floor.witness import MISLABELED

@@ -1,4 +1,4 @@
-"""controller/floor/config.py: floor.toml read and checked, every problem named by its key."""
+"""controller/floor/floortoml.py: floor.toml read and checked, every problem named by its key."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from psycopg.conninfo import conninfo_to_dict
 
-from controller.floor.config import FloorConfigError, load, parse
+from controller.floor.floortoml import FloorConfigError, load, parse
 from controller.poker.engine.config import ConfigError
 
 pytestmark = pytest.mark.fast

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from nats.errors import TimeoutError as NatsTimeout
 
-from controller.floor.config import parse
+from controller.floor.floortoml import parse
 from controller.floor.serve import Floor
 
 pytestmark = pytest.mark.fast

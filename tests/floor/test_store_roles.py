@@ -28,7 +28,7 @@ from psycopg.conninfo import make_conninfo
 from test_floor_cli import floor_toml
 
 from controller.floor import keys, software, store
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web.settings import DEFAULT_USER
 from controller.journal import signing
 from simulator.servers_pg import PostgresServer

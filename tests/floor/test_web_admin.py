@@ -21,7 +21,7 @@ from servershelp import NatsFactory
 from webhelp import PASSWORD, WEB_PASSWORD, Client, Reply, WebProcess, user, web_floor
 
 from controller.floor import store
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
 from controller.floor.web.settings import DEFAULT_USER
 from simulator.servers_pg import PostgresServer

@@ -30,7 +30,7 @@ from webhelp import (
     web_floor,
 )
 
-from controller.floor.web import feedschema
+from controller.floor.web import feedjsonschema
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
@@ -149,7 +149,7 @@ def test_each_feed_carries_only_the_cards_its_policy_allows_and_each_event_fits_
         "T2": retimed(fixture_lines(), now),
     }
     roots = {table: journal_id(lines) for table, lines in journals.items()}
-    published = json.loads(feedschema.PUBLISHED.read_text(encoding="utf-8"))
+    published = json.loads(feedjsonschema.PUBLISHED.read_text(encoding="utf-8"))
     server = FloorProcess(floor.config)
     web = WebProcess(floor)
     clients = {role: Client(floor.port) for role in ("supervisor", "surveillance", "broadcaster")}

@@ -18,11 +18,11 @@ from servershelp import NatsFactory
 from starlette.requests import Request
 from webhelp import Client, Events, WebProcess, cards_in, retimed, web_floor
 
-from controller.floor.config import FloorConfig, load
+from controller.floor.floortoml import FloorConfig, load
 from controller.floor.web import users
 from controller.floor.web.app import Web
-from controller.floor.web.feed import unix
-from controller.floor.web.feeds import Feeds
+from controller.floor.web.feedhand import unix
+from controller.floor.web.feedstreams import Feeds
 from controller.journal.record import parse_line
 from simulator.clock import ManualClock
 from simulator.servers_pg import PostgresServer

@@ -14,9 +14,9 @@ import pytest
 from floorhelp import fixture_lines
 from webhelp import cards_in, schema_problems
 
-from controller.floor.config import FloorConfigError, parse
-from controller.floor.web import feedschema, policy
-from controller.floor.web.feed import Built, HandFacts, Timed, build, from_start, unix
+from controller.floor.floortoml import FloorConfigError, parse
+from controller.floor.web import feedjsonschema, policy
+from controller.floor.web.feedhand import Built, HandFacts, Timed, build, from_start, unix
 from controller.floor.web.settings import FeedSettings
 from controller.journal import schema
 from controller.journal import tablerecords as rec
@@ -191,10 +191,10 @@ def test_the_feed_follows_the_table_as_its_display_does() -> None:
 
 @pytest.mark.fast
 def test_each_feed_event_fits_the_published_schema() -> None:
-    assert feedschema.PUBLISHED.read_text(encoding="utf-8") == feedschema.schema_text(), (
-        "regenerate it: .venv/bin/python -m controller.floor.web.feedschema"
+    assert feedjsonschema.PUBLISHED.read_text(encoding="utf-8") == feedjsonschema.schema_text(), (
+        "regenerate it: .venv/bin/python -m controller.floor.web.feedjsonschema"
     )
-    published = json.loads(feedschema.PUBLISHED.read_text(encoding="utf-8"))
+    published = json.loads(feedjsonschema.PUBLISHED.read_text(encoding="utf-8"))
     assert published["version"] == 1
     for game in ("mambo", "five-card-stud", "triple-draw"):
         lines = fixture_lines(game)

@@ -20,12 +20,12 @@ from floorhelp import arrivals, fixture_lines, floor_database
 from psycopg.conninfo import make_conninfo
 
 from controller.floor import store
-from controller.floor.config import parse
+from controller.floor.floortoml import parse
 from controller.floor.ingest import ingest
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
+from controller.floor.web.floorview import Held, TableRow, floor_rows, read_rows
 from controller.floor.web.live import FULL_REFRESH, WHOLE_ROUNDS, Live
 from controller.floor.web.settings import DEFAULT_USER
-from controller.floor.web.views import Held, TableRow, floor_rows, read_rows
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

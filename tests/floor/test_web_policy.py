@@ -10,8 +10,8 @@ import pytest
 from floorhelp import fixture_lines
 
 from controller.floor import derive
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web import policy
-from controller.floor.web import schema as web_schema
 from controller.floor.web.replay import Replay, pot_words, replay, scrub
 from controller.floor.web.search import QueryError, parse
 from controller.journal import JsonObject, schema

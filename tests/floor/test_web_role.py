@@ -25,9 +25,9 @@ from psycopg import errors
 from psycopg.conninfo import make_conninfo
 from webhelp import WEB_PASSWORD
 
-from controller.floor.config import FloorConfigError, parse
+from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.store import READER, WRITER, StoreError
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web.settings import DEFAULT_USER
 from simulator.servers_nats import NatsUser
 from simulator.servers_pg import PostgresServer

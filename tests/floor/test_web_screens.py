@@ -17,7 +17,7 @@ from floorhelp import fixture_lines, journal_id, publish
 from servershelp import NatsFactory
 from webhelp import Client, Events, serving, web_floor
 
-from controller.floor.config import FloorConfigError, parse
+from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.web.settings import DEFAULT_SILENT_AFTER
 from simulator.servers_pg import PostgresServer
 

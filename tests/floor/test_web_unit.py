@@ -10,11 +10,11 @@ import pytest
 from floorhelp import fixture_lines
 
 from controller.commands import _floor_web
-from controller.floor.config import FloorConfigError, parse
+from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.web import auth, policy, users
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
+from controller.floor.web.floorview import hand_state
 from controller.floor.web.settings import WebNats
-from controller.floor.web.views import hand_state
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

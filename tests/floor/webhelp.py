@@ -37,7 +37,7 @@ from floorhelp import (
 from psycopg.conninfo import make_conninfo
 
 from controller.floor import store
-from controller.floor.web import schema as web_schema
+from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
 from controller.floor.web.auth import COOKIE
 from controller.floor.web.settings import DEFAULT_USER

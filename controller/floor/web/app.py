@@ -24,18 +24,18 @@ from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from controller.floor.config import FloorConfig
+from controller.floor.floortoml import FloorConfig
 from controller.floor.web import auth, users
 from controller.floor.web.accountpage import AccountPage
 from controller.floor.web.adminpage import AdminPage
 from controller.floor.web.alarmpage import AlarmPage
-from controller.floor.web.feeds import Feeds
+from controller.floor.web.feedstreams import Feeds
+from controller.floor.web.floorview import floor_rows
 from controller.floor.web.frame import FLOOR_ROLES, ErrorFrame, has_account_page, links
 from controller.floor.web.live import Live, sse
 from controller.floor.web.pages import Pages, landing
 from controller.floor.web.replies import refused
 from controller.floor.web.verifypage import Bundler, VerifyPage
-from controller.floor.web.views import floor_rows
 
 log = structlog.get_logger("tablectl.floor.web")
 

@@ -2,7 +2,7 @@
 response that carries a face-down card's value is recorded in ``web.card_views`` (who, their
 role, when, the table, journal and hand, through which page or feed) before it is sent.
 
-The web's role may only add to that table (controller/floor/web/schema.py, migration 2): what it
+The web's role may only add to that table (controller/floor/web/dbschema.py, migration 2): what it
 holds stays as written. A response whose record cannot be written is not sent (CardLogError).
 Each view recorded is logged too, ``web_card_view`` (docs/floor-web.md, Who did what): who and
 which hands, never a card.
@@ -15,7 +15,7 @@ from collections.abc import Iterable
 import psycopg
 import structlog
 
-from controller.floor.web.hands import HandKey
+from controller.floor.web.handpages import HandKey
 from controller.floor.web.users import User
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]

@@ -33,8 +33,8 @@ from nats.aio.client import Client as NATS
 from nats.aio.msg import Msg
 from nats.js.api import DeliverPolicy
 
-from controller.floor.config import FloorConfig, read_secret
-from controller.floor.web.views import Held, TableRow, read_rows
+from controller.floor.floortoml import FloorConfig, read_secret
+from controller.floor.web.floorview import Held, TableRow, read_rows
 from controller.forwarder.subjects import (
     STREAM,
     STREAM_SUBJECTS,

@@ -1,7 +1,7 @@
 """The table page and its feed, the hand page and search (docs/floor-web.md): their routes.
 
 What each role may open and see is the policy's (controller/floor/web/policy.py); what a page
-holds is read and masked in controller/floor/web/hands.py before it is rendered. A response
+holds is read and masked in controller/floor/web/handpages.py before it is rendered. A response
 that carries a face-down card's value is recorded in the access log first
 (controller/floor/web/cardlog.py); if it cannot be, the response is not sent.
 """
@@ -18,7 +18,7 @@ from starlette.responses import RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from controller.floor.web import auth, cardlog, policy
-from controller.floor.web.hands import HandKey, hand_page, table_page
+from controller.floor.web.handpages import HandKey, hand_page, table_page
 from controller.floor.web.live import sse
 from controller.floor.web.replies import a, refused
 from controller.floor.web.search import FIELDS, QueryError, parse, search

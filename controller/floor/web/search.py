@@ -20,7 +20,7 @@ import psycopg
 
 from controller.display.view import MAX_SEATS
 from controller.floor.web import policy
-from controller.floor.web.hands import RESULTS, HandKey, HandLine, state_of
+from controller.floor.web.handpages import RESULTS, HandKey, HandLine, state_of
 from controller.floor.web.moments import shown_if
 from controller.journal import schema
 from controller.poker.announce import hidden_cards

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import uvicorn
 
-from controller.floor.config import FloorConfig
+from controller.floor.floortoml import FloorConfig
 
 if TYPE_CHECKING:
     from controller.floor.web.verifypage import Bundler

@@ -65,7 +65,7 @@ MAX_BROADCAST_DELAY: Final = 86400.0
 #: Five minutes: a table journals every deal and bet, and a break between hands longer than
 #: this is worth a look (docs/floor-web.md, The floor page: Last heard).
 DEFAULT_SILENT_AFTER: Final = 300.0
-#: The web view's PostgreSQL role (controller/floor/web/schema.py grants it).
+#: The web view's PostgreSQL role (controller/floor/web/dbschema.py grants it).
 DEFAULT_USER: Final = "tablectl_web"
 _ROLE: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_\-]{0,62}")
 DEFAULT_LISTEN: Final = "127.0.0.1"

@@ -19,7 +19,7 @@ import psycopg
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from controller.floor.web.schema import ROLES
+from controller.floor.web.dbschema import ROLES
 
 Conn = psycopg.Connection[tuple[object, ...]]
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
@@ -157,7 +157,7 @@ def _verified(hashed: str, password: str) -> bool:
 
 
 # The admin's changes in the browser (docs/floor-web.md, The admin's user pages):
-# through the owner's functions of controller/floor/web/schema.py migration 3,
+# through the owner's functions of controller/floor/web/dbschema.py migration 3,
 # the web's role having no UPDATE on web.users. The password is hashed here, in the web process;
 # only its hash goes to the database, and none to the log of changes.
 

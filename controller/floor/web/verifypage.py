@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from controller.floor.web import auth, cardlog
 from controller.floor.web.chains import NoSuchJournal, chain_states, reverify
-from controller.floor.web.hands import BUNDLE_ROLES, HandKey
+from controller.floor.web.handpages import BUNDLE_ROLES, HandKey
 from controller.floor.web.replies import refused
 from controller.floor.web.users import User
 

@@ -18,9 +18,9 @@ from controller.display.view import posted_rules
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
 from controller.floor.web.alarms import RECORD_JOIN, clocks
+from controller.floor.web.floorview import TableRow, floor_rows
 from controller.floor.web.moments import shown_if
 from controller.floor.web.replay import Frame, Replay, replay
-from controller.floor.web.views import TableRow, floor_rows
 from controller.history.recall import describe_stakes
 from controller.journal import schema
 from controller.journal import tablerecords as rec

@@ -1,6 +1,6 @@
 """The JSON Schema of the feeds' events, generated from their dataclasses
-(controller/floor/web/feed.py): published as ``docs/schema/feed-v1.json`` by
-``python -m controller.floor.web.feedschema [FILE | -]`` (docs/floor-web.md, Feeds). Pure but
+(controller/floor/web/feedhand.py): published as ``docs/schema/feed-v1.json`` by
+``python -m controller.floor.web.feedjsonschema [FILE | -]`` (docs/floor-web.md, Feeds). Pure but
 for the writing.
 
 Field types to JSON Schema as the journal's (controller/journal/schemajson.py): ``int`` integer,
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any, Final, Union
 
 from controller.floor.web import policy
-from controller.floor.web.feed import VERSION, FeedHand
+from controller.floor.web.feedhand import VERSION, FeedHand
 from controller.journal import JsonObject, JsonValue
 from controller.journal.codec import fields_of
 
-#: A hand's states (controller/floor/web/hands.py ``state_of``).
+#: A hand's states (controller/floor/web/handpages.py ``state_of``).
 STATES: Final = ("in progress", "settled", "voided")
 PUBLISHED: Final = Path(__file__).parents[3] / "docs" / "schema" / f"feed-v{VERSION}.json"
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
@@ -75,7 +75,7 @@ def json_schema() -> JsonObject:
         "description": (
             "The data of one server-sent event of the floor's feeds (docs/floor-web.md, Feeds): "
             "a table's hand as the feed may show it; a card the feed may not carry is null. "
-            "Generated from controller/floor/web/feed.py; do not edit."
+            "Generated from controller/floor/web/feedhand.py; do not edit."
         ),
         "version": VERSION,
     }
@@ -89,7 +89,7 @@ def schema_text() -> str:
 def main(argv: list[str]) -> int:
     """Write the schema to the file named (default: the published one), or ``-``: print it."""
     if len(argv) > 1:
-        print("usage: python -m controller.floor.web.feedschema [FILE | -]", file=sys.stderr)
+        print("usage: python -m controller.floor.web.feedjsonschema [FILE | -]", file=sys.stderr)
         return 2
     target = argv[0] if argv else str(PUBLISHED)
     if target == "-":

@@ -1,6 +1,6 @@
 """The feeds for other systems (docs/floor-web.md, Feeds): ``/feeds/surveillance``,
 ``/feeds/broadcast`` and ``/feeds/public``, each a stream of server-sent events, one ``hand``
-event (controller/floor/web/feed.py ``FeedHand``, docs/schema/feed-v1.json) whenever a table's
+event (controller/floor/web/feedhand.py ``FeedHand``, docs/schema/feed-v1.json) whenever a table's
 hand changes, following the store as the floor page does (controller/floor/web/live.py: the
 stream as the signal, PostgreSQL as the truth).
 
@@ -26,11 +26,11 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from controller.floor.web import cardlog, policy
-from controller.floor.web.feed import Built, HandFacts, Timed, build, delay_from, from_start
-from controller.floor.web.hands import HandKey, state_of
+from controller.floor.web.feedhand import Built, HandFacts, Timed, build, delay_from, from_start
+from controller.floor.web.floorview import floor_rows
+from controller.floor.web.handpages import HandKey, state_of
 from controller.floor.web.live import sse
 from controller.floor.web.users import User
-from controller.floor.web.views import floor_rows
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

@@ -8,7 +8,7 @@ face up (14.13(c)), a community card and a card turned over at the showdown are 
 see; a hole card, a burn, a card to the muck and a draw's discard (14.12A(f)) are what
 controller/poker/announce.py ``hidden_cards`` names, and ``policy.feed_carries`` says when a feed
 may carry a hole card. The dataclasses are the published schema (docs/schema/feed-v1.json,
-controller/floor/web/feedschema.py).
+controller/floor/web/feedjsonschema.py).
 """
 
 from __future__ import annotations
