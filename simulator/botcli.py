@@ -2,7 +2,7 @@
 
 The technician watches the bot deal (each act printed as ``bot: ...``, each
 hand's expected settlement when it is over) while the console stays open for
-faults and state. ``controller/commands/sim.py`` declares the bot's options;
+faults and state. ``controller/cli/commands/sim.py`` declares the bot's options;
 ``simulator/command.py`` calls ``make_bot`` and ``bot_session``; everything else about the
 bot lives here.
 """

@@ -1,6 +1,6 @@
 """What ``tablectl sim`` runs: the simulated shoe and panel on ptys, the console, the bot.
 
-``controller/commands/sim.py`` declares the command and its options and imports this
+``controller/cli/commands/sim.py`` declares the command and its options and imports this
 module only when ``tablectl sim`` runs: the controller's other commands never load the
 simulator (docs/simulator.md).
 """
@@ -95,7 +95,7 @@ def run_sim(
     except ValueError as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
-    # controller/commands/sim.py gives the default without --config; take_bench with it
+    # controller/cli/commands/sim.py gives the default without --config; take_bench with it
     directory: Path = args.dir
     try:
         with _stopped_by_signals():

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.journal import verify
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -13,7 +13,7 @@ import pytest
 from confighelp import export_config
 from pokerkit import HandHistory
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
 from controller.history.phh.reader import read_phh
 from controller.journal import JournalWriter

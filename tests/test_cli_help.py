@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from controller.cli import build_parser, command_modules
+from controller.cli.main import build_parser, command_modules
 from controller.poker.games import GAMES
 
 #: reStructuredText that belongs in docstrings, not in a terminal: ``literal``, :class:`X`...
@@ -63,8 +63,8 @@ def test_every_command_has_a_description_and_every_option_a_help_text(
 
 def test_each_command_module_is_one_command_named_after_it() -> None:
     """A command is in one place: the top level lists exactly one command per module of
-    ``controller.commands`` (controller/cli.py), so the journal's hold, release and holds
-    (controller/commands/_journal_hold.py) are under ``tablectl journal`` only."""
+    ``controller.cli.commands`` (controller/cli/main.py), so the journal's hold, release and holds
+    (controller/cli/commands/_journal_hold.py) are under ``tablectl journal`` only."""
     top = {name.split()[1] for name, _parser in PARSERS if name.count(" ") == 1}
     modules = {module.rsplit(".", 1)[-1].replace("_", "-") for module in command_modules()}
     assert top == modules

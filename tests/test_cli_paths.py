@@ -1,7 +1,7 @@
 """Every path argument of every ``tablectl`` command, given a path it cannot use: a missing one,
 a folder where a file is expected, a file where a folder is, an unreadable one, a binary file.
 Each must be refused with a non-zero exit status and one line naming the path and what was
-expected, never a traceback, before the command starts anything (controller/commands/_paths.py;
+expected, never a traceback, before the command starts anything (controller/cli/commands/_paths.py;
 docs/app.md, Paths on the command line).
 
 The commands and their path arguments are read from the parser itself, so a new command or a
@@ -24,8 +24,8 @@ from typing import Final
 
 import pytest
 
-from controller.cli import build_parser, main
-from controller.commands._paths import EXPECTED, PathType
+from controller.cli.commands._paths import EXPECTED, PathType
+from controller.cli.main import build_parser, main
 from controller.config.settings import KeySettings
 from controller.config.tabletoml import load_config
 from controller.journal import JournalWriter, keyfiles, retention
@@ -92,7 +92,7 @@ NOT_A_FAULT: Final[dict[tuple[str, str], str]] = {
     ("floor dispute --out", "unmakeable"): "floor dispute makes --out after the store is read",
 }
 
-#: The cases each kind of path argument is given (controller/commands/_paths.py, Kind).
+#: The cases each kind of path argument is given (controller/cli/commands/_paths.py, Kind).
 CASES: Final[dict[str, tuple[str, ...]]] = {
     "file": ("missing", "folder", "unreadable", "binary"),
     "folder": ("missing", "file", "binary", "unreadable"),
@@ -161,10 +161,10 @@ TRIED: Final = [
 
 
 def test_every_path_argument_says_what_it_expects() -> None:
-    """A path argument's type is one of controller/commands/_paths.py's, so it is checked as it
+    """A path argument's type is one of controller/cli/commands/_paths.py's, so it is checked as it
     is parsed and tried here; a bare ``type=Path`` would be neither."""
     bare = [a.label for a in ARGUMENTS if not isinstance(a.action.type, PathType)]
-    assert bare == [], f"give these a type from controller/commands/_paths.py: {bare}"
+    assert bare == [], f"give these a type from controller/cli/commands/_paths.py: {bare}"
     assert len(TRIED) > 100  # every command's, not none by a mistake in the walk
 
 
@@ -351,7 +351,7 @@ PARSER: Final = build_parser()
 
 @pytest.fixture
 def one_parser(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("controller.cli.build_parser", lambda: PARSER)
+    monkeypatch.setattr("controller.cli.main.build_parser", lambda: PARSER)
 
 
 @pytest.mark.usefixtures("one_parser")
@@ -445,7 +445,7 @@ def test_a_default_configuration_that_is_not_there_is_said_to_be_the_default(
     given (the user named no such file) and what to give."""
     default = tmp_path / "etc" / "table.toml"
     monkeypatch.setattr("controller.config.tabletoml.DEFAULT_CONFIG", default)
-    monkeypatch.setattr("controller.commands.export.DEFAULT_CONFIG", default)
+    monkeypatch.setattr("controller.cli.commands.export.DEFAULT_CONFIG", default)
     parser_default = build_parser()  # the option's default is read when the parser is built
     assert parser_default.parse_args(["export", "--out", "x"]).config is default
     status, err = _refusal(["export", "--journal", str(tmp_path), "--out", str(tmp_path)], capsys)

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from confighelp import TomlValue, section, to_toml, valid
 
-from controller.cli import main
+from controller.cli.main import main
 from simulator.decks import make_decks, write_deck_file
 
 pytestmark = pytest.mark.fast

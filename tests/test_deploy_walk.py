@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import build_parser
+from controller.cli.main import build_parser
 from controller.config.settings import DEFAULT_CONFIG
 from simulator.decks import make_decks, write_deck_file
 
@@ -208,7 +208,7 @@ def check_skipped(block: Block, env: dict[str, str]) -> None:
                     parser.parse_args(words[1:])
             except SystemExit as exit:
                 # A path argument is checked as the command line is read
-                # (controller/commands/_paths.py): a file of the other host that is not here
+                # (controller/cli/commands/_paths.py): a file of the other host that is not here
                 # (not under PREFIX, which this walk installed) is the one refusal allowed.
                 elsewhere = ELSEWHERE.search(told.getvalue())
                 if elsewhere is None or elsewhere["path"].startswith(env["PREFIX"] + "/"):

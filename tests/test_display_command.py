@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from display_harness import settle
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.display.attach import AttachedDisplay, LinkBanner
 from controller.display.demo import SCENES
 from controller.display.demo_app import DemoDisplay

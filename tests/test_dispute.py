@@ -16,7 +16,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from keyedtable import keyed_table
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history import attest, dispute
 from controller.journal import JournalReader, Record, signing
 from controller.journal import tablerecords as rec

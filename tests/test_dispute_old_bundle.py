@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history import dispute
 from controller.journal.record import parse_line
 

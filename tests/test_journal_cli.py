@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from journal_support import write_journal
 
-from controller.cli import EXIT_BROKEN_PIPE, build_parser, main
+from controller.cli.main import EXIT_BROKEN_PIPE, build_parser, main
 from controller.config.settings import JournalSettings
 from controller.journal import JournalWriter, verify
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from confighelp import to_toml, valid
 
-from controller.cli import main
-from controller.commands.config import cautions
+from controller.cli.commands.config import cautions
+from controller.cli.main import main
 from controller.config.settings import DEFAULT_PRIVATE_KEY
 from controller.config.tabletoml import SettingsError, parse_config
 from controller.journal import signing

@@ -34,7 +34,7 @@ print(json.dumps({
 def test_the_command_line_loads_no_simulator_and_no_display() -> None:
     """``tablectl run`` goes through ``build_parser``: after it, no simulator module is
     loaded, ``sim://`` is not a pyserial scheme, and Textual is not loaded."""
-    found = _loaded("import controller.cli as c\nc.build_parser()\n" + REPORT)
+    found = _loaded("import controller.cli.main as c\nc.build_parser()\n" + REPORT)
     assert found["simulator"] == []
     assert found["textual"] is False
     assert "simulator" not in found["handlers"]  # type: ignore[operator]

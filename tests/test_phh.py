@@ -12,7 +12,7 @@ import pytest
 from pokerkit import HandHistory
 from tablehelp import of_kind
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
 from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
 from controller.history.script import parse_script

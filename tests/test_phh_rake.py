@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
 from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
 from controller.history.phh.writer import export_hand

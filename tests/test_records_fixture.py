@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.recall import format_hand, hands
 from controller.journal import JournalReader, verify
 from controller.poker.games import GAMES

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from confighelp import export_config
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.journal import JournalReader, JournalWriter
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandStarted

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from tablehelp import STAKES
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.script import ScriptError, parse_script, write_script
 from controller.poker.cards import Card
 from controller.poker.engine import TableConfig

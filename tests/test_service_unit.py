@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.commands.config import LOGS_DIRECTORY, STATE_DIRECTORY
+from controller.cli.commands.config import LOGS_DIRECTORY, STATE_DIRECTORY
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import DEFAULT_JOURNAL_DIR, load_config
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.poker.cards import parse_cards
 from controller.poker.games.five_card_stud import FIVE_CARD_STUD
 from controller.poker.games.mambo import MAMBO
@@ -164,7 +164,7 @@ def test_bad_seat_count_is_an_argument_error(
 def test_equal_hands_split_and_the_output_names_every_tied_seat() -> None:
     """rules-interpretation.md, High hands: equal hands split; the award line names all the tied
     seats."""
-    from controller.commands.showdown import _award  # noqa: PLC0415 -- a private helper, here only
+    from controller.cli.commands.showdown import _award  # noqa: PLC0415 -- a private helper, here only
 
     values = [
         five_card_high(parse_cards("As Ks 9d 5c 3h")),

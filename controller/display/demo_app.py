@@ -1,6 +1,6 @@
 """The demonstration display: the dealer's display stepping through demo views.
 
-Kept apart from :mod:`controller.commands.display` so that ``tablectl`` loads
+Kept apart from :mod:`controller.cli.commands.display` so that ``tablectl`` loads
 Textual only when the display runs.
 """
 

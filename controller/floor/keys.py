@@ -232,7 +232,7 @@ async def _rotate(
     await cur.execute("SELECT floor_key_rotate(%s, %s, %s)", (*key, rotation.seq))
 
 
-# --- the owner's registry (tablectl floor key; controller/commands/_floor_software_run.py) -----
+# --- the owner's registry (tablectl floor key; controller/cli/commands/floor/software_run.py) -----
 
 
 @dataclass(frozen=True, slots=True)

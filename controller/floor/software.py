@@ -123,7 +123,7 @@ async def check(
     ]
 
 
-# --- the owner's approvals (tablectl floor software; controller/commands/_floor_software_run.py)
+# --- the owner's approvals (tablectl floor software; controller/cli/commands/floor/software_run.py)
 
 
 class ApprovalError(ValueError):

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from apphelp import AS_ROOT, PATIENCE, table_toml
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.journal import verify
 from controller.poker.inputs import Button
 from simulator.table import Simulator

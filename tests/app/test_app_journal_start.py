@@ -15,7 +15,7 @@ import pytest
 from apphelp import AS_ROOT, table_toml
 from journal_support import write_journal
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.journal import JournalWriter, verify
 from controller.logs.logsetup import reset_logging
 from simulator.table import Simulator

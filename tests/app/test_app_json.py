@@ -14,7 +14,7 @@ import pytest
 from apphelp import dealer, json_log, sim_table
 from test_app_status import controlled, status_config
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.recall import describe, describe_stakes
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec

@@ -11,7 +11,7 @@ from apphelp import dealer, sim_table
 from confighelp import export_config
 from pokerkit import HandHistory
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.phh.writer import VARIANTS, export_hands
 from controller.history.recall import hands
 from controller.journal import JournalReader

@@ -15,7 +15,7 @@ import pytest
 from apphelp import dealer
 from confighelp import export_config
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.poker.engine import Stakes

@@ -17,7 +17,7 @@ from confighelp import export_config
 from pokerkit import HandHistory, State
 from pokerkit.notation import parse_action
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
 from controller.history.phh.reader import PhhUnsupported, read_phh
 from controller.history.phh.writer import export_hand, export_hands

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.recall import hands
 from controller.journal import JournalReader, schema, verify
 from controller.poker.engine.events import Alarm

@@ -19,7 +19,7 @@ from apphelp import AS_ROOT, PATIENCE, dealer, journal_records, sim_table, table
 from confighelp import export_config
 from test_app_commands import ROOT, wait_for_log
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.history.recall import hands
 from controller.journal import JournalReader, verify
 from controller.journal import tablerecords as rec

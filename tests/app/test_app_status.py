@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, json_log, sim_table
 
-from controller.cli import main
+from controller.cli.main import main
 from controller.journal import JournalReader
 from controller.poker.announce import announce, hidden_cards
 from controller.poker.engine import events as ev

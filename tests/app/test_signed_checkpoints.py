@@ -17,8 +17,8 @@ from apphelp import AS_ROOT, dealer, json_log, sim_table, table_toml
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_app_commands import ROOT
 
-from controller.cli import main
-from controller.commands.status import KeyCheck, check_journal, check_signing
+from controller.cli.commands.status import KeyCheck, check_journal, check_signing
+from controller.cli.main import main
 from controller.config.settings import KeySettings
 from controller.journal import GENESIS, JournalReader, Record, keyfiles, schema, signing, verify
 from controller.journal import tablerecords as rec

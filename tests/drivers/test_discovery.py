@@ -10,7 +10,7 @@ import queue
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, judge
 
 SHOE = DeviceIdentity("shoe", "1209", "7ab1", "SHOE0001")

@@ -15,9 +15,9 @@ import pytest
 from backends import PtyBackend
 from fake_device import FakeDevice
 
-from controller.cli import main
-from controller.commands import enroll as enroll_command
-from controller.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
+from controller.cli.commands import enroll as enroll_command
+from controller.cli.commands.enroll import NO_SHOE, OK, REFUSED, EnrollRequest, enroll
+from controller.cli.main import main
 from controller.poker.cards import DECK, Card
 from controller.poker.inputs import ReadPoint
 from drivers.deck import Deck

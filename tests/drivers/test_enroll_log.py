@@ -14,7 +14,7 @@ from confighelp import export_config
 from fake_device import FakeDevice
 from test_enroll import TAGS, deal, request, shoe  # noqa: F401 -- shoe: a fixture, by name
 
-from controller.commands.enroll import OK, REFUSED, enroll
+from controller.cli.commands.enroll import OK, REFUSED, enroll
 from controller.config.settings import LogFormat, LogSettings
 from controller.logs.logsetup import configure_logging, reset_logging
 from simulator.devices import Timing
@@ -100,7 +100,7 @@ def test_enroll_with_a_bad_config_exits_2_naming_it(tmp_path: Path) -> None:
         out, err = run.communicate(timeout=30)
     assert run.returncode == 2
     assert out == ""
-    # Refused as the command line is read (controller/commands/_paths.py): argparse's usage,
+    # Refused as the command line is read (controller/cli/commands/_paths.py): argparse's usage,
     # then one line naming the argument and the file.
     last = err.splitlines()[-1]
     assert last.startswith("tablectl enroll: error: argument --config: ")

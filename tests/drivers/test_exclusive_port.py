@@ -26,7 +26,7 @@ from backends import BACKENDS, Backend, DeviceWire
 from fake_device import FakeDevice
 from test_driver_contract import pending, settings, wait_for, wait_until
 
-from controller.commands.enroll import NO_SHOE, EnrollRequest, enroll
+from controller.cli.commands.enroll import NO_SHOE, EnrollRequest, enroll
 from drivers import link
 from drivers.link import CommLost, DeviceReady
 from drivers.session import HelloOutcome
@@ -142,7 +142,7 @@ def test_a_pty_is_locked_but_not_put_in_exclusive_mode_a_real_tty_is_and_let_go(
 #: Another controller, as far as the port is concerned: it holds the port until its stdin ends.
 HOLDER = """\
 import sys
-from controller.commands.enroll import NO_SHOE, EnrollRequest, enroll
+from controller.cli.commands.enroll import NO_SHOE, EnrollRequest, enroll
 from drivers import link
 port = link.open_port(link.LinkSettings(sys.argv[1]))
 print("holding", flush=True)

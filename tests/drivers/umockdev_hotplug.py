@@ -26,8 +26,8 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
     under_umockdev,
 )
 
-from controller.cli import main
-from controller.commands.devices import report
+from controller.cli.commands.devices import report
+from controller.cli.main import main
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, scan
 from drivers.link import CommLost, DeviceReady, LinkSettings
 from drivers.session import HelloOutcome

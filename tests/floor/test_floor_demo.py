@@ -172,7 +172,7 @@ def test_bad_counts_name_the_option_and_what_was_expected() -> None:
 
 
 #: A process without psycopg, as after ``make demo`` (the runtime only, no floor extra).
-NO_PSYCOPG = "import sys; sys.modules['psycopg'] = None\nfrom controller.cli import main\n"
+NO_PSYCOPG = "import sys; sys.modules['psycopg'] = None\nfrom controller.cli.main import main\n"
 
 
 def test_without_the_floor_extra_a_table_s_commands_run_and_the_floor_says_what_is_missing(

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from confighelp import load, problem_at, section, to_toml, valid
 
-from controller.commands.config import summary
+from controller.cli.commands.config import summary
 from controller.config.floorlink import PasswordFileError, read_password
 from controller.config.settings import FloorSettings
 from controller.config.tabletoml import SettingsError, load_config

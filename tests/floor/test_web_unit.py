@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from floorhelp import fixture_lines
 
-from controller.commands import _floor_web
+from controller.cli.commands.floor import web
 from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.web import auth, policy, users
 from controller.floor.web import dbschema as web_schema
@@ -173,5 +173,5 @@ def test_passwords_are_hashed_with_argon2id_and_short_ones_refused() -> None:
 @pytest.mark.fast
 def test_the_commands_offer_every_role_the_database_and_the_policy_know() -> None:
     # The command line keeps its own copy (it must not import psycopg to print its help).
-    assert _floor_web.ROLES == web_schema.ROLES
+    assert web.ROLES == web_schema.ROLES
     assert set(policy.POLICY) == set(web_schema.ROLES)

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from devtime import WAIT
 
-from controller.cli import build_parser
+from controller.cli.main import build_parser
 from controller.history.script import parse_script
 from controller.poker.engine import Table
 from controller.poker.engine.events import HandSettled

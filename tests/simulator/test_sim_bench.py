@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from devtime import WAIT
 
-from controller.cli import build_parser
+from controller.cli.main import build_parser
 from controller.poker.games import GAMES
 from drivers.link import LinkSettings
 from drivers.panel import PanelDriver

@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Final
 
-from controller.commands._options import add_journal_options, journal_dir
+from controller.cli.commands._options import add_journal_options, journal_dir
 from controller.config.tabletoml import SettingsError
 from controller.journal import retention
 

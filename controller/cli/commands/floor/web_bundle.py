@@ -1,10 +1,10 @@
 """The hand page's dispute bundle download (docs/floor-web.md, Verification (the auditor)): the
-bundle ``tablectl floor dispute`` makes (controller/commands/_floor_dispute.py, its bounds and
+bundle ``tablectl floor dispute`` makes (controller/cli/commands/floor/dispute.py, its bounds and
 lines; controller/history/dispute/ ``make``), packed as one .tar.gz for the browser.
 
 It lives with the commands because it bounds and reads the bundle as ``floor dispute`` does
 (that command's own code): the web view (a lower layer) is handed ``make_bundle`` by ``tablectl
-floor web`` (controller/commands/_floor_web_run.py) rather than importing it. It
+floor web`` (controller/cli/commands/floor/web_run.py) rather than importing it. It
 reads through the web's own role, which may SELECT every table of the store the builder reads.
 """
 
@@ -16,7 +16,7 @@ from typing import Final
 
 import psycopg
 
-from controller.commands._floor_dispute import _bounds, _Journal, _lines, _NotHeld
+from controller.cli.commands.floor.dispute import _bounds, _Journal, _lines, _NotHeld
 from controller.floor import report
 from controller.floor.web.verifypage import Bundle, BundleRefused
 from controller.history import dispute

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.commands import _journal_hold
-from controller.commands._options import add_journal_options, journal_dir
-from controller.commands._paths import READ_FILE
+from controller.cli.commands import _journal_hold
+from controller.cli.commands._options import add_journal_options, journal_dir
+from controller.cli.commands._paths import READ_FILE
 from controller.config.tabletoml import SettingsError
 from controller.journal import Anchor, Record, VerifyReport, schema, signing, verify
 from controller.journal.verify_signatures import SignatureCheck

@@ -1,6 +1,6 @@
 """``tablectl floor software approve|revoke|list`` and ``tablectl floor key register|list``
 declared (docs/floor.md, Software and keys): argparse only; what they run is
-controller/commands/_floor_software_run.py, loaded when they run (psycopg is the ``floor``
+controller/cli/commands/floor/software_run.py, loaded when they run (psycopg is the ``floor``
 extra's). Both are the database owner's, on the floor host, like ``floor user``."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import argparse
 from collections.abc import Callable
 from typing import Final
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
-_RUN: Final = "controller.commands._floor_software_run"
+_RUN: Final = "controller.cli.commands.floor.software_run"
 OWNER_DSN_HELP: Final = (
     "the database owner's libpq connection (default: the floor.toml's database, as the user "
     "running this, over the local socket)"

@@ -19,7 +19,7 @@ from typing import Any, Final
 
 import structlog
 
-from controller.commands._paths import OUTPUT_FILE_IN_FOLDER, READ_FILE
+from controller.cli.commands._paths import OUTPUT_FILE_IN_FOLDER, READ_FILE
 from controller.config.settings import LogLevel, LogSettings
 from controller.config.tabletoml import SettingsError, load_config
 from controller.logs.logsetup import configure_logging, reset_logging

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
+from controller.cli.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.history import dispute

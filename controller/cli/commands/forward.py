@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Final
 
 import structlog
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 from controller.config.floorlink import POLL, floor_file_problems
 from controller.config.settings import DEFAULT_CONFIG, TableSettings
 from controller.config.tabletoml import SettingsError, load_config

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from controller.commands._paths import (
+from controller.cli.commands._paths import (
     OUTPUT_FOLDER,
     READ_FILE,
     READ_FOLDER,

@@ -12,7 +12,7 @@ import sys
 import threading
 from typing import Final
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError

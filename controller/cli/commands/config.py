@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG, FloorSettings
 from controller.config.tabletoml import (
     DeckSettings,

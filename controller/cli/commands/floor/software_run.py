@@ -1,6 +1,6 @@
 """What ``tablectl floor software approve|revoke|list`` and ``tablectl floor key register|list``
 run (docs/floor.md, Software and keys; declared in
-controller/commands/_floor_software.py, loaded when they run). The database owner's, on the
+controller/cli/commands/floor/software.py, loaded when they run). The database owner's, on the
 floor host (``--owner-dsn``, default: the floor.toml's database as the user running this, over
 the local socket): floor serve's own role may read the approvals, never change them."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import psycopg
 
-from controller.commands._floor_run import (
+from controller.cli.commands.floor.run import (
     EXIT_OK,
     EXIT_PROBLEM,
     EXIT_USAGE,

@@ -1,5 +1,6 @@
 """What ``tablectl floor setup|serve|recall|verify --config floor.toml`` run (docs/floor.md):
-loaded only when one of them runs (controller/commands/floor.py declares them), so psycopg,
+loaded only when one of them runs (controller/cli/commands/floor/__init__.py declares them), so
+psycopg,
 the ``floor`` extra, is needed only by the floor and never by a table's commands."""
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ import argparse
 import sys
 from dataclasses import dataclass
 
-from controller.commands._options import add_journal_options, journal_dir
+from controller.cli.commands._options import add_journal_options, journal_dir
 from controller.config.tabletoml import SettingsError
 from controller.history.recall import RecalledHand, format_hand, hands
 from controller.journal import JournalError, JournalReader, Record, schema

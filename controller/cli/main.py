@@ -1,8 +1,8 @@
-"""The ``tablectl`` command line: one sub-command per module in ``controller.commands``.
+"""The ``tablectl`` command line: one sub-command per module in ``controller.cli.commands``.
 
 Each command module defines ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning the exit status).
-Every module in the ``controller.commands`` package is a command, named after it
+Every module in the ``controller.cli.commands`` package is a command, named after it
 (``import_phh`` is ``import-phh``): adding a command is adding its module. A module whose
 name begins with ``_`` is the commands' own and no command: ``_options``, the options the
 journal's readers share; ``_paths``, the path arguments' types and checks; ``_journal_hold``,
@@ -20,10 +20,11 @@ import sys
 from collections.abc import Sequence
 from typing import Final
 
-from controller import __version__, commands
-from controller.commands._paths import PathError
+from controller import __version__
+from controller.cli import commands
+from controller.cli.commands._paths import PathError
 
-#: The status of a command given a path it cannot use (controller/commands/_paths.py): a
+#: The status of a command given a path it cannot use (controller/cli/commands/_paths.py): a
 #: usage error, as argparse's own.
 EXIT_PATH: Final = 2
 #: The status of a command whose reader went away (``tablectl recall | head``), as a shell

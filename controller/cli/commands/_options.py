@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from controller.commands._paths import READ_FILE, READ_FOLDER
+from controller.cli.commands._paths import READ_FILE, READ_FOLDER
 from controller.config.settings import DEFAULT_JOURNAL_DIR
 from controller.config.tabletoml import load_config
 

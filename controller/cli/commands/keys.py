@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.commands._paths import OUTPUT_FILE, READ_FILE
+from controller.cli.commands._paths import OUTPUT_FILE, READ_FILE
 from controller.config.settings import DEFAULT_CONFIG, KeySettings
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import keyfiles

@@ -15,7 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
-from controller.commands._paths import (
+from controller.cli.commands._paths import (
     OUTPUT_FILE_IN_FOLDER,
     OUTPUT_FOLDER,
     READ_FILE,

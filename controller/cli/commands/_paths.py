@@ -8,7 +8,7 @@ Bad input gets one line naming the argument, the path and what was expected, nev
 (made if missing): it is a file``, exit status 2, before the command reads, writes, connects or
 starts anything. What only the work itself finds (a file that is not text, a folder the file
 system will not make) is a ``PathError``, which ``tablectl`` prints after the command's name,
-exit status 2 (controller/cli.py).
+exit status 2 (controller/cli/main.py).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ import argparse
 import sys
 from typing import Any
 
-from controller.commands._paths import READ_FILE, PathError, read_text
+from controller.cli.commands._paths import READ_FILE, PathError, read_text
 from controller.history.phh.convert import to_hand_script
 from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
 

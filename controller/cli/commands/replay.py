@@ -14,7 +14,7 @@ import argparse
 import sys
 from typing import Any
 
-from controller.commands._paths import READ_FILE, PathError, read_text
+from controller.cli.commands._paths import READ_FILE, PathError, read_text
 from controller.history.script import HandScript, ScriptError, ScriptLine, parse_script
 from controller.poker.engine import ConfigError, Table
 from controller.poker.engine.events import to_json

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Final
 
-from controller.commands._paths import OUTPUT_FOLDER
+from controller.cli.commands._paths import OUTPUT_FOLDER
 from controller.config.settings import LogSettings
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.games import GAMES

@@ -2,7 +2,7 @@
 every table's journal (docs/floor.md); ``tablectl floor demo``: the whole floor on this machine,
 its own servers and simulated tables included (docs/floor.md, The demo).
 
-This module only declares the commands: what they run is controller/commands/_floor_run.py
+This module only declares the commands: what they run is controller/cli/commands/floor/run.py
 (psycopg, the ``floor`` extra) and, for ``demo``, simulator/floordemo.py, each loaded when it
 runs, so a table PC's commands never need either (``make demo`` installs no psycopg).
 """
@@ -15,8 +15,8 @@ import sys
 from collections.abc import Callable
 from typing import Final
 
-from controller.commands import _floor_software, _floor_web
-from controller.commands._paths import OUTPUT_FOLDER, READ_FILE
+from controller.cli.commands._paths import OUTPUT_FOLDER, READ_FILE
+from controller.cli.commands.floor import software, web
 from controller.poker.games import GAMES
 
 EXIT_USAGE: Final = 2
@@ -64,7 +64,7 @@ def _lazy(module: str, function: str) -> Callable[[argparse.Namespace], int]:
     return run
 
 
-_RUN: Final = "controller.commands._floor_run"
+_RUN: Final = "controller.cli.commands.floor.run"
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -128,10 +128,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", required=True, type=OUTPUT_FOLDER, metavar="DIR", help="a new or empty folder"
     )
     # 13:69E-1.31(b); docs/floor.md, Disputes.
-    dispute.set_defaults(run=_lazy("controller.commands._floor_dispute", "run_dispute"))
+    dispute.set_defaults(run=_lazy("controller.cli.commands.floor.dispute", "run_dispute"))
     _register_demo(actions)
-    _floor_web.register(action, _lazy)  # web, user (docs/floor-web.md)
-    _floor_software.register(action, _lazy)  # software, key (docs/floor.md, Software and keys)
+    web.register(action, _lazy)  # web, user (docs/floor-web.md)
+    software.register(action, _lazy)  # software, key (docs/floor.md, Software and keys)
     parser.set_defaults(run=lambda _args: _usage(parser))
 
 

@@ -1,5 +1,5 @@
 """What ``tablectl floor web`` and ``tablectl floor user add|passwd|list|disable`` run
-(docs/floor-web.md; declared in controller/commands/_floor_web.py, loaded when they run).
+(docs/floor-web.md; declared in controller/cli/commands/floor/web.py, loaded when they run).
 
 Users are the database owner's to change, on the floor host (``--owner-dsn``, default: the
 floor.toml's database as the user running this, over the local socket). A password is read from
@@ -15,7 +15,7 @@ import sys
 
 import psycopg
 
-from controller.commands._floor_run import (
+from controller.cli.commands.floor.run import (
     EXIT_OK,
     EXIT_PROBLEM,
     EXIT_USAGE,
@@ -32,7 +32,7 @@ from controller.poker.engine.config import ConfigError
 
 
 def run_web(args: argparse.Namespace) -> int:
-    from controller.commands._floor_web_bundle import make_bundle  # noqa: PLC0415 -- as serve
+    from controller.cli.commands.floor.web_bundle import make_bundle  # noqa: PLC0415 -- as serve
     from controller.floor.web.serve import serve  # noqa: PLC0415 -- uvicorn only for web
 
     config = floor_config(args, "web")

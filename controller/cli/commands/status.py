@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import DeviceSettings, SettingsError, TableSettings, load_config
 from controller.journal import Record, verify

@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.display.demo import SCENES

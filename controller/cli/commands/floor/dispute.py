@@ -16,8 +16,8 @@ from typing import Final
 
 import psycopg
 
-from controller.commands._floor_run import EXIT_PROBLEM, EXIT_USAGE, floor_config
-from controller.commands.dispute import write
+from controller.cli.commands.dispute import write
+from controller.cli.commands.floor.run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.floor import report
 from controller.history import dispute
 from controller.journal import Record, schema

@@ -1,5 +1,5 @@
 """``tablectl floor web`` and ``tablectl floor user add|passwd|list|disable`` declared
-(docs/floor-web.md): argparse only; what they run is controller/commands/_floor_web_run.py,
+(docs/floor-web.md): argparse only; what they run is controller/cli/commands/floor/web_run.py,
 loaded when they run (Starlette, uvicorn, argon2 and psycopg are the ``floor`` extra's)."""
 
 from __future__ import annotations
@@ -8,11 +8,11 @@ import argparse
 from collections.abc import Callable
 from typing import Final
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
-_RUN: Final = "controller.commands._floor_web_run"
+_RUN: Final = "controller.cli.commands.floor.web_run"
 #: As controller/floor/web/dbschema.py ROLES (not imported: that module needs psycopg).
 ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 
