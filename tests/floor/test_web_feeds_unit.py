@@ -194,6 +194,9 @@ def test_each_feed_event_fits_the_published_schema() -> None:
     assert feedschema.PUBLISHED.read_text(encoding="utf-8") == feedschema.schema_text(), (
         "regenerate it: .venv/bin/python -m controller.floor.web.feedschema"
     )
+    assert feedschema.PUBLISHED_BROKEN.read_text(encoding="utf-8") == (
+        feedschema.broken_schema_text()
+    ), "regenerate it: .venv/bin/python -m controller.floor.web.feedschema"
     published = json.loads(feedschema.PUBLISHED.read_text(encoding="utf-8"))
     assert published["version"] == 1
     for game in ("mambo", "five-card-stud", "triple-draw"):
