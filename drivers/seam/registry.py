@@ -22,6 +22,7 @@ DEFAULT_KIND: Final = "tablectl"
 BACKENDS: Final[dict[str, dict[str, str]]] = {
     SHOE: {
         "tablectl": "drivers.tablectl.backend:ProtocolShoe",
+        "pn532": "drivers.pn532.backend:Pn532ShoeBackend",
     },
     PANEL: {
         "tablectl": "drivers.tablectl.backend:ProtocolPanel",

@@ -99,6 +99,8 @@ class ChipCounters:
 
     commands: int = 0
     polls: int = 0
+    #: Targets listed in answers to polls (a card lingering in the field is listed often).
+    listed: int = 0
     bad_frames: int = 0
     unheard_bytes: int = 0
     nacks_heard: int = 0
@@ -366,6 +368,7 @@ class VirtualPN532:
 
     def _list_targets(self, max_targets: int, now: float) -> bytes:
         tags = self.in_field(now)[:max_targets]
+        self.counters.listed += len(tags)
         self.registers[CIU_FIFO_DATA] = 0x00 if tags else SENS_REQ
         return cmd.encode_targets(
             tuple(cmd.TypeATarget(i + 1, t.sens_res, t.sel_res, t.uid) for i, t in enumerate(tags))

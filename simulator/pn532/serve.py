@@ -148,7 +148,11 @@ class Pn532Readers:
                 endpoint.send(data)
 
     def _advanced(self, now: float) -> None:
+        """A manual clock moves on: what the host wrote before is heard at the old time,
+        then what falls due by ``now`` is written, before the new time can be read."""
         with self._lock:
+            for endpoint in self.endpoints.values():
+                endpoint.read_available()
             self._pump(now)
 
     def _wake(self) -> None:
