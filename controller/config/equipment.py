@@ -1,7 +1,7 @@
 """The equipment's sections of ``table.toml``: [devices] (the shoe and the panel), [decks],
 [journal], [log], [control], [display] and [keys].
 
-Each reader takes its ``Section`` (controller.config.tomlcheck), records every problem it finds
+Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds
 there and returns None when it found one (an optional section left out gives its defaults).
 ``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O (a path is checked
 as text, never opened).
@@ -41,7 +41,7 @@ from controller.config.settings import (
     LogSettings,
     UdevMatch,
 )
-from controller.config.tomlcheck import MISSING, Problem, Section
+from controller.tomlcheck import MISSING, Problem, Section
 
 #: docs/protocol.md, Common field types: ``token``, the form of a device's serial number.
 _SERIAL: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")

@@ -16,7 +16,7 @@ from typing import Final
 from urllib.parse import urlsplit
 
 from controller.config.settings import FloorSettings
-from controller.config.tomlcheck import MISSING, Problem, Section
+from controller.tomlcheck import MISSING, Problem, Section
 
 #: A password file may be read by its owner (0600) and by its group (0640), by nobody else.
 PASSWORD_MODES: Final = (0o600, 0o640)

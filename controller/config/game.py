@@ -1,7 +1,7 @@
 """The game's sections of ``table.toml``: [table], [stakes], [stacks] and [rules], and the keys
 of every section.
 
-Each reader takes its ``Section`` (controller.config.tomlcheck), records every problem it finds
+Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds
 there and returns None when it found one; ``engine_problem`` places the engine's own refusal at
 the key it names. ``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O.
 """
@@ -17,7 +17,6 @@ from typing import Final
 from controller.config.settings import (
     DEVICE_NAMES,
 )
-from controller.config.tomlcheck import MISSING, Problem, Section
 from controller.poker.engine.config import (
     RULE_NAMES,
     ConfigError,
@@ -26,6 +25,7 @@ from controller.poker.engine.config import (
     Stakes,
 )
 from controller.poker.games.spec import ForcedBet, GameSpec
+from controller.tomlcheck import MISSING, Problem, Section
 
 #: A table id appears in every log line and journal record: short and shell-safe.
 _TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")

@@ -63,7 +63,6 @@ from controller.config.settings import (
     TableSettings,
     UdevMatch,
 )
-from controller.config.tomlcheck import MISSING, Problem, Section, SettingsError
 from controller.poker.engine.config import (
     ConfigError,
     HouseRules,
@@ -71,6 +70,7 @@ from controller.poker.engine.config import (
 )
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
+from controller.tomlcheck import MISSING, Problem, Section, SettingsError
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet
 
 __all__ = [

@@ -1,6 +1,6 @@
 """floor.toml: the floor's configuration (docs/floor.md, The floor; docs/examples/floor.toml).
 
-Read as the table's configuration is (controller/config/tomlcheck.py): every problem named with its
+Read as the table's configuration is (controller/tomlcheck.py): every problem named with its
 key, the value found and what is expected, all at once; nothing raised half way.
 
 ```toml
@@ -45,11 +45,11 @@ from typing import Final
 
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.config.tomlcheck import MISSING, Problem, Section
 from controller.floor.store import READER, WRITER
 from controller.floor.web.settings import KEYS as WEB_KEYS
 from controller.floor.web.settings import WebSettings, parse_web
 from controller.poker.engine.config import ConfigError
+from controller.tomlcheck import MISSING, Problem, Section
 
 SECTIONS: Final[dict[str, tuple[str, ...]]] = {
     "": ("nats", "postgres", "reader", "serve", "web"),

@@ -45,8 +45,8 @@ import structlog
 from structlog.typing import EventDict, Processor, WrappedLogger
 
 from controller.config.settings import LogFormat, LogLevel, LogSettings
-from controller.config.tomlcheck import Problem, SettingsError
 from controller.logs import journald
+from controller.tomlcheck import Problem, SettingsError
 
 #: The fields every JSON line starts with, in this order; the event's own fields follow.
 LEADING_FIELDS: Final = ("timestamp", "level", "table", "hand", "seq", "logger", "event")

@@ -194,6 +194,9 @@ def test_each_feed_event_fits_the_published_schema() -> None:
     assert feedjsonschema.PUBLISHED.read_text(encoding="utf-8") == feedjsonschema.schema_text(), (
         "regenerate it: .venv/bin/python -m controller.floor.web.feedjsonschema"
     )
+    assert feedjsonschema.PUBLISHED_BROKEN.read_text(encoding="utf-8") == (
+        feedjsonschema.broken_schema_text()
+    ), "regenerate it: .venv/bin/python -m controller.floor.web.feedjsonschema"
     published = json.loads(feedjsonschema.PUBLISHED.read_text(encoding="utf-8"))
     assert published["version"] == 1
     for game in ("mambo", "five-card-stud", "triple-draw"):

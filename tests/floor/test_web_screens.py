@@ -88,7 +88,9 @@ def test_every_page_says_a_moment_one_way_and_marks_a_face_down_card_shown(
         publish(nats.url, nats.table_user("T1"), "T1", lines)
         feed.until_rows(lambda r: r.get("T1", {}).get("state") == "settled", "hand 1 settled")
         feed.close()
-        pages = {path: client.get(path).text for path in (hand, "/tables/T1", "/search?table=T1")}
+        verify = f"/verify/T1/{journal_id(lines)}"  # the last checkpoint's moment on both
+        paths = (hand, "/tables/T1", "/search?table=T1", "/verify", verify, "/alarms")
+        pages = {path: client.get(path).text for path in paths}
         for path, page in pages.items():
             # What is shown: the HTML outside its data, and the moments of the data a page's
             # script shows (table.js: the recent hands' starts, the alarms' raising).
@@ -99,6 +101,8 @@ def test_every_page_says_a_moment_one_way_and_marks_a_face_down_card_shown(
                     assert re.fullmatch(MOMENT, moment), (path, key, moment)
         assert re.search(rf"started {MOMENT}", pages[hand])
         assert re.search(rf"<td>{MOMENT}</td>", pages["/search?table=T1"])
+        assert re.search(rf"<small>{MOMENT}</small>", pages["/verify"])
+        assert re.search(rf"at {MOMENT}; ", pages[verify])
         # The seat boxes: each card says whether it lies face down at the table. Surveillance
         # sees every value; the first card of each seat is its hole card (14.13A(c)), the
         # second an up card. At hand 1's end the seats' hole cards are face down unless turned

@@ -1,7 +1,8 @@
 """The supervisor's screens in a real browser (docs/floor-web.md, The site's frame, The floor
 page: Last heard, The hand page: Face-down cards): Debian's chromium, headless, through
 Selenium, against ``floor serve`` and ``floor web`` fed the Mambo fixture's journal over a real
-nats-server into a real PostgreSQL. Screenshots go to the test's folder (browserhelp.shots)."""
+nats-server into a real PostgreSQL. Screenshots go to the test's folder (browserhelp.shots);
+TABLECTL_WEB_SCREENSHOTS=docs/floor-web writes them for the docs."""
 
 from __future__ import annotations
 

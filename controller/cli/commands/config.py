@@ -19,11 +19,11 @@ from controller.config.tabletoml import (
     TableSettings,
     load_config,
 )
-from controller.config.tomlcheck import show
 from controller.logs.jsonreport import print_report
 from controller.poker.engine import Stakes
 from controller.poker.games.spec import ForcedBet
 from controller.poker.words import counted
+from controller.tomlcheck import show
 
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
 STATE_DIRECTORY: Final = Path("/var/lib/tablectl")

@@ -25,11 +25,11 @@ from controller.cli.commands._paths import READ_FILE
 from controller.config.floorlink import POLL, floor_file_problems
 from controller.config.settings import DEFAULT_CONFIG, TableSettings
 from controller.config.tabletoml import SettingsError, load_config
-from controller.config.tomlcheck import Problem
 from controller.forwarder import LOGGER
 from controller.journal import JournalError
 from controller.logs.logsetup import configure_logging
 from controller.table.systemd import Notifier, NotifyError, socket_address
+from controller.tomlcheck import Problem
 
 if TYPE_CHECKING:
     from controller.forwarder.forward import Forwarder, Progress

@@ -24,7 +24,7 @@ import psycopg
 from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry, checkpoint_signature, key_state
 from controller.floor.chainwatch import CHAIN_BROKEN
-from controller.floor.web.moments import shown
+from controller.floor.web.moments import shown, shown_ts
 from controller.floor.witness import CONFLICT
 from controller.journal import schema
 from controller.journal import tablerecords as rec
@@ -45,6 +45,7 @@ class Checkpoint:
     """A journal's last checkpoint and what the registry says of its key."""
 
     seq: int
+    #: Its ``ts`` as the pages say a moment (moments.shown_ts).
     at: str
     #: The key that signed it (None: unsigned, as before the table had a key).
     key_id: str | None
@@ -218,11 +219,13 @@ async def last_checkpoint(conn: AsyncConn, table_id: str, journal_id: str) -> Ch
     try:
         signature = checkpoint_signature(record)
     except schema.SchemaError:
-        return Checkpoint(record.seq, record.ts, None, "not readable by this tablectl's schema")
+        return Checkpoint(
+            record.seq, shown_ts(record.ts), None, "not readable by this tablectl's schema"
+        )
     if signature is None:
-        return Checkpoint(record.seq, record.ts, None, "unsigned")
+        return Checkpoint(record.seq, shown_ts(record.ts), None, "unsigned")
     state = key_state(await registry(conn, table_id), signature.key_id, None)
-    return Checkpoint(record.seq, record.ts, signature.key_id, state)
+    return Checkpoint(record.seq, shown_ts(record.ts), signature.key_id, state)
 
 
 # --- one journal walked again ----------------------------------------------------------------

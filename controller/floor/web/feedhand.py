@@ -106,6 +106,45 @@ class FeedHand:
 
 
 @dataclass(frozen=True, slots=True)
+class FeedAlarm:
+    """A floor alarm on the hand's journal: its id on the alarms page, its kind, the record it
+    names, its message, and when it was raised (the floor's clock, and the table's where it
+    differs), as the pages say a moment."""
+
+    id: int
+    kind: str
+    seq: int
+    message: str
+    raised_at: str
+    table_at: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FeedBroken:
+    """A hand whose stored records do not all pass their check (a line changed in the store
+    after the floor's witness stored it): sent just before the hand's ``hand`` event, which is
+    told from the records before the one named here and carries nothing after it."""
+
+    version: int
+    feed: str
+    table_id: str
+    journal_id: str
+    hand: int
+    #: The hand's first record that is not intact.
+    seq: int
+    #: Why, in the floor's words (the hand page's).
+    why: str
+    #: The last record the hand's event is told from; null: none before the break.
+    told_to: int | None
+    #: The floor's chain_broken alarms on the journal; empty until its walk raises one
+    #: (docs/floor.md, The chain walk).
+    alarms: tuple[FeedAlarm, ...]
+
+    def as_json(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@dataclass(frozen=True, slots=True)
 class HandFacts:
     """What the store says of the hand besides its events."""
 

@@ -1,7 +1,8 @@
 """The JSON Schema of the feeds' events, generated from their dataclasses
-(controller/floor/web/feedhand.py): published as ``docs/schema/feed-v1.json`` by
-``python -m controller.floor.web.feedjsonschema [FILE | -]`` (docs/floor-web.md, Feeds). Pure but
-for the writing.
+(controller/floor/web/feedhand.py): published as ``docs/schema/feed-v1.json`` (the ``hand``
+event) and ``docs/schema/feed-broken-v1.json`` (the ``broken`` event, a hand not intact) by
+``python -m controller.floor.web.feedjsonschema [[broken] FILE | -]`` (docs/floor-web.md, Feeds).
+Pure but for the writing.
 
 Field types to JSON Schema as the journal's (controller/journal/schemajson.py): ``int`` integer,
 ``str`` string, ``X | None`` anyOf with null, ``tuple[X, ...]`` an array, a dataclass a ``$ref``
@@ -18,13 +19,15 @@ from pathlib import Path
 from typing import Any, Final, Union
 
 from controller.floor.web import policy
-from controller.floor.web.feedhand import VERSION, FeedHand
+from controller.floor.web.feedhand import VERSION, FeedBroken, FeedHand
 from controller.journal import JsonObject, JsonValue
 from controller.journal.codec import fields_of
 
 #: A hand's states (controller/floor/web/handpages.py ``state_of``).
 STATES: Final = ("in progress", "settled", "voided")
 PUBLISHED: Final = Path(__file__).parents[3] / "docs" / "schema" / f"feed-v{VERSION}.json"
+#: The ``broken`` event's (a hand not intact): an event of its own, so a hand event is as v1 says.
+PUBLISHED_BROKEN: Final = PUBLISHED.with_name(f"feed-broken-v{VERSION}.json")
 DIALECT: Final = "https://json-schema.org/draft/2020-12/schema"
 
 
@@ -61,21 +64,51 @@ def _object(cls: type, defs: dict[str, JsonValue]) -> JsonObject:
 
 
 def json_schema() -> JsonObject:
-    """The schema of one event (``data``) of every feed at ``VERSION``."""
+    """The schema of one ``hand`` event (``data``) of every feed at ``VERSION``."""
+    body, defs = _event(FeedHand)
+    properties = body["properties"]
+    assert isinstance(properties, dict)
+    properties["state"] = {"enum": list(STATES)}
+    return _document(
+        body,
+        defs,
+        "tablectl floor feed event",
+        "The data of one server-sent event of the floor's feeds (docs/floor-web.md, Feeds): "
+        "a table's hand as the feed may show it; a card the feed may not carry is null.",
+    )
+
+
+def broken_schema() -> JsonObject:
+    """The schema of one ``broken`` event (``data``) of every feed at ``VERSION``."""
+    body, defs = _event(FeedBroken)
+    return _document(
+        body,
+        defs,
+        "tablectl floor feed broken event",
+        "The data of a broken event of the floor's feeds (docs/floor-web.md, Feeds: A hand not "
+        "intact): the hand's first record that fails its check, the last record its hand "
+        "event is told from, and the floor's chain_broken alarms on its journal.",
+    )
+
+
+def _event(cls: type) -> tuple[JsonObject, dict[str, JsonValue]]:
     defs: dict[str, JsonValue] = {}
-    body = _object(FeedHand, defs)
+    body = _object(cls, defs)
     properties = body["properties"]
     assert isinstance(properties, dict)
     properties["version"] = {"const": VERSION}
     properties["feed"] = {"enum": list(policy.FEEDS)}
-    properties["state"] = {"enum": list(STATES)}
+    return body, defs
+
+
+def _document(
+    body: JsonObject, defs: dict[str, JsonValue], title: str, description: str
+) -> JsonObject:
     head: JsonObject = {
         "$schema": DIALECT,
-        "title": "tablectl floor feed event",
+        "title": title,
         "description": (
-            "The data of one server-sent event of the floor's feeds (docs/floor-web.md, Feeds): "
-            "a table's hand as the feed may show it; a card the feed may not carry is null. "
-            "Generated from controller/floor/web/feedhand.py; do not edit."
+            f"{description} Generated from controller/floor/web/feedhand.py; do not edit."
         ),
         "version": VERSION,
     }
@@ -83,21 +116,39 @@ def json_schema() -> JsonObject:
 
 
 def schema_text() -> str:
-    return json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
+    return _text(json_schema())
+
+
+def broken_schema_text() -> str:
+    return _text(broken_schema())
+
+
+def _text(schema: JsonObject) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
 
 def main(argv: list[str]) -> int:
-    """Write the schema to the file named (default: the published one), or ``-``: print it."""
-    if len(argv) > 1:
-        print("usage: python -m controller.floor.web.feedjsonschema [FILE | -]", file=sys.stderr)
+    """No argument: write both published schemas. ``FILE`` or ``-``: the hand event's schema
+    to that file or to stdout; ``broken FILE`` or ``broken -``: the broken event's."""
+    texts = {"hand": schema_text, "broken": broken_schema_text}
+    if not argv:
+        PUBLISHED.write_text(schema_text(), encoding="utf-8")
+        PUBLISHED_BROKEN.write_text(broken_schema_text(), encoding="utf-8")
+        return 0
+    event, target = (argv[0], argv[1]) if len(argv) == 2 else ("hand", argv[0])
+    if len(argv) > 2 or event not in texts:
+        print(
+            "usage: python -m controller.floor.web.feedjsonschema [[broken] FILE | -]",
+            file=sys.stderr,
+        )
         return 2
-    target = argv[0] if argv else str(PUBLISHED)
+    text = texts[event]()
     if target == "-":
-        sys.stdout.write(schema_text())
+        sys.stdout.write(text)
         return 0
     path = Path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(schema_text(), encoding="utf-8")
+    path.write_text(text, encoding="utf-8")
     return 0
 
 

@@ -9,6 +9,11 @@ Who may open a feed, and which card it may carry when, is the policy's
 response that carries a face-down card's value (the surveillance feed; the broadcast feed once
 it releases a hole card) is recorded in the hole-card access log first, once a hand a feed
 (controller/floor/web/cardlog.py); if it cannot be, the feed ends before the card is sent.
+
+A hand whose stored records do not all pass their check (a line changed in the store, docs/floor.md,
+The chain walk) is told from its intact records, up to the one before the first that fails, and
+a ``broken`` event (``FeedBroken``, docs/schema/feed-broken-v1.json) before its hand event names
+that record and the floor's chain_broken alarms on its journal, as the hand page does.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Final
 
@@ -26,14 +32,23 @@ from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
 from controller.floor.web import cardlog, policy
-from controller.floor.web.feedhand import Built, HandFacts, Timed, build, delay_from, from_start
+from controller.floor.web.feedhand import (
+    VERSION,
+    Built,
+    FeedAlarm,
+    FeedBroken,
+    HandFacts,
+    Timed,
+    build,
+    delay_from,
+    from_start,
+)
 from controller.floor.web.floorview import floor_rows
-from controller.floor.web.handpages import HandKey, state_of
+from controller.floor.web.handpages import BrokenRecord, HandKey, chain_alarms, checked, state_of
 from controller.floor.web.live import sse
 from controller.floor.web.users import User
 from controller.journal import schema
 from controller.journal import tablerecords as rec
-from controller.journal.record import parse_line
 from controller.poker.games import GAMES
 
 if TYPE_CHECKING:
@@ -45,6 +60,8 @@ AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]
 HEARTBEAT: Final = 15.0
 #: The event's name in the stream (its data: one FeedHand).
 EVENT: Final = "hand"
+#: The event that says a hand is not intact (its data: one FeedBroken), before its hand event.
+BROKEN: Final = "broken"
 WHO_SEES: Final = "docs/floor-web.md, Feeds"
 
 
@@ -53,9 +70,22 @@ def through(feed: str) -> str:
     return f"feed {feed}"
 
 
-async def read_hand(conn: AsyncConn, key: HandKey) -> tuple[HandFacts, list[Timed]] | None:
-    """The hand's facts and its records' events from its start, each with the record's moment;
-    None if the floor holds no such hand."""
+@dataclass(frozen=True, slots=True)
+class ReadHand:
+    """A hand as the store holds it: its facts, its intact records' events from its start, each
+    with the record's moment, and the first record that is not intact if one is not."""
+
+    facts: HandFacts
+    timed: list[Timed]
+    broken: BrokenRecord | None = None
+    #: The last record ``timed`` is told from (None: none).
+    told_to: int | None = None
+
+
+async def read_hand(conn: AsyncConn, key: HandKey) -> ReadHand | None:
+    """The hand's facts and its records' events from its start, each with the record's moment,
+    up to the first record whose stored line fails its check (hands.checked); None if the
+    floor holds no such hand."""
     cur = await conn.execute(
         "SELECT game, started_seq, last_seq, finished, voided FROM hands "
         "WHERE table_id = %s AND journal_id = %s AND hand = %s",
@@ -74,18 +104,24 @@ async def read_hand(conn: AsyncConn, key: HandKey) -> tuple[HandFacts, list[Time
         state_of(finished, voided),
     )
     cur = await conn.execute(
-        "SELECT line, received_at FROM records WHERE table_id = %s AND journal_id = %s "
-        "AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
+        "SELECT seq, hash, line, received_at FROM records WHERE table_id = %s "
+        "AND journal_id = %s AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
         (key.table_id, key.journal_id, int(str(first)), int(str(last)), sorted(rec.DECISIONS)),
     )
     timed: list[Timed] = []
-    for line, received_at in await cur.fetchall():
-        assert isinstance(line, bytes)
+    broken: BrokenRecord | None = None
+    told_to: int | None = None
+    for seq, stored_hash, line, received_at in await cur.fetchall():
         assert isinstance(received_at, datetime)
-        record = parse_line(line)
+        record = checked(seq, stored_hash, line)
+        if isinstance(record, BrokenRecord):
+            broken = record
+            break
         at = delay_from(record.ts, received_at.timestamp())
         timed.append(Timed(at, record.ts, tuple(schema.decode_events(record))))
-    return facts, from_start(timed, key.hand)
+        told_to = record.seq
+    told = from_start(timed, key.hand)
+    return ReadHand(facts, told, broken, told_to if told else None)
 
 
 async def hands_between(conn: AsyncConn, before: HandKey, after: HandKey) -> list[HandKey]:
@@ -176,6 +212,8 @@ class _Stream:
         self.feeds, self.user, self.feed = feeds, user, feed
         self.sent: dict[str, tuple[HandKey, dict[str, object]]] = {}
         self.logged: set[HandKey] = set()
+        #: The ``broken`` event last sent of each hand not intact.
+        self.broken_sent: dict[HandKey, dict[str, object]] = {}
         #: Each table's next moment a withheld card may be sent (its current hand's).
         self.releases: dict[str, float] = {}
         self.ended = False
@@ -217,12 +255,18 @@ class _Stream:
         if read is None:
             return []
         now = self.feeds.clock()
-        built = build(*read, self.feed, self.feeds.web.config.web.feeds, now)
+        built = build(read.facts, read.timed, self.feed, self.feeds.web.config.web.feeds, now)
         self._release(key, built)
         data = built.hand.as_json()
         self.sent[key.table_id] = (key, data)
+        out: list[bytes] = []
+        if read.broken is not None:  # said first, so a client marks the hand before showing it
+            broken = await self._broken(conn, key, read)
+            if broken != self.broken_sent.get(key):
+                self.broken_sent[key] = broken
+                out.append(sse(BROKEN, broken))
         if data == before:
-            return []
+            return out
         if built.face_down and key not in self.logged:
             try:  # once a hand a feed, before its first face-down card is sent
                 await cardlog.record(conn, self.user, [key], through(self.feed))
@@ -231,7 +275,25 @@ class _Stream:
                 self.ended = True
                 return []
             self.logged.add(key)
-        return [sse(EVENT, data)]
+        return [*out, sse(EVENT, data)]
+
+    async def _broken(self, conn: AsyncConn, key: HandKey, read: ReadHand) -> dict[str, object]:
+        """The ``broken`` event's data: the record, the last told, the journal's alarms."""
+        assert read.broken is not None
+        alarms = await chain_alarms(conn, key.table_id, key.journal_id)
+        return FeedBroken(
+            VERSION,
+            self.feed,
+            key.table_id,
+            key.journal_id,
+            key.hand,
+            read.broken.seq,
+            read.broken.why,
+            read.told_to,
+            tuple(
+                FeedAlarm(a.id, a.kind, a.seq, a.message, a.raised_at, a.table_at) for a in alarms
+            ),
+        ).as_json()
 
     def _release(self, key: HandKey, built: Built) -> None:
         if built.release_at is None:

@@ -24,7 +24,7 @@ from controller.floor.web.replay import Frame, Replay, replay
 from controller.history.recall import describe_stakes
 from controller.journal import schema
 from controller.journal import tablerecords as rec
-from controller.journal.record import RecordError, parse_line
+from controller.journal.record import Record, RecordError, parse_line
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES
 
@@ -100,7 +100,7 @@ class HandPage:
 
     def bundle_url(self, role: str) -> str | None:
         """Where ``role`` downloads the hand's dispute bundle; None if not theirs, or while the
-        hand is in play (a bundle is made of an ended hand, controller/history/dispute/)."""
+        hand is in play (a bundle is made of an ended hand, controller/dispute/)."""
         if role not in BUNDLE_ROLES or self.in_progress:
             return None
         return f"{self.key.url}/dispute.tar.gz"
@@ -177,6 +177,21 @@ class HandEvents:
     broken: BrokenRecord | None = None
 
 
+def checked(seq: object, stored_hash: object, line: object) -> Record | BrokenRecord:
+    """A stored line re-hashed (``parse_line``) and held to the store's index of it (its seq
+    and hash): the record, or why it is not intact (a line changed in the store after the
+    witness stored it, docs/floor.md, The chain walk)."""
+    assert isinstance(line, bytes), type(line)
+    try:
+        record = parse_line(line)
+    except RecordError as error:
+        return BrokenRecord(int(str(seq)), f"its stored line fails its hash: {error}")
+    if record.hash != stored_hash or record.seq != seq:
+        why = f"its stored line is record {record.seq} with hash {record.hash}, not the one "
+        return BrokenRecord(int(str(seq)), why + "the store indexes there")
+    return record
+
+
 async def hand_events(conn: AsyncConn, key: HandKey, first: int, last: int) -> HandEvents:
     """The hand's events (its records ``first`` to ``last`` of the chain, from its start to its
     settlement) and the terms it was dealt under. Each line is re-hashed (``parse_line``) and
@@ -189,15 +204,9 @@ async def hand_events(conn: AsyncConn, key: HandKey, first: int, last: int) -> H
     told = HandEvents()
     started = False
     for seq, stored_hash, line in await cur.fetchall():
-        assert isinstance(line, bytes)
-        try:
-            record = parse_line(line)
-        except RecordError as error:
-            told.broken = BrokenRecord(int(str(seq)), f"its stored line fails its hash: {error}")
-            return told
-        if record.hash != stored_hash or record.seq != seq:
-            why = f"its stored line is record {record.seq} with hash {record.hash}, not the one "
-            told.broken = BrokenRecord(int(str(seq)), why + "the store indexes there")
+        record = checked(seq, stored_hash, line)
+        if isinstance(record, BrokenRecord):
+            told.broken = record
             return told
         for event in schema.decode_events(record):
             if isinstance(event, ev.HandStarted) and event.hand == key.hand:

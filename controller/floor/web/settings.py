@@ -38,8 +38,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeGuard
 
-from controller.config.tomlcheck import Section
 from controller.poker.engine.config import ConfigError
+from controller.tomlcheck import Section
 
 KEYS: Final = (
     "listen",
