@@ -37,7 +37,8 @@ from controller.poker.cards import Card
 from controller.poker.engine.events import ActionRequired, CardExpected, NewHandExpected
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ReadPoint
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from drivers.link import DeviceReady
 from drivers.panel import PanelPress
 from drivers.sentences import Hello

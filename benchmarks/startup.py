@@ -28,7 +28,7 @@ from controller.journal import tablerecords as rec
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.table.core import TableCore
-from controller.table.loop import JournalOptions, open_journal
+from controller.table.opening import JournalOptions, open_journal
 from simulator.simtable import demo_config
 
 

@@ -83,10 +83,6 @@ class Deck:
             return card
         return f"{card} ({self.path}:{line})"
 
-    def tag_of(self, card: Card) -> str:
-        """The UID of a card of this deck."""
-        return next(uid for uid, c in self.cards.items() if c is card)
-
     def dumps(self) -> str:
         """The deck file's text, cards in new-deck order."""
         by_card = {card: uid for uid, card in self.cards.items()}

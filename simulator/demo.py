@@ -21,7 +21,8 @@ from controller.journal import verify
 from controller.logs.progress import Progress
 from controller.poker.engine.events import Event, HandSettled, HandVoided
 from controller.poker.words import counted
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from controller.table.screen import DisplaySink
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace

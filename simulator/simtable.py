@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from controller.config.settings import KeySettings
-from controller.display.view import TableView
 from controller.journal.tablekey import KeyFiles
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from drivers.deck import Deck, DeckSet
 from drivers.link import EventSink, LinkSettings
 from drivers.panel import PanelDriver
@@ -172,15 +172,6 @@ class SimTable:
         self.controller.close()
         if self.error is not None:
             raise self.error
-
-
-def view_sink(show: Any) -> Any:
-    """Adapt a display's ``show(view)`` (TableView) for ``SimTable.display``."""
-
-    def sink(view: TableView) -> None:
-        show(view)
-
-    return sink
 
 
 def unplugged_table(

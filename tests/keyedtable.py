@@ -14,7 +14,8 @@ from controller.config.settings import KeySettings
 from controller.history import attest
 from controller.journal import keyfiles, schema
 from controller.journal.record import parse_line
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from simulator.clock import ManualClock
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace

@@ -471,12 +471,6 @@ def checkpoint_signature(record: Record) -> CheckpointSignatureData | None:
     return found
 
 
-def version_of(record: Record) -> int:
-    """The schema version a record declares (0: none); SchemaError for one newer than this code
-    reads."""
-    return _check_version(record.data.get("version", 0), _where(record))
-
-
 def _check_version(version: JsonValue, where: str) -> int:
     if not isinstance(version, int) or isinstance(version, bool) or version < 0:
         raise SchemaError(f"{where}: version {version!r}: expected a whole number")

@@ -49,7 +49,7 @@ from controller.table.core import ShoeWarning, TableCore
 from controller.table.devicelog import log_device, log_shoe_status
 from controller.table.dispatch import Dispatch, DriverEvents
 from controller.table.displayfeed import DisplayFeed
-from controller.table.opening import JournalOptions, open_journal
+from controller.table.opening import JournalOptions
 from controller.table.paneltext import SHOE_LINES, panel_line
 from controller.table.seating import seats_fields, seats_text
 from controller.table.viewbuilder import ViewBuilder
@@ -58,16 +58,6 @@ from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
 from drivers.panel import PanelDriver, PanelPress
 from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
 from drivers.transport import DeviceDriver
-
-#: Opening the journal and its options are controller/table/opening.py's, imported from here too.
-__all__ = [
-    "Controller",
-    "DriverEvents",
-    "JournalOptions",
-    "ViewWanted",
-    "open_journal",
-    "wait_until",
-]
 
 
 @dataclass(frozen=True, slots=True)

@@ -25,7 +25,8 @@ from controller.journal.keeper import KeeperOptions
 from controller.journal.tablekey import KeyFiles
 from controller.table.control import ControlError, ControlServer
 from controller.table.displayfeed import DisplayFeed, open_feed
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from controller.table.systemd import ServiceNotifier
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port

@@ -15,7 +15,8 @@ from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine import Stakes, TableConfig
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from drivers.link import DeviceReady
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange

@@ -15,7 +15,8 @@ from controller.poker.engine.events import ActionRequired, Alarm, NewHandExpecte
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
 from controller.table.core import CheckpointMismatch, SinceCheckpoint, TableCore
-from controller.table.loop import Controller, JournalOptions, open_journal, wait_until
+from controller.table.loop import Controller, wait_until
+from controller.table.opening import JournalOptions, open_journal
 from simulator.lockstep import LockstepDealer
 from simulator.simtable import SimTable
 

@@ -11,7 +11,8 @@ from apphelp import journal_records, ready
 from controller.display.view import Severity
 from controller.journal import tablerecords as rec
 from controller.poker.inputs import Button
-from controller.table.loop import Controller, JournalOptions
+from controller.table.loop import Controller
+from controller.table.opening import JournalOptions
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome, LostRange
 from simulator.simtable import unplugged_table

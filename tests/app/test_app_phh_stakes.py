@@ -20,7 +20,7 @@ from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.poker.engine import Stakes
 from controller.poker.engine.events import HandSettled, to_dict
-from controller.table.loop import JournalOptions
+from controller.table.opening import JournalOptions
 from simulator.simtable import SimTable
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal-before-stakes"

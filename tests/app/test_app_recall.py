@@ -16,7 +16,8 @@ from controller.poker.engine.events import Alarm
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
 from controller.table.core import TableCore
-from controller.table.loop import JournalOptions, wait_until
+from controller.table.loop import wait_until
+from controller.table.opening import JournalOptions
 from simulator.simtable import SimTable, demo_config
 
 #: Each game's journal as the code before the schema wrote it (tests/fixtures/README.md).

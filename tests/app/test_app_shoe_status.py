@@ -16,7 +16,8 @@ from controller.poker.engine.events import SEAT, ActionRequired, Alarm, CardExpe
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
 from controller.table.core import Cause, Pause, ShoeWarning, TableCore
-from controller.table.loop import Controller, JournalOptions, wait_until
+from controller.table.loop import Controller, wait_until
+from controller.table.opening import JournalOptions
 from controller.table.paneltext import panel_line
 from drivers.link import CommLost
 from drivers.sentences import Feed, Lid, Reader

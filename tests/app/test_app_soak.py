@@ -22,7 +22,8 @@ from apphelp import PATIENCE, dealer, journal_records, sequenced
 from controller.journal import schema, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandSettled, HandVoided
-from controller.table.loop import JournalOptions, wait_until
+from controller.table.loop import wait_until
+from controller.table.opening import JournalOptions
 from drivers.sentences import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER

@@ -11,8 +11,8 @@ import pytest
 from apphelp import json_log
 from confighelp import section, to_toml, valid
 
-from controller.config.tabletoml import parse_config
 from controller.config import settings as table_settings
+from controller.config.tabletoml import parse_config
 from controller.table.service import sockets_without_folder
 
 pytestmark = pytest.mark.fast

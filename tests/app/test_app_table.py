@@ -33,7 +33,8 @@ from controller.poker.engine.events import (
 )
 from controller.poker.inputs import Button, ReadPoint
 from controller.table.core import TableCore
-from controller.table.loop import Controller, JournalOptions, wait_until
+from controller.table.loop import Controller, wait_until
+from controller.table.opening import JournalOptions
 from controller.table.service import serve
 from controller.table.viewbuilder import action_option
 from drivers.panel import PanelPress

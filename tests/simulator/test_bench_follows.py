@@ -25,7 +25,8 @@ from controller.display.view import TableView
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Refused
 from controller.poker.inputs import Button
-from controller.table.loop import JournalOptions, wait_until
+from controller.table.loop import wait_until
+from controller.table.opening import JournalOptions
 from simulator.botcli import bench_runner
 from simulator.clock import ManualClock
 from simulator.console import Console

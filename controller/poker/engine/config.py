@@ -215,13 +215,6 @@ class HouseRules:
             inert.append(("burn_before_each_draw", f"{spec.name} has no second draw to burn"))
         return inert
 
-    def check_for(self, spec: GameSpec) -> None:
-        """ConfigError naming the first rule ``spec`` cannot apply (``inert_in``)."""
-        for name, why in self.inert_in(spec):
-            raise ConfigError(
-                f"rules: {name}={getattr(self, name)!r}: {why}; leave it out", f"rules.{name}"
-            )
-
 
 #: The house rules' names, in their order (``HouseRules``' fields).
 RULE_NAMES: Final = (
