@@ -1,6 +1,13 @@
 """The table's journal: every input and decision, hash-chained, on disk before it is acknowledged.
 
-See docs/journal.md for the record format, the chain, durability and recovery.
+The chain and its files (``record``, ``files``, ``writer``, ``store``, ``verify``, ``compress``,
+``signing``) and the format the table writes and the floor reads (``schema``, ``codec``,
+``schemajson``, ``tablerecords``), the table's key (``tablekey``, ``keyfiles``,
+``verify_signatures``) and the rotated files' retention (``retention``, ``keeper``). See
+docs/journal.md for the record format, the chain, durability and recovery.
+
+It may use the configuration, the drivers' sentences and the poker core; never the running
+table, the display, the history or the floor (pyproject.toml, the layers contract).
 """
 
 from controller.journal.files import JournalError, Position, TornTail, set_aside
