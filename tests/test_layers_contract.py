@@ -6,6 +6,7 @@ the machine)."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import tomllib
 from pathlib import Path
@@ -67,7 +68,7 @@ def diagram(layers: list[list[str]]) -> str:
     node = {name: name.replace(".", "_") for layer in layers for name in layer}
     lines = ["flowchart TD"]
     lines += [f'  {node[name]}["{name}"]' for layer in layers for name in layer]
-    for upper, lower in zip(layers, layers[1:], strict=False):
+    for upper, lower in itertools.pairwise(layers):
         lines.append(
             f"  {' & '.join(node[n] for n in upper)} --> {' & '.join(node[n] for n in lower)}"
         )
@@ -93,7 +94,5 @@ def test_the_diagram_is_drawn_from_what_is_read() -> None:
     """The drawing follows the contract it is given: one row a layer, siblings on one row."""
     drawn = diagram([["a.x"], ["b", "c"], ["d"]])
     assert drawn == (
-        "flowchart TD\n"
-        '  a_x["a.x"]\n  b["b"]\n  c["c"]\n  d["d"]\n'
-        "  a_x --> b & c\n  b & c --> d\n"
+        'flowchart TD\n  a_x["a.x"]\n  b["b"]\n  c["c"]\n  d["d"]\n  a_x --> b & c\n  b & c --> d\n'
     )
