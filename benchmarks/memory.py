@@ -31,14 +31,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-from controller.config.settings import LogLevel, LogSettings
+from controller.config.settings import JournalSettings, LogLevel, LogSettings
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.cards import Card
 from controller.poker.engine.events import ActionRequired, CardExpected, NewHandExpected
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ReadPoint
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from drivers.link import DeviceReady
 from drivers.panel import PanelPress
 from drivers.sentences import Hello
@@ -56,7 +55,7 @@ def rss_kib() -> int:
 
 def build(directory: Path, game: str) -> Controller:
     # The decks alternate, as the table's default [decks] alternate has them.
-    journal = JournalOptions(directory, fsync=False, hands_per_file=500)
+    journal = JournalSettings(directory, fsync=False, hands_per_file=500)
     return unplugged_table(journal, game, table_id="BENCH", alternate_decks=True)
 
 

@@ -23,17 +23,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
+from controller.config.settings import JournalSettings
 from controller.journal import JournalWriter, VerifyReport, verify
 from controller.journal import tablerecords as rec
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.table.core import TableCore
-from controller.table.opening import JournalOptions, open_journal
+from controller.table.opening import open_journal
 from simulator.simtable import demo_config
 
 
 def _start(directory: Path, core: TableCore) -> None:
-    open_journal(JournalOptions(directory, fsync=False), core).close()
+    open_journal(JournalSettings(directory, fsync=False), core).close()
 
 
 def _whole(directory: Path, core: TableCore) -> None:

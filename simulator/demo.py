@@ -16,13 +16,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from controller.config.settings import JournalSettings
 from controller.display.demo_app import TrainingDisplay
 from controller.journal import verify
 from controller.logs.progress import Progress
 from controller.poker.engine.events import Event, HandSettled, HandVoided
 from controller.poker.words import counted
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from controller.table.screen import DisplaySink
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
@@ -80,7 +80,7 @@ def run_headless(
 
     ``clock`` is the devices' and the drivers' (SimTable.clock): a test's ManualClock keeps
     their timers off the wall clock; the summary's seconds are the wall clock's all the same."""
-    options = JournalOptions(directory / "journal", fsync=False)
+    options = JournalSettings(directory / "journal", fsync=False)
     bar = Progress(hands, progress) if progress is not None else None
     started = time.monotonic()
     with SimTable(
@@ -112,7 +112,7 @@ def run_headless(
         core = controller.core
         inputs = controller.inputs
     seconds = time.monotonic() - started
-    report = verify(options.directory)
+    report = verify(options.dir)
     net = {seat: core.net.get(seat, 0) for seat in table.config.seats}
     return Summary(
         game=table.spec.name,
@@ -123,7 +123,7 @@ def run_headless(
         inputs=inputs,
         seconds=seconds,
         net=net,
-        journal=options.directory,
+        journal=options.dir,
         journal_intact=report.intact,
         records=report.records,
     )
@@ -183,7 +183,7 @@ def training_table(
     """The demo's table for the display, its dealer following the table as a dealer does
     (``follow_table``: it waits while the table is paused or held by an alarm it did not
     cause, and follows an undo or a misdeal). ``clock`` as for ``run_headless``."""
-    options = JournalOptions(directory / "journal", fsync=False)
+    options = JournalSettings(directory / "journal", fsync=False)
     sink = DisplaySink()
     with SimTable(
         game, options, seed=seed, directory=directory, display=sink, clock=clock

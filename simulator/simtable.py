@@ -14,13 +14,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from controller.config.settings import KeySettings
+from controller.config.settings import JournalSettings, KeySettings
 from controller.journal.tablekey import KeyFiles
 from controller.poker.engine import Stakes, TableConfig
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from drivers.deck import Deck, DeckSet
 from drivers.link import EventSink, LinkSettings
 from drivers.panel import PanelDriver
@@ -52,7 +51,7 @@ class SimTable:
     from the journal by ``restart``."""
 
     game: str
-    journal: JournalOptions
+    journal: JournalSettings
     seed: int = 0
     transport: Transport = "memory"
     directory: Path | None = None
@@ -99,7 +98,7 @@ class SimTable:
         self.sim = Simulator(**kwargs)
         self.sim.start()
         try:
-            self._decks_dir = self.journal.directory.parent / "decks"
+            self._decks_dir = self.journal.dir.parent / "decks"
             self.deck_files = self.sim.write_deck_files(self._decks_dir)
             self.start_controller()
         except BaseException:
@@ -175,7 +174,7 @@ class SimTable:
 
 
 def unplugged_table(
-    journal: JournalOptions,
+    journal: JournalSettings,
     game: str = "mambo",
     *,
     table_id: str = "UNPLUGGED-1",

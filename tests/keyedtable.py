@@ -10,12 +10,11 @@ from typing import Any
 import psycopg
 import pytest
 
-from controller.config.settings import KeySettings
+from controller.config.settings import JournalSettings, KeySettings
 from controller.history import attest
 from controller.journal import keyfiles, schema
 from controller.journal.record import parse_line
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from simulator.clock import ManualClock
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
@@ -38,7 +37,7 @@ def keyed_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, table_id: str, 
         return build(software=software, **kwargs)
 
     monkeypatch.setattr(Controller, "build", build_with_software)
-    options = JournalOptions(tmp_path / "journal")
+    options = JournalSettings(tmp_path / "journal")
     with SimTable(
         "mambo", options, seed=seed, directory=tmp_path, keys=keys, table_id=table_id,
         clock=ManualClock(),

@@ -26,9 +26,11 @@ from typing import Any, Final
 
 import structlog
 
+from controller.config.settings import JournalSettings
 from controller.display.view import TableView
 from controller.journal import JournalError, JournalWriter, schema
 from controller.journal import tablerecords as rec
+from controller.journal.keeper import KeeperOptions
 from controller.journal.tablekey import KeyFiles
 from controller.journal.writer import Seal
 from controller.logs.logsetup import HandTag
@@ -49,7 +51,6 @@ from controller.table.core import ShoeWarning, TableCore
 from controller.table.devicelog import log_device, log_shoe_status
 from controller.table.dispatch import Dispatch, DriverEvents
 from controller.table.displayfeed import DisplayFeed
-from controller.table.opening import JournalOptions
 from controller.table.paneltext import SHOE_LINES, panel_line
 from controller.table.seating import seats_fields, seats_text
 from controller.table.viewbuilder import ViewBuilder
@@ -135,7 +136,8 @@ class Controller:
         table_id: str,
         spec: GameSpec,
         config: TableConfig,
-        journal: JournalOptions,
+        journal: JournalSettings,
+        keeper: KeeperOptions | None = None,
         decks: DeckSet,
         make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
         display: Callable[[TableView], None] | None = None,
@@ -151,6 +153,7 @@ class Controller:
             spec=spec,
             config=config,
             journal=journal,
+            keeper=keeper,
             decks=decks,
             make_drivers=make_drivers,
             display=display,

@@ -6,17 +6,16 @@ and resume). ``Controller.build`` (controller/table/loop.py) is this module's ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
 import structlog
 
+from controller.config.settings import JournalSettings
 from controller.display.view import TableView
 from controller.journal import JournalWriter, Record, schema, tablekey
 from controller.journal import tablerecords as rec
 from controller.journal.keeper import JournalKeeper, KeeperOptions
-from controller.journal.writer import DEFAULT_HANDS_PER_FILE, DEFAULT_MAX_BYTES, utc_now
+from controller.journal.writer import utc_now
 from controller.poker.announce import announce
 from controller.poker.engine import TableConfig
 from controller.poker.games.spec import GameSpec
@@ -31,25 +30,13 @@ if TYPE_CHECKING:
     from controller.table.loop import Controller
 
 
-@dataclass
-class JournalOptions:
-    """How the controller opens its journal (docs/journal.md)."""
-
-    directory: Path
-    fsync: bool = True
-    hands_per_file: int = DEFAULT_HANDS_PER_FILE
-    max_bytes: int = DEFAULT_MAX_BYTES
-    #: Compression and retention of the finished files, in a thread (controller/journal/keeper.py);
-    #: None: the files stay as written (a simulated table, a test).
-    keeper: KeeperOptions | None = None
-
-
 def open_journal(
-    options: JournalOptions,
+    options: JournalSettings,
     core: TableCore,
     clock: Callable[[], Any] | None = None,
     *,
     observe: Callable[[Record], None] | None = None,
+    keeper: KeeperOptions | None = None,
 ) -> JournalWriter:
     """Open the journal, replaying it into ``core`` (the table resumes where it stopped).
 
@@ -57,12 +44,14 @@ def open_journal(
     checkpoint, and the link into them; the whole chain is ``tablectl journal verify``'s), and
     the records from the last checkpoint on are replayed (docs/journal.md, What a start checks,
     and Checkpoints). ``observe``, if given, sees each of those records before the replay
-    (which key signs the journal's end: controller/journal/tablekey.py).
+    (which key signs the journal's end: controller/journal/tablekey.py). ``keeper``: the
+    finished files' compression and retention, in a thread (controller/journal/keeper.py); None,
+    the files stay as written (a simulated table, a test).
     """
     extra: dict[str, Any] = {} if clock is None else {"clock": clock}
     since = SinceCheckpoint()
     writer = JournalWriter.open(
-        options.directory,
+        options.dir,
         fsync=options.fsync,
         hands_per_file=options.hands_per_file,
         max_bytes=options.max_bytes,
@@ -76,10 +65,10 @@ def open_journal(
             for record in since.records:
                 observe(record)
         since.feed(core)
-        if options.keeper is not None:
+        if keeper is not None:
             # After the start's checks: the keeper touches only files they found whole.
             writer.housekeeping = JournalKeeper(
-                options.directory, options.keeper, utc_now if clock is None else clock
+                options.dir, keeper, utc_now if clock is None else clock
             )
     except BaseException:
         writer.close()
@@ -93,7 +82,8 @@ def build(
     table_id: str,
     spec: GameSpec,
     config: TableConfig,
-    journal: JournalOptions,
+    journal: JournalSettings,
+    keeper: KeeperOptions | None = None,
     decks: DeckSet,
     make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
     display: Callable[[TableView], None] | None = None,
@@ -110,7 +100,7 @@ def build(
     core = TableCore(spec, config)
     log = structlog.get_logger("controller.table")
     signed_by = tablekey.JournaledKey()
-    writer = open_journal(journal, core, observe=signed_by)
+    writer = open_journal(journal, core, observe=signed_by, keeper=keeper)
     try:
         key_start = None if keys is None else tablekey.plan(keys, signed_by.key_id)
     except BaseException:

@@ -26,7 +26,6 @@ from controller.journal.tablekey import KeyFiles
 from controller.table.control import ControlError, ControlServer
 from controller.table.displayfeed import DisplayFeed, open_feed
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from controller.table.systemd import ServiceNotifier
 from drivers.deck import Deck, DeckSet
 from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
@@ -153,12 +152,9 @@ def build_controller(
         table_id=settings.table_id,
         spec=settings.game,
         config=settings.table_config(),
-        journal=JournalOptions(
-            journal.dir,
-            journal.fsync,
-            journal.hands_per_file,
-            journal.max_bytes,
-            KeeperOptions(journal.keep_days, floor=settings.floor is not None, fsync=journal.fsync),
+        journal=journal,
+        keeper=KeeperOptions(
+            journal.keep_days, floor=settings.floor is not None, fsync=journal.fsync
         ),
         decks=load_decks(settings),
         make_drivers=drivers,

@@ -10,13 +10,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from controller.config.settings import LogFormat, LogSettings
+from controller.config.settings import JournalSettings, LogFormat, LogSettings
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine import Stakes, TableConfig
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from drivers.link import DeviceReady
 from drivers.sentences import Hello
 from drivers.session import HelloOutcome, LostRange
@@ -71,7 +70,7 @@ def sim_table(
 ) -> Iterator[SimTable]:
     """A running SimTable, its journal in tmp_path (fsync off: not a power-cut test; a file
     per ``hands_per_file`` hands if given), its devices and drivers on a ManualClock."""
-    options = JournalOptions(tmp_path / "journal", fsync=fsync)
+    options = JournalSettings(tmp_path / "journal", fsync=fsync)
     if hands_per_file is not None:
         options = replace(options, hands_per_file=hands_per_file)
     # The devices' time is the test's: it passes only as the test or the bot's pace lets it.

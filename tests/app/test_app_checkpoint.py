@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
+from controller.config.settings import JournalSettings
 from controller.journal import JournalReader, JournalWriter, Record, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import ActionRequired, Alarm, NewHandExpected
@@ -16,21 +17,21 @@ from controller.poker.games import GAMES
 from controller.poker.inputs import Button
 from controller.table.core import CheckpointMismatch, SinceCheckpoint, TableCore
 from controller.table.loop import Controller, wait_until
-from controller.table.opening import JournalOptions, open_journal
+from controller.table.opening import open_journal
 from simulator.lockstep import LockstepDealer
 from simulator.simtable import SimTable
 
 
 def _full_replay(table: SimTable) -> TableCore:
     core = TableCore(table.spec, table.config)
-    for record in JournalReader(table.journal.directory):
+    for record in JournalReader(table.journal.dir):
         core.replay(record)
     return core
 
 
 def _since_last_checkpoint(table: SimTable) -> tuple[TableCore, SinceCheckpoint]:
     since = SinceCheckpoint()
-    for record in JournalReader(table.journal.directory):
+    for record in JournalReader(table.journal.dir):
         since(record)
     core = TableCore(table.spec, table.config)
     first = since.records[0]
@@ -170,11 +171,11 @@ def test_a_checkpoint_that_disagrees_with_its_records_refuses_the_start(tmp_path
         dealer(table, hands=2).run()
         table.stop_controller()
     records = list(JournalReader(tmp_path / "journal"))
-    spec, config = GAMES["mambo"], SimTable("mambo", JournalOptions(tmp_path)).config
+    spec, config = GAMES["mambo"], SimTable("mambo", JournalSettings(tmp_path)).config
     last = tmp_path / "forged-last"
     _rewritten(records, last, forge=2)
     with pytest.raises(CheckpointMismatch, match="checkpoint's hand is as recorded, but"):
-        open_journal(JournalOptions(last, fsync=False), TableCore(spec, config))
+        open_journal(JournalSettings(last, fsync=False), TableCore(spec, config))
     first = tmp_path / "forged-first"
     _rewritten(records, first, forge=1)
     whole = TableCore(spec, config)

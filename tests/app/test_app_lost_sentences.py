@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from apphelp import journal_records, ready
 
+from controller.config.settings import JournalSettings
 from controller.display.view import Severity
 from controller.journal import tablerecords as rec
 from controller.poker.inputs import Button
 from controller.table.loop import Controller
-from controller.table.opening import JournalOptions
 from drivers.panel import PanelPress
 from drivers.session import HelloOutcome, LostRange
 from simulator.simtable import unplugged_table
@@ -30,7 +30,7 @@ def test_lost_presses_are_journaled_warned_of_and_a_restart_resumes_after_them(
     """docs/protocol.md 5, Lost sentences; docs/app.md, Devices lost and found: the panel's
     lost presses 12..23 are journaled with the device record, the display warns the dealer (as
     for a restart), and a restarted controller expects 24 from the panel, not 12 again."""
-    options = JournalOptions(tmp_path / "journal", fsync=False)
+    options = JournalSettings(tmp_path / "journal", fsync=False)
     controller = unplugged_table(options)
     try:
         for device in ("shoe", "panel"):
@@ -45,9 +45,7 @@ def test_lost_presses_are_journaled_warned_of_and_a_restart_resumes_after_them(
         assert not controller.core.paused_by
     finally:
         controller.close()
-    device_records = [
-        data for kind, data in journal_records(options.directory) if kind == rec.DEVICE
-    ]
+    device_records = [data for kind, data in journal_records(options.dir) if kind == rec.DEVICE]
     assert device_records[-1]["outcome"] == "lost"
     assert device_records[-1]["lost"] == [12, 23]
     restarted = unplugged_table(options)
@@ -61,7 +59,7 @@ def test_lost_presses_are_journaled_warned_of_and_a_restart_resumes_after_them(
 def test_the_lost_warning_ends_when_the_device_is_next_welcomed_in_step(tmp_path: Path) -> None:
     """docs/app.md, Devices lost and found: the warning of lost shoe sentences stays until the
     shoe is next welcomed without a loss; it tells the dealer to check the cards."""
-    controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
+    controller = unplugged_table(JournalSettings(tmp_path / "journal", fsync=False))
     try:
         for device in ("shoe", "panel"):
             controller.inbox.put(ready(device, HelloOutcome.NEW_SESSION))

@@ -16,11 +16,11 @@ from apphelp import dealer
 from confighelp import export_config
 
 from controller.cli.main import main
+from controller.config.settings import JournalSettings
 from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.poker.engine import Stakes
 from controller.poker.engine.events import HandSettled, to_dict
-from controller.table.opening import JournalOptions
 from simulator.simtable import SimTable
 
 FIXTURE = Path(__file__).parent.parent / "fixtures" / "journal-before-stakes"
@@ -39,7 +39,7 @@ def _session(
     """Run the simulated Mambo table (14.13A) on the journal in tmp_path for ``hands`` hands,
     under ``stakes`` (None: the simulator's own); return the stakes it was configured with.
     Each session's devices boot anew (their seed): the same boot would be taken for a resend."""
-    journal = JournalOptions(tmp_path / "journal", fsync=False)
+    journal = JournalSettings(tmp_path / "journal", fsync=False)
     table = SimTable("mambo", journal, seed=seed, seats=seats)
     table.directory = tmp_path
     if stakes is not None:

@@ -10,6 +10,7 @@ import pytest
 from apphelp import PATIENCE, dealer, sim_table
 
 from controller.cli.main import main
+from controller.config.settings import JournalSettings
 from controller.history.recall import hands
 from controller.journal import JournalReader, schema, verify
 from controller.poker.engine.events import Alarm
@@ -17,7 +18,6 @@ from controller.poker.games import GAMES
 from controller.poker.inputs import Button
 from controller.table.core import TableCore
 from controller.table.loop import wait_until
-from controller.table.opening import JournalOptions
 from simulator.simtable import SimTable, demo_config
 
 #: Each game's journal as the code before the schema wrote it (tests/fixtures/README.md).
@@ -85,7 +85,7 @@ def test_a_table_opens_on_the_journal_before_the_schema_and_deals_on_in_version_
         dealer=table.checkpoint().dealer,
     )
     shutil.copytree(FIXTURES / game, tmp_path / "journal")
-    sim = SimTable(game, JournalOptions(tmp_path / "journal", fsync=False), seed=7, seats=4)
+    sim = SimTable(game, JournalSettings(tmp_path / "journal", fsync=False), seed=7, seats=4)
     sim.directory = tmp_path
     sim.config = seated
     with sim:

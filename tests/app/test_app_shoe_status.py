@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, json_log, panel_text, ready, sim_table
 
+from controller.config.settings import JournalSettings
 from controller.display.view import DeviceState, Severity, TableView
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import SEAT, ActionRequired, Alarm, CardExpected, Option
@@ -17,7 +18,6 @@ from controller.poker.games import GAMES
 from controller.poker.inputs import Button
 from controller.table.core import Cause, Pause, ShoeWarning, TableCore
 from controller.table.loop import Controller, wait_until
-from controller.table.opening import JournalOptions
 from controller.table.paneltext import panel_line
 from drivers.link import CommLost
 from drivers.sentences import Feed, Lid, Reader
@@ -128,7 +128,7 @@ def test_a_restart_during_a_reader_fault_stays_paused_until_the_shoe_reports_ok(
     """docs/journal.md, replay: the shoe_status records rebuild the shoe's state, so a restarted
     controller whose shoe has said hello but not yet its state is still paused by the fault it
     journaled (docs/protocol.md 3.1 STA); the shoe's ok ends the pause."""
-    options = JournalOptions(tmp_path / "journal", fsync=False)
+    options = JournalSettings(tmp_path / "journal", fsync=False)
     controller = unplugged_table(options)
     try:
         _hellos(controller, HelloOutcome.NEW_SESSION)
@@ -157,7 +157,7 @@ def test_a_shoe_fault_is_logged_as_a_pause_once_as_it_begins_and_once_as_it_clea
     the report that the feed is clear logs shoe_fault_cleared. A shoe lost and back while still
     jammed is paused anew, so its pause is logged again after its device_back."""
     with json_log(tmp_path) as lines:
-        controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
+        controller = unplugged_table(JournalSettings(tmp_path / "journal", fsync=False))
         try:
             _hellos(controller, HelloOutcome.NEW_SESSION)
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 1))

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 from apphelp import PATIENCE, dealer, journal_records, sequenced
 
+from controller.config.settings import JournalSettings
 from controller.journal import schema, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandSettled, HandVoided
 from controller.table.loop import wait_until
-from controller.table.opening import JournalOptions
 from drivers.sentences import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
@@ -62,7 +62,7 @@ def soak(tmp_path: Path, game: str, hands: int, rate: float, seed: int = 5) -> S
     """The random bot deals ``hands`` hands of ``game`` to a controller over the simulator's
     ptys, a line fault after about one act in ``1 / rate`` (a seeded draw after each act);
     asserts the four properties of docs/performance.md, Soak."""
-    options = JournalOptions(tmp_path / "journal", fsync=False)
+    options = JournalSettings(tmp_path / "journal", fsync=False)
     started = time.monotonic()
     with SimTable(
         game,

@@ -19,6 +19,7 @@ from apphelp import (
     sim_table,
 )
 
+from controller.config.settings import JournalSettings
 from controller.display.view import FACE_DOWN, TableView
 from controller.journal import JournalError, JournalReader, verify
 from controller.journal import tablerecords as rec
@@ -34,7 +35,6 @@ from controller.poker.engine.events import (
 from controller.poker.inputs import Button, ReadPoint
 from controller.table.core import TableCore
 from controller.table.loop import Controller, wait_until
-from controller.table.opening import JournalOptions
 from controller.table.service import serve
 from controller.table.viewbuilder import action_option
 from drivers.panel import PanelPress
@@ -431,7 +431,7 @@ def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     """docs/app.md, The loop: the hellos and the press queued before the run are handled before
     a read the shoe's thread hands over as the run begins (it waits for them): each device's
     inputs are journaled in the order it sent them."""
-    controller = unplugged_table(JournalOptions(tmp_path / "journal", fsync=False))
+    controller = unplugged_table(JournalSettings(tmp_path / "journal", fsync=False))
     for device in ("shoe", "panel"):
         controller.inbox.put(ready(device, HelloOutcome.NEW_SESSION))
     controller.inbox.put(PanelPress(Button.NEW_HAND, 1))
@@ -491,7 +491,7 @@ def test_a_new_hand_pressed_before_the_shoes_hello_replays_as_refused(tmp_path: 
     panel) before the shoe's hello is refused, and a replay of the whole journal, which knows
     the devices were unheard, refuses it again instead of dealing it (it once dealt it: the
     journal's last hello said the shoe was there)."""
-    options = JournalOptions(tmp_path / "journal", fsync=False)
+    options = JournalSettings(tmp_path / "journal", fsync=False)
     first = unplugged_table(options)
     for device in ("shoe", "panel"):
         first.handle(ready(device, HelloOutcome.NEW_SESSION))

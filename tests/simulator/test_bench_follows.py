@@ -20,13 +20,12 @@ from typing import Any
 
 from devtime import WAIT
 
-from controller.config.settings import LogFormat, LogSettings
+from controller.config.settings import JournalSettings, LogFormat, LogSettings
 from controller.display.view import TableView
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Refused
 from controller.poker.inputs import Button
 from controller.table.loop import wait_until
-from controller.table.opening import JournalOptions
 from simulator.botcli import bench_runner
 from simulator.clock import ManualClock
 from simulator.console import Console
@@ -102,7 +101,7 @@ class Bench:
 def bench(
     tmp_path: Path, hands: int, *, pace: Pace | None = None, views: list[TableView] | None = None
 ) -> Iterator[Bench]:
-    options = JournalOptions(tmp_path / "journal", fsync=False)
+    options = JournalSettings(tmp_path / "journal", fsync=False)
     with SimTable(
         "mambo",
         options,
