@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import Discarder, play_hand, stand_pat
 from controller.poker.engine.events import ActionRequired, DrawExpected, Option
 from controller.poker.games import GAMES
@@ -68,7 +68,7 @@ def engine_seconds(game: str, hands: int, rng: random.Random) -> float:
     spec = GAMES[game]
     stacks = dict.fromkeys(SEATS, STACK)
     stakes = DRAW_STAKES if spec.has_draws else STAKES
-    table = Table(spec, TableConfig(seats=SEATS, stakes=stakes, stacks=stacks, dealer=SEATS[-1]))
+    table = Table(spec, TableSetup(seats=SEATS, stakes=stakes, stacks=stacks, dealer=SEATS[-1]))
     choose = _chooser(rng)
     discard = _discarder(rng) if spec.has_draws else stand_pat
     decks = []

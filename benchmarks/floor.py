@@ -52,7 +52,7 @@ import nats
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from controller.config.settings import FloorSettings, LogLevel, LogSettings
+from controller.config.settings import FloorLinkSettings, LogLevel, LogSettings
 from controller.floor import ingest, serve, store
 from controller.floor.ingest import Arrival
 from controller.forwarder.forward import Forwarder
@@ -559,7 +559,7 @@ def role_forwarders(spec: dict[str, object]) -> None:
         asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, stop.set)
         tasks = []
         for name, user in users.items():
-            settings = FloorSettings((str(spec["url"]),), user, folder / f"{name}.password")
+            settings = FloorLinkSettings((str(spec["url"]),), user, folder / f"{name}.password")
             journal = Path(str(spec["journals"])) / name
             tasks.append(asyncio.ensure_future(Forwarder(name, journal, settings).run()))
         await stop.wait()

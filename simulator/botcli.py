@@ -103,7 +103,7 @@ def _table_bot(args: argparse.Namespace, rebuy: RebuyRule | None) -> RandomBot:
         # back through the controller (``controller_rebuys``), as the floor does with
         # ``tablectl seat rebuy`` (docs/simulator.md, When seats go broke).
         rebuy=rebuy,
-        config=settings.table_config(),
+        config=settings.table_setup(),
         # The table's decks as the controller deals them from a fresh journal: its
         # first hand from [decks] active, then alternating if [decks] alternate.
         alternate_decks=settings.decks.alternate,

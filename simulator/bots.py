@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator
 
-from controller.poker.engine import Table, TableCheckpoint, TableConfig
+from controller.poker.engine import Table, TableCheckpoint, TableSetup
 from controller.poker.engine.events import (
     DiscardsReshuffled,
     Event,
@@ -55,7 +55,7 @@ class BotError(RuntimeError):
 class Bot:
     """A stream of acts, each performed on the bot's own table, with a record per hand."""
 
-    def __init__(self, spec: GameSpec, config: TableConfig) -> None:
+    def __init__(self, spec: GameSpec, config: TableSetup) -> None:
         self.spec = spec
         self.config = config
         self.table = Table(spec, config)

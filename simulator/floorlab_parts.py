@@ -20,7 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Final
 
-from controller.poker.engine import TableConfig
+from controller.poker.engine import TableSetup
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button
 from simulator.acts import Act, Press, table_input
@@ -138,7 +138,7 @@ class SimulatedTable:
         self._thread = threading.Thread(target=self._deal, name=f"floorlab-{table_id}")
 
     @staticmethod
-    def make_bot(spec: GameSpec, config: TableConfig, seed: int, hands: int) -> RandomBot:
+    def make_bot(spec: GameSpec, config: TableSetup, seed: int, hands: int) -> RandomBot:
         # table.toml leaves [decks] alternate at its default, true: the dealer alternates too.
         return RandomBot(
             spec, seed=seed, hands=hands, rebuy=None, config=config, alternate_decks=True

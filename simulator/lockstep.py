@@ -20,7 +20,7 @@ import time
 from collections.abc import Iterator
 from typing import Final
 
-from controller.poker.engine import TableConfig
+from controller.poker.engine import TableSetup
 from controller.poker.engine.events import Event
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button
@@ -93,7 +93,7 @@ class LockstepDealer:
         sim: Simulator,
         controller: Controller,
         spec: GameSpec,
-        config: TableConfig,
+        config: TableSetup,
         *,
         seed: int = 0,
         hands: int | None = None,

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine import Stakes, TableSetup
 from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
@@ -130,7 +130,7 @@ class RandomBot(Bot):
         alternate_decks: bool = False,
         first_deck: str = DECK_NAMES[0],
         dealer: int = 0,
-        config: TableConfig | None = None,
+        config: TableSetup | None = None,
     ) -> None:
         if isinstance(game, str):
             if game not in GAMES:
@@ -151,7 +151,7 @@ class RandomBot(Bot):
         if config is None:
             occupied = _seats(seats, spec)
             stacks = dict.fromkeys(occupied, rebuy.buy_in) if rebuy else {}
-            config = TableConfig(
+            config = TableSetup(
                 seats=occupied, stakes=stakes or default_stakes(spec), dealer=dealer, stacks=stacks
             )
         super().__init__(spec, config)

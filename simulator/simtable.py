@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.config.settings import JournalSettings, KeySettings
 from controller.journal.tablekey import KeyFiles
-from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine import Stakes, TableSetup
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.table.loop import Controller
@@ -31,7 +31,7 @@ from simulator.table import Simulator, Transport
 DEMO_STACK = 20_000
 
 
-def demo_config(spec: GameSpec, seats: int = 6) -> TableConfig:
+def demo_config(spec: GameSpec, seats: int = 6) -> TableSetup:
     """A table of ``seats`` players at small fixed-limit stakes for ``spec``."""
     if spec.forced_bet is ForcedBet.BLINDS:
         stakes = Stakes(small_bet=2, big_bet=4, small_blind=1, big_blind=2)
@@ -40,7 +40,7 @@ def demo_config(spec: GameSpec, seats: int = 6) -> TableConfig:
         stakes = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
         dealer = 0
     numbers = tuple(range(1, seats + 1))
-    return TableConfig(
+    return TableSetup(
         seats=numbers, stakes=stakes, dealer=dealer, stacks=dict.fromkeys(numbers, DEMO_STACK)
     )
 

@@ -2,7 +2,7 @@
 
 One writer for the benches, tests and benchmarks that run the controller as the
 service runs it: the table's seats, dealer or button, stakes and stacks come
-from a ``TableConfig`` (a button game names its button and blinds, 14.12A(c);
+from a ``TableSetup`` (a button game names its button and blinds, 14.12A(c);
 a stud game its dealer, ante and bring-in), the devices from what the caller
 gives (the simulator's ports, a udev match, a link).
 """
@@ -13,7 +13,7 @@ import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from controller.poker.engine import TableConfig
+from controller.poker.engine import TableSetup
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet
 
@@ -38,7 +38,7 @@ def write_table_toml(
     *,
     table_id: str,
     game: str,
-    config: TableConfig,
+    config: TableSetup,
     shoe: Mapping[str, TomlValue],
     panel: Mapping[str, TomlValue],
     decks: Sequence[Path],

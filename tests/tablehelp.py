@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TypeVar
 
 from controller.history.script import parse_inputs
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.events import Alarm, Event, HandSettled, Refused
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
@@ -25,7 +25,7 @@ def table(
 ) -> Table:
     """A table of ``game`` at the test stakes."""
     spec = GAMES[game] if isinstance(game, str) else game
-    return Table(spec, TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks or {}))
+    return Table(spec, TableSetup(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks or {}))
 
 
 def play(t: Table, text: str, strict: bool = True) -> list[Event]:

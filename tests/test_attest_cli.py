@@ -18,7 +18,7 @@ from test_attest import copy_product
 from controller.config.tabletoml import load_config
 from controller.history import attest
 from controller.journal import JournalReader, schema
-from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine import Stakes, TableSetup
 from controller.table.service import build_controller
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
@@ -26,7 +26,7 @@ from simulator.tablefile import write_table_toml
 #: A subprocess waits at most this long (it reads about 200 files).
 PATIENCE = 60
 SEED = "00112233445566778899aabbccddeeff"
-THREE_SEATS = TableConfig(
+THREE_SEATS = TableSetup(
     seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
 )
 

@@ -9,7 +9,7 @@ import dataclasses
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.poker.engine import Table, TableConfig
+from controller.poker.engine import Table, TableSetup
 from controller.poker.engine.config import HouseRules, ShortAllIn
 from controller.poker.engine.events import ActionRequired, ActionTaken, Event, Refused, Showdown
 from controller.poker.games import GAMES
@@ -218,16 +218,12 @@ def test_notes_house_rules_the_full_bet_rule_a_short_all_in_reopens_nothing() ->
     half-bet rule's raise to 13 (above) is not offered. A seat yet to act raises a bet on
     top of the all-in (to 12)."""
     rules = HouseRules(short_all_in=ShortAllIn.FULL_BET)
-    config = TableConfig(
-        seats=(1, 2, 3), stakes=STAKES, stacks={1: 100, 2: 100, 3: 11}, rules=rules
-    )
+    config = TableSetup(seats=(1, 2, 3), stakes=STAKES, stacks={1: 100, 2: 100, 3: 11}, rules=rules)
     t = Table(GAMES["five-card-stud"], config)
     play(t, TO_SECOND_ROUND + " bet_raise check_call all_in")
     assert t.pending.seat == 1
     assert _options(t) == {"fold": "fold", "check_call": "call 3"}
-    config = TableConfig(
-        seats=(1, 2, 3), stakes=STAKES, stacks={1: 100, 2: 11, 3: 100}, rules=rules
-    )
+    config = TableSetup(seats=(1, 2, 3), stakes=STAKES, stacks={1: 100, 2: 11, 3: 100}, rules=rules)
     t = Table(GAMES["five-card-stud"], config)
     play(t, TO_SECOND_ROUND + " bet_raise all_in")
     assert _options(t) == {"fold": "fold", "check_call": "call 8", "bet_raise": "raise to 13"}

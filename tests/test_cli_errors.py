@@ -19,7 +19,7 @@ from controller.history.phh.reader import read_phh
 from controller.journal import JournalWriter
 from controller.journal.tablerecords import decision_data
 from controller.poker.cards import DECK
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.games import GAMES
 
@@ -34,7 +34,7 @@ def _journal_hands(directory: Path, game: str, hands: int = 4) -> Table:
     """Play ``hands`` random hands of ``game`` at three seats through the engine and journal
     their decisions as the controller does; return the table (its stacks after them)."""
     draw = game == "triple-draw"
-    config = TableConfig(
+    config = TableSetup(
         seats=(1, 2, 3),
         stakes=DRAW_STAKES if draw else STUD_STAKES,
         dealer=1 if draw else 0,

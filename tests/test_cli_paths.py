@@ -31,7 +31,7 @@ from controller.config.tabletoml import load_config
 from controller.journal import JournalWriter, keyfiles, retention
 from controller.journal.tablerecords import decision_data
 from controller.poker.cards import DECK
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.games import GAMES
 
@@ -179,7 +179,7 @@ class Bench:
 
 def _six_hands(directory: Path) -> None:
     """Six hands of Mambo dealt by the engine and journaled as the controller journals them."""
-    config = TableConfig(seats=(1, 2, 3), stakes=Stakes(5, 10, ante=1, bring_in=2), dealer=0)
+    config = TableSetup(seats=(1, 2, 3), stakes=Stakes(5, 10, ante=1, bring_in=2), dealer=0)
     table = Table(GAMES["mambo"], config)
     rng = random.Random(27)
     with JournalWriter.open(directory, fsync=False) as writer:

@@ -17,7 +17,7 @@ from controller.config.tabletoml import (
     load_config,
     parse_config,
 )
-from controller.poker.engine import ConfigError, Stakes, Table, TableConfig
+from controller.poker.engine import ConfigError, Stakes, Table, TableSetup
 from controller.poker.games import GAMES
 from simulator.decks import make_decks, write_deck_file
 
@@ -30,14 +30,14 @@ Data = dict[str, TomlValue]
 
 
 def test_a_valid_file_loads_into_the_engines_table_config() -> None:
-    """The settings give the engine's TableConfig, and the engine deals with it."""
+    """The settings give the engine's TableSetup, and the engine deals with it."""
     settings = load(valid())
     assert settings.table_id == "T1"
     assert settings.game is GAMES["mambo"]
-    assert settings.table_config() == TableConfig(
+    assert settings.table_setup() == TableSetup(
         seats=(1, 2, 3), stakes=Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10), dealer=0
     )
-    Table(settings.game, settings.table_config())
+    Table(settings.game, settings.table_setup())
 
 
 def test_defaults_are_the_documented_ones() -> None:

@@ -1,7 +1,7 @@
 """The loader and the engine agree: what the engine refuses, the loader refuses at the key.
 
 The loader checks each stake itself (so it can name the key and report every
-problem at once) and then builds the engine's Stakes and TableConfig, so the
+problem at once) and then builds the engine's Stakes and TableSetup, so the
 engine's own checks run as well. These tests hold the two to each other.
 """
 
@@ -21,7 +21,7 @@ from controller.config.tabletoml import (
     SettingsError,
     parse_config,
 )
-from controller.poker.engine import ConfigError, Stakes, TableConfig
+from controller.poker.engine import ConfigError, Stakes, TableSetup
 from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
 
@@ -74,13 +74,13 @@ def test_engine_refusals_are_mapped_to_the_key_they_name() -> None:
     assert problem.expected.startswith("refused by the engine: stakes: small_bet=5, big_bet=3")
 
     with pytest.raises(ConfigError) as caught:
-        TableConfig(seats=(1, 2), stakes=Stakes(5, 10), stacks={2: 3}, dealer=0).validate(
+        TableSetup(seats=(1, 2), stakes=Stakes(5, 10), stacks={2: 3}, dealer=0).validate(
             dataclasses.replace(GAMES["mambo"], max_seats=1)
         )
     assert engine_problem("table", {}, caught.value).key == "table.seats"
 
     with pytest.raises(ConfigError) as caught:
-        TableConfig(seats=(1, 2), stakes=Stakes(5, 10, chip=5), stacks={2: 3}).validate(
+        TableSetup(seats=(1, 2), stakes=Stakes(5, 10, chip=5), stacks={2: 3}).validate(
             GAMES["mambo"]
         )
     problem = engine_problem("table", {}, caught.value)
@@ -129,7 +129,7 @@ def test_14_12a_c_a_button_game_takes_the_buttons_seat() -> None:
     """14.12A(c), 14.10(c): a button game's dealer position is the button, on an occupied seat."""
     settings = parse_config(to_toml(button_table()), games=BUTTON_GAMES)
     assert settings.dealer == 4
-    assert settings.table_config().dealer == 4
+    assert settings.table_setup().dealer == 4
     assert (settings.stakes.small_blind, settings.stakes.big_blind) == (1, 2)
 
 

@@ -28,7 +28,7 @@ def test_there_is_an_example_for_every_game() -> None:
 def test_each_example_loads_and_the_engine_accepts_it(path: Path) -> None:
     """The loader accepts the example, and the engine opens a table with its settings."""
     settings = load_config(path)
-    Table(settings.game, settings.table_config())
+    Table(settings.game, settings.table_setup())
     assert settings.source == str(path)
 
 

@@ -12,7 +12,7 @@ import pytest
 from tablehelp import STAKES, of_kind, play, settlement
 
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Table, TableConfig
+from controller.poker.engine import Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import CardExpected, Showdown
 from controller.poker.games.five_card_stud import highest_hand_showing
@@ -72,7 +72,7 @@ def test_a_seven_card_stud_declared_in_a_test_is_dealt_two_down_one_up_then_to_s
     """The engine deals the declared game: two down and one up, four more streets, the last
     face down, and the showdown takes the best five of seven.
     """
-    t = Table(SEVEN_CARD_STUD, TableConfig(seats=(1, 2), stakes=STAKES))
+    t = Table(SEVEN_CARD_STUD, TableSetup(seats=(1, 2), stakes=STAKES))
     events = play(t, "new_hand As Kd Ah Kc 9s 2c")  # downs As Kd Ah Kc, ups 9s 2c
     faces = [e.face for e in of_kind(events, CardExpected)]
     assert faces == ["down", "down", "down", "down", "up", "up"]
@@ -94,7 +94,7 @@ def test_a_seven_card_stud_declared_in_a_test_is_dealt_two_down_one_up_then_to_s
 def test_the_declared_game_plays_many_random_hands_conserving_chips() -> None:
     """Two hundred random hands of the declared game: every hand settles and chips are conserved."""
     rng = random.Random(7)
-    t = Table(SEVEN_CARD_STUD, TableConfig(seats=(1, 2, 3, 4), stakes=STAKES))
+    t = Table(SEVEN_CARD_STUD, TableSetup(seats=(1, 2, 3, 4), stakes=STAKES))
     for _ in range(200):
         deck = list(DECK)
         rng.shuffle(deck)

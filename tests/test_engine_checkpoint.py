@@ -20,7 +20,7 @@ from tierhelp import examples
 from controller.journal import codec, schema
 from controller.journal import tablerecords as rec
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import ConfigError, Stakes, Table, TableCheckpoint, TableConfig
+from controller.poker.engine import ConfigError, Stakes, Table, TableCheckpoint, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import DrawExpected, Event, HandStarted
 from controller.poker.games import GAMES
@@ -106,7 +106,7 @@ STAKES = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
 
 
 def _triple_draw(stacks: dict[int, int]) -> Table:
-    config = TableConfig(seats=tuple(stacks), stakes=STAKES, dealer=1, stacks=stacks)
+    config = TableSetup(seats=tuple(stacks), stakes=STAKES, dealer=1, stacks=stacks)
     return Table(GAMES["triple-draw"], config)
 
 
@@ -201,7 +201,7 @@ def test_notes_betting_structure_a_checkpoint_stack_off_the_smallest_chip_is_ref
     taken after a rebuy carries the stacks the rebuy made; one off the chip (a tampered checkpoint,
     or a table.toml whose chip changed since) is refused, naming the seat and the chip."""
     stakes = replace(STAKES, chip=5, small_blind=5, big_blind=5)
-    config = TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=1, stacks={1: 100, 2: 100, 3: 100})
+    config = TableSetup(seats=(1, 2, 3), stakes=stakes, dealer=1, stacks={1: 100, 2: 100, 3: 100})
     table = Table(GAMES["triple-draw"], config)
     _one_hand(table)
     table.rebuy(2, 40)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from tierhelp import examples
 
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.events import (
     ActionRequired,
     Alarm,
@@ -68,7 +68,7 @@ def test_any_input_is_taken_refused_or_alarmed_and_undo_restores_the_table(
     """
     rng = random.Random(seed)
     stacks = {seat: rng.choice([3, 20, 200]) for seat in range(1, players + 1)}
-    t = Table(spec, TableConfig(seats=tuple(stacks), stakes=STAKES, stacks=stacks))
+    t = Table(spec, TableSetup(seats=tuple(stacks), stakes=STAKES, stacks=stacks))
     total = sum(stacks.values())
     unseen: list[int] = []
     for _ in range(200):

@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 
 from controller.history.script import parse_script, write_script
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import ConfigError, HouseRules, ShortAllIn, Stakes, Table, TableConfig
+from controller.poker.engine import ConfigError, HouseRules, ShortAllIn, Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import (
     ActionRequired,
@@ -184,7 +184,7 @@ def _table(spec: GameSpec, data: st.DataObject) -> Table:
         bring_in_has_option=data.draw(st.booleans(), label="bring-in option"),
         burn_before_each_draw=data.draw(st.booleans(), label="burn before each draw"),
     )
-    config = TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks, rules=rules)
+    config = TableSetup(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks, rules=rules)
     return Table(spec, config)
 
 

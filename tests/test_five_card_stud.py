@@ -7,7 +7,7 @@ from tablehelp import STAKES, net, of_kind, play, settlement, table
 
 from controller.display.render import prompt_text
 from controller.poker.announce import announce
-from controller.poker.engine import ConfigError, TableConfig
+from controller.poker.engine import ConfigError, TableSetup
 from controller.poker.engine.events import (
     ActionRequired,
     CardExpected,
@@ -30,7 +30,7 @@ DEAL_TWO = "new_hand Ah Kd Qc 9s 2c 2h"  # downs A K Q; ups 9s 2c 2h: seat 2's 2
 def test_14_13_b_at_most_eight_players() -> None:
     """14.13(b): a ninth seat is refused, naming the seats and the limit."""
     with pytest.raises(ConfigError, match=r"seats \[9\].*at most 8"):
-        TableConfig(seats=(1, 2, 9), stakes=STAKES).validate(GAMES["five-card-stud"])
+        TableSetup(seats=(1, 2, 9), stakes=STAKES).validate(GAMES["five-card-stud"])
 
 
 def test_14_13_c_one_down_then_one_up_from_the_first_player_left_of_the_dealer() -> None:

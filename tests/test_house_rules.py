@@ -10,7 +10,7 @@ import pytest
 from tablehelp import STAKES, of_kind, play
 
 from controller.poker.cards import DECK
-from controller.poker.engine import ConfigError, Stakes, Table, TableConfig
+from controller.poker.engine import ConfigError, Stakes, Table, TableSetup
 from controller.poker.engine.config import HouseRules, ShortAllIn
 from controller.poker.engine.events import ActionRequired, CardDealt, CardExpected, Refused
 from controller.poker.games import GAMES
@@ -30,7 +30,7 @@ def _table(
     stakes: Stakes = STAKES,
     **config: object,
 ) -> Table:
-    return Table(GAMES[game], TableConfig(seats=seats, stakes=stakes, rules=rules, **config))  # type: ignore[arg-type]
+    return Table(GAMES[game], TableSetup(seats=seats, stakes=stakes, rules=rules, **config))  # type: ignore[arg-type]
 
 
 def _options(t: Table) -> dict[str, str]:

@@ -39,7 +39,7 @@ def test_notes_house_rules_no_rules_section_posts_the_defaults() -> None:
     rule)."""
     settings = load(valid())
     assert settings.rules == HouseRules()
-    assert settings.table_config().rules.short_all_in is ShortAllIn.HALF_BET
+    assert settings.table_setup().rules.short_all_in is ShortAllIn.HALF_BET
 
 
 def test_notes_house_rules_the_rules_section_is_the_tables_configuration() -> None:
@@ -53,7 +53,7 @@ def test_notes_house_rules_the_rules_section_is_the_tables_configuration() -> No
     )
     settings = load(data)
     assert settings.rules == STUD_RULES
-    assert settings.table_config().rules == STUD_RULES
+    assert settings.table_setup().rules == STUD_RULES
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
-from controller.poker.engine import ConfigError, TableConfig
+from controller.poker.engine import ConfigError, TableSetup
 from controller.poker.engine.events import (
     ActionRequired,
     CardExpected,
@@ -29,9 +29,9 @@ CHECKS = " check_call check_call check_call"
 
 def test_14_13a_b_at_most_eleven_players() -> None:
     """14.13A(b): eleven seats are dealt; a twelfth is refused."""
-    TableConfig(seats=tuple(range(1, 12)), stakes=STAKES).validate(GAMES["mambo"])
+    TableSetup(seats=tuple(range(1, 12)), stakes=STAKES).validate(GAMES["mambo"])
     with pytest.raises(ConfigError, match=r"seats \[12\].*at most 11"):
-        TableConfig(seats=(1, 12), stakes=STAKES).validate(GAMES["mambo"])
+        TableSetup(seats=(1, 12), stakes=STAKES).validate(GAMES["mambo"])
 
 
 def test_14_13a_d_lowest_up_card_brings_in_ties_by_suit() -> None:

@@ -25,7 +25,7 @@ from controller.history.recall import HandRecord
 from controller.history.script import parse_script
 from controller.journal.tablerecords import HandTerms
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import (
     ActionRequired,
@@ -64,7 +64,7 @@ def _stakes(game: str, kind: str) -> Stakes:
     )
 
 
-def _random_hand(game: str, stakes: Stakes, seed: int) -> tuple[TableConfig, list[Event]]:
+def _random_hand(game: str, stakes: Stakes, seed: int) -> tuple[TableSetup, list[Event]]:
     """A random hand: 2-6 of the game's seats, stacks short enough for side pots, one seat's
     stack unknown, the dealer (the button) anywhere."""
     spec = GAMES[game]
@@ -73,7 +73,7 @@ def _random_hand(game: str, stakes: Stakes, seed: int) -> tuple[TableConfig, lis
     stacks = {seat: rng.choice([15, 35, 60, 120, 400, 400]) for seat in seats[1:]}
     draw = game == "triple-draw"
     dealer = rng.choice(seats) if draw else rng.randrange(0, spec.max_seats + 1)
-    config = TableConfig(seats, stakes, dealer, stacks)
+    config = TableSetup(seats, stakes, dealer, stacks)
     deck = list(DECK)
     rng.shuffle(deck)
 
@@ -178,7 +178,7 @@ def test_a_raked_tie_replays_its_odd_chip_to_the_same_seat(game: str) -> None:
     spec = GAMES[game]
     dealt = [Card.parse(code) for code in codes.split()]
     deck = dealt + [card for card in DECK if card not in dealt]
-    config = TableConfig((1, 2, 3), stakes, 3 if game == "triple-draw" else 0)
+    config = TableSetup((1, 2, 3), stakes, 3 if game == "triple-draw" else 0)
 
     def choose(pending: ActionRequired) -> Option:
         buttons = {option.button: option for option in pending.options}

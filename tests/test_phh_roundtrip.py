@@ -34,7 +34,7 @@ from controller.history.phh.writer import export_hand
 from controller.history.recall import HandRecord
 from controller.journal.tablerecords import HandTerms
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import ActionRequired, DrawExpected, Event, HandStarted, Option
 from controller.poker.games import GAMES
@@ -54,7 +54,7 @@ def _hand(game: str, seed: int) -> list[Event]:
     stacks = {seat: rng.choice([3, 12, 25, 60, 400, 400]) for seat in seats[1:]}
     draw = game == "triple-draw"
     dealer = rng.choice(seats) if draw else rng.randrange(0, spec.max_seats + 1)
-    table = Table(spec, TableConfig(seats, DRAW if draw else STUD, dealer, stacks))
+    table = Table(spec, TableSetup(seats, DRAW if draw else STUD, dealer, stacks))
     deck = list(DECK)
     rng.shuffle(deck)
 
@@ -149,7 +149,7 @@ def test_seats_past_the_seat_count_or_the_games_are_refused() -> None:
 
 
 def _three_seats(game: str = "mambo") -> list[Event]:
-    table = Table(GAMES[game], TableConfig((1, 2, 3), STUD))
+    table = Table(GAMES[game], TableSetup((1, 2, 3), STUD))
     deck = list(DECK)
     random.Random(1).shuffle(deck)
     return play_hand(table, deck, lambda pending: pending.options[0])

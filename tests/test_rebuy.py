@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.events import HandStarted, HandVoided
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
@@ -15,7 +15,7 @@ STAKES = Stakes(ante=1, bring_in=2, small_bet=5, big_bet=10)
 
 
 def table(stacks: dict[int, int]) -> Table:
-    return Table(GAMES["mambo"], TableConfig(seats=(1, 2, 3), stakes=STAKES, stacks=stacks))
+    return Table(GAMES["mambo"], TableSetup(seats=(1, 2, 3), stakes=STAKES, stacks=stacks))
 
 
 def test_a_rebuy_between_hands_grows_the_stack_and_deals_a_busted_seat_in_again() -> None:
@@ -46,7 +46,7 @@ def test_a_rebuy_is_refused_during_a_hand_and_for_bad_amounts_or_seats() -> None
         t.rebuy(4, 10)
     with pytest.raises(ValueError, match="expected a positive multiple of the smallest chip"):
         t.rebuy(1, 0)
-    unknown = Table(GAMES["mambo"], TableConfig(seats=(1, 2), stakes=STAKES))
+    unknown = Table(GAMES["mambo"], TableSetup(seats=(1, 2), stakes=STAKES))
     with pytest.raises(ValueError, match="seat 1's stack is unknown"):
         unknown.rebuy(1, 10)
 

@@ -10,13 +10,13 @@ import pytest
 
 from controller.journal import JsonObject, Record
 from controller.journal import tablerecords as rec
-from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine import Stakes, TableSetup
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
 from controller.table.core import ReplayMismatch, StakesChanged, TableCore
 
 STAKES = Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2, rake_percent=5, rake_cap=3)
-CONFIG = TableConfig(seats=(1, 2, 3), stakes=STAKES)
+CONFIG = TableSetup(seats=(1, 2, 3), stakes=STAKES)
 
 
 @pytest.mark.fast

@@ -11,7 +11,7 @@ from tablehelp import STAKES
 from controller.cli.main import main
 from controller.history.script import ScriptError, parse_script, write_script
 from controller.poker.cards import Card
-from controller.poker.engine import TableConfig
+from controller.poker.engine import TableSetup
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
 
 pytestmark = pytest.mark.fast
@@ -79,7 +79,7 @@ def test_notes_betting_structure_a_stakes_line_with_a_rake_cap_off_the_chip_is_r
 
 def test_write_script_and_parse_script_round_trip() -> None:
     """A written script reads back as the same setup and inputs."""
-    config = TableConfig(seats=(2, 4, 5), stakes=STAKES, dealer=4, stacks={2: 10, 5: 30})
+    config = TableSetup(seats=(2, 4, 5), stakes=STAKES, dealer=4, stacks={2: 10, 5: 30})
     inputs = [
         ButtonPress(Button.NEW_HAND),
         CardRead(Card.parse("As")),

@@ -15,7 +15,7 @@ from tablehelp import net, of_kind, play, settlement
 
 from controller.poker.announce import announce
 from controller.poker.cards import DECK, Card, format_cards
-from controller.poker.engine import ConfigError, Stakes, Table, TableConfig
+from controller.poker.engine import ConfigError, Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import (
     ActionRequired,
@@ -41,7 +41,7 @@ DRAW_EXAMPLES = 30  # x 5 hands; the slow soak below plays 1500 x 5
 
 
 def _table(seats: tuple[int, ...] = (1, 2, 3), button: int = 3) -> Table:
-    return Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=button))
+    return Table(TRIPLE_DRAW, TableSetup(seats=seats, stakes=STAKES, dealer=button))
 
 
 def _deal(t: Table, cards: Sequence[Card]) -> None:
@@ -164,7 +164,7 @@ def test_14_12a_f_a_short_stub_reshuffles_every_discard_but_the_drawing_players(
     discards; its own discard, or a card seat 1 holds, is an alarm naming the card.
     """
     seats = (1, 2, 3, 4, 5, 6, 7)
-    t = Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=7))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=seats, stakes=STAKES, dealer=7))
     t.apply(ButtonPress(Button.NEW_HAND))
     deck = list(DECK)
     _deal(t, deck[:35])
@@ -223,7 +223,7 @@ def test_soak_random_triple_draw_hands(players: int, seed: int) -> None:
 def _random_draw_hands(players: int, seed: int) -> None:
     rng = random.Random(seed)
     seats = tuple(range(1, players + 1))
-    t = Table(TRIPLE_DRAW, TableConfig(seats=seats, stakes=STAKES, dealer=players))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=seats, stakes=STAKES, dealer=players))
 
     def discard(pending: DrawExpected, hand: tuple[Card, ...]) -> list[Card]:
         return rng.sample(list(hand), rng.randint(0, len(hand)))
@@ -241,16 +241,16 @@ def _random_draw_hands(players: int, seed: int) -> None:
 
 def test_14_12a_b_at_most_seven_players() -> None:
     """14.12A(b): seven seats deal; an eighth seat is refused, naming the rule."""
-    TableConfig(seats=tuple(range(1, 8)), stakes=STAKES).validate(TRIPLE_DRAW)
+    TableSetup(seats=tuple(range(1, 8)), stakes=STAKES).validate(TRIPLE_DRAW)
     with pytest.raises(ConfigError, match=r"at most 7 players.*14\.12A"):
-        TableConfig(seats=(1, 8), stakes=STAKES).validate(TRIPLE_DRAW)
+        TableSetup(seats=(1, 8), stakes=STAKES).validate(TRIPLE_DRAW)
 
 
 def test_14_10_c_the_button_passes_a_seat_left_without_chips() -> None:
     """14.12A(c), 14.10(c): seat 1 loses its whole stack in hand 1 (button 3); in hand 2 the
     button moves one occupied seat clockwise, past the empty seat 1, to seat 2.
     """
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={1: 2}))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={1: 2}))
     events = t.apply(ButtonPress(Button.NEW_HAND))
     assert of_kind(events, BlindPosted)[0].all_in  # seat 1's small blind is its whole stack
     # Seat 1 holds the worst hand (pairs), seats 2 and 3 a seven-five and an eight.
@@ -356,7 +356,7 @@ def test_14_12a_l_the_lowest_hand_wins_and_a_tie_gives_the_odd_chip_left_of_the_
     player clockwise from the button (seat 3).
     """
     stakes = Stakes(small_blind=1, big_blind=5, small_bet=5, big_bet=10)
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=stakes, dealer=3))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(1, 2, 3), stakes=stakes, dealer=3))
     t.apply(ButtonPress(Button.NEW_HAND))
     s1, s2, s3 = "Kc Kd Qc Qd Jc", "7s 5s 4s 3s 2h", "7d 5d 4d 3d 2c"
     for cards in zip(s1.split(), s2.split(), s3.split(), strict=True):
@@ -410,7 +410,7 @@ def test_14_10_c_a_seat_filled_left_of_the_button_gets_the_button_next() -> None
     """14.12A(c), 14.10(c): seats 2, 3 and 5 play with the button on 3; seat 4 sits down
     between hands, and the button moves one occupied seat clockwise: to seat 4.
     """
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(2, 3, 5), stakes=STAKES, dealer=3))
     assert _hand_folded_to_the_big_blind(t, 3).dealer == 3
     t.reseat((2, 3, 4, 5), {4: 100})
     started = _hand_folded_to_the_big_blind(t, 4)
@@ -423,7 +423,7 @@ def test_14_10_c_when_the_button_seat_empties_the_button_moves_to_the_next_occup
     leaves; seat 4 sits down; the button goes to seat 4, the next occupied seat clockwise; when
     seats 2 and 4 leave, heads-up, the button moves on to seat 5 and posts the small blind.
     """
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(2, 3, 5), stakes=STAKES, dealer=3))
     _hand_folded_to_the_big_blind(t, 3)
     t.reseat((2, 4, 5))
     assert _hand_folded_to_the_big_blind(t, 3).dealer == 4
@@ -461,7 +461,7 @@ def test_rules_interpretation_misdeal_a_spec_may_move_the_button_after_a_void_ha
     moves after a voided hand as after any hand (14.10(c)): from seat 3 to seat 1.
     """
     spec = replace(TRIPLE_DRAW, button_stays_after_void=False)
-    t = Table(spec, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3))
+    t = Table(spec, TableSetup(seats=(1, 2, 3), stakes=STAKES, dealer=3))
     _misdeal_after_the_deal(t)
     assert of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0].dealer == 1
 
@@ -471,7 +471,7 @@ def test_rules_interpretation_misdeal_the_button_passes_on_if_its_seat_empties_a
     button's player leaves; the button passes on to seat 4, the next occupied seat, as when a
     button seat empties after any hand.
     """
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(2, 3, 5), stakes=STAKES, dealer=3))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(2, 3, 5), stakes=STAKES, dealer=3))
     _misdeal_after_the_deal(t)
     t.reseat((2, 4, 5))
     assert of_kind(t.apply(ButtonPress(Button.NEW_HAND)), HandStarted)[0].dealer == 4
@@ -495,7 +495,7 @@ def test_14_12a_an_all_in_for_less_makes_a_side_pot_as_in_the_stud_games() -> No
     big blind of 5 and holds the best hand; it wins the main pot of 9, and the side pot of 4 between
     the blinds goes to seat 1's better hand. Seat 3 still draws, though it cannot bet.
     """
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={3: 3}))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(1, 2, 3), stakes=STAKES, dealer=3, stacks={3: 3}))
     t.apply(ButtonPress(Button.NEW_HAND))
     s1, s2, s3 = "8s 6s 4s 3s 2h", "Kc Kd Qc Qd Jc", "7d 5d 4d 3d 2c"
     for cards in zip(s1.split(), s2.split(), s3.split(), strict=True):
@@ -544,7 +544,7 @@ def test_14_10_d_heads_up_the_small_blind_must_call_a_short_all_in_big_blind_or_
     the hand to the showdown with no more betting; seat 2's seven-five wins the 3 matched.
     """
     stakes = Stakes(small_blind=2, big_blind=5, small_bet=5, big_bet=10)
-    t = Table(TRIPLE_DRAW, TableConfig(seats=(1, 2), stakes=stakes, dealer=2, stacks={1: 3}))
+    t = Table(TRIPLE_DRAW, TableSetup(seats=(1, 2), stakes=stakes, dealer=2, stacks={1: 3}))
     t.apply(ButtonPress(Button.NEW_HAND))
     s1, s2 = "Kc Kd Qc Qd Jc", "7d 5d 4d 3d 2c"
     for cards in zip(s1.split(), s2.split(), strict=True):

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
-from controller.config.settings import FloorSettings
+from controller.config.settings import FloorLinkSettings
 from controller.tomlcheck import MISSING, Problem, Section
 
 #: A password file may be read by its owner (0600) and by its group (0640), by nobody else.
@@ -33,7 +33,7 @@ _URL_TEXT: Final = (
 )
 
 
-def read_floor(section: Section | None, base: Path) -> FloorSettings | None:
+def read_floor(section: Section | None, base: Path) -> FloorLinkSettings | None:
     """The ``[floor]`` section, or None: absent (the table forwards nothing) or with a problem
     recorded."""
     if section is None:
@@ -73,7 +73,7 @@ def read_floor(section: Section | None, base: Path) -> FloorSettings | None:
                 section.fail(name, "expected tls:// servers when a TLS file is given")
     if len(section.problems) > before or servers is None or user is None or password is None:
         return None
-    return FloorSettings(servers, user, password, tls_ca, tls_cert, tls_key)
+    return FloorLinkSettings(servers, user, password, tls_ca, tls_cert, tls_key)
 
 
 def _servers(section: Section) -> tuple[str, ...] | None:
@@ -111,7 +111,7 @@ def _url_problem(url: str) -> str | None:
     return None
 
 
-def floor_file_problems(floor: FloorSettings | None) -> list[Problem]:
+def floor_file_problems(floor: FloorLinkSettings | None) -> list[Problem]:
     """What stops ``tablectl forward`` using the files ``[floor]`` names."""
     if floor is None:
         return []

@@ -13,7 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from controller.poker.engine.config import HouseRules, Stakes, TableConfig
+from controller.poker.engine.config import HouseRules, Stakes, TableSetup
 from controller.poker.games.spec import GameSpec
 
 # --- Defaults (docs/deploy.md, Configuration reference) ----------------------------------
@@ -178,7 +178,7 @@ class LogSettings:
 
 
 @dataclass(frozen=True, slots=True)
-class FloorSettings:
+class FloorLinkSettings:
     """``[floor]``: how ``tablectl forward`` reaches the floor's NATS servers (docs/floor.md,
     The forwarder). Every table authenticates as itself: a user and a password, never
     anonymous; the password is in a file of its own, not in table.toml."""
@@ -200,13 +200,14 @@ class FloorSettings:
 
 @dataclass(frozen=True, slots=True)
 class TableSettings:
-    """A whole, checked ``table.toml``."""
+    """A whole, checked ``table.toml``: the devices, the journal, the log, the floor and the
+    game; ``table_setup()`` is the part the engine deals by (``TableSetup``)."""
 
     source: str
     table_id: str
     game: GameSpec
     seats: tuple[int, ...]
-    #: The dealer's position (stud) or the button's seat (button games): TableConfig.dealer.
+    #: The dealer's position (stud) or the button's seat (button games): TableSetup.dealer.
     dealer: int
     stakes: Stakes
     stacks: Mapping[int, int]
@@ -223,7 +224,7 @@ class TableSettings:
     rules: HouseRules = field(default_factory=HouseRules)
     #: ``[floor]``: where ``tablectl forward`` sends the journal; None: the table forwards
     #: nothing.
-    floor: FloorSettings | None = None
+    floor: FloorLinkSettings | None = None
     #: ``[keys]``: the table's signing key.
     keys: KeySettings = field(default_factory=KeySettings)
 
@@ -242,9 +243,9 @@ class TableSettings:
             return self.display.socket
         return self.control_socket.parent / f"{self.table_id}.display.sock"
 
-    def table_config(self) -> TableConfig:
+    def table_setup(self) -> TableSetup:
         """The engine's configuration of this table (checked against the game on load)."""
-        return TableConfig(
+        return TableSetup(
             seats=self.seats,
             stakes=self.stakes,
             dealer=self.dealer,

@@ -1,8 +1,8 @@
 """The table's configuration file, ``table.toml``: read, checked whole, and made into settings.
 
 ``load_config(path)`` reads the file with the standard library's ``tomllib`` and
-returns a frozen ``TableSettings``; ``TableSettings.table_config()`` is the
-engine's ``TableConfig``. Every problem in the file is collected and reported
+returns a frozen ``TableSettings``; ``TableSettings.table_setup()`` is the
+engine's ``TableSetup``. Every problem in the file is collected and reported
 together in one ``SettingsError``, each naming the key (a dotted path such as
 ``stakes.small_bet``), the value found and what is allowed. A key the loader does
 not know is an error, with a "did you mean" where one is close: a typo in a
@@ -55,7 +55,7 @@ from controller.config.settings import (
     DEFAULT_MAX_BYTES,
     DeckSettings,
     DeviceSettings,
-    FloorSettings,
+    FloorLinkSettings,
     JournalSettings,
     LogFormat,
     LogLevel,
@@ -66,7 +66,7 @@ from controller.config.settings import (
 from controller.poker.engine.config import (
     ConfigError,
     HouseRules,
-    TableConfig,
+    TableSetup,
 )
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
@@ -104,7 +104,7 @@ def parse_config(
     base: Path = Path(),
     games: Mapping[str, GameSpec] = GAMES,
     check_decks: Callable[[DeckSettings], list[Problem]] | None = None,
-    check_floor: Callable[[FloorSettings], list[Problem]] | None = None,
+    check_floor: Callable[[FloorLinkSettings], list[Problem]] | None = None,
 ) -> TableSettings:
     """Check a configuration's text; relative paths in it are taken from ``base``.
 
@@ -146,7 +146,7 @@ def parse_config(
 
     if table and spec and stakes and table.seats is not None and table.dealer is not None:
         try:
-            TableConfig(table.seats, stakes, table.dealer, stacks, rules or HouseRules()).validate(
+            TableSetup(table.seats, stakes, table.dealer, stacks, rules or HouseRules()).validate(
                 spec
             )
         except ConfigError as exc:

@@ -120,6 +120,9 @@ class Database:
 
 @dataclass(frozen=True, slots=True)
 class FloorConfig:
+    """A whole, checked ``floor.toml``: the floor server's own configuration (a table's way to
+    the floor is ``[floor]`` of its table.toml, ``FloorLinkSettings``)."""
+
     nats: NatsSettings
     writer: Database
     reader: Database

@@ -42,7 +42,7 @@ from nats.js import JetStreamContext
 from nats.js.errors import APIError, NoStreamResponseError, NotFoundError
 
 from controller.config.floorlink import POLL, PasswordFileError, read_password
-from controller.config.settings import FloorSettings
+from controller.config.settings import FloorLinkSettings
 from controller.forwarder import LOGGER
 from controller.forwarder.follow import Follower, journal_id
 from controller.forwarder.subjects import (
@@ -112,7 +112,7 @@ class Backoff:
         self.next = self.first
 
 
-def tls_context(floor: FloorSettings) -> ssl.SSLContext | None:
+def tls_context(floor: FloorLinkSettings) -> ssl.SSLContext | None:
     """The TLS context ``[floor]`` asks for (None: nats:// servers); ssl.SSLError or OSError
     for a file that is not a certificate or key."""
     if not floor.tls:
@@ -138,7 +138,7 @@ class Forwarder:
         self,
         table_id: str,
         journal: Path,
-        floor: FloorSettings,
+        floor: FloorLinkSettings,
         *,
         poll: float = POLL,
         status_every: float = 60.0,

@@ -22,7 +22,7 @@ from controller.poker.engine.config import (
     HouseRules,
     ShortAllIn,
     Stakes,
-    TableConfig,
+    TableSetup,
 )
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 
@@ -73,7 +73,7 @@ class HandScript:
     """A parsed script: the setup, the inputs in order, and the lines that could not be read."""
 
     game: str | None
-    config: TableConfig
+    config: TableSetup
     lines: tuple[ScriptLine, ...]
     errors: tuple[ScriptError, ...]
 
@@ -207,7 +207,7 @@ def parse_script(text: str, source: str = "<script>") -> HandScript:
     return HandScript(game, config, tuple(lines), tuple(errors))
 
 
-def _setup(source: str, setup: dict[str, tuple[int, list[str]]]) -> tuple[str | None, TableConfig]:
+def _setup(source: str, setup: dict[str, tuple[int, list[str]]]) -> tuple[str | None, TableSetup]:
     game = None
     if "game" in setup:
         line, words = setup["game"]
@@ -235,7 +235,7 @@ def _setup(source: str, setup: dict[str, tuple[int, list[str]]]) -> tuple[str | 
                 source, line, f"stack {key}", value
             )
     rules = _rules(source, *setup["rules"]) if "rules" in setup else HouseRules()
-    return game, TableConfig(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks, rules=rules)
+    return game, TableSetup(seats=seats, stakes=stakes, dealer=dealer, stacks=stacks, rules=rules)
 
 
 def format_input(inp: TableInput) -> str:
@@ -256,7 +256,7 @@ def _rule_word(rules: HouseRules, name: str) -> str:
     return "yes" if value else "no"
 
 
-def write_script(game: str, config: TableConfig, inputs: Iterable[TableInput]) -> str:
+def write_script(game: str, config: TableSetup, inputs: Iterable[TableInput]) -> str:
     """A script that replays ``inputs`` at a table set up as ``config``."""
     stakes = config.stakes
     fields = [

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from controller.journal import JsonObject, Record, schema
 from controller.journal import tablerecords as rec
-from controller.poker.engine import Table, TableConfig
+from controller.poker.engine import Table, TableSetup
 from controller.poker.engine.checkpoint import TableCheckpoint
 from controller.poker.games.spec import GameSpec
 from controller.table.devicestate import Cause, DeviceStatus
@@ -133,7 +133,7 @@ def compare(core: TableCore, record: Record) -> None:
 
 
 def _restored_table(
-    spec: GameSpec, config: TableConfig, cp: TableCheckpoint, dealt: rec.HandTerms | None
+    spec: GameSpec, config: TableSetup, cp: TableCheckpoint, dealt: rec.HandTerms | None
 ) -> Table:
     """The table a checkpoint continues. Its last hand is replayed under the stakes and house
     rules it was dealt under (None: a checkpoint written before they were kept, so the

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Final
 
 from controller.journal import JsonObject, JsonValue, Record, schema
 from controller.journal import tablerecords as rec
-from controller.poker.engine import ConfigError, Table, TableConfig
+from controller.poker.engine import ConfigError, Table, TableSetup
 from controller.poker.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
 from controller.poker.engine.machine import IN_HAND
 from controller.poker.games.spec import GameSpec
@@ -110,7 +110,7 @@ class TableCore:
     """The engine of one table plus its devices' state; fed with journal records."""
 
     spec: GameSpec
-    config: TableConfig
+    config: TableSetup
     keep_results: int = RESULTS_KEPT
     table: Table = field(init=False)
     devices: dict[str, DeviceStatus] = field(init=False)

@@ -35,7 +35,7 @@ from controller.journal.tablekey import KeyFiles
 from controller.journal.writer import Seal
 from controller.logs.logsetup import HandTag
 from controller.poker.announce import announce, facts
-from controller.poker.engine import TableConfig
+from controller.poker.engine import TableSetup
 from controller.poker.engine.events import (
     Alarm,
     Event,
@@ -135,7 +135,7 @@ class Controller:
         *,
         table_id: str,
         spec: GameSpec,
-        config: TableConfig,
+        config: TableSetup,
         journal: JournalSettings,
         keeper: KeeperOptions | None = None,
         decks: DeckSet,

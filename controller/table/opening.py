@@ -17,7 +17,7 @@ from controller.journal import tablerecords as rec
 from controller.journal.keeper import JournalKeeper, KeeperOptions
 from controller.journal.writer import utc_now
 from controller.poker.announce import announce
-from controller.poker.engine import TableConfig
+from controller.poker.engine import TableSetup
 from controller.poker.games.spec import GameSpec
 from controller.table.core import SinceCheckpoint, TableCore
 from controller.table.dispatch import DriverEvents
@@ -81,7 +81,7 @@ def build(
     *,
     table_id: str,
     spec: GameSpec,
-    config: TableConfig,
+    config: TableSetup,
     journal: JournalSettings,
     keeper: KeeperOptions | None = None,
     decks: DeckSet,

@@ -151,7 +151,7 @@ def build_controller(
     return Controller.build(
         table_id=settings.table_id,
         spec=settings.game,
-        config=settings.table_config(),
+        config=settings.table_setup(),
         journal=journal,
         keeper=KeeperOptions(
             journal.keep_days, floor=settings.floor is not None, fsync=journal.fsync

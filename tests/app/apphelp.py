@@ -14,7 +14,7 @@ from controller.config.settings import JournalSettings, LogFormat, LogSettings
 from controller.journal import JournalReader
 from controller.journal import tablerecords as rec
 from controller.logs.logsetup import configure_logging, reset_logging
-from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine import Stakes, TableSetup
 from controller.table.loop import Controller
 from drivers.link import DeviceReady
 from drivers.sentences import Hello
@@ -38,7 +38,7 @@ SHUFFLE_SECONDS = 1.0
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
 
 #: The small Mambo table the run tests deal at (14.13A).
-THREE_SEATS = TableConfig(
+THREE_SEATS = TableSetup(
     seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
 )
 

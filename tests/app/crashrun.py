@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from controller.journal import JournalReader, verify
-from controller.poker.engine import Table, TableConfig
+from controller.poker.engine import Table, TableSetup
 from controller.poker.engine.events import (
     HandSettled,
     HandVoided,
@@ -90,7 +90,7 @@ class AckedDealer:
 
     sim: Simulator
     spec: GameSpec
-    config: TableConfig
+    config: TableSetup
     seed: int
     timeout: float = 60.0
     #: Held from a new hand's press until the controller has journaled it; the killer takes

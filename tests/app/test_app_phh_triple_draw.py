@@ -25,7 +25,7 @@ from controller.history.recall import HandRecord, hands
 from controller.journal import JournalReader
 from controller.journal.tablerecords import events_json
 from controller.poker.cards import DECK, Card
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.autoplay import play_hand
 from controller.poker.engine.events import ActionRequired, ActionTaken, DrawExpected, Event, Option
 from controller.poker.games import GAMES
@@ -51,7 +51,7 @@ def _hand(seed: int) -> tuple[Table, list[Event], list[TableInput]]:
     rng = random.Random(seed)
     seats = tuple(sorted(rng.sample(range(1, 7), rng.randint(2, 6))))
     stacks = {seat: rng.choice([3, 12, 25, 60, *[400] * 6]) for seat in seats}
-    config = TableConfig(seats=seats, stakes=STAKES, dealer=rng.choice(seats), stacks=stacks)
+    config = TableSetup(seats=seats, stakes=STAKES, dealer=rng.choice(seats), stacks=stacks)
     table = Table(TRIPLE_DRAW, config)
     deck = list(DECK)
     rng.shuffle(deck)

@@ -26,7 +26,7 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
 )
 
 from controller.config.tabletoml import load_config
-from controller.poker.engine import Stakes, TableConfig
+from controller.poker.engine import Stakes, TableSetup
 from controller.poker.inputs import Button
 from controller.table.loop import Controller, wait_until
 from controller.table.service import build_controller, hotplug_monitor, serve
@@ -85,7 +85,7 @@ def write_config(tmp_path: Path, sim: Simulator, link: Path) -> Path:
         tmp_path,
         table_id="HOTPLUG-1",
         game="mambo",
-        config=TableConfig(
+        config=TableSetup(
             seats=(1, 2, 3), stakes=Stakes(small_bet=5, big_bet=10, ante=1, bring_in=2)
         ),
         shoe={"path": link, "serial": "SHOE0001"},

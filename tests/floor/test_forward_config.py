@@ -12,7 +12,7 @@ from confighelp import load, problem_at, section, to_toml, valid
 
 from controller.cli.commands.config import summary
 from controller.config.floorlink import PasswordFileError, read_password
-from controller.config.settings import FloorSettings
+from controller.config.settings import FloorLinkSettings
 from controller.config.tabletoml import SettingsError, load_config
 
 pytestmark = pytest.mark.fast
@@ -40,7 +40,7 @@ def test_the_section_read_whole() -> None:
             tls_key="/etc/t.key",
         )
     )
-    assert settings.floor == FloorSettings(
+    assert settings.floor == FloorLinkSettings(
         ("tls://a.lan:4222", "tls://b.lan"),
         "table-T1",
         Path("/etc/tablectl/floor.password"),

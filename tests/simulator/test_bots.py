@@ -15,7 +15,7 @@ from bot_games import THREE_GAMES
 
 from controller.history.script import parse_script, write_script
 from controller.poker.cards import Card
-from controller.poker.engine import Stakes, Table, TableConfig
+from controller.poker.engine import Stakes, Table, TableSetup
 from controller.poker.engine.events import (
     ActionTaken,
     Alarm,
@@ -185,7 +185,7 @@ def test_without_rebuys_a_broke_seat_sits_out_and_the_bot_ends_with_one_seat_lef
     the bot ends, saying why, before pressing a new hand the table would refuse."""
     spec = GAMES[game]
     base = default_stakes(spec)
-    config = TableConfig(
+    config = TableSetup(
         seats=(1, 2, 3, 4),
         stakes=base,
         dealer=1 if spec.forced_bet is ForcedBet.BLINDS else 0,

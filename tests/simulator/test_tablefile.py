@@ -19,7 +19,7 @@ def test_the_written_table_loads_back_with_its_seats_dealer_stakes_and_stacks(
     tmp_path: Path, game: str
 ) -> None:
     """A button game is written with its button and blinds (14.12A(c)), a stud game with its
-    dealer, ante and bring-in (14.13(c),(d)); the loader reads back the same TableConfig,
+    dealer, ante and bring-in (14.13(c),(d)); the loader reads back the same TableSetup,
     devices, decks and journal."""
     config = demo_config(GAMES[game], 4)
     decks = [tmp_path / "deck-A.txt", tmp_path / "deck-B.txt"]
@@ -36,7 +36,7 @@ def test_the_written_table_loads_back_with_its_seats_dealer_stakes_and_stacks(
     settings = load_config(path)
     assert settings.table_id == "T-1"
     assert settings.game is GAMES[game]
-    assert settings.table_config() == config
+    assert settings.table_setup() == config
     assert settings.shoe.url == "/dev/pts/7"
     assert settings.shoe.heartbeat_timeout == 3.0
     assert settings.panel.url == "/dev/pts/8"

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
-from controller.config.settings import DEFAULT_CONFIG, FloorSettings
+from controller.config.settings import DEFAULT_CONFIG, FloorLinkSettings
 from controller.config.tabletoml import (
     DeckSettings,
     DeviceSettings,
@@ -201,7 +201,7 @@ def summary(settings: TableSettings) -> str:
     )
 
 
-def _floor(floor: FloorSettings | None) -> list[str]:
+def _floor(floor: FloorLinkSettings | None) -> list[str]:
     """[floor]'s line, where there is one (tablectl forward; docs/floor.md)."""
     if floor is None:
         return []

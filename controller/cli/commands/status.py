@@ -288,7 +288,7 @@ def check_signing(since: SinceCheckpoint) -> KeyCheck:
 
 def replay(settings: TableSettings, since: SinceCheckpoint) -> tuple[TableCheck | None, str | None]:
     """The table the journal leaves, replayed as ``tablectl run`` replays it at a start."""
-    core = TableCore(settings.game, settings.table_config())
+    core = TableCore(settings.game, settings.table_setup())
     try:
         since.feed(core)
     except (ReplayMismatch, CheckpointMismatch, RecordFormatError) as error:

@@ -26,7 +26,7 @@ from controller.history.phh.reader import (
     known_stacks,
 )
 from controller.poker.cards import DECK, Card, CardError
-from controller.poker.engine.config import TableConfig
+from controller.poker.engine.config import TableSetup
 from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 
 _ROUNDS_AT_SMALL_BET: Final = (
@@ -251,7 +251,7 @@ def draw_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand
     if segment:
         _draw(conv, segment)
     # PHH deals from p1, left of the button, to the button last (14.12A(d)): the last seat.
-    config = TableConfig(
+    config = TableSetup(
         seats=tuple(sorted(seats)),
         stakes=stakes,
         dealer=seats[-1],

@@ -26,7 +26,7 @@ from controller.history.phh.reader import (
 from controller.poker.announce import announce, option_text
 from controller.poker.cards import DECK, Card, CardError
 from controller.poker.engine import Table
-from controller.poker.engine.config import TableConfig
+from controller.poker.engine.config import TableSetup
 from controller.poker.engine.events import (
     BURN,
     COMMUNITY,
@@ -50,7 +50,7 @@ def stud_hand(hand: PhhHand, game: str, seats: tuple[int, ...]) -> ConvertedHand
         raise PhhUnsupported(f"antes {hand.antes}: expected one ante for every player")
     stakes = hand.stakes(bring_in=hand.bring_in)
     # p1 is dealt first (14.13(c), 14.13A(c)): the dealer sits just before its seat.
-    config = TableConfig(
+    config = TableSetup(
         seats=tuple(sorted(seats)),
         stakes=stakes,
         dealer=seats[0] - 1,

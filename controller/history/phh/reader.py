@@ -50,7 +50,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.history.script import write_script
-from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableConfig
+from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableSetup
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import TableInput
@@ -356,7 +356,7 @@ class ConvertedHand:
     """A PHH hand as a table's setup and inputs; ``script()`` writes it as a hand script."""
 
     game: str
-    config: TableConfig
+    config: TableSetup
     inputs: tuple[TableInput, ...]
 
     def script(self) -> str:

@@ -2,7 +2,7 @@
 
 Public surface::
 
-    table = Table(GAMES["mambo"], TableConfig(seats=(1, 2, 3), stakes=Stakes(...)))
+    table = Table(GAMES["mambo"], TableSetup(seats=(1, 2, 3), stakes=Stakes(...)))
     events = table.apply(ButtonPress(Button.NEW_HAND))   # -> list[Event]
     table.pending      # what is expected now: CardExpected, ActionRequired,
                        # NewHandExpected, or the open Alarm
@@ -12,7 +12,7 @@ Public surface::
     table.last_settlement  # the last hand's HandSettled or HandVoided
     table.checkpoint()     # between hands: a TableCheckpoint that
     Table.from_checkpoint(spec, config, cp)  # continues exactly
-    TableConfig(..., rules=HouseRules(...))  # other house rules (rules-interpretation.md, House
+    TableSetup(..., rules=HouseRules(...))  # other house rules (rules-interpretation.md, House
     rules)
 
 The engine is pure: no clock, I/O, threads or randomness, so a journal of
@@ -31,7 +31,7 @@ Draw 2-7 (``controller/poker/games/triple_draw.py``) is the game that declares t
 from __future__ import annotations
 
 from controller.poker.engine.checkpoint import TableCheckpoint
-from controller.poker.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes, TableConfig
+from controller.poker.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes, TableSetup
 from controller.poker.engine.hand import TableState
 from controller.poker.engine.table import Table
 
@@ -42,6 +42,6 @@ __all__ = [
     "Stakes",
     "Table",
     "TableCheckpoint",
-    "TableConfig",
+    "TableSetup",
     "TableState",
 ]

@@ -3,7 +3,7 @@ posted house rules.
 
 rules-interpretation.md, House rules (13:69F-8.3: posted at the table): each choice card rooms post
 differently has the default written there (``HouseRules()``); a table deals under
-others with ``TableConfig(..., rules=HouseRules(...))``. The raise cap and the rake on
+others with ``TableSetup(..., rules=HouseRules(...))``. The raise cap and the rake on
 a pot won without a showdown are posted with the stakes already (``Stakes.cap``,
 ``Stakes.rake_without_showdown``) and stay there, so each choice has one setting.
 """
@@ -227,7 +227,7 @@ RULE_NAMES: Final = (
 
 
 @dataclass(frozen=True, slots=True)
-class TableConfig:
+class TableSetup:
     """Which seats play, where the dealer (or the button) is, the stakes and the known stacks.
 
     Seats are numbered clockwise from 1. ``dealer`` is the dealer's position as the

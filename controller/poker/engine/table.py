@@ -19,7 +19,7 @@ from typing import Final
 
 from controller.poker.cards import Card
 from controller.poker.engine.checkpoint import TableCheckpoint
-from controller.poker.engine.config import ConfigError, TableConfig
+from controller.poker.engine.config import ConfigError, TableSetup
 from controller.poker.engine.events import (
     Event,
     HandSettled,
@@ -51,7 +51,7 @@ def describe_input(inp: TableInput) -> str:
 class Table:
     """One table dealing one game; see the package docstring for the public surface."""
 
-    def __init__(self, spec: GameSpec, config: TableConfig) -> None:
+    def __init__(self, spec: GameSpec, config: TableSetup) -> None:
         config.validate(spec)
         if spec.forced_bet is ForcedBet.BLINDS and not config.stakes.big_blind:
             raise ConfigError(
@@ -258,7 +258,7 @@ class Table:
     def from_checkpoint(
         cls,
         spec: GameSpec,
-        config: TableConfig,
+        config: TableSetup,
         cp: TableCheckpoint,
     ) -> Table:
         """A table continuing from ``cp``, with ``config``'s stakes and rules and ``cp``'s seats.
@@ -338,8 +338,8 @@ class Table:
 
 
 def _config_at(
-    config: TableConfig, seats: tuple[int, ...], dealer: int, stacks: Mapping[int, int | None]
-) -> TableConfig:
+    config: TableSetup, seats: tuple[int, ...], dealer: int, stacks: Mapping[int, int | None]
+) -> TableSetup:
     """``config``'s stakes and rules with these seats, dealer and (known) stacks."""
     known = {seat: stack for seat, stack in stacks.items() if stack is not None}
     return replace(config, seats=seats, dealer=dealer, stacks=known)
