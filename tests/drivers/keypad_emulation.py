@@ -80,8 +80,11 @@ class KeypadSpec:
 
     @property
     def input_path(self) -> str:
-        hid = f"0003:{self.vendor.upper()}:{self.product.upper()}.0001"
-        return f"{self.usb_path}/{self.usb_port}:1.0/{hid}/input/input5"
+        hid = f"0003:{self.vendor.upper()}:{self.product.upper()}.{self.usb_port[2:]:0>4}"
+        # One input device a node: the kernel's numbers are unique, and so are sysfs's
+        # /sys/class/input links umockdev makes of them.
+        number = self.event.removeprefix("event")
+        return f"{self.usb_path}/{self.usb_port}:1.0/{hid}/input/input{number}"
 
     @property
     def event_path(self) -> str:

@@ -43,7 +43,7 @@ def test_python_evdev_and_the_keypad_driver_on_an_emulated_keypad() -> None:
     umockdev_keypad_driver.py (the driver found by udev, grabbing, pressing, unplugged
     and replugged), in one umockdev-run (pytest starts slowly)."""
     tools_or_skip("umockdev-run")
-    tests = ["umockdev_keypad.py"]
+    tests = ["umockdev_keypad.py", "umockdev_keypad_driver.py"]
     run_pytest_under_umockdev([HERE / name for name in tests], [])
 
 
