@@ -397,13 +397,13 @@ class Controller:
 
     def _restore_deck(self) -> None:
         """Put the journaled deck in play. A hand whose start is journaled but not its deck
-        (the power went between the two records) gets its deck now, by the same rule."""
+        (the power went between the two records) gets its deck now, by the same rule: the
+        journal's first hand the configured deck, a later one the other deck if they alternate."""
         journaled = self.core.deck
-        if journaled is None:
-            return  # no hand yet: the configured deck opens the first one
-        self.decks.activate(journaled.deck)
         hand = self.core.table.hand_number
-        if journaled.hand < hand:
+        if journaled is not None:
+            self.decks.activate(journaled.deck)
+        if hand and (journaled is None or journaled.hand < hand):
             self._journal_deck(self._deck_for(hand))
 
     # --- announcing ----------------------------------------------------------------------
