@@ -226,10 +226,9 @@ class Killer:
                 self.process.wait()
                 # Before the lock is let go: a dealer waiting to press new hand must find the
                 # killed process not up. Set after it, the dealer could take the lock, find the
-                # dead process's welcomes enough and press new hand into no controller; the next
-                # one took the press before it had heard the shoe and refused it, as a paused
-                # table does (docs/app.md, Devices lost and found), and the dealer's engine
-                # dealt a hand the journal never began (a reliability-tier failure in CI).
+                # dead process's welcomes enough and press new hand into no controller; a next
+                # one that heard the panel before the shoe would refuse it, as a paused table
+                # does (docs/app.md, Devices lost and found), while the dealer's engine dealt it.
                 self._welcomed_before = self._welcomes()
                 self.kills += 1
             self.process = self._spawn()
