@@ -186,15 +186,18 @@ class Killer:
         self._thread.start()
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        command = [sys.executable, "-m", "controller", "run", "--config", str(self.config)]
-        command += ["--repeat-window", str(REPEAT_WINDOW), *AS_ROOT]
-        return subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        # -X faulthandler: a process that does not end on SIGTERM is sent SIGABRT (``stop``),
+        # and its threads' stacks land in controller.err beside the table's log.
+        command = [sys.executable, "-X", "faulthandler", "-m", "controller", "run"]
+        command += ["--config", str(self.config), "--repeat-window", str(REPEAT_WINDOW)]
+        with open(self.config.parent / "controller.err", "ab") as errors:
+            return subprocess.Popen(
+                [*command, *AS_ROOT],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+            )
 
     def _welcomes(self) -> dict[str, int]:
         with self.sim.locked():
@@ -248,9 +251,14 @@ class Killer:
         try:
             return self.process.wait(timeout=STOP_PATIENCE)
         except subprocess.TimeoutExpired:
-            # Not left running into the next test (a Popen still running warns when collected).
-            self.process.kill()
-            self.process.wait()
+            # Not left running into the next test (a Popen still running warns when collected);
+            # SIGABRT first, for the stacks of what held the stop (controller.err).
+            self.process.send_signal(signal.SIGABRT)
+            try:
+                self.process.wait(timeout=STOP_PATIENCE)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
             raise
 
 
