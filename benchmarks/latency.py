@@ -65,7 +65,7 @@ from controller.config import load_config
 from controller.engine.events import Event
 from controller.games import GAMES
 from controller.logsetup import configure_logging, reset_logging
-from drivers.shoe import TagRead
+from drivers.seam.events import TagRead
 from simulator.acts import Act, table_input
 from simulator.pace import Pace
 from simulator.random_bot import RandomBot

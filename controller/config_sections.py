@@ -22,16 +22,18 @@ from controller.engine.config import (
     Stakes,
 )
 from controller.games.spec import ForcedBet, GameSpec
-from controller.settings import (
-    DEVICE_NAMES,
-)
 from controller.tomlcheck import MISSING, Problem, Section
+from drivers.seam.events import ROLES
 
 #: A table id appears in every log line and journal record: short and shell-safe.
 _TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 
 
+#: A device section's keys: ``kind`` (drivers/seam/registry.py), then those of the default
+#: kind, tablectl (drivers/tablectl/backend.py ``KEYS``: its backend checks them, as every
+#: backend checks its own); listed here for "did you mean" and the docs' reference.
 DEVICE_KEYS: Final = (
+    "kind",
     "path",
     "url",
     "vendor_id",
@@ -73,7 +75,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "rake_cap",
             "rake_without_showdown",
         ),
-        "devices": DEVICE_NAMES,
+        "devices": ROLES,
         "devices.shoe": DEVICE_KEYS,
         "devices.panel": DEVICE_KEYS,
         "decks": ("a", "b", "active", "alternate"),

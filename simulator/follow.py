@@ -17,7 +17,7 @@ from controller.app.panel import SHOE_LINES, panel_line
 from controller.engine import Table
 from controller.engine.events import Alarm, Event, HandVoided, Refused, Undone
 from controller.words import counted
-from drivers.sentences import Reader
+from drivers.seam.events import Reader
 from simulator.table import DEVICES, Simulator
 
 #: How the controller's panel line begins while a device pauses the table, and while an

@@ -19,7 +19,7 @@ from textual.geometry import Region
 from textual.pilot import Pilot
 
 from controller.app import records as rec
-from controller.app.core import DEVICES, TableCore
+from controller.app.core import TableCore
 from controller.app.view import ViewBuilder
 from controller.display import render
 from controller.display.app import DealerDisplay
@@ -30,6 +30,7 @@ from controller.engine import events as ev
 from controller.games import GAMES
 from controller.inputs import CardRead
 from controller.script import parse_script
+from drivers.seam.events import ROLES
 
 TABLE_ID: Final = "T-7"
 _MARK: Final = re.compile(r"#\s*view:\s*(\S+)")
@@ -196,7 +197,7 @@ def live_views(text: str) -> dict[str, TableView]:
     assert not script.errors
     assert script.game is not None
     core = TableCore(GAMES[script.game], script.config)
-    for name in DEVICES:
+    for name in ROLES:
         core.take(rec.DEVICE, {"device": name, "event": "ready", "boot": f"{name}-boot"})
     core.take(rec.DECK, {"hand": 1, "deck": "A"})
     builder = ViewBuilder(TABLE_ID)

@@ -12,10 +12,7 @@ from typing import Final
 
 from controller.app.schema import DeviceData, RecordFormatError
 from controller.journal import JsonObject
-from drivers.sentences import RejectReason
-from drivers.session import LostRange
-
-DEVICES: Final = ("shoe", "panel")
+from drivers.seam.events import LostRange, RejectReason
 
 
 @dataclass

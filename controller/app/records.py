@@ -21,7 +21,7 @@ from controller.engine.config import HouseRules, ShortAllIn, Stakes
 from controller.engine.events import Event
 from controller.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from controller.journal import JsonObject, JsonValue
-from drivers.sentences import Feed, Lid, Reader
+from drivers.seam.events import Feed, Lid, Reader
 
 #: Inputs the engine takes.
 CARD: Final = "card"

@@ -28,7 +28,7 @@ from controller.engine import events as ev
 from controller.engine.config import HouseRules, Stakes
 from controller.inputs import Button, ReadPoint
 from controller.journal import JsonObject, JsonValue, Record
-from drivers.sentences import Feed, Lid, Reader
+from drivers.seam.events import Feed, Lid, Reader
 
 #: The version this code writes.
 VERSION: Final = 1

@@ -12,7 +12,7 @@ from collections import deque
 from typing import Final
 
 from controller.announce import alarm_read, announce, option_words, told
-from controller.app.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
+from controller.app.core import Cause, Pause, ShoeWarning, TableCore
 from controller.cards import Card
 from controller.display.view import (
     FACE_DOWN,
@@ -43,6 +43,7 @@ from controller.engine.hand import SeatState
 from controller.engine.machine import DRAWING, IN_HAND
 from controller.games.spec import ForcedBet
 from controller.inputs import Button
+from drivers.seam.events import ROLES
 
 LOG_LINES: Final = 4
 
@@ -250,7 +251,7 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
                 "rules-interpretation.md, Integrity",
             )
         )
-    for name in DEVICES:
+    for name in ROLES:
         device = core.devices[name]
         if device.connected and device.restarted:
             alarms.append(AlarmView(Severity.WARNING, f"The {name} restarted.", device.message))
@@ -285,7 +286,7 @@ def _devices(core: TableCore) -> tuple[DeviceView, ...]:
     for pause in core.pauses:
         pauses.setdefault(pause.device, []).append(pause)
     return tuple(
-        device_paused(pauses[name]) if name in pauses else DeviceView(name) for name in DEVICES
+        device_paused(pauses[name]) if name in pauses else DeviceView(name) for name in ROLES
     )
 
 

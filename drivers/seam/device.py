@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 LINE_WIDTH: Final = 40
 
 
+class DeviceHeld(Exception):
+    """Another program holds the device (its port's lock, a grab): refused, never shared
+    (docs/drivers.md, One controller per device). ``device`` is its role once known."""
+
+    device: str | None = None
+
+
 class Device(Protocol):
     """What the application does with any device: life cycle, restore, acknowledge."""
 
@@ -44,8 +51,7 @@ class Device(Protocol):
 
     def claim(self) -> None:
         """Before ``start``: take its ports now, on the caller's thread; one another program
-        holds raises ``drivers.tablectl.link.PortBusy`` (docs/drivers.md, One controller per
-        device)."""
+        holds raises ``DeviceHeld`` (docs/drivers.md, One controller per device)."""
 
     def start(self) -> None:
         """Start reading (claiming first if ``claim`` was not called)."""

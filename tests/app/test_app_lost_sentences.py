@@ -1,5 +1,5 @@
 """Sentences a device lost (docs/protocol.md 5, Lost sentences): what the controller makes of
-the driver's DeviceReady(lost): journaled, warned of like a restart, resumed after."""
+the driver's DeviceUp(lost): journaled, warned of like a restart, resumed after."""
 
 from __future__ import annotations
 
@@ -12,8 +12,7 @@ from controller.app import records as rec
 from controller.app.loop import Controller, JournalOptions
 from controller.display.view import Severity
 from controller.inputs import Button
-from drivers.panel import PanelPress
-from drivers.session import HelloOutcome, LostRange
+from drivers.seam.events import ButtonPressed, HelloOutcome, LostRange
 from simulator.simtable import unplugged_table
 
 pytestmark = pytest.mark.fast
@@ -34,7 +33,7 @@ def test_lost_presses_are_journaled_warned_of_and_a_restart_resumes_after_them(
     try:
         for device in ("shoe", "panel"):
             controller.inbox.put(ready(device, HelloOutcome.NEW_SESSION))
-        controller.inbox.put(PanelPress(Button.NEW_HAND, 11))
+        controller.inbox.put(ButtonPressed(Button.NEW_HAND, 11))
         controller.inbox.put(ready("panel", HelloOutcome.LOST, LostRange(12, 23)))
         controller.drain()
         panel = controller.core.devices["panel"]

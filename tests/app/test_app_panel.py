@@ -20,9 +20,9 @@ from controller.engine.events import (
     NewHandExpected,
     Option,
 )
-from drivers.panel import TEXT_WIDTH, Text
-from drivers.sentences import Hello, Reject
-from drivers.session import HostReceiver
+from drivers.tablectl.panel import TEXT_WIDTH, Text
+from drivers.tablectl.sentences import Hello, Reject
+from drivers.tablectl.session import HostReceiver
 
 pytestmark = pytest.mark.fast
 

@@ -24,7 +24,7 @@ from controller.app import schema
 from controller.app.loop import JournalOptions, wait_until
 from controller.engine.events import HandSettled, HandVoided
 from controller.journal import verify
-from drivers.sentences import SEQ_MODULUS
+from drivers.seam.events import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
 from simulator.simtable import SimTable

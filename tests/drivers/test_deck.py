@@ -11,7 +11,7 @@ import pytest
 from controller.cards import DECK, Card
 from controller.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet, Enrollment, EnrollmentError
-from drivers.shoe import TagRead
+from drivers.seam.events import TagRead
 
 pytestmark = pytest.mark.fast
 

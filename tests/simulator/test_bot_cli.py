@@ -22,9 +22,9 @@ from controller.engine import Table
 from controller.engine.events import HandSettled
 from controller.games import GAMES
 from controller.script import parse_script
-from drivers.link import LinkSettings
-from drivers.panel import PanelDriver
-from drivers.shoe import ShoeDriver
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import PanelDriver
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.acts import HandRecord, describe_record
 from simulator.random_bot import RandomBot, RebuyRule
 from simulator.scripted_bot import ScriptedBot

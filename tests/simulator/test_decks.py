@@ -9,7 +9,8 @@ import pytest
 from controller.cards import DECK, Card
 from controller.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import FORMAT_LINE, Deck, DeckSet
-from drivers.shoe import TagRead, parse_uid
+from drivers.seam.events import TagRead
+from drivers.seam.tags import parse_uid
 from simulator.decks import (
     DeckError,
     cut,
