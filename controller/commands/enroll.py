@@ -153,7 +153,9 @@ def run(args: argparse.Namespace) -> int:
 _OPTIONS: Final = {
     "path": "--port",
     "url": "--port",
+    "port": "--port",
     "baudrate": "--baudrate",
+    "baud": "--baudrate",
     "serial": "--serial",
 }
 
@@ -163,12 +165,10 @@ def shoe_settings(
 ) -> DeviceSettings | list[str]:
     """The shoe the options name, read by its backend as ``[devices.shoe]`` would be (so
     it is checked as the table's configuration is); or each problem, naming its option."""
-    data: dict[str, object] = {"url" if "://" in port else "path": port, "baudrate": baudrate}
-    if serial is not None:
-        data["serial"] = serial
     backend = registry.shoe_backend(kind)
+    data = backend.section_for_port(port, baudrate, serial)
     problems: list[Problem] = []
-    section = Section(problems, "", {k: v for k, v in data.items() if k in backend.keys}, None, {})
+    section = Section(problems, "", data, ("kind", *backend.keys), {})
     settings = backend.read_settings(section)
     if settings is None or problems:
         return [f"{_OPTIONS.get(p.key, p.key)} {p.value!s}: {p.expected}" for p in problems] or [

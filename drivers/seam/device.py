@@ -153,6 +153,20 @@ class Backend(ABC):
         """Read its section (its keys already checked against ``keys``): every problem
         recorded in ``section`` naming the key (controller/tomlcheck.py), None if any."""
 
+    @classmethod
+    def section_for_port(
+        cls, port: str, baudrate: int | None, serial: str | None
+    ) -> dict[str, object]:
+        """The section a command line's ``--port``, ``--baudrate`` and ``--serial`` stand for
+        (``tablectl enroll``), for ``read_settings``: by default ``path`` (or ``url`` for a
+        URL), ``baudrate`` and ``serial``. A backend whose keys differ says its own."""
+        section: dict[str, object] = {"url" if "://" in port else "path": port}
+        if baudrate is not None:
+            section["baudrate"] = baudrate
+        if serial is not None:
+            section["serial"] = serial
+        return section
+
 
 class ShoeBackend(Backend):
     """A kind of shoe."""
