@@ -117,6 +117,11 @@ class KeypadGrabbed(PortBusy):
             who = "; it is open in " + " and ".join(map(str, holders))
         self.args = (f"the panel's keypad {where} is grabbed by another program{who}",)
 
+    @classmethod
+    def of(cls, path: str) -> KeypadGrabbed:
+        """The refusal of ``path``, naming the other processes that have it open."""
+        return cls(path, tuple(h for h in port_holders(path) if h.pid != os.getpid()))
+
 
 class NotPlugged(OSError):
     """No keypad is there: the configured path is missing, or udev knows none matching."""
@@ -124,10 +129,6 @@ class NotPlugged(OSError):
 
 class NotTheKeypad(Exception):
     """The device found cannot send the map's keys: not the keypad the map is for."""
-
-
-def _others(path: str) -> tuple[PortHolder, ...]:
-    return tuple(h for h in port_holders(path) if h.pid != os.getpid())
 
 
 class KeypadPanel:
@@ -317,7 +318,7 @@ class KeypadPanel:
                 node.grab()
             except OSError as failed:
                 if failed.errno == errno.EBUSY:
-                    raise KeypadGrabbed(path, _others(path)) from None
+                    raise KeypadGrabbed.of(path) from None
                 raise
         except BaseException:
             node.close()

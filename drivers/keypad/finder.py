@@ -103,7 +103,7 @@ def _properties(device: Any) -> dict[str, str]:
 
 
 def scan(wanted: Wanted, context: pyudev.Context | None = None) -> list[Keypad]:
-    """Every evdev node with keys libudev knows, judged (``tablectl devices``)."""
+    """Every evdev node with keys libudev knows, judged (``tablectl keypad``)."""
     context = context or pyudev.Context()
     found = (judge(_properties(d), wanted) for d in context.list_devices(subsystem="input"))
     return sorted((k for k in found if k is not None), key=lambda k: k.node)

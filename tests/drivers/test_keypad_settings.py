@@ -59,7 +59,7 @@ def test_every_problem_of_the_key_map_is_named_with_its_dotted_key() -> None:
     assert settings is None
     assert problems == [
         "devices.panel.keys.fold = \"KEY_KP11\": unknown key name 'KEY_KP11': expected the "
-        "kernel's KEY_* name (e.g. KEY_KP1; `tablectl devices` shows each key's name as it "
+        "kernel's KEY_* name (e.g. KEY_KP1; `tablectl keypad --try` shows each key's name as it "
         "is pressed)",
         "devices.panel.keys.misdeal = (missing): button misdeal has no key: expected a KEY_* name",
         'devices.panel.keys.undo = "KEY_KP2": key KEY_KP2 is mapped to two buttons '

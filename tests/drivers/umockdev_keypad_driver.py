@@ -7,6 +7,7 @@ unplugged and replugged through udev's uevents. Run inside ``umockdev-run``
 from __future__ import annotations
 
 import queue
+import threading
 from collections.abc import Iterator
 
 import pytest
@@ -17,6 +18,8 @@ from keypad_bed import (  # the fixture replaces the suite's leak check here
 from keypad_emulation import KeypadSpec
 from umockdev_bed import under_umockdev
 
+from controller.cli import main
+from controller.commands.keypad import try_keys
 from controller.inputs import Button
 from drivers.keypad.driver import KeypadPanel
 from drivers.keypad.finder import Wanted, find_node, scan
@@ -119,3 +122,46 @@ def test_a_keypad_named_by_its_by_id_link_not_plugged_in_at_the_start(bed: Keypa
         assert isinstance(next_event(events), DeviceUp)
         bed.tap(spec, "KEY_KPMINUS")
         assert next_event(events) == ButtonPressed(Button.UNDO, 0)
+
+
+def test_tablectl_keypad_lists_the_keypads_udev_knows_and_which_is_the_table(
+    bed: KeypadBed, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = bed.plug()
+    assert main(["keypad", "--usb", "04d9:1203:KP0001"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        f"{spec.node}  {spec.name}  usb 04d9:1203  serial KP0001",
+        f"    names: {spec.by_id}",
+        "    => the keypad: USB 04d9:1203:KP0001 matches",
+    ]
+    assert main(["keypad"]) == 1
+    assert capsys.readouterr().out.splitlines()[-2:] == [
+        "    not /dev/tablectl/keypad",
+        "the keypad /dev/tablectl/keypad was not found",
+    ]
+
+
+def test_tablectl_keypad_try_on_python_evdev(bed: KeypadBed) -> None:
+    """--try grabs the node with python-evdev and says each key as the kernel reports it."""
+    spec = bed.plug()
+    said: list[str] = []
+    grabbed = threading.Event()
+
+    def say(line: str) -> None:
+        said.append(line)
+        grabbed.set()
+
+    thread = threading.Thread(
+        target=try_keys, args=(Wanted(path=spec.by_id), DEFAULT, 2, say), name="keypad-try"
+    )
+    thread.start()
+    assert grabbed.wait(WAIT)
+    bed.tap(spec, "KEY_KPENTER")
+    bed.tap(spec, "KEY_KPDOT")
+    thread.join(WAIT)
+    assert not thread.is_alive()
+    assert said == [
+        f"{spec.node} ({spec.name}) grabbed: press keys (Ctrl-C to stop)",
+        "KEY_KPENTER      new_hand",
+        "KEY_KPDOT        on no button",
+    ]
