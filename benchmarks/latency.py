@@ -65,7 +65,7 @@ from controller.poker.games import GAMES
 from controller.table.displayfeed import DisplayFeed
 from controller.table.loop import Controller
 from controller.table.service import build_controller, serve
-from drivers.shoe import TagRead
+from drivers.seam.events import TagRead
 from simulator.acts import Act, table_input
 from simulator.pace import Pace
 from simulator.random_bot import RandomBot

@@ -38,11 +38,7 @@ from controller.poker.engine.events import ActionRequired, CardExpected, NewHand
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ReadPoint
 from controller.table.loop import Controller
-from drivers.link import DeviceReady
-from drivers.panel import PanelPress
-from drivers.sentences import Hello
-from drivers.session import HelloOutcome
-from drivers.shoe import TagRead
+from drivers.seam.events import ButtonPressed, DeviceUp, HelloOutcome, TagRead
 from simulator.simtable import unplugged_table
 
 
@@ -82,8 +78,7 @@ def play(
         controller.drain()
 
     for device in ("shoe", "panel"):
-        hello = Hello(0, "BENCH", "0", "1", 1, f"B{device}")
-        deliver(DeviceReady(device, hello, HelloOutcome.NEW_SESSION))
+        deliver(DeviceUp(device, f"B{device}", "0", HelloOutcome.NEW_SESSION, model="BENCH"))
     stub: list[Card] = []
     read_ms = 0
     while True:
@@ -99,7 +94,7 @@ def play(
             tags = tags_of[controller.next_hand_deck]
             stub = list(tags)
             rng.shuffle(stub)
-            deliver(PanelPress(Button.NEW_HAND, next_seq("panel")))
+            deliver(ButtonPressed(Button.NEW_HAND, next_seq("panel")))
         elif isinstance(pending, CardExpected):
             card = stub.pop()
             read_ms += 1_000  # a dealer's second per card: never a repeat (docs/protocol.md, 7)
@@ -107,7 +102,7 @@ def play(
         elif isinstance(pending, ActionRequired):
             weights = [0.15 if o.button == "fold" else 1.0 for o in pending.options]
             button = Button(rng.choices(pending.options, weights)[0].button)
-            deliver(PanelPress(button, next_seq("panel")))
+            deliver(ButtonPressed(button, next_seq("panel")))
         else:
             raise RuntimeError(f"the benchmark's dealer cannot answer {pending}")
 

@@ -27,7 +27,8 @@ from typing import Final
 from controller.poker.cards import DECK, Card, CardError
 from controller.poker.inputs import CardRead, ForeignTag
 from controller.poker.words import counted
-from drivers.shoe import TagRead, UidError, parse_uid
+from drivers.seam.events import TagRead
+from drivers.seam.tags import UidError, parse_uid
 
 FORMAT_LINE: Final = "# tablectl deck file, format 1"
 #: How many shared tags an error names one by one; the rest it counts.

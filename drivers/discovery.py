@@ -1,11 +1,13 @@
-"""Finding the shoe and the panel among the tty devices, and seeing them come and go.
+"""Finding the shoe and the panel among udev's devices, and seeing them come and go.
 
 A device is the shoe (or the panel) if it carries the stable name the
 project's udev rules give it (``/dev/tablectl/shoe``), or if its USB vendor
 ID, product ID and serial number are the ones the table's configuration
 names. ``judge`` is the pure rule; ``scan`` applies it to what libudev knows;
 ``HotplugMonitor`` watches udev on a thread and hands add and remove events
-to a queue (and wakes the matching driver, so it reconnects at once).
+to a queue (and wakes the matching driver, so it reconnects at once). Each backend's port
+says which udev subsystem it is in (``drivers.seam.settings.Port``: ``tty`` for a serial
+device, ``input`` for a keypad); a monitor watches every subsystem its ports are in.
 """
 
 from __future__ import annotations
@@ -14,45 +16,13 @@ import queue
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any
 
 import pyudev
 import structlog
 
-STABLE_DIR: Final = "/dev/tablectl"
-#: The devices of a table, by the names the udev rules give them.
-ROLES: Final = ("shoe", "panel")
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceIdentity:
-    """How the table's configuration names one device."""
-
-    role: str
-    vendor_id: str
-    model_id: str
-    serial: str
-
-    def __post_init__(self) -> None:
-        for name in ("vendor_id", "model_id"):
-            value = getattr(self, name)
-            if len(value) != 4 or any(c not in "0123456789abcdef" for c in value):
-                raise ValueError(f"{self.role} {name} {value!r}: expected 4 lowercase hex digits")
-        if not self.serial:
-            raise ValueError(f"{self.role} serial: expected the device's USB serial number")
-
-    @property
-    def stable_name(self) -> str:
-        """The name the udev rules give the device (udev/99-tablectl.rules)."""
-        return f"{STABLE_DIR}/{self.role}"
-
-    @classmethod
-    def parse(cls, role: str, text: str) -> DeviceIdentity:
-        """``VID:PID:SERIAL`` (``1209:7ab1:SHOE0001``) as a command line gives it."""
-        parts = text.split(":")
-        if len(parts) != 3:
-            raise ValueError(f"{role} {text!r}: expected VENDOR:PRODUCT:SERIAL, e.g. 1209:7ab1:SN1")
-        return cls(role, parts[0].lower(), parts[1].lower(), parts[2])
+from drivers.seam.events import ROLES
+from drivers.seam.settings import STABLE_DIR, DeviceIdentity
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,22 +113,27 @@ def candidate(
 
 
 def scan(
-    identities: Iterable[DeviceIdentity], context: pyudev.Context | None = None
+    identities: Iterable[DeviceIdentity],
+    context: pyudev.Context | None = None,
+    subsystem: str = "tty",
 ) -> list[Candidate]:
-    """Every tty device with a hardware parent (virtual consoles skipped), judged."""
+    """Every device of ``subsystem`` with a hardware parent (virtual consoles skipped),
+    judged."""
     context = context or pyudev.Context()
     identities = tuple(identities)
     return [
         candidate(device, identities)
-        for device in context.list_devices(subsystem="tty")
+        for device in context.list_devices(subsystem=subsystem)
         if "/virtual/" not in device.sys_path
     ]
 
 
-def find_port(identity: DeviceIdentity, context: pyudev.Context | None = None) -> Candidate | None:
-    """The tty device that is ``identity``, or None."""
+def find_port(
+    identity: DeviceIdentity, context: pyudev.Context | None = None, subsystem: str = "tty"
+) -> Candidate | None:
+    """The device of ``subsystem`` that is ``identity``, or None."""
     return next(
-        (c for c in scan([identity], context) if c.verdict.role == identity.role),
+        (c for c in scan([identity], context, subsystem) if c.verdict.role == identity.role),
         None,
     )
 
@@ -179,7 +154,8 @@ class HotplugMonitor:
     (a driver's ``wake``), so the driver reopens its port at once instead of
     at the end of its backoff. ``on_event`` is called with every event of the
     table's devices (``tablectl run`` moves a udev-matched driver to the node
-    the device came back at). ``paths`` names devices by path (see ``judge``).
+    the device came back at). ``paths`` names devices by path (see ``judge``);
+    ``subsystems``, the udev subsystems watched.
     ``events`` may be None when nobody reads them.
     """
 
@@ -192,8 +168,11 @@ class HotplugMonitor:
         *,
         paths: Mapping[str, str] | None = None,
         on_event: Callable[[HotplugEvent], None] | None = None,
+        subsystems: Iterable[str] = ("tty",),
     ) -> None:
         self.identities = tuple(identities)
+        #: The udev subsystems the table's ports are in (``Port.subsystem``).
+        self.subsystems = tuple(dict.fromkeys(subsystems))
         self.paths = dict(paths or {})
         self.events = events
         self.on_add = dict(on_add or {})
@@ -210,7 +189,8 @@ class HotplugMonitor:
         socket cannot be opened (a container without it).
         """
         monitor = pyudev.Monitor.from_netlink(self._context)
-        monitor.filter_by("tty")
+        for subsystem in self.subsystems:
+            monitor.filter_by(subsystem)
         monitor.start()
         self._thread = threading.Thread(
             target=self._run, args=(monitor,), name="tablectl-hotplug", daemon=True

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.config.settings import DeviceSettings, TableSettings
+from controller.config.settings import TableSettings
 from controller.config.tabletoml import load_config
 from controller.poker.engine import ConfigError
+from drivers.seam.registry import DEFAULT_KIND
+from drivers.seam.settings import DeviceSettings
 from simulator.decks import enrolled, make_decks
 
 #: Where the kernel's pseudo-terminals are: a link to one of them is a simulator's port.
@@ -82,21 +84,28 @@ def bench_of(settings: TableSettings, config: Path, seed: int) -> Bench:
     decks = (settings.decks.a, settings.decks.b)
     for key, path, deck in zip(("a", "b"), decks, make_decks(seed), strict=True):
         _check_deck_file(config, key, path, enrolled(deck).dumps(), seed)
-    return Bench(shoe.parent, decks, settings.shoe.serial, settings.panel.serial)
+    return Bench(shoe.parent, decks, settings.shoe.serial_number(), settings.panel.serial_number())
 
 
 def _port(device: DeviceSettings, config: Path) -> Path:
     """The link ``device``'s section names, ``DIR/shoe`` or ``DIR/panel``; ValueError if the
-    simulator cannot make it."""
-    name = device.name
+    simulator cannot make it (the simulator emulates the protocol's devices: kind
+    tablectl, one port a device)."""
+    name = device.role
+    if device.kind != DEFAULT_KIND:
+        raise ValueError(
+            f"--config {config}: [devices.{name}] kind = {device.kind!r}: the bench simulates "
+            f"only kind {DEFAULT_KIND!r} (docs/protocol.md)"
+        )
+    (port,) = device.ports()
     wanted = (
         f'give [devices.{name}] path = "DIR/{name}" (the simulator makes its {name} a pty '
         f"linked from DIR/{name})"
     )
-    if device.url is None or not device.url.startswith("/"):
-        named = device.url if device.url is not None else "a udev match"
+    if port.url is None or not port.url.startswith("/"):
+        named = port.url if port.url is not None else "a udev match"
         raise ValueError(f"--config {config}: [devices.{name}] names {named}: {wanted}")
-    path = Path(device.url)
+    path = Path(port.url)
     if path.name != name:
         raise ValueError(f"--config {config}: [devices.{name}] path = {path}: {wanted}")
     if DEV in path.parents:

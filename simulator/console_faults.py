@@ -13,7 +13,7 @@ from typing import Final
 
 from controller.poker.cards import Card
 from controller.poker.words import counted
-from drivers.sentences import Lid, Reader
+from drivers.seam.events import Lid, Reader
 from simulator.console_args import UsageError, as_device, as_number
 from simulator.table import Simulator
 

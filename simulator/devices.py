@@ -1,8 +1,8 @@
 """What the virtual shoe and panel share: the device core, its identity, timing and link.
 
 A device core speaks docs/protocol.md from the device's side, built on the
-drivers' codec (``drivers.shoe.device_codec``, ``drivers.panel.device_codec``)
-and their go-back-N sender (``drivers.session.DeviceSender``). It is pure:
+drivers' codec (``drivers.tablectl.shoe.device_codec``, ``drivers.tablectl.panel.device_codec``)
+and their go-back-N sender (``drivers.tablectl.session.DeviceSender``). It is pure:
 ``receive(data, now)`` takes what the host wrote, ``poll(now)`` returns the
 sentences to write now, each one whole (so faults can drop or garble one),
 and ``next_deadline()`` says when ``poll`` next has work. Time is always
@@ -17,8 +17,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Final
 
-from drivers.panel import Press
-from drivers.sentences import (
+from drivers.tablectl.panel import Press
+from drivers.tablectl.sentences import (
     PROTOCOL_VERSION,
     Ack,
     Codec,
@@ -29,8 +29,8 @@ from drivers.sentences import (
     Sentence,
     Welcome,
 )
-from drivers.session import WINDOW, DeviceSender
-from drivers.shoe import CardSeen, ShoeStatus
+from drivers.tablectl.session import WINDOW, DeviceSender
+from drivers.tablectl.shoe import CardSeen, ShoeStatus
 
 _TOKEN: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")
 

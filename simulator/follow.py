@@ -17,7 +17,7 @@ from controller.poker.engine import Table
 from controller.poker.engine.events import Alarm, Event, HandVoided, Refused, Undone
 from controller.poker.words import counted
 from controller.table.paneltext import SHOE_LINES, panel_line
-from drivers.sentences import Reader
+from drivers.seam.events import Reader
 from simulator.table import DEVICES, Simulator
 
 #: How the controller's panel line begins while a device pauses the table, and while an

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from simulator.acts import Act, Deal, Discard, Press, Restock, Shuffle, Tag
 
-#: The host's RFID repeat window by default (drivers.shoe.ShoeDriver): a card read at
+#: The host's RFID repeat window by default (drivers.tablectl.shoe.ShoeDriver): a card read at
 #: the same point again within it is taken for the same read, so a new shuffle (whose
 #: first cards may have been read moments ago) must take longer than this.
 DEFAULT_REPEAT_WINDOW = 0.5

@@ -9,11 +9,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from controller.poker.inputs import Button
-from drivers import panel as panel_protocol
-from drivers.panel import Light, Press, Text
-from drivers.sentences import (
-    Sentence,
-)
+from drivers.tablectl import panel as panel_protocol
+from drivers.tablectl.panel import Light, Press, Text
+from drivers.tablectl.sentences import Sentence
 from simulator.devices import PANEL_IDENTITY, DeviceCore, DeviceError, Identity, Timing
 
 

@@ -14,13 +14,10 @@ from typing import Final
 
 from controller.poker.cards import Card
 from controller.poker.inputs import ReadPoint
-from drivers import shoe as shoe_protocol
-from drivers.sentences import (
-    Feed,
-    Lid,
-    Reader,
-)
-from drivers.shoe import DEVICE_CLOCK_MODULUS, CardSeen, ShoeStatus
+from drivers.seam.events import Feed, Lid, Reader
+from drivers.seam.tags import DEVICE_CLOCK_MODULUS
+from drivers.tablectl import shoe as shoe_protocol
+from drivers.tablectl.shoe import CardSeen, ShoeStatus
 from simulator.decks import TagDeck, cut, shuffled
 from simulator.devices import SHOE_IDENTITY, DeviceCore, DeviceError, Identity, Timing
 

@@ -21,9 +21,11 @@ from controller.poker.games import GAMES
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.table.loop import Controller
 from drivers.deck import Deck, DeckSet
-from drivers.link import EventSink, LinkSettings
-from drivers.panel import PanelDriver
-from drivers.shoe import ShoeDriver
+from drivers.seam import registry
+from drivers.seam.device import OpenOptions, Panel, Shoe
+from drivers.seam.events import PANEL, SHOE, EventSink
+from drivers.seam.settings import DeviceSettings
+from drivers.tablectl.backend import ProtocolSettings
 from simulator.decks import enrolled, make_decks
 from simulator.table import Simulator, Transport
 
@@ -61,6 +63,10 @@ class SimTable:
     link: dict[str, float] = field(default_factory=dict)
     #: The serial number the configuration names per device ("shoe", "panel"); none: any.
     serials: dict[str, str] = field(default_factory=dict)
+    #: A role's settings of another backend (drivers/seam/registry.py), whose device the
+    #: test or the simulator serves itself; a role not given is the simulator's protocol
+    #: device.
+    devices: dict[str, DeviceSettings] = field(default_factory=dict)
     #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
     #: the default 0.5 s; a fast simulated dealer shortens both (simulator.pace.Pace.fast).
     repeat_window: float = 0.5
@@ -116,23 +122,26 @@ class SimTable:
         first, second = self.deck_files
         return DeckSet(Deck.load(first), Deck.load(second))
 
-    def _drivers(self, events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
-        def settings(device: str) -> LinkSettings:
-            return LinkSettings(
-                self.sim.address(device),
-                expected_serial=self.serials.get(device),
-                **self.link,  # type: ignore[arg-type]  # the few float settings a test shortens
-            )
+    def device_settings(self, role: str) -> DeviceSettings:
+        """The settings the table opens ``role`` with: ``devices``' if given, else the
+        simulator's protocol device of that role (its address, the serial the configuration
+        names, the link timings a test shortened)."""
+        given = self.devices.get(role)
+        if given is not None:
+            return given
+        return ProtocolSettings(
+            role, self.sim.address(role), None, self.serials.get(role), link=dict(self.link)
+        )
 
+    def _drivers(self, events: EventSink[Any]) -> tuple[Shoe, Panel]:
+        """The devices, opened through the seam as ``tablectl run`` opens them."""
+        options = OpenOptions(
+            clock=self.clock, ack_after_commit=True, repeat_window=self.repeat_window
+        )
+        shoe, panel = self.device_settings(SHOE), self.device_settings(PANEL)
         return (
-            ShoeDriver(
-                settings("shoe"),
-                events,
-                repeat_window=self.repeat_window,
-                clock=self.clock,
-                ack_after_commit=True,
-            ),
-            PanelDriver(settings("panel"), events, clock=self.clock, ack_after_commit=True),
+            registry.shoe_backend(shoe.kind).open(shoe, events, options),
+            registry.panel_backend(panel.kind).open(panel, events, options),
         )
 
     def start_controller(self) -> Controller:
@@ -187,10 +196,13 @@ def unplugged_table(
     spec = GAMES[game]
     first, second = (enrolled(deck) for deck in make_decks(1))
 
-    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def drivers(events: EventSink[Any]) -> tuple[Shoe, Panel]:
+        options = OpenOptions(ack_after_commit=True)
+        shoe = ProtocolSettings(SHOE, "/nonexistent/shoe", None, None)
+        panel = ProtocolSettings(PANEL, "/nonexistent/panel", None, None)
         return (
-            ShoeDriver(LinkSettings("/nonexistent/shoe"), events, ack_after_commit=True),
-            PanelDriver(LinkSettings("/nonexistent/panel"), events, ack_after_commit=True),
+            registry.shoe_backend(shoe.kind).open(shoe, events, options),
+            registry.panel_backend(panel.kind).open(panel, events, options),
         )
 
     return Controller.build(

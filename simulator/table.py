@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Final, Literal, TypeVar
 
 from controller.poker.words import counted
+from drivers.seam.events import ROLES
 from simulator.clock import ManualClock
 from simulator.decks import TagDeck, make_decks, shuffled, write_deck_file
 from simulator.devices import (
@@ -40,7 +41,8 @@ from simulator.table_actions import TableActions
 from simulator.transports import DEFAULT_TABLE, Endpoint, MemoryEndpoint, PtyEndpoint
 
 Transport = Literal["pty", "memory"]
-DEVICES: Final = ("shoe", "panel")
+#: The simulated table's devices: one protocol device a role.
+DEVICES: Final = ROLES
 #: The serving thread wakes at least this often (a fault's timer, a stop request).
 MAX_WAIT: Final = 0.1
 

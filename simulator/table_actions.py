@@ -15,7 +15,7 @@ from typing import TypeVar
 
 from controller.poker.cards import DECK, Card
 from controller.poker.inputs import Button
-from drivers.sentences import Lid, Reader
+from drivers.seam.events import Lid, Reader
 from simulator.decks import TagDeck, foreign_uid
 from simulator.devices import DeviceError
 from simulator.faults import LineFaults

@@ -149,7 +149,7 @@ def test_the_installed_product_is_found_from_its_packages_locations() -> None:
     the packages sit in, and every module of theirs is there."""
     files = attest.package_files()
     assert "controller/history/attest.py" in files
-    assert "drivers/shoe.py" in files
+    assert "drivers/tablectl/shoe.py" in files
     assert "simulator/table.py" in files
     assert not any("__pycache__" in name or name.endswith(".pyc") for name in files)
     assert files["controller/history/attest.py"].samefile(attest.__file__)

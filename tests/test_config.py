@@ -13,12 +13,12 @@ from controller.config.tabletoml import (
     LogFormat,
     LogLevel,
     SettingsError,
-    UdevMatch,
     load_config,
     parse_config,
 )
 from controller.poker.engine import ConfigError, Stakes, Table, TableSetup
 from controller.poker.games import GAMES
+from drivers.seam.settings import DeviceIdentity
 from simulator.decks import make_decks, write_deck_file
 
 pytestmark = pytest.mark.fast
@@ -104,7 +104,7 @@ def test_every_key_is_read() -> None:
     assert settings.shoe.serial == "SHOE01"
     assert (settings.shoe.baudrate, settings.shoe.heartbeat_timeout) == (57600, 2.5)
     # udev shows USB ids in lowercase (ID_VENDOR_ID): the match is normalised to it.
-    assert settings.panel.match == UdevMatch("04d8", "00dd", "PN-2")
+    assert settings.panel.match == DeviceIdentity("panel", "04d8", "00dd", "PN-2")
     assert settings.panel.serial == "PN-2"
     assert settings.panel.url is None
     assert settings.decks.active_file == Path("/etc/tablectl/decks/b.txt")

@@ -28,8 +28,9 @@ from controller.journal import tablerecords as rec
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES
 from controller.poker.inputs import CardRead
-from controller.table.core import DEVICES, TableCore
+from controller.table.core import TableCore
 from controller.table.viewbuilder import ViewBuilder
+from drivers.seam.events import ROLES
 
 TABLE_ID: Final = "T-7"
 _MARK: Final = re.compile(r"#\s*view:\s*(\S+)")
@@ -196,7 +197,7 @@ def live_views(text: str) -> dict[str, TableView]:
     assert not script.errors
     assert script.game is not None
     core = TableCore(GAMES[script.game], script.config)
-    for name in DEVICES:
+    for name in ROLES:
         core.take(rec.DEVICE, {"device": name, "event": "ready", "boot": f"{name}-boot"})
     core.take(rec.DECK, {"hand": 1, "deck": "A"})
     builder = ViewBuilder(TABLE_ID)

@@ -1,6 +1,5 @@
 """No product module over 500 lines (the project's limit: a module says one thing; a larger one
-is split along what it does, as controller/history/dispute/ and the engine's phases are). The
-modules
+is split along what it does, as controller/dispute/ and the engine's phases are). The modules
 over it today are named, to be split; no other may pass it."""
 
 from __future__ import annotations
@@ -15,7 +14,7 @@ ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 500
 #: Over the limit before this test, each still to be split along what it does.
 OVER = frozenset(
-    {"controller/journal/schema.py", "controller/floor/ingest.py", "drivers/transport.py"}
+    {"controller/journal/schema.py", "controller/floor/ingest.py", "drivers/tablectl/transport.py"}
 )
 
 

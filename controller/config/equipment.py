@@ -1,117 +1,42 @@
-"""The equipment's sections of ``table.toml``: [devices] (the shoe and the panel), [decks],
-[journal], [log], [control], [display] and [keys].
+"""The equipment's sections of ``table.toml``: [devices] (the shoe and the panel, each read by
+its backend: drivers/seam/registry.py), [decks], [journal], [log], [control], [display] and
+[keys].
 
-Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds
-there and returns None when it found one (an optional section left out gives its defaults).
-``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O (a path is checked
-as text, never opened).
+Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds there
+and returns None when it found one (an optional section left out gives its defaults).
+``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O (a path is checked as
+text, never opened).
 """
 
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
-from typing import Final
 
 from controller.config.game import SECTION_KEYS
 from controller.config.settings import (
-    BAUDRATES,
     DECK_NAMES,
-    DEFAULT_BAUDRATE,
     DEFAULT_HANDS_PER_FILE,
-    DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_JOURNAL_DIR,
     DEFAULT_KEEP_DAYS,
     DEFAULT_MAX_BYTES,
     DEFAULT_PRIVATE_KEY,
-    DEVICE_NAMES,
-    HEARTBEAT_INTERVAL,
-    MAX_HEARTBEAT_TIMEOUT,
     MAX_SOCKET_PATH,
     MINIMUM_KEEP_DAYS,
     ControlSettings,
     DeckSettings,
-    DeviceSettings,
     DisplaySettings,
     JournalSettings,
     KeySettings,
     LogFormat,
     LogLevel,
     LogSettings,
-    UdevMatch,
 )
-from controller.tomlcheck import MISSING, Problem, Section
-
-#: docs/protocol.md, Common field types: ``token``, the form of a device's serial number.
-_SERIAL: Final = re.compile(r"[A-Za-z0-9._-]{1,16}")
-#: A USB vendor or product id as lsusb and udev (ID_VENDOR_ID) show it.
-_USB_ID: Final = re.compile(r"[0-9A-Fa-f]{4}")
-#: A pyserial URL: ``scheme://rest`` (socket://, rfc2217://, loop://, the simulator's sim://).
-_URL: Final = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S*")
-
-
-def _read_device(section: Section) -> DeviceSettings | None:
-    before = len(section.problems)
-    ways = [name for name in ("path", "url") if section.has(name)]
-    matched = [name for name in ("vendor_id", "product_id") if section.has(name)]
-    ways_text = (
-        "either 'path' (a device, e.g. /dev/tablectl/shoe), or 'url' (a pyserial URL, e.g. "
-        "sim://shoe), or a udev match: 'vendor_id', 'product_id' and 'serial'"
-    )
-    url: str | None = None
-    match: UdevMatch | None = None
-    serial = section.string(
-        "serial",
-        pattern=_SERIAL,
-        what="the device's serial number: 1 to 16 letters, digits, '.', '_' or '-'",
-        required=bool(matched) and not ways,
-    )
-    if len(ways) + bool(matched) != 1:
-        given = {name: section.data[name] for name in (*ways, *matched)}
-        section.problems.append(Problem(section.prefix, given or MISSING, f"expected {ways_text}"))
-    elif ways == ["path"]:
-        url = section.string(
-            "path",
-            what="an absolute device path, e.g. /dev/tablectl/shoe",
-            pattern=re.compile(r"/\S+"),
-            required=True,
-        )
-    elif ways == ["url"]:
-        url = section.string(
-            "url",
-            pattern=_URL,
-            what="a pyserial URL 'scheme://...', e.g. sim://shoe",
-            required=True,
-        )
-    else:
-        ids = {
-            name: section.string(
-                name,
-                pattern=_USB_ID,
-                what='four hex digits as lsusb shows them, e.g. "1209"',
-                required=True,
-            )
-            for name in ("vendor_id", "product_id")
-        }
-        vendor, product = ids["vendor_id"], ids["product_id"]
-        if vendor and product and serial:
-            match = UdevMatch(vendor.lower(), product.lower(), serial)
-    baudrate = section.integer("baudrate", DEFAULT_BAUDRATE)
-    if baudrate is not None and baudrate not in BAUDRATES:
-        section.fail(
-            "baudrate", f"expected one of {', '.join(map(str, BAUDRATES))} (docs/protocol.md, 1)"
-        )
-    timeout = section.seconds(
-        "heartbeat_timeout",
-        DEFAULT_HEARTBEAT_TIMEOUT,
-        above=HEARTBEAT_INTERVAL,
-        maximum=MAX_HEARTBEAT_TIMEOUT,
-    )
-    if len(section.problems) > before or baudrate is None or timeout is None:
-        return None
-    name = section.prefix.rsplit(".", 1)[-1]
-    return DeviceSettings(name, url, match, serial, baudrate, timeout)
+from controller.tomlcheck import Problem, Section
+from drivers.seam.events import ROLES
+from drivers.seam.registry import DEFAULT_KIND, kinds
+from drivers.seam.registry import backend as backend_of
+from drivers.seam.settings import DeviceSettings
 
 
 def read_decks(section: Section, base: Path) -> DeckSettings | None:
@@ -215,29 +140,53 @@ def read_log(section: Section | None, base: Path) -> LogSettings | None:
 
 
 def read_devices(top: Section) -> tuple[DeviceSettings, DeviceSettings] | None:
+    """``[devices.shoe]`` and ``[devices.panel]``: each section's ``kind`` names its backend
+    (``drivers.seam.registry``; "tablectl" when absent), and the backend reads the section's
+    other keys, each problem naming its key (docs/drivers.md, The registry)."""
     devices_section = top.section("devices", SECTION_KEYS["devices"], required=True)
     if devices_section is None:
         return None
-    found = []
-    for name in DEVICE_NAMES:
-        section = devices_section.section(name, SECTION_KEYS[f"devices.{name}"], required=True)
-        found.append(_read_device(section) if section else None)
+    found = [_read_device(devices_section, role) for role in ROLES]
     shoe, panel = found
     if shoe is None or panel is None:
         return None
-    if shoe.url is not None and shoe.url == panel.url:
-        devices_section.problems.append(
-            Problem("devices.panel.url", panel.url, "expected a different port from the shoe's")
-        )
-        return None
-    if shoe.serial is not None and shoe.serial == panel.serial:
+    shoe_urls = {port.url for port in shoe.ports() if port.url is not None}
+    for port in panel.ports():
+        if port.url is not None and port.url in shoe_urls:
+            devices_section.problems.append(
+                Problem("devices.panel.url", port.url, "expected a different port from the shoe's")
+            )
+            return None
+    serial = shoe.serial_number()
+    if serial is not None and serial == panel.serial_number():
         devices_section.problems.append(
             Problem(
                 "devices.panel.serial",
-                panel.serial,
+                serial,
                 "expected a different serial number "
                 "from the shoe's: the host tells the two devices apart by it",
             )
         )
         return None
     return shoe, panel
+
+
+def _read_device(devices: Section, role: str) -> DeviceSettings | None:
+    """One device's section, read by the backend its ``kind`` names."""
+    section = devices.section(role, None, required=True)
+    if section is None:
+        return None
+    kind = section.choice("kind", kinds(role), DEFAULT_KIND)
+    if kind is None:
+        return None
+    try:
+        backend = backend_of(role, kind)
+    except ImportError as error:  # a backend's own library missing on this host
+        section.fail("kind", f"expected a kind whose backend this host can load ({error})")
+        return None
+    # The backend's keys, checked here for every backend: an unknown one is named, with a
+    # "did you mean" among that backend's keys.
+    checked = Section(
+        section.problems, section.prefix, section.data, ("kind", *backend.keys), section.sections
+    )
+    return backend.read_settings(checked)

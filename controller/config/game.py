@@ -1,9 +1,9 @@
 """The game's sections of ``table.toml``: [table], [stakes], [stacks] and [rules], and the keys
 of every section.
 
-Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds
-there and returns None when it found one; ``engine_problem`` places the engine's own refusal at
-the key it names. ``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O.
+Each reader takes its ``Section`` (controller.tomlcheck), records every problem it finds there
+and returns None when it found one; ``engine_problem`` places the engine's own refusal at the
+key it names. ``controller.config.tabletoml`` runs them over the whole file. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -14,9 +14,6 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from controller.config.settings import (
-    DEVICE_NAMES,
-)
 from controller.poker.engine.config import (
     RULE_NAMES,
     ConfigError,
@@ -26,12 +23,17 @@ from controller.poker.engine.config import (
 )
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.tomlcheck import MISSING, Problem, Section
+from drivers.seam.events import ROLES
 
 #: A table id appears in every log line and journal record: short and shell-safe.
 _TABLE_ID: Final = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,31}")
 
 
+#: A device section's keys: ``kind`` (drivers/seam/registry.py), then those of the default
+#: kind, tablectl (drivers/tablectl/backend.py ``KEYS``: its backend checks them, as every
+#: backend checks its own); listed here for "did you mean" and the docs' reference.
 DEVICE_KEYS: Final = (
+    "kind",
     "path",
     "url",
     "vendor_id",
@@ -73,7 +75,7 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
             "rake_cap",
             "rake_without_showdown",
         ),
-        "devices": DEVICE_NAMES,
+        "devices": ROLES,
         "devices.shoe": DEVICE_KEYS,
         "devices.panel": DEVICE_KEYS,
         "decks": ("a", "b", "active", "alternate"),

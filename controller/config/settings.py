@@ -15,19 +15,10 @@ from typing import Final
 
 from controller.poker.engine.config import HouseRules, Stakes, TableSetup
 from controller.poker.games.spec import GameSpec
+from drivers.seam.settings import DeviceSettings
 
 # --- Defaults (docs/deploy.md, Configuration reference) ----------------------------------
 
-#: docs/protocol.md, 1: the devices MUST support 115200 baud and SHOULD support these.
-BAUDRATES: Final = (9600, 19200, 38400, 57600, 115200)
-DEFAULT_BAUDRATE: Final = 115_200
-#: docs/protocol.md, 6: the host's communication-loss timeout, 3 s by default.
-DEFAULT_HEARTBEAT_TIMEOUT: Final = 3.0
-#: docs/protocol.md, 6: the device sends a heartbeat every second, so a shorter
-#: timeout would declare a loss between two healthy heartbeats.
-HEARTBEAT_INTERVAL: Final = 1.0
-#: A longer silence than this leaves a dealing table blind for too long to be a setting.
-MAX_HEARTBEAT_TIMEOUT: Final = 60.0
 #: Where the service's table.toml lives (docs/deploy.md): every command's --config default.
 DEFAULT_CONFIG: Final = Path("/etc/tablectl/table.toml")
 #: StateDirectory=tablectl in docs/examples/tablectl.service.
@@ -47,7 +38,6 @@ DEFAULT_CONTROL_DIR: Final = Path("/run/tablectl")
 #: A unix socket's path is at most 107 bytes on Linux (sun_path, with its terminating NUL).
 MAX_SOCKET_PATH: Final = 107
 
-DEVICE_NAMES: Final = ("shoe", "panel")
 DECK_NAMES: Final = ("a", "b")
 
 
@@ -71,33 +61,6 @@ class LogFormat(StrEnum):
 
 
 # --- Settings -----------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class UdevMatch:
-    """A device found by its USB identity (docs/protocol.md, 1; udev/README.md)."""
-
-    vendor_id: str  # four lowercase hex digits, as udev's ID_VENDOR_ID
-    product_id: str
-    serial: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceSettings:
-    """How to reach the shoe or the panel and how patient to be with it.
-
-    Exactly one of ``url`` (a pyserial URL or a device path) and ``match`` is set.
-    ``serial`` is the serial number the device must announce in its hello
-    (docs/protocol.md, 4); None accepts any. The fields mirror the drivers'
-    ``LinkSettings`` (url, baudrate, expected_serial, heartbeat_timeout).
-    """
-
-    name: str
-    url: str | None
-    match: UdevMatch | None
-    serial: str | None
-    baudrate: int = DEFAULT_BAUDRATE
-    heartbeat_timeout: float = DEFAULT_HEARTBEAT_TIMEOUT
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +174,8 @@ class TableSettings:
     dealer: int
     stakes: Stakes
     stacks: Mapping[int, int]
+    #: ``[devices.shoe]`` and ``[devices.panel]``, as their backends read them (each its
+    #: own subclass: drivers/seam/settings.py).
     shoe: DeviceSettings
     panel: DeviceSettings
     decks: DeckSettings

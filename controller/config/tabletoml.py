@@ -45,23 +45,18 @@ from controller.config.game import (
     stacks_chip,
 )
 from controller.config.settings import (
-    BAUDRATES,
     DECK_NAMES,
-    DEFAULT_BAUDRATE,
     DEFAULT_CONFIG,
     DEFAULT_HANDS_PER_FILE,
-    DEFAULT_HEARTBEAT_TIMEOUT,
     DEFAULT_JOURNAL_DIR,
     DEFAULT_MAX_BYTES,
     DeckSettings,
-    DeviceSettings,
     FloorLinkSettings,
     JournalSettings,
     LogFormat,
     LogLevel,
     LogSettings,
     TableSettings,
-    UdevMatch,
 )
 from controller.poker.engine.config import (
     ConfigError,
@@ -74,15 +69,11 @@ from controller.tomlcheck import MISSING, Problem, Section, SettingsError
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet
 
 __all__ = [
-    "BAUDRATES",
-    "DEFAULT_BAUDRATE",
     "DEFAULT_HANDS_PER_FILE",
-    "DEFAULT_HEARTBEAT_TIMEOUT",
     "DEFAULT_JOURNAL_DIR",
     "DEFAULT_MAX_BYTES",
     "MISSING",
     "DeckSettings",
-    "DeviceSettings",
     "JournalSettings",
     "LogFormat",
     "LogLevel",
@@ -90,7 +81,6 @@ __all__ = [
     "Problem",
     "SettingsError",
     "TableSettings",
-    "UdevMatch",
     "deck_file_problems",
     "load_config",
     "parse_config",

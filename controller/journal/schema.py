@@ -27,7 +27,7 @@ from controller.journal import JsonObject, JsonValue, Record, codec
 from controller.poker.engine import events as ev
 from controller.poker.engine.config import HouseRules, Stakes
 from controller.poker.inputs import Button, ReadPoint
-from drivers.sentences import Feed, Lid, Reader
+from drivers.seam.events import Feed, Lid, Reader
 
 #: The version this code writes.
 VERSION: Final = 1

@@ -20,7 +20,7 @@ from controller.poker.engine.checkpoint import SeatStack, TableCheckpoint
 from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
 from controller.poker.engine.events import Event
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
-from drivers.sentences import Feed, Lid, Reader
+from drivers.seam.events import Feed, Lid, Reader
 
 #: Inputs the engine takes.
 CARD: Final = "card"

@@ -25,7 +25,7 @@ from typing import Any, Final
 from controller.journal import JsonObject
 from controller.table import unixsocket
 from controller.table.seating import SeatChange, SeatingError, seat_change_of
-from drivers.link import EventSink
+from drivers.seam.events import EventSink
 
 SHOW: Final = "show"
 #: How long a client waits for the loop's answer; the loop answers within one event.

@@ -25,7 +25,6 @@ from controller.poker.inputs import Button, ButtonPress, TableInput
 from controller.table import checkpointing
 from controller.table.checkpointing import CheckpointMismatch
 from controller.table.devicestate import (
-    DEVICES,
     REFUSALS,
     REJECTED,
     Cause,
@@ -35,12 +34,11 @@ from controller.table.devicestate import (
     take_device_event,
 )
 from controller.table.seating import SeatingError, apply_change, seat_change_of
-from drivers.sentences import Feed, Lid, Reader
+from drivers.seam.events import ROLES, Feed, Lid, Reader
 
 #: The device state (controller/table/devicestate.py) and the checkpoint's mismatch
 #: (controller/table/checkpointing.py) are the core's, and imported from here as before.
 __all__ = [
-    "DEVICES",
     "REFUSALS",
     "REJECTED",
     "Cause",
@@ -139,14 +137,14 @@ class TableCore:
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
         self.results = deque(maxlen=self.keep_results)
-        self.devices = {name: DeviceStatus() for name in DEVICES}
+        self.devices = {name: DeviceStatus() for name in ROLES}
 
     @property
     def pauses(self) -> list[Pause]:
         """What holds the table, device by device in a fixed order (docs/app.md, Devices
         lost and found)."""
         pauses = []
-        for name in DEVICES:
+        for name in ROLES:
             device = self.devices[name]
             if device.refused is not None:
                 pauses.append(Pause(name, device.refused, device.message))

@@ -12,10 +12,7 @@ from typing import Final
 
 from controller.journal import JsonObject
 from controller.journal.schema import DeviceData, RecordFormatError
-from drivers.sentences import RejectReason
-from drivers.session import LostRange
-
-DEVICES: Final = ("shoe", "panel")
+from drivers.seam.events import LostRange, RejectReason
 
 
 @dataclass

@@ -55,10 +55,17 @@ from controller.table.paneltext import SHOE_LINES, panel_line
 from controller.table.seating import seats_fields, seats_text
 from controller.table.viewbuilder import ViewBuilder
 from drivers.deck import DeckSet
-from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink
-from drivers.panel import PanelDriver, PanelPress
-from drivers.shoe import RepeatDropped, ShoeDriver, ShoeState, TagRead
-from drivers.transport import DeviceDriver
+from drivers.seam.device import Device, Panel, Shoe
+from drivers.seam.events import (
+    ButtonPressed,
+    DeviceDown,
+    DeviceRefused,
+    DeviceUp,
+    EventSink,
+    RepeatDropped,
+    ShoeState,
+    TagRead,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,8 +89,9 @@ class Controller:
     core: TableCore
     journal: JournalWriter
     decks: DeckSet
-    shoe: ShoeDriver
-    panel: PanelDriver
+    #: The devices, through the seam (drivers/seam/device.py): never a concrete driver.
+    shoe: Shoe
+    panel: Panel
     #: Where the drivers put their events (``events`` is its queue).
     inbox: DriverEvents
     display: Callable[[TableView], None] | None = None
@@ -125,7 +133,7 @@ class Controller:
         # Bound now, to the log as configured: a lazy logger is built again at every line
         # (a few microseconds each, two or three lines a card). The run configures the log
         # before it builds the controller.
-        self._log = structlog.get_logger("controller.table").bind(hand=self.log_hand)
+        self.log = structlog.get_logger("controller.table").bind(hand=self.log_hand)
 
     # --- building ------------------------------------------------------------------------
 
@@ -139,7 +147,7 @@ class Controller:
         journal: JournalSettings,
         keeper: KeeperOptions | None = None,
         decks: DeckSet,
-        make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
+        make_drivers: Callable[[EventSink[Any]], tuple[Shoe, Panel]],
         display: Callable[[TableView], None] | None = None,
         alternate_decks: bool = False,
         software: schema.SoftwareData | None = None,
@@ -186,11 +194,11 @@ class Controller:
         except JournalError as error:
             # A failed journal refuses every append: nothing more is acknowledged, and the
             # devices send it all again to the next start.
-            self._log.error("journal_refused_at_close", error=str(error))
+            self.log.error("journal_refused_at_close", error=str(error))
         last = self.journal.last
         self.journal.close()
         table = self.core.table
-        self._log.info(
+        self.log.info(
             "table_closed",  # its hand is the bound one: none if no hand was ever dealt
             phase=table.phase,
             where=announce(table.pending),
@@ -220,7 +228,7 @@ class Controller:
                 # uid and read_ms: what the repeat filter of a restarted controller needs.
                 inp, origin = self.decks.lookup(event), self._origin(self.shoe, event.seq)
                 self._input(self.shoe, rec.input_record(inp, origin, event.uid, event.read_ms))
-            case PanelPress():
+            case ButtonPressed():
                 origin = self._origin(self.panel, event.seq)
                 self._input(self.panel, rec.input_record(event.to_input(), origin))
             case ShoeState():
@@ -236,8 +244,8 @@ class Controller:
                     device, boot, seq, event.uid, event.point, event.read_ms
                 )
                 self._sequenced(self.shoe, event.seq, repeat)
-            case DeviceReady():
-                self._boots[event.device] = event.hello.boot
+            case DeviceUp():
+                self._boots[event.device] = event.boot
                 # docs/protocol.md 5, Lost sentences: a restarted controller resumes after them.
                 lost = None if event.lost is None else (event.lost.first, event.lost.last)
                 self._device(
@@ -245,12 +253,12 @@ class Controller:
                         event.device,
                         "ready",
                         outcome=event.outcome.value,
-                        boot=event.hello.boot,
-                        serial=event.hello.serial,
+                        boot=event.boot,
+                        serial=event.serial,
                         lost=lost,
                     )
                 )
-            case CommLost():
+            case DeviceDown():
                 self._device(schema.DeviceData(event.device, "lost", reason=event.reason))
             case DeviceRefused():
                 rejected = event.rejected.value
@@ -264,7 +272,7 @@ class Controller:
             case ViewWanted():
                 self._show_view()
             case _:
-                self._log.error("unknown_driver_event", event=repr(event))
+                self.log.error("unknown_driver_event", event=repr(event))
 
     def show_view_soon(self) -> None:
         """A display attached (any thread): the loop builds the table's view at its next turn."""
@@ -274,13 +282,13 @@ class Controller:
         if self.display is not None:
             self.display(self.view.build(self.core))
 
-    def _origin(self, driver: DeviceDriver[Any], seq: int) -> rec.Origin:
-        boot = self._boots.get(driver.device) or driver.receiver.boot or ""
+    def _origin(self, driver: Device, seq: int) -> rec.Origin:
+        boot = self._boots.get(driver.device) or driver.boot or ""
         return rec.Origin(driver.device, boot, seq)
 
     def _sequenced(
         self,
-        driver: DeviceDriver[Any],
+        driver: Device,
         seq: int | None,
         record: schema.ShoeStatusData | schema.RfidRepeatData,
     ) -> None:
@@ -289,7 +297,7 @@ class Controller:
             driver.commit(seq)
         self.core.take_record(record)
 
-    def _input(self, driver: DeviceDriver[Any], taken: rec.InputRecord) -> None:
+    def _input(self, driver: Device, taken: rec.InputRecord) -> None:
         """Journal, apply, announce and acknowledge an engine input (``taken``: its record)."""
         seq = taken.seq
         record = self.journal.append(*schema.record(taken))  # on disk (fsync) ...
@@ -298,19 +306,19 @@ class Controller:
         started = next((e.hand for e in events if isinstance(e, HandStarted)), None)
         # In play before the hand's first card is read; journaled after the hand's decision.
         deck = self._deck_for(started) if started is not None else None
-        self._announce(events)
+        self.announce_events(events)
         # ... before the device is told (docs/journal.md, Durability). The dealer's line goes
         # first: the ACK only frees the device's store (it resends after 200 ms), and writing
         # it first put the write's stalls before the announcement (docs/performance.md).
         driver.commit(seq)
-        self._journal_decision(record.seq, events)
+        self.journal_decision(record.seq, events)
         if deck is not None:
             self._journal_deck(deck)
         if any(isinstance(e, HandSettled | HandVoided) for e in events):
             self._checkpoint()
             last = self.journal.last
             # docs/journal.md: the head, logged at every hand's end, is an audit's anchor.
-            self._log.info(
+            self.log.info(
                 "journal_anchor",
                 anchor=f"{last.seq}:{last.hash}" if last else "",
                 input_seq=record.seq,
@@ -328,11 +336,11 @@ class Controller:
             data |= request.peer.fields()  # who asked, from the socket's credentials
         record = self.journal.append(rec.SEATING, data)
         events = self.core.take(rec.SEATING, data)
-        self._announce(events)
-        self._journal_decision(record.seq, events)
+        self.announce_events(events)
+        self.journal_decision(record.seq, events)
         refused = next((e for e in events if isinstance(e, Refused)), None)
         if refused is not None:
-            self._log.warning("seating_refused", change=refused.input, reason=refused.reason)
+            self.log.warning("seating_refused", change=refused.input, reason=refused.reason)
             request.answer.put({"ok": False, "reason": refused.reason})
         else:
             request.answer.put({"ok": True, "text": announce(events[0])})
@@ -341,7 +349,7 @@ class Controller:
         """At a hand's end: journal what a restart needs to begin here (docs/journal.md)."""
         self.journal.append(rec.CHECKPOINT, self.core.checkpoint(), seal=self.signer)
 
-    def _journal_decision(self, input_seq: int, events: list[Event]) -> None:
+    def journal_decision(self, input_seq: int, events: list[Event]) -> None:
         decision_kind, decision = rec.decision_data(input_seq, events, self.core.terms)
         # Not fsynced on its own: the engine rebuilds it from the inputs, and the next input's
         # fsync takes it to disk (docs/journal.md, Durability).
@@ -354,14 +362,14 @@ class Controller:
         if name == "shoe":
             # Lost, back or refused: a fault the shoe reports from now on is a pause anew.
             self._shoe_paused = ()
-        log_device(self._log, self.core, record)
-        self._announce([])
+        log_device(self.log, self.core, record)
+        self.announce_events([])
 
     def _shoe_status(self) -> None:
         """A reader fault or a jam pauses the table until the shoe reports it cleared
         (docs/app.md, The shoe's state)."""
-        self._shoe_paused = log_shoe_status(self._log, self.core, self._shoe_paused)
-        self._announce([])
+        self._shoe_paused = log_shoe_status(self.log, self.core, self._shoe_paused)
+        self.announce_events([])
 
     # --- the decks (rules-interpretation.md, Shuffle, cut and decks) ------------------------------
 
@@ -374,7 +382,7 @@ class Controller:
         # The display shows it from the hand's start.
         self.core.take_record(schema.DeckData(deck.hand, deck.deck))
         self.log_hand.number = hand  # the new hand's line (its others are announced after it)
-        self._log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
+        self.log.info("deck_in_play", deck=deck.deck, alternate=self.alternate_decks)
         return deck
 
     @property
@@ -388,25 +396,25 @@ class Controller:
         # After the hand's decision record: each of the journal's files begins with a hand.
         self.journal.append(rec.DECK, deck.fields())
 
-    def _restore_deck(self) -> None:
+    def restore_deck(self) -> None:
         """Put the journaled deck in play. A hand whose start is journaled but not its deck
-        (the power went between the two records) gets its deck now, by the same rule."""
+        (the power went between the two records) gets its deck now, by the same rule: the
+        journal's first hand the configured deck, a later one the other deck if they alternate."""
         journaled = self.core.deck
-        if journaled is None:
-            return  # no hand yet: the configured deck opens the first one
-        self.decks.activate(journaled.deck)
         hand = self.core.table.hand_number
-        if journaled.hand < hand:
+        if journaled is not None:
+            self.decks.activate(journaled.deck)
+        if hand and (journaled is None or journaled.hand < hand):
             self._journal_deck(self._deck_for(hand))
 
     # --- announcing ----------------------------------------------------------------------
 
-    def _announce(self, events: list[Event]) -> None:
+    def announce_events(self, events: list[Event]) -> None:
         core = self.core
         for event in events:
             if isinstance(event, HandStarted):
                 self.log_hand.number = event.hand
-            log = self._log.warning if isinstance(event, FAULTS) else self._log.info
+            log = self.log.warning if isinstance(event, FAULTS) else self.log.info
             # The facts as fields of their own (seat, amount, pot, nets), for a log shipper's
             # queries; like the text, they name no card a player may not see.
             log(event.kind, text=announce(event), **facts(event))
@@ -416,7 +424,7 @@ class Controller:
             began = [warning for warning in warnings if warning not in self._shoe_warned]
             self._shoe_warned = warnings
             for warning in began:
-                self._log.warning(
+                self.log.warning(
                     "shoe_warning",
                     warning=warning.value,
                     todo=SHOE_LINES[warning],
@@ -425,7 +433,8 @@ class Controller:
         shown = panel_line(pending, core.pauses, warnings)
         if shown != self._shown:
             self._shown = shown
-            self.panel.light_and_show(*shown)
+            if self.panel.features.shows:  # a panel without light or line: the display has it
+                self.panel.light_and_show(*shown)
         if self.display is not None:
             # Followed only for a display: without one nothing reads it. The log strip's
             # history is kept even while no display is attached, for the next one to attach.

@@ -22,9 +22,8 @@ from controller.poker.games.spec import GameSpec
 from controller.table.core import SinceCheckpoint, TableCore
 from controller.table.dispatch import DriverEvents
 from drivers.deck import DeckSet
-from drivers.link import EventSink
-from drivers.panel import PanelDriver
-from drivers.shoe import ShoeDriver
+from drivers.seam.device import Panel, Shoe
+from drivers.seam.events import EventSink
 
 if TYPE_CHECKING:
     from controller.table.loop import Controller
@@ -85,7 +84,7 @@ def build(
     journal: JournalSettings,
     keeper: KeeperOptions | None = None,
     decks: DeckSet,
-    make_drivers: Callable[[EventSink[Any]], tuple[ShoeDriver, PanelDriver]],
+    make_drivers: Callable[[EventSink[Any]], tuple[Shoe, Panel]],
     display: Callable[[TableView], None] | None = None,
     alternate_decks: bool = False,
     software: schema.SoftwareData | None = None,
@@ -134,7 +133,7 @@ def build(
         if keys is not None:
             _table_key(controller, keys, key_start)
         _devices_unheard(controller)
-        controller._restore_deck()
+        controller.restore_deck()
     except BaseException:
         writer.close()
         raise
@@ -142,7 +141,7 @@ def build(
     return controller
 
 
-def restore_drivers(core: TableCore, shoe: ShoeDriver, panel: PanelDriver) -> None:
+def restore_drivers(core: TableCore, shoe: Shoe, panel: Panel) -> None:
     """Give each driver its device's boot and last journaled sentence, and the shoe's repeat
     filter its journaled reads (every device is unknown until it says hello again:
     ``_devices_unheard`` journals it)."""
@@ -154,7 +153,7 @@ def restore_drivers(core: TableCore, shoe: ShoeDriver, panel: PanelDriver) -> No
     boot = core.devices["shoe"].boot
     if boot is not None:
         # docs/protocol.md 7: a repeat of a journaled read is still a repeat after a restart.
-        shoe.repeats.restore(
+        shoe.restore_reads(
             boot, ((r.uid, r.point, r.read_ms) for r in core.shoe_reads if r.boot == boot)
         )
 
@@ -165,7 +164,7 @@ def _software(controller: Controller, software: schema.SoftwareData) -> None:
     last run's input lost at the cut comes before it: every input is followed by its own."""
     controller.journal.append(*schema.record(software))
     controller.core.take_record(software)
-    controller._log.info("software", version=software.version, digest=software.digest)
+    controller.log.info("software", version=software.version, digest=software.digest)
 
 
 def _table_key(
@@ -175,7 +174,7 @@ def _table_key(
     checkpoint from now on; without a key, say loudly that the journal goes unsigned
     (docs/journal.md, Signed checkpoints)."""
     if start is None:
-        controller._log.warning(
+        controller.log.warning(
             "journal_unsigned",
             private_key=str(keys.path),
             todo="checkpoints are not signed: make the table's key with `tablectl keys init` "
@@ -190,7 +189,7 @@ def _table_key(
         tablekey.retire_old_key(start.retire)
     assert keys.key is not None  # plan gives a start only for a key
     controller.signer = tablekey.CheckpointSigner(keys.key)
-    controller._log.info(
+    controller.log.info(
         "table_key", key_id=record.key_id, public_key=record.public_key, previous=record.previous
     )
 
@@ -216,15 +215,15 @@ def _decision_lost_at_the_cut(controller: Controller, last: Record | None) -> No
     the decision's line reached the disk): the engine has just made that decision again in
     the replay; journal it, so every input in the journal is followed by its decision."""
     if last is not None and last.kind in rec.ENGINE_INPUTS:
-        controller._log.warning("journal_decision_rebuilt", input_seq=last.seq)
-        controller._journal_decision(last.seq, controller.core.last_events)
+        controller.log.warning("journal_decision_rebuilt", input_seq=last.seq)
+        controller.journal_decision(last.seq, controller.core.last_events)
 
 
 def _resumed(controller: Controller, last: Record | None) -> None:
     table = controller.core.table
     if table.hand_number:
         controller.log_hand.number = table.hand_number  # before the first hand, none
-    controller._log.info(
+    controller.log.info(
         "table_opened",
         deck=controller.decks.active.name,
         records=controller.core.records,
@@ -232,4 +231,4 @@ def _resumed(controller: Controller, last: Record | None) -> None:
         phase=table.phase,
         next=announce(table.pending),
     )
-    controller._announce([])
+    controller.announce_events([])

@@ -16,14 +16,14 @@ from controller.poker.engine.events import (
     NewHandExpected,
 )
 from controller.table.core import Pause, ShoeWarning
-from drivers.panel import TEXT_WIDTH
+from drivers.seam.device import LINE_WIDTH
 
 
 def _ascii(text: str) -> str:
     """Printable ASCII only, at most the panel's width (docs/protocol.md, 3.4)."""
     if not (text.isascii() and text.isprintable()):  # ASCII's printables are " " to "~"
         text = "".join(c if " " <= c <= "~" else "?" for c in text)
-    return text[:TEXT_WIDTH]
+    return text[:LINE_WIDTH]
 
 
 def paused_line(pauses: Sequence[Pause]) -> str:

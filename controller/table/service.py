@@ -17,7 +17,7 @@ from typing import Any, Final
 
 import structlog
 
-from controller.config.settings import DeviceSettings, TableSettings
+from controller.config.settings import TableSettings
 from controller.display.view import TableView
 from controller.history import attest
 from controller.journal import JournalError, schema
@@ -28,60 +28,27 @@ from controller.table.displayfeed import DisplayFeed, open_feed
 from controller.table.loop import Controller
 from controller.table.systemd import ServiceNotifier
 from drivers.deck import Deck, DeckSet
-from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, find_port
-from drivers.link import EventSink, LinkSettings, PortBusy
-from drivers.panel import PanelDriver
-from drivers.shoe import ShoeDriver
-from drivers.transport import DeviceDriver
+from drivers.discovery import HotplugEvent, HotplugMonitor
+from drivers.seam import registry
+from drivers.seam.device import Device, DeviceHeld, OpenOptions, Panel, Shoe
+from drivers.seam.events import PANEL, SHOE, EventSink
+from drivers.seam.settings import Port
 
 
 class StartError(Exception):
     """The table cannot open: the message says what to do."""
 
 
-def identity(device: DeviceSettings) -> DeviceIdentity | None:
-    """The USB identity a device is matched by, or None if it is named by path or URL."""
-    match = device.match
-    if match is None:
-        return None
-    return DeviceIdentity(device.name, match.vendor_id, match.product_id, match.serial)
-
-
-def device_url(device: DeviceSettings) -> str:
-    """The port to open for a device: its path or URL, or the tty udev finds for its match.
-
-    A matched device that is not plugged in does not keep the table shut, as a
-    pulled cable mid-hand does not close it: the driver is given the udev rules'
-    stable name, the table opens paused ("cannot open"), and the hotplug monitor
-    points the driver at the device's node when it is plugged in.
-    """
-    if device.url is not None:
-        return device.url
-    wanted = identity(device)
-    assert wanted is not None  # the loader sets exactly one of url and match
-    found = find_port(wanted)
-    if found is None:
-        structlog.get_logger("controller.table").warning(
-            "device_not_connected",
-            device=device.name,
-            match=f"{wanted.vendor_id}:{wanted.model_id}:{wanted.serial}",
-            todo=f"plug the {device.name} in (tablectl devices lists what is connected); "
-            "the table stays paused until it says hello",
-        )
-        return wanted.stable_name
-    return found.node
-
-
-def watched_path(device: DeviceSettings) -> str | None:
-    """The device path udev may announce this device under, or None.
+def watched_path(port: Port) -> str | None:
+    """The device path udev may announce this port under, or None.
 
     A URL (``socket://``, ``sim://``) and a path that leads to a pseudo-terminal
     (``/dev/pts/N``, or the simulator's link to one) have no udev device and no
-    uevents: the driver's reconnect backoff (2 s at most) is all they get. Any
+    uevents: the backend's reconnect backoff (2 s at most) is all they get. Any
     other path (``/dev/tablectl/shoe``, ``/dev/serial/by-id/...``, a device not
-    yet plugged in) is watched: the tty whose node or link it is wakes the driver.
+    yet plugged in) is watched: the device whose node or link it is wakes the backend.
     """
-    path = device.url
+    path = port.url
     if path is None or not path.startswith("/"):
         return None
     if os.path.realpath(path).startswith("/dev/pts/"):
@@ -90,38 +57,35 @@ def watched_path(device: DeviceSettings) -> str | None:
 
 
 def hotplug_monitor(settings: TableSettings, controller: Controller) -> HotplugMonitor | None:
-    """A monitor that reopens a driver the moment udev says its device is back; None if no
-    device of the table has a udev device to watch."""
-    drivers: dict[str, DeviceDriver[Any]] = {"shoe": controller.shoe, "panel": controller.panel}
-    identities = [i for i in map(identity, (settings.shoe, settings.panel)) if i is not None]
+    """A monitor that reopens a device the moment udev says it is back; None if no device
+    of the table has a udev device to watch. Each backend's ports say where they are and in
+    which udev subsystem (drivers/seam/settings.py ``Port``)."""
+    devices: dict[str, Device] = {SHOE: controller.shoe, PANEL: controller.panel}
+    ports = {
+        port.name: (role, port)
+        for role, device in ((SHOE, settings.shoe), (PANEL, settings.panel))
+        for port in device.ports()
+    }
+    identities = [port.identity for _, port in ports.values() if port.identity is not None]
     paths = {
-        device.name: path
-        for device in (settings.shoe, settings.panel)
-        if (path := watched_path(device)) is not None
+        name: path for name, (_, port) in ports.items() if (path := watched_path(port)) is not None
     }
     if not identities and not paths:
         return None
-    matched = {i.role for i in identities}
+    matched = {identity.role for identity in identities}
+    subsystems = [port.subsystem for _, port in ports.values()]
 
     def device_event(event: HotplugEvent) -> None:
-        driver = drivers.get(event.role)
-        if event.action != "add" or driver is None:
-            return  # a removal is seen by the driver itself: its port fails
-        if event.role in matched and event.node:
-            driver.reopen_at(event.node)  # a matched device may come back at another node
-        else:
-            driver.wake()
+        role, _ = ports.get(event.role, (None, None))
+        device = devices.get(role) if role is not None else None
+        if event.action != "add" or device is None:
+            return  # a removal is seen by the backend itself: its port fails
+        # A matched device may come back at another node.
+        node = event.node if event.role in matched and event.node else None
+        device.replugged(event.role, node)
 
-    return HotplugMonitor(identities, None, paths=paths, on_event=device_event)
-
-
-def link_settings(device: DeviceSettings) -> LinkSettings:
-    """The driver's settings for a configured device."""
-    return LinkSettings(
-        device_url(device),
-        baudrate=device.baudrate,
-        expected_serial=device.serial,
-        heartbeat_timeout=device.heartbeat_timeout,
+    return HotplugMonitor(
+        identities, None, paths=paths, on_event=device_event, subsystems=subsystems
     )
 
 
@@ -138,12 +102,14 @@ def build_controller(
     repeat_window: float = 0.5,
 ) -> Controller:
     """The controller of the configured table, its journal replayed, drivers not yet started."""
-    shoe_link, panel_link = link_settings(settings.shoe), link_settings(settings.panel)
+    shoe_backend = registry.shoe_backend(settings.shoe.kind)
+    panel_backend = registry.panel_backend(settings.panel.kind)
+    options = OpenOptions(ack_after_commit=True, repeat_window=repeat_window)
 
-    def drivers(events: EventSink[Any]) -> tuple[ShoeDriver, PanelDriver]:
+    def drivers(events: EventSink[Any]) -> tuple[Shoe, Panel]:
         return (
-            ShoeDriver(shoe_link, events, repeat_window=repeat_window, ack_after_commit=True),
-            PanelDriver(panel_link, events, ack_after_commit=True),
+            shoe_backend.open(settings.shoe, events, options),
+            panel_backend.open(settings.panel, events, options),
         )
 
     journal = settings.journal
@@ -281,13 +247,13 @@ def serve(
     write or fsync); the service exits and systemd starts it again, and the reopened journal
     checks what is really on disk.
 
-    Raises ``PortBusy`` if another program holds a device's port: a second controller on
+    Raises ``DeviceHeld`` if another program holds a device's port: a second controller on
     the table's devices is refused before anything binds or reads, the table closed
     (docs/drivers.md, One controller per device).
     """
     try:
         controller.claim()
-    except PortBusy:
+    except DeviceHeld:
         controller.close()
         raise
     if control is not None:

@@ -42,7 +42,8 @@ from controller.poker.engine.hand import SeatState
 from controller.poker.engine.machine import DRAWING, IN_HAND
 from controller.poker.games.spec import ForcedBet
 from controller.poker.inputs import Button
-from controller.table.core import DEVICES, Cause, Pause, ShoeWarning, TableCore
+from controller.table.core import Cause, Pause, ShoeWarning, TableCore
+from drivers.seam.events import ROLES
 
 LOG_LINES: Final = 4
 
@@ -250,7 +251,7 @@ def _alarms(pending: ev.Event, core: TableCore) -> tuple[AlarmView, ...]:
                 "rules-interpretation.md, Integrity",
             )
         )
-    for name in DEVICES:
+    for name in ROLES:
         device = core.devices[name]
         if device.connected and device.restarted:
             alarms.append(AlarmView(Severity.WARNING, f"The {name} restarted.", device.message))
@@ -285,7 +286,7 @@ def _devices(core: TableCore) -> tuple[DeviceView, ...]:
     for pause in core.pauses:
         pauses.setdefault(pause.device, []).append(pause)
     return tuple(
-        device_paused(pauses[name]) if name in pauses else DeviceView(name) for name in DEVICES
+        device_paused(pauses[name]) if name in pauses else DeviceView(name) for name in ROLES
     )
 
 

@@ -165,8 +165,8 @@ def check_keys(keys: Mapping[Button, object]) -> list[KeyProblem]:
                 KeyProblem(
                     key,
                     value,
-                    f"unknown key name {value!r}: expected the kernel's KEY_* name "
-                    "(e.g. KEY_KP1; `tablectl devices` shows each key's name as it is pressed)",
+                    f"unknown key name {value!r}: expected the kernel's KEY_* name (e.g. "
+                    "KEY_KP1; `tablectl keypad --try` shows each key's name as it is pressed)",
                 )
             )
             continue

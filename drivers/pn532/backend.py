@@ -40,7 +40,6 @@ from drivers.seam.events import (
     LinkEvent,
     Reader,
     RejectReason,
-    RepeatDropped,
     ShoeEvent,
     ShoeState,
     TagRead,
@@ -53,7 +52,7 @@ if TYPE_CHECKING:
 
 KIND: Final = "pn532"
 #: The keys of ``[devices.shoe]`` a PN532 shoe reads besides ``kind`` (docs/deploy.md).
-KEYS: Final = ("port", "discard_port", "baud")
+KEYS: Final = ("port", "discard_port", "baudrate")
 PORT_WHAT: Final = "a PN532 reader's serial port: a device path (/dev/tablectl/...) or a URL"
 
 
@@ -103,10 +102,10 @@ class Pn532ShoeBackend(ShoeBackend):
         discard = section.string("discard_port", what=PORT_WHAT, required=False)
         rates = ", ".join(str(b) for b in cmd.BAUD_CODES)
         baud = section.integer(
-            "baud", cmd.POWER_UP_BAUD, minimum=1, what=f"the PN532's HSU baud rate ({rates})"
+            "baudrate", cmd.POWER_UP_BAUD, minimum=1, what=f"the PN532's HSU baud rate ({rates})"
         )
         if baud is not None and baud not in cmd.BAUD_CODES:
-            section.fail("baud", f"expected a rate the PN532's HSU runs at: {rates}")
+            section.fail("baudrate", f"expected a rate the PN532's HSU runs at: {rates}")
         if port is not None and port == discard:
             section.fail("discard_port", "expected another port than port: one PN532 a point")
         if len(section.problems) > before or port is None or baud is None:
@@ -166,6 +165,8 @@ class Pn532Shoe(Shoe):
         self._down_told = False
         self._boot: str | None = None
         self._seq = 0
+        #: Reads dropped by the repeat window, by point (a lingering card).
+        self._repeats: dict[ReadPoint, int] = {}
 
     # --- Device ---------------------------------------------------------------------------
 
@@ -219,7 +220,10 @@ class Pn532Shoe(Shoe):
         self.repeats.restore(boot, reads)
 
     def line_totals(self) -> dict[str, object]:
-        return {p.value: r.counters.as_dict() for p, r in self.readers.items()}
+        return {
+            p.value: {**r.counters.as_dict(), "repeats_dropped": self._repeats.get(p, 0)}
+            for p, r in self.readers.items()
+        }
 
     # --- what the readers say (their threads) -----------------------------------------------
 
@@ -297,11 +301,10 @@ class Pn532Shoe(Shoe):
 
     def _read(self, uid: str, point: ReadPoint, read_ms: int) -> None:
         assert self._boot is not None
-        earlier = self.repeats.repeats(self._boot, uid, point, read_ms)
-        if earlier is not None:
-            if self.options.ack_after_commit:
-                self.events.put(RepeatDropped(uid, point, self._seq, read_ms))
-                self._seq = (self._seq + 1) % SEQ_MODULUS
+        if self.repeats.repeats(self._boot, uid, point, read_ms) is not None:
+            # A lingering card is listed at every poll (50 a second): counted, not sent. A
+            # RepeatDropped exists for a device that is acknowledged in order; a PN532 is not.
+            self._repeats[point] = self._repeats.get(point, 0) + 1
             return
         self.events.put(TagRead(uid, point, self._seq, read_ms))
         self._seq = (self._seq + 1) % SEQ_MODULUS

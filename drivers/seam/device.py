@@ -28,6 +28,13 @@ if TYPE_CHECKING:
 LINE_WIDTH: Final = 40
 
 
+class DeviceHeld(Exception):
+    """Another program holds the device (its port's lock, a grab): refused, never shared
+    (docs/drivers.md, One controller per device). ``device`` is its role once known."""
+
+    device: str | None = None
+
+
 class Device(Protocol):
     """What the application does with any device: life cycle, restore, acknowledge."""
 
@@ -44,8 +51,7 @@ class Device(Protocol):
 
     def claim(self) -> None:
         """Before ``start``: take its ports now, on the caller's thread; one another program
-        holds raises ``drivers.tablectl.link.PortBusy`` (docs/drivers.md, One controller per
-        device)."""
+        holds raises ``DeviceHeld`` (docs/drivers.md, One controller per device)."""
 
     def start(self) -> None:
         """Start reading (claiming first if ``claim`` was not called)."""
@@ -146,6 +152,20 @@ class Backend(ABC):
     def read_settings(cls, section: Section) -> DeviceSettings | None:
         """Read its section (its keys already checked against ``keys``): every problem
         recorded in ``section`` naming the key (controller/tomlcheck.py), None if any."""
+
+    @classmethod
+    def section_for_port(
+        cls, port: str, baudrate: int | None, serial: str | None
+    ) -> dict[str, object]:
+        """The section a command line's ``--port``, ``--baudrate`` and ``--serial`` stand for
+        (``tablectl enroll``), for ``read_settings``: by default ``path`` (or ``url`` for a
+        URL), ``baudrate`` and ``serial``. A backend whose keys differ says its own."""
+        section: dict[str, object] = {"url" if "://" in port else "path": port}
+        if baudrate is not None:
+            section["baudrate"] = baudrate
+        if serial is not None:
+            section["serial"] = serial
+        return section
 
 
 class ShoeBackend(Backend):

@@ -26,6 +26,7 @@ BACKENDS: Final[dict[str, dict[str, str]]] = {
     },
     PANEL: {
         "tablectl": "drivers.tablectl.backend:ProtocolPanel",
+        "keypad": "drivers.keypad.backend:KeypadBackend",
     },
 }
 

@@ -74,15 +74,11 @@ class DeviceSettings(ABC):
 
     __slots__ = ()
 
-    @property
-    @abstractmethod
-    def role(self) -> str:
-        """ "shoe" or "panel" (``drivers.seam.events.ROLES``)."""
-
-    @property
-    @abstractmethod
-    def kind(self) -> str:
-        """The backend's name in the registry (``[devices.<role>] kind``)."""
+    #: "shoe" or "panel" (``drivers.seam.events.ROLES``); a field of each subclass.
+    role: str
+    #: The backend's name in the registry (``[devices.<role>] kind``); a field of each
+    #: subclass, defaulting to its backend's kind.
+    kind: str
 
     @abstractmethod
     def ports(self) -> tuple[Port, ...]:
@@ -92,7 +88,7 @@ class DeviceSettings(ABC):
     def describe(self) -> str:
         """One line for ``tablectl config``: the kind, where the device is, its keys."""
 
-    @property
-    def serial(self) -> str | None:
-        """The serial number the device must announce or be found by; None: any."""
+    def serial_number(self) -> str | None:
+        """The serial number the device must announce or be found by; None: any. Two
+        devices of a table never share one (the host tells them apart by it)."""
         return None

@@ -16,9 +16,7 @@ from controller.journal import tablerecords as rec
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine import Stakes, TableSetup
 from controller.table.loop import Controller
-from drivers.link import DeviceReady
-from drivers.sentences import Hello
-from drivers.session import HelloOutcome, LostRange
+from drivers.seam.events import DeviceUp, HelloOutcome, LostRange
 from simulator.clock import ManualClock
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
@@ -125,9 +123,9 @@ def panel_text(table: SimTable) -> str:
         return table.sim.panel.text
 
 
-def ready(device: str, outcome: HelloOutcome, lost: LostRange | None = None) -> DeviceReady:
+def ready(device: str, outcome: HelloOutcome, lost: LostRange | None = None) -> DeviceUp:
     """The driver's report that ``device`` said hello (boot ``B<device>``) and was welcomed."""
-    return DeviceReady(device, Hello(0, "TEST", "0", "1", 1, f"B{device}"), outcome, lost)
+    return DeviceUp(device, f"B{device}", "0", outcome, lost, model="TEST", firmware="1")
 
 
 def on_a_full_disk(table: SimTable) -> Controller:

@@ -176,8 +176,9 @@ class Killer:
     kills: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
     _thread: threading.Thread | None = None
-    #: The devices' welcomes that say the current process is up (both devices welcomed).
-    _up_at: int = 2
+    #: Each device's welcomes before the current process: it is up once it has welcomed each
+    #: device anew (one device welcomed twice, a reconnect, does not say the other is up).
+    _welcomed_before: dict[str, int] = field(default_factory=dict)
 
     def start(self) -> None:
         self.process = self._spawn()
@@ -185,23 +186,27 @@ class Killer:
         self._thread.start()
 
     def _spawn(self) -> subprocess.Popen[bytes]:
-        command = [sys.executable, "-m", "controller", "run", "--config", str(self.config)]
-        command += ["--repeat-window", str(REPEAT_WINDOW), *AS_ROOT]
-        return subprocess.Popen(
-            command,
-            cwd=ROOT,
-            env={**os.environ, "PYTHONPATH": str(ROOT)},
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        # -X faulthandler: a process that does not end on SIGTERM is sent SIGABRT (``stop``),
+        # and its threads' stacks land in controller.err beside the table's log.
+        command = [sys.executable, "-X", "faulthandler", "-m", "controller", "run"]
+        command += ["--config", str(self.config), "--repeat-window", str(REPEAT_WINDOW)]
+        with open(self.config.parent / "controller.err", "ab") as errors:
+            return subprocess.Popen(
+                [*command, *AS_ROOT],
+                cwd=ROOT,
+                env={**os.environ, "PYTHONPATH": str(ROOT)},
+                stdout=subprocess.DEVNULL,
+                stderr=errors,
+            )
 
-    def _welcomes(self) -> int:
+    def _welcomes(self) -> dict[str, int]:
         with self.sim.locked():
-            return sum(device.core.link.welcomes for device in self.sim.devices.values())
+            return {name: device.core.link.welcomes for name, device in self.sim.devices.items()}
 
     def _up(self) -> bool:
         """Both devices were welcomed by the current process: it has replayed and is up."""
-        return self._welcomes() >= self._up_at
+        welcomes = self._welcomes()
+        return all(count > self._welcomed_before.get(name, 0) for name, count in welcomes.items())
 
     def _wait_ready(self) -> None:
         """Until the current process is up, or ``stop``."""
@@ -222,8 +227,13 @@ class Killer:
             with self.new_hand:  # never a new hand's press in flight (AckedDealer.new_hand)
                 self.process.send_signal(signal.SIGKILL)
                 self.process.wait()
-            self.kills += 1
-            self._up_at = self._welcomes() + 2
+                # Before the lock is let go: a dealer waiting to press new hand must find the
+                # killed process not up. Set after it, the dealer could take the lock, find the
+                # dead process's welcomes enough and press new hand into no controller; a next
+                # one that heard the panel before the shoe would refuse it, as a paused table
+                # does (docs/app.md, Devices lost and found), while the dealer's engine dealt it.
+                self._welcomed_before = self._welcomes()
+                self.kills += 1
             self.process = self._spawn()
             self._wait_ready()
 
@@ -241,9 +251,14 @@ class Killer:
         try:
             return self.process.wait(timeout=STOP_PATIENCE)
         except subprocess.TimeoutExpired:
-            # Not left running into the next test (a Popen still running warns when collected).
-            self.process.kill()
-            self.process.wait()
+            # Not left running into the next test (a Popen still running warns when collected);
+            # SIGABRT first, for the stacks of what held the stop (controller.err).
+            self.process.send_signal(signal.SIGABRT)
+            try:
+                self.process.wait(timeout=STOP_PATIENCE)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
             raise
 
 
@@ -291,9 +306,24 @@ def crash_run(
     replayed = TableCore(spec, config, keep_results=hands)
     for record in JournalReader(tmp_path / "journal"):
         replayed.replay(record)
-    assert list(replayed.results) == dealer.results
+    assert list(replayed.results) == dealer.results, first_difference(
+        list(replayed.results), dealer.results, tmp_path
+    )
     assert replayed.table.stacks == dealer.table.stacks
     assert len(dealer.results) == hands
     return CrashResult(
         hands, dealer.inputs, killer.kills, time.monotonic() - started, report.records
     )
+
+
+def first_difference(
+    replayed: list[HandSettled | HandVoided], expected: list[HandSettled | HandVoided], where: Path
+) -> str:
+    """Which hand the journal's replay settles otherwise than the dealer's engine, and both
+    settlements, so a failed run says where to look in its journal (kept under ``where``)."""
+    for index, (got, want) in enumerate(zip(replayed, expected, strict=False)):
+        if got != want:
+            return (
+                f"hand {index + 1}: journal replays {got!r}, the dealer's engine {want!r} ({where})"
+            )
+    return f"journal replays {len(replayed)} hands, the dealer's engine {len(expected)} ({where})"

@@ -159,6 +159,29 @@ def test_a_hand_whose_deck_record_the_power_cut_took_gets_its_deck_at_the_restar
     assert verify(tmp_path / "journal").intact
 
 
+def test_the_first_hand_whose_deck_record_the_power_cut_took_gets_the_configured_deck(
+    tmp_path: Path,
+) -> None:
+    """rules-interpretation.md, Shuffle, cut and decks: the power went after the journal's first
+    hand's start was journaled but before its deck record. The restarted controller journals the
+    configured deck (A) for hand 1, so hand 2 is dealt from the other deck (B), as the dealer
+    who alternates deals it (found by the reliability tier's crash run: hand 2 was taken as
+    deck A again and every card of it was an alarm)."""
+    with sim_table(tmp_path) as table:
+        table.sim.press(Button.NEW_HAND)
+        assert wait_until(lambda: table.controller.core.deck == rec.DeckInPlay(1, "A"), PATIENCE)
+        table.stop_controller()
+        (last_file,) = sorted((tmp_path / "journal").glob("*.jsonl"))[-1:]
+        lines = last_file.read_text(encoding="utf-8").splitlines(keepends=True)
+        (cut,) = [n for n, line in enumerate(lines) if '"kind":"deck"' in line.replace(" ", "")]
+        last_file.write_text("".join(lines[:cut]), encoding="utf-8")  # the cut before it
+        controller = table.start_controller()
+        assert controller.core.deck == rec.DeckInPlay(1, "A")
+        assert controller.next_hand_deck == "B"
+    assert decks_journaled(tmp_path / "journal") == [(1, "A")]
+    assert verify(tmp_path / "journal").intact
+
+
 def test_the_simulators_bot_deals_the_decks_of_the_tables_configuration(tmp_path: Path) -> None:
     """`tablectl sim --bot random --config table.toml` deals as the controller expects: the
     first hand from `[decks] active`, then alternating (rules-interpretation.md, Shuffle, cut and

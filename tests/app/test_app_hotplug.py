@@ -13,11 +13,11 @@ from pathlib import Path
 
 from apphelp import PATIENCE, THREE_SEATS
 
-from controller.config.settings import DeviceSettings
 from controller.config.tabletoml import load_config
 from controller.table.loop import wait_until
 from controller.table.service import build_controller, hotplug_monitor, serve, watched_path
 from drivers.discovery import HotplugEvent, judge
+from drivers.seam.settings import Port
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
 
@@ -26,8 +26,8 @@ from simulator.tablefile import write_table_toml
 PATIENT = 600.0
 
 
-def by_path(path: str) -> DeviceSettings:
-    return DeviceSettings("shoe", url=path, match=None, serial=None)
+def by_path(path: str) -> Port:
+    return Port("shoe", path, None)
 
 
 def test_a_pty_or_a_url_is_not_watched_a_device_path_is(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """Sentences a device lost (docs/protocol.md 5, Lost sentences): what the controller makes of
-the driver's DeviceReady(lost): journaled, warned of like a restart, resumed after."""
+the driver's DeviceUp(lost): journaled, warned of like a restart, resumed after."""
 
 from __future__ import annotations
 
@@ -13,8 +13,7 @@ from controller.display.view import Severity
 from controller.journal import tablerecords as rec
 from controller.poker.inputs import Button
 from controller.table.loop import Controller
-from drivers.panel import PanelPress
-from drivers.session import HelloOutcome, LostRange
+from drivers.seam.events import ButtonPressed, HelloOutcome, LostRange
 from simulator.simtable import unplugged_table
 
 pytestmark = pytest.mark.fast
@@ -35,7 +34,7 @@ def test_lost_presses_are_journaled_warned_of_and_a_restart_resumes_after_them(
     try:
         for device in ("shoe", "panel"):
             controller.inbox.put(ready(device, HelloOutcome.NEW_SESSION))
-        controller.inbox.put(PanelPress(Button.NEW_HAND, 11))
+        controller.inbox.put(ButtonPressed(Button.NEW_HAND, 11))
         controller.inbox.put(ready("panel", HelloOutcome.LOST, LostRange(12, 23)))
         controller.drain()
         panel = controller.core.devices["panel"]

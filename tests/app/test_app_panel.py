@@ -20,9 +20,9 @@ from controller.poker.engine.events import (
 from controller.table.core import REJECTED, Cause, Pause
 from controller.table.paneltext import panel_line
 from controller.table.viewbuilder import device_paused
-from drivers.panel import TEXT_WIDTH, Text
-from drivers.sentences import Hello, Reject
-from drivers.session import HostReceiver
+from drivers.tablectl.panel import TEXT_WIDTH, Text
+from drivers.tablectl.sentences import Hello, Reject
+from drivers.tablectl.session import HostReceiver
 
 pytestmark = pytest.mark.fast
 

@@ -19,10 +19,7 @@ from controller.poker.inputs import Button
 from controller.table.core import Cause, Pause, ShoeWarning, TableCore
 from controller.table.loop import Controller, wait_until
 from controller.table.paneltext import panel_line
-from drivers.link import CommLost
-from drivers.sentences import Feed, Lid, Reader
-from drivers.session import HelloOutcome
-from drivers.shoe import ShoeState
+from drivers.seam.events import DeviceDown, Feed, HelloOutcome, Lid, Reader, ShoeState
 from simulator.simtable import demo_config, unplugged_table
 
 ASKED = ActionRequired(3, "to act", 5, (Option("fold", 0, "fold"),))
@@ -164,7 +161,7 @@ def test_a_shoe_fault_is_logged_as_a_pause_once_as_it_begins_and_once_as_it_clea
             controller.inbox.put(ShoeState(Lid.OPEN, Reader.OK, Feed.JAM, 2))
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 3))
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 4))
-            controller.inbox.put(CommLost("shoe", "unplugged"))
+            controller.inbox.put(DeviceDown("shoe", "unplugged"))
             controller.inbox.put(ready("shoe", HelloOutcome.RESUMED))
             controller.inbox.put(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 5))
             controller.drain()

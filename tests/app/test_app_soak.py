@@ -24,7 +24,7 @@ from controller.journal import schema, verify
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandSettled, HandVoided
 from controller.table.loop import wait_until
-from drivers.sentences import SEQ_MODULUS
+from drivers.seam.events import SEQ_MODULUS
 from simulator.clock import ManualClock
 from simulator.devices import RESEND_AFTER
 from simulator.simtable import SimTable

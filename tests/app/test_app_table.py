@@ -37,9 +37,8 @@ from controller.table.core import TableCore
 from controller.table.loop import Controller, wait_until
 from controller.table.service import serve
 from controller.table.viewbuilder import action_option
-from drivers.panel import PanelPress
-from drivers.session import HelloOutcome
-from drivers.shoe import ShoeDriver, TagRead
+from drivers.seam.events import ButtonPressed, HelloOutcome, TagRead
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.simtable import unplugged_table
 
 
@@ -434,7 +433,7 @@ def test_what_the_drivers_said_before_the_run_is_handled_first_and_in_order(
     controller = unplugged_table(JournalSettings(tmp_path / "journal", fsync=False))
     for device in ("shoe", "panel"):
         controller.inbox.put(ready(device, HelloOutcome.NEW_SESSION))
-    controller.inbox.put(PanelPress(Button.NEW_HAND, 1))
+    controller.inbox.put(ButtonPressed(Button.NEW_HAND, 1))
     uid = next(iter(controller.decks.active.cards))
     stop = threading.Event()
     loop = threading.Thread(target=controller.run, args=(stop,), name="loop")
@@ -498,7 +497,7 @@ def test_a_new_hand_pressed_before_the_shoes_hello_replays_as_refused(tmp_path: 
     first.close()
     again = unplugged_table(options)  # a restart: the devices are unheard again
     again.handle(ready("panel", HelloOutcome.NEW_SESSION))
-    again.handle(PanelPress(Button.NEW_HAND, 1))
+    again.handle(ButtonPressed(Button.NEW_HAND, 1))
     assert again.core.table.hand_number == 0, "refused: the shoe has not said hello"
     again.close()
     replayed = TableCore(again.core.spec, again.core.config)

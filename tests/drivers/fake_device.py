@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from backends import Backend, DeviceWire
 
 from controller.poker.inputs import ReadPoint
-from drivers import panel, shoe
-from drivers.sentences import (
+from drivers.seam.tags import DEVICE_CLOCK_MODULUS
+from drivers.tablectl import panel, shoe
+from drivers.tablectl.sentences import (
     Ack,
     Codec,
     DecodeError,
@@ -40,7 +41,7 @@ from drivers.sentences import (
     Sentence,
     Welcome,
 )
-from drivers.session import DeviceSender, Sequenced, seq_add
+from drivers.tablectl.session import DeviceSender, Sequenced, seq_add
 from simulator.clock import ManualClock
 
 #: How long a test waits for the device's thread, or for the host to acknowledge: a
@@ -165,7 +166,7 @@ class FakeDevice:
     def clock_ms(self) -> int:
         """The device's clock now: ms since it was made, wrapping at 2**32."""
         elapsed = round((self.clock() - self._clock_since) * 1000)
-        return elapsed % shoe.DEVICE_CLOCK_MODULUS
+        return elapsed % DEVICE_CLOCK_MODULUS
 
     def read(
         self, uid: str, point: ReadPoint = ReadPoint.DEALING_SLOT, at_ms: int | None = None

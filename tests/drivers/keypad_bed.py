@@ -52,9 +52,12 @@ class KeypadBed:
         """Send 'remove' for the event node and take the keypad out of sysfs.
 
         umockdev keeps the node's other end: a reader that holds it open sees no more
-        events, where the kernel would fail its reads with ENODEV (docs/testing.md)."""
+        events, where the kernel would fail its reads with ENODEV (docs/testing.md); and
+        the node's name cannot be plugged again in this testbed (plug another event node)."""
         self.testbed.uevent(spec.event_path, "remove")
-        self.testbed.remove_device(spec.usb_path)
+        # Child first: umockdev removes one device's sysfs entries and class links at a time.
+        for path in (spec.event_path, spec.input_path, spec.usb_path):
+            self.testbed.remove_device(path)
 
     def write(self, spec: KeypadSpec, data: bytes) -> None:
         fd = self.testbed.get_dev_fd(spec.node)

@@ -48,6 +48,17 @@ def bitmap(size: int, bits: Iterable[int]) -> bytes:
     return bytes(out)
 
 
+def sysfs_bitmap(bits: Iterable[int]) -> str:
+    """A bitmap as the kernel's sysfs shows it: hex longs, the highest first, leading zero
+    longs left out (input_print_bitmap in drivers/input/input.c)."""
+    words = [0]
+    for bit in bits:
+        index = bit // (8 * LONG)
+        words += [0] * (index + 1 - len(words))
+        words[index] |= 1 << (bit % (8 * LONG))
+    return " ".join(f"{word:x}" for word in reversed(words))
+
+
 def _string(text: str) -> bytes:
     raw = text.encode("ascii")
     return raw + b"\0" * (NAME_SIZE - len(raw))
@@ -80,8 +91,11 @@ class KeypadSpec:
 
     @property
     def input_path(self) -> str:
-        hid = f"0003:{self.vendor.upper()}:{self.product.upper()}.0001"
-        return f"{self.usb_path}/{self.usb_port}:1.0/{hid}/input/input5"
+        hid = f"0003:{self.vendor.upper()}:{self.product.upper()}.{self.usb_port[2:]:0>4}"
+        # One input device a node: the kernel's numbers are unique, and so are sysfs's
+        # /sys/class/input links umockdev makes of them.
+        number = self.event.removeprefix("event")
+        return f"{self.usb_path}/{self.usb_port}:1.0/{hid}/input/input{number}"
 
     @property
     def event_path(self) -> str:
@@ -126,6 +140,15 @@ class KeypadSpec:
                 f"A: name={self.name}",
                 f"A: phys={self.phys}",
                 f"A: uniq={self.serial}",
+                # What udev's input_id builtin reads to set ID_INPUT_KEY and the rest.
+                "A: capabilities/ev="
+                + sysfs_bitmap([0, ecodes.EV_KEY, ecodes.EV_MSC, ecodes.EV_LED, ecodes.EV_REP]),
+                "A: capabilities/key=" + sysfs_bitmap(self.codes()),
+                "A: capabilities/msc=" + sysfs_bitmap([ecodes.MSC_SCAN]),
+                "A: capabilities/led="
+                + sysfs_bitmap([ecodes.LED_NUML, ecodes.LED_CAPSL, ecodes.LED_SCROLLL]),
+                *(f"A: capabilities/{name}=0" for name in ("rel", "abs", "sw", "ff", "snd")),
+                "A: properties=0",
                 "",
                 f"P: {self.usb_path.removeprefix('/sys')}",
                 "E: SUBSYSTEM=usb",

@@ -4,7 +4,7 @@ moves: the bench of tests/drivers/test_pn532_*.py."""
 from __future__ import annotations
 
 import queue
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
@@ -26,11 +26,17 @@ T = TypeVar("T")
 class Bench:
     """The simulated readers, the shoe on them, its events and the clock."""
 
-    def __init__(self, readers: Pn532Readers, shoe: Pn532Shoe, clock: ManualClock) -> None:
+    def __init__(
+        self,
+        readers: Pn532Readers,
+        shoe: Pn532Shoe,
+        clock: ManualClock,
+        events: queue.Queue[Any],
+    ) -> None:
         self.readers = readers
         self.shoe = shoe
         self.clock = clock
-        self.events: queue.Queue[Any] = shoe.events  # type: ignore[assignment]
+        self.events = events
 
     def next(self, kind: type[T]) -> T:
         """The next event of ``kind`` (others skipped), the clock moving while the line is
@@ -66,9 +72,14 @@ def bench(
     points: tuple[str, ...] = ("slot",),
     baud: int = 115200,
     repeat_window: float = 0.5,
+    prepare: Callable[[Pn532Readers, ManualClock], None] | None = None,
 ) -> Iterator[Bench]:
+    """The bench, its shoe started; ``prepare`` arms the readers before it starts."""
     clock = ManualClock()
     with Pn532Readers(tmp_path / "dev", points, clock) as readers:
+        if prepare is not None:
+            with readers.locked():
+                prepare(readers, clock)
         discard = readers.address("discard") if "discard" in points else None
         settings = Pn532Settings("shoe", "pn532", readers.address("slot"), discard, baud)
         events: queue.Queue[Any] = queue.Queue()
@@ -80,6 +91,6 @@ def bench(
         )
         shoe.start()
         try:
-            yield Bench(readers, shoe, clock)
+            yield Bench(readers, shoe, clock, events)
         finally:
             shoe.stop()

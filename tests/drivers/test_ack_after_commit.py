@@ -21,9 +21,9 @@ from fake_device import FakeDevice
 from test_driver_contract import marked, settings, settle, uid, wait_for
 
 from controller.poker.inputs import ReadPoint
-from drivers.link import DeviceReady
-from drivers.sentences import Ack
-from drivers.shoe import RepeatDropped, ShoeDriver, TagRead
+from drivers.seam.events import DeviceUp, RepeatDropped, TagRead
+from drivers.tablectl.sentences import Ack
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.clock import ManualClock
 
 
@@ -40,7 +40,7 @@ def test_no_ack_goes_out_until_the_controller_commits(backend: Backend) -> None:
         FakeDevice(backend, clock=clock) as device,
         ShoeDriver(settings(backend), events, clock=clock, ack_after_commit=True) as driver,
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.read(uid(1))
         read = wait_for(events, TagRead)[-1]
         # The device resends while it waits (0.05 s), and heartbeats: neither may be acked.
@@ -64,7 +64,7 @@ def test_a_restored_driver_drops_the_resend_of_a_journaled_read(backend: Backend
         driver = ShoeDriver(settings(backend), events, clock=clock, ack_after_commit=True)
         driver.restore(boot, 0)
         with driver:
-            ready = wait_for(events, DeviceReady)[-1]
+            ready = wait_for(events, DeviceUp)[-1]
             assert ready.outcome.value == "resumed"
             got = wait_for(events, TagRead)[-1]
             assert got.uid == uid(2)
@@ -81,7 +81,7 @@ def test_a_dropped_rfid_repeat_is_passed_on_to_be_committed(backend: Backend) ->
             settings(backend), events, repeat_window=5.0, clock=clock, ack_after_commit=True
         ) as driver,
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         first_read = device.read(uid(3), ReadPoint.DEALING_SLOT)
         first = wait_for(events, TagRead)[-1]
         driver.commit(first.seq)
@@ -105,7 +105,7 @@ def test_after_lost_sentences_the_heartbeat_rule_does_not_re_ack_the_old_number(
         FakeDevice(backend, clock=clock) as device,
         ShoeDriver(settings(backend), events, clock=clock, ack_after_commit=True) as driver,
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.read(uid(1))
         read = wait_for(events, TagRead)[-1]
         driver.commit(read.seq)
@@ -113,7 +113,7 @@ def test_after_lost_sentences_the_heartbeat_rule_does_not_re_ack_the_old_number(
         before = len(acks(device))
         device.lose_unsent(3)
         device.advance(0.15)  # the next heartbeat shows the three lost
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome.value == "lost"
         device.advance(0.5)  # five more of the device's heartbeats
         _, marker = marked(device, events)  # behind them: the host has answered them all

@@ -15,24 +15,21 @@ from hypothesis import strategies as st
 from tierhelp import examples
 
 from controller.poker.inputs import Button, ReadPoint
-from drivers import panel, shoe
-from drivers.panel import Light, Press, Text
-from drivers.sentences import (
+from drivers.seam.events import Feed, Lid, Reader, RejectReason
+from drivers.tablectl import panel, shoe
+from drivers.tablectl.panel import Light, Press, Text
+from drivers.tablectl.sentences import (
     Ack,
     Codec,
     DecodeError,
-    Feed,
     Heartbeat,
     Hello,
-    Lid,
     Query,
-    Reader,
     Reject,
-    RejectReason,
     Sentence,
     Welcome,
 )
-from drivers.shoe import CardSeen, ShoeStatus
+from drivers.tablectl.shoe import CardSeen, ShoeStatus
 
 pytestmark = pytest.mark.fast
 

@@ -11,7 +11,7 @@ import pytest
 from controller.poker.cards import DECK, Card
 from controller.poker.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import Deck, DeckError, DeckFileError, DeckSet, Enrollment, EnrollmentError
-from drivers.shoe import TagRead
+from drivers.seam.events import TagRead
 
 pytestmark = pytest.mark.fast
 

@@ -10,18 +10,11 @@ import random
 import pytest
 
 from controller.poker.inputs import Button, ReadPoint
-from drivers.panel import Press
-from drivers.sentences import Ack, Heartbeat, Hello, Reject, RejectReason, Welcome
-from drivers.session import (
-    Delivery,
-    DeviceSender,
-    HelloOutcome,
-    HostReceiver,
-    LostRange,
-    seq_add,
-    seq_distance,
-)
-from drivers.shoe import CardSeen
+from drivers.seam.events import HelloOutcome, LostRange, RejectReason, seq_distance
+from drivers.tablectl.panel import Press
+from drivers.tablectl.sentences import Ack, Heartbeat, Hello, Reject, Welcome
+from drivers.tablectl.session import Delivery, DeviceSender, HostReceiver, seq_add
+from drivers.tablectl.shoe import CardSeen
 
 pytestmark = pytest.mark.fast
 

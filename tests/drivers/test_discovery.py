@@ -10,8 +10,9 @@ import queue
 
 import pytest
 
-from controller.cli.main import main
-from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, judge
+from controller.cli import main
+from drivers.discovery import HotplugEvent, HotplugMonitor, judge
+from drivers.seam.settings import DeviceIdentity
 
 SHOE = DeviceIdentity("shoe", "1209", "7ab1", "SHOE0001")
 PANEL = DeviceIdentity("panel", "1209", "7ab2", "PANEL0001")

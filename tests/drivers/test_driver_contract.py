@@ -30,13 +30,27 @@ from backends import Backend
 from fake_device import PATIENCE, FakeDevice
 
 from controller.poker.inputs import Button, ButtonPress, ReadPoint
-from drivers import link
-from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
-from drivers.panel import Light, PanelDriver, PanelPress, Press, Text
-from drivers.sentences import Ack, DecodeErrorKind, Feed, Lid, Reader, Reject, RejectReason
-from drivers.session import DeviceSender, HelloOutcome, LostRange, Sequenced, seq_add
-from drivers.shoe import ShoeDriver, ShoeState, ShoeStatus, TagRead
-from drivers.transport import DeviceDriver
+from drivers.seam.events import (
+    ButtonPressed,
+    DeviceDown,
+    DeviceRefused,
+    DeviceUp,
+    Feed,
+    HelloOutcome,
+    Lid,
+    LostRange,
+    Reader,
+    RejectReason,
+    ShoeState,
+    TagRead,
+)
+from drivers.tablectl import link
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import Light, PanelDriver, Press, Text
+from drivers.tablectl.sentences import Ack, DecodeErrorKind, Reject
+from drivers.tablectl.session import DeviceSender, Sequenced, seq_add
+from drivers.tablectl.shoe import ShoeDriver, ShoeStatus
+from drivers.tablectl.transport import DeviceDriver
 from simulator.clock import ManualClock
 
 #: How long to wait for an event that must come: far beyond what it takes on a busy machine.
@@ -119,7 +133,7 @@ def marked(device: FakeDevice, events: queue.Queue[Any]) -> tuple[list[Any], Seq
             event = events.get(timeout=max(0.0, deadline - time.monotonic()))
         except queue.Empty:
             pytest.fail(f"the marker {marker} never arrived; saw {before}")
-        if isinstance(event, TagRead | PanelPress) and event.seq == marker.seq:
+        if isinstance(event, TagRead | ButtonPressed) and event.seq == marker.seq:
             return before, marker
         before.append(event)
 
@@ -165,9 +179,9 @@ def shoe_link(
 def test_the_shoe_says_hello_and_its_reads_arrive_in_order(backend: Backend) -> None:
     """Hello is welcomed (new session); each card read becomes one TagRead, in order."""
     with shoe_link(backend) as (device, _driver, events):
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.NEW_SESSION
-        assert ready.hello.serial == "SHOE0001"
+        assert ready.serial == "SHOE0001"
         for n in range(10):
             device.read(uid(n), ReadPoint.DISCARD_READER if n % 3 == 0 else ReadPoint.DEALING_SLOT)
         got = reads(events, 10)
@@ -180,7 +194,7 @@ def test_the_shoe_says_hello_and_its_reads_arrive_in_order(backend: Backend) -> 
 def test_shoe_status_changes_arrive(backend: Backend) -> None:
     """Lid, reader and feed come through as a ShoeState."""
     with shoe_link(backend) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.submit(ShoeStatus(0, Lid.OPEN, Reader.FAULT, Feed.JAM))
         state = wait_for(events, ShoeState)[-1]
         assert state == ShoeState(Lid.OPEN, Reader.FAULT, Feed.JAM)
@@ -190,7 +204,7 @@ def test_a_lost_frame_loses_no_card_and_doubles_none(backend: Backend) -> None:
     """Frames lost on the line are resent; every card arrives exactly once, in order."""
     # No repeat window: a resend passed on twice would not be taken for an RFID repeat.
     with shoe_link(backend, repeat_window=0.0) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.faults.drop_frames = 3
         for n in range(6):
             device.read(uid(n))
@@ -203,7 +217,7 @@ def test_a_lost_ack_makes_a_resend_that_is_dropped_as_a_duplicate(backend: Backe
     """The device resends what it thinks unacknowledged; the host passes it on only once."""
     # No repeat window: a resend passed on twice would not be taken for an RFID repeat.
     with shoe_link(backend, repeat_window=0.0) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.faults.ignore_acks = 4
         for n in range(3):
             device.read(uid(n))
@@ -222,7 +236,7 @@ def test_rfid_repeats_within_the_window_are_dropped_and_logged(backend: Backend)
     """protocol.md 7: the same tag at the same point within the window on the shoe's clock is
     one read, another point is another read; the log names the UID, the point and both times."""
     with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         first = device.read(uid(7))
         device.read(uid(7), at_ms=first.read_ms + 100)
         device.read(uid(7), at_ms=first.read_ms + 200)
@@ -249,7 +263,7 @@ def test_rfid_repeats_are_judged_on_the_shoe_clock_not_on_arrival(backend: Backe
     """protocol.md 7: reads made further apart than the window on the shoe's clock are two
     reads, even when they arrive together."""
     with shoe_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         first = device.read(uid(5), at_ms=1_000)
         device.read(uid(5), at_ms=1_400)
         assert [r.read_ms for r in reads(events, 2)] == [first.read_ms, 1_400]
@@ -262,7 +276,7 @@ def test_a_repeat_lost_and_resent_after_the_window_is_still_dropped(backend: Bac
         structlog.testing.capture_logs() as logs,
         shoe_link(backend, resend_after=0.5) as (device, _d, events),
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         first = device.read(uid(7))
         (got,) = reads(events, 1)
         device.faults.drop_frames = 1
@@ -282,9 +296,9 @@ def test_a_card_dealt_and_discarded_during_an_unplug_is_read_twice(backend: Back
     """protocol.md 7: a card read at the slot and then at the discard reader while the cable
     is out: both reads arrive after the replug (different read points)."""
     with shoe_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.unplug()
-        wait_for(events, CommLost)
+        wait_for(events, DeviceDown)
         dealt = device.read(uid(3))
         device.read(uid(3), ReadPoint.DISCARD_READER, at_ms=dealt.read_ms + 40)
         device.replug()
@@ -303,9 +317,9 @@ def test_two_reads_further_apart_than_the_window_kept_through_an_unplug_both_arr
     shoe's clock (window 300 ms) while the cable is out arrives together after the replug:
     both are passed on; a repeat 100 ms after the first is still dropped."""
     with shoe_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.unplug()
-        wait_for(events, CommLost)
+        wait_for(events, DeviceDown)
         first = device.read(uid(4))
         device.read(uid(4), at_ms=first.read_ms + 100)
         device.read(uid(4), at_ms=first.read_ms + 500)
@@ -322,7 +336,7 @@ def test_the_shoe_clock_wrapping_to_zero_is_read_forward(backend: Backend) -> No
     """protocol.md 7, Wrap-around: times run on from 4294967295 to 0: a read at 4294967000
     and one at 1000 are 1296 ms apart (two reads); one at 1100 repeats the one at 1000."""
     with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.read(uid(2), at_ms=4_294_967_000)
         device.read(uid(2), at_ms=1_000)
         device.read(uid(2), at_ms=1_100)
@@ -357,16 +371,16 @@ def test_a_shoe_with_another_serial_number_is_refused(backend: Backend) -> None:
 
 
 def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: Backend) -> None:
-    """No heartbeat for longer than the timeout: CommLost; when it speaks again, resumed."""
+    """No heartbeat for longer than the timeout: DeviceDown; when it speaks again, resumed."""
     with shoe_link(backend, heartbeat_timeout=0.5) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.faults.silent = True
         device.advance(0.6)
-        lost = wait_for(events, CommLost)[-1]
+        lost = wait_for(events, DeviceDown)[-1]
         assert "silent for more than 0.5 s" in lost.reason
         device.read(uid(1))
         device.faults.silent = False
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.RESUMED
         assert [r.uid for r in reads(events, 1)] == [uid(1)]
 
@@ -374,21 +388,21 @@ def test_silence_past_the_timeout_is_a_comm_loss_then_the_link_resumes(backend: 
 def test_an_unplug_mid_hand_loses_no_card(backend: Backend) -> None:
     """Cards dealt while the cable is out arrive after the replug, once each, in order."""
     with shoe_link(backend) as (device, driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         opens = count_opens(driver)
         for n in range(3):
             device.read(uid(n))
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3)]
         device.unplug()
-        lost = wait_for(events, CommLost)[-1]
+        lost = wait_for(events, DeviceDown)[-1]
         assert "port failed" in lost.reason
         for n in range(3, 6):
             device.read(uid(n))
         # The host retries against the missing port meanwhile: three times, and still one loss.
         wait_until(lambda: opens.count(False) >= 3, "three failed reopens")
-        assert not [e for e in pending(events) if isinstance(e, CommLost)], "one loss, one event"
+        assert not [e for e in pending(events) if isinstance(e, DeviceDown)], "one loss, one event"
         device.replug()
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.RESUMED
         assert [r.uid for r in reads(events, 3)] == [uid(n) for n in range(3, 6)]
         assert settle(device, events, 0.3) == []
@@ -418,22 +432,22 @@ def test_the_driver_starts_and_stops_without_a_device(backend: Backend) -> None:
 
 
 def test_without_a_device_one_comm_loss_says_the_port_cannot_be_opened(backend: Backend) -> None:
-    """No device: one CommLost says the port cannot be opened, however often the driver
+    """No device: one DeviceDown says the port cannot be opened, however often the driver
     retries."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(settings(backend), events, clock=ManualClock()) as driver:
         opens = count_opens(driver)
         wait_until(lambda: len(opens) >= 3, "three tries to open the port")
     (lost,) = pending(events)
-    assert isinstance(lost, CommLost)
+    assert isinstance(lost, DeviceDown)
     assert lost.reason.startswith(f"cannot open {backend.url}")
 
 
 def test_a_power_cycled_device_is_announced_as_restarted(backend: Backend) -> None:
-    """A hello with a new boot id, even without a silence first, is a DeviceReady(restarted):
+    """A hello with a new boot id, even without a silence first, is a DeviceUp(restarted):
     the controller learns that reads the device had not sent are lost."""
     with shoe_link(backend) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.read(uid(1))
         reads(events, 1)
 
@@ -443,7 +457,7 @@ def test_a_power_cycled_device_is_announced_as_restarted(backend: Backend) -> No
             device.force_hello()
 
         device.do(power_cycle)
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.RESTARTED
         device.read(uid(2))
         assert [r.uid for r in reads(events, 1)] == [uid(2)]
@@ -453,7 +467,7 @@ def test_a_read_after_a_power_cycle_is_new_whatever_its_time(backend: Backend) -
     """protocol.md 7: times of different boots are not compared: after a power cycle the same
     tag at the same point, stamped 10 ms after the old boot's read, is a new read."""
     with shoe_link(backend) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         first = device.read(uid(1))
         reads(events, 1)
 
@@ -463,7 +477,7 @@ def test_a_read_after_a_power_cycle_is_new_whatever_its_time(backend: Backend) -
             device.force_hello()
 
         device.do(power_cycle)
-        assert wait_for(events, DeviceReady)[-1].outcome is HelloOutcome.RESTARTED
+        assert wait_for(events, DeviceUp)[-1].outcome is HelloOutcome.RESTARTED
         device.read(uid(1), at_ms=first.read_ms + 10)
         assert [r.read_ms for r in reads(events, 1)] == [first.read_ms + 10]
 
@@ -471,7 +485,7 @@ def test_a_read_after_a_power_cycle_is_new_whatever_its_time(backend: Backend) -
 def test_noise_on_the_line_is_counted_and_costs_no_card(backend: Backend) -> None:
     """Garbage before every sentence is counted as noise; every card still arrives."""
     with shoe_link(backend) as (device, driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.faults.garbage_before_each = b"\x00\xff~\r\n"
         for n in range(4):
             device.read(uid(n))
@@ -488,7 +502,7 @@ def test_a_panel_on_the_shoe_port_is_reported_as_the_wrong_talker(backend: Backe
         ShoeDriver(settings(backend), events, clock=clock) as driver,
     ):
         wait_until(lambda: driver.counters.errors.get(DecodeErrorKind.WRONG_TALKER), "wrong_talker")
-    assert not any(isinstance(e, DeviceReady) for e in pending(events))
+    assert not any(isinstance(e, DeviceUp) for e in pending(events))
 
 
 @contextmanager
@@ -507,14 +521,16 @@ def panel_link(
 def test_panel_presses_arrive_as_engine_buttons(backend: Backend) -> None:
     """Every button press arrives once, in order, and maps 1:1 to the engine's Button."""
     with panel_link(backend) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.faults.drop_frames = 2
         for button in Button:
             device.submit(Press(0, button))
         device.advance(0.1)  # past the device's resend time: the lost two go again
-        presses: list[PanelPress] = []
+        presses: list[ButtonPressed] = []
         while len(presses) < len(Button):
-            presses.extend(e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress))
+            presses.extend(
+                e for e in wait_for(events, ButtonPressed) if isinstance(e, ButtonPressed)
+            )
         assert [p.to_input() for p in presses] == [ButtonPress(b) for b in Button]
 
 
@@ -524,7 +540,7 @@ def test_the_panel_lights_the_seat_and_shows_text_and_repairs_a_lost_frame(
     """LIT and TXT reach the panel, and the refresh repeats them, so lost ones are repaired."""
     line = Text("Seat 3: call 20, raise or fold")
     with panel_link(backend) as (device, driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         # The welcome's refresh (the blank line, no light) is in: what follows is the change.
         wait_until(lambda: Light(0) in device.seen.of(Light), "the welcome's refresh")
         device.faults.lose_incoming = 4  # the light's two frames and the line's two: lost
@@ -547,7 +563,7 @@ def test_the_panel_is_sent_its_new_line_before_its_new_light(backend: Backend) -
     so between the two frames the panel shows the new line under the old light, never a new
     seat lit under the old seat's options."""
     with panel_link(backend) as (device, driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         driver.light_and_show(7, "S7: CHECK/BET")
         wait_until(lambda: Light(7) in device.seen.of(Light), "the new light reached the panel")
         with device.seen.lock:
@@ -582,10 +598,12 @@ def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
 
         monkeypatch.setattr(link, "read_what_came", spied_read)
         driver.start()
-        ready = wait_for(events, DeviceReady)[-1]
-        after.append(seq_add(ready.hello.seq, 1))  # the host's next once it has the press
-        assert device.submit(Press(0, Button.FOLD)).seq == ready.hello.seq
-        wait_for(events, PanelPress)
+        wait_for(events, DeviceUp)
+        first = driver.receiver.expected  # the hello's seq: the host accepts from there
+        assert first is not None
+        after.append(seq_add(first, 1))  # the host's next once it has the press
+        assert device.submit(Press(0, Button.FOLD)).seq == first
+        wait_for(events, ButtonPressed)
         assert reading.wait(WAIT), "the thread never read again after the press"
         stopping = time.monotonic()
         driver.stop()
@@ -595,11 +613,11 @@ def test_stop_ends_the_read_at_once_not_at_the_end_of_the_read_slice(
 def test_the_host_acks_every_sequenced_sentence(backend: Backend) -> None:
     """Each accepted press is acknowledged by number."""
     with panel_link(backend) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         for _ in range(3):
             device.submit(Press(0, Button.FOLD))
         for _ in range(3):
-            wait_for(events, PanelPress)
+            wait_for(events, ButtonPressed)
         wait_until(
             lambda: {a.seq for a in device.seen.of(Ack) if isinstance(a, Ack)} >= {0, 1, 2},
             "each press acknowledged",
@@ -626,17 +644,17 @@ def test_presses_made_while_the_panel_is_unplugged_arrive_after_the_replug(
 ) -> None:
     """The panel's presses survive an unplug like the shoe's reads: once each, in order."""
     with panel_link(backend) as (device, _driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.submit(Press(0, Button.CHECK_CALL))
-        wait_for(events, PanelPress)
+        wait_for(events, ButtonPressed)
         device.unplug()
-        wait_for(events, CommLost)
+        wait_for(events, DeviceDown)
         device.submit(Press(0, Button.FOLD))
         device.submit(Press(0, Button.BET_RAISE))
         device.replug()
-        assert wait_for(events, DeviceReady)[-1].outcome is HelloOutcome.RESUMED
-        presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
-        presses += [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        assert wait_for(events, DeviceUp)[-1].outcome is HelloOutcome.RESUMED
+        presses = [e for e in wait_for(events, ButtonPressed) if isinstance(e, ButtonPressed)]
+        presses += [e for e in wait_for(events, ButtonPressed) if isinstance(e, ButtonPressed)]
         assert [p.button for p in presses] == [Button.FOLD, Button.BET_RAISE]
         assert settle(device, events, 0.3) == []
 
@@ -650,21 +668,21 @@ def test_a_hello_past_the_expected_number_reports_the_lost_presses_and_resyncs(
 ) -> None:
     """docs/protocol.md 5, Lost sentences: the panel comes back (same boot) saying hello with a
     number 12 past the one the host expects: a warning names the panel and the lost numbers,
-    the controller gets DeviceReady(lost) as for a restart, and later presses arrive."""
+    the controller gets DeviceUp(lost) as for a restart, and later presses arrive."""
     with structlog.testing.capture_logs() as logs, panel_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.submit(Press(0, Button.CHECK_CALL))
-        wait_for(events, PanelPress)
+        wait_for(events, ButtonPressed)
         device.wait_acknowledged()
         device.unplug()
-        wait_for(events, CommLost)
+        wait_for(events, DeviceDown)
         first = device.lose_unsent(12)
         device.submit(Press(0, Button.FOLD))
         device.replug()
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.LOST
         assert ready.lost == LostRange(first, first + 11)
-        presses = [e for e in wait_for(events, PanelPress) if isinstance(e, PanelPress)]
+        presses = [e for e in wait_for(events, ButtonPressed) if isinstance(e, ButtonPressed)]
         assert [(p.button, p.seq) for p in presses] == [(Button.FOLD, first + 12)]
         assert settle(device, events, 0.3) == []
     (warning,) = lost_logs(logs)
@@ -682,9 +700,9 @@ def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs
 ) -> None:
     """docs/protocol.md 5, Lost sentences: the shoe, still connected, skips 4 numbers; its
     reads are gaps the resends cannot fill until its heartbeat shows the 4 lost: a warning,
-    DeviceReady(lost) to the controller, and the reads after arrive, once each, in order."""
+    DeviceUp(lost) to the controller, and the reads after arrive, once each, in order."""
     with structlog.testing.capture_logs() as logs, shoe_link(backend) as (device, _d, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.read(uid(1))
         reads(events, 1)
         device.wait_acknowledged()
@@ -693,7 +711,7 @@ def test_a_heartbeat_past_the_expected_number_reports_the_lost_reads_and_resyncs
         device.read(uid(3))
         # The next heartbeat shows the four lost; the resends behind it fill the gap.
         device.advance(0.15)
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.LOST
         assert ready.lost == LostRange(first, first + 3)
         assert [(r.uid, r.seq) for r in reads(events, 2)] == [
@@ -719,7 +737,7 @@ def test_a_gap_the_resends_never_fill_is_warned_of_not_dropped_silently(
         structlog.testing.capture_logs() as logs,
         shoe_link(backend, heartbeat=3600.0, heartbeat_timeout=0.4) as (device, _d, events),
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         first = device.lose_unsent(3)
         device.read(uid(1))
         wait_until(lambda: any(e["event"] == "sequence_gap" for e in logs), "the gap opened")
@@ -761,7 +779,7 @@ def test_line_noise_is_warned_of_once_a_burst_and_its_size_logged_when_it_stops(
         structlog.testing.capture_logs() as logs,
         shoe_link(backend, noise_quiet=0.6) as (device, driver, events),
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         for _ in range(3):
             device.noise(garbage)
         device.read(uid(1))
@@ -784,13 +802,13 @@ def test_noise_is_counted_over_the_drivers_life_across_a_reconnect(backend: Back
     """docs/drivers.md: the counters cover the driver's whole life; noise before an unplug is
     still counted after the replug, not replaced by the new connection's count."""
     with shoe_link(backend) as (device, driver, events):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.noise(b"\x00" * 100)
         wait_until(lambda: driver.counters.noise_bytes >= 100, "the noise counted")
         device.unplug()
-        wait_for(events, CommLost)
+        wait_for(events, DeviceDown)
         device.replug()
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         device.noise(b"\x00" * 50)
         device.read(uid(1))
         reads(events, 1)

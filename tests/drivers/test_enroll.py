@@ -1,8 +1,9 @@
 """`tablectl enroll`: a deck read through a shoe on a real pty becomes a deck file, or nothing.
 
 The shoe and the enrollment's driver read one clock the test moves (the
-command has no clock of its own to pass: the test hands its ``ShoeDriver``
-one), so a heartbeat falls due only when the test says so.
+command has no clock of its own to pass: the test hands the options it opens its
+shoe with one, drivers/seam/device.py ``OpenOptions``), so a heartbeat falls due only
+when the test says so.
 """
 
 from __future__ import annotations
@@ -21,9 +22,10 @@ from controller.cli.main import main
 from controller.poker.cards import DECK, Card
 from controller.poker.inputs import ReadPoint
 from drivers.deck import Deck
-from drivers.link import LinkSettings
-from drivers.sentences import Feed, Lid, Reader
-from drivers.shoe import ShoeDriver, ShoeStatus
+from drivers.seam.device import OpenOptions
+from drivers.seam.events import Feed, Lid, Reader
+from drivers.tablectl.backend import ProtocolSettings
+from drivers.tablectl.shoe import ShoeStatus
 from simulator.clock import ManualClock
 
 TAGS = [f"E0AA0000{n:08X}" for n in range(52)]
@@ -32,8 +34,8 @@ PATIENT = 30.0
 
 
 def on_clock(monkeypatch: pytest.MonkeyPatch, clock: ManualClock) -> None:
-    """The enrollment's driver reads ``clock``."""
-    monkeypatch.setattr(enroll_command, "ShoeDriver", functools.partial(ShoeDriver, clock=clock))
+    """The enrollment's shoe reads ``clock``."""
+    monkeypatch.setattr(enroll_command, "OpenOptions", functools.partial(OpenOptions, clock=clock))
 
 
 @pytest.fixture
@@ -47,8 +49,9 @@ def shoe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDevice
 
 
 def request(shoe: FakeDevice, path: Path, **kwargs: object) -> EnrollRequest:
-    link = LinkSettings(shoe.backend.url, query_interval=0.1, backoff_initial=0.02)
-    values: dict[str, object] = {"path": path, "name": "red", "link": link, "timeout": PATIENT}
+    link = {"query_interval": 0.1, "backoff_initial": 0.02}
+    settings = ProtocolSettings("shoe", shoe.backend.url, None, None, link=link)
+    values: dict[str, object] = {"path": path, "name": "red", "shoe": settings, "timeout": PATIENT}
     values.update(kwargs)
     return EnrollRequest(**values)  # type: ignore[arg-type]  # the test's overrides are typed by name
 
@@ -122,9 +125,9 @@ def test_an_existing_deck_file_is_not_replaced_without_force(tmp_path: Path) -> 
     """Enrollment will not overwrite a deck file unless told to."""
     path = tmp_path / "red.deck"
     path.write_text("keep me")
-    link = LinkSettings("/nonexistent/port")
+    shoe = ProtocolSettings("shoe", "/nonexistent/port", None, None)
     said: list[str] = []
-    assert enroll(EnrollRequest(path, "red", link), input, said.append) == REFUSED
+    assert enroll(EnrollRequest(path, "red", shoe), input, said.append) == REFUSED
     assert said == [f"error: {path} exists; pass --force to replace it"]
     assert path.read_text() == "keep me"
 

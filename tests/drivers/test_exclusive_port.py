@@ -27,11 +27,11 @@ from fake_device import FakeDevice
 from test_driver_contract import pending, settings, wait_for, wait_until
 
 from controller.cli.commands.enroll import NO_SHOE, EnrollRequest, enroll
-from drivers import link
-from drivers.link import CommLost, DeviceReady
-from drivers.session import HelloOutcome
-from drivers.shoe import ShoeDriver
-from drivers.transport import DeviceDriver
+from drivers.seam.events import DeviceDown, DeviceUp, HelloOutcome
+from drivers.tablectl import link
+from drivers.tablectl.backend import ProtocolSettings
+from drivers.tablectl.shoe import ShoeDriver
+from drivers.tablectl.transport import DeviceDriver
 from simulator.clock import ManualClock
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -143,7 +143,7 @@ def test_a_pty_is_locked_but_not_put_in_exclusive_mode_a_real_tty_is_and_let_go(
 HOLDER = """\
 import sys
 from controller.cli.commands.enroll import NO_SHOE, EnrollRequest, enroll
-from drivers import link
+from drivers.tablectl import link
 port = link.open_port(link.LinkSettings(sys.argv[1]))
 print("holding", flush=True)
 sys.stdin.read()
@@ -239,10 +239,10 @@ def test_a_port_held_after_an_unplug_pauses_the_link_naming_the_holder_and_it_re
         FakeDevice(pty_backend, clock=clock) as device,
         ShoeDriver(patient, events, clock=clock) as driver,
     ):
-        wait_for(events, DeviceReady)
+        wait_for(events, DeviceUp)
         tries = spy_opens(driver)
         device.unplug()
-        assert "port failed" in wait_for(events, CommLost)[-1].reason
+        assert "port failed" in wait_for(events, DeviceDown)[-1].reason
         wait_until(lambda: tries[-1:] == ["failed"], "a reopen of the unplugged port failed")
         device.replug()
         held = link.open_port(patient)  # another program takes the port meanwhile
@@ -254,11 +254,11 @@ def test_a_port_held_after_an_unplug_pauses_the_link_naming_the_holder_and_it_re
             (said,) = [line for line in logs if line["event"] == "port_held"]
             assert f"is held by pid {os.getpid()} (" in said["error"]
             assert said["error"].startswith(f"the shoe's port {pty_backend.url}")
-            assert pending(events) == []  # one outage, one CommLost: the unplug's
+            assert pending(events) == []  # one outage, one DeviceDown: the unplug's
         finally:
             link.close_port(held)
         driver.wake()
-        ready = wait_for(events, DeviceReady)[-1]
+        ready = wait_for(events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.RESUMED
 
 
@@ -266,7 +266,7 @@ def test_a_port_held_at_start_is_said_as_the_loss_on_a_later_reopen(
     pty_backend: Backend,
 ) -> None:
     """A driver started before the device is there (the table opens paused) whose port is
-    then taken by another program: its one CommLost is the missing port's, and the holder
+    then taken by another program: its one DeviceDown is the missing port's, and the holder
     is logged when a reopen finds it, not at every retry."""
     events: queue.Queue[Any] = queue.Queue()
     patient = settings(pty_backend, backoff_initial=60.0, backoff_max=60.0)
@@ -277,7 +277,7 @@ def test_a_port_held_at_start_is_said_as_the_loss_on_a_later_reopen(
         try:
             assert tries == ["failed"]
             (lost,) = pending(events)
-            assert isinstance(lost, CommLost)
+            assert isinstance(lost, DeviceDown)
             pty_backend.plug()
             held = link.open_port(patient)
             try:
@@ -347,7 +347,8 @@ def test_enroll_refuses_a_shoe_another_program_holds_and_writes_nothing(
     said: list[str] = []
     deck = tmp_path / "red.deck"
     try:
-        status = enroll(EnrollRequest(deck, "red", settings(pty_backend)), input, said.append)
+        shoe = ProtocolSettings("shoe", pty_backend.url, None, None)
+        status = enroll(EnrollRequest(deck, "red", shoe), input, said.append)
     finally:
         link.close_port(held)
     assert status == NO_SHOE

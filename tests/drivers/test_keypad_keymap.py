@@ -72,7 +72,7 @@ def test_a_full_table_replaces_the_default() -> None:
 def test_an_unknown_key_name_is_named() -> None:
     assert problems_of(full(fold="KEY_KP11")) == [
         "devices.panel.keys.fold: unknown key name 'KEY_KP11': expected the kernel's KEY_* "
-        "name (e.g. KEY_KP1; `tablectl devices` shows each key's name as it is pressed)"
+        "name (e.g. KEY_KP1; `tablectl keypad --try` shows each key's name as it is pressed)"
     ]
 
 

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from keypad_emulation import evemu_events
-from test_umockdev import ROOT, run_pytest_under_umockdev, tools_or_skip
+from test_umockdev import NAMESPACE_SCRIPT, ROOT, free_gid, run_pytest_under_umockdev, tools_or_skip
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = ROOT / "tests" / "fixtures" / "keypad"
@@ -43,8 +43,20 @@ def test_python_evdev_and_the_keypad_driver_on_an_emulated_keypad() -> None:
     umockdev_keypad_driver.py (the driver found by udev, grabbing, pressing, unplugged
     and replugged), in one umockdev-run (pytest starts slowly)."""
     tools_or_skip("umockdev-run")
-    tests = ["umockdev_keypad.py"]
+    tests = ["umockdev_keypad.py", "umockdev_keypad_driver.py"]
     run_pytest_under_umockdev([HERE / name for name in tests], [])
+
+
+def test_the_keypads_udev_rule_under_udevadm(tmp_path: Path) -> None:
+    """umockdev_keypad_rules.py: udev/70-tablectl-keypad.rules under the real `udevadm test`,
+    in a private mount namespace as test_umockdev.py runs the other rules."""
+    tools_or_skip("umockdev-run", "udevadm", "unshare")
+    wrapper = [
+        "unshare", "--mount", "--propagation", "private", "--",
+        "sh", "-c", NAMESPACE_SCRIPT, "namespace", str(tmp_path),
+        str(ROOT / "udev" / "70-tablectl-keypad.rules"), str(free_gid()),
+    ]  # fmt: skip
+    run_pytest_under_umockdev([HERE / "umockdev_keypad_rules.py"], wrapper)
 
 
 def replay(tmp_path: Path, evemu: str) -> list[tuple[int, ...]]:

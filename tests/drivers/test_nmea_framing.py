@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from tierhelp import examples
 
-from drivers.nmea import (
+from drivers.tablectl.nmea import (
     CHECKSUM_MARK,
     LF,
     MAX_SENTENCE_LENGTH,

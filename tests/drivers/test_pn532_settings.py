@@ -25,7 +25,7 @@ def test_two_readers_and_a_baud_rate() -> None:
             "kind": "pn532",
             "port": "/dev/tablectl/shoe",
             "discard_port": "/dev/tablectl/shoe-discard",
-            "baud": 921600,
+            "baudrate": 921600,
         }
     )
     assert problems == []
@@ -56,12 +56,12 @@ def test_the_slot_alone_at_the_power_up_rate() -> None:
         ({}, "devices.shoe.port = (missing): expected a PN532 reader's serial port"),
         ({"port": 7}, "devices.shoe.port = 7: expected a PN532 reader's serial port"),
         (
-            {"port": "/dev/a", "baud": 100000},
-            "devices.shoe.baud = 100000: expected a rate the PN532's HSU runs at: 9600, 19200",
+            {"port": "/dev/a", "baudrate": 100000},
+            "devices.shoe.baudrate = 100000: expected a rate the PN532's HSU runs at: 9600, 19200",
         ),
         (
-            {"port": "/dev/a", "baud": "fast"},
-            'devices.shoe.baud = "fast": expected the PN532\'s HSU baud rate',
+            {"port": "/dev/a", "baudrate": "fast"},
+            'devices.shoe.baudrate = "fast": expected the PN532\'s HSU baud rate',
         ),
         (
             {"port": "/dev/a", "discard_port": "/dev/a"},
@@ -70,7 +70,7 @@ def test_the_slot_alone_at_the_power_up_rate() -> None:
         (
             {"port": "/dev/a", "discard": "/dev/b"},
             'devices.shoe.discard = "/dev/b": no such key; expected one of the keys of '
-            "[devices.shoe]: kind, port, discard_port, baud (did you mean 'discard_port'?)",
+            "[devices.shoe]: kind, port, discard_port, baudrate (did you mean 'discard_port'?)",
         ),
     ],
 )

@@ -19,7 +19,9 @@ from drivers.seam.events import (
     ShoeState,
     TagRead,
 )
+from simulator.clock import ManualClock
 from simulator.pn532.chip import Tag
+from simulator.pn532.serve import Pn532Readers
 from tests.drivers.pn532_bench import Bench, bench
 
 NTAG = Tag.ntag213(bytes.fromhex("04A2B3C4D5E680"))
@@ -61,7 +63,11 @@ def test_a_lingering_card_is_one_read(tmp_path: Path) -> None:
         reads = [e for e in events if isinstance(e, TagRead)]
         assert [r.uid for r in reads] == ["04A2B3C4D5E680"]
         with b.readers.locked():
-            assert b.readers.chips["slot"].counters.listed >= 10
+            listed = b.readers.chips["slot"].counters.listed
+        assert listed >= 10
+        totals = b.shoe.line_totals()["slot"]
+        assert isinstance(totals, dict)
+        assert totals["repeats_dropped"] == listed - 1
 
 
 def test_two_tags_in_the_field_are_both_read(tmp_path: Path) -> None:
@@ -156,9 +162,10 @@ def test_unplug_and_replug(tmp_path: Path) -> None:
 
 
 def test_not_a_pn532_is_refused_naming_the_port(tmp_path: Path) -> None:
-    with bench(tmp_path) as b:
-        with b.readers.locked():
-            b.readers.chips["slot"].firmware = commands.Firmware(0x33, 2, 7, 7)
+    def pn533(readers: Pn532Readers, clock: ManualClock) -> None:
+        readers.chips["slot"].firmware = commands.Firmware(0x33, 2, 7, 7)
+
+    with bench(tmp_path, prepare=pn533) as b:
         refused = b.next(DeviceRefused)
         assert refused.rejected is RejectReason.PROTOCOL
         assert refused.reason == (
@@ -168,9 +175,10 @@ def test_not_a_pn532_is_refused_naming_the_port(tmp_path: Path) -> None:
 
 
 def test_a_silent_port_is_named_with_what_was_expected(tmp_path: Path) -> None:
-    with bench(tmp_path) as b:
-        with b.readers.locked():
-            b.readers.chips["slot"].silence(b.clock())
+    def mute(readers: Pn532Readers, clock: ManualClock) -> None:
+        readers.chips["slot"].silence(clock())
+
+    with bench(tmp_path, prepare=mute) as b:
         down = b.next(DeviceDown)
         assert down.reason == (
             f"slot reader: {b.readers.address('slot')}: no PN532 answered at 115200 baud: it "

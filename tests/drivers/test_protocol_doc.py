@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from drivers import panel, shoe
-from drivers.sentences import Codec, DecodeError
+from drivers.tablectl import panel, shoe
+from drivers.tablectl.sentences import Codec, DecodeError
 
 pytestmark = pytest.mark.fast
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.poker.inputs import ReadPoint
-from drivers.shoe import DEVICE_CLOCK_MODULUS, RepeatFilter
+from drivers.seam.tags import DEVICE_CLOCK_MODULUS, RepeatFilter
 
 pytestmark = pytest.mark.fast
 

@@ -5,26 +5,24 @@ from __future__ import annotations
 import pytest
 
 from controller.poker.inputs import Button, ReadPoint
-from drivers import panel, shoe
-from drivers.nmea import EncodeError, Talker, encode_frame
-from drivers.panel import Light, Press, Text
-from drivers.sentences import (
+from drivers.seam.events import Feed, Lid, Reader, RejectReason
+from drivers.seam.tags import UidError, parse_uid
+from drivers.tablectl import panel, shoe
+from drivers.tablectl.nmea import EncodeError, Talker, encode_frame
+from drivers.tablectl.panel import Light, Press, Text
+from drivers.tablectl.sentences import (
     Ack,
     Codec,
     DecodeError,
     DecodeErrorKind,
-    Feed,
     Heartbeat,
     Hello,
-    Lid,
     Query,
-    Reader,
     Reject,
-    RejectReason,
     Sentence,
     Welcome,
 )
-from drivers.shoe import CardSeen, ShoeStatus, UidError, parse_uid
+from drivers.tablectl.shoe import CardSeen, ShoeStatus
 
 pytestmark = pytest.mark.fast
 

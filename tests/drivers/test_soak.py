@@ -21,8 +21,9 @@ import pytest
 from backends import BACKENDS
 from fake_device import FakeDevice
 
-from drivers.link import DeviceReady, LinkSettings
-from drivers.shoe import ShoeDriver, TagRead
+from drivers.seam.events import DeviceUp, TagRead
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.clock import ManualClock
 
 
@@ -88,7 +89,7 @@ def lossy_soak(name: str, tmp_path: Path, *, total: int, unplugs: int) -> None:
             if isinstance(event, TagRead):
                 got.append(event.uid)
                 latencies.append(time.monotonic() - queued_at[event.uid])
-            elif isinstance(event, DeviceReady):
+            elif isinstance(event, DeviceUp):
                 pass
     elapsed = time.monotonic() - started
     backend.close()
@@ -117,7 +118,7 @@ def test_a_dealt_card_reaches_the_host_quickly_on_a_clean_line(tmp_path: Path) -
         FakeDevice(backend, clock=clock) as device,
         ShoeDriver(LinkSettings(backend.url, query_interval=0.05), events, clock=clock) as _driver,
     ):
-        while not isinstance(events.get(timeout=30), DeviceReady):
+        while not isinstance(events.get(timeout=30), DeviceUp):
             pass
         for n in range(200):
             sent = time.monotonic()

@@ -26,12 +26,13 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
     under_umockdev,
 )
 
+from controller.cli import main
 from controller.cli.commands.devices import report
-from controller.cli.main import main
-from drivers.discovery import DeviceIdentity, HotplugEvent, HotplugMonitor, scan
-from drivers.link import CommLost, DeviceReady, LinkSettings
-from drivers.session import HelloOutcome
-from drivers.shoe import ShoeDriver, TagRead
+from drivers.discovery import HotplugEvent, HotplugMonitor, scan
+from drivers.seam.events import DeviceDown, DeviceUp, HelloOutcome, TagRead
+from drivers.seam.settings import DeviceIdentity
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.clock import ManualClock
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
@@ -209,7 +210,7 @@ def test_an_unplug_and_replug_mid_hand_loses_no_card(bed: Bed, tmp_path: Path) -
         HotplugMonitor([SHOE], hotplug, on_add={"shoe": driver.wake}),
     ):
         opens = count_opens(driver)
-        wait_for(driver_events, DeviceReady)
+        wait_for(driver_events, DeviceUp)
         for n in range(3):
             shoe.read(uid[n])
         reads: list[Any] = []
@@ -219,7 +220,7 @@ def test_an_unplug_and_replug_mid_hand_loses_no_card(bed: Bed, tmp_path: Path) -
         shoe.unplug()
         bed.unplug(tty)
         assert hotplug.get(timeout=WAIT).action == "remove"
-        wait_for(driver_events, CommLost)
+        wait_for(driver_events, DeviceDown)
         for n in range(3, 6):  # dealt while the cable is out
             shoe.read(uid[n])
         # The driver's reopen has failed: its next try is PATIENT away, so only the wake can
@@ -233,7 +234,7 @@ def test_an_unplug_and_replug_mid_hand_loses_no_card(bed: Bed, tmp_path: Path) -
         replugged = time.monotonic()
         bed.replug(tty, "ttyACM0", SHOE_IDS, "SHOE0001")
         assert hotplug.get(timeout=WAIT).action == "add"
-        ready = wait_for(driver_events, DeviceReady)[-1]
+        ready = wait_for(driver_events, DeviceUp)[-1]
         assert ready.outcome is HelloOutcome.RESUMED
         assert time.monotonic() - replugged < WAIT, "reconnected by the hotplug wake"
         after: list[Any] = []

@@ -14,11 +14,11 @@ from dataclasses import dataclass, field
 import serial
 from devtime import WAIT
 
-from drivers import panel, shoe
-from drivers.panel import Press
-from drivers.sentences import Codec, DecodeError, Heartbeat, Hello, Query, Sentence
-from drivers.session import Delivery, HostReceiver
-from drivers.shoe import CardSeen, ShoeStatus
+from drivers.tablectl import panel, shoe
+from drivers.tablectl.panel import Press
+from drivers.tablectl.sentences import Codec, DecodeError, Heartbeat, Hello, Query, Sentence
+from drivers.tablectl.session import Delivery, HostReceiver
+from drivers.tablectl.shoe import CardSeen, ShoeStatus
 
 
 @dataclass

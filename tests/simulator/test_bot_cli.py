@@ -22,9 +22,9 @@ from controller.history.script import parse_script
 from controller.poker.engine import Table
 from controller.poker.engine.events import HandSettled
 from controller.poker.games import GAMES
-from drivers.link import LinkSettings
-from drivers.panel import PanelDriver
-from drivers.shoe import ShoeDriver
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import PanelDriver
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.acts import HandRecord, describe_record
 from simulator.random_bot import RandomBot, RebuyRule
 from simulator.scripted_bot import ScriptedBot

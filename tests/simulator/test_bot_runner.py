@@ -25,9 +25,10 @@ from controller.poker.engine import Table
 from controller.poker.engine.events import HandSettled, HandVoided
 from controller.poker.inputs import ButtonPress, ForeignTag, ReadPoint, TableInput
 from drivers.deck import DeckSet
-from drivers.link import DeviceReady, LinkSettings
-from drivers.panel import PanelDriver, PanelPress
-from drivers.shoe import ShoeDriver, TagRead
+from drivers.seam.events import ButtonPressed, DeviceUp, TagRead
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import PanelDriver
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.acts import Act, Deal, Rebuy, Restock, Shuffle
 from simulator.acts import table_input as input_of
 from simulator.clock import ManualClock
@@ -104,7 +105,7 @@ class Host:
             event = self.events.get(timeout=max(0.0, deadline - time.monotonic()))
             if isinstance(event, TagRead):
                 return self.decks.lookup(event)
-            if isinstance(event, PanelPress):
+            if isinstance(event, ButtonPressed):
                 return event.to_input()
 
     def take(self, act: Act) -> None:
@@ -130,7 +131,7 @@ def run_in_lockstep(sim: Simulator, bot: RandomBot | ScriptedBot, host: Host) ->
         ready: set[str] = set()
         while ready != {"shoe", "panel"}:  # the shoe's power-up status may come between
             event = host.events.get(timeout=WAIT)
-            if isinstance(event, DeviceReady):
+            if isinstance(event, DeviceUp):
                 ready.add(event.device)
         runner = BotRunner(bot, sim, Pace.fast(REPEAT_WINDOW), on_act=host.take)
         runner.run()
@@ -377,11 +378,11 @@ class CommittingHost:
                 continue
             if isinstance(event, TagRead):
                 self.arrived.append(self.decks.lookup(event))
-            elif isinstance(event, PanelPress):
+            elif isinstance(event, ButtonPressed):
                 self.arrived.append(event.to_input())
             seq = getattr(event, "seq", None)
             if seq is not None:
-                (self.panel if isinstance(event, PanelPress) else self.shoe).commit(seq)
+                (self.panel if isinstance(event, ButtonPressed) else self.shoe).commit(seq)
 
 
 def test_waiting_for_acks_keeps_presses_behind_the_cards_dealt_before_them(

@@ -19,7 +19,7 @@ import serial
 from sim_host import PortHost
 
 from controller.cli.main import build_parser
-from drivers.panel import Light, Text
+from drivers.tablectl.panel import Light, Text
 from simulator.decks import make_decks, read_deck_file, shuffled
 from simulator.table import Simulator
 

@@ -9,7 +9,8 @@ import pytest
 from controller.poker.cards import DECK, Card
 from controller.poker.inputs import CardRead, ForeignTag, ReadPoint
 from drivers.deck import FORMAT_LINE, Deck, DeckSet
-from drivers.shoe import TagRead, parse_uid
+from drivers.seam.events import TagRead
+from drivers.seam.tags import parse_uid
 from simulator.decks import (
     DeckError,
     cut,

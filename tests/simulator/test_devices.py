@@ -9,11 +9,12 @@ from sim_host import MiniHost
 
 from controller.poker.cards import Card
 from controller.poker.inputs import Button, ReadPoint
-from drivers import shoe as shoe_protocol
-from drivers.panel import Press
-from drivers.sentences import Feed, Heartbeat, Hello, Lid, Reader, Reject, RejectReason
-from drivers.session import Delivery
-from drivers.shoe import CardSeen, ShoeStatus
+from drivers.seam.events import Feed, Lid, Reader, RejectReason
+from drivers.tablectl import shoe as shoe_protocol
+from drivers.tablectl.panel import Press
+from drivers.tablectl.sentences import Heartbeat, Hello, Reject
+from drivers.tablectl.session import Delivery
+from drivers.tablectl.shoe import CardSeen, ShoeStatus
 from simulator.decks import make_decks, shuffled
 from simulator.devices import DeviceCore, DeviceError, Timing
 from simulator.faults import LineFaults

@@ -8,7 +8,7 @@ import pytest
 from test_devices import Bench, panel_bench, shoe_bench
 
 from controller.poker.inputs import Button
-from drivers.sentences import DecodeErrorKind, Heartbeat
+from drivers.tablectl.sentences import DecodeErrorKind, Heartbeat
 from simulator.faults import FaultError, LineFaults
 
 pytestmark = pytest.mark.fast

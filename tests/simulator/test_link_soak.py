@@ -20,9 +20,10 @@ import pytest
 from devtime import QUIET, WAIT, let_pass
 
 from controller.poker.inputs import Button
-from drivers.link import LinkSettings
-from drivers.panel import PanelDriver, PanelPress
-from drivers.shoe import ShoeDriver, TagRead
+from drivers.seam.events import ButtonPressed, TagRead
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import PanelDriver
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.clock import ManualClock
 from simulator.devices import DeviceError, Timing
 from simulator.table import Simulator
@@ -109,7 +110,7 @@ def soak(sim: Simulator, actions: int, fault_rate: float, unplug_rate: float, se
                 event = events.get_nowait()
                 if isinstance(event, TagRead):
                     received.cards.append(event.uid)
-                elif isinstance(event, PanelPress):
+                elif isinstance(event, ButtonPressed):
                     received.buttons.append(event.button)
 
     def caught_up() -> None:

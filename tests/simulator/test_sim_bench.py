@@ -19,9 +19,9 @@ from devtime import WAIT
 
 from controller.cli.main import build_parser
 from controller.poker.games import GAMES
-from drivers.link import LinkSettings
-from drivers.panel import PanelDriver
-from drivers.shoe import ShoeDriver
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import PanelDriver
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.decks import enrolled, make_decks
 from simulator.simtable import demo_config
 from simulator.tablefile import TomlValue, write_table_toml

@@ -14,9 +14,9 @@ from devtime import WAIT, let_pass
 from sim_host import PortHost
 
 from controller.poker.inputs import Button
-from drivers.panel import Light, Text
-from drivers.sentences import Hello
-from drivers.shoe import CardSeen
+from drivers.tablectl.panel import Light, Text
+from drivers.tablectl.sentences import Hello
+from drivers.tablectl.shoe import CardSeen
 from simulator.clock import ManualClock
 from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.protocol_sim import parse_url

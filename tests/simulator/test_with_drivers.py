@@ -16,11 +16,21 @@ import pytest
 from devtime import WAIT, collect, let_pass, next_event
 
 from controller.poker.inputs import Button, ReadPoint
-from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings
-from drivers.panel import PanelDriver, PanelPress
-from drivers.sentences import Feed, Lid, Reader
-from drivers.session import HelloOutcome
-from drivers.shoe import ShoeDriver, ShoeState, TagRead
+from drivers.seam.events import (
+    ButtonPressed,
+    DeviceDown,
+    DeviceRefused,
+    DeviceUp,
+    Feed,
+    HelloOutcome,
+    Lid,
+    Reader,
+    ShoeState,
+    TagRead,
+)
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.panel import PanelDriver
+from drivers.tablectl.shoe import ShoeDriver
 from simulator.clock import ManualClock
 from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.table import Simulator
@@ -60,7 +70,7 @@ def test_every_card_arrives_once_in_order_through_a_faulty_line(
     """Drops, garbles, noise, a delay and lingering tags: the driver still gets each card once."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.3, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         dealt = []
         for n in range(30):
             if n % 7 == 1:
@@ -94,7 +104,7 @@ def test_shoe_status_and_integrity_faults_reach_the_driver(
     """Lid and reader changes arrive as ShoeState; stray and other-deck tags as plain reads."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         sim.set_lid(Lid.OPEN)
         state = next_event(events, ShoeState)
         while state.lid is not Lid.OPEN:
@@ -117,18 +127,18 @@ def test_shoe_status_and_integrity_faults_reach_the_driver(
 def test_an_unplug_mid_hand_loses_no_card_and_the_session_resumes(
     sim: Simulator, clock: ManualClock
 ) -> None:
-    """Chart 9.3 for real: CommLost, cards dealt meanwhile, replug, resumed, each card once."""
+    """Chart 9.3 for real: DeviceDown, cards dealt meanwhile, replug, resumed, each card once."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         before = sim.deal()
         collect(events, TagRead, 1)
         sim.unplug("shoe")
-        next_event(events, CommLost)
+        next_event(events, DeviceDown)
         during = [sim.deal(), sim.deal()]
         let_pass(clock, 0.2, TIMING.heartbeat)  # the cable stays out a while: nobody hears
         sim.replug("shoe")
-        ready = next_event(events, DeviceReady)
+        ready = next_event(events, DeviceUp)
         assert ready.outcome is HelloOutcome.RESUMED
         reads = collect(events, TagRead, 2)
         with sim.locked():
@@ -142,12 +152,12 @@ def test_a_silent_shoe_is_a_comm_loss_and_catches_up_when_it_speaks(
     """A hung device: the host declares the loss; the card dealt meanwhile arrives later."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         sim.silence("shoe")
         card = sim.deal()
         # The loss is found once the host has heard nothing for its heartbeat timeout, and
         # the card comes with the resends after the shoe speaks: both take the shoe's time.
-        next_event(events, CommLost, clock)
+        next_event(events, DeviceDown, clock)
         sim.speak("shoe")
         (read,) = collect(events, TagRead, 1, clock)
         with sim.locked():
@@ -160,12 +170,12 @@ def test_a_power_cycle_is_seen_as_a_restart_and_reads_go_on(
     """Section 4: a new boot id after a power cycle is a restart; the new session's reads pass."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.0, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         sim.unplug("shoe")
-        next_event(events, CommLost)
+        next_event(events, DeviceDown)
         sim.power_cycle("shoe")
         sim.replug("shoe")
-        assert next_event(events, DeviceReady).outcome is HelloOutcome.RESTARTED
+        assert next_event(events, DeviceUp).outcome is HelloOutcome.RESTARTED
         card = sim.deal()
         (read,) = collect(events, TagRead, 1)
         with sim.locked():
@@ -180,9 +190,9 @@ def test_lingering_repeats_kept_through_an_unplug_are_dropped_and_a_reread_is_no
     passed the slot again 0.6 s later (window 0.3 s) is read twice, a discard is its own read."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.3, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         sim.unplug("shoe")
-        next_event(events, CommLost)
+        next_event(events, DeviceDown)
         sim.duplicate_reads(3)
         lingering = sim.deal()
         sim.reread(0.6)
@@ -213,7 +223,7 @@ def test_the_shoe_clock_wrapping_mid_hand_drops_repeats_and_passes_reads(
     read; a card dealt after the wrap is read."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, repeat_window=0.3, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         with sim.locked():  # one instant: the card is read 60 ms before the wrap
             now = sim.clock()
             sim.shoe.set_uptime(2**32 - 60, now)
@@ -238,12 +248,12 @@ def test_every_press_arrives_once_and_the_display_follows_the_driver(
     """3.2 and 3.4 over the real panel driver, with a lost and a garbled frame on the way."""
     events: queue.Queue[Any] = queue.Queue()
     with PanelDriver(link(sim, "panel"), events, refresh=0.2, clock=clock) as driver:
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         sim.drop("panel", 1)
         sim.garble("panel", 1)
         for button in Button:
             sim.press(button)
-        presses = collect(events, PanelPress, len(Button), clock)  # after the resends
+        presses = collect(events, ButtonPressed, len(Button), clock)  # after the resends
         assert [p.button for p in presses] == list(Button)
         driver.light(6)
         driver.show("Seat 6: bring-in 5, complete or fold")
@@ -275,6 +285,6 @@ def test_a_power_cycle_while_connected_is_announced_as_a_restart(
     """Section 4, 4: a hello with a new boot from a known device tells the controller."""
     events: queue.Queue[Any] = queue.Queue()
     with ShoeDriver(link(sim, "shoe"), events, clock=clock):
-        next_event(events, DeviceReady)
+        next_event(events, DeviceUp)
         sim.power_cycle("shoe")
-        assert next_event(events, DeviceReady).outcome is HelloOutcome.RESTARTED
+        assert next_event(events, DeviceUp).outcome is HelloOutcome.RESTARTED

@@ -12,7 +12,6 @@ from controller.cli.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG, FloorLinkSettings
 from controller.config.tabletoml import (
     DeckSettings,
-    DeviceSettings,
     JournalSettings,
     LogSettings,
     SettingsError,
@@ -24,6 +23,8 @@ from controller.poker.engine import Stakes
 from controller.poker.games.spec import ForcedBet
 from controller.poker.words import counted
 from controller.tomlcheck import show
+from drivers.seam.registry import DEFAULT_KIND
+from drivers.seam.settings import DeviceSettings
 
 #: The unit's StateDirectory= and LogsDirectory=: the only folders it may write.
 STATE_DIRECTORY: Final = Path("/var/lib/tablectl")
@@ -238,24 +239,20 @@ def cautions(settings: TableSettings) -> list[str]:
             "lets the service write: it could not delete table.key.old after a rotation; add "
             "its folder to the unit's ReadWritePaths="
         )
-    for device in (settings.shoe, settings.panel):
-        scheme = device.url.partition("://")[0] if device.url else ""
+    for port in (*settings.shoe.ports(), *settings.panel.ports()):
+        scheme = port.url.partition("://")[0] if port.url else ""
         if scheme in NETWORK_SCHEMES:
             found.append(
-                f"devices.{device.name}.url = {device.url}: a network URL needs AF_INET (or "
+                f"devices.{port.name}.url = {port.url}: a network URL needs AF_INET (or "
                 "AF_INET6) in the example unit's RestrictAddressFamilies="
             )
     return found
 
 
 def _device(device: DeviceSettings) -> str:
-    if device.match is not None:
-        where = (
-            f"USB {device.match.vendor_id}:{device.match.product_id} serial {device.match.serial}"
-        )
-    else:
-        where = f"{device.url}" + (f", serial {device.serial}" if device.serial else "")
-    return f"{where}, {device.baudrate} baud, heartbeat timeout {device.heartbeat_timeout:g} s"
+    """The device's line: its backend's own words, after its kind unless it is the default."""
+    kind = "" if device.kind == DEFAULT_KIND else f"{device.kind}: "
+    return kind + device.describe()
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

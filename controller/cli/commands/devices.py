@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from controller.logs.jsonreport import print_report
-from drivers.discovery import Candidate, DeviceIdentity, scan
+from drivers.discovery import Candidate, scan
+from drivers.seam.settings import DeviceIdentity
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,21 @@ from controller.config.tabletoml import SettingsError, load_config
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.cards import Card, CardError
 from controller.poker.inputs import ReadPoint
+from controller.tomlcheck import Problem, Section
 from drivers.deck import Deck, DeckError, Enrollment
-from drivers.link import CommLost, DeviceReady, DeviceRefused, LinkSettings, PortBusy
-from drivers.sentences import Feed
-from drivers.session import HelloOutcome
-from drivers.shoe import ShoeDriver, ShoeState, TagRead
+from drivers.seam import registry
+from drivers.seam.device import DeviceHeld, OpenOptions
+from drivers.seam.events import (
+    SHOE,
+    DeviceDown,
+    DeviceRefused,
+    DeviceUp,
+    Feed,
+    HelloOutcome,
+    ShoeState,
+    TagRead,
+)
+from drivers.seam.settings import DeviceSettings
 
 #: Exit statuses.
 OK, REFUSED, NO_SHOE = 0, 1, 2
@@ -52,7 +62,8 @@ class EnrollRequest:
 
     path: Path
     name: str
-    link: LinkSettings
+    #: The shoe, as its backend's settings (drivers/seam/settings.py).
+    shoe: DeviceSettings
     any_order: bool = False
     other_deck: Path | None = None
     #: Give up if the shoe is silent this long (no hello, or no next card).
@@ -89,6 +100,12 @@ def register(subparsers: Any) -> None:
         "--baudrate", type=int, default=115_200, help="the port's speed (default %(default)s)"
     )
     parser.add_argument("--serial", help="the shoe's serial number, if it must match")
+    parser.add_argument(
+        "--kind",
+        choices=registry.kinds(SHOE),
+        default=registry.DEFAULT_KIND,
+        help="the shoe's backend, as [devices.shoe] kind (default %(default)s; docs/drivers.md)",
+    )
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds of silence allowed")
     parser.add_argument("--force", action="store_true", help="overwrite an existing deck file")
     parser.add_argument(
@@ -103,10 +120,15 @@ def register(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """The ``enroll`` command: talk to the technician on the terminal."""
+    shoe = shoe_settings(args.kind, args.port, args.baudrate, args.serial)
+    if isinstance(shoe, list):
+        for problem in shoe:
+            print(f"tablectl enroll: {problem}", file=sys.stderr)
+        return NO_SHOE
     request = EnrollRequest(
         path=args.deck,
         name=args.name or args.deck.stem,
-        link=LinkSettings(args.port, baudrate=args.baudrate, expected_serial=args.serial),
+        shoe=shoe,
         any_order=args.any_order,
         other_deck=args.other_deck,
         timeout=args.timeout,
@@ -127,6 +149,34 @@ def run(args: argparse.Namespace) -> int:
         reset_logging()
 
 
+#: The options that give a shoe's table.toml keys (``[devices.shoe]``), for its problems.
+_OPTIONS: Final = {
+    "path": "--port",
+    "url": "--port",
+    "port": "--port",
+    "baudrate": "--baudrate",
+    "baud": "--baudrate",
+    "serial": "--serial",
+}
+
+
+def shoe_settings(
+    kind: str, port: str, baudrate: int, serial: str | None
+) -> DeviceSettings | list[str]:
+    """The shoe the options name, read by its backend as ``[devices.shoe]`` would be (so
+    it is checked as the table's configuration is); or each problem, naming its option."""
+    backend = registry.shoe_backend(kind)
+    data = backend.section_for_port(port, baudrate, serial)
+    problems: list[Problem] = []
+    section = Section(problems, "", data, ("kind", *backend.keys), {})
+    settings = backend.read_settings(section)
+    if settings is None or problems:
+        return [f"{_OPTIONS.get(p.key, p.key)} {p.value!s}: {p.expected}" for p in problems] or [
+            f"--kind {kind}: the shoe's settings cannot be read"
+        ]
+    return settings
+
+
 def enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[str], None]) -> int:
     """Run one enrollment; returns the exit status. Nothing is written unless all 52 are in.
     The outcome is logged too: ``deck_enrolled``, or ``enrollment_refused`` with the reason
@@ -141,7 +191,7 @@ def enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[str
         say(line)
 
     log = structlog.get_logger("controller.enroll").bind(
-        deck=request.name, file=str(request.path), port=request.link.url
+        deck=request.name, file=str(request.path), port=_where(request.shoe)
     )
     status = _enroll(request, ask, tell)
     if status == OK:
@@ -160,20 +210,23 @@ def _enroll(request: EnrollRequest, ask: Callable[[str], str], say: Callable[[st
     except DeckError as exc:
         say(f"error: {exc}")
         return REFUSED
-    port = request.link.url
-    if "://" not in port and not Path(port).exists():  # a URL (socket://...) is not a file
-        say(
-            f"error: port {port} does not exist; expected the shoe's serial port, e.g. "
-            "/dev/tablectl/shoe (udev's stable name, udev/README.md) or /dev/ttyACM0, "
-            "or a URL such as socket://HOST:PORT"
-        )
-        return NO_SHOE
+    for port in request.shoe.ports():
+        url = port.url
+        # A URL (socket://...) is not a file; a USB match is found by the backend.
+        if url is not None and "://" not in url and not Path(url).exists():
+            say(
+                f"error: port {url} does not exist; expected the shoe's serial port, e.g. "
+                "/dev/tablectl/shoe (udev's stable name, udev/README.md) or /dev/ttyACM0, "
+                "or a URL such as socket://HOST:PORT"
+            )
+            return NO_SHOE
     enrollment = Enrollment(request.name, other)
     events: queue.Queue[Any] = queue.Queue()
-    shoe = ShoeDriver(request.link, events, repeat_window=request.repeat_window)
+    backend = registry.shoe_backend(request.shoe.kind)
+    shoe = backend.open(request.shoe, events, OpenOptions(repeat_window=request.repeat_window))
     try:
         shoe.start()
-    except PortBusy as error:  # a running table's shoe: its reads are the table's
+    except DeviceHeld as error:  # a running table's shoe: its reads are the table's
         say(f"error: {error}; stop the table (or the program) that holds it before enrolling")
         return NO_SHOE
     try:
@@ -195,23 +248,23 @@ def _session(
     ask: Callable[[str], str],
     say: Callable[[str], None],
 ) -> int:
-    say(f"waiting for the shoe on {request.link.url} ...")
+    say(f"waiting for the shoe on {_where(request.shoe)} ...")
     while enrollment.missing:
         try:
             event = events.get(timeout=request.timeout)
         except queue.Empty:
             return _refuse(enrollment, say, f"nothing from the shoe for {request.timeout:g} s")
-        if isinstance(event, DeviceReady) and event.outcome in _READS_LOST:
+        if isinstance(event, DeviceUp) and event.outcome in _READS_LOST:
             status = _reads_lost(request, enrollment, event, say)
             if status != OK:
                 return status
-        elif isinstance(event, DeviceReady):
-            say(f"shoe {event.hello.model} serial {event.hello.serial} ready")
+        elif isinstance(event, DeviceUp):
+            say(f"shoe {event.model} serial {event.serial} ready")
             say(_instructions(request))
         elif isinstance(event, DeviceRefused):
             say(f"error: {event.reason}")
             return NO_SHOE
-        elif isinstance(event, CommLost):
+        elif isinstance(event, DeviceDown):
             say(f"shoe connection lost ({event.reason}); reconnecting, keep the cards")
         elif isinstance(event, ShoeState) and event.feed is Feed.EMPTY:
             return _refuse(enrollment, say, "the shoe is empty")
@@ -222,14 +275,14 @@ def _session(
     return OK
 
 
-#: A DeviceReady that says the shoe's reads may have been lost (docs/protocol.md 4 and 5).
+#: A DeviceUp that says the shoe's reads may have been lost (docs/protocol.md 4 and 5).
 _READS_LOST = (HelloOutcome.LOST, HelloOutcome.RESTARTED)
 
 
 def _reads_lost(
     request: EnrollRequest,
     enrollment: Enrollment,
-    event: DeviceReady,
+    event: DeviceUp,
     say: Callable[[str], None],
 ) -> int:
     """Reads the shoe sent may be lost: in new-deck order each card after a lost read
@@ -296,3 +349,10 @@ def _refuse(enrollment: Enrollment, say: Callable[[str], None], why: str) -> int
         say(enrollment.missing_text())
     say("nothing was written")
     return REFUSED
+
+
+def _where(shoe: DeviceSettings) -> str:
+    """The shoe's ports, as the terminal and the log name them."""
+    return ", ".join(
+        port.url or (port.identity.text if port.identity else port.name) for port in shoe.ports()
+    )

@@ -33,7 +33,7 @@ from controller.table.service import (
 )
 from controller.table.systemd import NotifyError, ServiceNotifier
 from drivers.deck import DeckError
-from drivers.link import PortBusy
+from drivers.seam.device import DeviceHeld
 
 EXIT_STOPPED: Final = 0
 EXIT_FAILED: Final = 1
@@ -138,13 +138,13 @@ def run(args: argparse.Namespace) -> int:
     hotplug = hotplug_monitor(settings, controller)
     try:
         served = serve(controller, stop, control=control, hotplug=hotplug, notify=notify, feed=feed)
-    except PortBusy as error:
+    except DeviceHeld as error:
         print(f"tablectl run: {error}; {port_held_todo(error)}", file=sys.stderr)
         return EXIT_FAILED
     return EXIT_STOPPED if served else EXIT_FAILED
 
 
-def port_held_todo(error: PortBusy) -> str:
+def port_held_todo(error: DeviceHeld) -> str:
     """What a technician does about a device port another program holds."""
     section = f"[devices.{error.device}]" if error.device else "[devices]"
     return (

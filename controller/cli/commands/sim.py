@@ -22,7 +22,7 @@ from controller.cli.commands._paths import (
     make_folder,
 )
 from controller.poker.games import GAMES
-from drivers.sentences import PROTOCOL_VERSION
+from drivers.tablectl.sentences import PROTOCOL_VERSION
 
 HISTORY_FILE = Path("~/.tablectl_sim_history")
 

@@ -18,7 +18,7 @@ from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
 from controller.config.settings import DEFAULT_CONFIG
-from controller.config.tabletoml import DeviceSettings, SettingsError, TableSettings, load_config
+from controller.config.tabletoml import SettingsError, TableSettings, load_config
 from controller.journal import Record, verify
 from controller.journal.tablekey import JournaledKey
 from controller.journal.tablerecords import RecordFormatError
@@ -28,8 +28,9 @@ from controller.poker.engine.events import ActionRequired, Alarm
 from controller.poker.words import counted
 from controller.table.control import SHOW, ControlError, send
 from controller.table.core import CheckpointMismatch, ReplayMismatch, SinceCheckpoint, TableCore
-from controller.table.service import identity
 from drivers.discovery import scan
+from drivers.seam.registry import DEFAULT_KIND
+from drivers.seam.settings import Port
 
 EXIT_WELL: Final = 0
 #: The journal fails verification or cannot be replayed, or an alarm holds the hand.
@@ -52,6 +53,8 @@ class DeviceCheck:
     exists: bool | None
     #: The tty udev finds for a USB match (what ``tablectl devices`` finds); None otherwise.
     udev_node: str | None
+    #: Its backend (``[devices.<role>] kind``, drivers/seam/registry.py).
+    kind: str = DEFAULT_KIND
 
 
 @dataclass(frozen=True)
@@ -211,35 +214,45 @@ def status(settings: TableSettings) -> StatusReport:
 
 
 def check_devices(settings: TableSettings) -> tuple[list[DeviceCheck], str | None]:
-    """Each device as configured, and the tty udev finds for a USB match."""
-    devices = (settings.shoe, settings.panel)
-    wanted = [i for i in map(identity, devices) if i is not None]
+    """Each port of each device as configured, and the device udev finds for a USB match
+    (in the port's udev subsystem: drivers/seam/settings.py ``Port``)."""
+    ports = [
+        (device.kind, port) for device in (settings.shoe, settings.panel) for port in device.ports()
+    ]
     nodes: dict[str, str] = {}
     problem = None
-    if wanted:
+    for subsystem in dict.fromkeys(port.subsystem for _, port in ports):
+        wanted = [
+            port.identity
+            for _, port in ports
+            if port.identity is not None and port.subsystem == subsystem
+        ]
+        if not wanted:
+            continue
         try:
-            for found in scan(wanted):
+            for found in scan(wanted, subsystem=subsystem):
                 if found.verdict.role is not None:
                     nodes.setdefault(found.verdict.role, found.node)
         except OSError as error:  # no udev here: the paths are still checked
             problem = f"udev cannot be read: {error}"
-    return [_device(device, nodes.get(device.name)) for device in devices], problem
+    return [_device(kind, port, nodes.get(port.name)) for kind, port in ports], problem
 
 
-def _device(device: DeviceSettings, node: str | None) -> DeviceCheck:
-    wanted = identity(device)
+def _device(kind: str, port: Port, node: str | None) -> DeviceCheck:
+    wanted = port.identity
     if wanted is not None:
         configured = f"usb {wanted.vendor_id}:{wanted.model_id} serial {wanted.serial}"
         path: str | None = node or wanted.stable_name
     else:
-        configured = device.url or ""
+        configured = port.url or ""
         path = None if "://" in configured else configured
     return DeviceCheck(
-        role=device.name,
+        role=port.name,
         configured=configured,
         path=path,
         exists=None if path is None else Path(path).exists(),
         udev_node=node,
+        kind=kind,
     )
 
 
@@ -362,14 +375,16 @@ def lines(report: StatusReport) -> list[str]:
 
 
 def _device_line(device: DeviceCheck) -> str:
+    # The default kind goes unsaid, as table.toml may leave it out (docs/drivers.md).
+    kind = "" if device.kind == DEFAULT_KIND else f"{device.kind}: "
     if device.path is None:
-        return f"{device.configured} (a URL: not a file to look for)"
+        return f"{kind}{device.configured} (a URL: not a file to look for)"
     where = (
         device.configured
         if device.configured == device.path
         else (f"{device.configured} at {device.path}")
     )
-    return f"{where}: {'present' if device.exists else 'MISSING'}"
+    return f"{kind}{where}: {'present' if device.exists else 'MISSING'}"
 
 
 def _table_lines(report: StatusReport) -> list[str]:

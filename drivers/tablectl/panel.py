@@ -13,10 +13,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar, Final, Self
 
-from controller.poker.inputs import Button, ButtonPress
-from drivers.link import EventSink, LinkEvent, LinkSettings
-from drivers.nmea import EncodeError, Talker
-from drivers.sentences import (
+from controller.poker.inputs import Button
+from drivers.seam.device import LINE_WIDTH, PanelFeatures
+from drivers.seam.events import ButtonPressed, EventSink, LinkEvent
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.nmea import EncodeError, Talker
+from drivers.tablectl.sentences import (
     Ack,
     Codec,
     FieldError,
@@ -32,13 +34,13 @@ from drivers.sentences import (
     parse_int,
     parse_seq,
 )
-from drivers.transport import DeviceDriver
+from drivers.tablectl.transport import DeviceDriver
 
 #: Seats a panel can light, one light a seat of the largest table: Mambo seats eleven
 #: (13:69F-14.13A(b)); 0 puts every light out.
 MAX_SEAT: Final = 11
-#: Characters the panel's display shows on its one line.
-TEXT_WIDTH: Final = 40
+#: Characters the panel's display shows on its one line: the controller's whole line.
+TEXT_WIDTH: Final = LINE_WIDTH
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,20 +127,8 @@ def device_codec() -> Codec:
 # --- The host's driver --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class PanelPress:
-    """The dealer pressed a button (accepted once, in order)."""
-
-    button: Button
-    seq: int
-
-    def to_input(self) -> ButtonPress:
-        """The engine's input for this press (the wire token is the Button's value)."""
-        return ButtonPress(self.button)
-
-
-class PanelDriver(DeviceDriver[PanelPress]):
-    """The host's driver for the panel: yields PanelPress; lights a seat and shows text.
+class PanelDriver(DeviceDriver[ButtonPressed]):
+    """The host's driver for the panel: yields ButtonPressed; lights a seat and shows text.
 
     ``light`` and ``show`` may be called from any thread and never block. The
     panel's display is state: the reading thread writes it on every change,
@@ -151,7 +141,7 @@ class PanelDriver(DeviceDriver[PanelPress]):
     def __init__(
         self,
         settings: LinkSettings,
-        events: EventSink[PanelPress | LinkEvent],
+        events: EventSink[ButtonPressed | LinkEvent],
         refresh: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
         *,
@@ -164,6 +154,11 @@ class PanelDriver(DeviceDriver[PanelPress]):
         self._changed = False
         self._last_refresh: float | None = None
         super().__init__(settings, events, clock, ack_after_commit=ack_after_commit)
+
+    @property
+    def features(self) -> PanelFeatures:
+        """A light per seat and one line of ``TEXT_WIDTH`` characters (docs/protocol.md 3.4)."""
+        return PanelFeatures(lights=True, text_width=TEXT_WIDTH)
 
     def make_codec(self) -> Codec:
         return host_codec()
@@ -206,7 +201,7 @@ class PanelDriver(DeviceDriver[PanelPress]):
     def on_accepted(self, sentence: Sentence, now: float) -> None:
         if isinstance(sentence, Press):
             self._log.info("button", button=sentence.button.value, seq=sentence.seq)
-            self.events.put(PanelPress(sentence.button, sentence.seq))
+            self.events.put(ButtonPressed(sentence.button, sentence.seq))
 
     def on_welcomed(self) -> None:
         self._last_refresh = None

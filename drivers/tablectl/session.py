@@ -19,16 +19,14 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Final, Protocol, Self, TypeVar
 
-from drivers.sentences import (
-    PROTOCOL_VERSION,
+from drivers.seam.events import (
     SEQ_MODULUS,
-    Ack,
-    Heartbeat,
-    Hello,
-    Reject,
+    HelloOutcome,
+    LostRange,
     RejectReason,
-    Welcome,
+    seq_distance,
 )
+from drivers.tablectl.sentences import PROTOCOL_VERSION, Ack, Heartbeat, Hello, Reject, Welcome
 
 #: At most this many sentences are unacknowledged at once; the rest wait on the device.
 WINDOW: Final = 8
@@ -39,11 +37,6 @@ _BEHIND: Final = SEQ_MODULUS // 2
 def seq_add(seq: int, step: int) -> int:
     """``seq`` moved ``step`` places, wrapping at 10000."""
     return (seq + step) % SEQ_MODULUS
-
-
-def seq_distance(earlier: int, later: int) -> int:
-    """How many places ``later`` is after ``earlier`` (0..9999, wrapping)."""
-    return (later - earlier) % SEQ_MODULUS
 
 
 class Delivery(StrEnum):
@@ -58,39 +51,6 @@ class Delivery(StrEnum):
     GAP = "gap"
     #: No hello yet from this device: drop it and query.
     NO_SESSION = "no_session"
-
-
-class HelloOutcome(StrEnum):
-    """What a hello meant to the host."""
-
-    #: First hello of this boot: the host starts accepting at its ``seq``.
-    NEW_SESSION = "new_session"
-    #: The device rebooted: whatever it had not sent before is lost.
-    RESTARTED = "restarted"
-    #: Same boot as before (a reconnect, or a repeated hello): carry on.
-    RESUMED = "resumed"
-    #: Same boot, but the device no longer holds sentences the host never received (its
-    #: oldest unacknowledged number is past the host's next expected one): they are lost,
-    #: and the host has resynchronised (docs/protocol.md 5, Lost sentences).
-    LOST = "lost"
-    #: Refused: the protocol version or serial number is wrong.
-    REFUSED = "refused"
-
-
-@dataclass(frozen=True, slots=True)
-class LostRange:
-    """Sequence numbers ``first`` to ``last`` (inclusive, wrapping) the host will never get."""
-
-    first: int
-    last: int
-
-    @property
-    def count(self) -> int:
-        """How many sentences were lost."""
-        return seq_distance(self.first, self.last) + 1
-
-    def __str__(self) -> str:
-        return str(self.first) if self.first == self.last else f"{self.first}..{self.last}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,16 +1,17 @@
 """The host's end of one device link: a port, a reading thread, and the events it yields.
 
-``DeviceDriver`` is the abstract link in the python-can style: it opens its
-port only through ``drivers.link`` (``serial.serial_for_url``, so a pty, ``socket://``
+``DeviceDriver`` is the abstract link of the protocol's devices: it opens its
+port only through ``drivers.tablectl.link`` (``serial.serial_for_url``, so a pty, ``socket://``
 or the simulator's URL stand in for hardware), runs all reading on one thread per
 device, and hands what happened to the controller through a queue (an
 ``EventSink``: ``queue.Queue`` or ``queue.SimpleQueue``); nothing it does
 blocks the caller. It says hello, acks
-and de-duplicates by sequence number (drivers.session), declares a
+and de-duplicates by sequence number (drivers.tablectl.session), declares a
 communication loss on silence or a failed port, and reopens the port with
 backoff. A device path another program holds is refused at ``claim`` (or ``start``) with
 ``link.PortBusy``; held later, it is a communication loss naming the holder, retried.
-``ShoeDriver`` and ``PanelDriver`` add their device's sentences.
+``ShoeDriver`` and ``PanelDriver`` add their device's sentences; they are the ``tablectl``
+backend's ``Shoe`` and ``Panel`` of the device seam (drivers/seam/device.py).
 """
 
 from __future__ import annotations
@@ -25,10 +26,20 @@ from typing import Generic, Self, TypeVar
 import serial
 import structlog
 
+from drivers.seam.events import (
+    DeviceDown,
+    DeviceRefused,
+    DeviceUp,
+    EventSink,
+    HelloOutcome,
+    LinkEvent,
+    LostRange,
+)
+
 # The port's functions are called through their module, where a test may replace one.
-from drivers import link
-from drivers.link import CommLost, DeviceReady, DeviceRefused, EventSink, LinkEvent, LinkSettings
-from drivers.sentences import (
+from drivers.tablectl import link
+from drivers.tablectl.link import LinkSettings
+from drivers.tablectl.sentences import (
     Ack,
     Codec,
     CodecCounters,
@@ -39,7 +50,7 @@ from drivers.sentences import (
     Reject,
     Sentence,
 )
-from drivers.session import Delivery, HelloOutcome, HostReceiver, LostRange, seq_add
+from drivers.tablectl.session import Delivery, HostReceiver, seq_add
 
 E = TypeVar("E")
 
@@ -86,7 +97,7 @@ class DeviceDriver(ABC, Generic[E]):
         self._codec = self.make_codec()
         self.welcomed = False
         self.refused: str | None = None
-        # True from a CommLost until the next DeviceReady: one loss, one event.
+        # True from a DeviceDown until the next DeviceUp: one loss, one event.
         self._outage_reported = False
         #: The hello last welcomed: a loss found by a heartbeat is reported with it.
         self._hello: Hello | None = None
@@ -192,6 +203,25 @@ class DeviceDriver(ABC, Generic[E]):
             cancel = getattr(port, "cancel_read", None)
             if cancel is not None:
                 cancel()
+
+    def replugged(self, port: str, node: str | None) -> None:
+        """udev says the device's port came back (``port`` is its role: one port a device),
+        at ``node`` when it is found by its USB identity (drivers.seam.device.Device)."""
+        if node is not None:
+            self.reopen_at(node)
+        else:
+            self.wake()
+
+    @property
+    def boot(self) -> str | None:
+        """The boot of the device's session (its hello's), None before its first hello."""
+        return self.receiver.boot
+
+    @property
+    def acknowledges(self) -> bool:
+        """The protocol's devices keep every sequenced sentence until it is acknowledged
+        (docs/protocol.md 5): store and forward."""
+        return True
 
     def reopen_at(self, url: str) -> None:
         """The device came back at ``url``: open that from now on, and at once.
@@ -433,7 +463,7 @@ class DeviceDriver(ABC, Generic[E]):
             lost = self.receiver.skip_lost(heartbeat.seq)
             if lost is not None:
                 self._report_lost(lost, "heartbeat")
-                self.events.put(DeviceReady(self.device, self._hello, HelloOutcome.LOST, lost))
+                self.events.put(self._up(self._hello, HelloOutcome.LOST, lost))
         ack = self.receiver.on_heartbeat(heartbeat)
         if self.ack_after_commit:
             ack = self._committed_ack(heartbeat.seq)
@@ -468,13 +498,19 @@ class DeviceDriver(ABC, Generic[E]):
             firmware=hello.firmware,
             outcome=verdict.outcome.value,
         )
-        self.events.put(DeviceReady(self.device, hello, verdict.outcome, verdict.lost))
+        self.events.put(self._up(hello, verdict.outcome, verdict.lost))
         self.on_welcomed()
+
+    def _up(self, hello: Hello, outcome: HelloOutcome, lost: LostRange | None) -> DeviceUp:
+        """The seam's event for a welcomed hello."""
+        return DeviceUp(
+            self.device, hello.boot, hello.serial, outcome, lost, hello.model, hello.firmware
+        )
 
     def _report_lost(self, lost: LostRange, found_by: str) -> None:
         """docs/protocol.md 5, Lost sentences: the device no longer holds ``lost``, which
         never arrived. The receiver has resynchronised; say so (the caller tells the
-        controller, with a DeviceReady of outcome lost, as for a restart)."""
+        controller, with a DeviceUp of outcome lost, as for a restart)."""
         self._gap_since = None
         if self.ack_after_commit:
             # The device holds nothing up to lost.last: acking it is in step with the device,
@@ -547,4 +583,4 @@ class DeviceDriver(ABC, Generic[E]):
         self.welcomed = False
         self._outage_reported = True
         self._log.warning("comm_lost", reason=reason)
-        self.events.put(CommLost(self.device, reason))
+        self.events.put(DeviceDown(self.device, reason))

@@ -1,13 +1,14 @@
-"""One device link's terms and its port: the settings, the events every driver yields,
-where it puts them, and opening, reading and closing the port.
+"""One device link's terms and its port: the settings, and opening, reading and closing
+the port.
 
-``LinkSettings`` says how to reach a device and how patient to be with it;
-``DeviceReady``, ``CommLost`` and ``DeviceRefused`` are what every driver reports of
-its link, into an ``EventSink``. The port is always opened with
+``LinkSettings`` says how to reach a device and how patient to be with it (the
+seam's ``DeviceUp``, ``DeviceDown`` and ``DeviceRefused`` are what a driver reports of
+its link). The port is always opened with
 ``serial.serial_for_url`` (so a pty, ``socket://`` or the simulator's URL stand in for
 hardware); a device path is opened exclusively, and one another program holds is refused
 with ``PortBusy``, naming its holder where the system shows it (docs/drivers.md, One
-controller per device). ``drivers.transport.DeviceDriver`` runs a link on its reading thread.
+controller per device). ``drivers.tablectl.transport.DeviceDriver`` runs a link on its
+reading thread.
 """
 
 from __future__ import annotations
@@ -20,22 +21,11 @@ import stat
 import termios
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Final, Protocol, TypeVar
+from typing import Final
 
 import serial
 
-from drivers.sentences import Hello, RejectReason
-from drivers.session import HelloOutcome, LostRange
-
-E_contra = TypeVar("E_contra", contravariant=True)
-
-
-class EventSink(Protocol[E_contra]):
-    """Where a driver puts its events: ``queue.Queue`` and ``queue.SimpleQueue`` both are."""
-
-    def put(self, item: E_contra, block: bool = True, timeout: float | None = None) -> None:
-        """Hand over one event; a driver's queue is unbounded, so this never waits."""
-
+from drivers.seam.device import DeviceHeld
 
 #: How long one read waits: bounds how late a stop or a timer is noticed.
 READ_SLICE: Final = 0.02
@@ -79,40 +69,6 @@ class LinkSettings:
             )
 
 
-@dataclass(frozen=True, slots=True)
-class DeviceReady:
-    """The device said hello and was welcomed: communication is (re)established."""
-
-    device: str
-    hello: Hello
-    #: new_session on first contact, resumed after a reconnect, restarted after a power
-    #: cycle, lost when sentences the device no longer holds never arrived (``lost``).
-    outcome: HelloOutcome
-    #: With outcome lost: the sequence numbers lost (docs/protocol.md 5, Lost sentences).
-    lost: LostRange | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class CommLost:
-    """Communication with the device is lost (silence or a failed port); the driver retries."""
-
-    device: str
-    reason: str
-
-
-@dataclass(frozen=True, slots=True)
-class DeviceRefused:
-    """The device was refused (protocol version or identity); the driver has stopped."""
-
-    device: str
-    reason: str
-    #: What the host's ``REJ`` said (docs/protocol.md 3.3): the protocol, or the identity.
-    rejected: RejectReason
-
-
-LinkEvent = DeviceReady | CommLost | DeviceRefused
-
-
 #: What opening a device path meets when another program holds it: its flock (pyserial's
 #: ``exclusive=True``: EWOULDBLOCK), or its TIOCEXCL (EBUSY, at the open itself).
 _HELD_ERRNOS: Final = frozenset({errno.EWOULDBLOCK, errno.EAGAIN, errno.EBUSY})
@@ -135,7 +91,7 @@ class PortHolder:
         return f"pid {self.pid} ({self.command})" if self.command else f"pid {self.pid}"
 
 
-class PortBusy(serial.SerialException):
+class PortBusy(serial.SerialException, DeviceHeld):
     """Another program holds the port (its lock, or its TIOCEXCL): refused, never shared.
 
     A second controller on a table's devices would take and acknowledge the live table's

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import ClassVar, Final, Protocol, Self, TypeVar
 
-from drivers.nmea import (
+from drivers.seam.events import SEQ_MODULUS, RejectReason
+from drivers.tablectl.nmea import (
     EncodeError,
     Frame,
     FrameDecoder,
@@ -27,8 +28,6 @@ from drivers.nmea import (
 
 #: The protocol versions this code speaks; a device saying another is refused.
 PROTOCOL_VERSION: Final = 1
-#: Sequence numbers run 0..9999 and wrap to 0.
-SEQ_MODULUS: Final = 10_000
 
 _TOKEN = re.compile(r"[A-Za-z0-9._-]{1,16}")
 _BOOT = re.compile(r"[0-9A-F]{8}")
@@ -216,37 +215,6 @@ class Welcome:
 
 #: The shoe's state, in its own words (docs/protocol.md 3.1 ``STA``): pure, so the
 #: controller's core reads its records with them.
-class Lid(StrEnum):
-    """The shoe's lid."""
-
-    OPEN = "open"
-    CLOSED = "closed"
-
-
-class Reader(StrEnum):
-    """The RFID reader's self-test."""
-
-    OK = "ok"
-    FAULT = "fault"
-
-
-class Feed(StrEnum):
-    """The card path: cards can leave, a card is stuck, or no card is left."""
-
-    OK = "ok"
-    JAM = "jam"
-    EMPTY = "empty"
-
-
-class RejectReason(StrEnum):
-    """Why the host refused a hello."""
-
-    #: The device speaks a protocol version the host does not.
-    PROTOCOL = "protocol"
-    #: The device is not the one the table's configuration names (serial number).
-    IDENTITY = "identity"
-
-
 @dataclass(frozen=True, slots=True)
 class Reject:
     """The host refuses the device; ``expected`` is what it wanted (version or serial)."""
