@@ -1,77 +1,44 @@
-"""What ``tablectl floor dispute --table T --hand N --out DIR --config floor.toml`` runs
-(docs/floor.md, Disputes): the dispute bundle of a hand (controller/history/dispute/) from the
-floor's store, read as the reader role: the exact lines the table sent, bounded as the table's own
-``tablectl dispute`` bounds them, and the key in force at the first record as the floor's
-registry holds it (``table_keys``, controller/floor/keys.py). ``tablectl dispute verify``
-checks it as it checks the table's; made from the same journal, the two bundles hold the same
-records and tell the same hand."""
+"""A hand's dispute bundle (controller/history/dispute/) read from the floor's store (docs/floor.md,
+Disputes): the exact lines the table sent, bounded as the table's own ``tablectl dispute`` bounds
+them, and the key in force at the first record as the floor's registry holds it (``table_keys``,
+controller/floor/keys.py). ``tablectl floor dispute`` writes it as a folder, the web's hand page
+(controller/floor/web/bundle.py) as a .tar.gz; ``tablectl dispute verify`` checks it as it checks
+the table's: made from the same journal, the two bundles hold the same records and tell the same
+hand."""
 
 from __future__ import annotations
 
-import argparse
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Final
 
 import psycopg
 
-from controller.cli.commands.dispute import write
-from controller.cli.commands.floor.run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.floor import report
 from controller.history import dispute
 from controller.journal import Record, schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.journal.tablekey import TABLE_KEY
-from controller.poker.engine.config import ConfigError
 
 Conn = psycopg.Connection[tuple[object, ...]]
 SOFTWARE: Final = "software"
 
 
-class _NotHeld(dispute.DisputeError):
+class NotHeld(dispute.DisputeError):
     """What was asked is not in the store: a hand, or the registry's key (exit 2)."""
 
 
 @dataclass(frozen=True, slots=True)
-class _Journal:
+class HeldJournal:
+    """A table's journal as the floor holds it, its stored chain intact up to ``head``."""
+
     table: str
     journal: str
     head: int
 
 
-def run_dispute(args: argparse.Namespace) -> int:
-    """Make the bundle from the store; return the exit status."""
-    config = floor_config(args, "dispute")
-    if config is None:
-        return EXIT_USAGE
-    try:
-        with psycopg.connect(config.reader.dsn()) as conn:
-            held = _journal(conn, args.table)
-            bounds = _bounds(conn, held, args.hand)
-            lines = _lines(conn, held, bounds)
-    except (psycopg.Error, ConfigError) as error:
-        print(f"tablectl floor dispute: {str(error).strip()}", file=sys.stderr)
-        return EXIT_PROBLEM
-    except (report.ReportError, _NotHeld) as error:
-        print(f"tablectl floor dispute: {error}", file=sys.stderr)
-        return EXIT_USAGE
-    except dispute.DisputeError as error:  # the store cannot tell the hand as asked
-        print(f"tablectl floor dispute: {error}", file=sys.stderr)
-        return EXIT_PROBLEM
-    where = f"the floor's store (table {held.table}, journal {held.journal})"
-    return write(
-        args,
-        table_id=held.table,
-        lines=lines,
-        bounds=bounds,
-        made_from=where,
-        command="floor dispute",
-    )
-
-
-def _journal(conn: Conn, table: str) -> _Journal:
+def current(conn: Conn, table: str) -> HeldJournal:
     """The table's current journal, its stored chain walked whole (report.verify): a bundle is
     made only of a chain the floor holds intact."""
     journal = report.current_journal(conn, table)
@@ -81,7 +48,21 @@ def _journal(conn: Conn, table: str) -> _Journal:
         raise dispute.DisputeError(
             f"table {table} journal {journal}: the floor's chain is not intact: {problems[0]}"
         )
-    return _Journal(table, journal, walked[0].head_seq)
+    return HeldJournal(table, journal, walked[0].head_seq)
+
+
+def intact(conn: Conn, table: str, journal: str) -> HeldJournal:
+    """The table's journal ``journal``, its stored chain walked whole (report.verify, as
+    ``current``)."""
+    walked = [c for c in report.verify(conn, table).chains if c.journal_id == journal]
+    if not walked:
+        raise report.ReportError(f"table {table!r}: the floor holds no journal {journal!r}")
+    if walked[0].problems:
+        raise dispute.DisputeError(
+            f"table {table} journal {journal}: the floor's chain is not intact: "
+            f"{walked[0].problems[0]}"
+        )
+    return HeldJournal(table, journal, walked[0].head_seq)
 
 
 def _bytes(value: object) -> bytes:
@@ -95,7 +76,7 @@ def _one(conn: Conn, query: str, *params: object) -> object:
     return None if row is None else row[0]
 
 
-def _bounds(conn: Conn, held: _Journal, hand: int) -> dispute.Bounds:
+def bounds(conn: Conn, held: HeldJournal, hand: int) -> dispute.Bounds:
     """The bundle's records, found as ``dispute.Finder`` finds them in a table's journal: from
     the signed checkpoint before the software record in force when the hand began (or record
     1) to the first signed checkpoint after the hand's start (or the stored head)."""
@@ -113,7 +94,7 @@ def _bounds(conn: Conn, held: _Journal, hand: int) -> dispute.Bounds:
         held_hands = (
             "no hands" if not known or known[0] is None else f"hands {known[0]} to {known[1]}"
         )
-        raise _NotHeld(
+        raise NotHeld(
             f"hand {hand} of table {held.table} is not in the floor's store (it holds {held_hands})"
         )
     started_seq = int(str(started))
@@ -147,7 +128,7 @@ def _bounds(conn: Conn, held: _Journal, hand: int) -> dispute.Bounds:
 
 
 def _signed(
-    conn: Conn, held: _Journal, *, before: int | None = None, after: int | None = None
+    conn: Conn, held: HeldJournal, *, before: int | None = None, after: int | None = None
 ) -> Iterator[int]:
     """The seqs of the signed checkpoints before ``before`` (latest first) or after ``after``
     (earliest first)."""
@@ -166,7 +147,7 @@ def _signed(
             yield record.seq
 
 
-def _registered_key(conn: Conn, held: _Journal, seq: int) -> str:
+def _registered_key(conn: Conn, held: HeldJournal, seq: int) -> str:
     """The key in force at checkpoint ``seq`` (the last table_key before it), as the floor's
     registry holds it for the table: refused if the registry does not hold it."""
     line = _one(
@@ -190,14 +171,14 @@ def _registered_key(conn: Conn, held: _Journal, seq: int) -> str:
         data.key_id,
     )
     if registered is None or str(registered) != data.public_key:
-        raise _NotHeld(
+        raise NotHeld(
             f"table {held.table}: key {data.key_id}, in force at checkpoint {seq}, is not in the "
             "floor's registry (tablectl floor key list): the floor cannot vouch for it"
         )
     return str(registered)
 
 
-def _lines(conn: Conn, held: _Journal, bounds: dispute.Bounds) -> list[bytes]:
+def lines(conn: Conn, held: HeldJournal, bounds: dispute.Bounds) -> list[bytes]:
     """The exact lines the table sent, ``first_seq`` to ``last_seq``, every one of them."""
     rows = conn.execute(
         "SELECT seq, line FROM records WHERE table_id = %s AND journal_id = %s AND linked "

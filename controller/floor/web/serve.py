@@ -5,14 +5,11 @@ from __future__ import annotations
 import contextlib
 import signal
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
 import uvicorn
 
 from controller.floor.floortoml import FloorConfig
-
-if TYPE_CHECKING:
-    from controller.floor.web.verifypage import Bundler
+from controller.floor.web.bundle import make_bundle
 
 
 class _Server(uvicorn.Server):
@@ -30,13 +27,13 @@ class _Server(uvicorn.Server):
                 signal.signal(stop, handler)
 
 
-def serve(config: FloorConfig, bundler: Bundler | None = None) -> None:
-    """Serve on ``[web] listen:port`` (HTTPS when tls_cert is set), with ``bundler`` making the
-    hands' dispute bundles. ConfigError if the session key cannot be read; OSError if the
+def serve(config: FloorConfig) -> None:
+    """Serve on ``[web] listen:port`` (HTTPS when tls_cert is set), the hands' dispute bundles
+    made by ``make_bundle``. ConfigError if the session key cannot be read; OSError if the
     address cannot be bound."""
     from controller.floor.web.app import build  # noqa: PLC0415 -- Starlette only for the view
 
-    app, _web = build(config, config.web.secret(), bundler)
+    app, _web = build(config, config.web.secret(), make_bundle)
     web = config.web
     server = _Server(
         uvicorn.Config(

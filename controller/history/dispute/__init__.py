@@ -12,9 +12,10 @@ and a manifest naming that tablectl and listing every file with its SHA-256.
 
 The records under their signatures are the evidence; the told files are a reading of them.
 ``derived`` makes the told files from the records, both when a bundle is made (``make``, from the
-table's journal, controller/cli/commands/dispute.py, or the floor's store, _floor_dispute.py) and
-when it is checked (``check``): the bundled files must be those bytes when the same software made
-the bundle, and are said to be worded otherwise, not failed, when another did.
+table's journal, controller/cli/commands/dispute.py, or the floor's store,
+controller/floor/disputestore.py) and when it is checked (``check``): the bundled files must be
+those bytes when the same software made the bundle, and are said to be worded otherwise, not
+failed, when another did.
 
 The parts, each a private module behind this one: ``_format`` (the files' names, the manifest,
 the keys in force), ``_bundle`` (finding a hand's records, what they tell, making and writing

@@ -32,7 +32,6 @@ from controller.poker.engine.config import ConfigError
 
 
 def run_web(args: argparse.Namespace) -> int:
-    from controller.cli.commands.floor.web_bundle import make_bundle  # noqa: PLC0415 -- as serve
     from controller.floor.web.serve import serve  # noqa: PLC0415 -- uvicorn only for web
 
     config = floor_config(args, "web")
@@ -50,7 +49,7 @@ def run_web(args: argparse.Namespace) -> int:
         print(f"tablectl floor web: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     try:
-        serve(config, make_bundle)
+        serve(config)
     except OSError as error:
         print(f"tablectl floor web: {error}", file=sys.stderr)
         return EXIT_PROBLEM
