@@ -10,22 +10,16 @@ runs, so a table PC's commands never need either (``make demo`` installs no psyc
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 from collections.abc import Callable
 from typing import Final
 
 from controller.cli.commands._paths import OUTPUT_FOLDER, READ_FILE
 from controller.cli.commands.floor import software, web
+from controller.cli.commands.floor.lazy import Runner, lazy
 from controller.poker.games import GAMES
 
 EXIT_USAGE: Final = 2
-EXIT_PROBLEM: Final = 1
-#: What a missing psycopg means, and how to get it.
-NO_PSYCOPG: Final = (
-    "tablectl floor: psycopg (PostgreSQL's client) is not installed: the floor needs tablectl's "
-    "floor extra (pip install 'tablectl[floor]'; in this checkout: make floor-demo)"
-)
 DEMO_TABLES: Final = 3
 DEMO_HANDS: Final = 20
 
@@ -47,24 +41,42 @@ def _whole(what: str, most: int) -> Callable[[str], int]:
     return parse
 
 
-def _lazy(module: str, function: str) -> Callable[[argparse.Namespace], int]:
-    """``module.function(args)``, the module loaded only when the command runs."""
+# What each action runs, imported when it runs (each a function, so mypy checks the name and
+# its type where a module and function named as text could not be).
+def _setup() -> Runner:
+    from controller.cli.commands.floor.run import run_setup  # noqa: PLC0415
 
-    def run(args: argparse.Namespace) -> int:
-        try:
-            loaded = importlib.import_module(module)
-        except ModuleNotFoundError as error:
-            if error.name != "psycopg":
-                raise
-            print(NO_PSYCOPG, file=sys.stderr)
-            return EXIT_PROBLEM
-        status: int = getattr(loaded, function)(args)
-        return status
-
-    return run
+    return run_setup
 
 
-_RUN: Final = "controller.cli.commands.floor.run"
+def _serve() -> Runner:
+    from controller.cli.commands.floor.run import run_serve  # noqa: PLC0415
+
+    return run_serve
+
+
+def _recall() -> Runner:
+    from controller.cli.commands.floor.run import run_recall  # noqa: PLC0415
+
+    return run_recall
+
+
+def _verify() -> Runner:
+    from controller.cli.commands.floor.run import run_verify  # noqa: PLC0415
+
+    return run_verify
+
+
+def _dispute() -> Runner:
+    from controller.cli.commands.floor.dispute import run_dispute  # noqa: PLC0415
+
+    return run_dispute
+
+
+def _demo() -> Runner:
+    from simulator.floordemo import run_demo  # noqa: PLC0415
+
+    return run_demo
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -93,9 +105,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the database owner's libpq connection (default: the floor.toml's database, as the "
         "user running this, over the local socket)",
     )
-    setup.set_defaults(run=_lazy(_RUN, "run_setup"))
+    setup.set_defaults(run=lazy(_setup))
     action("serve", "store the tables' journals from JetStream, until SIGTERM").set_defaults(
-        run=_lazy(_RUN, "run_serve")
+        run=lazy(_serve)
     )
     recall = action("recall", "a table's last hands, from the floor's store")
     recall.add_argument("--table", required=True, metavar="ID", help="the table's id")
@@ -103,7 +115,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "count", nargs="?", type=_count, default=10, metavar="N", help="how many (default 10)"
     )
     recall.add_argument("--json", action="store_true", help="one JSON object")
-    recall.set_defaults(run=_lazy(_RUN, "run_recall"))
+    recall.set_defaults(run=lazy(_recall))
     verify = action(
         "verify",
         "walk every stored chain; list the witness's alarms, open and acknowledged",
@@ -117,7 +129,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     verify.add_argument("--table", metavar="ID", help="only this table's journals")
     verify.add_argument("--json", action="store_true", help="one JSON object")
-    verify.set_defaults(run=_lazy(_RUN, "run_verify"))
+    verify.set_defaults(run=lazy(_verify))
     dispute = action(
         "dispute",
         "a hand's dispute bundle from the floor's store (checked by tablectl dispute verify)",
@@ -128,10 +140,10 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", required=True, type=OUTPUT_FOLDER, metavar="DIR", help="a new or empty folder"
     )
     # 13:69E-1.31(b); docs/floor.md, Disputes.
-    dispute.set_defaults(run=_lazy("controller.cli.commands.floor.dispute", "run_dispute"))
+    dispute.set_defaults(run=lazy(_dispute))
     _register_demo(actions)
-    web.register(action, _lazy)  # web, user (docs/floor-web.md)
-    software.register(action, _lazy)  # software, key (docs/floor.md, Software and keys)
+    web.register(action)  # web, user (docs/floor-web.md)
+    software.register(action)  # software, key (docs/floor.md, Software and keys)
     parser.set_defaults(run=lambda _args: _usage(parser))
 
 
@@ -184,7 +196,7 @@ def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser])
         "end (exit status as above; docs/floor-web.md)",
     )
     # The simulator loads only now, as for tablectl demo: the controller's commands never do.
-    demo.set_defaults(run=_lazy("simulator.floordemo", "run_demo"))
+    demo.set_defaults(run=lazy(_demo))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -10,10 +10,9 @@ from collections.abc import Callable
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.commands.floor.lazy import Runner, lazy
 
 Action = Callable[[str, str], argparse.ArgumentParser]
-Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
-_RUN: Final = "controller.cli.commands.floor.software_run"
 OWNER_DSN_HELP: Final = (
     "the database owner's libpq connection (default: the floor.toml's database, as the user "
     "running this, over the local socket)"
@@ -41,9 +40,9 @@ def _by(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def register(action: Action, lazy: Lazy) -> None:
+def register(action: Action) -> None:
     """Add ``software`` and ``key`` to ``floor``'s actions (``action`` adds one with --config;
-    ``lazy(module, function)`` runs the function, its module loaded then)."""
+    each runs what it imports, imported then: controller/cli/commands/floor/lazy.py)."""
     software = action(
         "software", "approve, revoke or list the software digests the tables may start with"
     )
@@ -59,7 +58,7 @@ def register(action: Action, lazy: Lazy) -> None:
     for parser in (approve, revoke):
         _by(parser)
     sub("list", "the digests approved and revoked, and what each table last started with")
-    software.set_defaults(run=lazy(_RUN, "run_software"))
+    software.set_defaults(run=lazy(_software))
 
     key = action("key", "register or list the tables' Ed25519 public keys")
     sub = _subs(key, "run_key")
@@ -74,4 +73,16 @@ def register(action: Action, lazy: Lazy) -> None:
     )
     _by(register_key)
     sub("list", "every table's keys, the one in force and those retired")
-    key.set_defaults(run=lazy(_RUN, "run_key"))
+    key.set_defaults(run=lazy(_key))
+
+
+def _software() -> Runner:
+    from controller.cli.commands.floor.software_run import run_software  # noqa: PLC0415
+
+    return run_software
+
+
+def _key() -> Runner:
+    from controller.cli.commands.floor.software_run import run_key  # noqa: PLC0415
+
+    return run_key

@@ -9,19 +9,18 @@ from collections.abc import Callable
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.commands.floor.lazy import Runner, lazy
 
 Action = Callable[[str, str], argparse.ArgumentParser]
-Lazy = Callable[[str, str], Callable[[argparse.Namespace], int]]
-_RUN: Final = "controller.cli.commands.floor.web_run"
 #: As controller/floor/web/dbschema.py ROLES (not imported: that module needs psycopg).
 ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 
 
-def register(action: Action, lazy: Lazy) -> None:
+def register(action: Action) -> None:
     """Add ``web`` and ``user`` to ``floor``'s actions (``action`` adds one with --config;
-    ``lazy(module, function)`` runs the function, its module loaded then)."""
+    each runs what it imports, imported then: controller/cli/commands/floor/lazy.py)."""
     web = action("web", "serve the floor's web view (logins, the floor page), until SIGTERM")
-    web.set_defaults(run=lazy(_RUN, "run_web"))
+    web.set_defaults(run=lazy(_web))
     user = action("user", "add, change, list or disable the web view's users (the DBA)")
     user.add_argument(
         "--owner-dsn",
@@ -51,4 +50,16 @@ def register(action: Action, lazy: Lazy) -> None:
     disable = sub("disable", "the user may no longer log in; their sessions end")
     disable.add_argument("name", help="the user's name")
     sub("list", "every user, their role and state")
-    user.set_defaults(run=lazy(_RUN, "run_user"))
+    user.set_defaults(run=lazy(_user))
+
+
+def _web() -> Runner:
+    from controller.cli.commands.floor.web_run import run_web  # noqa: PLC0415
+
+    return run_web
+
+
+def _user() -> Runner:
+    from controller.cli.commands.floor.web_run import run_user  # noqa: PLC0415
+
+    return run_user
