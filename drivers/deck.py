@@ -7,7 +7,9 @@ input: a ``CardRead`` for a card of the active deck, a ``ForeignTag`` (an
 integrity alarm) for any other tag, naming the card when it is the other deck's.
 
 The file is plain text, one card a line in new-deck order, so a technician
-can read it and a regulator can diff it::
+can read it and a regulator can diff it. Its tags are all of one family: ISO/IEC 15693 (a
+protocol shoe's, 16 hex digits) or ISO/IEC 14443-A (a PN532 shoe's, 8, 14 or 20: docs/hardware.md,
+Tags)::
 
     # tablectl deck file, format 1
     deck red
@@ -28,7 +30,7 @@ from controller.poker.cards import DECK, Card, CardError
 from controller.poker.inputs import CardRead, ForeignTag
 from controller.poker.words import counted
 from drivers.seam.events import TagRead
-from drivers.seam.tags import UidError, parse_uid
+from drivers.seam.tags import UidError, parse_tag_uid, tag_family
 
 FORMAT_LINE: Final = "# tablectl deck file, format 1"
 #: How many shared tags an error names one by one; the rest it counts.
@@ -63,7 +65,13 @@ class Deck:
         if not self.name or any(c.isspace() for c in self.name):
             raise DeckError(f"deck name {self.name!r}: expected one word")
         for uid in self.cards:
-            parse_uid(uid)
+            parse_tag_uid(uid)
+        families = {tag_family(uid) for uid in self.cards}
+        if len(families) > 1:
+            raise DeckError(
+                f"deck {self.name}: tags of {' and '.join(sorted(str(f) for f in families))}; "
+                "a deck's tags are all of one family (one shoe reads them)"
+            )
         missing = set(DECK) - set(self.cards.values())
         if missing or len(self.cards) != len(DECK):
             doubled = sorted(
@@ -122,9 +130,17 @@ class Deck:
                 raise DeckFileError(path, number, f"{line!r}: expected a card code and a tag UID")
             try:
                 card = Card.parse(words[0])
-                uid = parse_uid(words[1])
+                uid = parse_tag_uid(words[1])
             except (CardError, UidError) as exc:
                 raise DeckFileError(path, number, str(exc)) from None
+            first = next(iter(cards), None)
+            if first is not None and tag_family(uid) != tag_family(first):
+                raise DeckFileError(
+                    path,
+                    number,
+                    f"tag {uid} is {tag_family(uid)}, but the deck's first tag {first} (line "
+                    f"{at[first]}) is {tag_family(first)}: a deck's tags are all of one family",
+                )
             if uid in cards:
                 raise DeckFileError(
                     path, number, f"tag {uid} is already the {cards[uid]}; a tag names one card"
@@ -258,7 +274,13 @@ class Enrollment:
 
     def check_tag(self, uid: str) -> None:
         """Raise EnrollmentError if this tag cannot be a new card of this deck."""
-        parse_uid(uid)
+        parse_tag_uid(uid)
+        first = next(iter(self.cards), None)
+        if first is not None and tag_family(uid) != tag_family(first):
+            raise EnrollmentError(
+                f"tag {uid} is {tag_family(uid)}, but deck {self.name}'s tags so far are "
+                f"{tag_family(first)}: a deck's tags are all of one family"
+            )
         if uid in self.cards:
             raise EnrollmentError(
                 f"tag {uid} read again: it is already the {self.cards[uid]} of deck {self.name}; "

@@ -24,13 +24,35 @@ from controller.poker.engine.events import Event, HandSettled, HandVoided
 from controller.poker.words import counted
 from controller.table.loop import Controller
 from controller.table.screen import DisplaySink
+from drivers.seam.settings import DeviceSettings
+from simulator.keypad import fit_keypad, keypad_panel
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
 from simulator.simtable import SimTable
+from simulator.table import Simulator
 from simulator.training import Trainer
+
+Fit = Callable[[Simulator], None]
 
 #: A fast headless dealer shortens the shoe's RFID repeat window and the shuffle with it.
 FAST_REPEAT_WINDOW = 0.02
+#: The panels the demo offers: the simulator's protocol panel, or a keypad panel on the
+#: simulator's keypad (docs/simulator.md, The keypad panel).
+PANELS = ("tablectl", "keypad")
+
+
+@contextmanager
+def panel_devices(panel: str, name: str) -> Iterator[tuple[dict[str, DeviceSettings], Fit]]:
+    """The ``SimTable.devices`` of ``panel`` and what fits it to the table's simulator once
+    made: nothing for the protocol panel; for the keypad, a simulated keypad named ``name``
+    whose keys the dealer presses."""
+    if panel not in PANELS:
+        raise ValueError(f"panel {panel!r}: expected one of {', '.join(PANELS)}")
+    if panel == "tablectl":
+        yield {}, lambda sim: None
+        return
+    with keypad_panel(name) as (keypad, settings):
+        yield {"panel": settings}, lambda sim: fit_keypad(sim, keypad, settings.keymap)
 
 
 @dataclass
@@ -48,6 +70,8 @@ class Summary:
     journal: Path
     journal_intact: bool
     records: int
+    #: The panel's kind: "tablectl" (the protocol panel) or "keypad" (docs/hardware-keypad.md).
+    panel: str = "tablectl"
 
     def lines(self, *, journal_kept: bool = True) -> list[str]:
         """The summary; ``journal_kept`` false: the journal's folder is removed, so not named."""
@@ -58,7 +82,12 @@ class Summary:
             f"{self.game}: {counted(self.hands, 'hand')} in {self.seconds:.1f} s "
             f"({rate:.1f} hands/s); "
             f"{self.settled} settled ({self.showdowns} at a showdown), {self.voided} void",
-            f"inputs: {self.inputs} cards and buttons, each journaled before it was acknowledged",
+            f"inputs: {self.inputs} cards and buttons, each journaled before it was acknowledged"
+            + (
+                " (a keypad's presses: it takes no acknowledgement)"
+                if self.panel == "keypad"
+                else ""
+            ),
             f"results: {nets}",
             f"journal {self.journal}: {counted(self.records, 'record')}, {verdict}"
             if journal_kept
@@ -75,6 +104,7 @@ def run_headless(
     seed: int = 0,
     progress: TextIO | None = None,
     clock: Callable[[], float] = time.monotonic,
+    panel: str = "tablectl",
 ) -> Summary:
     """Play ``hands`` hands as fast as the table takes them; the journal goes in ``directory``.
 
@@ -83,14 +113,19 @@ def run_headless(
     options = JournalSettings(directory / "journal", fsync=False)
     bar = Progress(hands, progress) if progress is not None else None
     started = time.monotonic()
-    with SimTable(
-        game,
-        options,
-        seed=seed,
-        directory=directory,
-        repeat_window=FAST_REPEAT_WINDOW,
-        clock=clock,
-    ) as table:
+    with (
+        panel_devices(panel, f"demo-{id(options)}") as (devices, fit),
+        SimTable(
+            game,
+            options,
+            seed=seed,
+            directory=directory,
+            repeat_window=FAST_REPEAT_WINDOW,
+            clock=clock,
+            devices=devices,
+        ) as table,
+    ):
+        fit(table.sim)
         controller = table.controller
         if bar is not None:
 
@@ -126,6 +161,7 @@ def run_headless(
         journal=options.dir,
         journal_intact=report.intact,
         records=report.records,
+        panel=panel,
     )
 
 
@@ -136,11 +172,12 @@ def run_on_display(
     seed: int = 0,
     pace: float = 0.15,
     stop: threading.Event | None = None,
+    panel: str = "tablectl",
 ) -> None:
     """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``
     (or ``stop``, set by a signal's handler: the table closes, then the display). The
     training keys make the table go wrong (docs/display.md, Dealer training)."""
-    with training_table(game, directory, seed=seed, pace=pace) as demo:
+    with training_table(game, directory, seed=seed, pace=pace, panel=panel) as demo:
         run_training(demo, stop or threading.Event())
 
 
@@ -179,15 +216,21 @@ def training_table(
     seed: int = 0,
     pace: float = 0.15,
     clock: Callable[[], float] = time.monotonic,
+    panel: str = "tablectl",
 ) -> Iterator[DemoTable]:
     """The demo's table for the display, its dealer following the table as a dealer does
     (``follow_table``: it waits while the table is paused or held by an alarm it did not
     cause, and follows an undo or a misdeal). ``clock`` as for ``run_headless``."""
     options = JournalSettings(directory / "journal", fsync=False)
     sink = DisplaySink()
-    with SimTable(
-        game, options, seed=seed, directory=directory, display=sink, clock=clock
-    ) as table:
+    with (
+        panel_devices(panel, f"demo-{id(options)}") as (devices, fit),
+        SimTable(
+            game, options, seed=seed, directory=directory, display=sink, clock=clock,
+            devices=devices,
+        ) as table,
+    ):  # fmt: skip
+        fit(table.sim)
         dealer = LockstepDealer.for_table(
             table.sim,
             table.controller,

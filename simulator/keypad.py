@@ -20,13 +20,17 @@ import struct
 import threading
 import urllib.parse
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Final
 
 from evdev import ecodes
 
+from controller.poker.inputs import Button
 from drivers.keypad import driver
-from drivers.keypad.keymap import STANDARD_17_KEYS, key_code
+from drivers.keypad.backend import KeypadSettings
+from drivers.keypad.keymap import DEFAULT_KEYS, STANDARD_17_KEYS, KeyMap, key_code
+from simulator.table_actions import TableActions
 
 SCHEME: Final = "sim"
 DEFAULT_TABLE: Final = "default"
@@ -219,3 +223,28 @@ def open_url(url: str) -> SimNode:
     if keypad is None:
         raise FileNotFoundError(errno.ENOENT, f"{url}: no simulated keypad in this process")
     return keypad.open()
+
+
+def fit_keypad(sim: TableActions, keypad: SimKeypad, keymap: KeyMap) -> None:
+    """The dealer's presses on ``sim`` (the bot's, the trainer's) go to ``keypad`` from now
+    on: a press of a button is a tap of the key ``keymap`` gives it, as a dealer's finger on a
+    keypad panel."""
+
+    def tap(button: Button) -> None:
+        keypad.tap(keymap.keys[button])
+
+    sim.presses = tap
+
+
+@contextmanager
+def keypad_panel(
+    table: str, keymap: KeyMap | None = None
+) -> Iterator[tuple[SimKeypad, KeypadSettings]]:
+    """A simulated keypad named for ``table`` and the panel settings that reach it (the
+    default map unless ``keymap``), for ``SimTable(devices={"panel": settings})``; the
+    keypad's name is freed after the block."""
+    keypad = SimKeypad(table)
+    try:
+        yield keypad, KeypadSettings(keypad.url, None, keymap or KeyMap(DEFAULT_KEYS))
+    finally:
+        keypad.close()

@@ -34,6 +34,9 @@ class TableActions(ABC):
     decks: tuple[TagDeck, TagDeck]
     #: How many foreign tags have passed so far: each one a new UID.
     _foreign_tags: int
+    #: Where the dealer's presses go when the table's panel is not the simulator's protocol
+    #: panel: a keypad's keys (simulator/keypad.py, ``fit_keypad``); None: the panel.
+    presses: Callable[[Button], None] | None = None
 
     @property
     @abstractmethod
@@ -95,7 +98,10 @@ class TableActions(ABC):
         self._act(switch)
 
     def press(self, button: Button) -> None:
-        """Press a button on the panel."""
+        """Press a button on the panel (or its key, on a keypad panel: ``presses``)."""
+        if self.presses is not None:
+            self.presses(button)
+            return
         self._act(lambda: self.panel.press(button))
 
     # --- faults -----------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """No product module over 500 lines (the project's limit: a module says one thing; a larger one
-is split along what it does, as controller/dispute/ and the engine's phases are). The modules
-over it today are named, to be split; no other may pass it."""
+is split along what it does, as controller/history/dispute/ and the engine's phases are). The
+modules over it today are named, to be split; no other may pass it."""
 
 from __future__ import annotations
 

@@ -52,7 +52,9 @@ DECISIONS: Final = frozenset({DECISION, HAND_STARTED})
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """Which sentence of which device boot a record came from."""
+    """Which message of which session of a device a record came from: the device's own boot
+    and sequence number, or, for a device that numbers nothing, the host's session boot id
+    and its own numbers (docs/drivers.md, Devices without sequence numbers)."""
 
     device: str
     boot: str

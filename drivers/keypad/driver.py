@@ -44,7 +44,7 @@ from drivers.seam.events import (
     PanelEvent,
     RejectReason,
 )
-from drivers.tablectl.link import PortBusy, PortHolder, port_holders
+from drivers.seam.holders import PortHeld, PortHolder, port_holders
 
 #: A keypad has buttons only: the dealer's display carries the seat and the options.
 FEATURES: Final = PanelFeatures(lights=False, text_width=0)
@@ -103,7 +103,7 @@ def open_node(path: str) -> InputNode:
     return opener(path)
 
 
-class KeypadGrabbed(PortBusy):
+class KeypadGrabbed(PortHeld):
     """Another program has grabbed the keypad (EVIOCGRAB: EBUSY): refused, never shared."""
 
     def __init__(self, path: str, holders: tuple[PortHolder, ...]) -> None:
@@ -184,7 +184,7 @@ class KeypadPanel:
 
     def claim(self) -> None:
         """Open and grab the keypad now. One another program has grabbed raises
-        ``KeypadGrabbed`` (a ``PortBusy``); one not plugged in is left to the thread (the
+        ``KeypadGrabbed`` (a ``PortHeld``); one not plugged in is left to the thread (the
         table opens paused, and the keypad is taken when udev sees it come)."""
         if self._node is not None:
             return
@@ -302,7 +302,12 @@ class KeypadPanel:
             path = find_node(self.wanted)
         if path is None:
             raise NotPlugged(errno.ENOENT, f"not plugged in: no keypad is {self.wanted}")
-        node = self._opener(path)
+        try:
+            node = self._opener(path)
+        except SystemError as failed:
+            # python-evdev's ioctl that failed without setting an error (EVIOCGEFFECTS, at
+            # open): a node not (or no longer) answering as an input device.
+            raise OSError(errno.EIO, f"{path} did not answer as an input device") from failed
         try:
             keys = set(node.capabilities().get(evdev.ecodes.EV_KEY, []))
             missing = sorted(self.keymap.codes - keys)

@@ -113,6 +113,19 @@ class Pn532ShoeBackend(ShoeBackend):
         return Pn532Settings(SHOE, KIND, port, discard, baud)
 
     @classmethod
+    def section_for_port(
+        cls, port: str, baudrate: int | None, serial: str | None
+    ) -> dict[str, object]:
+        """``tablectl enroll --port``: the reader at ``port``. A PN532 has no serial number:
+        a ``--serial`` is passed on as the key it is, which ``read_settings`` refuses."""
+        section: dict[str, object] = {"port": port}
+        if baudrate is not None:
+            section["baudrate"] = baudrate
+        if serial is not None:
+            section["serial"] = serial
+        return section
+
+    @classmethod
     def open(
         cls,
         settings: DeviceSettings,

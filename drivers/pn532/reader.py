@@ -8,7 +8,8 @@ baud rate, which it checks with a GetFirmwareVersion at the new rate. It then po
 InListPassiveTarget (106 kbps type A, two targets at most) every ``poll_interval`` and hands
 what it found to its owner (drivers.pn532.backend), stamped with the host's clock.
 
-Silence past a bound, a failed port or a chip that keeps failing its answers is a loss: the
+Two polls in a row unanswered within their bound (or any other command unanswered), or a
+failed port, is a loss: the
 port is closed and opened again with backoff (doubling to ``backoff_max``), at once when the
 hotplug monitor says the port came back (``replugged``). Every time is read from the
 caller's clock; the thread waits on the wall clock only in steps of ``READ_WAIT``.
@@ -43,10 +44,13 @@ class ReaderTiming:
     answer_bound: float = 0.1
     #: A poll's answer: MaxRetries bounded, an empty field answers in about 10 ms.
     poll_bound: float = 0.2
-    backoff_first: float = 0.5
+    backoff_first: float = 0.1
     backoff_max: float = 5.0
     #: Failed exchanges in a row with the chip still talking before it is a reader fault.
     fault_after: int = 3
+    #: Polls in a row not answered within their bound before communication is lost: one is
+    #: cancelled and sent again (a host that stalled past a bound costs no outage).
+    silent_after: int = 2
 
 
 class Refused(Exception):
@@ -223,12 +227,18 @@ class Pn532Reader:
         return firmware
 
     def _poll(self, line: ChipLine) -> None:
-        failures = 0
+        failures = silent = 0
         body = cmd.in_list_passive_target(cmd.MAX_TARGETS)
         while not self.stopping.is_set():
             try:
                 data = line.exchange(body, self.timing.poll_bound, "InListPassiveTarget")
                 targets = cmd.parse_targets(data)
+            except LineSilent as exc:
+                silent += 1
+                if silent >= self.timing.silent_after:
+                    raise LineSilent(f"{exc}, {silent} polls in a row") from None
+                self._log.warning("pn532_poll_unanswered", error=str(exc))
+                continue
             except (ChipError, cmd.ResponseError) as exc:
                 failures += 1
                 self._log.warning("pn532_poll_failed", error=str(exc), in_a_row=failures)
@@ -237,7 +247,7 @@ class Pn532Reader:
                 continue
             if failures >= self.timing.fault_after:
                 self.owner.reader_fault(self, None)
-            failures = 0
+            failures = silent = 0
             if targets:
                 self.owner.tags_seen(self, targets, self.clock())
             self._pause(self.timing.poll_interval)

@@ -1,7 +1,9 @@
 """Tags as every shoe backend gives them: the UID's written form and the repeat filter.
 
 A tag's UID travels as 16 uppercase hex digits, most significant byte first (ISO/IEC 15693:
-docs/protocol.md 2, ``uid``); a deck's enrollment file holds the same (drivers/deck.py). A
+docs/protocol.md 2, ``uid``), or, from a PN532 shoe, as 8, 14 or 20 uppercase hex digits,
+UID0 first (ISO/IEC 14443-A: docs/hardware.md, Tags); a deck's enrollment file holds the same
+(drivers/deck.py), one family a deck. A
 reader sees a tag over and over while it lingers in its field: ``RepeatFilter`` makes that
 one read, timed on the reader's clock. Pure: no I/O.
 """
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from enum import StrEnum
 from typing import Final
 
 from controller.poker.inputs import ReadPoint
@@ -51,6 +54,55 @@ def parse_uid(text: str) -> str:
     """Check a tag UID: 8 bytes as 16 uppercase hex digits, MSB (always E0) first."""
     if not _UID.fullmatch(text):
         raise UidError(text)
+    return text
+
+
+# --- The two tag families a deck may hold (docs/hardware.md, Tags) -------------------------
+
+
+class TagFamily(StrEnum):
+    """Which standard a tag is: a protocol shoe reads ISO/IEC 15693 (docs/protocol.md 2), a
+    PN532 shoe ISO/IEC 14443-A (docs/hardware.md)."""
+
+    ISO15693 = "ISO/IEC 15693"
+    ISO14443A = "ISO/IEC 14443-A"
+
+
+#: An ISO/IEC 14443-A UID of 4, 7 or 10 bytes as uppercase hex, UID0 first (as the tag sends
+#: it): 8, 14 or 20 digits, never the 16 of an ISO/IEC 15693 UID, so the two never compare
+#: equal and the length says the family.
+_TYPE_A = re.compile(r"[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20}")
+TAG_EXPECTED: Final = (
+    f"{UID_EXPECTED} (ISO/IEC 15693), or 8, 14 or 20 uppercase hex digits, UID0 first "
+    "(ISO/IEC 14443-A: a 4-, 7- or 10-byte UID)"
+)
+
+
+class TagUidError(UidError):
+    """Text that is a tag UID of neither family."""
+
+    def __init__(self, text: str) -> None:
+        expected = TAG_EXPECTED
+        hint = uid_expected(text)
+        if hint != UID_EXPECTED:  # a 15693 UID written least significant byte first
+            expected += hint.removeprefix(UID_EXPECTED)
+        ValueError.__init__(self, f"tag UID {text!r}: expected {expected}")
+        self.text = text
+
+
+def tag_family(text: str) -> TagFamily | None:
+    """The family of the tag UID ``text``; None if it is a UID of neither."""
+    if _UID.fullmatch(text):
+        return TagFamily.ISO15693
+    if _TYPE_A.fullmatch(text):
+        return TagFamily.ISO14443A
+    return None
+
+
+def parse_tag_uid(text: str) -> str:
+    """Check a tag UID of either family (a deck file's, an enrollment's): ``TagUidError``."""
+    if tag_family(text) is None:
+        raise TagUidError(text)
     return text
 
 

@@ -17,15 +17,14 @@ import contextlib
 import errno
 import fcntl
 import os
-import stat
 import termios
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Final
 
 import serial
 
 from drivers.seam.device import DeviceHeld
+from drivers.seam.holders import PortHolder, held_message, port_holders
 
 #: How long one read waits: bounds how late a stop or a timer is noticed.
 READ_SLICE: Final = 0.02
@@ -74,21 +73,6 @@ class LinkSettings:
 _HELD_ERRNOS: Final = frozenset({errno.EWOULDBLOCK, errno.EAGAIN, errno.EBUSY})
 #: Linux's Unix98 pseudo-terminal slaves (the kernel's devices.txt: char majors 136-143).
 _PTY_SLAVE_MAJORS: Final = range(136, 144)
-#: A holder's command line is cut here: the refusal stays one line.
-_COMMAND_MAX: Final = 160
-#: At most this many holders are named (a port open in many processes is named by a few).
-_HOLDERS_MAX: Final = 3
-
-
-@dataclass(frozen=True, slots=True)
-class PortHolder:
-    """A process that holds a port: its pid and command line (empty if it cannot be read)."""
-
-    pid: int
-    command: str = ""
-
-    def __str__(self) -> str:
-        return f"pid {self.pid} ({self.command})" if self.command else f"pid {self.pid}"
 
 
 class PortBusy(serial.SerialException, DeviceHeld):
@@ -104,16 +88,7 @@ class PortBusy(serial.SerialException, DeviceHeld):
         self.holders = holders
         #: "shoe" or "panel" once a driver has said whose port it is; None from ``open_port``.
         self.device = device
-        real = os.path.realpath(url)
-        who = (
-            " and ".join(map(str, holders))
-            if holders
-            # Another user's process, or a sandbox's /proc (the service's ProtectProc=).
-            else f"another program, one this process cannot see (as root, fuser -v {real} names it)"
-        )
-        where = url if real == url else f"{url} ({real})"
-        whose = f"the {device}'s port" if device else "port"
-        super().__init__(f"{whose} {where} is held by {who}")
+        super().__init__(held_message(url, holders, device))
 
 
 def is_device_path(url: str) -> bool:
@@ -169,78 +144,6 @@ def _tty_descriptor(port: serial.SerialBase) -> int | None:
     except OSError:
         return None
     return None if os.major(rdev) in _PTY_SLAVE_MAJORS else descriptor
-
-
-def port_holders(path: str) -> tuple[PortHolder, ...]:
-    """The processes that hold the device at ``path``, as far as this process can see.
-
-    The holder of its lock, from /proc/locks (readable by every user); else (a program that
-    holds it by TIOCEXCL alone) every process with it open, from /proc/*/fd (one's own
-    processes only, unless root). Empty if neither shows one.
-    """
-    try:
-        device = os.stat(path)
-    except OSError:
-        return ()
-    pids = _lock_holders(device) or _openers(device)
-    return tuple(PortHolder(pid, _command(pid)) for pid in sorted(set(pids))[:_HOLDERS_MAX])
-
-
-def _lock_holders(device: os.stat_result) -> list[int]:
-    """The pids holding a flock on ``device``'s inode: /proc/locks names it
-    MAJOR:MINOR:INODE of its file system (majors and minors in hex)."""
-    key = f"{os.major(device.st_dev):02x}:{os.minor(device.st_dev):02x}:{device.st_ino}"
-    try:
-        lines = Path("/proc/locks").read_text(encoding="ascii", errors="replace").splitlines()
-    except OSError:
-        return []
-    pids = []
-    for line in lines:
-        # "1: FLOCK  ADVISORY  WRITE 4321 00:19:3 0 EOF"; a waiter's line has "->" second.
-        fields = line.split()
-        if len(fields) >= 6 and fields[1] == "FLOCK" and fields[5] == key:
-            with contextlib.suppress(ValueError):
-                if (pid := int(fields[4])) > 0:  # 0 or -1: not visible in this pid namespace
-                    pids.append(pid)
-    return pids
-
-
-def _openers(device: os.stat_result) -> list[int]:
-    """The pids with the character device ``device`` open, of those this user may look at."""
-    if not stat.S_ISCHR(device.st_mode):
-        return []
-    pids = []
-    with contextlib.suppress(OSError), os.scandir("/proc") as processes:
-        for process in processes:
-            if process.name.isdigit() and _has_open(process.path, device.st_rdev):
-                pids.append(int(process.name))
-    return pids
-
-
-def _has_open(process: str, rdev: int) -> bool:
-    try:
-        with os.scandir(f"{process}/fd") as descriptors:
-            for descriptor in descriptors:
-                with contextlib.suppress(OSError):
-                    held = os.stat(descriptor.path)
-                    if stat.S_ISCHR(held.st_mode) and held.st_rdev == rdev:
-                        return True
-    except OSError:  # another user's process, or gone
-        return False
-    return False
-
-
-def _command(pid: int) -> str:
-    """A process's command line, one line, cut at ``_COMMAND_MAX``; "" if unreadable."""
-    try:
-        raw = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return ""
-    command = " ".join(part.decode(errors="replace") for part in raw.split(b"\0") if part)
-    command = " ".join(command.split())  # no newline or tab from an odd argument
-    if len(command) > _COMMAND_MAX:
-        command = command[: _COMMAND_MAX - 3] + "..."
-    return command
 
 
 def read_what_came(port: serial.SerialBase) -> bytes:

@@ -145,6 +145,11 @@ class VirtualPN532:
             raise ValueError(f"dwell {dwell} s: expected a time in the field above 0")
         self.field.append(InField(tag, now, now + dwell))
 
+    def take(self, now: float) -> None:
+        """Every tag leaves the field now (the dealer drew the card past the antenna)."""
+        for placed in self.field:
+            placed.leaves = min(placed.leaves, now)
+
     def in_field(self, now: float) -> list[Tag]:
         """The tags in the field at ``now``, first come first."""
         self.field = [f for f in self.field if f.leaves > now]

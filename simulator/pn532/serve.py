@@ -117,6 +117,11 @@ class Pn532Readers:
         with self.locked():
             self.chips[point].place(tag, self.clock(), dwell)
 
+    def take(self, point: str) -> None:
+        """Every card in ``point``'s field leaves it now."""
+        with self.locked():
+            self.chips[point].take(self.clock())
+
     def unplug(self, point: str) -> None:
         """Pull the reader's USB cable: the host's port fails, the link goes."""
         with self.locked():

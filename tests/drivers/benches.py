@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from backends import PtyBackend
 from fake_device import FakeDevice
+from pn532_contract_bench import pn532_bench
 
 from controller.poker.inputs import Button, ReadPoint
 from drivers.seam.events import PANEL, SHOE, ButtonPressed, TagRead
@@ -136,4 +137,5 @@ def protocol_bench(role: str, directory: Path) -> Iterator[Bench]:
 BENCHES: dict[tuple[str, str], Callable[[Path], AbstractContextManager[Bench]]] = {
     (SHOE, "tablectl"): lambda directory: protocol_bench(SHOE, directory),
     (PANEL, "tablectl"): lambda directory: protocol_bench(PANEL, directory),
+    (SHOE, "pn532"): pn532_bench,
 }

@@ -28,6 +28,7 @@ from test_driver_contract import pending, settings, wait_for, wait_until
 
 from controller.cli.commands.enroll import NO_SHOE, EnrollRequest, enroll
 from drivers.seam.events import DeviceDown, DeviceUp, HelloOutcome
+from drivers.seam.holders import port_holders
 from drivers.tablectl import link
 from drivers.tablectl.backend import ProtocolSettings
 from drivers.tablectl.shoe import ShoeDriver
@@ -320,7 +321,7 @@ def test_without_a_lock_the_holders_are_the_processes_with_the_device_open(
     assert other.stdout is not None
     try:
         assert other.stdout.readline() == b"open\n"
-        holders = {holder.pid: holder.command for holder in link.port_holders(pty_backend.url)}
+        holders = {holder.pid: holder.command for holder in port_holders(pty_backend.url)}
         assert holders[other.pid].startswith(f"{sys.executable} {script}")
     finally:
         other.stdin.close()

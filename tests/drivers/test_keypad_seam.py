@@ -127,7 +127,7 @@ def test_a_chord_and_an_unmapped_key_are_refused_and_logged(
 def test_a_keypad_another_program_has_grabbed_is_refused_at_the_start_naming_why(
     keypad: SimKeypad, events: Events, panel: KeypadPanel
 ) -> None:
-    """EVIOCGRAB's EBUSY at claim: KeypadGrabbed (a PortBusy), nothing started, the grab
+    """EVIOCGRAB's EBUSY at claim: KeypadGrabbed (a PortHeld), nothing started, the grab
     that failed released with its descriptor."""
     keypad.held_elsewhere = True
     with pytest.raises(KeypadGrabbed, match="keypad sim://keypad is grabbed by another program"):

@@ -100,7 +100,8 @@ def test_the_drivers_own_bodies_are_in_the_fixture() -> None:
     assert command(commands.in_list_passive_target(2)) == hexbytes("0000ff04fcd44a0200e000")
 
 
-def test_issue_example_frames() -> None:
+def test_the_frames_of_a_poll_as_a_pn532_writes_them() -> None:
+    """InListPassiveTarget for one target, an NTAG213's answer, an empty field's answer."""
     assert command(commands.in_list_passive_target(1)) == hexbytes("0000FF04FCD44A0100E100")
     ntag = hexbytes("0000FF0FF1D54B0101004400070416C6C2D73881 6100")
     no_tag = hexbytes("0000FF03FDD54B00E000")

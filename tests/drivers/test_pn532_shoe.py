@@ -110,13 +110,27 @@ def test_the_chips_nack_gets_the_command_again(tmp_path: Path) -> None:
         assert b.shoe.readers[ReadPoint.DEALING_SLOT].counters.resent == 2
 
 
-def test_a_late_answer_past_the_bound_is_a_loss_then_reconnect(tmp_path: Path) -> None:
+def test_one_late_answer_is_cancelled_and_polled_again(tmp_path: Path) -> None:
     with bench(tmp_path) as b:
         come_up(b)
         with b.readers.locked():
             b.readers.chips["slot"].late(1.0)
+        b.run_for(0.5)
+        assert b.shoe.readers[ReadPoint.DEALING_SLOT].counters.timeouts == 1
+        with b.readers.locked():
+            assert b.readers.chips["slot"].counters.cancelled == 1
+        b.readers.place("slot", NTAG, DWELL)
+        assert b.next(TagRead).uid == "04A2B3C4D5E680"
+        assert not [e for e in b.drain() if isinstance(e, DeviceDown)]
+
+
+def test_late_answers_past_the_bound_are_a_loss_then_reconnect(tmp_path: Path) -> None:
+    with bench(tmp_path) as b:
+        come_up(b)
+        with b.readers.locked():
+            b.readers.chips["slot"].late(1.0, count=2)
         down = b.next(DeviceDown)
-        assert "no answer to InListPassiveTarget within 200 ms" in down.reason
+        assert "no answer to InListPassiveTarget within 200 ms, 2 polls in a row" in down.reason
         assert b.readers.address("slot") in down.reason
         up = come_up(b)
         assert up.outcome is HelloOutcome.RESTARTED

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from controller.config.equipment import read_devices
+from controller.config.game import DEVICE_KEYS
 from controller.tomlcheck import Problem, Section
 from drivers.seam import registry
 
@@ -95,3 +96,11 @@ def test_a_table_toml_kind_not_registered_names_the_key() -> None:
     assert read_devices(top) is None
     assert [p.key for p in problems] == ["devices.shoe.kind"]
     assert "did you mean 'tablectl'?" in problems[0].expected
+
+
+def test_the_configurations_device_keys_are_the_default_kinds() -> None:
+    """config_sections lists the default kind's keys for "did you mean" and the docs'
+    reference; the backend is what checks them, and the two lists must not drift."""
+    default = registry.backend("shoe", registry.DEFAULT_KIND)
+    assert ("kind", *default.keys) == DEVICE_KEYS
+    assert registry.backend("panel", registry.DEFAULT_KIND).keys == default.keys

@@ -1,6 +1,6 @@
 """The whole simulator against the real host drivers, over a real pty and over sim://.
 
-The drivers (drivers.shoe.ShoeDriver, drivers.panel.PanelDriver) cannot tell
+The drivers (drivers.tablectl.shoe.ShoeDriver, drivers.tablectl.panel.PanelDriver) cannot tell
 the simulator from hardware: every card dealt and every button pressed
 arrives exactly once, whatever the line does, an unplug included.
 """

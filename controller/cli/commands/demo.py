@@ -75,6 +75,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "takes a few seconds)",
     )
     parser.add_argument(
+        "--panel",
+        choices=("tablectl", "keypad"),
+        default="tablectl",
+        help="the dealer's panel: the protocol panel (default), or a USB keypad panel on the "
+        "simulator's keypad, the dealer's presses its keys through the default key map "
+        "(docs/hardware-keypad.md)",
+    )
+    parser.add_argument(
         "--dir",
         type=OUTPUT_FOLDER,
         metavar="DIR",
@@ -209,8 +217,12 @@ def _play(args: argparse.Namespace, directory: Path, *, kept: bool, stop: thread
     from simulator.demo import run_headless, run_on_display  # noqa: PLC0415
 
     if not args.headless:
-        run_on_display(args.game, directory, seed=args.seed, pace=args.pace, stop=stop)
+        run_on_display(
+            args.game, directory, seed=args.seed, pace=args.pace, stop=stop, panel=args.panel
+        )
         return EXIT_OK
-    summary = run_headless(args.game, args.hands, directory, seed=args.seed, progress=sys.stderr)
+    summary = run_headless(
+        args.game, args.hands, directory, seed=args.seed, progress=sys.stderr, panel=args.panel
+    )
     print("\n".join(summary.lines(journal_kept=kept)))
     return EXIT_OK if summary.journal_intact else EXIT_FAILED

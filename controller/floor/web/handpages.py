@@ -100,7 +100,7 @@ class HandPage:
 
     def bundle_url(self, role: str) -> str | None:
         """Where ``role`` downloads the hand's dispute bundle; None if not theirs, or while the
-        hand is in play (a bundle is made of an ended hand, controller/dispute/)."""
+        hand is in play (a bundle is made of an ended hand, controller/history/dispute/)."""
         if role not in BUNDLE_ROLES or self.in_progress:
             return None
         return f"{self.key.url}/dispute.tar.gz"

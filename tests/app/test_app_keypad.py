@@ -1,0 +1,53 @@
+"""Whole hands of each game dealt by the bench bot with the keypad panel
+(docs/hardware-keypad.md): the controller takes the same presses from the simulator's keypad
+as from the protocol panel (the same seed deals the same hands to the same results), and
+journals each with a host-made origin."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from apphelp import dealer, sequenced, sim_table
+
+from controller.poker.games import GAMES
+from drivers.keypad.backend import KeypadSettings
+from simulator.demo import run_headless
+from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
+
+HANDS = 3
+
+
+def deal(
+    tmp_path: Path, game: str, keypad: tuple[SimKeypad, KeypadSettings] | None = None
+) -> tuple[dict[int, int], int, int]:
+    """Deal HANDS hands of ``game``; the table's results, hands finished and inputs taken."""
+    devices = {"panel": keypad[1]} if keypad else {}
+    with sim_table(tmp_path, game, devices=devices) as table:
+        if keypad is not None:
+            fit_keypad(table.sim, keypad[0], keypad[1].keymap)
+        assert dealer(table, hands=HANDS).run() == HANDS
+        core = table.controller.core
+        return dict(core.net), core.finished, table.controller.inputs
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_the_keypad_deals_the_same_hands_as_the_protocol_panel(tmp_path: Path, game: str) -> None:
+    protocol = deal(tmp_path / "protocol", game)
+    with keypad_panel(f"hands-{game}") as fitted:
+        keyed = deal(tmp_path / "keypad", game, fitted)
+    assert keyed == protocol
+    assert keyed[1] == HANDS
+    presses = sequenced(tmp_path / "keypad" / "journal", "panel")
+    assert presses, "no press of the keypad was journaled"
+    boots = {boot for boot, _seq in presses}
+    assert len(boots) == 1
+    assert next(iter(boots)).startswith("H")
+    assert [seq for _boot, seq in presses] == list(range(len(presses)))
+
+
+def test_the_headless_demo_deals_on_the_keypad_panel(tmp_path: Path) -> None:
+    """tablectl demo --headless --panel keypad: the hands are dealt, the journal intact."""
+    summary = run_headless("triple-draw", 2, tmp_path, seed=3, panel="keypad")
+    assert (summary.hands, summary.journal_intact) == (2, True)
+    assert "it takes no acknowledgement" in summary.lines()[1]
