@@ -53,7 +53,7 @@ import psycopg
 from controller.floor import store
 from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from controller.journal import JournalReader, JournalWriter
 from simulator.servers import free_port
 from simulator.servers_nats import NatsServer, NatsUser

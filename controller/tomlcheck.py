@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final
 
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 
 # --- Problems -----------------------------------------------------------------------------
 

@@ -7,7 +7,8 @@ and their go-back-N sender (``drivers.tablectl.session.DeviceSender``). It is pu
 sentences to write now, each one whole (so faults can drop or garble one),
 and ``next_deadline()`` says when ``poll`` next has work. Time is always
 passed in; transports (simulator.transports) supply the bytes and the clock.
-The shoe is ``simulator.shoe.VirtualShoe``, the panel ``simulator.panel.VirtualPanel``.
+The shoe is ``simulator.virtualshoe.VirtualShoe``, the panel
+``simulator.virtualpanel.VirtualPanel``.
 """
 
 from __future__ import annotations

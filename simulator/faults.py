@@ -7,7 +7,7 @@ pure: time is passed in and every random choice comes from the
 ``random.Random`` it is given, so a seeded run is repeatable.
 
 The device faults (lid, reader, stray tags, re-reads) are the shoe's own
-methods (simulator.shoe); unplugging is the transport's (simulator.transports).
+methods (simulator.virtualshoe); unplugging is the transport's (simulator.transports).
 """
 
 from __future__ import annotations

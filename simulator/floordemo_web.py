@@ -19,7 +19,7 @@ import psycopg
 from controller.floor import store
 from controller.floor.web import users
 from controller.floor.web.dbschema import ROLES
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from simulator.floorlab import FloorLab
 from simulator.floorlab_parts import TABLECTL, Part, PartError
 from simulator.servers import free_port

@@ -1,7 +1,7 @@
 """A simulated table: the virtual shoe and panel, their lines, their ports and one serving thread.
 
 ``Simulator`` is the Python API the console and the tests use. It owns the
-two device cores (simulator.shoe, simulator.panel), a fault line for each
+two device cores (simulator.virtualshoe, simulator.virtualpanel), a fault line for each
 (simulator.faults) and a connector for each (simulator.transports: real
 ptys or ``sim://`` URLs). One thread serves both devices: it reads what the
 host writes to the ptys and writes what the devices say when their timers
@@ -34,11 +34,11 @@ from simulator.devices import (
     Timing,
 )
 from simulator.faults import LineFaults
-from simulator.panel import VirtualPanel
-from simulator.shoe import VirtualShoe
 from simulator.sim_device import SimDevice, Trace, boot_id
 from simulator.table_actions import TableActions
 from simulator.transports import DEFAULT_TABLE, Endpoint, MemoryEndpoint, PtyEndpoint
+from simulator.virtualpanel import VirtualPanel
+from simulator.virtualshoe import VirtualShoe
 
 Transport = Literal["pty", "memory"]
 #: The simulated table's devices: one protocol device a role.

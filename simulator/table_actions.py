@@ -19,9 +19,9 @@ from drivers.seam.events import Lid, Reader
 from simulator.decks import TagDeck, foreign_uid
 from simulator.devices import DeviceError
 from simulator.faults import LineFaults
-from simulator.panel import VirtualPanel
-from simulator.shoe import VirtualShoe
 from simulator.sim_device import SimDevice, boot_id
+from simulator.virtualpanel import VirtualPanel
+from simulator.virtualshoe import VirtualShoe
 
 _T = TypeVar("_T")
 

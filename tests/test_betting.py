@@ -10,8 +10,8 @@ import pytest
 from tablehelp import STAKES, net, of_kind, play, settlement, table
 
 from controller.poker.engine import Table, TableSetup
-from controller.poker.engine.config import HouseRules, ShortAllIn
 from controller.poker.engine.events import ActionRequired, ActionTaken, Event, Refused, Showdown
+from controller.poker.engine.tablesetup import HouseRules, ShortAllIn
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
 

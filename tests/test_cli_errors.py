@@ -15,7 +15,7 @@ from pokerkit import HandHistory
 
 from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
-from controller.history.phh.reader import read_phh
+from controller.history.phh.parse import read_phh
 from controller.journal import JournalWriter
 from controller.journal.tablerecords import decision_data
 from controller.poker.cards import DECK

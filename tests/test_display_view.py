@@ -23,7 +23,7 @@ from controller.display.view import (
     posted_stakes,
 )
 from controller.poker.cards import SUIT_ORDER, Card, parse_cards
-from controller.poker.engine.config import Stakes
+from controller.poker.engine.tablesetup import Stakes
 from controller.poker.games.spec import ForcedBet
 from controller.poker.hands import NO_QUALIFYING_LOW, mambo_high, mambo_low
 from controller.poker.inputs import Button

@@ -11,8 +11,8 @@ from tablehelp import STAKES, of_kind, play
 
 from controller.poker.cards import DECK
 from controller.poker.engine import ConfigError, Stakes, Table, TableSetup
-from controller.poker.engine.config import HouseRules, ShortAllIn
 from controller.poker.engine.events import ActionRequired, CardDealt, CardExpected, Refused
+from controller.poker.engine.tablesetup import HouseRules, ShortAllIn
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint
 

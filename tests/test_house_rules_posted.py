@@ -14,7 +14,7 @@ from controller.display.view import posted_rules
 from controller.history.script import parse_script, write_script
 from controller.journal import JsonObject, Record
 from controller.journal import tablerecords as rec
-from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, ShortAllIn
+from controller.poker.engine.tablesetup import RULE_NAMES, ConfigError, HouseRules, ShortAllIn
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress
 from controller.table.core import StakesChanged, TableCore

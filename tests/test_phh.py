@@ -1,4 +1,4 @@
-"""PHH import (controller/history/phh/reader.py) and the external check of the triple draw rules:
+"""PHH import (controller/history/phh/parse.py) and the external check of the triple draw rules:
 real hands from a public source, converted to hand scripts and replayed through the engine,
 must give every seat the net result the source gives it (14.12A; docs/rules-interpretation.md).
 """
@@ -14,7 +14,7 @@ from tablehelp import of_kind
 
 from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
-from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
+from controller.history.phh.parse import PhhError, PhhUnsupported, read_phh
 from controller.history.script import parse_script
 from controller.poker.engine import Table
 from controller.poker.engine.events import Alarm, CardDealt, Event, HandSettled, Refused

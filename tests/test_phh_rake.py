@@ -19,8 +19,8 @@ import pytest
 
 from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
-from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
-from controller.history.phh.writer import export_hand
+from controller.history.phh.export import export_hand
+from controller.history.phh.parse import PhhError, PhhUnsupported, read_phh
 from controller.history.recall import HandRecord
 from controller.history.script import parse_script
 from controller.journal.tablerecords import HandTerms

@@ -29,8 +29,8 @@ from pokerkit.notation import parse_action
 
 from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
-from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
-from controller.history.phh.writer import export_hand
+from controller.history.phh.export import export_hand
+from controller.history.phh.parse import PhhError, PhhUnsupported, read_phh
 from controller.history.recall import HandRecord
 from controller.journal.tablerecords import HandTerms
 from controller.poker.cards import DECK, Card

@@ -19,8 +19,8 @@ from tierhelp import examples
 from controller.journal import JournalReader, Record, schema, schemajson
 from controller.journal import tablerecords as rec
 from controller.journal.schemadoc import PUBLISHED, main
-from controller.poker.engine.config import Stakes
 from controller.poker.engine.events import CardDealt, Event, HandStarted, SeatAmount
+from controller.poker.engine.tablesetup import Stakes
 
 FIXTURES = Path(__file__).parent / "fixtures"
 JOURNALS = [

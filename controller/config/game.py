@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from controller.poker.engine.config import (
+from controller.poker.engine.tablesetup import (
     RULE_NAMES,
     ConfigError,
     HouseRules,

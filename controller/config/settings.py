@@ -13,7 +13,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Final
 
-from controller.poker.engine.config import HouseRules, Stakes, TableSetup
+from controller.poker.engine.tablesetup import HouseRules, Stakes, TableSetup
 from controller.poker.games.spec import GameSpec
 from drivers.seam.settings import DeviceSettings
 

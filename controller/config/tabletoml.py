@@ -58,7 +58,7 @@ from controller.config.settings import (
     LogSettings,
     TableSettings,
 )
-from controller.poker.engine.config import (
+from controller.poker.engine.tablesetup import (
     ConfigError,
     HouseRules,
     TableSetup,

@@ -40,7 +40,7 @@ from controller.display.view import (
     posted_stakes,
 )
 from controller.poker.cards import Card
-from controller.poker.engine.config import HouseRules, Stakes
+from controller.poker.engine.tablesetup import HouseRules, Stakes
 from controller.poker.games.five_card_stud import FIVE_CARD_STUD
 from controller.poker.games.mambo import MAMBO
 from controller.poker.games.spec import ForcedBet

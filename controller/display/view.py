@@ -22,7 +22,7 @@ from enum import Enum, StrEnum
 from typing import Final
 
 from controller.poker.cards import Card
-from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
+from controller.poker.engine.tablesetup import HouseRules, ShortAllIn, Stakes
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.poker.inputs import Button
 

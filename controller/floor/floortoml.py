@@ -29,7 +29,7 @@ consumer = "tablectl-floor"                    # the durable consumer's name
 ack_wait = 30                                  # seconds: an unacknowledged batch redelivered
 walk_every = 3600                              # seconds between walks of every stored chain
 
-[web]                                          # floor web (controller/floor/web/settings.py)
+[web]                                          # floor web (controller/floor/web/webtoml.py)
 secret_file = "/etc/tablectl/floor/web.secret"
 ```
 """
@@ -46,9 +46,9 @@ from typing import Final
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from controller.floor.store import READER, WRITER
-from controller.floor.web.settings import KEYS as WEB_KEYS
-from controller.floor.web.settings import WebSettings, parse_web
-from controller.poker.engine.config import ConfigError
+from controller.floor.web.webtoml import KEYS as WEB_KEYS
+from controller.floor.web.webtoml import WebSettings, parse_web
+from controller.poker.engine.tablesetup import ConfigError
 from controller.tomlcheck import MISSING, Problem, Section
 
 SECTIONS: Final[dict[str, tuple[str, ...]]] = {

@@ -17,7 +17,6 @@ from controller.display.view import posted_rules
 from controller.journal import JsonValue, Record, schema
 from controller.journal import tablerecords as rec
 from controller.poker.announce import action_words, game_name
-from controller.poker.engine.config import Stakes
 from controller.poker.engine.events import (
     ActionTaken,
     Alarm,
@@ -35,6 +34,7 @@ from controller.poker.engine.events import (
     StreetStarted,
     Undone,
 )
+from controller.poker.engine.tablesetup import Stakes
 from controller.poker.games import GAMES
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.poker.cards import Card, CardError
-from controller.poker.engine.config import (
+from controller.poker.engine.tablesetup import (
     RULE_NAMES,
     ConfigError,
     HouseRules,

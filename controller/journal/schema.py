@@ -25,7 +25,7 @@ from typing import Any, Final
 
 from controller.journal import JsonObject, JsonValue, Record, codec
 from controller.poker.engine import events as ev
-from controller.poker.engine.config import HouseRules, Stakes
+from controller.poker.engine.tablesetup import HouseRules, Stakes
 from controller.poker.inputs import Button, ReadPoint
 from drivers.seam.events import Feed, Lid, Reader
 

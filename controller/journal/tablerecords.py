@@ -17,8 +17,8 @@ from controller.journal import JsonObject, JsonValue, codec, schema
 from controller.journal.schema import RecordFormatError as RecordFormatError  # noqa: PLC0414 re-exported
 from controller.poker.cards import Card
 from controller.poker.engine.checkpoint import SeatStack, TableCheckpoint
-from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
 from controller.poker.engine.events import Event
+from controller.poker.engine.tablesetup import HouseRules, ShortAllIn, Stakes
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 from drivers.seam.events import Feed, Lid, Reader
 

@@ -12,7 +12,7 @@ from confighelp import export_config
 from pokerkit import HandHistory
 
 from controller.cli.main import main
-from controller.history.phh.writer import VARIANTS, export_hands
+from controller.history.phh.export import VARIANTS, export_hands
 from controller.history.recall import hands
 from controller.journal import JournalReader
 from controller.journal.tablerecords import events_json

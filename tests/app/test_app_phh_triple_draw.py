@@ -1,6 +1,6 @@
 """PHH export of triple draw (F2L3D; docs/app.md, Hand histories): random hands played through the
 engine, exported, then replayed by PokerKit and by tablectl's own import
-(controller/history/phh/reader.py)."""
+(controller/history/phh/parse.py)."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from pokerkit.notation import parse_action
 
 from controller.cli.main import main
 from controller.history.phh.convert import to_hand_script
-from controller.history.phh.reader import PhhUnsupported, read_phh
-from controller.history.phh.writer import export_hand, export_hands
+from controller.history.phh.export import export_hand, export_hands
+from controller.history.phh.parse import PhhUnsupported, read_phh
 from controller.history.recall import HandRecord, hands
 from controller.journal import JournalReader
 from controller.journal.tablerecords import events_json

@@ -9,7 +9,7 @@ import pytest
 from psycopg.conninfo import conninfo_to_dict
 
 from controller.floor.floortoml import FloorConfigError, load, parse
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 
 pytestmark = pytest.mark.fast
 

@@ -29,7 +29,7 @@ from test_floor_cli import floor_toml
 
 from controller.floor import keys, software, store
 from controller.floor.web import dbschema as web_schema
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from controller.journal import signing
 from simulator.servers_pg import PostgresServer
 

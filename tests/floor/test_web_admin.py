@@ -23,7 +23,7 @@ from webhelp import PASSWORD, WEB_PASSWORD, Client, Reply, WebProcess, user, web
 from controller.floor import store
 from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from simulator.servers_pg import PostgresServer
 
 NEW_PASSWORD = "a new one, long enough"

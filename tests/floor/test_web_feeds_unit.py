@@ -17,7 +17,7 @@ from webhelp import cards_in, schema_problems
 from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.web import feedjsonschema, policy
 from controller.floor.web.feedhand import Built, HandFacts, Timed, build, from_start, unix
-from controller.floor.web.settings import FeedSettings
+from controller.floor.web.webtoml import FeedSettings
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

@@ -25,7 +25,7 @@ from controller.floor.ingest import ingest
 from controller.floor.web import dbschema as web_schema
 from controller.floor.web.floorview import Held, TableRow, floor_rows, read_rows
 from controller.floor.web.live import FULL_REFRESH, WHOLE_ROUNDS, Live
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line

@@ -28,7 +28,7 @@ from webhelp import WEB_PASSWORD
 from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.store import READER, WRITER, StoreError
 from controller.floor.web import dbschema as web_schema
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from simulator.servers_nats import NatsUser
 from simulator.servers_pg import PostgresServer
 

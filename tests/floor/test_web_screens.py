@@ -18,7 +18,7 @@ from servershelp import NatsFactory
 from webhelp import Client, Events, serving, web_floor
 
 from controller.floor.floortoml import FloorConfigError, parse
-from controller.floor.web.settings import DEFAULT_SILENT_AFTER
+from controller.floor.web.webtoml import DEFAULT_SILENT_AFTER
 from simulator.servers_pg import PostgresServer
 
 #: Hand 1 of the Mambo fixture after its first round's bets (each seat a hole card and an up

@@ -14,12 +14,12 @@ from controller.floor.floortoml import FloorConfigError, parse
 from controller.floor.web import auth, policy, users
 from controller.floor.web import dbschema as web_schema
 from controller.floor.web.floorview import hand_state
-from controller.floor.web.settings import WebNats
+from controller.floor.web.webtoml import WebNats
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import parse_line
 from controller.poker.engine import events as ev
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 
 EXAMPLE = Path(__file__).parents[2] / "docs" / "examples" / "floor.toml"
 

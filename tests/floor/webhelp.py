@@ -40,7 +40,7 @@ from controller.floor import store
 from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
 from controller.floor.web.auth import COOKIE
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import GENESIS, make_record_line, parse_line

@@ -18,8 +18,8 @@ from drivers.tablectl.shoe import CardSeen, ShoeStatus
 from simulator.decks import make_decks, shuffled
 from simulator.devices import DeviceCore, DeviceError, Timing
 from simulator.faults import LineFaults
-from simulator.panel import VirtualPanel
-from simulator.shoe import Dealt, VirtualShoe
+from simulator.virtualpanel import VirtualPanel
+from simulator.virtualshoe import Dealt, VirtualShoe
 
 pytestmark = pytest.mark.fast
 

@@ -15,7 +15,7 @@ from controller.cli.commands._paths import (
 )
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
-from controller.history.phh.writer import ExportError, export_hands
+from controller.history.phh.export import ExportError, export_hands
 from controller.history.recall import describe_stakes, hands
 from controller.journal import JournalError, JournalReader, Record
 from controller.journal.schema import SchemaError

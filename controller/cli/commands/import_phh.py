@@ -19,7 +19,7 @@ from typing import Any
 
 from controller.cli.commands._paths import READ_FILE, PathError, read_text
 from controller.history.phh.convert import to_hand_script
-from controller.history.phh.reader import PhhError, PhhUnsupported, read_phh
+from controller.history.phh.parse import PhhError, PhhUnsupported, read_phh
 
 
 def register(subparsers: Any) -> None:

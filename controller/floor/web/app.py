@@ -251,7 +251,7 @@ def forbidden(reason: str) -> Response:
 async def _server_error(request: Request, error: Exception) -> Response:
     """A fault of the view's own: a page saying so, never a bare "Internal Server Error". The
     exception goes on to uvicorn, which logs it through the root handler: one JSON line, its
-    traceback a field (controller/floor/web/serve.py)."""
+    traceback a field (controller/floor/web/httpserver.py)."""
     return refused(
         500,
         f"Internal Server Error: {request.url.path} could not be shown "

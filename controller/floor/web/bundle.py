@@ -1,8 +1,8 @@
 """The hand page's dispute bundle download (docs/floor-web.md, Verification (the auditor)): the
 bundle ``tablectl floor dispute`` makes (controller/floor/disputestore.py, its bounds and lines;
 controller/history/dispute/ ``make``), packed as one .tar.gz for the browser. ``tablectl floor
-web`` serves with it (controller/floor/web/serve.py). It reads through the web's own role, which
-may SELECT every table of the store the builder reads.
+web`` serves with it (controller/floor/web/httpserver.py). It reads through the web's own role,
+which may SELECT every table of the store the builder reads.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ import psycopg
 from psycopg import sql
 
 from controller.floor.store import READER, WRITER, StoreError
-from controller.floor.web.settings import DEFAULT_USER
+from controller.floor.web.webtoml import DEFAULT_USER
 
 ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 

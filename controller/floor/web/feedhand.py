@@ -21,7 +21,7 @@ from typing import Final
 from controller.floor.web import policy
 from controller.floor.web.betting import FOLDED, Betting
 from controller.floor.web.replay import pot_words
-from controller.floor.web.settings import FeedSettings
+from controller.floor.web.webtoml import FeedSettings
 from controller.history.recall import describe
 from controller.poker.announce import hidden_cards
 from controller.poker.engine import events as ev

@@ -30,7 +30,7 @@ from controller.journal import JsonObject, schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import RecordError, parse_line
 from controller.poker.engine import events as ev
-from controller.poker.engine.config import HouseRules
+from controller.poker.engine.tablesetup import HouseRules
 from controller.poker.games import GAMES
 
 AsyncConn = psycopg.AsyncConnection[tuple[object, ...]]

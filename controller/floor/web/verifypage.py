@@ -9,7 +9,7 @@
 - ``/tables/{table}/hands/{journal}/{hand}/dispute.tar.gz``: the hand's dispute bundle as
   ``tablectl floor dispute`` makes it, recorded in the hole-card access log before it is sent
   (it carries the hand's face-down cards). The builder is controller/floor/web/bundle.py's,
-  handed in as ``Web.bundler`` by the server (controller/floor/web/serve.py); a view built
+  handed in as ``Web.bundler`` by the server (controller/floor/web/httpserver.py); a view built
   without one refuses the download.
 
 For auditors and surveillance; a supervisor (and anyone else) is refused with the reason.

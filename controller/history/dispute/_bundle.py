@@ -32,7 +32,7 @@ from controller.history.dispute._format import (
     manifest_text,
     sha256,
 )
-from controller.history.phh.writer import ExportError, export_hand
+from controller.history.phh.export import ExportError, export_hand
 from controller.history.recall import (
     SOFTWARE,
     HandRecord,

@@ -1,8 +1,8 @@
-"""PHH hand histories in: a hand read by ``controller.history.phh.reader.read_phh`` to the inputs of
+"""PHH hand histories in: a hand read by ``controller.history.phh.parse.read_phh`` to the inputs of
 a table of its game (``to_hand_script``), by the draw game's walk
 (``controller.history.phh.convert_draw``) or the stud games'
 (``controller.history.phh.convert_stud``); another variant is refused naming those tablectl converts
-(``controller.history.phh.reader.other_variant``). A file that records how the hand settled
+(``controller.history.phh.parse.other_variant``). A file that records how the hand settled
 (tablectl's export: ``_tablectl_rake``, ``finishing_stacks``) is played through the engine once
 converted, and refused unless the engine settles it so, chip for chip.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from controller.history.phh.convert_draw import draw_hand
 from controller.history.phh.convert_stud import stud_hand
-from controller.history.phh.reader import (
+from controller.history.phh.parse import (
     DRAW_VARIANTS,
     RAKE_FIELD,
     VARIANTS,

@@ -4,7 +4,7 @@
 in, the bet) and writes the inputs the table would have seen: the blinds, the cards at
 the dealing slot in the order the procedure deals them (a burn before each draw,
 14.12A(f)), the discards at the discard reader, the dealer's buttons
-(``controller.history.phh.reader`` says what the conversion supplies and refuses).
+(``controller.history.phh.parse`` says what the conversion supplies and refuses).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import math
 from collections.abc import Iterator, Sequence
 from typing import Final
 
-from controller.history.phh.reader import (
+from controller.history.phh.parse import (
     UNKNOWN,
     ConvertedHand,
     PhhError,
@@ -26,7 +26,7 @@ from controller.history.phh.reader import (
     known_stacks,
 )
 from controller.poker.cards import DECK, Card, CardError
-from controller.poker.engine.config import TableSetup
+from controller.poker.engine.tablesetup import TableSetup
 from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 
 _ROUNDS_AT_SMALL_BET: Final = (

@@ -4,7 +4,7 @@
 ``stud_hand`` walks the history with a real ``Table``: each card is given where the
 table expects it (a burn where it burns), each action becomes the option the table
 offers for it; an action the table would not offer is refused with PhhUnsupported
-(``controller.history.phh.reader`` says what the conversion supplies and refuses).
+(``controller.history.phh.parse`` says what the conversion supplies and refuses).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Final
 
-from controller.history.phh.reader import (
+from controller.history.phh.parse import (
     UNKNOWN,
     ConvertedHand,
     PhhError,
@@ -26,7 +26,6 @@ from controller.history.phh.reader import (
 from controller.poker.announce import announce, option_text
 from controller.poker.cards import DECK, Card, CardError
 from controller.poker.engine import Table
-from controller.poker.engine.config import TableSetup
 from controller.poker.engine.events import (
     BURN,
     COMMUNITY,
@@ -39,6 +38,7 @@ from controller.poker.engine.events import (
     Refused,
     RoundStarted,
 )
+from controller.poker.engine.tablesetup import TableSetup
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress, CardRead, TableInput
 

@@ -31,9 +31,15 @@ Draw 2-7 (``controller/poker/games/triple_draw.py``) is the game that declares t
 from __future__ import annotations
 
 from controller.poker.engine.checkpoint import TableCheckpoint
-from controller.poker.engine.config import ConfigError, HouseRules, ShortAllIn, Stakes, TableSetup
 from controller.poker.engine.hand import TableState
 from controller.poker.engine.table import Table
+from controller.poker.engine.tablesetup import (
+    ConfigError,
+    HouseRules,
+    ShortAllIn,
+    Stakes,
+    TableSetup,
+)
 
 __all__ = [
     "ConfigError",

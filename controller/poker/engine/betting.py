@@ -13,7 +13,6 @@ from functools import cache
 from typing import Final, NamedTuple
 
 from controller.poker.cards import Card
-from controller.poker.engine.config import HouseRules, ShortAllIn, Stakes
 from controller.poker.engine.events import (
     ActionRequired,
     ActionTaken,
@@ -24,6 +23,7 @@ from controller.poker.engine.events import (
     SeatAmount,
 )
 from controller.poker.engine.hand import HandState
+from controller.poker.engine.tablesetup import HouseRules, ShortAllIn, Stakes
 from controller.poker.games.spec import ForcedBet, GameSpec, OpenerDuty, SeatView, Street
 from controller.poker.inputs import Button
 

@@ -14,7 +14,6 @@ from functools import cache
 from typing import Final
 
 from controller.poker.cards import DECK, Card
-from controller.poker.engine.config import HouseRules
 from controller.poker.engine.events import (
     BURN,
     SEAT,
@@ -26,6 +25,7 @@ from controller.poker.engine.events import (
     Event,
 )
 from controller.poker.engine.hand import HandState, Irregularity, describe_destination
+from controller.poker.engine.tablesetup import HouseRules
 from controller.poker.games.spec import Face, Street
 
 _REASON: Final = "discards over the discard reader, then draw done (none: stands pat)"

@@ -16,7 +16,6 @@ from __future__ import annotations
 from typing import Final
 
 from controller.poker.engine.betting import BETTING_BUTTONS, Betting
-from controller.poker.engine.config import HouseRules, Stakes
 from controller.poker.engine.dealing import Dealing
 from controller.poker.engine.drawing import Drawing
 from controller.poker.engine.events import (
@@ -50,6 +49,7 @@ from controller.poker.engine.machine import (
     machine_for,
 )
 from controller.poker.engine.showdown import Ratings, settle, showdown, void
+from controller.poker.engine.tablesetup import HouseRules, Stakes
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from controller.poker.cards import Rank
-from controller.poker.engine.config import Stakes
 from controller.poker.engine.events import OddChipAward, PotResult, SeatAmount, ShareResult
+from controller.poker.engine.tablesetup import Stakes
 from controller.poker.games.spec import OddChip, Rated, Showdown, ShowdownShare
 from controller.poker.hand_tables import ACE_LOW
 

@@ -9,11 +9,11 @@ hand and every bet and ante goes back (rules-interpretation.md, Integrity).
 
 from __future__ import annotations
 
-from controller.poker.engine.config import Stakes
 from controller.poker.engine.events import HandSettled, HandVoided, SeatAmount, ShownHand
 from controller.poker.engine.events import Showdown as ShowdownEvent
 from controller.poker.engine.hand import HandState
 from controller.poker.engine.pots import settle_pots
+from controller.poker.engine.tablesetup import Stakes
 from controller.poker.games.spec import GameSpec, Rated
 from controller.poker.hands import NO_QUALIFYING_LOW
 

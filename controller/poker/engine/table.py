@@ -19,7 +19,6 @@ from typing import Final
 
 from controller.poker.cards import Card
 from controller.poker.engine.checkpoint import TableCheckpoint
-from controller.poker.engine.config import ConfigError, TableSetup
 from controller.poker.engine.events import (
     Event,
     HandSettled,
@@ -31,6 +30,7 @@ from controller.poker.engine.events import (
 from controller.poker.engine.hand import SeatState, TableState
 from controller.poker.engine.machine import IN_HAND
 from controller.poker.engine.play import Play, Start
+from controller.poker.engine.tablesetup import ConfigError, TableSetup
 from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, TableInput
 

@@ -14,7 +14,7 @@ from controller.cli.commands.dispute import write
 from controller.cli.commands.floor.run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.floor import disputestore, report
 from controller.history import dispute
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 
 
 def run_dispute(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ from controller.floor.web import dbschema as web_schema
 from controller.history.recall import HandRecord, RecalledHand, format_hand
 from controller.logs.jsonreport import print_report
 from controller.logs.logsetup import configure_logging
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 from controller.poker.words import counted
 
 EXIT_OK: Final = 0

@@ -28,11 +28,11 @@ from controller.floor.store import StoreError
 from controller.floor.web import dbschema as web_schema
 from controller.floor.web import users
 from controller.logs.logsetup import configure_logging
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 
 
 def run_web(args: argparse.Namespace) -> int:
-    from controller.floor.web.serve import serve  # noqa: PLC0415 -- uvicorn only for web
+    from controller.floor.web.httpserver import serve  # noqa: PLC0415 -- uvicorn only for web
 
     config = floor_config(args, "web")
     if config is None:

@@ -50,7 +50,13 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.history.script import write_script
-from controller.poker.engine.config import RULE_NAMES, ConfigError, HouseRules, Stakes, TableSetup
+from controller.poker.engine.tablesetup import (
+    RULE_NAMES,
+    ConfigError,
+    HouseRules,
+    Stakes,
+    TableSetup,
+)
 from controller.poker.games import GAMES
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import TableInput

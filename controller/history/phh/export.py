@@ -4,7 +4,7 @@ Each finished hand of the journal becomes one PHH file (TOML). Five-card stud
 and Mambo are not among PHH's standard variants, so they carry documented
 custom codes (docs/app.md, Hand histories): ``F5S`` (fixed-limit five-card
 stud, 14.13) and ``FMB/6`` (fixed-limit Mambo stud high-low, six or better,
-14.13A), which the import (controller/history/phh/reader.py) reads back. Triple Draw 2-7 carries
+14.13A), which the import (controller/history/phh/parse.py) reads back. Triple Draw 2-7 carries
 PHH's standard ``F2L3D``: blinds, each player's five cards in one deal action,
 each draw as ``pN sd CARDS`` (``pN sd`` to stand pat) for every player before
 the new cards, as PHH orders a draw. Burns are comments (``# burn 4h``); a
@@ -23,8 +23,8 @@ import math
 from collections.abc import Iterable
 from typing import Any, Final
 
-from controller.history.phh.reader import DRAW_VARIANTS, FIELD_PREFIX, RAKE_FIELD, STAKES_NAMES
-from controller.history.phh.reader import VARIANTS as IMPORTED_VARIANTS
+from controller.history.phh.parse import DRAW_VARIANTS, FIELD_PREFIX, RAKE_FIELD, STAKES_NAMES
+from controller.history.phh.parse import VARIANTS as IMPORTED_VARIANTS
 from controller.history.recall import HandRecord
 from controller.journal.tablerecords import RULES_BEFORE_JOURNALED
 from controller.poker.engine import Stakes
@@ -42,7 +42,7 @@ from controller.poker.engine.events import (
 from controller.poker.games import GAMES
 
 #: The PHH variant code of each game (custom codes F5S and FMB/6 for the games PHH does not
-#: define), one table for the export and the import (controller/history/phh/reader.py).
+#: define), one table for the export and the import (controller/history/phh/parse.py).
 VARIANTS: Final = {game: code for code, game in IMPORTED_VARIANTS.items()}
 #: The games dealt with blinds and draws (PHH: blinds_or_straddles, "sd"), not antes and upcards.
 _DRAW_GAMES: Final = frozenset(IMPORTED_VARIANTS[code] for code in DRAW_VARIANTS)
@@ -250,7 +250,7 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
         # a function it is given, not a field of the file): the posted ones (docs/deploy.md,
         # [stakes]; no rake_cap field: no cap) and the chips the table raked (14.19(c)), which
         # the import reads back and checks the hand it replays against
-        # (controller/history/phh/reader.py).
+        # (controller/history/phh/parse.py).
         *(
             (f"{FIELD_PREFIX}{name}", getattr(stakes, name))
             for name in STAKES_NAMES
@@ -259,7 +259,7 @@ def export_hand(hand: HandRecord, configured: Stakes, table_id: str) -> str:
         (RAKE_FIELD, settled.rake),
         # PHH has no field for the house rules (rules-interpretation.md, House rules): the hand's
         # own, one user-defined field each, which the import reads back
-        # (controller/history/phh/reader.py).
+        # (controller/history/phh/parse.py).
         *(
             (f"{FIELD_PREFIX}{name}", value)
             for name, value in (RULES_BEFORE_JOURNALED if hand.terms is None else hand.terms.rules)

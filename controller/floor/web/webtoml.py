@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeGuard
 
-from controller.poker.engine.config import ConfigError
+from controller.poker.engine.tablesetup import ConfigError
 from controller.tomlcheck import Section
 
 KEYS: Final = (
