@@ -123,6 +123,11 @@ class Pn532Reader:
             self._claimed = None
 
     @property
+    def thread(self) -> threading.Thread | None:
+        """The reader's thread, once started."""
+        return self._thread
+
+    @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
 

@@ -237,6 +237,15 @@ class Killer:
             self.process = self._spawn()
             self._wait_ready()
 
+    def _note_signal_state(self) -> None:
+        assert self.process is not None
+        fields = ("Name", "State", "SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt")
+        with open(self.config.parent / "controller.err", "a", encoding="utf-8") as errors:
+            for task in sorted(Path(f"/proc/{self.process.pid}/task").glob("*")):
+                status = (task / "status").read_text(encoding="utf-8").splitlines()
+                chosen = [line for line in status if line.split(":")[0] in fields]
+                print(f"task {task.name}: " + "; ".join(chosen), file=errors)
+
     def stop(self) -> int:
         """Stop killing; end the controller with SIGTERM once it is up (a process just
         started may not have set its handler yet: SIGTERM would kill it); its exit status."""
@@ -252,7 +261,9 @@ class Killer:
             return self.process.wait(timeout=STOP_PATIENCE)
         except subprocess.TimeoutExpired:
             # Not left running into the next test (a Popen still running warns when collected);
-            # SIGABRT first, for the stacks of what held the stop (controller.err).
+            # SIGABRT first, for the stacks of what held the stop (controller.err), after the
+            # signal masks and pending signals of each of its threads.
+            self._note_signal_state()
             self.process.send_signal(signal.SIGABRT)
             try:
                 self.process.wait(timeout=STOP_PATIENCE)

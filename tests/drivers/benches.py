@@ -18,6 +18,7 @@ from typing import Any, Protocol, TypeVar
 
 from backends import PtyBackend
 from fake_device import FakeDevice
+from keypad_contract_bench import keypad_bench
 from pn532_contract_bench import pn532_bench
 
 from controller.poker.inputs import Button, ReadPoint
@@ -138,4 +139,5 @@ BENCHES: dict[tuple[str, str], Callable[[Path], AbstractContextManager[Bench]]] 
     (SHOE, "tablectl"): lambda directory: protocol_bench(SHOE, directory),
     (PANEL, "tablectl"): lambda directory: protocol_bench(PANEL, directory),
     (SHOE, "pn532"): pn532_bench,
+    (PANEL, "keypad"): keypad_bench,
 }

@@ -1,6 +1,6 @@
 """A USB keypad emulated by umockdev's testbed, for tests run under ``umockdev-run``.
 
-The keypad is keypad_emulation.py's: its device description added to the testbed, its
+The keypad is simulator/keypad_umockdev.py's: its device description added to the testbed, its
 ioctl file loaded for its event node, and events written to the node's other end
 (``get_dev_fd``) while the test runs, as the kernel would queue them. Only importable
 inside ``umockdev-run`` (test_keypad_umockdev.py starts it).
@@ -18,10 +18,10 @@ from typing import Any
 
 import gi
 import pytest
-from keypad_emulation import KeypadSpec, key_frame, tap
 from umockdev_bed import _fds
 
 from drivers.keypad.keymap import key_code
+from simulator.keypad_umockdev import KeypadSpec, key_frame, tap
 
 gi.require_version("UMockdev", "1.0")
 from gi.repository import UMockdev  # noqa: E402 -- gi.require_version must come first
@@ -54,6 +54,10 @@ class KeypadBed:
         umockdev keeps the node's other end: a reader that holds it open sees no more
         events, where the kernel would fail its reads with ENODEV (docs/testing.md); and
         the node's name cannot be plugged again in this testbed (plug another event node)."""
+        # The kernel takes the device out of sysfs before udev hears of its removal: a
+        # reader that looks again on the 'remove' must not find it. umockdev sends a uevent
+        # only for a device still there, so the node stops being a device with keys first.
+        self.testbed.set_property(spec.event_path, "ID_INPUT_KEY", "0")
         self.testbed.uevent(spec.event_path, "remove")
         # Child first: umockdev removes one device's sysfs entries and class links at a time.
         for path in (spec.event_path, spec.input_path, spec.usb_path):

@@ -1,9 +1,16 @@
 """A PN532 shoe on the simulator's PN532s (simulator/pn532), both on one ManualClock the test
-moves: the bench of tests/drivers/test_pn532_*.py."""
+moves: the bench of tests/drivers/test_pn532_*.py.
+
+The clock moves a step at a time, and only once every reader thread of the shoe has read the
+time the last step set (``WatchedClock``): a reader the machine's load keeps off the CPU
+holds the clock, so a card's time in the field is never spent while its reader cannot poll.
+"""
 
 from __future__ import annotations
 
 import queue
+import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -14,13 +21,33 @@ from drivers.pn532.reader import ReaderTiming
 from drivers.seam.device import OpenOptions
 from simulator.clock import ManualClock
 from simulator.pn532.serve import Pn532Readers
-from tests.simulator.devtime import QUIET, next_event
+from tests.simulator.devtime import QUIET, WAIT
 
-#: The devices' time a quiet line lets pass at a step: below every bound of the driver, so
-#: a reply written in time is read in time whatever the machine's load.
+#: The devices' time a quiet line lets pass at a step: below every bound of the driver.
 STEP = 0.01
 
 T = TypeVar("T")
+
+
+class WatchedClock:
+    """The shoe's clock: the test's ManualClock, noting which thread read which time."""
+
+    def __init__(self, clock: ManualClock) -> None:
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._seen: dict[int, float] = {}
+
+    def __call__(self) -> float:
+        now = self.clock()
+        with self._lock:
+            self._seen[threading.get_ident()] = now
+        return now
+
+    def seen_by(self, threads: list[threading.Thread]) -> bool:
+        """Every one of ``threads`` still alive has read the time as it is now."""
+        now = self.clock()
+        with self._lock:
+            return all(self._seen.get(t.ident or 0, -1.0) >= now for t in threads if t.is_alive())
 
 
 class Bench:
@@ -31,18 +58,37 @@ class Bench:
         readers: Pn532Readers,
         shoe: Pn532Shoe,
         clock: ManualClock,
+        watched: WatchedClock,
         events: queue.Queue[Any],
     ) -> None:
         self.readers = readers
         self.shoe = shoe
         self.clock = clock
+        self.watched = watched
         self.events = events
+
+    def step(self) -> None:
+        """Let one step pass, once every reader has seen the last one."""
+        threads = [t for r in self.shoe.readers.values() if (t := r.thread) is not None]
+        deadline = time.monotonic() + WAIT
+        while not self.watched.seen_by(threads):
+            assert time.monotonic() < deadline, "a reader thread never read the clock"
+            time.sleep(0.0005)
+        self.clock.advance(STEP)
 
     def next(self, kind: type[T]) -> T:
         """The next event of ``kind`` (others skipped), the clock moving while the line is
         quiet."""
-        event: T = next_event(self.events, kind, self.clock, step=STEP)
-        return event
+        deadline = time.monotonic() + WAIT
+        while True:
+            try:
+                event = self.events.get(timeout=QUIET)
+            except queue.Empty:
+                assert time.monotonic() < deadline, f"no {kind.__name__} within {WAIT:g} s"
+                self.step()
+                continue
+            if isinstance(event, kind):
+                return event
 
     def drain(self) -> list[Any]:
         """Every event waiting now."""
@@ -62,7 +108,7 @@ class Bench:
             try:
                 got.append(self.events.get(timeout=QUIET))
             except queue.Empty:
-                self.clock.advance(STEP)
+                self.step()
         return got + self.drain()
 
 
@@ -76,6 +122,7 @@ def bench(
 ) -> Iterator[Bench]:
     """The bench, its shoe started; ``prepare`` arms the readers before it starts."""
     clock = ManualClock()
+    watched = WatchedClock(clock)
     with Pn532Readers(tmp_path / "dev", points, clock) as readers:
         if prepare is not None:
             with readers.locked():
@@ -86,11 +133,11 @@ def bench(
         shoe = Pn532Shoe(
             settings,
             events,
-            OpenOptions(clock=clock, repeat_window=repeat_window),
+            OpenOptions(clock=watched, repeat_window=repeat_window),
             ReaderTiming(backoff_first=0.2, backoff_max=1.0),
         )
         shoe.start()
         try:
-            yield Bench(readers, shoe, clock, events)
+            yield Bench(readers, shoe, clock, watched, events)
         finally:
             shoe.stop()

@@ -1,4 +1,4 @@
-"""The emulated keypad's files: the committed fixtures are keypad_emulation.py's, and each
+"""The emulated keypad's files: the committed fixtures are simulator/keypad_umockdev.py's, and each
 ioctl of the file is sized as python-evdev's open asks (tests/fixtures/README.md, keypad/)."""
 
 from __future__ import annotations
@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 from evdev import ecodes
-from keypad_emulation import (
+
+from simulator.keypad_umockdev import (
     CODE_BITS_SIZE,
     EV_BITS_SIZE,
     LED_SIZE,

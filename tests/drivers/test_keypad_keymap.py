@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 from evdev import ecodes
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
+from tierhelp import examples
 
 from controller.poker.inputs import Button
 from drivers.keypad.keymap import (
@@ -201,6 +202,7 @@ def test_reset_forgets_the_keys_held() -> None:
     assert keys.feed(EV_KEY, KP2, 1) == Pressed(KP2, Button.CHECK_CALL)
 
 
+@settings(max_examples=examples(100))
 @given(
     st.lists(
         st.tuples(st.sampled_from([KP1, KP2, KP3, ecodes.KEY_KP5]), st.sampled_from([0, 1, 2])),

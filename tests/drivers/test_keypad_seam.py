@@ -9,6 +9,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from structlog.testing import capture_logs
@@ -251,3 +252,27 @@ def test_the_backend_opens_a_keypad_panel_from_its_settings(
     assert settings.describe() == (
         "a USB keypad at sim://keypad, the default key map, no lights or text"
     )
+
+
+def test_a_node_that_does_not_answer_as_an_input_device_is_down_not_a_dead_thread(
+    events: Events,
+) -> None:
+    """python-evdev raises SystemError for an ioctl that failed at open (EVIOCGEFFECTS): the
+    panel is down naming the node, and the driver tries again."""
+    opens: list[str] = []
+
+    def opener(path: str) -> Any:
+        opens.append(path)
+        raise SystemError("error return without exception set")
+
+    panel = KeypadPanel(Wanted("sim://nothing"), DEFAULT, events, opener=opener)
+    try:
+        panel.start()
+        down = next_event(events)
+        assert isinstance(down, DeviceDown)
+        assert down.reason == (
+            "cannot open the keypad sim://nothing: sim://nothing did not answer as an input device"
+        )
+        assert panel.running
+    finally:
+        panel.stop()

@@ -14,8 +14,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from keypad_emulation import evemu_events
 from test_umockdev import NAMESPACE_SCRIPT, ROOT, free_gid, run_pytest_under_umockdev, tools_or_skip
+
+from simulator.keypad_umockdev import evemu_events
 
 HERE = Path(__file__).resolve().parent
 FIXTURES = ROOT / "tests" / "fixtures" / "keypad"

@@ -208,3 +208,19 @@ def test_the_configured_baud_rate(tmp_path: Path, baud: int) -> None:
             assert b.readers.chips["slot"].baud == baud
         b.readers.place("slot", NTAG, DWELL)
         assert b.next(TagRead).uid == "04A2B3C4D5E680"
+
+
+def test_a_reader_that_keeps_failing_while_talking_is_a_reader_fault(tmp_path: Path) -> None:
+    """Three polls in a row that fail (here the chip asks for each again past the limit) are
+    a reader fault, which pauses the table; the next good poll clears it."""
+    with bench(tmp_path) as b:
+        come_up(b)
+        with b.readers.locked():
+            b.readers.chips["slot"].nack(3 * 4)  # four NACKs fail a poll
+        fault = b.next(ShoeState)
+        assert fault.reader is Reader.FAULT
+        cleared = b.next(ShoeState)
+        assert cleared.reader is Reader.OK
+        assert not [e for e in b.drain() if isinstance(e, DeviceDown)]
+        b.readers.place("slot", NTAG, DWELL)
+        assert b.next(TagRead).uid == "04A2B3C4D5E680"

@@ -2,7 +2,7 @@
 
 Run inside ``umockdev-run`` (test_keypad_umockdev.py starts it): python-evdev opens the
 emulated event node and issues its ioctls to umockdev, which answers from the keypad's
-ioctl file (keypad_emulation.py); events are written to the node's other end during the
+ioctl file (simulator/keypad_umockdev.py); events are written to the node's other end during the
 test and python-evdev reads them as the kernel's. What umockdev does not emulate (a second
 grab refused, an unplugged node's ENODEV) is tested at the driver's seam instead
 (test_keypad_seam.py; docs/testing.md, What umockdev does not emulate).
@@ -20,10 +20,10 @@ from keypad_bed import (  # the fixture replaces the suite's leak check here
     KeypadBed,
     _no_leaked_threads_fds_or_ptys,  # noqa: F401 -- a fixture, used by name
 )
-from keypad_emulation import KeypadSpec
 from umockdev_bed import under_umockdev
 
 from drivers.keypad.keymap import STANDARD_17_KEYS, key_code
+from simulator.keypad_umockdev import KeypadSpec
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
 

@@ -15,7 +15,6 @@ from keypad_bed import (  # the fixture replaces the suite's leak check here
     KeypadBed,
     _no_leaked_threads_fds_or_ptys,  # noqa: F401 -- a fixture, used by name
 )
-from keypad_emulation import KeypadSpec
 from umockdev_bed import under_umockdev
 
 from controller.cli import main
@@ -26,6 +25,7 @@ from drivers.keypad.finder import Wanted, find_node, scan
 from drivers.keypad.keymap import DEFAULT_KEYS, KeyMap
 from drivers.seam.events import ButtonPressed, DeviceDown, DeviceUp, HelloOutcome
 from drivers.seam.settings import DeviceIdentity
+from simulator.keypad_umockdev import KeypadSpec
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
 

@@ -18,9 +18,10 @@ from keypad_bed import (  # the fixture replaces the suite's leak check here
     KeypadBed,
     _no_leaked_threads_fds_or_ptys,  # noqa: F401 -- a fixture, used by name
 )
-from keypad_emulation import KeypadSpec
 from umockdev_bed import under_umockdev
 from umockdev_rules import udevadm_test
+
+from simulator.keypad_umockdev import KeypadSpec
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
 

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from controller.commands._paths import READ_FILE
 from drivers.keypad.driver import KeypadGrabbed, open_node
 from drivers.keypad.finder import Keypad, Wanted, find_node, scan
 from drivers.keypad.keycaps import keycap_sheet
@@ -59,7 +60,7 @@ def register(subparsers: Any) -> None:
     parser.add_argument(
         "--config",
         metavar="FILE",
-        type=Path,
+        type=READ_FILE,
         help="take the key map from this table.toml's [devices.panel.keys] (default: the "
         "default map)",
     )
@@ -104,8 +105,12 @@ def _keymap(config: Path | None) -> KeyMap:
         return keymap
     try:
         data = tomllib.loads(config.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ValueError(f"--config {config}: {exc}") from None
+    except OSError as exc:
+        raise ValueError(f"--config {config}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"--config {config}: not text; expected a table.toml (UTF-8)") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"--config {config}: {exc}; expected a table.toml (TOML)") from None
     panel = data.get("devices", {}).get("panel", {})
     keymap, problems = read_keymap(panel.get("keys") if isinstance(panel, dict) else None)
     if keymap is None:
