@@ -40,11 +40,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-from controller.app.loop import Controller, JournalOptions
-from controller.games import GAMES
-from controller.inputs import Button
-from controller.logsetup import configure_logging, reset_logging
-from controller.settings import LogFormat, LogSettings
+from controller.config.settings import LogFormat, LogSettings
+from controller.logs.logsetup import configure_logging, reset_logging
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button
+from controller.table.loop import Controller, JournalSettings
 from drivers.keypad.backend import KeypadSettings
 from drivers.keypad.keymap import DEFAULT_KEYS, KeyMap, key_code
 from drivers.seam.settings import DeviceIdentity
@@ -94,7 +94,7 @@ def measure(bed: Testbed, game: str, hands: int, folder: Path, *, fsync: bool) -
     latencies: list[float] = []
     inputs_at_press = [0]
     settings = KeypadSettings(None, DeviceIdentity("panel", "04d9", "1203", PANEL.serial), KEYMAP)
-    options = JournalOptions(folder / "journal", fsync=fsync)
+    options = JournalSettings(folder / "journal", fsync=fsync)
     with SimTable(
         game,
         options,

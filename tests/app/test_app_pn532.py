@@ -12,11 +12,11 @@ from typing import Any
 
 from apphelp import THREE_SEATS, journal_records
 
-from controller.app.loop import Controller
-from controller.app.service import build_controller
-from controller.cards import DECK
-from controller.commands.config import summary
-from controller.config import load_config
+from controller.cli.commands.config import summary
+from controller.config.tabletoml import load_config
+from controller.poker.cards import DECK
+from controller.table.loop import Controller
+from controller.table.service import build_controller
 from drivers.deck import Deck
 from drivers.pn532.backend import Pn532Shoe
 from simulator.pn532.chip import Tag

@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, TypeVar
 
-from controller.inputs import Button
+from controller.poker.inputs import Button
 from drivers.seam.events import ButtonPressed
 from simulator.clock import ManualClock
 from simulator.keypad import SimKeypad

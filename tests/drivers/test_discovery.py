@@ -10,7 +10,7 @@ import queue
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from drivers.discovery import HotplugEvent, HotplugMonitor, judge
 from drivers.seam.settings import DeviceIdentity
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
+from controller.cli.main import main
 from simulator.keypad import SimKeypad
 
 WAIT = 30.0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.inputs import ReadPoint
+from controller.poker.inputs import ReadPoint
 from drivers.seam.events import DeviceDown, TagRead
 from simulator.pn532.chip import Tag
 from tests.drivers.pn532_bench import bench

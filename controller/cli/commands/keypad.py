@@ -19,7 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from controller.commands._paths import READ_FILE
+from controller.cli.commands._paths import READ_FILE
 from drivers.keypad.driver import KeypadGrabbed, open_node
 from drivers.keypad.finder import Keypad, Wanted, find_node, scan
 from drivers.keypad.keycaps import keycap_sheet
