@@ -431,6 +431,7 @@ def test_fast_paths_give_the_public_strengths() -> None:
 
 
 def test_fast_paths_rely_on_card_index_mod_4_being_the_suit() -> None:
-    """The five-card fast paths test a flush by Card.index % 4; cards.py promises that layout."""
+    """The five-card fast paths test a flush by Card.index % 4; poker/cards.py promises that
+    layout."""
     assert all(card.index % 4 == card.suit for card in DECK)
     assert all(card.index // 4 == card.rank - 2 for card in DECK)

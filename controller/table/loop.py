@@ -109,7 +109,7 @@ class Controller:
     _shoe_warned: tuple[ShoeWarning, ...] = field(default=(), init=False)
     #: The shoe's faults last logged as pausing the table (a pause is logged as it begins).
     _shoe_paused: tuple[str, ...] = field(default=(), init=False)
-    #: Who handles an input and on which thread, one at a time (``app/dispatch.py``).
+    #: Who handles an input and on which thread, one at a time (``table/dispatch.py``).
     dispatch: Dispatch = field(init=False)
     #: The hand this controller's log lines carry (none before its first hand).
     log_hand: HandTag = field(default_factory=HandTag, init=False)
@@ -127,7 +127,7 @@ class Controller:
         self._display_wanted: Callable[[], bool] | None = None
         if isinstance(self.display, DisplayFeed):
             # A feed with no display attached is given no view; one that attaches asks for
-            # the table as it stands (app/feed.py).
+            # the table as it stands (table/displayfeed.py).
             self._display_wanted = self.display.wanted
             self.display.ask_for_view = self.show_view_soon
         # Bound now, to the log as configured: a lazy logger is built again at every line
@@ -212,7 +212,7 @@ class Controller:
     def run(self, stop: threading.Event) -> None:
         """Handle driver events until ``stop`` is set (a signal handler sets it): on the
         drivers' own threads while it runs, what is queued on this one; an error a driver's
-        thread met is raised here (``app/dispatch.py``)."""
+        thread met is raised here (``table/dispatch.py``)."""
         self.dispatch.run(stop)
 
     def drain(self) -> None:

@@ -2,7 +2,7 @@
 
 The settings are loaded and checked by ``controller.config.tabletoml``; here they become
 drivers, decks, the journal and the controller, and the loop runs on the main
-thread; the dealer's display attaches from a process of its own (``app/feed.py``).
+thread; the dealer's display attaches from a process of its own (``table/displayfeed.py``).
 """
 
 from __future__ import annotations

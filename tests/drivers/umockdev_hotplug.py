@@ -26,8 +26,8 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
     under_umockdev,
 )
 
-from controller.cli.main import main
 from controller.cli.commands.devices import report
+from controller.cli.main import main
 from drivers.discovery import HotplugEvent, HotplugMonitor, scan
 from drivers.seam.events import DeviceDown, DeviceUp, HelloOutcome, TagRead
 from drivers.seam.settings import DeviceIdentity

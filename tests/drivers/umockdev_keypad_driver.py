@@ -17,8 +17,8 @@ from keypad_bed import (  # the fixture replaces the suite's leak check here
 )
 from umockdev_bed import under_umockdev
 
-from controller.cli.main import main
 from controller.cli.commands.keypad import try_keys
+from controller.cli.main import main
 from controller.poker.inputs import Button
 from drivers.keypad.driver import KeypadPanel
 from drivers.keypad.finder import Wanted, find_node, scan

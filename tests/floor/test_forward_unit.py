@@ -27,7 +27,7 @@ def test_it_runs_the_installed_forwarder_as_its_own_user(unit: Unit) -> None:
     assert service["ExecStart"] == [f"{INSTALLED_TABLECTL} forward --config {DEFAULT_CONFIG}"]
     assert service["User"] == ["tablectl-forward"]
     assert service["Group"] == ["tablectl"]  # reads the journal and table.toml, writes neither
-    assert service["Type"] == ["notify"]  # tablectl forward says READY=1 (commands/forward.py)
+    assert service["Type"] == ["notify"]  # tablectl forward says READY=1 (cli/commands/forward.py)
     assert service["NotifyAccess"] == ["main"]
     assert service["Restart"] == ["on-failure"]
     assert service["ProtectSystem"] == ["strict"]

@@ -125,7 +125,7 @@ def test_logins_are_rate_limited_per_user_and_the_session_cookie_is_strict(
     finally:
         assert web.stop() == 0, web.log.read_text()
     # Who did what (docs/floor-web.md): each failure and the lockout at warning, the login
-    # and the logout at info, as JSON lines (journald's priority from the level: logsetup.py).
+    # and the logout at info, as JSON lines (journald's priority from the level: logs/logsetup.py).
     lines = [json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"]
     said = [
         (line["event"], line["level"], line["user"])

@@ -310,7 +310,7 @@ def replay(settings: TableSettings, since: SinceCheckpoint) -> tuple[TableCheck 
     pending = table.pending
     alarms = []
     if isinstance(pending, Alarm):
-        shown = facts(pending)  # the one rule of what the table may be told (announce.py)
+        shown = facts(pending)  # the one rule of what the table may be told (poker/announce.py)
         alarms.append(
             AlarmCheck(
                 text=announce(pending),

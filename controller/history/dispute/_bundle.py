@@ -194,7 +194,7 @@ def derived(
     they cannot tell it."""
     hand = _told_hand(records, number)
     if not hand.finished:
-        # A face-down card's value is not to leave the table during the hand (announce.py
+        # A face-down card's value is not to leave the table during the hand (poker/announce.py
         # hidden_cards): the recall and the records would show it.
         raise DisputeError(
             f"hand {number} is in play: its face-down cards stay hidden until it is over; make "
