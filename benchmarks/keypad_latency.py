@@ -40,11 +40,11 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # run from a source tree
 
-from controller.config.settings import LogFormat, LogSettings
+from controller.config.settings import JournalSettings, LogFormat, LogSettings
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
-from controller.table.loop import Controller, JournalSettings
+from controller.table.loop import Controller
 from drivers.keypad.backend import KeypadSettings
 from drivers.keypad.keymap import DEFAULT_KEYS, KeyMap, key_code
 from drivers.seam.settings import DeviceIdentity
