@@ -4,6 +4,9 @@ A ``Section`` wraps one TOML table: its typed getters record a ``Problem`` (the
 dotted key, the value found and what is allowed) instead of raising, so a
 reader walks the whole file and ``SettingsError`` lists every mistake at once.
 Unknown keys are problems too, with difflib's "did you mean". Pure: no I/O.
+
+A layer of its own, below the drivers (each backend checks its keys with a ``Section``) and
+above the poker core (``ConfigError``): it may use the poker core alone.
 """
 
 from __future__ import annotations

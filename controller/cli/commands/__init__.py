@@ -1,1 +1,2 @@
-"""Sub-commands of ``tablectl``; each module has ``register(subparsers)``."""
+"""Sub-commands of ``tablectl``; each module has ``register(subparsers)`` (controller/cli/main.py
+finds them); the floor's are the subpackage ``floor``."""
