@@ -13,7 +13,9 @@ pytestmark = pytest.mark.fast
 ROOT = Path(__file__).resolve().parent.parent
 LIMIT = 500
 #: Over the limit before this test, each still to be split along what it does.
-OVER = frozenset({"controller/app/schema.py", "controller/floor/ingest.py", "drivers/tablectl/transport.py"})
+OVER = frozenset(
+    {"controller/app/schema.py", "controller/floor/ingest.py", "drivers/tablectl/transport.py"}
+)
 
 
 def test_no_product_module_passes_500_lines() -> None:
