@@ -23,7 +23,7 @@ from controller.games.spec import ForcedBet, GameSpec
 from controller.settings import KeySettings
 from drivers.deck import Deck, DeckSet
 from drivers.seam import registry
-from drivers.seam.device import OpenOptions, Panel, Shoe
+from drivers.seam.device import DeviceHeld, OpenOptions, Panel, Shoe
 from drivers.seam.events import PANEL, SHOE, EventSink
 from drivers.seam.settings import DeviceSettings
 from drivers.tablectl.backend import ProtocolSettings
@@ -160,6 +160,13 @@ class SimTable:
             keys=None if self.keys is None else KeyFiles.read(self.keys),
         )
         self._stop = threading.Event()
+        # As tablectl run (controller/app/service.py, serve): a device another program holds
+        # refuses the start before any driver reads, the table closed.
+        try:
+            self.controller.claim()
+        except DeviceHeld:
+            self.controller.close()
+            raise
         self.controller.start()
         self._thread = threading.Thread(target=self._run, name="tablectl-controller", daemon=True)
         self._thread.start()

@@ -12,6 +12,7 @@ from apphelp import dealer, sequenced, sim_table
 
 from controller.games import GAMES
 from drivers.keypad.backend import KeypadSettings
+from drivers.seam.device import DeviceHeld
 from simulator.demo import run_headless
 from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
 
@@ -51,3 +52,17 @@ def test_the_headless_demo_deals_on_the_keypad_panel(tmp_path: Path) -> None:
     summary = run_headless("triple-draw", 2, tmp_path, seed=3, panel="keypad")
     assert (summary.hands, summary.journal_intact) == (2, True)
     assert "it takes no acknowledgement" in summary.lines()[1]
+
+
+def test_a_keypad_grabbed_by_another_program_keeps_the_table_shut_naming_it(
+    tmp_path: Path,
+) -> None:
+    """The controller's claim refuses the table's start (DeviceHeld, as a tty another program
+    holds: docs/drivers.md, One controller per device), naming the keypad."""
+    with keypad_panel("held") as (keypad, settings):
+        keypad.held_elsewhere = True
+        with (
+            pytest.raises(DeviceHeld, match="keypad sim://held/keypad is grabbed by another"),
+            sim_table(tmp_path, "mambo", devices={"panel": settings}),
+        ):
+            pass
