@@ -20,6 +20,7 @@ from controller import dispute
 from controller.app import records as rec
 from controller.app import schema
 from controller.app.tablekey import TABLE_KEY
+from controller.commands import _floor_db
 from controller.commands._floor_run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.commands.dispute import write
 from controller.engine.config import ConfigError
@@ -48,11 +49,11 @@ def run_dispute(args: argparse.Namespace) -> int:
     if config is None:
         return EXIT_USAGE
     try:
-        with psycopg.connect(config.reader.dsn()) as conn:
+        with _floor_db.connect(config.reader.dsn(), _floor_db.READER) as conn:
             held = _journal(conn, args.table)
             bounds = _bounds(conn, held, args.hand)
             lines = _lines(conn, held, bounds)
-    except (psycopg.Error, ConfigError) as error:
+    except (psycopg.Error, ConfigError, _floor_db.Unreachable) as error:
         print(f"tablectl floor dispute: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     except (report.ReportError, _NotHeld) as error:

@@ -15,6 +15,7 @@ import sys
 
 import psycopg
 
+from controller.commands import _floor_db
 from controller.commands._floor_run import (
     EXIT_OK,
     EXIT_PROBLEM,
@@ -38,17 +39,19 @@ def run_web(args: argparse.Namespace) -> int:
     config = floor_config(args, "web")
     if config is None:
         return EXIT_USAGE
-    configure_logging(LogSettings(), table_id=None)
     try:
         config.web.secret()
-        with psycopg.connect(config.web_database.dsn()) as conn:  # its own role, [web] user
+        # Its own role, [web] user; checked before the log is set up, as the other commands'
+        # problems are said: one line on standard error.
+        with _floor_db.connect(config.web_database.dsn(), _floor_db.WEB) as conn:
             web_schema.check_version(conn)
     except ConfigError as error:
         print(f"tablectl floor web: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (psycopg.Error, StoreError) as error:
+    except (psycopg.Error, StoreError, _floor_db.Unreachable) as error:
         print(f"tablectl floor web: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
+    configure_logging(LogSettings(), table_id=None)
     try:
         serve(config, make_bundle)
     except OSError as error:
@@ -75,7 +78,9 @@ def run_user(args: argparse.Namespace) -> int:
     command = args.run_user
     try:
         password = _password(args) if command in ("add", "passwd") else ""
-        with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
+        with _floor_db.connect(
+            owner_dsn(config, args.owner_dsn), _floor_db.OWNER, autocommit=True
+        ) as conn:
             web_schema.check_version(conn)
             if command == "add":
                 users.add(conn, args.name, args.role, password)
@@ -91,7 +96,7 @@ def run_user(args: argparse.Namespace) -> int:
     except (ConfigError, users.UserError) as error:
         print(f"tablectl floor user {command}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (psycopg.Error, StoreError) as error:
+    except (psycopg.Error, StoreError, _floor_db.Unreachable) as error:
         print(f"tablectl floor user {command}: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK
