@@ -18,11 +18,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final, TextIO
 
+from drivers.seam.tags import TagFamily
 from simulator.bench import take_bench
 from simulator.botcli import Bot, bot_session, make_bot
 from simulator.console import Console
 from simulator.decks import write_deck_file
 from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
+from simulator.pn532.shoe import fit_pn532, pn532_readers
 from simulator.table import DEVICES, Simulator
 
 
@@ -173,7 +175,8 @@ def _serve(
     """Serve the devices and the console; ``decks``: the deck files a table.toml names (else
     ``deck-A.txt`` and ``deck-B.txt`` in ``--decks`` or the folder)."""
     interactive = stdin.isatty()
-    with _claimed(directory):
+    pn532 = getattr(args, "shoe", "tablectl") == "pn532"
+    with _claimed(directory), contextlib.ExitStack() as stack:
         sim = Simulator(
             transport="pty",
             directory=directory,
@@ -181,8 +184,13 @@ def _serve(
             shoe_identity=shoe,
             panel_identity=panel,
             on_display=show if args.watch else None,
+            tags=TagFamily.ISO14443A if pn532 else TagFamily.ISO15693,
         )
         with sim:
+            readers = None
+            if pn532:  # the cards pitched past PN532s at DIR/slot and DIR/discard
+                readers, _ = stack.enter_context(pn532_readers(directory))
+                fit_pn532(sim, readers)
             if decks is None:
                 written = sim.write_deck_files(args.decks or directory)
             else:
@@ -192,6 +200,12 @@ def _serve(
                     write_deck_file(path, deck)
             console = Console(sim, stdin, stdout, interactive, seed=args.seed)
             for device in DEVICES:
+                if device == "shoe" and readers is not None:
+                    console.say(
+                        f"shoe: PN532 readers, slot {readers.address('slot')}, discard "
+                        f'{readers.address("discard")} ([devices.shoe] kind = "pn532")'
+                    )
+                    continue
                 console.say(f"{device}: {sim.address(device)}")
             console.say(f"decks: {' '.join(str(path) for path in written)}")
             with sim.locked():

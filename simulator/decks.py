@@ -2,7 +2,9 @@
 
 Every card carries an ISO/IEC 15693 tag: an 8-byte UID written, as
 docs/protocol.md (Common field types, ``uid``) requires, most significant byte
-first, so it always begins ``E0``. The simulator makes both decks' tags from a
+first, so it always begins ``E0``; or, for a table whose shoe is PN532 readers, an
+ISO/IEC 14443-A NTAG213 sticker: a 7-byte UID written UID0 first, which is 04 (NXP)
+(docs/hardware.md, Tags). The simulator makes both decks' tags from a
 seed, so a test or a technician gets the same tags, and the same enrollment
 files, every time.
 
@@ -21,10 +23,14 @@ from typing import Final
 from controller.poker.cards import DECK, Card
 from controller.poker.words import counted
 from drivers.deck import Deck
+from drivers.seam.tags import TagFamily, tag_family
 
 #: ISO/IEC 15693 UIDs begin with E0, then the manufacturer code (04: NXP) and the
 #: chip type (01: ICODE SLIX); the last five bytes are the chip's serial.
 UID_PREFIX: Final = "E00401"
+#: An NTAG213's UID0 is its manufacturer, 04 (NXP); six bytes of serial follow (ISO/IEC
+#: 14443-3, a double-size UID).
+NTAG_PREFIX: Final = "04"
 #: The two decks of a table (rules-interpretation.md, Integrity; Shuffle, cut and decks).
 DECK_NAMES: Final = ("A", "B")
 #: A cut takes at least ten cards off the top (rules-interpretation.md, Shuffle, cut and decks).
@@ -61,21 +67,29 @@ class TagDeck:
         return None
 
 
-def _uid(rng: random.Random) -> str:
+def _uid(rng: random.Random, family: TagFamily = TagFamily.ISO15693) -> str:
+    if family is TagFamily.ISO14443A:
+        return NTAG_PREFIX + "".join(f"{rng.randrange(256):02X}" for _ in range(6))
     return UID_PREFIX + "".join(f"{rng.randrange(256):02X}" for _ in range(5))
 
 
-def make_decks(seed: int) -> tuple[TagDeck, TagDeck]:
-    """The table's decks A and B, their tags drawn from ``seed``; no tag is in both."""
-    rng = random.Random(f"tablectl-decks-{seed}")
+def make_decks(seed: int, family: TagFamily = TagFamily.ISO15693) -> tuple[TagDeck, TagDeck]:
+    """The table's decks A and B, their tags of ``family`` drawn from ``seed``; no tag is in
+    both. The ISO/IEC 15693 decks are those of every seed before the PN532 shoe (the same
+    draws), so a deck file written for a seed before reads the same."""
+    rng = random.Random(
+        f"tablectl-decks-{seed}"
+        if family is TagFamily.ISO15693
+        else f"tablectl-decks-{seed}-{family.name}"
+    )
     seen: set[str] = set()
     decks = []
     for name in DECK_NAMES:
         uids: dict[Card, str] = {}
         for card in DECK:
-            uid = _uid(rng)
+            uid = _uid(rng, family)
             while uid in seen:
-                uid = _uid(rng)
+                uid = _uid(rng, family)
             seen.add(uid)
             uids[card] = uid
         decks.append(TagDeck(name, uids))
@@ -83,13 +97,23 @@ def make_decks(seed: int) -> tuple[TagDeck, TagDeck]:
 
 
 def foreign_uid(seed: int, number: int, decks: Iterable[TagDeck]) -> str:
-    """The ``number``-th tag that belongs to no deck of the table (a stray tag)."""
+    """The ``number``-th tag that belongs to no deck of the table (a stray tag), of the decks'
+    family (a reader hears no other)."""
     known = {uid for deck in decks for uid in deck.uids.values()}
+    family = deck_family(known)
     rng = random.Random(f"tablectl-foreign-{seed}-{number}")
-    uid = _uid(rng)
+    uid = _uid(rng, family)
     while uid in known:
-        uid = _uid(rng)
+        uid = _uid(rng, family)
     return uid
+
+
+def deck_family(uids: Iterable[str]) -> TagFamily:
+    """The family of the tags ``uids`` (the first one's; a deck holds one family:
+    drivers/deck.py); ISO/IEC 15693 when there are none."""
+    for uid in uids:
+        return tag_family(uid) or TagFamily.ISO15693
+    return TagFamily.ISO15693
 
 
 def shuffled(seed: int) -> list[Card]:

@@ -25,9 +25,11 @@ from controller.poker.words import counted
 from controller.table.loop import Controller
 from controller.table.screen import DisplaySink
 from drivers.seam.settings import DeviceSettings
+from drivers.seam.tags import TagFamily
 from simulator.keypad import fit_keypad, keypad_panel
 from simulator.lockstep import LockstepDealer
 from simulator.pace import Pace
+from simulator.pn532.shoe import REPEAT_WINDOW, fit_pn532, pn532_readers
 from simulator.simtable import SimTable
 from simulator.table import Simulator
 from simulator.training import Trainer
@@ -39,6 +41,9 @@ FAST_REPEAT_WINDOW = 0.02
 #: The panels the demo offers: the simulator's protocol panel, or a keypad panel on the
 #: simulator's keypad (docs/simulator.md, The keypad panel).
 PANELS = ("tablectl", "keypad")
+#: The shoes the demo offers: the simulator's protocol shoe, or PN532 readers at the slot and
+#: the discard reader (docs/simulator.md, PN532 readers).
+SHOES = ("tablectl", "pn532")
 
 
 @contextmanager
@@ -53,6 +58,44 @@ def panel_devices(panel: str, name: str) -> Iterator[tuple[dict[str, DeviceSetti
         return
     with keypad_panel(name) as (keypad, settings):
         yield {"panel": settings}, lambda sim: fit_keypad(sim, keypad, settings.keymap)
+
+
+@contextmanager
+def shoe_devices(
+    shoe: str, directory: Path
+) -> Iterator[tuple[dict[str, DeviceSettings], Fit, TagFamily]]:
+    """The ``SimTable.devices`` of ``shoe``, what fits it to the table's simulator once made,
+    and the family of the decks' tags: nothing for the protocol shoe (ISO/IEC 15693); for
+    PN532 readers, a simulated PN532 at the slot and one at the discard reader, their ptys in
+    ``directory``, the dealer's cards pitched past them (ISO/IEC 14443-A: docs/hardware.md)."""
+    if shoe not in SHOES:
+        raise ValueError(f"shoe {shoe!r}: expected one of {', '.join(SHOES)}")
+    if shoe == "tablectl":
+        yield {}, lambda sim: None, TagFamily.ISO15693
+        return
+    with pn532_readers(directory) as (readers, settings):
+
+        def fit(sim: Simulator) -> None:
+            fit_pn532(sim, readers)
+
+        yield {"shoe": settings}, fit, TagFamily.ISO14443A
+
+
+@contextmanager
+def table_devices(
+    panel: str, shoe: str, name: str, directory: Path
+) -> Iterator[tuple[dict[str, DeviceSettings], Fit, TagFamily]]:
+    """``panel_devices`` and ``shoe_devices`` together."""
+    with (
+        panel_devices(panel, name) as (panels, fit_panel),
+        shoe_devices(shoe, directory / "pn532") as (shoes, fit_shoe, tags),
+    ):
+
+        def fit(sim: Simulator) -> None:
+            fit_panel(sim)
+            fit_shoe(sim)
+
+        yield {**panels, **shoes}, fit, tags
 
 
 @dataclass
@@ -72,6 +115,8 @@ class Summary:
     records: int
     #: The panel's kind: "tablectl" (the protocol panel) or "keypad" (docs/hardware-keypad.md).
     panel: str = "tablectl"
+    #: The shoe's kind: "tablectl" (the protocol shoe) or "pn532" (docs/hardware.md).
+    shoe: str = "tablectl"
 
     def lines(self, *, journal_kept: bool = True) -> list[str]:
         """The summary; ``journal_kept`` false: the journal's folder is removed, so not named."""
@@ -87,7 +132,8 @@ class Summary:
                 " (a keypad's presses: it takes no acknowledgement)"
                 if self.panel == "keypad"
                 else ""
-            ),
+            )
+            + (" (a PN532's reads: it takes no acknowledgement)" if self.shoe == "pn532" else ""),
             f"results: {nets}",
             f"journal {self.journal}: {counted(self.records, 'record')}, {verdict}"
             if journal_kept
@@ -105,6 +151,7 @@ def run_headless(
     progress: TextIO | None = None,
     clock: Callable[[], float] = time.monotonic,
     panel: str = "tablectl",
+    shoe: str = "tablectl",
 ) -> Summary:
     """Play ``hands`` hands as fast as the table takes them; the journal goes in ``directory``.
 
@@ -112,17 +159,20 @@ def run_headless(
     their timers off the wall clock; the summary's seconds are the wall clock's all the same."""
     options = JournalSettings(directory / "journal", fsync=False)
     bar = Progress(hands, progress) if progress is not None else None
+    # A card stays in a PN532's field for its pitch: one read only if the window outlasts a poll.
+    window = REPEAT_WINDOW if shoe == "pn532" else FAST_REPEAT_WINDOW
     started = time.monotonic()
     with (
-        panel_devices(panel, f"demo-{id(options)}") as (devices, fit),
+        table_devices(panel, shoe, f"demo-{id(options)}", directory) as (devices, fit, tags),
         SimTable(
             game,
             options,
             seed=seed,
             directory=directory,
-            repeat_window=FAST_REPEAT_WINDOW,
+            repeat_window=window,
             clock=clock,
             devices=devices,
+            tags=tags,
         ) as table,
     ):
         fit(table.sim)
@@ -141,7 +191,7 @@ def run_headless(
             table.config,
             seed=seed,
             hands=hands,
-            pace=Pace.fast(FAST_REPEAT_WINDOW),
+            pace=Pace.fast(window),
         )
         dealer.run()
         core = controller.core
@@ -162,6 +212,7 @@ def run_headless(
         journal_intact=report.intact,
         records=report.records,
         panel=panel,
+        shoe=shoe,
     )
 
 
@@ -173,11 +224,12 @@ def run_on_display(
     pace: float = 0.15,
     stop: threading.Event | None = None,
     panel: str = "tablectl",
+    shoe: str = "tablectl",
 ) -> None:
     """Deal hand after hand on the dealer's display, ``pace`` seconds an action, until ``q``
     (or ``stop``, set by a signal's handler: the table closes, then the display). The
     training keys make the table go wrong (docs/display.md, Dealer training)."""
-    with training_table(game, directory, seed=seed, pace=pace, panel=panel) as demo:
+    with training_table(game, directory, seed=seed, pace=pace, panel=panel, shoe=shoe) as demo:
         run_training(demo, stop or threading.Event())
 
 
@@ -217,6 +269,7 @@ def training_table(
     pace: float = 0.15,
     clock: Callable[[], float] = time.monotonic,
     panel: str = "tablectl",
+    shoe: str = "tablectl",
 ) -> Iterator[DemoTable]:
     """The demo's table for the display, its dealer following the table as a dealer does
     (``follow_table``: it waits while the table is paused or held by an alarm it did not
@@ -224,10 +277,10 @@ def training_table(
     options = JournalSettings(directory / "journal", fsync=False)
     sink = DisplaySink()
     with (
-        panel_devices(panel, f"demo-{id(options)}") as (devices, fit),
+        table_devices(panel, shoe, f"demo-{id(options)}", directory) as (devices, fit, tags),
         SimTable(
             game, options, seed=seed, directory=directory, display=sink, clock=clock,
-            devices=devices,
+            devices=devices, tags=tags,
         ) as table,
     ):  # fmt: skip
         fit(table.sim)

@@ -347,9 +347,18 @@ class BotRunner:
                 break
         return len(self.bot.records) - start
 
-    def wait_for_host(self, devices: tuple[str, ...] = DEVICES) -> bool:
+    def wait_for_host(self, devices: tuple[str, ...] | None = None) -> bool:
         """Wait until a host (the controller) has welcomed each of ``devices``, so that it
-        sees the first act; False if ``stop`` came first."""
+        sees the first act; False if ``stop`` came first. By default, each protocol device
+        the table uses: not the shoe when PN532 readers read the cards (``Simulator.pitched``),
+        nor the panel when a keypad takes the presses, which no host welcomes."""
+        if devices is None:
+            devices = tuple(
+                name
+                for name in DEVICES
+                if not (name == "shoe" and self.sim.pitched is not None)
+                and not (name == "panel" and self.sim.presses is not None)
+            )
         if not until_welcomed(self.sim, devices, stop=self._stop, say=self._say):
             return False
         self._hosted.update(devices)
@@ -379,6 +388,18 @@ class BotRunner:
             self._unjammed(lambda: self._read_tag(act))
         elif self.on_rebuy is not None:
             self.on_rebuy(act)
+        if isinstance(act, Deal | Discard | Tag):
+            self._pitched()
+
+    def _pitched(self) -> None:
+        """On PN532 readers (``Simulator.pitched``): wait on the simulator's clock until the
+        card has left the reader's field, as a dealer pitches one card at a time; a press made
+        sooner could reach the controller before the card's read (simulator/pn532/shoe.py)."""
+        if self.sim.pitched is None:
+            return
+        while (left := self.sim.pitched()) > 0:
+            if pause(self.sim.clock, left, self._stop):
+                return
 
     def _read_tag(self, act: Tag) -> None:
         with self.sim.locked():

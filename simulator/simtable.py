@@ -22,9 +22,10 @@ from controller.poker.games.spec import ForcedBet, GameSpec
 from controller.table.loop import Controller
 from drivers.deck import Deck, DeckSet
 from drivers.seam import registry
-from drivers.seam.device import OpenOptions, Panel, Shoe
+from drivers.seam.device import DeviceHeld, OpenOptions, Panel, Shoe
 from drivers.seam.events import PANEL, SHOE, EventSink
 from drivers.seam.settings import DeviceSettings
+from drivers.seam.tags import TagFamily
 from drivers.tablectl.backend import ProtocolSettings
 from simulator.decks import enrolled, make_decks
 from simulator.table import Simulator, Transport
@@ -67,6 +68,9 @@ class SimTable:
     #: test or the simulator serves itself; a role not given is the simulator's protocol
     #: device.
     devices: dict[str, DeviceSettings] = field(default_factory=dict)
+    #: The family of the decks' tags: ISO/IEC 14443-A for a shoe of PN532 readers
+    #: (simulator/pn532/shoe.py).
+    tags: TagFamily = TagFamily.ISO15693
     #: The shoe's RFID repeat window (docs/protocol.md, 7). A real shuffle takes longer than
     #: the default 0.5 s; a fast simulated dealer shortens both (simulator.pace.Pace.fast).
     repeat_window: float = 0.5
@@ -96,6 +100,7 @@ class SimTable:
             "transport": self.transport,
             "seed": self.seed,
             "clock": self.clock,
+            "tags": self.tags,
         }
         if table is not None:
             kwargs["table"] = table
@@ -159,6 +164,13 @@ class SimTable:
             keys=None if self.keys is None else KeyFiles.read(self.keys),
         )
         self._stop = threading.Event()
+        # As tablectl run (controller/table/service.py, serve): a device another program holds
+        # refuses the start before any driver reads, the table closed.
+        try:
+            self.controller.claim()
+        except DeviceHeld:
+            self.controller.close()
+            raise
         self.controller.start()
         self._thread = threading.Thread(target=self._run, name="tablectl-controller", daemon=True)
         self._thread.start()

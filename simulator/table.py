@@ -24,6 +24,7 @@ from typing import Final, Literal, TypeVar
 
 from controller.poker.words import counted
 from drivers.seam.events import ROLES
+from drivers.seam.tags import TagFamily
 from simulator.clock import ManualClock
 from simulator.decks import TagDeck, make_decks, shuffled, write_deck_file
 from simulator.devices import (
@@ -70,6 +71,7 @@ class Simulator(TableActions):
         shoe_identity: Identity = SHOE_IDENTITY,
         panel_identity: Identity = PANEL_IDENTITY,
         on_display: Callable[[int, str], None] | None = None,
+        tags: TagFamily = TagFamily.ISO15693,
     ) -> None:
         if transport == "pty" and directory is None:
             raise ValueError("a pty simulator needs a directory for its 'shoe' and 'panel' links")
@@ -77,7 +79,9 @@ class Simulator(TableActions):
         self.clock = clock
         self.transport = transport
         self.directory = directory
-        self.decks: tuple[TagDeck, TagDeck] = make_decks(seed)
+        # ``tags``: the cards' tag family, ISO/IEC 14443-A for a shoe of PN532 readers
+        # (simulator/pn532/shoe.py).
+        self.decks: tuple[TagDeck, TagDeck] = make_decks(seed, tags)
         self._lock = threading.RLock()
         self._foreign_tags = 0
         now = clock()

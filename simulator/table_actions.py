@@ -37,6 +37,11 @@ class TableActions(ABC):
     #: Where the dealer's presses go when the table's panel is not the simulator's protocol
     #: panel: a keypad's keys (simulator/keypad.py, ``fit_keypad``); None: the panel.
     presses: Callable[[Button], None] | None = None
+    #: On a table whose shoe is PN532 readers (simulator/pn532/shoe.py, ``fit_pn532``): the
+    #: seconds until the cards pitched last have left the readers' fields, which the bot's
+    #: runner waits out before its next act; None: the protocol shoe, whose reads are
+    #: sentences on its line.
+    pitched: Callable[[], float] | None = None
 
     @property
     @abstractmethod

@@ -8,7 +8,7 @@ other deck) are its methods. Pure: time is passed in.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Final
 
@@ -84,6 +84,10 @@ class VirtualShoe(DeviceCore):
         #: The next card dealt passes the slot again this many seconds later (None: it does not).
         self.reread_after: float | None = None
         self._scheduled: list[_Scheduled] = []
+        #: Where the reads go when the table's shoe is not this protocol shoe: the tag of a
+        #: card pitched past a PN532 reader's field (simulator/pn532/shoe.py); None: onto the
+        #: protocol's line as CRD sentences.
+        self.reads: Callable[[ReadPoint, str, float], None] | None = None
         self._clock_ms_at = 0
         self._clock_since = now
         self._reported: tuple[Lid, Reader, Feed] | None = None
@@ -134,7 +138,7 @@ class VirtualShoe(DeviceCore):
         while self._scheduled and self._scheduled[0].at <= now:
             read = self._scheduled.pop(0)
             if self.reader is Reader.OK:
-                self.submit(CardSeen(0, read.point, read.uid, self.clock_ms(read.at)))
+                self._report(read.point, read.uid, read.at)
 
     # --- status ---------------------------------------------------------------------------
 
@@ -230,8 +234,14 @@ class VirtualShoe(DeviceCore):
         self._flush_scheduled(now)
         if self.reader is Reader.FAULT:
             return 0
-        self.submit(CardSeen(0, point, uid, self.clock_ms(now)))
+        self._report(point, uid, now)
         return 1
+
+    def _report(self, point: ReadPoint, uid: str, at: float) -> None:
+        if self.reads is not None:
+            self.reads(point, uid, at)
+        else:
+            self.submit(CardSeen(0, point, uid, self.clock_ms(at)))
 
     def _schedule(self, at: float, point: ReadPoint, uid: str) -> None:
         self._scheduled.append(_Scheduled(at, point, uid))

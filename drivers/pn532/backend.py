@@ -51,6 +51,11 @@ if TYPE_CHECKING:
     from controller.tomlcheck import Section
 
 KIND: Final = "pn532"
+#: The repeat filter's clock: every read of a PN532 is stamped on the host's monotonic clock,
+#: one clock across the sessions a reconnection or a restart begins (a new boot each), so a
+#: card lingering in the field over a reconnection is one read (docs/hardware.md), where the
+#: reads of a protocol shoe's two boots are not comparable (docs/protocol.md 7).
+HOST_CLOCK: Final = "host"
 #: The keys of ``[devices.shoe]`` a PN532 shoe reads besides ``kind`` (docs/deploy.md).
 KEYS: Final = ("port", "discard_port", "baudrate")
 PORT_WHAT: Final = "a PN532 reader's serial port: a device path (/dev/tablectl/...) or a URL"
@@ -230,7 +235,10 @@ class Pn532Shoe(Shoe):
         """A PN532 takes no acknowledgement (docs/hardware.md, What a PN532 shoe loses)."""
 
     def restore_reads(self, boot: str, reads: Iterable[tuple[str, ReadPoint, int]]) -> None:
-        self.repeats.restore(boot, reads)
+        # The journal's reads of the last session were stamped on the host's clock too, as
+        # this session's are: a card still in the field after a restart is the same read.
+        del boot
+        self.repeats.restore(HOST_CLOCK, reads)
 
     def line_totals(self) -> dict[str, object]:
         return {
@@ -314,7 +322,7 @@ class Pn532Shoe(Shoe):
 
     def _read(self, uid: str, point: ReadPoint, read_ms: int) -> None:
         assert self._boot is not None
-        if self.repeats.repeats(self._boot, uid, point, read_ms) is not None:
+        if self.repeats.repeats(HOST_CLOCK, uid, point, read_ms) is not None:
             # A lingering card is listed at every poll (50 a second): counted, not sent. A
             # RepeatDropped exists for a device that is acknowledged in order; a PN532 is not.
             self._repeats[point] = self._repeats.get(point, 0) + 1

@@ -28,7 +28,7 @@ import structlog
 
 from controller.poker.inputs import ReadPoint
 from drivers.pn532 import commands as cmd
-from drivers.pn532.line import ChipError, ChipLine, LineCounters, LineSilent, Stopped
+from drivers.pn532.line import ACK_BOUND, ChipError, ChipLine, LineCounters, LineSilent, Stopped
 
 #: How long a read of the port blocks: how often a wait looks at the clock and at ``stop``.
 READ_WAIT: Final = 0.005
@@ -40,10 +40,11 @@ class ReaderTiming:
 
     #: From the end of one poll to the start of the next.
     poll_interval: float = 0.02
-    #: An answer to anything but a poll (the chip answers within milliseconds).
-    answer_bound: float = 0.1
+    #: An answer to anything but a poll (the chip answers within milliseconds; the margin is
+    #: the host's: drivers/pn532/line.py, ACK_BOUND).
+    answer_bound: float = 0.25
     #: A poll's answer: MaxRetries bounded, an empty field answers in about 10 ms.
-    poll_bound: float = 0.2
+    poll_bound: float = 0.25
     backoff_first: float = 0.1
     backoff_max: float = 5.0
     #: Failed exchanges in a row with the chip still talking before it is a reader fault.
@@ -215,7 +216,7 @@ class Pn532Reader:
         said = f"only garbage ({garbage} bytes)" if garbage else "nothing"
         raise LineSilent(
             f"no PN532 answered at {' or '.join(map(str, rates))} baud: it said {said} "
-            "(expected an ACK to GetFirmwareVersion within 100 ms)"
+            f"(expected an ACK to GetFirmwareVersion within {ACK_BOUND * 1000:.0f} ms)"
         )
 
     def _firmware(self, line: ChipLine, name: str) -> cmd.Firmware:

@@ -8,10 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from apphelp import dealer, sequenced, sim_table
+from apphelp import PATIENCE, dealer, sequenced, sim_table
 
 from controller.poker.games import GAMES
+from controller.table.loop import wait_until
 from drivers.keypad.backend import KeypadSettings
+from drivers.seam.device import DeviceHeld
+from drivers.seam.settings import DeviceSettings
 from simulator.demo import run_headless
 from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
 
@@ -51,3 +54,44 @@ def test_the_headless_demo_deals_on_the_keypad_panel(tmp_path: Path) -> None:
     summary = run_headless("triple-draw", 2, tmp_path, seed=3, panel="keypad")
     assert (summary.hands, summary.journal_intact) == (2, True)
     assert "it takes no acknowledgement" in summary.lines()[1]
+
+
+def test_a_keypad_grabbed_by_another_program_keeps_the_table_shut_naming_it(
+    tmp_path: Path,
+) -> None:
+    """The controller's claim refuses the table's start (DeviceHeld, as a tty another program
+    holds: docs/drivers.md, One controller per device), naming the keypad."""
+    with keypad_panel("held") as (keypad, settings):
+        keypad.held_elsewhere = True
+        with (
+            pytest.raises(DeviceHeld, match="keypad sim://held/keypad is grabbed by another"),
+            sim_table(tmp_path, "mambo", devices={"panel": settings}),
+        ):
+            pass
+
+
+def test_the_keypad_unplugged_mid_hand_pauses_the_table_and_its_replug_resumes_it(
+    tmp_path: Path,
+) -> None:
+    """As a lost panel does (docs/app.md, Devices lost and found): the keypad unplugged in
+    the middle of a hand pauses the table; plugged back (udev's 'add' seen by the
+    application's monitor: ``replugged``), it is up again, the pause ends, and the hand is
+    dealt to its end with every press of the bot taken once."""
+    with keypad_panel("mid-hand") as (keypad, settings):
+        devices: dict[str, DeviceSettings] = {"panel": settings}
+        with sim_table(tmp_path, "five-card-stud", devices=devices) as table:
+            fit_keypad(table.sim, keypad, settings.keymap)
+            controller = table.controller
+            bot = dealer(table, hands=1)
+            acts = bot.acts()
+            for _ in range(12):  # the shuffle, the new hand, the first cards dealt
+                next(acts)
+            keypad.unplug()
+            assert wait_until(lambda: controller.core.paused_by == ["panel"], PATIENCE)
+            keypad.plug()
+            controller.panel.replugged("panel", None)
+            assert wait_until(lambda: controller.core.paused_by == [], PATIENCE)
+            for _ in acts:
+                pass
+            assert controller.core.finished == 1
+            assert controller.inputs == bot.expected

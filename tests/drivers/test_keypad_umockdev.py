@@ -21,11 +21,13 @@ from simulator.keypad_umockdev import evemu_events
 HERE = Path(__file__).resolve().parent
 FIXTURES = ROOT / "tests" / "fixtures" / "keypad"
 
-#: Reads the events a replay gives until KEY_KPENTER comes up, and prints them.
+#: Reads the events a replay gives, and prints them, until the report that ends KEY_KPENTER's
+#: coming up (the report may come in a later read than the key).
 READER = """
 import select, evdev
 device = evdev.InputDevice("/dev/input/event5")
 device.grab()
+enter_up = False
 while True:
     select.select([device.fd], [], [], 30)
     try:
@@ -34,8 +36,10 @@ while True:
         continue
     for event in events:
         print(event.sec, event.usec, event.type, event.code, event.value)
-    if any(e.type == 1 and e.code == 96 and e.value == 0 for e in events):
-        break
+        if event.type == 1 and event.code == 96 and event.value == 0:
+            enter_up = True
+        elif enter_up and event.type == 0:
+            raise SystemExit(0)
 """
 
 

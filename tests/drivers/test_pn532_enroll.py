@@ -43,14 +43,18 @@ def test_a_deck_of_7_byte_tags_is_enrolled_in_new_deck_order(tmp_path: Path) -> 
             stderr=subprocess.STDOUT,
             text=True,
         ) as enroll:
-            wait_until(readers, lambda: chip.counters.polls > 0)  # up and polling
-            for uid in uids:
-                # Each card stays in the field until it is listed (the RF timing is
-                # tests/drivers/test_pn532_shoe.py's): a loaded machine delays a poll.
-                listed = chip.counters.listed
-                readers.place("slot", Tag.ntag213(uid), PATIENCE)
-                wait_until(readers, lambda listed=listed: chip.counters.listed > listed)
-                readers.take("slot")
+            try:
+                wait_until(readers, lambda: chip.counters.polls > 0)  # up and polling
+                for uid in uids:
+                    # Each card stays in the field until it is listed (the RF timing is
+                    # tests/drivers/test_pn532_shoe.py's): a loaded machine delays a poll.
+                    listed = chip.counters.listed
+                    readers.place("slot", Tag.ntag213(uid), PATIENCE)
+                    wait_until(readers, lambda listed=listed: chip.counters.listed > listed)
+                    readers.take("slot")
+            except AssertionError:
+                enroll.kill()
+                raise AssertionError(enroll.communicate()[0]) from None
             output, _ = enroll.communicate(timeout=PATIENCE)
     assert enroll.returncode == 0, output
     assert "ready" in output

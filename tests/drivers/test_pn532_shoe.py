@@ -130,7 +130,7 @@ def test_late_answers_past_the_bound_are_a_loss_then_reconnect(tmp_path: Path) -
         with b.readers.locked():
             b.readers.chips["slot"].late(1.0, count=2)
         down = b.next(DeviceDown)
-        assert "no answer to InListPassiveTarget within 200 ms, 2 polls in a row" in down.reason
+        assert "no answer to InListPassiveTarget within 250 ms, 2 polls in a row" in down.reason
         assert b.readers.address("slot") in down.reason
         up = come_up(b)
         assert up.outcome is HelloOutcome.RESTARTED
@@ -196,7 +196,7 @@ def test_a_silent_port_is_named_with_what_was_expected(tmp_path: Path) -> None:
         down = b.next(DeviceDown)
         assert down.reason == (
             f"slot reader: {b.readers.address('slot')}: no PN532 answered at 115200 baud: it "
-            "said nothing (expected an ACK to GetFirmwareVersion within 100 ms)"
+            "said nothing (expected an ACK to GetFirmwareVersion within 250 ms)"
         )
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Final
 
@@ -108,15 +109,23 @@ def _statements(table: str, verb: str, columns: list[str]) -> Iterator[tuple[str
             )
 
 
-def _try(dsn: str, statement: sql.Composable) -> psycopg.Error | None:
-    """The statement's error (None: it ran), its transaction always rolled back."""
-    with psycopg.connect(dsn) as conn:
-        try:
-            conn.execute(statement)
-        except psycopg.Error as error:
-            return error
-        finally:
-            conn.rollback()
+def _try(
+    to: str | psycopg.Connection[tuple[object, ...]], statement: sql.Composable
+) -> psycopg.Error | None:
+    """The statement's error (None: it ran), in a transaction of its own, always rolled back:
+    on a connection of its own (``to`` a connection string) or on ``to``, a role's connection
+    that ``_every_line_holds`` keeps for its hundreds of statements (a privilege is checked a
+    statement, whatever the connection; a new one a statement was a PostgreSQL backend started
+    and a password checked each time, most of the test's time)."""
+    if isinstance(to, str):
+        with psycopg.connect(to) as conn:
+            return _try(conn, statement)
+    try:
+        to.execute(statement)
+    except psycopg.Error as error:
+        return error
+    finally:
+        to.rollback()
     return None
 
 
@@ -132,7 +141,17 @@ def _every_line_holds(db: FloorDb) -> int:
     """Try every verb on every table the docs list, and every function, as each role: refused
     (permission denied) exactly where the docs do not list it. Returns the statements tried."""
     tables, functions = _doc_tables()
-    dsns = _dsns(db)
+    with ExitStack() as stack:
+        conns = {role: stack.enter_context(psycopg.connect(dsn)) for role, dsn in _dsns(db).items()}
+        return _every_line_holds_on(db, tables, functions, conns)
+
+
+def _every_line_holds_on(
+    db: FloorDb,
+    tables: dict[str, dict[str, str]],
+    functions: dict[str, dict[str, str]],
+    dsns: dict[str, psycopg.Connection[tuple[object, ...]]],
+) -> int:
     with psycopg.connect(db.owner) as conn:
         held = {
             str(r[0])

@@ -83,6 +83,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "(docs/hardware-keypad.md)",
     )
     parser.add_argument(
+        "--shoe",
+        choices=("tablectl", "pn532"),
+        default="tablectl",
+        help="the shoe: the protocol shoe (default), or PN532 readers at the dealing slot and "
+        "the discard reader, simulated on ptys, the cards' NTAG213 tags pitched past them "
+        "(docs/hardware.md)",
+    )
+    parser.add_argument(
         "--dir",
         type=OUTPUT_FOLDER,
         metavar="DIR",
@@ -218,11 +226,23 @@ def _play(args: argparse.Namespace, directory: Path, *, kept: bool, stop: thread
 
     if not args.headless:
         run_on_display(
-            args.game, directory, seed=args.seed, pace=args.pace, stop=stop, panel=args.panel
+            args.game,
+            directory,
+            seed=args.seed,
+            pace=args.pace,
+            stop=stop,
+            panel=args.panel,
+            shoe=args.shoe,
         )
         return EXIT_OK
     summary = run_headless(
-        args.game, args.hands, directory, seed=args.seed, progress=sys.stderr, panel=args.panel
+        args.game,
+        args.hands,
+        directory,
+        seed=args.seed,
+        progress=sys.stderr,
+        panel=args.panel,
+        shoe=args.shoe,
     )
     print("\n".join(summary.lines(journal_kept=kept)))
     return EXIT_OK if summary.journal_intact else EXIT_FAILED

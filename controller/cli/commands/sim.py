@@ -100,6 +100,13 @@ def register(subparsers: Any) -> None:
         help="protocol version the devices claim (another one tests the host's refusal)",
     )
     parser.add_argument(
+        "--shoe",
+        choices=("tablectl", "pn532"),
+        default="tablectl",
+        help="the shoe: the protocol shoe at DIR/shoe (default), or PN532 readers at DIR/slot "
+        "and DIR/discard, the cards' NTAG213 tags pitched past them (docs/hardware.md)",
+    )
+    parser.add_argument(
         "--watch", action="store_true", help="print the panel's light and text when they change"
     )
     parser.add_argument(

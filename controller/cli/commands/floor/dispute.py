@@ -11,6 +11,7 @@ import sys
 import psycopg
 
 from controller.cli.commands.dispute import write
+from controller.cli.commands.floor import db
 from controller.cli.commands.floor.run import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.floor import disputestore, report
 from controller.history import dispute
@@ -23,11 +24,11 @@ def run_dispute(args: argparse.Namespace) -> int:
     if config is None:
         return EXIT_USAGE
     try:
-        with psycopg.connect(config.reader.dsn()) as conn:
+        with db.connect(config.reader.dsn(), db.READER) as conn:
             held = disputestore.current(conn, args.table)
             bounds = disputestore.bounds(conn, held, args.hand)
             lines = disputestore.lines(conn, held, bounds)
-    except (psycopg.Error, ConfigError) as error:
+    except (psycopg.Error, ConfigError, db.Unreachable) as error:
         print(f"tablectl floor dispute: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     except (report.ReportError, disputestore.NotHeld) as error:

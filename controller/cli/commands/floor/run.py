@@ -13,6 +13,7 @@ from typing import Final
 import nats.errors
 import psycopg
 
+from controller.cli.commands.floor import db
 from controller.config.settings import LogSettings
 from controller.floor import report, store
 from controller.floor.floortoml import FloorConfig, load, read_secret
@@ -76,7 +77,7 @@ def run_setup(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     owner = owner_dsn(config, args.owner_dsn)
     try:
-        with psycopg.connect(owner, autocommit=True) as conn:
+        with db.connect(owner, db.OWNER, autocommit=True) as conn:
             applied = store.setup(conn)
             # The web view's users and logs (its own schema) and its own role, [web] user.
             web_applied = web_schema.setup(conn, config.web.user)
@@ -84,7 +85,7 @@ def run_setup(args: argparse.Namespace) -> int:
                 role = psycopg.conninfo.conninfo_to_dict(database.conninfo).get("user")
                 if database.password_file is not None and role is not None:
                     store.set_password(conn, str(role), read_secret(database.password_file))
-    except (psycopg.Error, store.StoreError, ConfigError) as error:
+    except (psycopg.Error, store.StoreError, ConfigError, db.Unreachable) as error:
         print(f"tablectl floor setup: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     done = ", ".join(map(str, applied)) if applied else "none (up to date)"
@@ -113,7 +114,7 @@ def run_serve(args: argparse.Namespace) -> int:
 
 
 def _reader(config: FloorConfig) -> psycopg.Connection[tuple[object, ...]]:
-    return psycopg.connect(config.reader.dsn())
+    return db.connect(config.reader.dsn(), db.READER)
 
 
 def run_recall(args: argparse.Namespace) -> int:
@@ -123,7 +124,7 @@ def run_recall(args: argparse.Namespace) -> int:
     try:
         with _reader(config) as conn:
             found = report.recall(conn, args.table, args.count)
-    except (psycopg.Error, ConfigError) as error:
+    except (psycopg.Error, ConfigError, db.Unreachable) as error:
         print(f"tablectl floor recall: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     except report.ReportError as error:
@@ -183,7 +184,7 @@ def run_verify(args: argparse.Namespace) -> int:
     try:
         with _reader(config) as conn:
             found = report.verify(conn, args.table)
-    except (psycopg.Error, ConfigError) as error:
+    except (psycopg.Error, ConfigError, db.Unreachable) as error:
         print(f"tablectl floor verify: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     except report.ReportError as error:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import psycopg
 
+from controller.cli.commands.floor import db
 from controller.cli.commands.floor.run import (
     EXIT_OK,
     EXIT_PROBLEM,
@@ -36,7 +37,7 @@ def _by(args: argparse.Namespace, command: str) -> str | None:
     return str(by).strip()
 
 
-def _said(error: psycopg.Error | store.StoreError) -> str:
+def _said(error: psycopg.Error | store.StoreError | db.Unreachable) -> str:
     """The database's message alone (not its PL/pgSQL context lines)."""
     if isinstance(error, psycopg.Error) and error.diag.message_primary:
         return error.diag.message_primary
@@ -51,7 +52,7 @@ def run_software(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         digest = software.checked_digest(args.digest) if command != "list" else ""
-        with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
+        with db.connect(owner_dsn(config, args.owner_dsn), db.OWNER, autocommit=True) as conn:
             store.check_version(conn)
             if command == "approve":
                 if software.approve(conn, digest, args.version, args.note, by):
@@ -66,7 +67,7 @@ def run_software(args: argparse.Namespace) -> int:
     except software.ApprovalError as error:
         print(f"tablectl floor software {command}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (psycopg.Error, store.StoreError) as error:
+    except (psycopg.Error, store.StoreError, db.Unreachable) as error:
         print(f"tablectl floor software {command}: {_said(error)}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK
@@ -96,7 +97,7 @@ def run_key(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     try:
         public = _public_key(args.public_key) if command == "register" else ""
-        with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
+        with db.connect(owner_dsn(config, args.owner_dsn), db.OWNER, autocommit=True) as conn:
             store.check_version(conn)
             if command == "register":
                 key_id, retired = keys.register(conn, args.table, public, by)
@@ -107,7 +108,7 @@ def run_key(args: argparse.Namespace) -> int:
     except (signing.SigningError, OSError) as error:
         print(f"tablectl floor key {command}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (psycopg.Error, store.StoreError) as error:
+    except (psycopg.Error, store.StoreError, db.Unreachable) as error:
         print(f"tablectl floor key {command}: {_said(error)}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK

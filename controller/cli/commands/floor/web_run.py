@@ -15,6 +15,7 @@ import sys
 
 import psycopg
 
+from controller.cli.commands.floor import db
 from controller.cli.commands.floor.run import (
     EXIT_OK,
     EXIT_PROBLEM,
@@ -37,17 +38,19 @@ def run_web(args: argparse.Namespace) -> int:
     config = floor_config(args, "web")
     if config is None:
         return EXIT_USAGE
-    configure_logging(LogSettings(), table_id=None)
     try:
         config.web.secret()
-        with psycopg.connect(config.web_database.dsn()) as conn:  # its own role, [web] user
+        # Its own role, [web] user; checked before the log is set up, as the other commands'
+        # problems are said: one line on standard error.
+        with db.connect(config.web_database.dsn(), db.WEB) as conn:
             web_schema.check_version(conn)
     except ConfigError as error:
         print(f"tablectl floor web: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (psycopg.Error, StoreError) as error:
+    except (psycopg.Error, StoreError, db.Unreachable) as error:
         print(f"tablectl floor web: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
+    configure_logging(LogSettings(), table_id=None)
     try:
         serve(config)
     except OSError as error:
@@ -74,7 +77,7 @@ def run_user(args: argparse.Namespace) -> int:
     command = args.run_user
     try:
         password = _password(args) if command in ("add", "passwd") else ""
-        with psycopg.connect(owner_dsn(config, args.owner_dsn), autocommit=True) as conn:
+        with db.connect(owner_dsn(config, args.owner_dsn), db.OWNER, autocommit=True) as conn:
             web_schema.check_version(conn)
             if command == "add":
                 users.add(conn, args.name, args.role, password)
@@ -90,7 +93,7 @@ def run_user(args: argparse.Namespace) -> int:
     except (ConfigError, users.UserError) as error:
         print(f"tablectl floor user {command}: {error}", file=sys.stderr)
         return EXIT_USAGE
-    except (psycopg.Error, StoreError) as error:
+    except (psycopg.Error, StoreError, db.Unreachable) as error:
         print(f"tablectl floor user {command}: {str(error).strip()}", file=sys.stderr)
         return EXIT_PROBLEM
     return EXIT_OK
