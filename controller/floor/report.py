@@ -21,6 +21,7 @@ from controller.floor.chainwalk import ChainWalk, Registry
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.journal.record import Record, RecordError, parse_line
 from controller.journal.store import link_problem
+from controller.journal.verdict import Verdict
 
 Conn = psycopg.Connection[tuple[object, ...]]
 #: Rows a walk fetches at a time: its memory does not grow with the journal.
@@ -75,6 +76,8 @@ class ChainReport:
     signatures: str = ""
     #: The first line: links and signatures in the one vocabulary (docs/journal.md, Verdicts).
     verdict: str = ""
+    #: The same verdict as its parts (``--json``: links, signatures, detail, at, bad_at).
+    judged: Verdict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -311,7 +314,8 @@ def _walk(conn: Conn, chain: ChainReport) -> ChainReport:
     walk.end()
     walk.held = 0 if held_from is None else 1  # a gap before it: the links are not intact
     chain.records = walk.records
-    chain.verdict = walk.judged().text()
+    chain.judged = walk.judged()
+    chain.verdict = chain.judged.text()
     chain.problems = _problems(walk, held_from)
     chain.signatures = _signatures(walk)
     return chain
