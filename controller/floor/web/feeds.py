@@ -47,6 +47,7 @@ from controller.floor.web.feed import (
 )
 from controller.floor.web.hands import BrokenRecord, HandKey, chain_alarms, checked, state_of
 from controller.floor.web.live import sse
+from controller.floor.web.replies import signed_in_as
 from controller.floor.web.users import User
 from controller.floor.web.views import floor_rows
 from controller.games import GAMES
@@ -163,7 +164,9 @@ class Feeds:
             return _plain(404, f"Not Found: no feed {feed!r}; the feeds are {known}")
         if user.role not in rule.roles():
             who = ", ".join(sorted(rule.roles()))
-            return _plain(403, f"Forbidden: the {feed} feed is for {who}, not {user.role}")
+            return _plain(
+                403, f"Forbidden: the {feed} feed is for {who}: {signed_in_as(user.role)}"
+            )
         return StreamingResponse(
             self.stream(request, user, feed),
             media_type="text/event-stream",
