@@ -16,6 +16,7 @@ import psycopg
 from controller.floor import report
 from controller.journal.files import journal_files, open_journal_file, read_journal_file
 from controller.journal.record import Record, parse_line
+from controller.journal.verdict import Verdict
 
 Conn = psycopg.Connection[tuple[object, ...]]
 
@@ -72,17 +73,26 @@ class Comparison:
     rewritten: list[int] = field(default_factory=list)
     chain_problems: list[str] = field(default_factory=list)
     alarms: list[str] = field(default_factory=list)
+    #: The floor's verdict on each stored journal of the table, in the one vocabulary
+    #: (controller/journal/verdict.py; docs/journal.md, Verdicts), as floor verify says it.
+    verdicts: list[Verdict] = field(default_factory=list)
 
     @property
-    def chain_verified(self) -> bool:
+    def chain_intact(self) -> bool:
+        """A chain stored and nothing wrong found in it (links intact, no signature BAD)."""
         return self.stored > 0 and not self.chain_problems
+
+    @property
+    def vouched(self) -> bool:
+        """Every stored journal's links intact and its signatures GOOD."""
+        return self.chain_intact and all(v.verified for v in self.verdicts) and bool(self.verdicts)
 
     @property
     def same(self) -> bool:
         return (
             self.records == self.stored
             and not (self.missing or self.extra or self.rewritten)
-            and self.chain_verified
+            and self.chain_intact
             and not self.alarms
         )
 
@@ -136,6 +146,8 @@ def compare_table(conn: Conn, table_id: str, directory: Path) -> Comparison:
     if found is not None:
         for chain in found.chains:
             result.chain_problems.extend(f"journal {chain.journal_id}: {p}" for p in chain.problems)
+            if chain.judged is not None:
+                result.verdicts.append(chain.judged)
         result.alarms = [f"{a.kind} at seq {a.seq}: {a.message}" for a in found.alarms]
     return result
 

@@ -9,7 +9,7 @@ table's own recall (controller/history/recall.py), so the floor shows a hand exa
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
@@ -19,8 +19,10 @@ from controller.floor import keys
 from controller.floor.chainwalk import ChainWalk, Registry
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.history.recall import HandRecord, hands
+from controller.journal import tablerecords as rec
 from controller.journal.record import Record, RecordError, parse_line
 from controller.journal.store import link_problem
+from controller.journal.verdict import Verdict
 
 Conn = psycopg.Connection[tuple[object, ...]]
 #: Rows a walk fetches at a time: its memory does not grow with the journal.
@@ -75,6 +77,8 @@ class ChainReport:
     signatures: str = ""
     #: The first line: links and signatures in the one vocabulary (docs/journal.md, Verdicts).
     verdict: str = ""
+    #: The same verdict as its parts (``--json``: links, signatures, detail, at, bad_at).
+    judged: Verdict | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +118,19 @@ class BrokenRecord:
 
     seq: int
     why: str
-    #: The hand it cut (told up to the record before it); None: it fell between hands.
+    #: The hand it cut (told up to ``told_to``); None: it fell between hands.
     hand: int | None
+    #: The last record the cut hand is told from (``told_to``); None: none, or no hand cut.
+    told_to: int | None = None
+
+
+def told_to(records: Sequence[Record]) -> int | None:
+    """The last record a hand cut short by a record that is not intact is told from: the last
+    decision record before the break, not the record just before it (an input's record, a
+    card or a button, sits between two decisions and tells nothing of the hand). floor recall,
+    the hand page and the feeds' ``told_to`` all say this one (docs/floor-web.md, The hand
+    page); None: no decision record before the break."""
+    return next((r.seq for r in reversed(records) if r.kind in rec.DECISIONS), None)
 
 
 @dataclass(slots=True)
@@ -153,7 +168,8 @@ def recall(conn: Conn, table_id: str, count: int) -> Recall:
         if part.broken is not None:
             last = segment[-1] if segment else None
             cut = last.number if last is not None and not last.finished else None
-            found.broken.append(BrokenRecord(part.broken[0], part.broken[1], cut))
+            said = told_to(part.records) if cut is not None else None
+            found.broken.append(BrokenRecord(part.broken[0], part.broken[1], cut, said))
         told.extend(segment)
     found.hands = told[-count:] if count > 0 else []
     acks, _unread = acknowledgements(conn)  # unread: each alarm shown open, as verify does
@@ -311,7 +327,8 @@ def _walk(conn: Conn, chain: ChainReport) -> ChainReport:
     walk.end()
     walk.held = 0 if held_from is None else 1  # a gap before it: the links are not intact
     chain.records = walk.records
-    chain.verdict = walk.judged().text()
+    chain.judged = walk.judged()
+    chain.verdict = chain.judged.text()
     chain.problems = _problems(walk, held_from)
     chain.signatures = _signatures(walk)
     return chain

@@ -45,6 +45,14 @@ def one_byte_changed(line: bytes) -> bytes:
     return line[:at] + changed + line[at + 1 :]
 
 
+def last_told(lines: list[bytes], seq: int) -> int:
+    """The last decision record before ``seq``: the last a hand cut at ``seq`` is told from.
+    The record just before ``seq`` is an input's (a card or a button), which tells nothing."""
+    before = [r for r in map(parse_line, lines[: seq - 1]) if r.kind in rec.DECISIONS]
+    assert before[-1].seq < seq - 1, "a decision record follows an input's record"
+    return before[-1].seq
+
+
 def tamper(owner: str, lines: list[bytes]) -> int:
     """One byte of a decision record in the middle of hand 2 (one the hand's page is told
     from) changed in the store, as its owner; its seq."""
@@ -105,7 +113,8 @@ def test_floor_recall_tells_the_intact_hands_names_the_broken_record_and_exits_1
         told = whole.stdout.split(f"Hand {hand}, ")[1].split("\n\nHand ")[0]
         assert f"Hand {hand}, {told}" in out
     assert "(NOT INTACT)" in out.split("Hand 2, ")[1].split("\n")[0]
-    assert f"NOT INTACT: record {seq} fails its check: the hand is told up to record {seq - 1}" in (
+    told = last_told(lines, seq)  # the hand page and the feeds say the same record
+    assert f"NOT INTACT: record {seq} fails its check: the hand is told up to record {told}\n" in (
         out
     )
     assert f"record {seq} (hand 2's record): its stored line is not an intact record" in out
@@ -172,7 +181,9 @@ def test_the_pages_show_the_broken_chain_and_the_hand_as_not_intact(
             assert reply.status == 200, reply.text
             shown = html.unescape(reply.text)
             assert f"NOT INTACT:</strong> record {seq} of this hand: its stored line" in shown
-            assert f"up to record {seq - 1}" in shown
+            # The last record the hand is told from, as the feeds' told_to says it.
+            told = last_told(lines, seq)
+            assert f"from its intact records, up to record {told};" in shown
             assert f"Alarm chain_broken</strong> at record {seq}" in shown
         # The last checkpoint and the current hand's last decision changed too: the pages that
         # read them without walking still answer, the checkpoint named not intact.

@@ -74,8 +74,8 @@ def test_demo_web_serves_the_floor_to_a_supervisor_and_stops_cleanly_on_sigterm(
         url = _until(out, r"http://127\.0\.0\.1:(\d+)/", printed)
         supervisor = _until(out, r"^  supervisor +(\S+)$", printed).group(1)
         _until(err, r"serving the web view", said)
-        _until(out, r"every chain verified", printed)  # the summary, once every hand is dealt
-        _until(err, r"dealt and verified; the web view serves", said)
+        _until(out, r"every chain: links intact", printed)  # the summary, once every hand is dealt
+        _until(err, r"every hand dealt and every chain walked; the web view serves", said)
         client = Client(int(url.group(1)))
         assert client.login("supervisor", "not the password").status == 401
         assert client.login("supervisor", supervisor).status == 303
@@ -132,7 +132,7 @@ def test_demo_web_serves_while_the_tables_deal_and_the_floor_grows() -> None:
                 line = out.get()  # is not out yet
                 assert line is not None
                 printed.append(line)
-            assert "every chain verified" not in "".join(printed), (seen, "".join(printed))
+            assert "every chain:" not in "".join(printed), (seen, "".join(printed))
             seen.append(_stored(client))
             assert seen[-1] >= seen[-2]
         assert client.get("/floor").status == 200

@@ -53,7 +53,7 @@ def test_compare_holds_a_whole_journal_and_catches_a_missing_a_rewritten_and_an_
         assert missing.records > before
         assert missing.missing == list(range(before + 1, missing.records + 1))
         assert "missing on the floor: seq" in missing.differences()
-        assert missing.chain_verified  # what the floor holds is whole: it is only behind
+        assert missing.chain_intact  # what the floor holds is whole: it is only behind
 
         # Caught up again once the forwarder is back.
         table.forwarder.start()

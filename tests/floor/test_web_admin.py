@@ -500,7 +500,11 @@ def test_the_users_page_is_for_admins_only(
     floor = web_floor(tmp_path, nats_factory(("T1",)), postgres)
     web = WebProcess(floor)
     try:
-        for role in ("supervisor", "surveillance", "auditor"):
+        for role, said in (
+            ("supervisor", "a supervisor"),
+            ("surveillance", "surveillance"),
+            ("auditor", "an auditor"),
+        ):
             other = Client(floor.port)
             landed = other.login(role)
             assert landed.status == 303
@@ -511,7 +515,7 @@ def test_the_users_page_is_for_admins_only(
             refused = other.get("/admin/users")
             assert refused.status == 403
             assert "the user pages are for admins" in refused.text
-            assert f"you are {role}" in refused.text
+            assert f"you are signed in as {said}" in refused.text
             # A POST with the session's own token: refused for the role, nothing changed.
             token = other.csrf("/login")
             form = {"name": "eve", "role": "auditor", "password": NEW_PASSWORD, "csrf_token": token}

@@ -138,7 +138,7 @@ def test_surveillance_watches_the_alarms_and_no_other_role_sees_them(
         token = watcher.csrf("/alarms")
         refused = watcher.post(f"/alarms/{alarm}/ack", {"note": "seen", "csrf_token": token})
         assert refused.status == 403
-        assert "a supervisor acknowledges alarms: you are surveillance" in refused.text
+        assert "a supervisor acknowledges alarms: you are signed in as surveillance" in refused.text
         for role in ("auditor", "admin"):
             other = Client(floor.port)
             assert other.login(role).status == 303

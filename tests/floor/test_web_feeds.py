@@ -250,11 +250,15 @@ def test_a_feed_needs_a_login_and_the_role_its_policy_names(
         # broadcast's, delayed, surveillance's and the broadcaster's.
         refused = clients["supervisor"].get("/feeds/surveillance")
         assert refused.status == 403
-        assert "the surveillance feed is for surveillance, not supervisor" in refused.text
+        assert (
+            "the surveillance feed is for surveillance: you are signed in as a supervisor"
+            in refused.text
+        )
         refused = clients["supervisor"].get("/feeds/broadcast")
         assert refused.status == 403
-        assert "the broadcast feed is for broadcaster, surveillance, not supervisor" in (
-            refused.text
+        assert (
+            "the broadcast feed is for broadcaster, surveillance: you are signed in as a supervisor"
+            in (refused.text)
         )
         for role in ("auditor", "admin"):
             for feed in ("surveillance", "broadcast", "public"):

@@ -119,6 +119,10 @@ def test_each_feed_shows_a_hand_not_intact_as_such_to_each_role_that_may_open_it
                 ), where  # fmt: skip
                 assert (broken["hand"], broken["seq"], broken["told_to"]) == (hand, seq, told)
                 assert "its stored line fails its hash" in str(broken["why"]), broken
+                if (feed, role) == OPENERS[1]:  # the hand page says the record told too
+                    page = clients[role].get(f"/tables/{TABLE_ID}/hands/{journal}/{hand}")
+                    assert page.status == 200, page.text
+                    assert f"from its intact records, up to record {told};" in page.text
                 alarms = broken["alarms"]
                 assert isinstance(alarms, list)
                 if not alarmed:

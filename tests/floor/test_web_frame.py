@@ -70,7 +70,10 @@ def test_each_role_is_offered_only_what_it_may_open_and_refusals_are_framed(
         assert framed.headers["content-type"].startswith("text/html")
         assert nav(framed.text) == ["/search", "/verify"]
         assert "<h1>403 Forbidden</h1>" in framed.text
-        assert "the floor page is for supervisors and surveillance: you are auditor" in framed.text
+        assert (
+            "the floor page is for supervisors and surveillance: you are signed in as an auditor"
+            in framed.text
+        )
         assert '<a href="/" id="back-home">' in framed.text
         assert 'name="csrf_token"' in framed.text  # the header's log out works from here too
         plain = auditor.get("/floor")

@@ -85,7 +85,7 @@ def test_surveillance_sees_a_silent_table_and_its_hole_cards_marked_and_the_audi
         wait.until(ready.presence_of_element_located((By.ID, "error")))
         assert "403 Forbidden" in browser.find_element(By.CSS_SELECTOR, "#error h1").text
         reason = browser.find_element(By.CSS_SELECTOR, "#error .reason")
-        assert "you are auditor" in reason.text
+        assert "you are signed in as an auditor" in reason.text
         assert reason.value_of_css_property("color") != "rgba(255, 255, 255, 1)"  # not white
         browser.save_screenshot(str(shots(tmp_path) / "auditor-403.png"))
         browser.find_element(By.ID, "back-home").click()

@@ -154,7 +154,10 @@ def test_an_intact_journal_verifies_and_a_line_altered_in_the_store_is_caught_at
         assert supervisor.login("supervisor").status == 303
         refused = supervisor.get("/verify")
         assert refused.status == 403
-        assert "verification is for auditor and surveillance: you are supervisor" in refused.text
+        assert (
+            "verification is for auditor and surveillance: you are signed in as a supervisor"
+            in refused.text
+        )
         assert supervisor.get(f"/verify/{TABLE_ID}/{journal}").status == 403
         assert 'href="/verify"' not in supervisor.get("/floor").text
         # Unknown journal: named.
@@ -295,6 +298,6 @@ def test_the_hands_dispute_bundle_downloads_for_the_auditor_and_verifies_offline
         assert "dispute.tar.gz" not in supervisor.get(hand).text
         refused = supervisor.get(f"{hand}/dispute.tar.gz")
         assert refused.status == 403
-        assert "you are supervisor" in refused.text
+        assert "you are signed in as a supervisor" in refused.text
     finally:
         assert web.stop() == 0

@@ -23,7 +23,7 @@ from starlette.routing import Route
 
 from controller.floor.web import auth, users
 from controller.floor.web.moments import shown
-from controller.floor.web.replies import form_text, refused
+from controller.floor.web.replies import form_text, refused, signed_in_as
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ class AdminPage:
             return refused(
                 403,
                 "Forbidden: the user pages are for admins (a user is changed by an admin here, "
-                f"or by the database owner with `tablectl floor user`): you are {user.role}",
+                "or by the database owner with `tablectl floor user`): " + signed_in_as(user.role),
             )
         return user
 

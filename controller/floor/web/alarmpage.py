@@ -28,7 +28,7 @@ from controller.floor.web.alarms import (
     alarm_rows,
 )
 from controller.floor.web.live import sse
-from controller.floor.web.replies import refused
+from controller.floor.web.replies import refused, signed_in_as
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -61,7 +61,8 @@ class AlarmPage:
         if user.role not in VIEWERS:
             return refused(
                 403,
-                f"Forbidden: the alarms are for supervisors and surveillance: you are {user.role}",
+                "Forbidden: the alarms are for supervisors and surveillance: "
+                + signed_in_as(user.role),
             )
         return user
 
@@ -97,7 +98,9 @@ class AlarmPage:
         if isinstance(user, Response):
             return user
         if user.role not in ACKNOWLEDGERS:
-            return refused(403, f"Forbidden: a supervisor acknowledges alarms: you are {user.role}")
+            return refused(
+                403, f"Forbidden: a supervisor acknowledges alarms: {signed_in_as(user.role)}"
+            )
         alarm_id = int(request.path_params["alarm_id"])
         note = form.get("note")
         try:
@@ -127,7 +130,9 @@ class AlarmPage:
         if isinstance(user, Response):
             return user
         if user.role not in ACKNOWLEDGERS:
-            return refused(403, f"Forbidden: a supervisor acknowledges alarms: you are {user.role}")
+            return refused(
+                403, f"Forbidden: a supervisor acknowledges alarms: {signed_in_as(user.role)}"
+            )
         alarm_id = int(request.path_params["alarm_id"])
         try:
             async with await self.web.reader() as conn:

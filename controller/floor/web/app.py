@@ -34,7 +34,7 @@ from controller.floor.web.floorview import floor_rows
 from controller.floor.web.frame import FLOOR_ROLES, ErrorFrame, has_account_page, links
 from controller.floor.web.live import Live, sse
 from controller.floor.web.pages import Pages, landing
-from controller.floor.web.replies import refused
+from controller.floor.web.replies import refused, signed_in_as
 from controller.floor.web.verifypage import Bundler, VerifyPage
 
 log = structlog.get_logger("tablectl.floor.web")
@@ -193,7 +193,7 @@ class Web:
             return RedirectResponse("/login", status_code=303)
         if user.role not in FLOOR_ROLES:
             return forbidden(
-                f"the floor page is for supervisors and surveillance: you are {user.role}"
+                "the floor page is for supervisors and surveillance: " + signed_in_as(user.role)
             )
         async with await self.reader() as conn:
             rows = await floor_rows(conn)

@@ -44,8 +44,9 @@ from controller.floor.web.feedhand import (
     from_start,
 )
 from controller.floor.web.floorview import floor_rows
-from controller.floor.web.handpages import BrokenRecord, HandKey, chain_alarms, checked, state_of
+from controller.floor.web.handpages import BrokenRecord, HandKey, chain_alarms, intact, state_of
 from controller.floor.web.live import sse
+from controller.floor.web.replies import signed_in_as
 from controller.floor.web.users import User
 from controller.journal import schema
 from controller.journal import tablerecords as rec
@@ -84,8 +85,8 @@ class ReadHand:
 
 async def read_hand(conn: AsyncConn, key: HandKey) -> ReadHand | None:
     """The hand's facts and its records' events from its start, each with the record's moment,
-    up to the first record whose stored line fails its check (hands.checked); None if the
-    floor holds no such hand."""
+    up to the first record whose stored line fails its check (hands.intact, as the hand page
+    reads it: the same ``told_to``); None if the floor holds no such hand."""
     cur = await conn.execute(
         "SELECT game, started_seq, last_seq, finished, voided FROM hands "
         "WHERE table_id = %s AND journal_id = %s AND hand = %s",
@@ -108,20 +109,14 @@ async def read_hand(conn: AsyncConn, key: HandKey) -> ReadHand | None:
         "AND journal_id = %s AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
         (key.table_id, key.journal_id, int(str(first)), int(str(last)), sorted(rec.DECISIONS)),
     )
+    read = intact(await cur.fetchall())
     timed: list[Timed] = []
-    broken: BrokenRecord | None = None
-    told_to: int | None = None
-    for seq, stored_hash, line, received_at in await cur.fetchall():
+    for record, (received_at,) in read.records:
         assert isinstance(received_at, datetime)
-        record = checked(seq, stored_hash, line)
-        if isinstance(record, BrokenRecord):
-            broken = record
-            break
         at = delay_from(record.ts, received_at.timestamp())
         timed.append(Timed(at, record.ts, tuple(schema.decode_events(record))))
-        told_to = record.seq
     told = from_start(timed, key.hand)
-    return ReadHand(facts, told, broken, told_to if told else None)
+    return ReadHand(facts, told, read.broken, read.told_to if told else None)
 
 
 async def hands_between(conn: AsyncConn, before: HandKey, after: HandKey) -> list[HandKey]:
@@ -163,7 +158,9 @@ class Feeds:
             return _plain(404, f"Not Found: no feed {feed!r}; the feeds are {known}")
         if user.role not in rule.roles():
             who = ", ".join(sorted(rule.roles()))
-            return _plain(403, f"Forbidden: the {feed} feed is for {who}, not {user.role}")
+            return _plain(
+                403, f"Forbidden: the {feed} feed is for {who}: {signed_in_as(user.role)}"
+            )
         return StreamingResponse(
             self.stream(request, user, feed),
             media_type="text/event-stream",

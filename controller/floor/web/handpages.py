@@ -8,6 +8,7 @@ through the journal's schema into the engine's events, then masked by the policy
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Final
@@ -15,6 +16,7 @@ from typing import Final
 import psycopg
 
 from controller.display.view import posted_rules
+from controller.floor import report
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.floor.web import policy
 from controller.floor.web.alarms import RECORD_JOIN, clocks
@@ -93,6 +95,8 @@ class HandPage:
     broken: BrokenRecord | None = None
     #: The floor's chain_broken alarms on the hand's journal (controller/floor/chainwatch.py).
     chain_alarms: list[AlarmLine] = field(default_factory=list)
+    #: The last record the hand is shown from when one is not intact (Intact.told_to).
+    told_to: int | None = None
 
     @property
     def in_progress(self) -> bool:
@@ -175,6 +179,8 @@ class HandEvents:
     events: list[ev.Event] = field(default_factory=list)
     terms: rec.HandTerms | None = None
     broken: BrokenRecord | None = None
+    #: The last record told (Intact.told_to).
+    told_to: int | None = None
 
 
 def checked(seq: object, stored_hash: object, line: object) -> Record | BrokenRecord:
@@ -192,6 +198,36 @@ def checked(seq: object, stored_hash: object, line: object) -> Record | BrokenRe
     return record
 
 
+@dataclass(frozen=True, slots=True)
+class Intact:
+    """A hand's stored decision records, in seq order, up to the first that is not intact: each
+    with the rest of its row; the one that is not, if one is not."""
+
+    records: list[tuple[Record, tuple[object, ...]]]
+    broken: BrokenRecord | None = None
+
+    @property
+    def told_to(self) -> int | None:
+        """The last record the hand is told from: the last intact one before the break. Not
+        the record before the break's seq: records of other kinds (an input's, a card or a
+        button, between the hand's decisions) tell nothing of the hand. The hand page's words and
+        the feed's ``told_to`` both come from here, floor recall's from the same rule
+        (report.told_to; docs/floor-web.md, The hand page); None: none."""
+        return report.told_to([record for record, _rest in self.records])
+
+
+def intact(rows: Iterable[Sequence[object]]) -> Intact:
+    """Rows ``(seq, hash, line, *rest)`` in seq order, each checked (``checked``) until the
+    first that is not intact: the hand page's reading and the feeds' (feeds.read_hand)."""
+    records: list[tuple[Record, tuple[object, ...]]] = []
+    for seq, stored_hash, line, *rest in rows:
+        record = checked(seq, stored_hash, line)
+        if isinstance(record, BrokenRecord):
+            return Intact(records, record)
+        records.append((record, tuple(rest)))
+    return Intact(records)
+
+
 async def hand_events(conn: AsyncConn, key: HandKey, first: int, last: int) -> HandEvents:
     """The hand's events (its records ``first`` to ``last`` of the chain, from its start to its
     settlement) and the terms it was dealt under. Each line is re-hashed (``parse_line``) and
@@ -201,13 +237,10 @@ async def hand_events(conn: AsyncConn, key: HandKey, first: int, last: int) -> H
         "AND seq BETWEEN %s AND %s AND linked AND kind = ANY(%s) ORDER BY seq",
         (key.table_id, key.journal_id, first, last, sorted(rec.DECISIONS)),
     )
-    told = HandEvents()
+    read = intact(await cur.fetchall())
+    told = HandEvents(broken=read.broken, told_to=read.told_to if read.broken else None)
     started = False
-    for seq, stored_hash, line in await cur.fetchall():
-        record = checked(seq, stored_hash, line)
-        if isinstance(record, BrokenRecord):
-            told.broken = record
-            return told
+    for record, _rest in read.records:
         for event in schema.decode_events(record):
             if isinstance(event, ev.HandStarted) and event.hand == key.hand:
                 started, told.terms = True, rec.hand_terms_of(record.data)
@@ -275,6 +308,7 @@ async def hand_page(conn: AsyncConn, key: HandKey, role: str) -> HandPage | None
         replay(events, role, in_progress=in_progress),
         told.broken,
         await chain_alarms(conn, key.table_id, key.journal_id),
+        told.told_to,
     )
 
 

@@ -20,7 +20,7 @@ from starlette.routing import Route
 from controller.floor.web import auth, cardlog, policy
 from controller.floor.web.handpages import HandKey, hand_page, table_page
 from controller.floor.web.live import sse
-from controller.floor.web.replies import a, refused
+from controller.floor.web.replies import a, refused, signed_in_as
 from controller.floor.web.search import FIELDS, QueryError, parse, search
 from controller.floor.web.users import User
 
@@ -79,7 +79,11 @@ class Pages:
         if isinstance(user, Response):
             return user
         if not policy.access(user.role).live_hands:
-            return refused(403, f"Forbidden: the table pages are not for {user.role} ({WHO_SEES})")
+            return refused(
+                403,
+                f"Forbidden: the table pages are not for your role: {signed_in_as(user.role)} "
+                f"({WHO_SEES})",
+            )
         table_id = request.path_params["table_id"]
         async with await self.web.reader() as conn:
             page = await table_page(conn, table_id, user.role)
@@ -190,7 +194,10 @@ class Pages:
         if isinstance(user, Response):
             return user
         if not policy.access(user.role).finished_hands:
-            return refused(403, f"Forbidden: search is not for {user.role} ({WHO_SEES})")
+            return refused(
+                403,
+                f"Forbidden: search is not for your role: {signed_in_as(user.role)} ({WHO_SEES})",
+            )
         context: dict[str, object] = {"user": user, "problems": [], "results": None}
         status = 200
         try:

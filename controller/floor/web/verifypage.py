@@ -30,7 +30,7 @@ from starlette.routing import Route
 from controller.floor.web import auth, cardlog
 from controller.floor.web.chains import NoSuchJournal, chain_states, reverify
 from controller.floor.web.handpages import BUNDLE_ROLES, HandKey
-from controller.floor.web.replies import refused
+from controller.floor.web.replies import refused, signed_in_as
 from controller.floor.web.users import User
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ class VerifyPage:
             who = " and ".join(sorted(roles))
             return refused(
                 403,
-                f"Forbidden: verification is for {who}: you are {user.role}",
+                f"Forbidden: verification is for {who}: {signed_in_as(user.role)}",
             )
         return user
 

@@ -151,15 +151,17 @@ def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser])
     text = (
         "the whole floor on this machine: its own nats-server and PostgreSQL, N simulated "
         "tables dealt by the random dealer at full speed with their forwarders, and floor "
-        "serve; prints what each table journaled, forwarded and the floor stored and verified, "
-        "and the lag (no configuration; docs/floor.md, The demo)"
+        "serve; prints what each table journaled, forwarded and the floor stored, the verdict of "
+        "the floor's walk of its chain (docs/journal.md, Verdicts), and the lag (no "
+        "configuration; docs/floor.md, The demo)"
     )
     demo = actions.add_parser(
         "demo",
         help="the whole floor on this machine, with simulated tables (no configuration)",
         description=text[0].upper() + text[1:] + ". Exit status: 0 every table's journal "
-        "stored whole and verified, 1 a table's journal and the floor differ (named), or a "
-        "part failed, 2 usage error or a server's binary missing (its Debian package named).",
+        "stored whole, its chain's links intact and no signature BAD, 1 a table's journal and "
+        "the floor differ (named), or a part failed, 2 usage error or a server's binary "
+        "missing (its Debian package named).",
     )
     demo.add_argument(
         "--tables",

@@ -152,10 +152,12 @@ def _recalled(found: report.Recall, hand: HandRecord) -> str:
         return text
     head, _, rest = text.partition("\n")
     head = head.removesuffix(" (in progress)") + " (NOT INTACT)"
-    return (
-        f"{head}\n{rest}\n  NOT INTACT: record {cut.seq} fails its check: the hand is told up "
-        f"to record {cut.seq - 1}"
+    told = (
+        "no record of the hand before it is intact"
+        if cut.told_to is None
+        else f"the hand is told up to record {cut.told_to}"
     )
+    return f"{head}\n{rest}\n  NOT INTACT: record {cut.seq} fails its check: {told}"
 
 
 def _broken_lines(found: report.Recall) -> list[str]:
