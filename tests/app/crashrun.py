@@ -179,6 +179,8 @@ class Killer:
     #: Each device's welcomes before the current process: it is up once it has welcomed each
     #: device anew (one device welcomed twice, a reconnect, does not say the other is up).
     _welcomed_before: dict[str, int] = field(default_factory=dict)
+    #: ``tablectl run --repeat-window``.
+    repeat_window: float = REPEAT_WINDOW
 
     def start(self) -> None:
         self.process = self._spawn()
@@ -189,7 +191,7 @@ class Killer:
         # -X faulthandler: a process that does not end on SIGTERM is sent SIGABRT (``stop``),
         # and its threads' stacks land in controller.err beside the table's log.
         command = [sys.executable, "-X", "faulthandler", "-m", "controller", "run"]
-        command += ["--config", str(self.config), "--repeat-window", str(REPEAT_WINDOW)]
+        command += ["--config", str(self.config), "--repeat-window", str(self.repeat_window)]
         with open(self.config.parent / "controller.err", "ab") as errors:
             return subprocess.Popen(
                 [*command, *AS_ROOT],
