@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cards import DECK, Card, CardError
-from controller.inputs import CardRead, ForeignTag
+from controller.inputs import TOGETHER, CardRead, ForeignTag
 from controller.words import counted
 from drivers.seam.events import TagRead
 from drivers.seam.tags import UidError, parse_tag_uid, tag_family
@@ -218,7 +218,10 @@ class DeckSet:
         return self.active
 
     def lookup(self, read: TagRead) -> CardRead | ForeignTag:
-        """The engine's input for a tag read at a read point."""
+        """The engine's input for a tag read at a read point; a tag read together with another
+        is not taken for a card (rules-interpretation.md, Integrity: two cards at once)."""
+        if read.together:
+            return ForeignTag(read.uid, TOGETHER, read.point)
         card = self.active.cards.get(read.uid)
         if card is not None:
             return CardRead(card, read.point)
