@@ -20,7 +20,6 @@ results.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import signal
@@ -49,6 +48,7 @@ from simulator.runner import BotRunner
 from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
+from simulator.waits import journaled_up
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
@@ -161,34 +161,6 @@ class AckedDealer:
                     f"{device}: {left} sentences unacknowledged for {self.timeout} s"
                 )
             time.sleep(0.001)
-
-
-def journaled_up(directory: Path) -> bool:
-    """Whether the controller has taken both devices' hellos since it started: a device
-    welcomed on the wire (``Killer._up``) may not be journaled up yet, each device on its own
-    thread, and a new hand pressed in between is refused, the table still paused for the
-    other (docs/app.md, Devices lost and found), which a dealer meets by pressing again and
-    this bot would not. After the newest start's ``software`` record, a ``ready`` ``device``
-    record for each; a newest plain file with no start in it began with a hand this process
-    dealt, so both were up."""
-    files = sorted(directory.glob("journal-*.jsonl"))
-    if not files:
-        return False
-    ready: set[str] = set()
-    started = False
-    for line in files[-1].read_text(encoding="utf-8").splitlines():
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue  # the line being written
-        if record["kind"] == "software":
-            ready.clear()
-            started = True
-        elif record["kind"] == "device" and record["data"].get("event") == "ready":
-            ready.add(record["data"]["device"])
-        elif record["kind"] == "device":
-            ready.discard(record["data"]["device"])
-    return ready >= {"shoe", "panel"} if started else True
 
 
 @dataclass
