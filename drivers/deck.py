@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.poker.cards import DECK, Card, CardError
-from controller.poker.inputs import CardRead, ForeignTag
+from controller.poker.inputs import TOGETHER, CardRead, ForeignTag
 from controller.poker.words import counted
 from drivers.seam.events import TagRead
 from drivers.seam.tags import UidError, parse_tag_uid, tag_family
@@ -214,7 +214,10 @@ class DeckSet:
         return self.active
 
     def lookup(self, read: TagRead) -> CardRead | ForeignTag:
-        """The engine's input for a tag read at a read point."""
+        """The engine's input for a tag read at a read point; a tag read together with another
+        is not taken for a card (rules-interpretation.md, Integrity: two cards at once)."""
+        if read.together:
+            return ForeignTag(read.uid, TOGETHER, read.point)
         card = self.active.cards.get(read.uid)
         if card is not None:
             return CardRead(card, read.point)

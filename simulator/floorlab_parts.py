@@ -29,7 +29,7 @@ from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner
 from simulator.servers import Guarded, ServerError
 from simulator.table import Simulator
-from simulator.waits import RunnerError, RunnerStopped
+from simulator.waits import RunnerError, RunnerStopped, journaled_up
 
 TABLECTL: Final = (sys.executable, "-m", "controller")
 #: The shoe's repeat window of a dealer at full speed (``tablectl run --repeat-window``): the
@@ -223,7 +223,8 @@ class SimulatedTable:
     def _before(self, act: Act) -> None:
         if act == NEW_HAND:
             self.new_hand.acquire()
-            while not self.up():
+            # Up on the wire and in the journal (simulator/waits.py, journaled_up).
+            while not (self.up() and journaled_up(self.directory / "journal")):
                 if self._stop.wait(0.01):
                     self.new_hand.release()
                     raise RunnerStopped()

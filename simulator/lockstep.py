@@ -29,6 +29,7 @@ from controller.table.loop import Controller
 from simulator.acts import Act, Press, Rebuy, table_input
 from simulator.clock import ManualClock
 from simulator.pace import Pace
+from simulator.pn532.shoe import UNSHOWN_AFTER
 from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner
 from simulator.table import Simulator
@@ -184,6 +185,7 @@ class LockstepDealer:
         deadline = time.monotonic() + self.timeout
         with self._cond:
             self.expected += 1
+        again = time.monotonic() + UNSHOWN_AFTER
         while True:
             with self._cond:
                 left = deadline - time.monotonic()
@@ -203,6 +205,12 @@ class LockstepDealer:
                     )
             if self._clock is not None:  # not under the lock: the drivers' threads report
                 self._clock.advance(self._tick)
+            sim = self.runner.sim
+            if sim.pitch_again is not None and time.monotonic() >= again:
+                # A PN532 read the host never took is gone: the dealer passes the card the
+                # screen does not show over the reader again (simulator/pn532/shoe.py).
+                sim.pitch_again()
+                again = time.monotonic() + UNSHOWN_AFTER
 
     def _ready_for(self, act: Act) -> None:
         """Before a new hand: wait until the controller has welcomed every device that is

@@ -42,6 +42,9 @@ class TableActions(ABC):
     #: runner waits out before its next act; None: the protocol shoe, whose reads are
     #: sentences on its line.
     pitched: Callable[[], float] | None = None
+    #: With ``pitched``: pass the card pitched last over its reader again (its read never
+    #: reached the controller: a poll's answer the host dropped late, a reader down).
+    pitch_again: Callable[[], None] | None = None
 
     @property
     @abstractmethod

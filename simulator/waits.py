@@ -9,9 +9,11 @@ waits and once that it goes on, through the runner's ``say``.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import TypeVar
 
 from controller.poker.words import counted
@@ -131,3 +133,33 @@ def until_welcomed(
             return False
     say(f"the controller welcomed the {names}: dealing")
     return True
+
+
+def journaled_up(directory: Path) -> bool:
+    """Whether the controller journaling in ``directory`` has taken both devices' hellos since
+    it started. A device welcomed on the wire may not be journaled up yet, each device on its
+    own thread, and a new hand pressed in between is refused, the table still paused for the
+    other (docs/app.md, Devices lost and found), which a dealer meets by pressing again and a
+    bot does not: a bot that restarts controllers presses new hand once this is true.
+
+    True when, after the newest start's ``software`` record, a ``ready`` ``device`` record
+    stands for each device; a newest plain file with no start in it began with a hand this
+    process dealt, so both were up."""
+    files = sorted(directory.glob("journal-*.jsonl"))
+    if not files:
+        return False
+    ready: set[str] = set()
+    started = False
+    for line in files[-1].read_text(encoding="utf-8").splitlines():
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue  # the line being written
+        if record["kind"] == "software":
+            ready.clear()
+            started = True
+        elif record["kind"] == "device" and record["data"].get("event") == "ready":
+            ready.add(record["data"]["device"])
+        elif record["kind"] == "device":
+            ready.discard(record["data"]["device"])
+    return ready >= {"shoe", "panel"} if started else True

@@ -18,7 +18,7 @@ from controller.poker.engine.events import (
     Refused,
     Undone,
 )
-from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint
+from controller.poker.inputs import TOGETHER, Button, ButtonPress, CardRead, ForeignTag, ReadPoint
 
 pytestmark = pytest.mark.fast
 
@@ -54,6 +54,20 @@ def test_notes_integrity_a_card_not_in_the_deck_raises_an_alarm_that_holds_the_h
     assert isinstance(t.apply(ButtonPress(Button.FOLD))[0], Refused)
     events = t.apply(ButtonPress(Button.UNDO))
     assert isinstance(events[0], Undone)
+    assert t.pending == CardExpected("seat", 2, "down")
+    play(t, "Kd")
+
+
+def test_notes_integrity_two_cards_at_once_raise_an_alarm_undo_dismisses() -> None:
+    """rules-interpretation.md, Integrity (two cards at once): a tag read together with another
+    is an alarm that does not name the card; undo dismisses that read and the card dealt alone
+    afterwards goes where the table expects it."""
+    t = table("five-card-stud")
+    play(t, "new_hand Ah")
+    alarm = of_kind(t.apply(ForeignTag("04A1B2C3D4E5F6", TOGETHER)), Alarm)[0]
+    assert (alarm.read, alarm.reason) == ("tag 04A1B2C3D4E5F6", f"two cards at once: {TOGETHER}")
+    assert isinstance(t.apply(CardRead(Card.parse("Kd")))[0], Refused)
+    assert isinstance(t.apply(ButtonPress(Button.UNDO))[0], Undone)
     assert t.pending == CardExpected("seat", 2, "down")
     play(t, "Kd")
 

@@ -27,6 +27,7 @@ JOURNALS = [
     FIXTURES / "journal-before-stakes",
     *(FIXTURES / "journal-before-schema" / game for game in ("five-card-stud", "mambo")),
     FIXTURES / "journal-before-schema" / "triple-draw",
+    FIXTURES / "journal-v1" / "mambo",  # version 1, before the tag families (version 2)
 ]
 
 
@@ -103,9 +104,11 @@ def _validate(line: dict[str, Any], published: dict[str, Any]) -> list[str]:
 
 @pytest.mark.fast
 def test_the_published_schema_is_the_codes_byte_for_byte() -> None:
-    """docs/schema/journal-v1.json is what ``python -m controller.journal.schemadoc`` writes now:
-    a declaration changed without the file regenerated fails here."""
-    assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v1.json" == PUBLISHED
+    """docs/schema/journal-v2.json is what ``python -m controller.journal.schemadoc`` writes now:
+    a declaration changed without the file regenerated fails here. Version 1's file stays
+    published beside it, for the journals written at version 1."""
+    assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v2.json" == PUBLISHED
+    assert (PUBLISHED.parent / "journal-v1.json").is_file()
     assert PUBLISHED.read_text(encoding="utf-8") == schemajson.schema_text(), (
         "regenerate it: .venv/bin/python -m controller.journal.schemadoc"
     )
@@ -116,7 +119,7 @@ def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_i
     None
 ):
     published = json.loads(schemajson.schema_text())
-    assert published["version"] == schema.VERSION == 1
+    assert published["version"] == schema.VERSION == 2
     defs = published["$defs"]
     assert {f"record.{kind}" for kind in schema.RECORDS} <= set(defs)
     assert {f"event.{kind}" for kind in schema.EVENTS} <= set(defs)
@@ -130,11 +133,36 @@ def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_i
     engine = {cls.kind for cls in _subclasses(Event)}
     assert set(schema.EVENTS) == engine
     for kind in schema.VERSIONED:
-        assert defs[f"record.{kind}"]["properties"]["version"] == {"const": 1}
+        assert defs[f"record.{kind}"]["properties"]["version"] == {"const": 2}
         assert "version" in defs[f"record.{kind}"]["required"]
     assert defs["event.card_dealt"]["properties"]["seat"] == {
         "anyOf": [{"type": "integer"}, {"type": "null"}]
     }
+    # Version 2: a tag's UID of either family (docs/journal.md, The schema: Versions).
+    assert defs["record.tag"]["properties"]["uid"] == {
+        "type": "string",
+        "pattern": schemajson.UID_PATTERN,
+    }
+
+
+@pytest.mark.fast
+@pytest.mark.parametrize(
+    ("uid", "fits"),
+    [
+        ("E004010A0B0C0D0E", True),  # ISO/IEC 15693, as every version wrote
+        ("DEADBEEF", True),  # ISO/IEC 14443-A, 4 bytes (MIFARE Classic)
+        ("04A2B3C4D5E680", True),  # 7 bytes (NTAG213)
+        ("04A2B3C4D5E6801122AA", True),  # 10 bytes
+        ("0004010A0B0C0D0E", False),  # 16 digits that are not ISO/IEC 15693
+        ("04a2b3c4d5e680", False),  # lowercase
+        ("04A2B3C4D5", False),  # 5 bytes: neither family
+    ],
+)
+def test_a_tag_record_of_version_2_holds_a_uid_of_either_family(uid: str, fits: bool) -> None:
+    published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
+    data = {"device": "shoe", "boot": "H1A2B3C4", "seq": 0, "uid": uid, "point": "slot"}
+    line = {**json.loads(_record(rec.TAG, {**data, "reason": "not enrolled"}).line())}
+    assert (_validate(line, published) == []) is fits
 
 
 def _subclasses(cls: type) -> set[type]:
@@ -161,8 +189,9 @@ def test_schemadoc_writes_the_file_or_prints_it(
 
 @pytest.mark.fast
 def test_every_committed_record_fits_the_published_schema_with_its_version() -> None:
-    """The journals before the schema (version 0) are version 1's records without the version:
-    each record, given it, fits the published schema."""
+    """The journals before the schema (version 0) are version 1's records without the version,
+    and version 1's are version 2's of the ISO/IEC 15693 family: each record, given the
+    version, fits the published schema (docs/journal.md, The schema: migration)."""
     published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
     records = _records()
     assert {r.kind for r in records} >= {rec.CARD, rec.BUTTON, rec.CHECKPOINT, rec.SEATING}
@@ -246,11 +275,11 @@ def test_kept_events_refuses_a_kept_event_that_does_not_fit_and_an_unknown_kind(
 def test_a_hand_started_record_and_a_checkpoint_carry_the_version_they_are_written_in() -> None:
     started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())
     kind, data = rec.decision_data(3, [started], None)
-    assert (kind, data["version"]) == (rec.HAND_STARTED, 1)
+    assert (kind, data["version"]) == (rec.HAND_STARTED, 2)
     assert "version" not in rec.decision_data(4, [CardDealt("As", "seat", 1, "down")])[1]
     decoded = schema.decode(_record(kind, data))
     assert isinstance(decoded, schema.HandStartedData)
-    assert decoded.version == 1
+    assert decoded.version == 2
     assert decoded.events == (started,)
 
 
@@ -258,16 +287,16 @@ def test_a_hand_started_record_and_a_checkpoint_carry_the_version_they_are_writt
 def test_a_newer_version_is_refused_naming_the_record_and_the_version() -> None:
     started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())
     _kind, data = rec.decision_data(3, [started], None)
-    data["version"] = 2
+    data["version"] = 3
     with pytest.raises(schema.SchemaError) as error:
         schema.decode(_record(rec.HAND_STARTED, data, seq=41))
     assert str(error.value) == (
-        "journal record 41 (hand_started): schema version 2 is newer than this tablectl reads "
-        "(versions 0 to 1): read the journal with the tablectl that wrote it, or a newer one"
+        "journal record 41 (hand_started): schema version 3 is newer than this tablectl reads "
+        "(versions 0 to 2): read the journal with the tablectl that wrote it, or a newer one"
     )
     checkpoint = next(r for r in _records() if r.kind == rec.CHECKPOINT)
-    newer = _record(rec.CHECKPOINT, {**checkpoint.data, "version": 3}, seq=99)
-    with pytest.raises(schema.SchemaError, match=r"record 99 \(checkpoint\): schema version 3"):
+    newer = _record(rec.CHECKPOINT, {**checkpoint.data, "version": 4}, seq=99)
+    with pytest.raises(schema.SchemaError, match=r"record 99 \(checkpoint\): schema version 4"):
         schema.decode(newer)
     assert isinstance(schema.RecordFormatError("x", {}, "y"), ValueError)
     assert issubclass(schema.SchemaError, rec.RecordFormatError)  # tablectl run refuses both

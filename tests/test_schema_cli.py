@@ -13,7 +13,7 @@ import pytest
 from confighelp import export_config
 
 from controller.cli.main import main
-from controller.journal import JournalReader, JournalWriter
+from controller.journal import JournalReader, JournalWriter, schema
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import HandStarted
 from controller.poker.games import GAMES
@@ -24,18 +24,19 @@ FIXTURE = Path(__file__).parent / "fixtures" / "journal-before-schema" / "mambo"
 
 
 def _newer_journal(tmp_path: Path) -> tuple[Path, int]:
-    """The Mambo fixture and one more hand's start as version 2 would write it."""
+    """The Mambo fixture and one more hand's start as a version newer than this code's would
+    write it."""
     journal = tmp_path / "journal"
     shutil.copytree(FIXTURE, journal)
     started = HandStarted(hand=6, game="mambo", seats=(1, 2, 3, 6), dealer=1, antes=())
     _kind, data = rec.decision_data(1, [started], None)
-    data["version"] = 2
+    data["version"] = schema.VERSION + 1
     with JournalWriter.open(journal, fsync=False) as writer:
         seq = writer.append(rec.HAND_STARTED, data).seq
     return journal, seq
 
 
-NEWER = "schema version 2 is newer than this tablectl reads (versions 0 to 1)"
+NEWER = "schema version 3 is newer than this tablectl reads (versions 0 to 2)"
 
 
 @pytest.mark.fast

@@ -6,9 +6,9 @@ The declarations are dataclasses: the engine's own events (``controller.poker.en
 for each record kind, the dataclass of its ``data`` below. ``encode`` writes a dataclass as the
 journal keeps it, ``decode`` reads it back as the dataclass, refusing what does not fit with a
 ``SchemaError`` naming the record's seq and kind and the field; ``schemajson`` derives the
-JSON Schema published in ``docs/schema/journal-v1.json`` (regenerate it with
-``python -m controller.journal.schemadoc``, which writes what ``schemajson`` generates; a test
-compares it byte for byte).
+JSON Schema published in ``docs/schema/journal-v2.json``, version 1's beside it (regenerate
+it with ``python -m controller.journal.schemadoc``, which writes what ``schemajson`` generates; a
+test compares it byte for byte).
 
 Versions (docs/journal.md, The schema): a hand's first decision record (``hand_started``) and
 every checkpoint carry ``version``, so each file (it begins with a hand) and every start's
@@ -29,9 +29,13 @@ from controller.poker.engine.tablesetup import HouseRules, Stakes
 from controller.poker.inputs import Button, ReadPoint
 from drivers.seam.events import Feed, Lid, Reader
 
-#: The version this code writes.
-VERSION: Final = 1
-#: Every version this code reads: 0 (no ``version``: before the schema) and 1.
+#: The version this code writes. 2: a tag's ``uid`` (card, tag, rfid_repeat records and a
+#: checkpoint's reads) is of either family, ISO/IEC 15693 (16 hex digits, E0 first) or
+#: ISO/IEC 14443-A (8, 14 or 20 hex digits, UID0 first), its length saying which (docs/hardware.md,
+#: Tags), and a read's origin may be the host's (a PN532: boot "H..."); version 1 held only
+#: ISO/IEC 15693 UIDs (docs/journal.md, The schema: Versions and migration).
+VERSION: Final = 2
+#: Every version this code reads: 0 (no ``version``: before the schema), 1 and 2.
 VERSIONS_READ: Final = range(VERSION + 1)
 
 #: Every event a decision record may hold, by its ``kind``.

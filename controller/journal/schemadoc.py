@@ -2,7 +2,8 @@
 
     .venv/bin/python -m controller.journal.schemadoc [FILE]
 
-FILE defaults to ``docs/schema/journal-v1.json`` of the source tree; ``-`` prints it.
+FILE defaults to ``docs/schema/journal-v2.json`` (``journal-v<VERSION>.json``) of the source
+tree; ``-`` prints it.
 ``tests/test_schema.py`` fails while the published file and ``controller/journal/schema.py`` differ.
 """
 

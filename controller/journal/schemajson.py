@@ -1,5 +1,5 @@
 """The JSON Schema of the journal's records, generated from their declarations
-(controller/journal/schema.py): published as ``docs/schema/journal-v1.json`` by
+(controller/journal/schema.py): published as ``docs/schema/journal-v2.json`` by
 ``python -m controller.journal.schemadoc`` (docs/journal.md, The schema). Pure.
 
 Field types to JSON Schema: ``int`` integer, ``str`` string, ``bool`` boolean, ``X | None``
@@ -78,6 +78,12 @@ def _object_schema(cls: type, refs: Callable[[type], str], kind: str | None) -> 
     return out
 
 
+#: A tag's UID in a record (schema version 2): ISO/IEC 15693, 16 uppercase hex digits MSB
+#: first beginning E0 (docs/protocol.md 2), or ISO/IEC 14443-A, 8, 14 or 20 uppercase hex
+#: digits UID0 first (docs/hardware.md, Tags): the length says the family.
+UID_PATTERN: Final = "^(E0[0-9A-F]{14}|[0-9A-F]{8}|[0-9A-F]{14}|[0-9A-F]{20})$"
+
+
 def json_schema() -> JsonObject:
     """The JSON Schema of the journal's records at ``VERSION``: one ``$defs`` entry per record
     kind (``record.<kind>``, the record's ``data``) and per event (``event.<kind>``), and the
@@ -105,6 +111,15 @@ def json_schema() -> JsonObject:
         assert isinstance(required, list)
         properties["version"] = {"const": VERSION}
         required.append("version")
+    for body in defs.values():  # version 2: a tag's UID of either family
+        properties = body.get("properties") if isinstance(body, dict) else None
+        uid = properties.get("uid") if isinstance(properties, dict) else None
+        if not isinstance(uid, dict):
+            continue
+        options = uid.get("anyOf")
+        for option in [uid, *(options if isinstance(options, list) else [])]:
+            if isinstance(option, dict) and option.get("type") == "string":
+                option["pattern"] = UID_PATTERN
     records: list[JsonValue] = [
         {
             "type": "object",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Final
 
 from controller.poker.cards import Card
 
@@ -43,12 +44,19 @@ class CardRead:
     point: ReadPoint = ReadPoint.DEALING_SLOT
 
 
+#: A ``ForeignTag``'s reason for a tag its reader listed together with another one: two
+#: cards pitched at once, neither of which the table can place (rules-interpretation.md,
+#: Integrity). The reason never names the card: its twin may be a hole card.
+TOGETHER: Final = "read together with another card in the reader's field"
+
+
 @dataclass(frozen=True, slots=True)
 class ForeignTag:
-    """A tag the shoe read that is not a card of the active deck.
+    """A tag the shoe read that is not a card of the active deck, or not one alone.
 
     ``tag`` is the RFID UID as hex; ``reason`` says what it is instead ("not
-    enrolled in either deck", "a card of the other deck, Kd").
+    enrolled in either deck", "a card of the other deck, Kd"), or ``TOGETHER``: a tag read
+    together with another one (two cards pitched at once).
     """
 
     tag: str

@@ -312,20 +312,21 @@ class Pn532Shoe(Shoe):
                 self._log.warning("pn532_read_before_up", point=point.value, count=len(targets))
                 return
             if len(targets) > 1:
-                # Two cards pitched together: both are reported; the controller's check of a
-                # card read twice or out of turn raises the alarm (docs/hardware.md).
+                # Two cards pitched together: the first is read as a card, every other one is
+                # reported as read together with it, which the table alarms as it alarms a
+                # card read twice (rules-interpretation.md, Integrity; docs/hardware.md).
                 self._log.warning(
                     "pn532_two_tags", point=point.value, uids=[uid_text(t.uid) for t in targets]
                 )
-            for target in targets:
-                self._read(uid_text(target.uid), point, read_ms)
+            for index, target in enumerate(targets):
+                self._read(uid_text(target.uid), point, read_ms, together=index > 0)
 
-    def _read(self, uid: str, point: ReadPoint, read_ms: int) -> None:
+    def _read(self, uid: str, point: ReadPoint, read_ms: int, *, together: bool = False) -> None:
         assert self._boot is not None
         if self.repeats.repeats(HOST_CLOCK, uid, point, read_ms) is not None:
             # A lingering card is listed at every poll (50 a second): counted, not sent. A
             # RepeatDropped exists for a device that is acknowledged in order; a PN532 is not.
             self._repeats[point] = self._repeats.get(point, 0) + 1
             return
-        self.events.put(TagRead(uid, point, self._seq, read_ms))
+        self.events.put(TagRead(uid, point, self._seq, read_ms, together))
         self._seq = (self._seq + 1) % SEQ_MODULUS

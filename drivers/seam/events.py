@@ -167,6 +167,10 @@ class TagRead:
     point: ReadPoint
     seq: int
     read_ms: int
+    #: The reader listed this tag in the same answer as another one before it: two cards in
+    #: its field at once (two cards pitched together, docs/hardware.md). A shoe that cannot
+    #: tell (a protocol shoe: one tag a sentence) never sets it.
+    together: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,6 +41,10 @@ PITCH: Final = 0.15
 #: How often a dealer passes a card no reader listed over it before giving up (the
 #: controller's patience then says so).
 MAX_PITCHES: Final = 20
+#: How long (wall clock) a dealer waits for the controller to show a card that has left the
+#: field before pitching it again: a read the chip listed can still be lost when the host
+#: dropped the poll's late answer (drivers/pn532/reader.py, two polls' bounds).
+UNSHOWN_AFTER: Final = 1.0
 #: The controller's RFID repeat window for a table dealt so: a card in a field is listed at
 #: every poll while its pitch lasts, and the window slides from read to read (drivers/seam/
 #: tags.py, RepeatFilter), so it must outlast the gap between two polls, a loaded host's
@@ -91,15 +95,22 @@ class Pn532Pitch:
         (``at``, the virtual shoe's time of a later re-read, has come already)."""
         del at
         name = POINTS[point]
-        with self.readers.locked():
-            listed = self.readers.chips[name].counters.listed
-        self._pitch(Pitched(name, tag_of(uid), listed))
+        self._pitch(Pitched(name, tag_of(uid), self.listed(name)))
 
     def _pitch(self, pitched: Pitched) -> None:
         self.readers.place(pitched.point, pitched.tag, self.pitch)
         self._leaves[pitched.point] = self.readers.clock() + self.pitch
         self._unheard.append(pitched)
         self.last = pitched
+
+    def in_field(self, point: str) -> bool:
+        """Whether the card pitched last at ``point`` is still in its field."""
+        return self.readers.clock() < self._leaves.get(point, 0.0)
+
+    def listed(self, point: str) -> int:
+        """How many targets ``point``'s chip has listed in its answers so far (an int read
+        without the readers' lock: a watcher's look, not a state to act on under it)."""
+        return self.readers.chips[point].counters.listed
 
     def left(self) -> float:
         """Seconds until every card pitched so far has left its field (0: the fields are
@@ -116,8 +127,7 @@ class Pn532Pitch:
             return left
         unheard, self._unheard = self._unheard, []
         for pitched in unheard:
-            with self.readers.locked():
-                listed = self.readers.chips[pitched.point].counters.listed
+            listed = self.listed(pitched.point)
             if listed == pitched.listed_before and pitched.times < MAX_PITCHES:
                 self.repitched += 1
                 self._pitch(Pitched(pitched.point, pitched.tag, listed, pitched.times + 1))
@@ -129,10 +139,8 @@ class Pn532Pitch:
         if self.last is None:
             raise ValueError("no card was pitched yet: nothing to pitch again")
         point, tag = self.last.point, self.last.tag
-        with self.readers.locked():
-            listed = self.readers.chips[point].counters.listed
         self.repitched += 1
-        self._pitch(Pitched(point, tag, listed))
+        self._pitch(Pitched(point, tag, self.listed(point)))
 
     @contextmanager
     def together(self) -> Iterator[None]:
@@ -158,6 +166,7 @@ def fit_pn532(sim: Simulator, readers: Pn532Readers, pitch: float = PITCH) -> Pn
     with sim.locked():
         sim.shoe.reads = pitched
     sim.pitched = pitched.left
+    sim.pitch_again = pitched.again
     return pitched
 
 

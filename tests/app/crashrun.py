@@ -48,6 +48,7 @@ from simulator.runner import BotRunner
 from simulator.simtable import demo_config
 from simulator.table import Simulator
 from simulator.tablefile import write_table_toml
+from simulator.waits import journaled_up
 
 ROOT = Path(__file__).resolve().parents[2]
 AS_ROOT = ["--as-root"] if os.geteuid() == 0 else []
@@ -101,6 +102,8 @@ class AckedDealer:
     new_hand: threading.Lock = field(default_factory=threading.Lock)
     #: Whether the current controller process has welcomed both devices (``Killer._up``).
     up: Callable[[], bool] = lambda: True
+    #: The controller's journal: a new hand is pressed once it says both devices are up.
+    journal: Path | None = None
 
     def __post_init__(self) -> None:
         # The table.toml leaves [decks] alternate at its default, true: the dealer alternates too.
@@ -132,7 +135,7 @@ class AckedDealer:
         if act == NEW_HAND:
             self.new_hand.acquire()
             deadline = time.monotonic() + self.timeout
-            while not self.up():
+            while not (self.up() and (self.journal is None or journaled_up(self.journal))):
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"no controller up for {self.timeout} s")
                 time.sleep(0.001)
@@ -179,6 +182,8 @@ class Killer:
     #: Each device's welcomes before the current process: it is up once it has welcomed each
     #: device anew (one device welcomed twice, a reconnect, does not say the other is up).
     _welcomed_before: dict[str, int] = field(default_factory=dict)
+    #: ``tablectl run --repeat-window``.
+    repeat_window: float = REPEAT_WINDOW
 
     def start(self) -> None:
         self.process = self._spawn()
@@ -189,7 +194,7 @@ class Killer:
         # -X faulthandler: a process that does not end on SIGTERM is sent SIGABRT (``stop``),
         # and its threads' stacks land in controller.err beside the table's log.
         command = [sys.executable, "-X", "faulthandler", "-m", "controller", "run"]
-        command += ["--config", str(self.config), "--repeat-window", str(REPEAT_WINDOW)]
+        command += ["--config", str(self.config), "--repeat-window", str(self.repeat_window)]
         with open(self.config.parent / "controller.err", "ab") as errors:
             return subprocess.Popen(
                 [*command, *AS_ROOT],
@@ -301,7 +306,7 @@ def crash_run(
         config_path = write_config(tmp_path, sim, game, seats, hands_per_file)
         spec = GAMES[game]
         config = demo_config(spec, seats)
-        dealer = AckedDealer(sim, spec, config, seed)
+        dealer = AckedDealer(sim, spec, config, seed, journal=tmp_path / "journal")
         killer = Killer(
             config_path, seed, mean_acts, sim, lambda: dealer.runner.performed, dealer.new_hand
         )

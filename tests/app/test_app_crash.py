@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from crashrun import crash_run
+from crashrun_pn532 import crash_run_pn532
 
 
 def test_kill_9_at_random_moments_loses_and_doubles_nothing(tmp_path: Path) -> None:
@@ -52,3 +53,18 @@ def test_kill_9_through_1000_hands(tmp_path: Path, game: str) -> None:
     result = crash_run(tmp_path, game, hands=1000, seed=11, mean_acts=300)
     print(f"crash test {game}: {result}")
     assert result.kills >= 1000 // 20
+
+
+@pytest.mark.slow
+@pytest.mark.reliability
+@pytest.mark.timeout(1200)  # minutes on a loaded machine: more than the suite's 300 s
+@pytest.mark.parametrize("game", ["mambo", "five-card-stud", "triple-draw"])
+def test_kill_9_with_pn532_readers_at_the_slot_and_the_discard(tmp_path: Path, game: str) -> None:
+    """docs/journal.md, Durability; docs/testing.md, The crash test through PN532 readers: the
+    shoe is a simulated PN532 at the slot and one at the discard reader, whose reads are not
+    acknowledged; killed about every 20 acts of the dealer, the controller resumes from its
+    journal, each card journaled once, and the results equal the dealer's engine's."""
+    hands = {"mambo": 3, "five-card-stud": 3, "triple-draw": 2}[game]
+    result, repitched = crash_run_pn532(tmp_path, game, hands=hands, seed=17, mean_acts=20)
+    print(f"crash test {game} through PN532s: {result}; {repitched} cards pitched again")
+    assert result.kills >= 2

@@ -70,13 +70,16 @@ def test_a_lingering_card_is_one_read(tmp_path: Path) -> None:
         assert totals["repeats_dropped"] == listed - 1
 
 
-def test_two_tags_in_the_field_are_both_read(tmp_path: Path) -> None:
+def test_two_tags_in_the_field_are_both_read_the_second_as_read_together(tmp_path: Path) -> None:
+    """rules-interpretation.md, Integrity (two cards at once): the first tag the chip lists is
+    read alone, the other as read together with it, which the table alarms."""
     with bench(tmp_path) as b:
         come_up(b)
         b.readers.place("slot", NTAG, DWELL)
         b.readers.place("slot", CLASSIC, DWELL)
         first, second = b.next(TagRead), b.next(TagRead)  # one poll of MaxTg 2 lists both
-        assert {first.uid, second.uid} == {"04A2B3C4D5E680", "DEADBEEF"}
+        assert (first.uid, second.uid) == ("04A2B3C4D5E680", "DEADBEEF")
+        assert (first.together, second.together) == (False, True)
         assert first.read_ms == second.read_ms
 
 

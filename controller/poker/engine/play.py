@@ -51,7 +51,15 @@ from controller.poker.engine.machine import (
 from controller.poker.engine.showdown import Ratings, settle, showdown, void
 from controller.poker.engine.tablesetup import HouseRules, Stakes
 from controller.poker.games.spec import GameSpec
-from controller.poker.inputs import Button, ButtonPress, CardRead, ForeignTag, ReadPoint, TableInput
+from controller.poker.inputs import (
+    TOGETHER,
+    Button,
+    ButtonPress,
+    CardRead,
+    ForeignTag,
+    ReadPoint,
+    TableInput,
+)
 
 _DISCARD: Final = ReadPoint.DISCARD_READER
 _MISDEAL: Final = Button.MISDEAL
@@ -103,7 +111,12 @@ class Play:
                 return self._muck(inp, out)
             return self._deal(inp, out)
         if isinstance(inp, ForeignTag):
-            reason = f"not a card of the active deck: {inp.reason}"
+            # rules-interpretation.md, Integrity: two cards at once, or a tag of no card in play.
+            reason = (
+                f"two cards at once: {inp.reason}"
+                if inp.reason == TOGETHER
+                else f"not a card of the active deck: {inp.reason}"
+            )
             return self._raise_alarm(inp, f"tag {inp.tag}", self.expectation(), reason, out)
         return self._press(inp.button, out)
 
