@@ -22,12 +22,18 @@ from controller.config.tabletoml import load_config
 from controller.poker.engine import ConfigError
 from drivers.seam.registry import DEFAULT_KIND
 from drivers.seam.settings import DeviceSettings
+from drivers.seam.tags import TagFamily
 from simulator.decks import enrolled, make_decks
 
 #: Where the kernel's pseudo-terminals are: a link to one of them is a simulator's port.
 PTS: Final = "/dev/pts/"
 #: The real devices' folder, where udev makes their names (udev/README.md): no simulator's.
 DEV: Final = Path("/dev")
+#: A shoe of PN532 readers (docs/hardware.md): the simulator makes its readers' links
+#: ``DIR/slot`` and ``DIR/discard`` (simulator/pn532/shoe.py), the table.toml's ``port`` and
+#: ``discard_port``.
+PN532: Final = "pn532"
+PN532_LINKS: Final = ("slot", "discard")
 
 
 @dataclass(frozen=True)
@@ -41,6 +47,8 @@ class Bench:
     #: The serials the table.toml's devices must announce (None: any).
     shoe_serial: str | None
     panel_serial: str | None
+    #: The shoe's kind: the protocol shoe ("tablectl") or PN532 readers ("pn532").
+    shoe_kind: str = DEFAULT_KIND
 
 
 def take_bench(args: argparse.Namespace) -> Bench | None:
@@ -66,6 +74,8 @@ def take_bench(args: argparse.Namespace) -> Bench | None:
             f"({bench.decks[0]}, {bench.decks[1]}): leave --decks out"
         )
     args.dir = bench.directory
+    if bench.shoe_kind == PN532:
+        args.shoe = PN532
     args.shoe_serial = args.shoe_serial or bench.shoe_serial
     args.panel_serial = args.panel_serial or bench.panel_serial
     return bench
@@ -74,7 +84,13 @@ def take_bench(args: argparse.Namespace) -> Bench | None:
 def bench_of(settings: TableSettings, config: Path, seed: int) -> Bench:
     """The bench ``settings`` (read from ``config``) names; ValueError if the simulator of
     ``seed`` cannot make it."""
-    shoe, panel = _port(settings.shoe, config), _port(settings.panel, config)
+    family = TagFamily.ISO15693
+    if settings.shoe.kind == PN532:
+        shoe = _pn532_ports(settings.shoe, config)
+        family = TagFamily.ISO14443A
+    else:
+        shoe = _port(settings.shoe, config)
+    panel = _port(settings.panel, config)
     if shoe.parent != panel.parent:
         raise ValueError(
             f"--config {config}: the shoe is {shoe} and the panel {panel}: the simulator's "
@@ -82,20 +98,49 @@ def bench_of(settings: TableSettings, config: Path, seed: int) -> Bench:
             f'"{shoe.parent}/panel" in [devices.panel])'
         )
     decks = (settings.decks.a, settings.decks.b)
-    for key, path, deck in zip(("a", "b"), decks, make_decks(seed), strict=True):
+    for key, path, deck in zip(("a", "b"), decks, make_decks(seed, family), strict=True):
         _check_deck_file(config, key, path, enrolled(deck).dumps(), seed)
-    return Bench(shoe.parent, decks, settings.shoe.serial_number(), settings.panel.serial_number())
+    return Bench(
+        shoe.parent,
+        decks,
+        settings.shoe.serial_number(),
+        settings.panel.serial_number(),
+        settings.shoe.kind,
+    )
+
+
+def _pn532_ports(device: DeviceSettings, config: Path) -> Path:
+    """The slot reader's link a PN532 shoe's section names, ``DIR/slot``, its discard reader
+    at ``DIR/discard``; ValueError if the simulator cannot make them."""
+    ports = device.ports()
+    wanted = (
+        'give [devices.shoe] port = "DIR/slot" and discard_port = "DIR/discard" (the '
+        "simulator makes its PN532 readers ptys linked from there)"
+    )
+    if len(ports) != len(PN532_LINKS):
+        raise ValueError(f"--config {config}: [devices.shoe] has no discard_port: {wanted}")
+    paths = []
+    for port, name in zip(ports, PN532_LINKS, strict=True):
+        path = Path(port.url or "")
+        if not path.is_absolute() or path.name != name:
+            raise ValueError(f"--config {config}: [devices.shoe] names {port.url}: {wanted}")
+        _check_link(config, "shoe", path)
+        paths.append(path)
+    if paths[0].parent != paths[1].parent:
+        raise ValueError(f"--config {config}: the readers are in two folders: {wanted}")
+    return paths[0]
 
 
 def _port(device: DeviceSettings, config: Path) -> Path:
     """The link ``device``'s section names, ``DIR/shoe`` or ``DIR/panel``; ValueError if the
-    simulator cannot make it (the simulator emulates the protocol's devices: kind
-    tablectl, one port a device)."""
+    simulator cannot make it (the simulator emulates the protocol's devices, kind
+    tablectl, one port a device, and PN532 readers: ``_pn532_ports``)."""
     name = device.role
     if device.kind != DEFAULT_KIND:
         raise ValueError(
             f"--config {config}: [devices.{name}] kind = {device.kind!r}: the bench simulates "
-            f"only kind {DEFAULT_KIND!r} (docs/protocol.md)"
+            f"kind {DEFAULT_KIND!r} (docs/protocol.md)"
+            + (f" and a shoe of kind {PN532!r} (docs/hardware.md)" if name == "shoe" else "")
         )
     (port,) = device.ports()
     wanted = (
@@ -108,6 +153,13 @@ def _port(device: DeviceSettings, config: Path) -> Path:
     path = Path(port.url)
     if path.name != name:
         raise ValueError(f"--config {config}: [devices.{name}] path = {path}: {wanted}")
+    _check_link(config, name, path)
+    return path
+
+
+def _check_link(config: Path, name: str, path: Path) -> None:
+    """ValueError if the simulator may not make its link at ``path``: in /dev, or where
+    something that is not a simulator's link is."""
     if DEV in path.parents:
         raise ValueError(
             f"--config {config}: [devices.{name}] path = {path}: {DEV} holds the real devices' "
@@ -120,7 +172,6 @@ def _port(device: DeviceSettings, config: Path) -> Path:
             "simulator's port (a real device's name?): the simulator makes its ports only where "
             "none is; give a bench's table.toml (docs/simulator.md, A bot dealing to a controller)"
         )
-    return path
 
 
 def _a_pty_link(path: Path) -> bool:

@@ -372,6 +372,8 @@ class BotRunner:
         Raises ``RunnerStopped`` if ``stop`` comes while the devices cannot take it (a jam,
         a full store); ``acts`` catches it and holds the act for ``resume``."""
         sim = self.sim
+        if isinstance(act, Deal | Discard | Tag):
+            self._pitched()  # a card pitched again meanwhile leaves the field first
         if isinstance(act, Shuffle):
             sim.use_deck(act.deck, act.seed)
             sim.cut(act.cut)

@@ -97,10 +97,11 @@ class Pn532Pitch:
         name = POINTS[point]
         self._pitch(Pitched(name, tag_of(uid), self.listed(name)))
 
-    def _pitch(self, pitched: Pitched) -> None:
+    def _pitch(self, pitched: Pitched, *, watched: bool = True) -> None:
         self.readers.place(pitched.point, pitched.tag, self.pitch)
         self._leaves[pitched.point] = self.readers.clock() + self.pitch
-        self._unheard.append(pitched)
+        if watched:
+            self._unheard.append(pitched)
         self.last = pitched
 
     def in_field(self, point: str) -> bool:
@@ -134,13 +135,15 @@ class Pn532Pitch:
         return self.pitch if self._unheard else 0.0
 
     def again(self) -> None:
-        """Pitch the last card again (the crash test's dealer: its read never reached the
-        journal of a controller killed meanwhile)."""
+        """Pitch the last card again: the controller never showed its read (the lockstep
+        dealer), or it never reached the journal of a controller killed meanwhile (the crash
+        test's dealer). Whoever calls it watches for the read; ``left`` waits this pitch out
+        before the next card, so two cards are never in a field together."""
         if self.last is None:
             raise ValueError("no card was pitched yet: nothing to pitch again")
         point, tag = self.last.point, self.last.tag
         self.repitched += 1
-        self._pitch(Pitched(point, tag, self.listed(point)))
+        self._pitch(Pitched(point, tag, self.listed(point)), watched=False)
 
     @contextmanager
     def together(self) -> Iterator[None]:

@@ -127,6 +127,8 @@ class Pn532Dealer(AckedDealer):
                     f"{self.reads}, for {self.timeout} s"
                 )
             time.sleep(0.005)
+        while pitch.in_field(last.point):  # a card pitched again leaves before the next one
+            time.sleep(0.005)
 
 
 def crash_run_pn532(

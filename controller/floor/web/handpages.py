@@ -210,8 +210,8 @@ class Intact:
     def told_to(self) -> int | None:
         """The last record the hand is told from: the last intact one before the break. Not
         the record before the break's seq: records of other kinds (an input's, a card or a
-        button, between the hand's decisions) tell nothing of the hand. The hand page's words and
-        the feed's ``told_to`` both come from here, floor recall's from the same rule
+        button, between the hand's decisions) tell nothing of the hand. The hand page's words
+        and the feed's ``told_to`` both come from here, floor recall's from the same rule
         (report.told_to; docs/floor-web.md, The hand page); None: none."""
         return report.told_to([record for record, _rest in self.records])
 
