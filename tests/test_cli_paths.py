@@ -344,17 +344,6 @@ def _run(argv: list[str], *, unreadable: bool) -> int:
     return code
 
 
-#: Built once for the runs below (parsing leaves a parser as it was): building it for each of
-#: these hundreds of runs took most of their time.
-PARSER: Final = build_parser()
-
-
-@pytest.fixture
-def one_parser(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr("controller.cli.main.build_parser", lambda: PARSER)
-
-
-@pytest.mark.usefixtures("one_parser")
 @pytest.mark.parametrize(
     ("argument", "case"), TRIED, ids=[f"{a.label} {c}".replace(" ", ":") for a, c in TRIED]
 )

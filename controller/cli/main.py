@@ -3,26 +3,30 @@
 Each command module defines ``register(subparsers)``, which adds its parser and
 sets ``run`` (a function of the parsed arguments returning the exit status).
 Every module in the ``controller.cli.commands`` package is a command, named after it
-(``import_phh`` is ``import-phh``): adding a command is adding its module. A module whose
-name begins with ``_`` is the commands' own and no command: ``_options``, the options the
-journal's readers share; ``_paths``, the path arguments' types and checks; ``_journal_hold``,
-the actions ``tablectl journal hold``, ``release`` and ``holds``, which belong under
-``journal`` only; ``_floor_*``, the floor's.
+(``import_phh`` is ``import-phh``), and listed in controller/cli/registry.py with its line
+in ``--help``. A module whose name begins with ``_`` is the commands' own and no command:
+``_options``, the options the journal's readers share; ``_paths``, the path arguments' types
+and checks; ``_journal_hold``, the actions ``tablectl journal hold``, ``release`` and
+``holds``, which belong under ``journal`` only.
+
+A run loads one command: ``main`` finds which from the registry's names alone, then builds
+that command's parser and lists the others by their line (docs/app.md, The command line: one
+command loaded). ``build_parser`` builds every command's, for the tests that walk them all.
 """
 
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import pkgutil
 import sys
-from collections.abc import Sequence
-from typing import Final
+from collections.abc import Collection, Sequence
+from typing import Any, Final
 
-from controller import __version__
+import controller
 from controller.cli import commands
 from controller.cli.commands._paths import PathError
+from controller.cli.registry import COMMANDS
 
 #: The status of a command given a path it cannot use (controller/cli/commands/_paths.py): a
 #: usage error, as argparse's own.
@@ -41,18 +45,56 @@ def command_modules() -> list[str]:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full argument parser, with every registered sub-command."""
+def build_parser(load: Collection[str] | None = None) -> argparse.ArgumentParser:
+    """The argument parser: every command's own parser, or only those named in ``load``.
+
+    A command not loaded is listed by its line (controller/cli/registry.py), as ``--help``
+    shows it, and its module is not imported: its parser takes any arguments and runs nothing
+    (``main`` builds the one it runs).
+    """
     parser = argparse.ArgumentParser(
         prog="tablectl",
         description="Controller of a live casino poker table: card shoe, dealer panel, journal.",
     )
-    parser.add_argument("--version", action="version", version=f"tablectl {__version__}")
+    parser.add_argument("--version", action=_Version)
     subparsers = parser.add_subparsers(title="commands", metavar="COMMAND")
-    for name in command_modules():
-        importlib.import_module(name).register(subparsers)
+    for name, command in COMMANDS.items():
+        if load is None or name in load:
+            command.load()(subparsers)
+        else:
+            listed = subparsers.add_parser(name, help=command.summary, add_help=False)
+            listed.set_defaults(not_loaded=name)
     _name_commands(subparsers)
     return parser
+
+
+class _Version(argparse._VersionAction):
+    """``--version``: argparse's, the version looked up only when it is asked for
+    (``controller.version``)."""
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        self.version = f"tablectl {controller.version()}"
+        super().__call__(parser, namespace, values, option_string)
+
+
+def _parser_for(argv: Sequence[str] | None) -> argparse.ArgumentParser:
+    """The parser ``argv`` needs: the command it names loaded, every other one only listed.
+
+    Which command, argparse says, from a parser where none is loaded: parsing ``argv`` there
+    stops where the full parser would (``--help``, ``--version``, an unknown command: each
+    printed as the full parser prints it, for its list of commands is the same), and otherwise
+    names the command whose parser then parses ``argv`` again, whole.
+    """
+    listing = build_parser(load=())
+    named, _rest = listing.parse_known_args(argv)
+    name: str | None = getattr(named, "not_loaded", None)
+    return listing if name is None else build_parser(load=(name,))
 
 
 def _name_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -67,7 +109,7 @@ def _name_commands(subparsers: argparse._SubParsersAction[argparse.ArgumentParse
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``tablectl`` console script; returns the exit status."""
-    parser = build_parser()
+    parser = _parser_for(argv)
     args = parser.parse_args(argv)
     run = getattr(args, "run", None)
     if run is None:

@@ -392,10 +392,17 @@ def _event(value: Any) -> ev.Event:
     return event
 
 
+class _EventDecoders(dict[type[ev.Event], codec.Decoder]):
+    """Each event class's decoder, compiled at its first event, not at every process's import
+    (docs/performance.md, Process start)."""
+
+    def __missing__(self, cls: type[ev.Event]) -> codec.Decoder:
+        decoder = self[cls] = codec.dataclass_decoder(cls, allowed=frozenset({"kind"}))
+        return decoder
+
+
 codec.special(ev.Event, _event)
-_EVENT_DECODERS: Final = {
-    cls: codec.dataclass_decoder(cls, allowed=frozenset({"kind"})) for cls in EVENTS.values()
-}
+_EVENT_DECODERS: Final = _EventDecoders()
 
 
 def decode_event(value: JsonValue, where: str = "event") -> ev.Event:

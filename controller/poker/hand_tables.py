@@ -1,6 +1,8 @@
 """The hand tables: every rank multiset a deck can hold, classified and ranked once.
 
-Built at import (about 0.15 s) and read by the evaluators of ``controller.poker.hands``:
+Built on first use, by ``tables`` (about 0.15 s of CPU, which a process that evaluates no hand
+does not pay: docs/performance.md, Process start), and read by the evaluators of
+``controller.poker.hands``:
 a hand's ranks are keyed by the product of one prime per rank, which names the
 rank multiset whatever the order of the cards; a five-card flush by the key's
 sign, a three-card one by a second prime per suit. Each table numbers its
@@ -15,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
+from functools import cache
 from itertools import combinations, combinations_with_replacement
 from math import prod
 from typing import Final
@@ -256,36 +259,52 @@ def _by_order(order: Sequence[Category]) -> Callable[[Shape], _SortKey]:
     return lambda shape: (order.index(shape.category), shape.called)
 
 
-# rules-interpretation.md, High hands: A-2-3-4-5 is the lowest straight.
-_FIVE_SHAPES: Final = _rank_shapes((5,), straights=True, wheel=True)
-FIVE_HIGH: Final = _dense(_FIVE_SHAPES, _by_order(_FIVE_CARD_ORDER))
 # rules-interpretation.md, Deuce-to-seven low (14.12A(l)): the lowest hand by the five-card
 # high ranking with the ace never low. That ranking differs from the high one
 # only in A-5-4-3-2, ace-high and no straight, so only its two keys change.
 _WHEEL: Final = (ACE, 5, 4, 3, 2)
 _WHEEL_KEY: Final = prod(_RANK_PRIME[rank] for rank in _WHEEL)
-DEUCE_TO_SEVEN: Final = _reversed(
-    _dense(
-        {
-            **_FIVE_SHAPES,
-            _WHEEL_KEY: _shape(_WHEEL, suited=False, straights=True, wheel=False),
-            -_WHEEL_KEY: _shape(_WHEEL, suited=True, straights=True, wheel=False),
-        },
-        _by_order(_FIVE_CARD_ORDER),
-    )
-)
-# rules-interpretation.md, High hands, partial hands (14.13(f)): no straights or flushes.
-PARTIAL: Final = _dense(
-    _rank_shapes((1, 2, 3, 4), straights=False, wheel=False), _by_order(_PARTIAL_ORDER)
-)
-# rules-interpretation.md, Three-card high: 3-2-A is the lowest straight, 2-3-4 a straight
-# (14.13A(l)1).
-THREE_HIGH: Final = _dense(
-    _rank_shapes((3,), straights=True, wheel=True), _by_order(_THREE_CARD_ORDER)
-)
-THREE_HIGH_OF: Final = _three_card_keys(THREE_HIGH)
-LOW_OF, LOW_SHAPES = _six_or_better_lows()
 
-FIVE_HIGH_OF: Final = FIVE_HIGH.strength_of
-DEUCE_TO_SEVEN_OF: Final = DEUCE_TO_SEVEN.strength_of
-PARTIAL_OF: Final = PARTIAL.strength_of
+
+@dataclass(frozen=True, slots=True)
+class Tables:
+    """Every evaluator's table."""
+
+    five_high: _Table
+    deuce_to_seven: _Table
+    partial: _Table
+    three_high: _Table
+    #: ``three_high``'s strengths keyed by rank-and-suit prime products (``CARD_SUIT_PRIME``).
+    three_high_of: dict[int, int]
+    #: The six-or-better lows' strengths, keyed as ``three_high_of``, and their shapes.
+    low_of: dict[int, int]
+    low_shapes: tuple[Shape, ...]
+
+
+@cache
+def tables() -> Tables:
+    """Every table, built at the first call and the same object at every later one."""
+    # rules-interpretation.md, High hands: A-2-3-4-5 is the lowest straight.
+    five_shapes = _rank_shapes((5,), straights=True, wheel=True)
+    wheel = {
+        _WHEEL_KEY: _shape(_WHEEL, suited=False, straights=True, wheel=False),
+        -_WHEEL_KEY: _shape(_WHEEL, suited=True, straights=True, wheel=False),
+    }
+    # rules-interpretation.md, Three-card high: 3-2-A is the lowest straight, 2-3-4 a straight
+    # (14.13A(l)1).
+    three_high = _dense(
+        _rank_shapes((3,), straights=True, wheel=True), _by_order(_THREE_CARD_ORDER)
+    )
+    low_of, low_shapes = _six_or_better_lows()
+    return Tables(
+        five_high=_dense(five_shapes, _by_order(_FIVE_CARD_ORDER)),
+        deuce_to_seven=_reversed(_dense({**five_shapes, **wheel}, _by_order(_FIVE_CARD_ORDER))),
+        # rules-interpretation.md, High hands, partial hands (14.13(f)): no straights or flushes.
+        partial=_dense(
+            _rank_shapes((1, 2, 3, 4), straights=False, wheel=False), _by_order(_PARTIAL_ORDER)
+        ),
+        three_high=three_high,
+        three_high_of=_three_card_keys(three_high),
+        low_of=low_of,
+        low_shapes=low_shapes,
+    )

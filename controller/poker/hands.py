@@ -5,13 +5,12 @@ wins and whose equal strengths tie, lows included (a better low has a greater
 strength), so the engine takes the max. Strengths compare only within one
 evaluator.
 
-Speed comes from the tables of ``controller.poker.hand_tables``, built once at
-import (about 0.15 s): a hand's ranks are keyed by the product of one prime per
-rank, and a flush is told apart by the key's sign (five cards) or by a second
-prime per suit (three cards). Each evaluator has
-an integer fast path (``*_strength``) beside the public function; both reject
-a wrong count or something that is not a card with HandError, and the public
-functions also reject a card given twice.
+Speed comes from the tables of ``controller.poker.hand_tables``, built once, at the first
+evaluation (about 0.15 s; ``_Unbuilt`` below): a hand's ranks are keyed by the product of one
+prime per rank, and a flush is told apart by the key's sign (five cards) or by a second prime
+per suit (three cards). Each evaluator has an integer fast path (``*_strength``) beside the
+public function; both reject a wrong count or something that is not a card with HandError, and
+the public functions also reject a card given twice.
 
 Rules: rules-interpretation.md, Cards, High hands, Three-card high, Six-or-better low
 and Deuce-to-seven low; 14.13(f),(h), 14.13A(j)-(l), 14.12A(l).
@@ -20,34 +19,28 @@ and Deuce-to-seven low; 14.13(f),(h), 14.13A(j)-(l), 14.12A(l).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import combinations
 from operator import attrgetter
-from typing import Final
+from typing import Final, TypeVar, overload
 
 from controller.poker.cards import Card, format_cards
 from controller.poker.hand_tables import (
     ACE,
     CARD_PRIME,
     CARD_SUIT_PRIME,
-    DEUCE_TO_SEVEN,
-    DEUCE_TO_SEVEN_OF,
-    FIVE_HIGH,
-    FIVE_HIGH_OF,
-    LOW_OF,
-    LOW_SHAPES,
-    PARTIAL,
-    PARTIAL_OF,
     RANK_PLURAL,
     RANK_WORD,
-    THREE_HIGH,
-    THREE_HIGH_OF,
     Category,
     Shape,
+    Tables,
     low_value,
+    tables,
 )
+
+_T = TypeVar("_T")
 
 #: What a dealer says when no hand makes a six-or-better low (14.13A(k)).
 NO_QUALIFYING_LOW: Final = "no qualifying low"
@@ -111,6 +104,58 @@ _EXACTLY_5: Final = range(5, 6)
 _EXACTLY_4: Final = range(4, 5)
 _EXACTLY_3: Final = range(3, 4)
 _ONE_TO_4: Final = range(1, 5)
+
+
+# --- the tables the fast paths read ----------------------------------------------------------
+
+
+class _Unbuilt(dict[int, int]):
+    """A table the fast paths read, before the first evaluation: its first lookup builds every
+    table (``hand_tables.tables``) and puts each in this module's globals in place of its
+    ``_Unbuilt``, so the fast paths read plain dicts after it, as they would had the tables
+    been built at import, and a process that evaluates no hand never builds them
+    (docs/performance.md, Process start)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name = name
+
+    def _built(self) -> dict[int, int]:
+        _use_built_tables()
+        return _TABLES[self.name](tables())
+
+    def __missing__(self, key: int) -> int:
+        return self._built()[key]
+
+    @overload
+    def get(self, key: int, default: None = None, /) -> int | None: ...
+    @overload
+    def get(self, key: int, default: int, /) -> int: ...
+    @overload
+    def get(self, key: int, default: _T, /) -> int | _T: ...
+    def get(self, key: int, default: object = None, /) -> object:
+        return self._built().get(key, default)
+
+
+#: The tables the fast paths read, by their name here, and where each is in the built tables.
+_TABLES: Final[dict[str, Callable[[Tables], dict[int, int]]]] = {
+    "FIVE_HIGH_OF": lambda built: built.five_high.strength_of,
+    "DEUCE_TO_SEVEN_OF": lambda built: built.deuce_to_seven.strength_of,
+    "PARTIAL_OF": lambda built: built.partial.strength_of,
+    "THREE_HIGH_OF": lambda built: built.three_high_of,
+    "LOW_OF": lambda built: built.low_of,
+}
+FIVE_HIGH_OF: dict[int, int] = _Unbuilt("FIVE_HIGH_OF")
+DEUCE_TO_SEVEN_OF: dict[int, int] = _Unbuilt("DEUCE_TO_SEVEN_OF")
+PARTIAL_OF: dict[int, int] = _Unbuilt("PARTIAL_OF")
+THREE_HIGH_OF: dict[int, int] = _Unbuilt("THREE_HIGH_OF")
+LOW_OF: dict[int, int] = _Unbuilt("LOW_OF")
+
+
+def _use_built_tables() -> None:
+    """The fast paths' tables, built, in this module's globals (where they read them)."""
+    built = tables()
+    globals().update({name: pick(built) for name, pick in _TABLES.items()})
 
 
 # --- fast integer paths -----------------------------------------------------------------------
@@ -234,22 +279,22 @@ def partial_high_strength(cards: Sequence[Card]) -> int:
 
 def five_card_category(strength: int) -> Category:
     """The category of a five-card high strength."""
-    return FIVE_HIGH.shapes[strength].category
+    return tables().five_high.shapes[strength].category
 
 
 def deuce_to_seven_category(strength: int) -> Category:
     """The category (by the high ranking) of a deuce-to-seven strength."""
-    return DEUCE_TO_SEVEN.shapes[strength].category
+    return tables().deuce_to_seven.shapes[strength].category
 
 
 def three_card_category(strength: int) -> Category:
     """The category of a three-card high strength."""
-    return THREE_HIGH.shapes[strength].category
+    return tables().three_high.shapes[strength].category
 
 
 def partial_category(strength: int) -> Category:
     """The category of a partial-hand strength."""
-    return PARTIAL.shapes[strength].category
+    return tables().partial.shapes[strength].category
 
 
 # --- what the dealer calls --------------------------------------------------------------------
@@ -328,7 +373,7 @@ def _low_order(cards: Iterable[Card]) -> tuple[Card, ...]:
 def _describe_low(strength: int) -> str:
     """A six-or-better low as called: "six-four-ace low" (rules-interpretation.md, Six-or-better
     low)."""
-    return "-".join(RANK_WORD[rank] for rank in LOW_SHAPES[strength].called) + " low"
+    return "-".join(RANK_WORD[rank] for rank in tables().low_shapes[strength].called) + " low"
 
 
 # --- the public evaluators --------------------------------------------------------------------
@@ -339,7 +384,7 @@ def five_card_high(cards: Sequence[Card]) -> HandValue:
     hands)."""
     strength = five_card_high_strength(cards)
     _require_distinct(cards, _FIVE, _EXACTLY_5)
-    shape = FIVE_HIGH.shapes[strength]
+    shape = tables().five_high.shapes[strength]
     called = _in_called_order(cards, shape)
     return HandValue(strength, called, _describe(shape, royal=True), _plays_ace_low(cards, shape))
 
@@ -351,7 +396,7 @@ def partial_high(cards: Sequence[Card]) -> HandValue:
     kickers; no straight or flush counts among fewer than five cards.
     """
     strength = partial_high_strength(cards)
-    shape = PARTIAL.shapes[strength]
+    shape = tables().partial.shapes[strength]
     return HandValue(strength, _in_called_order(cards, shape), _describe(shape, royal=False))
 
 
@@ -363,7 +408,7 @@ def deuce_to_seven_low(cards: Sequence[Card]) -> HandValue:
     """
     strength = deuce_to_seven_strength(cards)
     _require_distinct(cards, _FIVE, _EXACTLY_5)
-    shape = DEUCE_TO_SEVEN.shapes[strength]
+    shape = tables().deuce_to_seven.shapes[strength]
     if shape.category is Category.HIGH_CARD:
         description = "-".join(RANK_WORD[rank] for rank in shape.called[:2]) + " low"
     else:
@@ -376,7 +421,7 @@ def three_card_high(cards: Sequence[Card]) -> HandValue:
     14.13A(l)1)."""
     strength = three_card_high_strength(cards)
     _require_distinct(cards, _THREE, _EXACTLY_3)
-    shape = THREE_HIGH.shapes[strength]
+    shape = tables().three_high.shapes[strength]
     called = _in_called_order(cards, shape)
     return HandValue(strength, called, _describe(shape, royal=False), _plays_ace_low(cards, shape))
 

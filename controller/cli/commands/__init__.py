@@ -1,2 +1,3 @@
-"""Sub-commands of ``tablectl``; each module has ``register(subparsers)`` (controller/cli/main.py
-finds them); the floor's are the subpackage ``floor``."""
+"""Sub-commands of ``tablectl``; each module has ``register(subparsers)``
+(controller/cli/registry.py names them, controller/cli/main.py loads the one run); the floor's
+are the subpackage ``floor``."""

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.history import attest
 from controller.logs.jsonreport import print_report
@@ -51,7 +52,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``attest``."""
     parser = subparsers.add_parser(
         "attest",
-        help="the digest of the installed software and configuration, or a challenge's answer",
+        help=help_line("attest"),
         description="Print the SHA-256 digest over every file of the installed tablectl "
         "(packages controller, drivers, simulator) and the configuration file: the digest "
         "the table journals at every start and the floor approves. With --seed, the keyed "

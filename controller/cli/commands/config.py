@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG, FloorLinkSettings
 from controller.config.tabletoml import (
     DeckSettings,
@@ -112,7 +113,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``config`` and its ``check`` sub-command."""
     parser = subparsers.add_parser(
         "config",
-        help="check the table's configuration",
+        help=help_line("config"),
         description="Check the table's configuration (table.toml) before a start: "
         "'tablectl config check'.",
     )

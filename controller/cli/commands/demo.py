@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import OUTPUT_FOLDER
+from controller.cli.registry import help_line
 from controller.config.settings import LogSettings
 from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.games import GAMES
@@ -49,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``demo``."""
     parser = subparsers.add_parser(
         "demo",
-        help="watch a simulated table dealt and settled (no hardware, no configuration)",
+        help=help_line("demo"),
         description="Run the controller against the simulated shoe and panel, dealt by a "
         "random dealer. On the dealer's display until q; or --headless, which plays --hands "
         "hands and prints a summary (a progress bar at a terminal). Exit status: 0 done, "

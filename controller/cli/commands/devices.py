@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from controller.cli.registry import help_line
 from controller.logs.jsonreport import print_report
 from drivers.discovery import Candidate, scan
 from drivers.seam.settings import DeviceIdentity
@@ -27,7 +28,7 @@ def register(subparsers: Any) -> None:
     """Add ``devices`` to the ``tablectl`` command line."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "devices",
-        help="list tty devices and whether each is the shoe or the panel",
+        help=help_line("devices"),
         description="List the tty devices and say why each is, or is not, the shoe or the "
         "panel named by --shoe and --panel (as udev matches them). Exit status: 0 every named "
         "device found, 1 one is missing, 2 usage error.",

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.display.demo import SCENES
@@ -89,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``tablectl display``."""
     parser = subparsers.add_parser(
         "display",
-        help="the dealer's display: attach to the running table, or the demonstration scenes",
+        help=help_line("display"),
         description="Show the dealer's display of the running table: attach to its display "
         "socket ([display] socket of --config, or --socket), follow it, and reconnect by "
         "itself when the controller goes away; q quits the display, never the table. Or "

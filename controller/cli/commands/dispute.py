@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import OUTPUT_FOLDER, READ_FILE, READ_FOLDER
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.history import dispute
@@ -33,7 +34,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``dispute`` and its ``verify``."""
     parser = subparsers.add_parser(
         "dispute",
-        help="put everything about one disputed hand in a folder; check such a folder offline",
+        help=help_line("dispute"),
         description="Write the dispute bundle of hand N (docs/journal.md, The dispute bundle): "
         "its journal records from the signed checkpoint before it to the one after, its recall, "
         "PHH export, terms, the software record in force and the table's public key, each "

@@ -20,6 +20,7 @@ from typing import Any, Final
 import structlog
 
 from controller.cli.commands._paths import OUTPUT_FILE_IN_FOLDER, READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import LogLevel, LogSettings
 from controller.config.tabletoml import SettingsError, load_config
 from controller.logs.logsetup import configure_logging, reset_logging
@@ -77,7 +78,7 @@ def register(subparsers: Any) -> None:
     """Add ``enroll`` to the ``tablectl`` command line."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "enroll",
-        help="read a deck through the shoe and write its deck file",
+        help=help_line("enroll"),
         description="Read a new deck through the shoe and write its deck file. Pass the "
         "deck through the dealing slot in new-deck order (2c 2d 2h 2s 3c ... As), or in any "
         "order naming each card as its tag is read (--any-order). A tag read twice, a tag of "

@@ -13,6 +13,7 @@ from controller.cli.commands._paths import (
     make_folder,
     write_text,
 )
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.history.phh.export import ExportError, export_hands
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``export``."""
     parser = subparsers.add_parser(
         "export",
-        help="export the journal's hands as PHH hand histories",
+        help=help_line("export"),
         description="Write every settled hand of the journal as a PHH hand history file "
         "(hand-N.phh, the only format) in --out, at the stakes each hand was dealt under "
         "(a journal written before hands recorded them: the configuration's, and a note "

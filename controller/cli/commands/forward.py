@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Final
 import structlog
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.floorlink import POLL, floor_file_problems
 from controller.config.settings import DEFAULT_CONFIG, TableSettings
 from controller.config.tabletoml import SettingsError, load_config
@@ -49,7 +50,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``forward``."""
     parser = subparsers.add_parser(
         "forward",
-        help="send the table's journal to the floor (NATS JetStream), record by record",
+        help=help_line("forward"),
         description="Follow the table's journal and publish every record to the table's own "
         "subject on the floor's NATS JetStream, exactly once and in order, resuming where the "
         "stream stands. A broker that is down or slow is waited for. Exit status: 0 stopped "

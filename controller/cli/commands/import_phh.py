@@ -18,6 +18,7 @@ import sys
 from typing import Any
 
 from controller.cli.commands._paths import READ_FILE, PathError, read_text
+from controller.cli.registry import help_line
 from controller.history.phh.convert import to_hand_script
 from controller.history.phh.parse import PhhError, PhhUnsupported, read_phh
 
@@ -26,7 +27,7 @@ def register(subparsers: Any) -> None:
     """Add the ``import-phh`` command to the ``tablectl`` parser."""
     parser = subparsers.add_parser(
         "import-phh",
-        help="print a PHH hand history as a hand script",
+        help=help_line("import-phh"),
         description="Read one PHH hand history (TOML) and print it as a hand script "
         "(docs/hand-script.md) that 'tablectl replay' plays, its players in the file's seats, "
         "at its stakes (tablectl's _tablectl_chip, _tablectl_cap and _tablectl_rake_* "

@@ -12,6 +12,7 @@ from typing import Final
 from controller.cli.commands import _journal_hold
 from controller.cli.commands._options import add_journal_options, journal_dir
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.tabletoml import SettingsError
 from controller.journal import Anchor, Record, VerifyReport, schema, signing, verify
 from controller.journal.verify_signatures import SignatureCheck
@@ -137,7 +138,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``journal`` and its ``verify`` sub-command."""
     parser = subparsers.add_parser(
         "journal",
-        help="check the table's journal",
+        help=help_line("journal"),
         description="Check the table's journal: 'tablectl journal verify'; hold a disputed "
         "hand from retention: 'tablectl journal hold', 'release', 'holds'.",
     )

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from drivers.keypad.driver import KeypadGrabbed, open_node
 from drivers.keypad.finder import Keypad, Wanted, find_node, scan
 from drivers.keypad.keycaps import keycap_sheet
@@ -42,7 +43,7 @@ def register(subparsers: Any) -> None:
     """Add ``keypad`` to the ``tablectl`` command line."""
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "keypad",
-        help="list keypads, or try one's keys and the key map",
+        help=help_line("keypad"),
         description="List the input devices with keys and say why each is, or is not, the "
         f"keypad named by --path (default {STABLE_NAME}) or --usb; with --try, grab it and "
         "print each key pressed and its button; with --keycaps, print the key map's keycap "

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import OUTPUT_FILE, READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG, KeySettings
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import keyfiles
@@ -26,7 +27,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``keys`` and its actions."""
     parser = subparsers.add_parser(
         "keys",
-        help="make, rotate or show the table's signing key",
+        help=help_line("keys"),
         description="The table's Ed25519 key, which signs every checkpoint of its journal: "
         "'tablectl keys init' at install, 'tablectl keys rotate' to replace it, 'tablectl keys "
         "show'. Exit status: 0 done, 1 refused (the reason is printed), 2 usage error.",

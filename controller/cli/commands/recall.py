@@ -7,6 +7,7 @@ import sys
 from dataclasses import dataclass
 
 from controller.cli.commands._options import add_journal_options, journal_dir
+from controller.cli.registry import help_line
 from controller.config.tabletoml import SettingsError
 from controller.history.recall import RecalledHand, format_hand, hands
 from controller.journal import JournalError, JournalReader, Record, schema
@@ -36,7 +37,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``recall``."""
     parser = subparsers.add_parser(
         "recall",
-        help="show the last hands: cards, actions and settlement (also while the table runs)",
+        help=help_line("recall"),
         description="Show the last N hands of the journal, oldest first, each with its cards, "
         "actions and settlement. Reads without stopping the table. Exit status: 0 shown, "
         "1 the journal is not intact (the hands before the problem are shown), 2 usage error.",

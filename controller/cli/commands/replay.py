@@ -15,6 +15,7 @@ import sys
 from typing import Any
 
 from controller.cli.commands._paths import READ_FILE, PathError, read_text
+from controller.cli.registry import help_line
 from controller.history.script import HandScript, ScriptError, ScriptLine, parse_script
 from controller.poker.engine import ConfigError, Table
 from controller.poker.engine.events import to_json
@@ -25,7 +26,7 @@ def register(subparsers: Any) -> None:
     """Add the ``replay`` command to the ``tablectl`` parser."""
     parser = subparsers.add_parser(
         "replay",
-        help="replay a hand script and print the engine's events as JSON lines",
+        help=help_line("replay"),
         description="Replay a hand script (docs/hand-script.md): its setup and inputs "
         "through the engine, every event printed as one JSON object a line. A bad line is "
         "reported on standard error as file:line: what was expected. Exit status: 0 every "

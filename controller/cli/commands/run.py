@@ -13,6 +13,7 @@ import threading
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JournalError
@@ -65,7 +66,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``run``."""
     parser = subparsers.add_parser(
         "run",
-        help="run the table: shoe and panel to the engine, journal, panel, log and display feed",
+        help=help_line("run"),
         description="Run one live table from its configuration until SIGTERM or SIGINT. "
         "The journal is replayed first: a hand in progress resumes where it stopped. The "
         "dealer's display attaches to it: tablectl display --config FILE. "

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, load_config
 from controller.journal import JsonObject, JsonValue
@@ -89,7 +90,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``seat`` and its changes."""
     parser = subparsers.add_parser(
         "seat",
-        help="a player sits down, leaves or rebuys, between hands (the running table)",
+        help=help_line("seat"),
         description="Send a seat change to the running controller of the table; it is "
         "journaled and applied between hands only. Exit status: 0 done, 1 refused (the "
         "reason is printed), 2 the controller could not be reached or the config is bad.",

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from controller.cli.registry import help_line
 from controller.poker.cards import DECK, Card, format_cards
 from controller.poker.games.five_card_stud import FIVE_CARD_STUD
 from controller.poker.games.mambo import MAMBO
@@ -179,7 +180,7 @@ def register(subparsers: Any) -> None:  # argparse's _SubParsersAction is privat
     """Add ``showdown`` to the ``tablectl`` command line."""
     parser = subparsers.add_parser(
         "showdown",
-        help="deal a random showdown and call each hand and the winners",
+        help=help_line("showdown"),
         description="Deal a random showdown and call every hand as the dealer would: each "
         "seat's final cards from one seeded shuffle, each hand called, the winners named. No "
         "betting, draws or folds are played. Exit status: 0 shown, 2 usage error (a bad "

@@ -21,6 +21,7 @@ from controller.cli.commands._paths import (
     READ_FILE,
     make_folder,
 )
+from controller.cli.registry import help_line
 from controller.poker.games import GAMES
 from drivers.tablectl.sentences import PROTOCOL_VERSION
 
@@ -41,7 +42,7 @@ def register(subparsers: Any) -> None:
     """Add ``tablectl sim``."""
     parser = subparsers.add_parser(
         "sim",
-        help="run the simulated card shoe and dealer panel, with a technician's console",
+        help=help_line("sim"),
         description=(
             "Run a virtual shoe and panel on pseudo-terminals that the controller (or any serial "
             "terminal) opens as hardware, and take console commands: deal, press, fault, state. "

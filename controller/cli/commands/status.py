@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
+from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
 from controller.config.tabletoml import SettingsError, TableSettings, load_config
 from controller.journal import Record, verify
@@ -148,7 +149,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``status``."""
     parser = subparsers.add_parser(
         "status",
-        help="the table at a glance: devices, journal, hand, alarms, controller",
+        help=help_line("status"),
         description="Show the configured shoe and panel, the journal's head and whether it "
         "verifies, the table's phase, hand, seat to act and open alarms (replayed from the "
         "journal), and whether the controller answers. Exit status: 0 all well, 1 the "

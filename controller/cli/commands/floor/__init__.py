@@ -16,7 +16,8 @@ from typing import Final
 
 from controller.cli.commands._paths import OUTPUT_FOLDER, READ_FILE
 from controller.cli.commands.floor import software, web
-from controller.cli.commands.floor.lazy import Runner, lazy
+from controller.cli.lazy import Lazy, Runner
+from controller.cli.registry import help_line
 from controller.poker.games import GAMES
 
 EXIT_USAGE: Final = 2
@@ -83,7 +84,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     """Add ``floor`` and its sub-commands."""
     parser = subparsers.add_parser(
         "floor",
-        help="the casino floor: store every table's journal, recall and verify from it",
+        help=help_line("floor"),
         description="The floor's store of every table's journal (docs/floor.md). Exit status: "
         "0 done, 1 a problem found (verify) or the store failed, 2 usage or configuration error.",
     )
@@ -105,9 +106,9 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the database owner's libpq connection (default: the floor.toml's database, as the "
         "user running this, over the local socket)",
     )
-    setup.set_defaults(run=lazy(_setup))
+    setup.set_defaults(run=Lazy(_setup))
     action("serve", "store the tables' journals from JetStream, until SIGTERM").set_defaults(
-        run=lazy(_serve)
+        run=Lazy(_serve)
     )
     recall = action("recall", "a table's last hands, from the floor's store")
     recall.add_argument("--table", required=True, metavar="ID", help="the table's id")
@@ -115,7 +116,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "count", nargs="?", type=_count, default=10, metavar="N", help="how many (default 10)"
     )
     recall.add_argument("--json", action="store_true", help="one JSON object")
-    recall.set_defaults(run=lazy(_recall))
+    recall.set_defaults(run=Lazy(_recall))
     verify = action(
         "verify",
         "walk every stored chain; list the witness's alarms, open and acknowledged",
@@ -129,7 +130,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     verify.add_argument("--table", metavar="ID", help="only this table's journals")
     verify.add_argument("--json", action="store_true", help="one JSON object")
-    verify.set_defaults(run=lazy(_verify))
+    verify.set_defaults(run=Lazy(_verify))
     dispute = action(
         "dispute",
         "a hand's dispute bundle from the floor's store (checked by tablectl dispute verify)",
@@ -140,7 +141,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--out", required=True, type=OUTPUT_FOLDER, metavar="DIR", help="a new or empty folder"
     )
     # 13:69E-1.31(b); docs/floor.md, Disputes.
-    dispute.set_defaults(run=lazy(_dispute))
+    dispute.set_defaults(run=Lazy(_dispute))
     _register_demo(actions)
     web.register(action)  # web, user (docs/floor-web.md)
     software.register(action)  # software, key (docs/floor.md, Software and keys)
@@ -198,7 +199,7 @@ def _register_demo(actions: argparse._SubParsersAction[argparse.ArgumentParser])
         "end (exit status as above; docs/floor-web.md)",
     )
     # The simulator loads only now, as for tablectl demo: the controller's commands never do.
-    demo.set_defaults(run=lazy(_demo))
+    demo.set_defaults(run=Lazy(_demo))
 
 
 def _usage(parser: argparse.ArgumentParser) -> int:

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
-from controller.cli.commands.floor.lazy import Runner, lazy
+from controller.cli.lazy import Lazy, Runner
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 OWNER_DSN_HELP: Final = (
@@ -42,7 +42,7 @@ def _by(parser: argparse.ArgumentParser) -> None:
 
 def register(action: Action) -> None:
     """Add ``software`` and ``key`` to ``floor``'s actions (``action`` adds one with --config;
-    each runs what it imports, imported then: controller/cli/commands/floor/lazy.py)."""
+    each runs what it imports, imported then: controller/cli/lazy.py)."""
     software = action(
         "software", "approve, revoke or list the software digests the tables may start with"
     )
@@ -58,7 +58,7 @@ def register(action: Action) -> None:
     for parser in (approve, revoke):
         _by(parser)
     sub("list", "the digests approved and revoked, and what each table last started with")
-    software.set_defaults(run=lazy(_software))
+    software.set_defaults(run=Lazy(_software))
 
     key = action("key", "register or list the tables' Ed25519 public keys")
     sub = _subs(key, "run_key")
@@ -73,7 +73,7 @@ def register(action: Action) -> None:
     )
     _by(register_key)
     sub("list", "every table's keys, the one in force and those retired")
-    key.set_defaults(run=lazy(_key))
+    key.set_defaults(run=Lazy(_key))
 
 
 def _software() -> Runner:

@@ -9,7 +9,7 @@ from collections.abc import Callable
 from typing import Final
 
 from controller.cli.commands._paths import READ_FILE
-from controller.cli.commands.floor.lazy import Runner, lazy
+from controller.cli.lazy import Lazy, Runner
 
 Action = Callable[[str, str], argparse.ArgumentParser]
 #: As controller/floor/web/dbschema.py ROLES (not imported: that module needs psycopg).
@@ -18,9 +18,9 @@ ROLES: Final = ("supervisor", "surveillance", "auditor", "admin", "broadcaster")
 
 def register(action: Action) -> None:
     """Add ``web`` and ``user`` to ``floor``'s actions (``action`` adds one with --config;
-    each runs what it imports, imported then: controller/cli/commands/floor/lazy.py)."""
+    each runs what it imports, imported then: controller/cli/lazy.py)."""
     web = action("web", "serve the floor's web view (logins, the floor page), until SIGTERM")
-    web.set_defaults(run=lazy(_web))
+    web.set_defaults(run=Lazy(_web))
     user = action("user", "add, change, list or disable the web view's users (the DBA)")
     user.add_argument(
         "--owner-dsn",
@@ -50,7 +50,7 @@ def register(action: Action) -> None:
     disable = sub("disable", "the user may no longer log in; their sessions end")
     disable.add_argument("name", help="the user's name")
     sub("list", "every user, their role and state")
-    user.set_defaults(run=lazy(_user))
+    user.set_defaults(run=Lazy(_user))
 
 
 def _web() -> Runner:
