@@ -75,8 +75,12 @@ def test_two_tags_in_the_field_are_both_read_the_second_as_read_together(tmp_pat
     read alone, the other as read together with it, which the table alarms."""
     with bench(tmp_path) as b:
         come_up(b)
-        b.readers.place("slot", NTAG, DWELL)
-        b.readers.place("slot", CLASSIC, DWELL)
+        # Both in the field at one moment: placed one after the other, a poll between the two
+        # could list the first alone (then the second comes in a later poll).
+        with b.readers.locked():
+            now = b.readers.clock()
+            b.readers.chips["slot"].place(NTAG, now, DWELL)
+            b.readers.chips["slot"].place(CLASSIC, now, DWELL)
         first, second = b.next(TagRead), b.next(TagRead)  # one poll of MaxTg 2 lists both
         assert (first.uid, second.uid) == ("04A2B3C4D5E680", "DEADBEEF")
         assert (first.together, second.together) == (False, True)
