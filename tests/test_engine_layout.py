@@ -31,10 +31,10 @@ def test_a_phase_module_imports_no_other_phase_module(phase: str) -> None:
     others = {f"controller.poker.engine.{other}" for other in PHASES if other != phase}
     assert not imported & others
     # Nor the façade or the hand in play that route inputs to them.
-    assert not imported & {"controller.poker.engine.table", "controller.poker.engine.play"}
+    assert not imported & {"controller.poker.engine.gametable", "controller.poker.engine.play"}
 
 
 def test_the_table_is_a_small_facade_and_no_engine_or_game_module_passes_500_lines() -> None:
-    assert len((ROOT / "engine" / "table.py").read_text(encoding="utf-8").splitlines()) < 400
+    assert len((ROOT / "engine" / "gametable.py").read_text(encoding="utf-8").splitlines()) < 400
     for path in [*(ROOT / "engine").glob("*.py"), *(ROOT / "games").glob("*.py")]:
         assert len(path.read_text(encoding="utf-8").splitlines()) <= 500, path.name

@@ -5,7 +5,7 @@ verification page (controller/floor/web/chains.py), each feeding it the stored r
 Pure: rows in (seq order, as the store indexes them: seq, hash, the exact line), a verdict out.
 Each line is re-hashed from its exact bytes (``parse_line``), held to the store's index of it,
 to the journal's id at its root, and linked by the table's reader's own rule
-(controller/journal/store.py ``link_problem``). Given the keys the floor's registry holds for
+(controller/journal/ondisk.py ``link_problem``). Given the keys the floor's registry holds for
 the table, every ``table_key`` and checkpoint goes through ``SignatureCheck``
 (controller/journal/verify_signatures.py, ``journal verify --public-key``'s), and each key that
 came in force must be one the registry holds (docs/journal.md, Signed checkpoints): a chain
@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 
 from controller.journal import schema, verdict
 from controller.journal import tablerecords as rec
+from controller.journal.ondisk import link_problem
 from controller.journal.record import GENESIS, Record, RecordError, parse_line
-from controller.journal.store import link_problem
 from controller.journal.tablekey import TABLE_KEY
 from controller.journal.verify_signatures import SignatureCheck
 

@@ -20,8 +20,8 @@ from controller.floor.chainwalk import ChainWalk, Registry
 from controller.floor.chainwatch import CHAIN_BROKEN
 from controller.history.recall import HandRecord, hands
 from controller.journal import tablerecords as rec
+from controller.journal.ondisk import link_problem
 from controller.journal.record import Record, RecordError, parse_line
-from controller.journal.store import link_problem
 from controller.journal.verdict import Verdict
 
 Conn = psycopg.Connection[tuple[object, ...]]

@@ -11,8 +11,8 @@ table, the display, the history or the floor (pyproject.toml, the layers contrac
 """
 
 from controller.journal.files import JournalError, Position, TornTail, set_aside
+from controller.journal.ondisk import JournalReader, Tail, read_tail
 from controller.journal.record import GENESIS, JsonObject, JsonValue, Record, RecordError
-from controller.journal.store import JournalReader, Tail, read_tail
 from controller.journal.verify import Anchor, VerifyReport, verify
 from controller.journal.writer import JournalWriter, utc_now
 

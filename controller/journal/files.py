@@ -7,7 +7,7 @@ compressed to ``journal-000001.jsonl.zst`` (controller/journal/compress.py), rea
 one (``open_journal_file``); one writer at a time holds the directory's lock
 (``lock_for_writing``). A torn last line is moved to
 ``<file>.<offset>.torn`` and cut off the file (``set_aside``). The reader that checks
-the chain is ``controller.journal.store``; the writer, ``controller.journal.writer``.
+the chain is ``controller.journal.ondisk``; the writer, ``controller.journal.writer``.
 """
 
 from __future__ import annotations

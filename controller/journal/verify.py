@@ -23,8 +23,8 @@ from controller.journal.files import (
     held_by_writer,
     torn_files,
 )
+from controller.journal.ondisk import JournalReader
 from controller.journal.record import Record
-from controller.journal.store import JournalReader
 from controller.journal.verdict import NO_KEY_GIVEN, Links, Signatures, Verdict
 from controller.poker.words import counted
 

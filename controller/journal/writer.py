@@ -27,8 +27,8 @@ from controller.journal.files import (
     unusable,
     write_all,
 )
+from controller.journal.ondisk import JournalReader, read_tail
 from controller.journal.record import GENESIS, Record, make_record_line
-from controller.journal.store import JournalReader, read_tail
 
 Clock = Callable[[], datetime]
 #: Fields a record gains from its own seq and prev as it is appended (``JournalWriter.append``).

@@ -29,8 +29,8 @@ from controller.poker.inputs import ReadPoint
 _CARD_CODES = frozenset(card.code for card in DECK)
 
 #: A card's code standing alone as a word, as the engine's and the drivers' own words write one:
-#: a read (``Ah slot``, controller/poker/engine/table.py ``describe_input``), the alarm a refusal
-#: quotes (``(Ah: the card was already seen ...)``), the other deck's card (``..., Kd``).
+#: a read (``Ah slot``, controller/poker/engine/gametable.py ``describe_input``), the alarm a
+#: refusal quotes (``(Ah: the card was already seen ...)``), the other deck's card (``..., Kd``).
 _CARD_WORD: Final = re.compile(r"(?<![0-9A-Za-z])([2-9TJQKA][cdhs])(?![0-9A-Za-z])")
 #: A card read as ``describe_input`` writes it: the code, then where it was read.
 _CARD_READ: Final = re.compile(

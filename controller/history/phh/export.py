@@ -47,7 +47,7 @@ VARIANTS: Final = {game: code for code, game in IMPORTED_VARIANTS.items()}
 #: The games dealt with blinds and draws (PHH: blinds_or_straddles, "sd"), not antes and upcards.
 _DRAW_GAMES: Final = frozenset(IMPORTED_VARIANTS[code] for code in DRAW_VARIANTS)
 
-#: The engine's action words (controller.poker.engine.table) and their PHH action codes.
+#: The engine's action words (controller.poker.engine.gametable) and their PHH action codes.
 _ACTIONS: Final = {
     "brings in": "pb",
     "brings in for a full bet": "cbr",

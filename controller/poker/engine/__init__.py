@@ -31,8 +31,8 @@ Draw 2-7 (``controller/poker/games/triple_draw.py``) is the game that declares t
 from __future__ import annotations
 
 from controller.poker.engine.checkpoint import TableCheckpoint
+from controller.poker.engine.gametable import Table
 from controller.poker.engine.hand import TableState
-from controller.poker.engine.table import Table
 from controller.poker.engine.tablesetup import (
     ConfigError,
     HouseRules,

@@ -23,7 +23,7 @@ from controller.poker.engine.events import (
     Option,
     Refused,
 )
-from controller.poker.engine.table import Table
+from controller.poker.engine.gametable import Table
 from controller.poker.inputs import Button, ButtonPress, CardRead, ReadPoint, TableInput
 
 Chooser = Callable[[ActionRequired], Option]

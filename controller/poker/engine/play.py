@@ -7,7 +7,7 @@ table expects next and the open alarm. It routes each input to the phase
 module it belongs to (``dealing``, ``drawing``, ``betting``) and fires the
 machine's trigger when a phase ends; entering a phase runs that phase's work
 (the ``_enter_*`` callbacks, ``machine.ENTER``), the showdown and settlement
-included (``showdown``). ``controller.poker.engine.table.Table`` is the façade
+included (``showdown``). ``controller.poker.engine.gametable.Table`` is the façade
 around it: the public surface, undo and checkpoints.
 """
 
