@@ -1,6 +1,6 @@
 """The table's journal: every input and decision, hash-chained, on disk before it is acknowledged.
 
-The chain and its files (``record``, ``files``, ``writer``, ``store``, ``verify``, ``compress``,
+The chain and its files (``record``, ``files``, ``writer``, ``ondisk``, ``verify``, ``compress``,
 ``signing``) and the format the table writes and the floor reads (``schema``, ``codec``,
 ``schemajson``, ``tablerecords``), the table's key (``tablekey``, ``keyfiles``,
 ``verify_signatures``) and the rotated files' retention (``retention``, ``keeper``). See
