@@ -111,6 +111,10 @@ def test_the_group_is_acknowledged_in_the_browser_with_one_note(
     wait = WebDriverWait(browser, PATIENCE)
     try:
         log_in(browser, floor.base, "supervisor")
+        # The login's answer first: a page opened while its POST is in flight goes without the
+        # session, to the login page, where no "live" ever shows (a fresh clone's run waited
+        # out the 60 s there).
+        wait.until(ready.url_changes(f"{floor.base}/login"))
         browser.get(f"{floor.base}/alarms")
         wait.until(ready.text_to_be_present_in_element((By.ID, "live"), "live"))
         lead = browser.find_element(By.CSS_SELECTOR, f'tr[data-alarm="{second}"]')
