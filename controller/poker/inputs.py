@@ -63,6 +63,12 @@ class ForeignTag:
     reason: str
     point: ReadPoint = ReadPoint.DEALING_SLOT
 
+    @property
+    def together(self) -> bool:
+        """Whether the tag was read together with another one (two cards at once), not a tag
+        of no card in play: the journal's tag record says it by its reason, ``TOGETHER``."""
+        return self.reason == TOGETHER
+
 
 @dataclass(frozen=True, slots=True)
 class ButtonPress:

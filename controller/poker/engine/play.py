@@ -52,7 +52,6 @@ from controller.poker.engine.showdown import Ratings, settle, showdown, void
 from controller.poker.engine.tablesetup import HouseRules, Stakes
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import (
-    TOGETHER,
     Button,
     ButtonPress,
     CardRead,
@@ -114,7 +113,7 @@ class Play:
             # rules-interpretation.md, Integrity: two cards at once, or a tag of no card in play.
             reason = (
                 f"two cards at once: {inp.reason}"
-                if inp.reason == TOGETHER
+                if inp.together
                 else f"not a card of the active deck: {inp.reason}"
             )
             return self._raise_alarm(inp, f"tag {inp.tag}", self.expectation(), reason, out)
