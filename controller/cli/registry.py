@@ -168,7 +168,9 @@ COMMANDS: Final[Mapping[str, Command]] = {
     "demo": Command(
         "watch a simulated table dealt and settled (no hardware, no configuration)", _demo
     ),
-    "devices": Command("list tty devices and whether each is the shoe or the panel", _devices),
+    "devices": Command(
+        "list tty devices and keypads, and whether each is the shoe or the panel", _devices
+    ),
     "display": Command(
         "the dealer's display: attach to the running table, or the demonstration scenes", _display
     ),

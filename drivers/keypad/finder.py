@@ -19,10 +19,12 @@ from typing import Any, Final
 
 import pyudev
 
-from drivers.seam.settings import DeviceIdentity
+from drivers.seam.settings import STABLE_DIR, DeviceIdentity
 
 #: The kernel's evdev nodes: one per input device, the one python-evdev opens.
 EVENT_PREFIX: Final = "/dev/input/event"
+#: The name the keypad's udev rule gives it (udev/70-tablectl-keypad.rules).
+STABLE_NAME: Final = f"{STABLE_DIR}/keypad"
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +54,18 @@ class Keypad:
     #: Why it is the table's keypad, or why not.
     reason: str
     wanted: bool
+
+    def lines(self, *, judged: bool = True) -> list[str]:
+        """How ``tablectl keypad`` and ``tablectl devices`` list it: its node, name, USB
+        identity and serial, its other names, and (``judged``) whether it is the keypad
+        wanted, and why."""
+        usb = f"usb {self.vendor_id or '----'}:{self.model_id or '----'}"
+        out = [f"{self.node}  {self.name or '(no name)'}  {usb}  serial {self.serial or '-'}"]
+        if self.links:
+            out.append(f"    names: {' '.join(self.links)}")
+        if judged:
+            out.append(f"    {'=> the keypad: ' if self.wanted else ''}{self.reason}")
+        return out
 
 
 def judge(properties: Mapping[str, str], wanted: Wanted) -> Keypad | None:

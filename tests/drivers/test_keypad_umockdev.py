@@ -44,11 +44,12 @@ while True:
 
 
 def test_python_evdev_and_the_keypad_driver_on_an_emulated_keypad() -> None:
-    """umockdev_keypad.py (python-evdev's open, grab and reads; umockdev's gaps) and
+    """umockdev_keypad.py (python-evdev's open, grab and reads; umockdev's gaps),
     umockdev_keypad_driver.py (the driver found by udev, grabbing, pressing, unplugged
-    and replugged), in one umockdev-run (pytest starts slowly)."""
+    and replugged) and umockdev_keypad_devices.py (``tablectl devices`` lists the keypads),
+    in one umockdev-run (pytest starts slowly)."""
     tools_or_skip("umockdev-run")
-    tests = ["umockdev_keypad.py", "umockdev_keypad_driver.py"]
+    tests = ["umockdev_keypad.py", "umockdev_keypad_driver.py", "umockdev_keypad_devices.py"]
     run_pytest_under_umockdev([HERE / name for name in tests], [])
 
 

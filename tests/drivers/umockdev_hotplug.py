@@ -26,7 +26,7 @@ from umockdev_bed import (  # the fixture replaces the suite's leak check here
     under_umockdev,
 )
 
-from controller.cli.commands.devices import report
+from controller.cli.commands.devices import Wants, report
 from controller.cli.main import main
 from drivers.discovery import HotplugEvent, HotplugMonitor, scan
 from drivers.seam.events import DeviceDown, DeviceUp, HelloOutcome, TagRead
@@ -89,7 +89,8 @@ def test_tablectl_devices_lists_each_device_and_its_verdict(bed: Bed) -> None:
     """`tablectl devices` prints every tty, what it is, and says a missing device is missing."""
     bed.add_serial("ttyACM0", SHOE_IDS, "SHOE0001")
     lines: list[str] = []
-    status = report(scan([SHOE, PANEL]), [SHOE, PANEL], lines.append)
+    wants = Wants([SHOE, PANEL], None, panel_named=False)
+    status = report(scan([SHOE, PANEL]), [], wants, lines.append)
     text = "\n".join(lines)
     assert "/dev/ttyACM0  usb 1209:7ab1  serial SHOE0001" in text
     assert "=> the shoe" in text

@@ -22,7 +22,7 @@ from typing import Any
 from controller.cli.commands._paths import READ_FILE
 from controller.cli.registry import help_line
 from drivers.keypad.driver import KeypadGrabbed, open_node
-from drivers.keypad.finder import Keypad, Wanted, find_node, scan
+from drivers.keypad.finder import STABLE_NAME, Keypad, Wanted, find_node, scan
 from drivers.keypad.keycaps import keycap_sheet
 from drivers.keypad.keymap import (
     Chord,
@@ -34,9 +34,6 @@ from drivers.keypad.keymap import (
     read_keymap,
 )
 from drivers.seam.settings import DeviceIdentity
-
-#: The name the keypad's udev rule gives it (udev/70-tablectl-keypad.rules).
-STABLE_NAME = "/dev/tablectl/keypad"
 
 
 def register(subparsers: Any) -> None:
@@ -126,11 +123,8 @@ def report(found: list[Keypad], wanted: Wanted, say: Callable[[str], None]) -> i
     if not found:
         say("no input devices with keys (udev knows none; is the keypad plugged in?)")
     for keypad in found:
-        usb = f"usb {keypad.vendor_id or '----'}:{keypad.model_id or '----'}"
-        say(f"{keypad.node}  {keypad.name or '(no name)'}  {usb}  serial {keypad.serial or '-'}")
-        if keypad.links:
-            say(f"    names: {' '.join(keypad.links)}")
-        say(f"    {'=> the keypad: ' if keypad.wanted else ''}{keypad.reason}")
+        for line in keypad.lines():
+            say(line)
     if any(keypad.wanted for keypad in found):
         return 0
     say(f"the keypad {wanted} was not found")
