@@ -57,9 +57,15 @@ def floor_database(postgres: PostgresServer) -> FloorDb:
         store.setup(conn)
         store.set_password(conn, store.WRITER, passwords[0])
         store.set_password(conn, store.READER, passwords[1])
-    writer = make_conninfo(owner, user=store.WRITER, password=passwords[0])
-    reader = make_conninfo(owner, user=store.READER, password=passwords[1])
-    return FloorDb(owner, writer, reader, *passwords)
+    return floor_roles(owner)
+
+
+def floor_roles(owner: str) -> FloorDb:
+    """The database ``owner`` connects to as the floor's two roles reach it, with this run's
+    passwords (a database set up otherwise: ``floor setup`` sets them from its files)."""
+    writer = make_conninfo(owner, user=store.WRITER, password=_PASSWORDS[0])
+    reader = make_conninfo(owner, user=store.READER, password=_PASSWORDS[1])
+    return FloorDb(owner, writer, reader, *_PASSWORDS)
 
 
 def fixture_lines(game: str = "mambo") -> list[bytes]:
