@@ -200,10 +200,11 @@ def unplugged_table(
     *,
     table_id: str = "UNPLUGGED-1",
     alternate_decks: bool = False,
+    config: TableSetup | None = None,
 ) -> Controller:
-    """A 6-seat demo table on the simulator's two enrolled decks whose drivers are never
-    started: no port is opened, and ``commit``, ``light`` and ``show`` act as with the cables
-    out. Whoever holds it hands it the drivers' events (``controller.inbox``, or
+    """A 6-seat demo table (or ``config``'s) on the simulator's two enrolled decks whose
+    drivers are never started: no port is opened, and ``commit``, ``light`` and ``show`` act as
+    with the cables out. Whoever holds it hands it the drivers' events (``controller.inbox``, or
     ``controller.events`` and ``drain``): the memory benchmark, the loop's tests."""
     spec = GAMES[game]
     first, second = (enrolled(deck) for deck in make_decks(1))
@@ -220,7 +221,7 @@ def unplugged_table(
     return Controller.build(
         table_id=table_id,
         spec=spec,
-        config=demo_config(spec),
+        config=demo_config(spec) if config is None else config,
         journal=journal,
         decks=DeckSet(first, second),
         make_drivers=drivers,

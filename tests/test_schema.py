@@ -28,6 +28,7 @@ JOURNALS = [
     *(FIXTURES / "journal-before-schema" / game for game in ("five-card-stud", "mambo")),
     FIXTURES / "journal-before-schema" / "triple-draw",
     FIXTURES / "journal-v1" / "mambo",  # version 1, before the tag families (version 2)
+    FIXTURES / "journal-v2-paused" / "mambo",  # version 2, before every paused press refused
 ]
 
 
@@ -104,11 +105,12 @@ def _validate(line: dict[str, Any], published: dict[str, Any]) -> list[str]:
 
 @pytest.mark.fast
 def test_the_published_schema_is_the_codes_byte_for_byte() -> None:
-    """docs/schema/journal-v2.json is what ``python -m controller.journal.schemadoc`` writes now:
-    a declaration changed without the file regenerated fails here. Version 1's file stays
-    published beside it, for the journals written at version 1."""
-    assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v2.json" == PUBLISHED
+    """docs/schema/journal-v3.json is what ``python -m controller.journal.schemadoc`` writes now:
+    a declaration changed without the file regenerated fails here. Version 1's and 2's files stay
+    published beside it, for the journals written at those versions."""
+    assert Path(__file__).parents[1] / "docs" / "schema" / "journal-v3.json" == PUBLISHED
     assert (PUBLISHED.parent / "journal-v1.json").is_file()
+    assert (PUBLISHED.parent / "journal-v2.json").is_file()
     assert PUBLISHED.read_text(encoding="utf-8") == schemajson.schema_text(), (
         "regenerate it: .venv/bin/python -m controller.journal.schemadoc"
     )
@@ -119,7 +121,7 @@ def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_i
     None
 ):
     published = json.loads(schemajson.schema_text())
-    assert published["version"] == schema.VERSION == 2
+    assert published["version"] == schema.VERSION == 3
     defs = published["$defs"]
     assert {f"record.{kind}" for kind in schema.RECORDS} <= set(defs)
     assert {f"event.{kind}" for kind in schema.EVENTS} <= set(defs)
@@ -133,7 +135,7 @@ def test_the_schema_has_a_definition_for_every_record_kind_and_every_event_and_i
     engine = {cls.kind for cls in _subclasses(Event)}
     assert set(schema.EVENTS) == engine
     for kind in schema.VERSIONED:
-        assert defs[f"record.{kind}"]["properties"]["version"] == {"const": 2}
+        assert defs[f"record.{kind}"]["properties"]["version"] == {"const": 3}
         assert "version" in defs[f"record.{kind}"]["required"]
     assert defs["event.card_dealt"]["properties"]["seat"] == {
         "anyOf": [{"type": "integer"}, {"type": "null"}]
@@ -190,8 +192,9 @@ def test_schemadoc_writes_the_file_or_prints_it(
 @pytest.mark.fast
 def test_every_committed_record_fits_the_published_schema_with_its_version() -> None:
     """The journals before the schema (version 0) are version 1's records without the version,
-    and version 1's are version 2's of the ISO/IEC 15693 family: each record, given the
-    version, fits the published schema (docs/journal.md, The schema: migration)."""
+    version 1's are version 2's of the ISO/IEC 15693 family, and version 2's records are version
+    3's (only what a paused table refuses changed): each record, given the version, fits the
+    published schema (docs/journal.md, The schema: migration)."""
     published = json.loads(PUBLISHED.read_text(encoding="utf-8"))
     records = _records()
     assert {r.kind for r in records} >= {rec.CARD, rec.BUTTON, rec.CHECKPOINT, rec.SEATING}
@@ -275,11 +278,11 @@ def test_kept_events_refuses_a_kept_event_that_does_not_fit_and_an_unknown_kind(
 def test_a_hand_started_record_and_a_checkpoint_carry_the_version_they_are_written_in() -> None:
     started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())
     kind, data = rec.decision_data(3, [started], None)
-    assert (kind, data["version"]) == (rec.HAND_STARTED, 2)
+    assert (kind, data["version"]) == (rec.HAND_STARTED, 3)
     assert "version" not in rec.decision_data(4, [CardDealt("As", "seat", 1, "down")])[1]
     decoded = schema.decode(_record(kind, data))
     assert isinstance(decoded, schema.HandStartedData)
-    assert decoded.version == 2
+    assert decoded.version == 3
     assert decoded.events == (started,)
 
 
@@ -287,16 +290,16 @@ def test_a_hand_started_record_and_a_checkpoint_carry_the_version_they_are_writt
 def test_a_newer_version_is_refused_naming_the_record_and_the_version() -> None:
     started = HandStarted(hand=1, game="mambo", seats=(1, 2), dealer=0, antes=())
     _kind, data = rec.decision_data(3, [started], None)
-    data["version"] = 3
+    data["version"] = 4
     with pytest.raises(schema.SchemaError) as error:
         schema.decode(_record(rec.HAND_STARTED, data, seq=41))
     assert str(error.value) == (
-        "journal record 41 (hand_started): schema version 3 is newer than this tablectl reads "
-        "(versions 0 to 2): read the journal with the tablectl that wrote it, or a newer one"
+        "journal record 41 (hand_started): schema version 4 is newer than this tablectl reads "
+        "(versions 0 to 3): read the journal with the tablectl that wrote it, or a newer one"
     )
     checkpoint = next(r for r in _records() if r.kind == rec.CHECKPOINT)
-    newer = _record(rec.CHECKPOINT, {**checkpoint.data, "version": 4}, seq=99)
-    with pytest.raises(schema.SchemaError, match=r"record 99 \(checkpoint\): schema version 4"):
+    newer = _record(rec.CHECKPOINT, {**checkpoint.data, "version": 5}, seq=99)
+    with pytest.raises(schema.SchemaError, match=r"record 99 \(checkpoint\): schema version 5"):
         schema.decode(newer)
     assert isinstance(schema.RecordFormatError("x", {}, "y"), ValueError)
     assert issubclass(schema.SchemaError, rec.RecordFormatError)  # tablectl run refuses both

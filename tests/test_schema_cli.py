@@ -36,7 +36,7 @@ def _newer_journal(tmp_path: Path) -> tuple[Path, int]:
     return journal, seq
 
 
-NEWER = "schema version 3 is newer than this tablectl reads (versions 0 to 2)"
+NEWER = "schema version 4 is newer than this tablectl reads (versions 0 to 3)"
 
 
 @pytest.mark.fast

@@ -6,7 +6,7 @@ The declarations are dataclasses: the engine's own events (``controller.poker.en
 for each record kind, the dataclass of its ``data`` below. ``encode`` writes a dataclass as the
 journal keeps it, ``decode`` reads it back as the dataclass, refusing what does not fit with a
 ``SchemaError`` naming the record's seq and kind and the field; ``schemajson`` derives the
-JSON Schema published in ``docs/schema/journal-v2.json``, version 1's beside it (regenerate
+JSON Schema published in ``docs/schema/journal-v3.json``, versions 1 and 2 beside it (regenerate
 it with ``python -m controller.journal.schemadoc``, which writes what ``schemajson`` generates; a
 test compares it byte for byte).
 
@@ -33,9 +33,12 @@ from drivers.seam.events import Feed, Lid, Reader
 #: checkpoint's reads) is of either family, ISO/IEC 15693 (16 hex digits, E0 first) or
 #: ISO/IEC 14443-A (8, 14 or 20 hex digits, UID0 first), its length saying which (docs/hardware.md,
 #: Tags), and a read's origin may be the host's (a PN532: boot "H..."); version 1 held only
-#: ISO/IEC 15693 UIDs (docs/journal.md, The schema: Versions and migration).
-VERSION: Final = 2
-#: Every version this code reads: 0 (no ``version``: before the schema), 1 and 2.
+#: ISO/IEC 15693 UIDs (docs/journal.md, The schema: Versions and migration). 3: the records
+#: are those of version 2, and a button pressed while the table was paused is refused
+#: (its decision a ``Refused``), where version 2 refused only a new hand then and took the
+#: other presses (docs/app.md, Devices lost and found; ``TableCore._paused_refusal``).
+VERSION: Final = 3
+#: Every version this code reads: 0 (no ``version``: before the schema), 1, 2 and 3.
 VERSIONS_READ: Final = range(VERSION + 1)
 
 #: Every event a decision record may hold, by its ``kind``.

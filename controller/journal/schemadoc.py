@@ -2,7 +2,7 @@
 
     .venv/bin/python -m controller.journal.schemadoc [FILE]
 
-FILE defaults to ``docs/schema/journal-v2.json`` (``journal-v<VERSION>.json``) of the source
+FILE defaults to ``docs/schema/journal-v3.json`` (``journal-v<VERSION>.json``) of the source
 tree; ``-`` prints it.
 ``tests/test_schema.py`` fails while the published file and ``controller/journal/schema.py`` differ.
 """

@@ -1,5 +1,5 @@
 """The JSON Schema of the journal's records, generated from their declarations
-(controller/journal/schema.py): published as ``docs/schema/journal-v2.json`` by
+(controller/journal/schema.py): published as ``docs/schema/journal-v3.json`` by
 ``python -m controller.journal.schemadoc`` (docs/journal.md, The schema). Pure.
 
 Field types to JSON Schema: ``int`` integer, ``str`` string, ``bool`` boolean, ``X | None``

@@ -18,7 +18,14 @@ from typing import Any, ClassVar, Final
 from controller.journal import JsonObject, JsonValue, Record, schema
 from controller.journal import tablerecords as rec
 from controller.poker.engine import ConfigError, Table, TableSetup
-from controller.poker.engine.events import CardExpected, Event, HandSettled, HandVoided, Refused
+from controller.poker.engine.events import (
+    CardExpected,
+    Event,
+    HandSettled,
+    HandStarted,
+    HandVoided,
+    Refused,
+)
 from controller.poker.engine.machine import IN_HAND
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button, ButtonPress, TableInput
@@ -51,8 +58,12 @@ __all__ = [
     "StakesChanged",
     "TableCore",
 ]
-#: The press that starts a hand, which a paused table refuses (``TableCore._paused_refusal``).
+#: The press that starts a hand, which a paused table refuses at every journal version
+#: (``TableCore._paused_refusal``).
 NEW_HAND: Final = ButtonPress(Button.NEW_HAND)
+#: The journal schema version from which a paused table refuses every press, not only a new
+#: hand (docs/journal.md, The schema: version 3): records written before it replay as taken.
+EVERY_PRESS_REFUSED_FROM: Final = 3
 #: How many finished hands the core remembers: a table runs for months and must not grow
 #: (the journal keeps every hand; recall and the exports read it there).
 RESULTS_KEPT = 100
@@ -133,6 +144,10 @@ class TableCore:
     deck: rec.DeckInPlay | None = field(default=None, init=False)
     #: The shoe's state as last journaled (docs/protocol.md 3.1 ``STA``).
     shoe: rec.ShoeCondition = field(default_factory=rec.ShoeCondition, init=False)
+    #: The journal schema version of the records taken now: the last hand start's or
+    #: checkpoint's (a replay reads it there; live, the version this code journals them at).
+    #: None before the journal's first hand began, when only a new hand can be taken.
+    version: int | None = field(default=None, init=False)
 
     def __post_init__(self) -> None:
         self.table = Table(self.spec, self.config)
@@ -222,6 +237,9 @@ class TableCore:
         for event in events:
             if isinstance(event, HandSettled | HandVoided):
                 self._finished(event)
+            elif isinstance(event, HandStarted):
+                # Journaled at this code's version (a replay then reads the record's own).
+                self.version = schema.VERSION
         return events
 
     def _device_event(self, record: schema.DeviceData) -> list[Event]:
@@ -259,17 +277,29 @@ class TableCore:
     }
 
     def _paused_refusal(self, inp: TableInput) -> Refused | None:
-        """A new hand is refused while a device pauses the table: its cards could not all be
-        read and known by their tags (rules-interpretation.md, Integrity; docs/app.md, Devices lost
-        and found). Decided from the records alone, so a replay refuses it again. An integrity alarm
-        holds a hand in play, and the engine refuses a new hand then."""
+        """Every button pressed while a device pauses the table is refused, on every panel
+        (rules-interpretation.md, Integrity, A paused table takes no press; docs/app.md, Devices
+        lost and found): the table waits for the device, and a press is neither acted on nor
+        lost: journaled with this refusal, shown on the display and logged, it is pressed again
+        once the pause has ended. A new hand's cards could not all be read and known by their
+        tags besides. A card read is not refused: it happened, and the journal keeps it.
+        Decided from the records alone, so a replay refuses it again; records written before
+        version 3 refused only a new hand, and replay as they were taken
+        (``EVERY_PRESS_REFUSED_FROM``). An integrity alarm holds a hand in play, and the engine
+        refuses a new hand then."""
+        if not isinstance(inp, ButtonPress):
+            return None
         pauses = self.pauses
-        if not pauses or inp != NEW_HAND:
+        if not pauses:
+            return None
+        if inp != NEW_HAND and (self.version or 0) < EVERY_PRESS_REFUSED_FROM:
             return None
         held = "; ".join(f"{pause.device} {pause.cause}" for pause in pauses)
+        name = inp.button.value
         return Refused(
-            "new_hand",
-            f"the table is paused ({held}); press new hand again once the pause has ended",
+            name,
+            f"the table is paused ({held}); press {name.replace('_', ' ')} again once the "
+            "pause has ended",
         )
 
     def _finished(self, result: HandSettled | HandVoided) -> None:
@@ -290,6 +320,8 @@ class TableCore:
         """
         if record.kind == rec.CHECKPOINT:
             schema.decode(record)  # its fields and version, named by seq (a newer tablectl's)
+            # The records after it were written at its version (docs/journal.md, The schema).
+            self.version = _version_of(record)
             if self.fresh:
                 try:
                     self.restore(record.data)
@@ -303,6 +335,8 @@ class TableCore:
             if schema.decode_events(record) != self.last_events:
                 got = schema.encode_events(self.last_events)
                 raise ReplayMismatch(record, record.data.get("events"), got)
+            if record.kind == rec.HAND_STARTED:
+                self.version = _version_of(record)  # the hand's records are of its version
             journaled = rec.hand_terms_of(record.data) if record.kind == rec.HAND_STARTED else None
             if journaled is not None and journaled != self.terms:
                 raise StakesChanged(record, journaled, self.terms)
@@ -312,12 +346,22 @@ class TableCore:
     # --- checkpoints (docs/journal.md, Checkpoints; controller/table/checkpointing.py) ---------
 
     def checkpoint(self) -> JsonObject:
-        """Everything the core needs to continue without the records before now."""
-        return checkpointing.checkpoint_data(self)
+        """Everything the core needs to continue without the records before now; the records
+        after it are journaled at its version, this code's."""
+        data = checkpointing.checkpoint_data(self)
+        self.version = schema.VERSION
+        return data
 
     def restore(self, data: JsonObject) -> None:
         """Continue from a checkpoint record's data (a fresh core's start-up replay)."""
         checkpointing.restore(self, data)
+
+
+def _version_of(record: Record) -> int:
+    """A hand start's or checkpoint's schema version (absent: 0, before the schema), checked
+    by ``schema.decode`` as the record is read."""
+    version = record.data.get("version", 0)
+    return version if isinstance(version, int) else 0
 
 
 @dataclass

@@ -1,0 +1,223 @@
+"""Every button pressed while a device pauses the table is refused, on any panel: journaled,
+its decision a refusal naming the pause and asking for the press again once it has ended, and a
+replay of the journal refuses it again (rules-interpretation.md, Integrity: a press is never
+invented or lost; docs/app.md, Devices lost and found). A card read is not refused. A journal
+written before version 3 took those presses, and replays as it was written (docs/journal.md,
+The schema)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from apphelp import ready
+
+from controller.config.settings import JournalSettings
+from controller.journal import JournalReader, schema
+from controller.journal import tablerecords as rec
+from controller.poker.engine.events import (
+    ActionRequired,
+    CardDealt,
+    CardExpected,
+    DrawExpected,
+    Event,
+    NewHandExpected,
+    Refused,
+)
+from controller.poker.games import GAMES
+from controller.poker.inputs import Button, ReadPoint
+from controller.table.core import TableCore
+from drivers.seam.events import (
+    ButtonPressed,
+    DeviceDown,
+    Feed,
+    HelloOutcome,
+    Lid,
+    Reader,
+    ShoeState,
+    TagRead,
+)
+from simulator.simtable import demo_config, unplugged_table
+
+Pending = Callable[[object], bool]
+
+
+class Hands:
+    """A controller without drivers, handed its devices' events one by one as the drivers hand
+    them over: the shoe's reads (cards of the active deck in order) and the panel's presses."""
+
+    def __init__(self, journal: Path, short: dict[int, int] | None = None) -> None:
+        spec = GAMES["triple-draw"]
+        config = demo_config(spec)
+        config = replace(config, stacks={**config.stacks, **(short or {})})
+        options = JournalSettings(journal, fsync=False)
+        self.controller = unplugged_table(options, spec.key, config=config)
+        self._cards: Iterator[str] = iter(list(self.controller.decks.active.cards))
+        self._shoe = self._panel = 0
+        self._closed = False
+        for device in ("shoe", "panel"):
+            self.controller.handle(ready(device, HelloOutcome.NEW_SESSION))
+
+    def close(self) -> None:
+        """Close the journal (once)."""
+        if not self._closed:
+            self._closed = True
+            self.controller.close()
+
+    @property
+    def core(self) -> TableCore:
+        return self.controller.core
+
+    def card(self) -> list[Event]:
+        self._shoe += 1
+        read = TagRead(next(self._cards), ReadPoint.DEALING_SLOT, self._shoe, self._shoe * 1000)
+        self.controller.handle(read)
+        return self.core.last_events
+
+    def press(self, button: Button) -> list[Event]:
+        self._panel += 1
+        self.controller.handle(ButtonPressed(button, self._panel))
+        return self.core.last_events
+
+    def deal_until(self, wanted: Pending) -> None:
+        """Deal, check or call, and stand pat until the table waits for ``wanted``."""
+        while not wanted(self.core.table.pending):
+            pending = self.core.table.pending
+            if isinstance(pending, NewHandExpected):
+                self.press(Button.NEW_HAND)
+            elif isinstance(pending, CardExpected):
+                self.card()
+            elif isinstance(pending, ActionRequired):
+                self.press(Button.CHECK_CALL)
+            elif isinstance(pending, DrawExpected):
+                self.press(Button.DRAW_DONE)
+            else:
+                raise AssertionError(f"the table waits for {pending}")
+
+    def lose_the_shoe(self) -> None:
+        self.controller.handle(DeviceDown("shoe", "port failed: the device was unplugged"))
+        assert self.core.paused_by == ["shoe"]
+
+    def shoe_back(self) -> None:
+        self.controller.handle(ready("shoe", HelloOutcome.RESUMED))
+        assert self.core.paused_by == []
+
+
+@pytest.fixture
+def opened() -> Iterator[list[Hands]]:
+    """The tables a test opened, their journals closed after it, failed or not."""
+    tables: list[Hands] = []
+    yield tables
+    for hands in tables:
+        hands.close()
+
+
+def _between_hands(pending: object) -> bool:
+    return isinstance(pending, NewHandExpected)
+
+
+def _to_act(pending: object) -> bool:
+    return isinstance(pending, ActionRequired)
+
+
+def _all_in_open(pending: object) -> bool:
+    return isinstance(pending, ActionRequired) and "all_in" in {o.button for o in pending.options}
+
+
+def _drawing(pending: object) -> bool:
+    return isinstance(pending, DrawExpected)
+
+
+#: Each button, and where the table takes it once no device pauses it.
+TAKEN_AT: dict[Button, Pending] = {
+    Button.NEW_HAND: _between_hands,
+    Button.FOLD: _to_act,
+    Button.CHECK_CALL: _to_act,
+    Button.BET_RAISE: _to_act,
+    Button.ALL_IN: _all_in_open,
+    Button.DRAW_DONE: _drawing,
+    Button.MISDEAL: _to_act,
+    Button.UNDO: _to_act,
+}
+
+
+def refusal(button: Button, held: str = "shoe lost") -> Refused:
+    name = button.value.replace("_", " ")
+    return Refused(
+        button.value, f"the table is paused ({held}); press {name} again once the pause has ended"
+    )
+
+
+def replayed(journal: Path, core: TableCore) -> TableCore:
+    """A fresh core fed the whole journal: a ReplayMismatch if it decides otherwise."""
+    again = TableCore(core.spec, core.config)
+    for record in JournalReader(journal):
+        again.replay(record)
+    return again
+
+
+@pytest.mark.parametrize("button", list(Button), ids=[b.value for b in Button])
+def test_each_button_pressed_while_the_shoe_is_lost_is_refused_and_taken_after(
+    tmp_path: Path, opened: list[Hands], button: Button
+) -> None:
+    """Where the table would take the press, a lost shoe makes it a refusal naming the pause
+    (the table stays where it was); pressed again once the shoe is back, it is taken; the
+    replay of the journal refuses and takes it again."""
+    # Seat 4, first to act, short of the big blind: all-in is its option (limit: a stack no
+    # larger than the bet, rules-interpretation.md).
+    hands = Hands(tmp_path / "journal", {4: 1} if button is Button.ALL_IN else None)
+    opened.append(hands)
+    hands.deal_until(TAKEN_AT[button])
+    waiting, state = hands.core.table.pending, hands.core.table.state
+    hands.lose_the_shoe()
+    assert hands.press(button) == [refusal(button)]
+    assert (hands.core.table.pending, hands.core.table.state) == (waiting, state)
+    hands.shoe_back()
+    taken = hands.press(button)
+    assert taken
+    assert not any(isinstance(event, Refused) for event in taken), taken
+    hands.close()
+    records = list(JournalReader(tmp_path / "journal"))
+    refused = schema.encode_events([refusal(button)])
+    assert [r.data["events"] for r in records if r.kind in rec.DECISIONS].count(refused) == 1
+    again = replayed(tmp_path / "journal", hands.core)  # refused again, and taken again
+    assert again.last_events == taken
+    assert again.table.state == hands.core.table.state
+
+
+def test_a_card_read_while_the_table_is_paused_is_taken(
+    tmp_path: Path, opened: list[Hands]
+) -> None:
+    """A card that went through the slot happened: the journal keeps it and the engine takes
+    it, though the panel is lost (docs/app.md, Devices lost and found)."""
+    hands = Hands(tmp_path / "journal")
+    opened.append(hands)
+    hands.deal_until(lambda pending: isinstance(pending, CardExpected))
+    hands.controller.handle(DeviceDown("panel", "port failed: the device was unplugged"))
+    assert hands.core.paused_by == ["panel"]
+    (dealt, *_rest) = hands.card()
+    assert isinstance(dealt, CardDealt)
+    hands.close()
+    replayed(tmp_path / "journal", hands.core)
+
+
+def test_the_refusal_names_every_pause_and_a_replay_refuses_it_again(
+    tmp_path: Path, opened: list[Hands]
+) -> None:
+    """A shoe with its reader failed and its feed jammed holds the table twice: a press names
+    both, and is refused until both have cleared (docs/app.md, The shoe's state)."""
+    hands = Hands(tmp_path / "journal")
+    opened.append(hands)
+    hands.deal_until(_to_act)
+    hands.controller.handle(ShoeState(Lid.CLOSED, Reader.FAULT, Feed.JAM, 1))
+    held = "shoe reader fault; shoe jammed"
+    assert hands.press(Button.FOLD) == [refusal(Button.FOLD, held)]
+    hands.controller.handle(ShoeState(Lid.CLOSED, Reader.OK, Feed.JAM, 2))
+    assert hands.press(Button.FOLD) == [refusal(Button.FOLD, "shoe jammed")]
+    hands.controller.handle(ShoeState(Lid.CLOSED, Reader.OK, Feed.OK, 3))
+    assert not any(isinstance(e, Refused) for e in hands.press(Button.FOLD))
+    hands.close()
+    again = replayed(tmp_path / "journal", hands.core)
+    assert again.table.state == hands.core.table.state
