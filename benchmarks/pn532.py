@@ -10,9 +10,8 @@ doing), the PN532 shoe's driver (drivers/pn532) in this one; the wall's monotoni
 both (no test clock). A card is placed in a reader's field for ``--dwell`` seconds (its passage
 under the antenna), then ``--gap`` seconds pass before the next; cards alternate between
 the slot and the discard reader. The latency of a card is from its placing to the driver's
-``TagRead`` taken off the event queue. It is not yet the time to the engine: the
-controller's own work after the driver (journal, engine, announcement) is
-benchmarks/latency.py's, for a protocol shoe.
+``TagRead`` taken off the event queue, before the controller's own work (journal, engine):
+benchmarks/pn532_hands.py times a card to the engine, in whole hands.
 """
 
 from __future__ import annotations
