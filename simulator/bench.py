@@ -5,8 +5,10 @@ The controller opens the shoe and the panel and reads the decks' enrollment file
 b). A simulator started for it must make exactly those, or its bot waits for a controller that
 never finds the devices (docs/simulator.md, A bot dealing to a controller). The simulator's
 links are ``DIR/shoe`` and ``DIR/panel`` in one folder, so the table.toml must name its ports
-so; what it cannot make (a URL, a udev match, other names, a name in /dev or one a real
-device has, a deck file that holds another deck) is refused with what to write or pass instead.
+so (a keypad panel is emulated by umockdev where its path or USB identity names it:
+simulator/keypad_testbed.py); what it cannot make (a URL, a udev match, other names, a name in
+/dev or one a real device has, a deck file that holds another deck) is refused with what to
+write or pass instead.
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from typing import Final
 from controller.config.settings import TableSettings
 from controller.config.tabletoml import load_config
 from controller.poker.engine import ConfigError
+from drivers.keypad.backend import KeypadSettings
 from drivers.seam.registry import DEFAULT_KIND
 from drivers.seam.settings import DeviceSettings
 from drivers.seam.tags import TagFamily
 from simulator.decks import enrolled, make_decks
+from simulator.keypad_testbed import KeypadBenchError, spec_for
 
 #: Where the kernel's pseudo-terminals are: a link to one of them is a simulator's port.
 PTS: Final = "/dev/pts/"
@@ -49,6 +53,14 @@ class Bench:
     panel_serial: str | None
     #: The shoe's kind: the protocol shoe ("tablectl") or PN532 readers ("pn532").
     shoe_kind: str = DEFAULT_KIND
+    #: A keypad panel's settings (``[devices.panel] kind = "keypad"``): the simulator
+    #: emulates that keypad with umockdev (simulator/keypad_testbed.py); None: the
+    #: protocol panel at ``DIR/panel``.
+    keypad: KeypadSettings | None = None
+    #: The controller's display feed, which the simulator reads on a keypad bench.
+    display: Path | None = None
+    #: The table.toml.
+    config: Path = Path("table.toml")
 
 
 def take_bench(args: argparse.Namespace) -> Bench | None:
@@ -90,7 +102,13 @@ def bench_of(settings: TableSettings, config: Path, seed: int) -> Bench:
         family = TagFamily.ISO14443A
     else:
         shoe = _port(settings.shoe, config)
-    panel = _port(settings.panel, config)
+    keypad = settings.panel if isinstance(settings.panel, KeypadSettings) else None
+    if keypad is not None:
+        try:
+            spec_for(keypad)  # a keypad umockdev can emulate
+        except KeypadBenchError as error:
+            raise ValueError(f"--config {config}: {error}") from None
+    panel = shoe.parent / "panel" if keypad is not None else _port(settings.panel, config)
     if shoe.parent != panel.parent:
         raise ValueError(
             f"--config {config}: the shoe is {shoe} and the panel {panel}: the simulator's "
@@ -106,6 +124,9 @@ def bench_of(settings: TableSettings, config: Path, seed: int) -> Bench:
         settings.shoe.serial_number(),
         settings.panel.serial_number(),
         settings.shoe.kind,
+        keypad,
+        settings.display_socket if keypad is not None else None,
+        config,
     )
 
 

@@ -14,18 +14,33 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Final, TextIO
 
 from drivers.seam.tags import TagFamily
-from simulator.bench import take_bench
+from simulator.bench import Bench, take_bench
 from simulator.botcli import Bot, bot_session, make_bot
 from simulator.console import Console
 from simulator.decks import write_deck_file
 from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
+from simulator.display_watch import DisplayWatch
+from simulator.keypad_testbed import (
+    KeypadBenchError,
+    KeypadTestbed,
+    fit_testbed_keypad,
+    run_line,
+    spec_for,
+    under_preload,
+)
+from simulator.keypad_umockdev import KeypadSpec
 from simulator.pn532.shoe import fit_pn532, pn532_readers
 from simulator.table import DEVICES, Simulator
+
+#: How long a keypad's controller is given to let go of the keypad unplugged as the simulator
+#: stops (it sees udev's 'remove' at once: docs/hardware-keypad.md, Unplugged and plugged back).
+LET_GO: Final = 2.0
 
 
 class Busy(Exception):
@@ -69,7 +84,10 @@ def _history(path: Path, interactive: bool) -> Iterator[None]:
 def run_sim(
     args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None
 ) -> int:
-    """Run the simulator and its console until 'quit' or the end of the input."""
+    """Run the simulator and its console until 'quit' or the end of the input (the command
+    line's own process, ``stdin`` None: one with a keypad panel runs itself again under
+    umockdev's preload first, ``simulator.keypad_testbed.under_preload``)."""
+    as_command = stdin is None
     stdin = stdin or sys.stdin
     stdout = stdout or sys.stdout
 
@@ -94,6 +112,8 @@ def run_sim(
             args.protocol,
         )
         bot = make_bot(args)
+        if bench is not None and bench.keypad is not None:
+            under_preload(as_command)  # returns only once under it
     except ValueError as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
@@ -110,9 +130,9 @@ def run_sim(
                 stdout=stdout,
                 show=show,
                 bot=bot,
-                decks=None if bench is None else bench.decks,
+                bench=bench,
             )
-    except (OSError, Busy) as exc:
+    except (OSError, Busy, KeypadBenchError) as exc:
         print(f"tablectl sim: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -170,11 +190,12 @@ def _serve(
     stdout: TextIO,
     show: Callable[[int, str], None],
     bot: Bot | None = None,
-    decks: tuple[Path, Path] | None = None,
+    bench: Bench | None = None,
 ) -> int:
-    """Serve the devices and the console; ``decks``: the deck files a table.toml names (else
-    ``deck-A.txt`` and ``deck-B.txt`` in ``--decks`` or the folder)."""
+    """Serve the devices and the console; ``bench``: what a table.toml names (the deck files,
+    else ``deck-A.txt`` and ``deck-B.txt`` in ``--decks`` or the folder; a keypad panel)."""
     interactive = stdin.isatty()
+    decks = None if bench is None else bench.decks
     pn532 = getattr(args, "shoe", "tablectl") == "pn532"
     with _claimed(directory), contextlib.ExitStack() as stack:
         sim = Simulator(
@@ -199,12 +220,18 @@ def _serve(
                     path.parent.mkdir(parents=True, exist_ok=True)
                     write_deck_file(path, deck)
             console = Console(sim, stdin, stdout, interactive, seed=args.seed)
+            keypad = None
+            if bench is not None and bench.keypad is not None:
+                keypad = _fit_keypad(stack, sim, bench)
             for device in DEVICES:
                 if device == "shoe" and readers is not None:
                     console.say(
                         f"shoe: PN532 readers, slot {readers.address('slot')}, discard "
                         f'{readers.address("discard")} ([devices.shoe] kind = "pn532")'
                     )
+                    continue
+                if device == "panel" and keypad is not None:
+                    console.say(keypad)
                     continue
                 console.say(f"{device}: {sim.address(device)}")
             console.say(f"decks: {' '.join(str(path) for path in written)}")
@@ -223,6 +250,33 @@ def _serve(
                 console.runner = runner
                 _loop(console)
     return 1 if console.failures and not interactive else 0
+
+
+def _fit_keypad(stack: contextlib.ExitStack, sim: Simulator, bench: Bench) -> str:
+    """The table.toml's keypad, emulated by umockdev, takes the dealer's presses; what to
+    tell the technician (docs/simulator.md, The keypad panel)."""
+    assert bench.keypad is not None
+    assert bench.display is not None
+    keypads = KeypadTestbed()
+    stack.callback(keypads.close)
+    spec = keypads.plug(spec_for(bench.keypad))
+    watch = stack.enter_context(DisplayWatch(bench.display))
+    # On the way out the keypad is unplugged first, and the controller given a moment to let
+    # go of it, while umockdev still answers for its node (stopped under a reader, umockdev's
+    # preload library aborts the reader's next ioctl).
+    stack.callback(_unplugged, keypads, spec, watch)
+    fit_testbed_keypad(sim, lambda key: keypads.tap(spec, key), bench.keypad.keymap, watch)
+    return (
+        f"panel: a USB keypad emulated by umockdev, {spec.node} ({bench.keypad.wanted}); "
+        f"start the controller so: {run_line(keypads.root, bench.config)}"
+    )
+
+
+def _unplugged(keypads: KeypadTestbed, spec: KeypadSpec, watch: DisplayWatch) -> None:
+    keypads.unplug(spec)
+    deadline = time.monotonic() + LET_GO
+    while watch.ready() is None and time.monotonic() < deadline:
+        time.sleep(0.01)
 
 
 def _loop(console: Console) -> None:

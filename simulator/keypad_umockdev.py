@@ -75,6 +75,8 @@ class KeypadSpec:
     name: str = "Tablectl Bench 17-key Keypad"
     keys: tuple[str, ...] = STANDARD_17_KEYS
     usb_port: str = "1-2"
+    #: Names besides udev's by-id link, as a udev rule gives them (``/dev/tablectl/keypad``).
+    links: tuple[str, ...] = ()
 
     @property
     def node(self) -> str:
@@ -130,7 +132,7 @@ class KeypadSpec:
                 f"E: ID_MODEL_ID={self.product}",
                 f"E: ID_SERIAL=Tablectl_Keypad_{self.serial}",
                 f"E: ID_SERIAL_SHORT={self.serial}",
-                f"E: DEVLINKS={self.by_id}",
+                f"E: DEVLINKS={' '.join((self.by_id, *self.links))}",
                 f"A: dev=13:{minor}",
                 "",
                 f"P: {self.input_path.removeprefix('/sys')}",

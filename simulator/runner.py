@@ -47,6 +47,7 @@ from simulator.waits import (
     unjammed,
     until_acknowledged,
     until_welcomed,
+    until_witnessed,
 )
 
 _T = TypeVar("_T")
@@ -361,6 +362,12 @@ class BotRunner:
             )
         if not until_welcomed(self.sim, devices, stop=self._stop, say=self._say):
             return False
+        witness = self.sim.press_witness
+        # A keypad's controller says nothing to it: the bench reads whether it holds it.
+        if witness is not None and not until_witnessed(
+            witness.ready, stop=self._stop, say=self._say, patience=0.0
+        ):
+            return False
         self._hosted.update(devices)
         return True
 
@@ -433,6 +440,12 @@ class BotRunner:
         """With ``wait_for_acks``: wait until the host has acknowledged what ``act`` made a
         device report, while a host is welcomed on it (none: nothing to wait for)."""
         if not self.wait_for_acks or table_input(act) is None:
+            return
+        witness = self.sim.press_witness
+        if isinstance(act, Press) and witness is not None:
+            # A keypad acknowledges nothing: the next card must not overtake the press.
+            table = self.bot.table
+            until_witnessed(lambda: witness.taken(table), stop=self._stop, say=self._say)
             return
         device = "panel" if isinstance(act, Press) else "shoe"
         until_acknowledged(self.sim, device, stop=self._stop, say=self._say)

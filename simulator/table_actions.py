@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Callable
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from controller.poker.cards import DECK, Card
+from controller.poker.engine import Table
 from controller.poker.inputs import Button
 from drivers.seam.events import Lid, Reader
 from simulator.decks import TagDeck, foreign_uid
@@ -24,6 +25,17 @@ from simulator.virtualpanel import VirtualPanel
 from simulator.virtualshoe import VirtualShoe
 
 _T = TypeVar("_T")
+
+
+class PressWitness(Protocol):
+    """What a bench reads of a controller that takes presses without acknowledging them (a
+    keypad): each answer is why not yet, or None."""
+
+    def ready(self) -> str | None:
+        """Why a press now would reach no controller."""
+
+    def taken(self, table: Table) -> str | None:
+        """Why the controller does not yet show what ``table`` (the bot's) waits for."""
 
 
 class TableActions(ABC):
@@ -37,6 +49,10 @@ class TableActions(ABC):
     #: Where the dealer's presses go when the table's panel is not the simulator's protocol
     #: panel: a keypad's keys (simulator/keypad.py, ``fit_keypad``); None: the panel.
     presses: Callable[[Button], None] | None = None
+    #: With ``presses``, on a bench whose controller is another process: what says whether
+    #: it holds the keypad and has taken a press (simulator/keypad_testbed.py); None: the
+    #: presses need no witness (the demo's keypad, in this process, is followed in lockstep).
+    press_witness: PressWitness | None = None
     #: On a table whose shoe is PN532 readers (simulator/pn532/shoe.py, ``fit_pn532``): the
     #: seconds until the cards pitched last have left the readers' fields, which the bot's
     #: runner waits out before its next act; None: the protocol shoe, whose reads are

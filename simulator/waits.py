@@ -163,3 +163,26 @@ def journaled_up(directory: Path) -> bool:
         elif record["kind"] == "device":
             ready.discard(record["data"]["device"])
     return ready >= {"shoe", "panel"} if started else True
+
+
+def until_witnessed(
+    check: Callable[[], str | None],
+    *,
+    stop: threading.Event,
+    say: Callable[[str], None],
+    patience: float = ACK_PATIENCE,
+) -> bool:
+    """Wait until ``check`` (a ``PressWitness``'s: simulator/table_actions.py) says nothing
+    holds the press back; said once, with its reason, after ``patience``; False if ``stop``
+    came first. A keypad's press takes no acknowledgement: this is the bench's stand-in."""
+    began = time.monotonic()
+    said = False
+    while (why := check()) is not None:
+        if not said and time.monotonic() - began >= patience:
+            say(f"waiting: {why}")
+            said = True
+        if stop.wait(POLL * 10):
+            return False
+    if said:
+        say("going on: the controller took it")
+    return True

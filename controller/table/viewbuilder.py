@@ -118,7 +118,7 @@ class ViewBuilder:
             alarms=_alarms(pending, core),
             devices=_devices(core),
             showdown=self._showdown(),
-            dealer_prompt=_dealer_prompt(pending),
+            dealer_prompt=dealer_prompt(pending),
             log=tuple(announce(event) for event in self._log),
             hand_in_progress=in_hand,
             deck=core.deck.deck if core.deck is not None else "",
@@ -346,7 +346,8 @@ def device_paused(pauses: list[Pause]) -> DeviceView:
     return device_lost(name)
 
 
-def _dealer_prompt(pending: ev.Event) -> str:
+def dealer_prompt(pending: ev.Event) -> str:
+    """What the display asks of the dealer when no seat acts and no card is due."""
     if isinstance(pending, ev.NewHandExpected):
         return f"Shuffle and cut the other deck, then press NEW HAND (hand {pending.hand})"
     if isinstance(pending, ev.DrawExpected):

@@ -77,8 +77,10 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help="the controller's table.toml: make the ports and deck files it names (its "
         "[devices.shoe] and [devices.panel] path, DIR/shoe and DIR/panel, its [decks] a and b, "
-        "the serials); a bot takes the game, seats, dealer, stakes and stacks from it, and "
-        "waits for that controller to welcome the shoe and the panel before dealing",
+        'the serials; a keypad panel, kind = "keypad": that keypad, emulated by umockdev, '
+        "and the line that starts the controller on it); a bot takes the game, seats, dealer, "
+        "stakes and stacks from it, and waits for that controller to welcome the shoe and the "
+        "panel (or hold the keypad) before dealing",
     )
     parser.add_argument(
         "--shoe-serial",
