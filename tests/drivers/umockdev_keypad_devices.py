@@ -18,7 +18,9 @@ from keypad_bed import (  # the fixture replaces the suite's leak check here
 from umockdev_bed import under_umockdev
 
 from controller.cli.main import main
+from controller.poker.engine import Stakes, TableSetup
 from simulator.keypad_umockdev import KeypadSpec
+from simulator.tablefile import TomlValue, write_table_toml
 
 pytestmark = pytest.mark.skipif(not under_umockdev(), reason="runs inside umockdev-run")
 
@@ -32,35 +34,17 @@ def bed() -> Iterator[KeypadBed]:
     made.close()
 
 
-def table_toml(tmp_path: Path, panel: str) -> Path:
+def table_toml(tmp_path: Path, panel: dict[str, TomlValue]) -> Path:
     """A table.toml whose shoe is a path and whose panel is the ``[devices.panel]`` given."""
-    path = tmp_path / "table.toml"
-    path.write_text(
-        f"""[table]
-id = "K-1"
-game = "mambo"
-seats = [1, 2]
-
-[stakes]
-small_bet = 5
-big_bet = 10
-
-[devices.shoe]
-path = "{tmp_path / "shoe"}"
-
-[devices.panel]
-{panel}
-
-[decks]
-a = "a.deck"
-b = "b.deck"
-
-[journal]
-dir = "{tmp_path / "journal"}"
-""",
-        encoding="utf-8",
+    return write_table_toml(
+        tmp_path,
+        table_id="K-1",
+        game="mambo",
+        config=TableSetup(seats=(1, 2), stakes=Stakes(small_bet=5, big_bet=10)),
+        shoe={"path": tmp_path / "shoe"},
+        panel=panel,
+        decks=[tmp_path / "a.deck", tmp_path / "b.deck"],
     )
-    return path
 
 
 def keypad_lines(out: str) -> list[str]:
@@ -77,7 +61,7 @@ def test_devices_says_which_keypad_is_the_table_tomls_panel(
     spec = bed.plug()
     other = bed.plug(KeypadSpec(event="event6", serial="KP0002", usb_port="1-3"))
     config = table_toml(
-        tmp_path, 'kind = "keypad"\nvendor_id = "04d9"\nproduct_id = "1203"\nserial = "KP0001"'
+        tmp_path, {"kind": "keypad", "vendor_id": "04d9", "product_id": "1203", "serial": "KP0001"}
     )
     assert main(["devices", "--config", str(config)]) == 0
     assert keypad_lines(capsys.readouterr().out) == [
@@ -98,7 +82,7 @@ def test_a_keypad_panel_not_plugged_in_is_missing(
     """The table.toml names a by-id path no keypad has: the panel was not found, exit 1."""
     spec = bed.plug()
     config = table_toml(
-        tmp_path, 'kind = "keypad"\npath = "/dev/input/by-id/usb-Other_Keypad-event-kbd"'
+        tmp_path, {"kind": "keypad", "path": "/dev/input/by-id/usb-Other_Keypad-event-kbd"}
     )
     assert main(["devices", "--config", str(config)]) == 1
     assert keypad_lines(capsys.readouterr().out)[-2:] == [
@@ -106,7 +90,7 @@ def test_a_keypad_panel_not_plugged_in_is_missing(
         "the panel was not found",
     ]
     # Its own link names it.
-    by_id = table_toml(tmp_path, f'kind = "keypad"\npath = "{spec.by_id}"')
+    by_id = table_toml(tmp_path, {"kind": "keypad", "path": spec.by_id})
     assert main(["devices", "--config", str(by_id)]) == 0
     assert f"    => the keypad: is {spec.by_id}" in capsys.readouterr().out
 
@@ -117,7 +101,7 @@ def test_a_protocol_panel_table_judges_no_keypad(
     """The table.toml's panel is a protocol panel: the keypads are listed, none is the
     panel, and none is required."""
     spec = bed.plug()
-    config = table_toml(tmp_path, f'path = "{tmp_path / "panel"}"')
+    config = table_toml(tmp_path, {"path": tmp_path / "panel"})
     assert main(["devices", "--config", str(config)]) == 0
     assert keypad_lines(capsys.readouterr().out) == [
         "keypads (input devices with keys; its panel is kind 'tablectl', no keypad; "

@@ -143,6 +143,32 @@ def _reading(stream: Any, lines: queue.Queue[str | None]) -> Iterator[None]:
         reader.join()
 
 
+def start_controller(
+    config: Path, errors: Path, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
+    """``tablectl run --config`` in a process of its own (in ``env``), what it says outside
+    its log written to ``errors``."""
+    with errors.open("wb") as stderr:
+        return subprocess.Popen(
+            [*TABLECTL, "run", "--config", str(config), *AS_ROOT],
+            cwd=ROOT,
+            stdout=stderr,
+            stderr=stderr,
+            env=env,
+        )
+
+
+def stop_controller(controller: subprocess.Popen[bytes]) -> int:
+    """Stop the controller with SIGTERM; its exit status (killed if not stopped in time)."""
+    controller.send_signal(signal.SIGTERM)
+    try:
+        return controller.wait(timeout=WAIT)
+    finally:
+        if controller.poll() is None:
+            controller.kill()
+            controller.wait()
+
+
 def bench(folder: Path, game: str, *options: str) -> BenchRun:
     """The simulator and its bot first (it makes the ports and decks, then waits), then the
     controller; until the bot's last line, or a line saying it is out of step with the
@@ -175,13 +201,7 @@ def bench(folder: Path, game: str, *options: str) -> BenchRun:
                     break
                 run.said.append(line)
                 if line.startswith("bot: waiting for a controller") and controller is None:
-                    with errors.open("wb") as stderr:
-                        controller = subprocess.Popen(
-                            [*TABLECTL, "run", "--config", str(config), *AS_ROOT],
-                            cwd=ROOT,
-                            stdout=stderr,
-                            stderr=stderr,
-                        )
+                    controller = start_controller(config, errors)
                 if line.startswith(("bot: stopped", "bot: done")) or OUT_OF_STEP in line:
                     break
         finally:
@@ -190,13 +210,7 @@ def bench(folder: Path, game: str, *options: str) -> BenchRun:
                 sim.terminate()  # out of step, or too slow: its console would wait for ever
             assert sim.wait(timeout=WAIT) in (0, 128 + signal.SIGTERM)
             if controller is not None:
-                controller.send_signal(signal.SIGTERM)
-                try:
-                    status = controller.wait(timeout=WAIT)
-                finally:
-                    if controller.poll() is None:
-                        controller.kill()
-                        controller.wait()
+                status = stop_controller(controller)
                 assert status == 0, errors.read_text(encoding="utf-8", errors="replace")
     log = folder / "tablectl.log"
     run.log = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]

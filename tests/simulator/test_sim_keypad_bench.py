@@ -24,7 +24,6 @@ from pathlib import Path
 import pytest
 from devtime import WAIT
 from test_bot_bench_stacks import (
-    AS_ROOT,
     BENCH_WAIT,
     OUT_OF_STEP,
     ROOT,
@@ -32,6 +31,8 @@ from test_bot_bench_stacks import (
     BenchRun,
     _reading,
     short_stacks_toml,
+    start_controller,
+    stop_controller,
 )
 
 from controller.cli.main import main
@@ -119,28 +120,13 @@ def keypad_bench(folder: Path, game: str, *options: str, console: str = "") -> B
                     break
                 run.said.append(line)
                 if line.startswith("panel: ") and controller is None:
-                    with errors.open("wb") as stderr:
-                        controller = subprocess.Popen(
-                            [*TABLECTL, "run", "--config", str(config), *AS_ROOT],
-                            cwd=ROOT,
-                            stdout=stderr,
-                            stderr=stderr,
-                            env=controller_env(line),
-                        )
+                    controller = start_controller(config, errors, controller_env(line))
                     sim.stdin.write(console)
                     sim.stdin.close()
                 if line.startswith(("bot: stopped", "bot: done")) or OUT_OF_STEP in line:
                     break
         finally:
-            status = 0
-            if controller is not None:
-                controller.send_signal(signal.SIGTERM)
-                try:
-                    status = controller.wait(timeout=WAIT)
-                finally:
-                    if controller.poll() is None:
-                        controller.kill()
-                        controller.wait()
+            status = 0 if controller is None else stop_controller(controller)
             if sim.poll() is None:
                 sim.terminate()
             assert sim.wait(timeout=WAIT) in (0, 1, 128 + signal.SIGTERM)
@@ -231,14 +217,7 @@ def test_a_console_press_reaches_the_engine_and_a_simulator_stopped_first_unplug
         assert sim.stdout.readline().startswith(
             "error: press: new_hand: the keypad's key is not pressed: no controller's display at "
         )
-        with (tmp_path / "run.err").open("wb") as errors:
-            controller = subprocess.Popen(
-                [*TABLECTL, "run", "--config", str(config), *AS_ROOT],
-                cwd=ROOT,
-                stdout=errors,
-                stderr=errors,
-                env=controller_env(panel),
-            )
+        controller = start_controller(config, tmp_path / "run.err", controller_env(panel))
         try:
             wait_logged(tmp_path, "keypad_up", controller)
             wait_logged(tmp_path, "display_attached", controller)
@@ -260,13 +239,7 @@ def test_a_console_press_reaches_the_engine_and_a_simulator_stopped_first_unplug
             wait_logged(tmp_path, "keypad_down", controller)
             assert controller.poll() is None, "the controller runs on without its keypad"
         finally:
-            controller.send_signal(signal.SIGTERM)
-            try:
-                status = controller.wait(timeout=WAIT)
-            finally:
-                if controller.poll() is None:
-                    controller.kill()
-                    controller.wait()
+            status = stop_controller(controller)
         assert status == 0, (tmp_path / "run.err").read_text(encoding="utf-8", errors="replace")
 
 
