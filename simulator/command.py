@@ -28,13 +28,13 @@ from simulator.devices import PANEL_IDENTITY, SHOE_IDENTITY, Identity
 from simulator.display_watch import DisplayWatch
 from simulator.keypad_testbed import (
     KeypadBenchError,
+    KeypadCable,
     KeypadTestbed,
     fit_testbed_keypad,
     run_line,
     spec_for,
     under_preload,
 )
-from simulator.keypad_umockdev import KeypadSpec
 from simulator.pn532.shoe import fit_pn532, pn532_readers
 from simulator.table import DEVICES, Simulator
 
@@ -260,20 +260,22 @@ def _fit_keypad(stack: contextlib.ExitStack, sim: Simulator, bench: Bench) -> st
     keypads = KeypadTestbed()
     stack.callback(keypads.close)
     spec = keypads.plug(spec_for(bench.keypad))
+    cable = KeypadCable(keypads, spec)
     watch = stack.enter_context(DisplayWatch(bench.display))
     # On the way out the keypad is unplugged first, and the controller given a moment to let
     # go of it, while umockdev still answers for its node (stopped under a reader, umockdev's
     # preload library aborts the reader's next ioctl).
-    stack.callback(_unplugged, keypads, spec, watch)
-    fit_testbed_keypad(sim, lambda key: keypads.tap(spec, key), bench.keypad.keymap, watch)
+    stack.callback(_unplugged, cable, watch)
+    fit_testbed_keypad(sim, cable, bench.keypad.keymap, watch)
     return (
         f"panel: a USB keypad emulated by umockdev, {spec.node} ({bench.keypad.wanted}); "
         f"start the controller so: {run_line(keypads.root, bench.config)}"
     )
 
 
-def _unplugged(keypads: KeypadTestbed, spec: KeypadSpec, watch: DisplayWatch) -> None:
-    keypads.unplug(spec)
+def _unplugged(cable: KeypadCable, watch: DisplayWatch) -> None:
+    if cable.plugged:
+        cable.unplug()
     deadline = time.monotonic() + LET_GO
     while watch.ready() is None and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -358,7 +358,8 @@ class Console(cmd.Cmd):
         """
         self.args(arg, 0, 0, "'paths' with no arguments")
         for device in DEVICES:
-            plugged = self.sim.devices[device].endpoint.plugged
+            cable = self.sim.panel_cable if device == "panel" else None
+            plugged = cable.plugged if cable else self.sim.devices[device].endpoint.plugged
             self.say(f"{device}: {self.sim.address(device)}{'' if plugged else ' (unplugged)'}")
 
     def do_wait(self, arg: str) -> None:

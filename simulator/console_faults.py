@@ -134,10 +134,12 @@ def _line_fault(sim: Simulator, name: str, device: str, rest: list[str]) -> str:
     actions: dict[str, tuple[Callable[[str], None], str]] = {
         "speak": (sim.speak, "speaks again"),
         "unplug": (sim.unplug, "is unplugged"),
-        "replug": (sim.replug, f"is plugged back in at {sim.address(device)}"),
+        "replug": (sim.replug, "is plugged back in at"),
         "power-cycle": (sim.power_cycle, "was switched off and on"),
         "clear": (sim.clear_faults, "has no line fault armed"),
     }
     action, done = actions[name]
     action(device)
+    if name == "replug":  # where it is now: a replugged keypad has another event node
+        done += f" {sim.address(device)}"
     return f"the {device} {done}"

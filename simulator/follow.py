@@ -50,11 +50,19 @@ def table_hold(sim: Simulator, bot: FollowingBot, hosted: set[str]) -> str | Non
         reader, jammed, text = sim.shoe.reader, sim.shoe.jammed, sim.panel.text
     hosted |= now
     waiting = [name for name in DEVICES if name in hosted and name not in now]
+    cable, witness = sim.panel_cable, sim.press_witness
+    if cable is not None and not cable.plugged:
+        unplugged.append("panel")
     if unplugged:
         name = unplugged[0]
         return f"the {name} is unplugged ('fault replug {name}' plugs it back in)"
     if waiting:
         return f"the controller has not welcomed the {waiting[0]} back yet"
+    if witness is not None:
+        # A keypad's controller says nothing to it: its display says whether it holds it.
+        held = witness.ready()
+        if held is not None:
+            return held
     return _shoe_hold(reader, jammed) or _panel_hold(text, bot)
 
 

@@ -26,7 +26,7 @@ import shlex
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Final
 
@@ -39,6 +39,8 @@ from simulator.table_actions import PressWitness, TableActions
 
 #: umockdev's preload library, as its own ``umockdev-wrapper`` names it.
 PRELOAD: Final = "libumockdev-preload.so.0"
+#: Why a key of an unplugged keypad reaches no one.
+UNPLUGGED: Final = "the keypad is unplugged ('fault replug panel' plugs it back in)"
 #: Where a path names the node itself.
 _EVENT_DIR: Final = "/dev/input/"
 
@@ -179,19 +181,56 @@ def run_line(root: str, config: Path) -> str:
     return shlex.join([*words, "--config", str(config)])
 
 
+class KeypadCable:
+    """The emulated keypad's USB cable, which the console's ``fault unplug panel`` and
+    ``fault replug panel`` pull and plug (``TableActions.panel_cable``): unplugged, udev's
+    'remove' is sent and a key reaches no one; plugged back, the keypad comes back at the
+    next event node (umockdev keeps a removed node's name, as the kernel may give a
+    replugged keypad another number), its names and identity the same."""
+
+    def __init__(self, keypads: KeypadTestbed, spec: KeypadSpec) -> None:
+        self.keypads = keypads
+        self.spec = spec
+        self.plugged = True
+
+    @property
+    def address(self) -> str:
+        return f"{self.spec.node} (a keypad emulated by umockdev; {self.keypads.root})"
+
+    def tap(self, key: str) -> None:
+        if not self.plugged:
+            raise DeviceError(UNPLUGGED)
+        self.keypads.tap(self.spec, key)
+
+    def unplug(self) -> None:
+        if not self.plugged:
+            raise DeviceError("the panel is unplugged already")
+        self.keypads.unplug(self.spec)
+        self.plugged = False
+
+    def replug(self) -> None:
+        if self.plugged:
+            raise DeviceError("the panel is plugged in already")
+        number = int(self.spec.event.removeprefix("event")) + 1
+        self.spec = self.keypads.plug(replace(self.spec, event=f"event{number}"))
+        self.plugged = True
+
+
 def fit_testbed_keypad(
-    sim: TableActions, press_key: Callable[[str], None], keymap: KeyMap, witness: PressWitness
+    sim: TableActions, cable: KeypadCable, keymap: KeyMap, witness: PressWitness
 ) -> None:
-    """The dealer's presses on ``sim`` (the console's, the bot's) go to a keypad from now on:
-    a press of a button is ``press_key`` of the key ``keymap`` gives it, made while a
+    """The dealer's presses on ``sim`` (the console's, the bot's) go to the emulated keypad
+    from now on: a press of a button is a tap of the key ``keymap`` gives it, made while a
     controller holds the keypad (``witness``), else refused, naming why; the bot's runner
-    waits on ``witness`` for the controller to take each press."""
+    waits on ``witness`` for the controller to take each press. The panel's unplug and replug
+    are the keypad's (``cable``)."""
 
     def press(button: Button) -> None:
-        why = witness.ready()
+        why = UNPLUGGED if not cable.plugged else witness.ready()
         if why is not None:
             raise DeviceError(f"{button.value}: the keypad's key is not pressed: {why}")
-        press_key(keymap.keys[button])
+        cable.tap(keymap.keys[button])
 
     sim.presses = press
     sim.press_witness = witness
+    sim.panel_cable = cable

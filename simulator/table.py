@@ -181,7 +181,10 @@ class Simulator(TableActions):
         return core
 
     def address(self, device: str) -> str:
-        """The path (pty) or URL (memory) a program opens to reach ``device``."""
+        """The path (pty) or URL (memory) a program opens to reach ``device`` (a keypad
+        panel: its event node, ``panel_cable``)."""
+        if device == "panel" and self.panel_cable is not None:
+            return self.panel_cable.address
         return self._device(device).endpoint.address
 
     def write_deck_files(self, directory: Path) -> list[Path]:

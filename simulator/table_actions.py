@@ -38,6 +38,22 @@ class PressWitness(Protocol):
         """Why the controller does not yet show what ``table`` (the bot's) waits for."""
 
 
+class Cable(Protocol):
+    """A panel's cable that is not the protocol panel's (a keypad's: ``panel_cable``)."""
+
+    plugged: bool
+
+    @property
+    def address(self) -> str:
+        """Where the controller reaches the panel."""
+
+    def unplug(self) -> None:
+        """Pull it (DeviceError if it is out already)."""
+
+    def replug(self) -> None:
+        """Plug it back in (DeviceError if it is in)."""
+
+
 class TableActions(ABC):
     """The actions of ``Simulator``, which keeps the devices, their lines and the clock."""
 
@@ -53,6 +69,9 @@ class TableActions(ABC):
     #: it holds the keypad and has taken a press (simulator/keypad_testbed.py); None: the
     #: presses need no witness (the demo's keypad, in this process, is followed in lockstep).
     press_witness: PressWitness | None = None
+    #: With ``presses``, on a keypad bench: the keypad's cable, which ``unplug`` and
+    #: ``replug`` of the panel pull and plug; None: the protocol panel's.
+    panel_cable: Cable | None = None
     #: On a table whose shoe is PN532 readers (simulator/pn532/shoe.py, ``fit_pn532``): the
     #: seconds until the cards pitched last have left the readers' fields, which the bot's
     #: runner waits out before its next act; None: the protocol shoe, whose reads are
@@ -164,6 +183,9 @@ class TableActions(ABC):
 
     def unplug(self, device: str) -> None:
         """Pull ``device``'s USB cable: its port fails and goes; the device keeps its state."""
+        if device == "panel" and self.panel_cable is not None:
+            self.panel_cable.unplug()
+            return
 
         def pull() -> None:
             sim_device = self._device(device)
@@ -177,6 +199,9 @@ class TableActions(ABC):
 
     def replug(self, device: str) -> None:
         """Plug ``device`` back in: the same path or URL; it says hello again."""
+        if device == "panel" and self.panel_cable is not None:
+            self.panel_cable.replug()
+            return
 
         def plug() -> None:
             sim_device = self._device(device)

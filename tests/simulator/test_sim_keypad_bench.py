@@ -176,10 +176,14 @@ def log_events(folder: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in lines if line.endswith("}")]
 
 
-def wait_logged(folder: Path, event: str, process: subprocess.Popen[bytes]) -> None:
-    """Wait until the controller has logged ``event`` (it is running all along)."""
+def logged(folder: Path, event: str) -> list[dict[str, object]]:
+    return [e for e in log_events(folder) if e.get("event") == event]
+
+
+def wait_logged(folder: Path, event: str, process: subprocess.Popen[bytes], times: int = 1) -> None:
+    """Wait until the controller has logged ``event`` ``times`` times (it runs all along)."""
     deadline = time.monotonic() + WAIT
-    while not any(e.get("event") == event for e in log_events(folder)):
+    while len(logged(folder, event)) < times:
         assert process.poll() is None, f"the controller stopped before it logged {event}"
         assert time.monotonic() < deadline, f"no {event} in the controller's log"
         time.sleep(0.02)
@@ -189,8 +193,10 @@ def test_a_console_press_reaches_the_engine_and_a_simulator_stopped_first_unplug
     tmp_path: Path,
 ) -> None:
     """No bot: `press new_hand` while no controller holds the keypad is refused, saying
-    why; with the controller holding it, the press starts hand 1. `quit` unplugs the keypad
-    before umockdev goes: the controller logs it down and runs on, then stops cleanly."""
+    why; with the controller holding it, the press starts hand 1. `fault unplug panel` and
+    `fault replug panel` pull and plug the keypad's cable (a press between is refused). `quit`
+    unplugs the keypad before umockdev goes: the controller logs it down and runs on, then
+    stops cleanly."""
     umockdev_or_skip()
     config = keypad_toml(tmp_path, "mambo")
     with subprocess.Popen(
@@ -221,22 +227,44 @@ def test_a_console_press_reaches_the_engine_and_a_simulator_stopped_first_unplug
         try:
             wait_logged(tmp_path, "keypad_up", controller)
             wait_logged(tmp_path, "display_attached", controller)
-            # The simulator reads the display's first view at the controller's next turn.
-            deadline = time.monotonic() + WAIT
-            while True:
-                sim.stdin.write("press new_hand\n")
-                answer = sim.stdout.readline().rstrip("\n")
-                if answer == "pressed new_hand":
-                    break
-                assert "no controller's display" in answer, answer
-                assert time.monotonic() < deadline, answer
+
+            def press(button: str) -> None:
+                """Press until the simulator's view of the display lets the press through:
+                it reads the display's first view at the controller's next turn."""
+                deadline = time.monotonic() + WAIT
+                while True:
+                    sim.stdin.write(f"press {button}\n")
+                    answer = sim.stdout.readline().rstrip("\n")
+                    if answer == f"pressed {button}":
+                        return
+                    assert answer.startswith(f"error: press: {button}: "), answer
+                    assert time.monotonic() < deadline, answer
+
+            def console(command: str) -> str:
+                sim.stdin.write(command + "\n")
+                return sim.stdout.readline().rstrip("\n")
+
+            press("new_hand")
             wait_logged(tmp_path, "hand_started", controller)
-            (pressed,) = [e for e in log_events(tmp_path) if e.get("event") == "button"]
+            (pressed,) = logged(tmp_path, "button")
             assert (pressed["button"], pressed["key"]) == ("new_hand", "KEY_KPENTER")
+            # The keypad's cable pulled and plugged back: down, then up at another node.
+            assert console("fault unplug panel") == "the panel is unplugged"
+            wait_logged(tmp_path, "keypad_down", controller)
+            assert console("press fold").startswith("error: press: fold: ")
+            replugged = console("fault replug panel")
+            assert replugged.startswith(
+                "the panel is plugged back in at /dev/input/event6 (a keypad emulated by "
+            ), replugged
+            wait_logged(tmp_path, "keypad_up", controller, times=2)
+            assert logged(tmp_path, "keypad_up")[1]["path"] == "/dev/input/event6"
+            press("fold")  # the engine refuses it (cards are due), but it is the keypad's
+            wait_logged(tmp_path, "button", controller, times=2)
+            assert logged(tmp_path, "button")[1]["key"] == "KEY_KP4"
             sim.stdin.write("quit\n")
             sim.stdin.close()
             assert sim.wait(timeout=WAIT) == 1  # piped, the refused press failed
-            wait_logged(tmp_path, "keypad_down", controller)
+            wait_logged(tmp_path, "keypad_down", controller, times=2)
             assert controller.poll() is None, "the controller runs on without its keypad"
         finally:
             status = stop_controller(controller)
