@@ -25,6 +25,7 @@ from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button
 from simulator.acts import Act, Press, table_input
 from simulator.pace import Pace
+from simulator.presses import Decided, last_press
 from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner
 from simulator.servers import Guarded, ServerError
@@ -108,7 +109,9 @@ class SimulatedTable:
     restarted, and the inputs still reach it in the dealer's order. A new hand's press waits
     until the controller process is up (it has replayed and welcomed both devices: a restarted
     controller refuses a new hand before it has heard the shoe, docs/app.md), and a kill waits
-    until a press in flight is journaled (``new_hand``)."""
+    until a new hand's press in flight is journaled (``new_hand``); any other press refused
+    as the table was paused (a restarted controller's, before both hellos) is pressed again
+    once the journal says both devices are up."""
 
     def __init__(
         self,
@@ -233,11 +236,31 @@ class SimulatedTable:
         try:
             if isinstance(act, Press):
                 self._wait_acked("panel")
+                self._press_again_if_paused(act)
             elif table_input(act) is not None:
                 self._wait_acked("shoe")
         finally:
             if act == NEW_HAND:
                 self.new_hand.release()
+
+    def _press_again_if_paused(self, act: Press) -> None:
+        """A press the controller took while it was stopped, killed or just started reaches
+        it before it has journaled both devices' hellos maybe: the table is paused then, and
+        the press refused (docs/app.md, Devices lost and found). As a dealer does, it is
+        pressed again once the journal says both devices are up (simulator/waits.py,
+        journaled_up), read from its decision record (simulator/presses.py)."""
+        journal = self.directory / "journal"
+        while True:
+            while (decided := last_press(journal)) is None:
+                if self._stop.wait(_POLL):
+                    raise RunnerStopped()
+            if decided is not Decided.PAUSED:
+                return
+            while not (self.up() and journaled_up(journal)):
+                if self._stop.wait(_POLL):
+                    raise RunnerStopped()
+            self.sim.press(act.button)
+            self._wait_acked("panel")
 
     def _wait_acked(self, device: str) -> None:
         """Until the device holds nothing unacknowledged (the controller journaled it), for as

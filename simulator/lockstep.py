@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from typing import Final
 
 from controller.poker.engine import TableSetup
-from controller.poker.engine.events import Event
+from controller.poker.engine.events import Event, Refused
 from controller.poker.games.spec import GameSpec
 from controller.poker.inputs import Button
 from controller.table.core import Cause
@@ -30,6 +30,7 @@ from simulator.acts import Act, Press, Rebuy, table_input
 from simulator.clock import ManualClock
 from simulator.pace import Pace
 from simulator.pn532.shoe import UNSHOWN_AFTER
+from simulator.presses import PAUSED_REASON
 from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner
 from simulator.table import Simulator
@@ -182,6 +183,42 @@ class LockstepDealer:
     def _wait_taken(self, act: Act) -> None:
         if table_input(act) is None:
             return
+        self._wait_input()
+        while isinstance(act, Press) and self._refused_as_paused():
+            # Refused as the table was paused (docs/app.md, Devices lost and found): as a
+            # dealer does, the bot presses again once the pause has ended.
+            self._wait_unpaused()
+            self.runner.sim.press(act.button)
+            self._wait_input()
+
+    def _refused_as_paused(self) -> bool:
+        """Whether the controller refused the input it took last because a device paused the
+        table (controller/table/core.py, ``TableCore._paused_refusal``)."""
+        events = self.controller.core.last_events
+        return any(isinstance(e, Refused) and e.reason.startswith(PAUSED_REASON) for e in events)
+
+    def _wait_unpaused(self) -> None:
+        """Until no device pauses the table, told by the controller's announcements; a device
+        out on purpose (training) is waited for however long it is out."""
+        deadline = time.monotonic() + self.timeout
+        while True:
+            with self._cond:
+                if self._cond.wait_for(
+                    lambda: self._stop.is_set() or not self.controller.core.pauses, TICK_AFTER
+                ):
+                    return
+            if self.runner.holding() is not None:
+                deadline = time.monotonic() + self.timeout
+            if time.monotonic() >= deadline:
+                raise TimeoutError(
+                    f"the table stayed paused ({self.controller.core.paused_by}) for "
+                    f"{self.timeout} s after refusing the bot's press"
+                )
+            if self._clock is not None:  # the devices' time passes as while a dealer waits
+                self._clock.advance(self._tick)
+
+    def _wait_input(self) -> None:
+        """Until the controller has taken one more input (the bot's last)."""
         deadline = time.monotonic() + self.timeout
         with self._cond:
             self.expected += 1
@@ -213,12 +250,13 @@ class LockstepDealer:
                 again = time.monotonic() + UNSHOWN_AFTER
 
     def _ready_for(self, act: Act) -> None:
-        """Before a new hand: wait until the controller has welcomed every device that is
-        plugged in. A controller just started (or restarted) is paused until it has heard each
-        device, and refuses a new hand meanwhile (docs/app.md, Devices lost and found); the
-        bot would have begun a hand the table never began. A device unplugged on purpose is
-        not waited for: the press goes, as a dealer's would."""
-        if not (isinstance(act, Press) and act.button is Button.NEW_HAND):
+        """Before a press: wait until the controller has welcomed every device that is plugged
+        in. A controller just started (or restarted) is paused until it has heard each device,
+        and refuses every press meanwhile (docs/app.md, Devices lost and found); the bot would
+        have made a press the table never took. A device unplugged on purpose is not waited
+        for: the press goes, as a dealer's would, and once it is refused the bot presses again
+        when the pause has ended (``_wait_taken``)."""
+        if not isinstance(act, Press):
             return
         deadline = time.monotonic() + self.timeout
         while not self._stop.is_set() and (waiting := self._unwelcomed()):

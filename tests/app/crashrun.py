@@ -43,6 +43,7 @@ from controller.poker.inputs import Button
 from controller.table.core import TableCore
 from simulator.acts import Act, Press, table_input
 from simulator.pace import Pace
+from simulator.presses import Decided, last_press
 from simulator.random_bot import RandomBot
 from simulator.runner import BotRunner
 from simulator.simtable import demo_config
@@ -102,8 +103,11 @@ class AckedDealer:
     new_hand: threading.Lock = field(default_factory=threading.Lock)
     #: Whether the current controller process has welcomed both devices (``Killer._up``).
     up: Callable[[], bool] = lambda: True
-    #: The controller's journal: a new hand is pressed once it says both devices are up.
+    #: The controller's journal: a new hand is pressed once it says both devices are up, and
+    #: a press it refused as the table was paused is pressed again then.
     journal: Path | None = None
+    #: How many presses were pressed again so.
+    pressed_again: int = 0
 
     def __post_init__(self) -> None:
         # The table.toml leaves [decks] alternate at its default, true: the dealer alternates too.
@@ -143,10 +147,36 @@ class AckedDealer:
     def _acked(self, act: Act) -> None:
         if isinstance(act, Press):
             self.wait_acked("panel")
+            self.press_again_if_paused(act)
         elif table_input(act) is not None:
             self.wait_acked("shoe")
         if act == NEW_HAND:
             self.new_hand.release()
+
+    def press_again_if_paused(self, act: Press) -> None:
+        """A press killed in flight reaches the restarted controller as the panel resends it,
+        maybe before that controller has journaled the shoe's hello: the table is paused then,
+        and every press is refused (docs/app.md, Devices lost and found). As a dealer does, the
+        bot presses it again once the pause has ended: once the journal says both devices are
+        up (simulator/waits.py, journaled_up), read from the press's decision record
+        (simulator/presses.py), never after a time."""
+        if self.journal is None:
+            return
+        deadline = time.monotonic() + self.timeout
+        while True:
+            while (decided := last_press(self.journal)) is None:
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{act.button.value}: no decision journaled")
+                time.sleep(0.001)
+            if decided is not Decided.PAUSED:
+                return
+            while not (self.up() and journaled_up(self.journal)):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"{act.button.value}: the table stayed paused")
+                time.sleep(0.001)
+            self.sim.press(act.button)
+            self.pressed_again += 1
+            self.wait_acked("panel")
 
     def wait_acked(self, device: str) -> None:
         """Until the device holds nothing unacknowledged: the controller has journaled it."""
@@ -285,6 +315,8 @@ class CrashResult:
     kills: int
     seconds: float
     records: int
+    #: Presses a restarted controller refused as the table was paused, pressed again.
+    pressed_again: int = 0
 
 
 def crash_run(
@@ -328,7 +360,12 @@ def crash_run(
     assert replayed.table.stacks == dealer.table.stacks
     assert len(dealer.results) == hands
     return CrashResult(
-        hands, dealer.inputs, killer.kills, time.monotonic() - started, report.records
+        hands,
+        dealer.inputs,
+        killer.kills,
+        time.monotonic() - started,
+        report.records,
+        dealer.pressed_again,
     )
 
 

@@ -95,6 +95,7 @@ class Pn532Dealer(AckedDealer):
     def _acked(self, act: Act) -> None:
         if isinstance(act, Press):
             self.wait_acked("panel")
+            self.press_again_if_paused(act)
         elif table_input(act) is not None:
             self.reads += 1
             self.wait_journaled()
@@ -191,6 +192,11 @@ def crash_run_pn532(
     assert len(dealer.results) == hands
     assert journal_reads(tmp_path / "journal") == dealer.reads  # each card journaled once
     result = CrashResult(
-        hands, dealer.inputs, killer.kills, time.monotonic() - started, report.records
+        hands,
+        dealer.inputs,
+        killer.kills,
+        time.monotonic() - started,
+        report.records,
+        dealer.pressed_again,
     )
     return result, pitch.repitched

@@ -7,14 +7,17 @@ The schema)."""
 
 from __future__ import annotations
 
+import contextlib
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from apphelp import ready
+from apphelp import PATIENCE, dealer, json_log, ready, sim_table
 
 from controller.config.settings import JournalSettings
+from controller.display.view import TableView
 from controller.journal import JournalReader, schema
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import (
@@ -29,6 +32,8 @@ from controller.poker.engine.events import (
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ReadPoint
 from controller.table.core import TableCore
+from controller.table.loop import wait_until
+from drivers.keypad.backend import KeypadSettings
 from drivers.seam.events import (
     ButtonPressed,
     DeviceDown,
@@ -39,6 +44,8 @@ from drivers.seam.events import (
     ShoeState,
     TagRead,
 )
+from drivers.seam.settings import DeviceSettings
+from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
 from simulator.simtable import demo_config, unplugged_table
 
 Pending = Callable[[object], bool]
@@ -221,3 +228,58 @@ def test_the_refusal_names_every_pause_and_a_replay_refuses_it_again(
     hands.close()
     again = replayed(tmp_path / "journal", hands.core)
     assert again.table.state == hands.core.table.state
+
+
+@pytest.mark.parametrize("panel", ["protocol", "keypad"])
+def test_a_press_while_the_shoe_is_lost_is_refused_on_the_display_and_in_the_log(
+    tmp_path: Path, panel: str
+) -> None:
+    """docs/app.md, Devices lost and found; docs/hardware-keypad.md, Unplugged and plugged
+    back: the shoe unplugged as a seat is to act, the bot's press (on the protocol panel or a
+    key of the keypad) is refused; the display's log shows the refusal naming the pause, the
+    log has it at warning; the bot presses again once the shoe is back (it waits on the
+    controller's announcements), and the hand is dealt to the end as the bot's table deals
+    it."""
+    views: list[TableView] = []
+    with contextlib.ExitStack() as stack:
+        lines = stack.enter_context(json_log(tmp_path))
+        devices: dict[str, DeviceSettings] = {}
+        keypad: tuple[SimKeypad, KeypadSettings] | None = None
+        if panel == "keypad":
+            keypad = stack.enter_context(keypad_panel("paused-press"))
+            devices["panel"] = keypad[1]
+        table = stack.enter_context(
+            sim_table(tmp_path, link={"backoff_max": 0.1}, devices=devices, display=views.append)
+        )
+        if keypad is not None:
+            fit_keypad(table.sim, keypad[0], keypad[1].keymap)
+        controller = table.controller
+        assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
+        bot = dealer(table, hands=1)
+        steps = bot.acts()
+        while not isinstance(controller.core.table.pending, ActionRequired):
+            next(steps)
+        table.sim.unplug("shoe")
+        assert wait_until(lambda: controller.core.paused_by == ["shoe"], PATIENCE)
+        refused: list[Refused] = []
+        controller.listeners.append(
+            lambda _ctl, events: refused.extend(e for e in events if isinstance(e, Refused))
+        )
+        pressing = threading.Thread(target=next, args=(steps,), name="the bot's press")
+        pressing.start()  # it waits for the pause to end once its press is refused
+        assert wait_until(lambda: bool(refused), PATIENCE)
+        (refusal_,) = refused
+        assert refusal_.reason.startswith("the table is paused (shoe lost); press ")
+        shown = f"Refused {refusal_.input}: {refusal_.reason}."
+        assert wait_until(lambda: shown in views[-1].log, PATIENCE)
+        table.sim.replug("shoe")
+        pressing.join(PATIENCE)
+        assert not pressing.is_alive()
+        for _ in steps:
+            pass
+        assert len(refused) == 1, refused
+        (settled,) = controller.core.results
+        assert bot.bot.records[0].differences(settled) == []
+    (warning,) = [line for line in lines if line["event"] == "refused"]
+    assert warning["level"] == "warning"
+    assert warning["text"] == shown
