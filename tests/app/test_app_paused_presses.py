@@ -46,6 +46,7 @@ from drivers.seam.events import (
 )
 from drivers.seam.settings import DeviceSettings
 from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
+from simulator.presses import Decided, last_press
 from simulator.simtable import demo_config, unplugged_table
 
 Pending = Callable[[object], bool]
@@ -283,3 +284,42 @@ def test_a_press_while_the_shoe_is_lost_is_refused_on_the_display_and_in_the_log
     (warning,) = [line for line in lines if line["event"] == "refused"]
     assert warning["level"] == "warning"
     assert warning["text"] == shown
+
+
+def test_a_bot_reads_a_press_refused_as_paused_in_the_journal(
+    tmp_path: Path, opened: list[Hands]
+) -> None:
+    """simulator/presses.py: the crash tests' dealer and the floor lab's tables read the last
+    press's decision there, and press again only after a refusal for the pause."""
+    journal = tmp_path / "journal"
+    assert last_press(journal) is None  # no journal yet
+    hands = Hands(journal)
+    opened.append(hands)
+    hands.deal_until(_to_act)
+    assert last_press(journal) is Decided.TAKEN  # the new hand
+    hands.lose_the_shoe()
+    hands.press(Button.CHECK_CALL)
+    assert last_press(journal) is Decided.PAUSED
+    hands.shoe_back()
+    hands.press(Button.DRAW_DONE)  # no one is drawing: the engine's own refusal
+    assert last_press(journal) is Decided.REFUSED
+    hands.press(Button.CHECK_CALL)
+    assert last_press(journal) is Decided.TAKEN
+
+
+def test_before_the_journals_first_hand_the_engine_refuses_a_press_in_its_own_words(
+    tmp_path: Path, opened: list[Hands]
+) -> None:
+    """docs/journal.md, Version 3: before a journal's first hand no record says the version its
+    presses were made under, and nothing but a new hand can be taken: the engine refuses any
+    other press itself (no one is to act), paused or not, as every version did; a new hand is
+    refused for the pause at every version. Both replay."""
+    hands = Hands(tmp_path / "journal")
+    opened.append(hands)
+    hands.lose_the_shoe()
+    (fold,) = hands.press(Button.FOLD)
+    assert isinstance(fold, Refused)
+    assert fold.reason.startswith("no one is to act")
+    assert hands.press(Button.NEW_HAND) == [refusal(Button.NEW_HAND)]
+    hands.close()
+    assert replayed(tmp_path / "journal", hands.core).table.hand_number == 0
