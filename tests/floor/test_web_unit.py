@@ -171,6 +171,16 @@ def test_passwords_are_hashed_with_argon2id_and_short_ones_refused() -> None:
 
 
 @pytest.mark.fast
+def test_the_unknown_names_hash_costs_what_a_users_does() -> None:
+    # A literal, not made at import: it must carry exactly the hasher's parameters (memory,
+    # time, lanes, lengths), so verifying it for an unknown name takes a known name's time.
+    assert not users._HASHER.check_needs_rehash(users._DUMMY)
+    assert users._HASHER.verify(users._DUMMY, "no such user: the time of a verification")
+    made = users.hash_password("a long enough password")
+    assert made.split("$")[:4] == users._DUMMY.split("$")[:4]
+
+
+@pytest.mark.fast
 def test_the_commands_offer_every_role_the_database_and_the_policy_know() -> None:
     # The command line keeps its own copy (it must not import psycopg to print its help).
     assert web.ROLES == web_schema.ROLES

@@ -28,8 +28,16 @@ NAME: Final = re.compile(r"[a-z][a-z0-9_.-]{0,62}")
 MIN_PASSWORD: Final = 12
 MAX_PASSWORD: Final = 1024
 _HASHER: Final = PasswordHasher()
-#: Verified when the name is unknown, so a wrong name costs what a wrong password does.
-_DUMMY: Final = _HASHER.hash("no such user: the time of a verification")
+#: Verified when the name is unknown, so a wrong name costs what a wrong password does: a hash
+#: made once by ``_HASHER`` (of "no such user: the time of a verification") and written here,
+#: since a hash carries its parameters and its verification costs what any user's does, while
+#: making it at import cost every ``floor web`` and ``floor user`` process 0.2 s of CPU
+#: (docs/testing.md, Where the default suite's time goes). A unit test holds it to ``_HASHER``'s
+#: parameters (``check_needs_rehash``), so a change of them cannot leave it cheaper.
+_DUMMY: Final = (
+    "$argon2id$v=19$m=65536,t=3,p=4$pZi3HPXOfmfTJjFsH6ojAg"
+    "$x53YcJPL82VmsY8duNa9/Keb7jcrX9rWvn1fgB8+2Wg"
+)
 
 
 class UserError(Exception):
