@@ -92,7 +92,8 @@ HELP_TEXT: Final = """\
 [b]Red banner[/b]  an integrity alarm: the hand is held. Do what the arrow says (usually: put
    the card aside and press UNDO, or press MISDEAL).
 [b]Amber banner[/b]  a device is lost, refused or in a fault: the table is paused; the banner
-   says what brings it back.
+   says what brings it back. A button pressed meanwhile is refused (the log says so): press
+   it again once the banner is gone.
 [b]Seats[/b]  clockwise from seat 1 on your left. Face-up cards by rank and suit; blue backs are
    hole cards. A white D marks the button. Borders: yellow TO ACT, blue NEXT CARD,
    green WINS at the showdown; greyed seats are out of the hand.
