@@ -112,6 +112,8 @@ class Summary:
     net: dict[int, int]
     journal: Path
     journal_intact: bool
+    #: The journal's verdict in the one vocabulary (controller/journal/verdict.py).
+    verdict: str
     records: int
     #: The panel's kind: "tablectl" (the protocol panel) or "keypad" (docs/hardware-keypad.md).
     panel: str = "tablectl"
@@ -122,23 +124,29 @@ class Summary:
         """The summary; ``journal_kept`` false: the journal's folder is removed, so not named."""
         nets = ", ".join(f"seat {seat} {amount:+d}" for seat, amount in sorted(self.net.items()))
         rate = self.hands / self.seconds if self.seconds else 0.0
-        verdict = "intact" if self.journal_intact else "NOT INTACT"
+        unacknowledged = [
+            part
+            for part, fitted in (
+                ("the keypad's presses", self.panel == "keypad"),
+                ("the PN532s' reads", self.shoe == "pn532"),
+            )
+            if fitted
+        ]
         return [
             f"{self.game}: {counted(self.hands, 'hand')} in {self.seconds:.1f} s "
             f"({rate:.1f} hands/s); "
             f"{self.settled} settled ({self.showdowns} at a showdown), {self.voided} void",
             f"inputs: {self.inputs} cards and buttons, each journaled before it was acknowledged"
             + (
-                " (a keypad's presses: it takes no acknowledgement)"
-                if self.panel == "keypad"
+                f" ({' and '.join(unacknowledged)} take no acknowledgement)"
+                if unacknowledged
                 else ""
-            )
-            + (" (a PN532's reads: it takes no acknowledgement)" if self.shoe == "pn532" else ""),
+            ),
             f"results: {nets}",
-            f"journal {self.journal}: {counted(self.records, 'record')}, {verdict}"
+            f"journal {self.journal}: {counted(self.records, 'record')}; {self.verdict}"
             if journal_kept
-            else f"journal: {counted(self.records, 'record')}, {verdict} (removed with its "
-            "temporary folder)",
+            else f"journal (removed with its temporary folder): {counted(self.records, 'record')}; "
+            f"{self.verdict}",
         ]
 
 
@@ -210,6 +218,7 @@ def run_headless(
         net=net,
         journal=options.dir,
         journal_intact=report.intact,
+        verdict=report.verdict.text(),
         records=report.records,
         panel=panel,
         shoe=shoe,
