@@ -14,9 +14,11 @@ from floorhelp import FloorProcess, fixture_lines, publish, tablectl
 from servershelp import NatsFactory
 from webhelp import (
     PASSWORD,
+    ROLES,
     Client,
     Events,
     WebProcess,
+    at_full_strength,
     cards_in,
     hidden_of,
     publish_records,
@@ -147,6 +149,7 @@ def test_roles_decide_the_floor_page_and_a_disabled_user_is_out_at_once(
     # Every user made by the owner's command line, one of each role (the other tests write
     # the same rows directly: webhelp.add_users).
     floor = web_floor(tmp_path, nats_factory(("T1",)), postgres, users_by_cli=True)
+    assert all(at_full_strength(floor.db, role) for role in ROLES)  # the product's hasher
     web = WebProcess(floor)
     try:
         for role, status in (("auditor", 403), ("admin", 403), ("supervisor", 200)):
@@ -168,6 +171,7 @@ def test_roles_decide_the_floor_page_and_a_disabled_user_is_out_at_once(
             tmp_path / "new.password",
         )
         assert Client(floor.port).login("supervisor", "another long password").status == 303
+        assert at_full_strength(floor.db, "supervisor")
         # Logging out needs the page's CSRF token.
         assert client.login("supervisor", "another long password").status == 303
         assert client.post("/logout", {}).status == 403

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 import psycopg
 import pytest
 from floorhelp import PATIENCE
-from webhelp import PASSWORD, Client, WebFloor, WebProcess, web_floor
+from webhelp import PASSWORD, Client, WebFloor, WebProcess, at_full_strength, web_floor
 
 from controller.floor.web.accountpage import CHANGED, PAGE
 from simulator.servers_nats import NatsServer
@@ -88,6 +88,7 @@ def test_a_user_changes_their_own_password_and_every_session_of_theirs_ends(
     assert elsewhere.get(PAGE).status == 303
     assert Client(floor.port).login(role).status == 401
     assert Client(floor.port).login(role, NEW).status == 303
+    assert at_full_strength(floor.db, role)  # hashed by the web's own hasher
     assert own_changes(floor)[-1] == (role, role, "own password set")
     [done] = logged(web, "web_own_password_changed", role)
     assert (done["user"], done["role"]) == (role, role)

@@ -18,7 +18,16 @@ from floorhelp import FloorDb, floor_database
 from psycopg import errors
 from psycopg.conninfo import make_conninfo
 from servershelp import NatsFactory
-from webhelp import PASSWORD, WEB_PASSWORD, Client, Reply, WebProcess, user, web_floor
+from webhelp import (
+    PASSWORD,
+    WEB_PASSWORD,
+    Client,
+    Reply,
+    WebProcess,
+    at_full_strength,
+    user,
+    web_floor,
+)
 
 from controller.floor import store
 from controller.floor.web import dbschema as web_schema
@@ -88,6 +97,7 @@ def test_an_admin_adds_and_changes_a_user_through_the_functions_each_change_logg
     assert row is not None
     assert row[:2] == ("auditor", False)
     assert str(row[2]).startswith("$argon2id$")  # hashed by the web process, argon2id
+    assert at_full_strength(db, "pit.boss-2")  # at the web's hasher's parameters
     added = _state(owner)["pit.boss-2"]
 
     # Each change bumps password_changed_at (the sessions made before it are void).

@@ -25,6 +25,7 @@ from typing import Any, Final
 
 import nats
 import psycopg
+from argon2 import PasswordHasher, profiles
 from floorhelp import (
     PATIENCE,
     FloorDb,
@@ -118,9 +119,34 @@ def web_floor(
 
 @functools.cache
 def password_hash() -> str:
-    """PASSWORD hashed by the web's own hasher (Argon2id at argon2-cffi's defaults, as every
-    user's): once a run, since each hash costs a fifth of a second of CPU by design."""
-    return users.hash_password(PASSWORD)
+    """PASSWORD hashed with Argon2id at argon2-cffi's cheapest parameters (``profiles.CHEAPEST``,
+    the library's profile for tests: 8 KiB, one pass), once a run.
+
+    Why not the web's own hasher (argon2-cffi's defaults, 64 MiB and three passes): each login
+    verifies the user's hash, and at the defaults that is 0.2 s of CPU by design, a few hundred
+    times a run of the suite. A hash carries its parameters, and the web verifies with them
+    whatever its hasher's (``users.check_password``: argon2-cffi's ``verify`` reads them from the
+    hash), so a login checks the same code and the same password either way. The web never
+    rehashes at a login (``check_needs_rehash`` is not called), so a test user's hash stays as
+    written. The product's own strength stays tested where the product makes a hash: ``floor
+    user add`` (test_web.py's roles test adds every role by the command line), an admin's new
+    user and a user's new password (test_web_admin.py, test_web_account.py: the web's hashes
+    are checked for its hasher's parameters), and ``users.hash_password`` (test_web_unit.py).
+    docs/testing.md, Where the default suite's time goes."""
+    return PasswordHasher.from_parameters(profiles.CHEAPEST).hash(PASSWORD)
+
+
+def at_full_strength(db: FloorDb, name: str) -> bool:
+    """Whether ``name``'s stored hash is Argon2id at argon2-cffi's defaults, the web's hasher's
+    parameters (docs/floor-web.md, Users and roles): for a hash the product made, since the
+    tests' own users carry a cheaper one (``password_hash``)."""
+    with psycopg.connect(db.owner) as conn:
+        row = conn.execute(
+            "SELECT password_hash FROM web.users WHERE name = %s", (name,)
+        ).fetchone()
+    assert row is not None, name
+    hashed = str(row[0])
+    return hashed.startswith("$argon2id$") and not PasswordHasher().check_needs_rehash(hashed)
 
 
 def add_users(db: FloorDb, names: Sequence[str]) -> None:
