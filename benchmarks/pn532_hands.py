@@ -3,6 +3,7 @@ read, against the wire time of one InListPassiveTarget exchange; and every card 
 pitched past a reader read exactly once, counted against the journal.
 
     python benchmarks/pn532_hands.py [--hands N] [--tables T] [--games G,...] [--pause S]
+        [--pitch S] [--seed N] [--patience S] [--progress S] [--dir DIR]
 
 Each **table** is a process of its own, as ``tablectl demo --shoe pn532`` runs one: the
 simulator's table (simulator/simtable.py) whose shoe is ``[devices.shoe] kind = "pn532"``,
@@ -27,7 +28,11 @@ read, and each read of a tag (a ``card`` record, or a ``tag`` record: a tag the 
 alarmed on) is given to the pitch of the same tag at the same reader that came last before
 the read's host stamp (``read_ms``). A pitch given no read is **missed** (the dealer's bot
 pitched it again: the controller never showed it); a pitch given more than one, or a read
-given no pitch, is **doubled**.
+given no pitch, is **doubled**. A card read twice holds the hand with an alarm; the dealer
+resolves it as at a table (undo dismisses the read) and deals on, and the alarm is printed.
+A table that stops (the controller took no input for ``--patience`` seconds) is reported
+with what it dealt before; the run then fails. ``--dir`` keeps each table's journal, log and
+counts (``table-N/``) for a look afterwards.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ import multiprocessing
 import statistics
 import sys
 import tempfile
+import threading
 import time
 import traceback
 from bisect import bisect_right
@@ -56,7 +62,10 @@ from pn532 import percentile, wire_time  # benchmarks/pn532.py: one wire time fo
 from controller.config.settings import JournalSettings, LogFormat, LogSettings
 from controller.journal import JournalReader, schema, verify
 from controller.logs.logsetup import configure_logging, reset_logging
+from controller.poker.engine.events import Alarm, Event
 from controller.poker.games import GAMES
+from controller.poker.inputs import Button
+from controller.table.loop import Controller
 from drivers.pn532 import commands
 from drivers.pn532.backend import uid_text
 from drivers.seam.tags import DEVICE_CLOCK_MODULUS, TagFamily
@@ -121,6 +130,26 @@ def watch_engine(core: Any, taken: list[tuple[str, str, float]]) -> None:
     core.take_record = take
 
 
+def resolve_alarms(table: SimTable, dealer: LockstepDealer, alarms: list[str]) -> None:
+    """An alarm (a card read twice: docs/hardware.md) is noted, and the dealer resolves it as
+    at a table: undo dismisses the read, and the hand goes on with the card the table expects.
+    The press is made on a thread of its own (not the controller's, which calls listeners),
+    and waited for as the bot's own input (``expect_input``); the bot's table never saw the
+    read, so it takes no press."""
+
+    def press() -> None:
+        table.sim.press(Button.UNDO)
+
+    def listen(controller: Controller, events: list[Event]) -> None:
+        for event in events:
+            if isinstance(event, Alarm):
+                alarms.append(f"hand {controller.core.finished + 1}: {event.read}, {event.reason}")
+                dealer.expect_input()
+                threading.Thread(target=press, name="bench-undo", daemon=True).start()
+
+    table.controller.listeners.append(listen)
+
+
 def journal_reads(journal: Path) -> list[tuple[str, str, int]]:
     """Every read of a tag the journal holds: (reader, uid, read_ms)."""
     reads = []
@@ -136,58 +165,75 @@ def journal_reads(journal: Path) -> list[tuple[str, str, int]]:
 
 
 def play_table(index: int, game: str, claims: Claims, args: argparse.Namespace) -> None:
-    """One table's process: deal the hands it claims, then write what it saw to result.json."""
+    """One table's process: deal the hands it claims, then write what it saw to result.json
+    (what it dealt before a failure too: the failure is reported beside it)."""
     folder = Path(args.dir) / f"table-{index}"
     folder.mkdir(parents=True)
-    result: dict[str, Any] = {"game": game}
+    journal = JournalSettings(folder / "journal")  # fsync on, tablectl run's default
+    result: dict[str, Any] = {"game": game, "hands": 0, "voided": 0, "repitched": 0}
+    result |= {"alarms": [], "pitches": [], "taken": [], "reads": [], "intact": False}
     configure_logging(
         LogSettings(format=LogFormat.JSON, file=folder / "tablectl.log"), table_id=f"BENCH-{index}"
     )
+    started = time.monotonic()
     try:
-        pitches: list[tuple[str, str, float]] = []
-        taken: list[tuple[str, str, float]] = []
-        journal = JournalSettings(folder / "journal")  # fsync on, tablectl run's default
-        pace = replace(Pace.fast(REPEAT_WINDOW), card=args.pause)
-        started = time.monotonic()
-        with (
-            pn532_readers(folder / "pn532") as (readers, settings),
-            SimTable(
-                game,
-                journal,
-                seed=args.seed + index,
-                directory=folder,
-                repeat_window=REPEAT_WINDOW,
-                devices={"shoe": settings},
-                tags=TagFamily.ISO14443A,
-            ) as table,
-        ):
-            watch_pitches(readers, pitches)
-            pitched = fit_pn532(table.sim, readers, args.pitch)
-            controller = table.controller
-            watch_engine(controller.core, taken)
-            dealer = LockstepDealer.for_table(
-                table.sim, controller, table.spec, table.config, seed=args.seed + index, pace=pace
-            )
-            while claims.claim():
-                dealer.run(1)
-            core = controller.core
-            result |= {
-                "hands": core.finished,
-                "voided": core.voided,
-                "repitched": pitched.repitched,
-            }
-        result |= {
-            "seconds": time.monotonic() - started,
-            "pitches": pitches,
-            "taken": taken,
-            "reads": journal_reads(journal.dir),
-            "intact": verify(journal.dir).intact,
-        }
+        deal(index, claims, args, result, journal)
     except BaseException:
         result["error"] = traceback.format_exc()
     finally:
         reset_logging()
+    result["seconds"] = time.monotonic() - started
+    try:
+        result["reads"] = journal_reads(journal.dir)
+        result["intact"] = verify(journal.dir).intact
+    except Exception:
+        result["error"] = result.get("error", "") + traceback.format_exc()
     (folder / "result.json").write_text(json.dumps(result), encoding="utf-8")
+
+
+def deal(
+    index: int,
+    claims: Claims,
+    args: argparse.Namespace,
+    result: dict[str, Any],
+    journal: JournalSettings,
+) -> None:
+    """Deal the hands this table claims; what it sees goes into ``result`` as it goes."""
+    game, folder = result["game"], journal.dir.parent
+    pace = replace(Pace.fast(REPEAT_WINDOW), card=args.pause)
+    with (
+        pn532_readers(folder / "pn532") as (readers, settings),
+        SimTable(
+            game,
+            journal,
+            seed=args.seed + index,
+            directory=folder,
+            repeat_window=REPEAT_WINDOW,
+            devices={"shoe": settings},
+            tags=TagFamily.ISO14443A,
+        ) as table,
+    ):
+        watch_pitches(readers, result["pitches"])
+        pitched = fit_pn532(table.sim, readers, args.pitch)
+        controller = table.controller
+        watch_engine(controller.core, result["taken"])
+        dealer = LockstepDealer.for_table(
+            table.sim,
+            controller,
+            table.spec,
+            table.config,
+            seed=args.seed + index,
+            pace=pace,
+            timeout=args.patience,
+        )
+        resolve_alarms(table, dealer, result["alarms"])
+        try:
+            while claims.claim():
+                dealer.run(1)
+        finally:
+            core = controller.core
+            result |= {"hands": core.finished, "voided": core.voided}
+            result["repitched"] = pitched.repitched
 
 
 def tally(
@@ -273,10 +319,9 @@ def run(args: argparse.Namespace) -> list[dict[str, Any]]:
 
 
 def report(args: argparse.Namespace, results: list[dict[str, Any]]) -> int:
-    for i, result in enumerate(results):
-        if "error" in result:
-            print(f"table {i} ({result['game']}) failed:\n{result['error']}")
-            return 1
+    failed = [i for i, result in enumerate(results) if "error" in result]
+    for i in failed:
+        print(f"table {i} ({results[i]['game']}) stopped: {results[i]['error']}")
     pitches = [p for result in results for p in result["pitches"]]
     counts: dict[str, int] = {}
     delays: list[float] = []
@@ -305,6 +350,9 @@ def report(args: argparse.Namespace, results: list[dict[str, Any]]) -> int:
         f"missed {counts['missed']}, doubled {counts['doubled']} "
         f"(pitched again by the dealer: {sum(r['repitched'] for r in results)})"
     )
+    for i, result in enumerate(results):
+        for alarm in result["alarms"]:
+            print(f"table {i} ({result['game']}) alarm, resolved by undo: {alarm}")
     wire = wire_time(args.baud)
     if delays:
         p50, p99 = percentile(delays, 0.5), percentile(delays, 0.99)
@@ -317,6 +365,7 @@ def report(args: argparse.Namespace, results: list[dict[str, Any]]) -> int:
             f"{wire * 1000:.3f} ms; p50 {p50 / wire:.1f}x, p99 {p99 / wire:.1f}x"
         )
     ok = counts["missed"] == counts["doubled"] == 0 and intact and hands == args.hands
+    ok = ok and not failed
     return 0 if ok and pitches else 1
 
 
@@ -331,6 +380,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--progress", type=float, default=0.0, help="seconds between reports")
+    parser.add_argument(
+        "--patience",
+        type=float,
+        default=60.0,
+        help="seconds the dealer waits for the controller to take an input (default 60)",
+    )
+    parser.add_argument("--dir", type=Path, help="keep each table's journal and log here")
     args = parser.parse_args(argv)
     for game in args.games.split(","):
         if game not in GAMES:
@@ -338,8 +394,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.hands < 1 or args.tables < 1:
         parser.error("--hands and --tables: expected 1 or more")
     args.baud = commands.POWER_UP_BAUD  # the shoe's table.toml default (baudrate)
+    if args.dir is not None:
+        if args.dir.exists() and any(args.dir.iterdir()):
+            parser.error(f"--dir {args.dir}: expected an empty or new folder")
+        args.dir.mkdir(parents=True, exist_ok=True)
+        return report(args, run(args))
     with tempfile.TemporaryDirectory(prefix="tablectl-pn532-hands-") as directory:
-        args.dir = directory
+        args.dir = Path(directory)
         return report(args, run(args))
 
 
