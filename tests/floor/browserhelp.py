@@ -2,8 +2,10 @@
 chromium, headless, through Selenium and Debian's chromedriver; the login every browser test
 goes through; where the screenshots go.
 
-- ``browser`` (a pytest fixture, given to tests/floor by conftest.py): a fresh headless
-  chromium with a profile of its own in the test's folder, quit after the test;
+- ``browser`` (a pytest fixture, given to tests/floor by conftest.py): a headless chromium
+  with a clean state each test: one chromium a worker (``chromium``, session-scoped), each test
+  given a new window of it with no cookie, no cache and the first window size, left on
+  ``about:blank`` after the test; a fresh chromium for the test if the worker's has died;
 - ``log_in(driver, base, name)``: the login page opened and the form sent; ``fill_login`` sends
   the form of the page at hand (a refused login's page). The caller waits for where it lands;
 - ``shots(tmp_path)``: TABLECTL_WEB_SCREENSHOTS=docs/floor-web writes the pages' screenshots for
@@ -13,14 +15,16 @@ goes through; where the screenshots go.
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Final
 
 import pytest
 from floorhelp import PATIENCE
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException
+from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -33,8 +37,11 @@ CHROMEDRIVER = "/usr/bin/chromedriver"
 NEEDS = "Debian's chromium and chromium-driver (apt-get install chromium chromium-driver)"
 
 
-@pytest.fixture
-def browser(tmp_path: Path) -> Iterator[WebDriver]:
+#: The window's size each test begins with (set_window_size may change it within a test).
+WINDOW: Final = (1400, 700)
+
+
+def _started(profile: Path) -> WebDriver:
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         pytest.fail(f"no {CHROMIUM} or {CHROMEDRIVER}: {NEEDS}")
     options = webdriver.ChromeOptions()
@@ -49,15 +56,67 @@ def browser(tmp_path: Path) -> Iterator[WebDriver]:
         "--disable-background-networking",
         "--disable-component-update",
         "--disable-sync",
-        "--window-size=1400,700",
-        f"--user-data-dir={tmp_path / 'chromium-profile'}",
+        f"--window-size={WINDOW[0]},{WINDOW[1]}",
+        f"--user-data-dir={profile}",
     ):
         options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    return webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+
+
+@pytest.fixture(scope="session")
+def chromium(tmp_path_factory: pytest.TempPathFactory) -> Iterator[WebDriver]:
+    """One chromium a worker, started before a test's leak check looks (a fixture of a wider
+    scope is set up first) and quit at the session's end: a chromium costs about 0.8 s of CPU
+    to start and quit, a new window of it 0.2 s (docs/testing.md, Where the default suite's
+    time goes)."""
+    driver = _started(tmp_path_factory.mktemp("chromium") / "profile")
     try:
         yield driver
     finally:
         driver.quit()
+
+
+def _clean(driver: WebDriver) -> bool:
+    """A new window, every other closed; no cookie (of any host: the tests' servers share
+    127.0.0.1, and a cookie does not tell ports apart) and nothing cached. The web view keeps
+    nothing in the browser's storage but its session cookie, and a new window starts a new
+    session storage. False: the chromium no longer answers (it died in an earlier test)."""
+    try:
+        old = driver.window_handles
+        driver.switch_to.new_window("window")
+        fresh = driver.current_window_handle
+        for handle in old:
+            driver.switch_to.window(handle)
+            driver.close()
+        driver.switch_to.window(fresh)
+        driver.execute_cdp_cmd("Network.clearBrowserCookies", {})
+        driver.execute_cdp_cmd("Network.clearBrowserCache", {})
+        driver.set_window_size(*WINDOW)
+        left = driver.execute_cdp_cmd("Storage.getCookies", {})["cookies"]  # every host's
+    except WebDriverException:
+        return False
+    assert left == [], f"cookies outlived the clean-up: {left}"
+    return True
+
+
+@pytest.fixture
+def browser(chromium: WebDriver, tmp_path: Path) -> Iterator[WebDriver]:
+    if not _clean(chromium):
+        # This test gets a chromium of its own, quit after it, as every test did before the
+        # worker's was shared.
+        own = _started(tmp_path / "chromium-profile")
+        try:
+            yield own
+        finally:
+            own.quit()
+        return
+    try:
+        yield chromium
+    finally:
+        # Off the test's pages, so no feed of theirs holds a connection to a server the
+        # test's teardown stops.
+        with contextlib.suppress(WebDriverException):
+            chromium.get("about:blank")
 
 
 def log_in(driver: WebDriver, base: str, name: str, password: str = PASSWORD) -> None:

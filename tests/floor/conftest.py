@@ -7,7 +7,8 @@ simulator/servers_pg.py), stopped at the end.
 - ``postgres -> PostgresServer``: one server per test session (per xdist worker);
   ``postgres.new_database()`` gives each test an empty database of its own.
 - ``tls_files -> TlsFiles``: a throwaway CA and server certificate in the test's folder.
-- ``browser -> WebDriver``: a headless chromium (tests/floor/browserhelp.py).
+- ``browser -> WebDriver``: a headless chromium, clean each test, one a worker
+  (tests/floor/browserhelp.py).
 """
 
 from __future__ import annotations
@@ -16,14 +17,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from browserhelp import browser
+from browserhelp import browser, chromium
 from servershelp import NatsFactory
 
 from simulator.servers_nats import NatsServer
 from simulator.servers_pg import PostgresServer
 from simulator.servers_tls import TlsFiles, make_tls
 
-__all__ = ["browser"]  # the fixture, from browserhelp.py, for every browser test here
+__all__ = ["browser", "chromium"]  # the fixtures, from browserhelp.py, for every browser test
 
 
 @pytest.fixture
