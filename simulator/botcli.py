@@ -128,8 +128,12 @@ def bot_session(
     if bot is None:
         yield None
         return
-    pace = Pace.human() if args.pace == "human" else Pace.fast()
-    pace = Pace(pace.card, pace.button, pace.shuffle, pace.repeat, stall=_STALL)
+    # A shuffle, and a card read again at the slot, outlast the controller's repeat window
+    # (--repeat-window, docs/simulator.md, Dealer bots), at either pace.
+    outlast = Pace.fast(args.repeat_window)
+    pace = Pace.human() if args.pace == "human" else outlast
+    shuffle, repeat = max(pace.shuffle, outlast.shuffle), max(pace.repeat, outlast.repeat)
+    pace = Pace(pace.card, pace.button, shuffle, repeat, stall=_STALL)
     runner = bench_runner(bot, sim, pace, say, on_rebuy=controller_rebuys(args))
     # A bot dealing for a table.toml deals for its controller: from the first card.
     host_first = args.config is not None

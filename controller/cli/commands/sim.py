@@ -157,6 +157,25 @@ def add_bot_options(parser: argparse.ArgumentParser) -> None:
         default="human",
         help="a dealer's pace, to watch (default), or as fast as the devices take it",
     )
+    group.add_argument(
+        "--repeat-window",
+        type=_window,
+        default=0.5,
+        metavar="SECONDS",
+        help="the controller's RFID repeat window, its tablectl run --repeat-window (default "
+        "0.5): the bot's shuffles outlast it; shorter only with a controller run with the same",
+    )
+
+
+def _window(text: str) -> float:
+    """A repeat window: a positive number of seconds (argparse names the option)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds < 3600:
+        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds")
+    return seconds
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
