@@ -37,8 +37,8 @@ class Decided(StrEnum):
 def last_press(directory: Path) -> Decided | None:
     """The decision of the last button journaled in ``directory``; None while it has none yet
     (the decision follows its input, and a restarted controller writes one its last run lost
-    at the cut) or no button is journaled. Reads the ends of the last two files: a hand's
-    press may be in the file before its decision's."""
+    at the cut) or no button is journaled. Reads the ends of the last two plain files: a
+    new hand's press is in the file before its decision's."""
     files = sorted(directory.glob("journal-*.jsonl"))[-2:]
     pressed: int | None = None
     decided: dict[int, list[dict[str, object]]] = {}
@@ -50,9 +50,14 @@ def last_press(directory: Path) -> Decided | None:
                 continue  # the line being written
             kind, data = record["kind"], record["data"]
             if kind == "button":
-                pressed = record["seq"]
+                pressed = max(pressed or 0, record["seq"])
             elif kind in ("decision", "hand_started"):
                 decided[data["input"]] = data["events"]
+            if kind == "hand_started":
+                # A new hand's press: its record may be in the file before, which the writer
+                # closed as the hand began (docs/journal.md, Files and rotation) and the keeper
+                # may have compressed since.
+                pressed = max(pressed or 0, data["input"])
     events = decided.get(pressed) if pressed is not None else None
     if events is None:
         return None

@@ -56,11 +56,13 @@ class Hands:
     """A controller without drivers, handed its devices' events one by one as the drivers hand
     them over: the shoe's reads (cards of the active deck in order) and the panel's presses."""
 
-    def __init__(self, journal: Path, short: dict[int, int] | None = None) -> None:
+    def __init__(
+        self, journal: Path, short: dict[int, int] | None = None, hands_per_file: int = 100
+    ) -> None:
         spec = GAMES["triple-draw"]
         config = demo_config(spec)
         config = replace(config, stacks={**config.stacks, **(short or {})})
-        options = JournalSettings(journal, fsync=False)
+        options = JournalSettings(journal, fsync=False, hands_per_file=hands_per_file)
         self.controller = unplugged_table(options, spec.key, config=config)
         self._cards: Iterator[str] = iter(list(self.controller.decks.active.cards))
         self._shoe = self._panel = 0
@@ -323,3 +325,21 @@ def test_before_the_journals_first_hand_the_engine_refuses_a_press_in_its_own_wo
     assert hands.press(Button.NEW_HAND) == [refusal(Button.NEW_HAND)]
     hands.close()
     assert replayed(tmp_path / "journal", hands.core).table.hand_number == 0
+
+
+def test_a_new_hands_press_is_read_taken_though_its_file_is_compressed(
+    tmp_path: Path, opened: list[Hands]
+) -> None:
+    """docs/journal.md, Files and rotation: a file is closed as a hand begins, so the new
+    hand's press is the old file's last input and its decision the new file's first record;
+    the keeper compresses the old one (here: it is gone). The press reads as taken."""
+    journal = tmp_path / "journal"
+    hands = Hands(journal, hands_per_file=1)
+    opened.append(hands)
+    hands.deal_until(_to_act)
+    hands.press(Button.MISDEAL)  # hand 1 void: the next hand begins a file
+    hands.press(Button.NEW_HAND)
+    files = sorted(journal.glob("journal-*.jsonl"))
+    assert len(files) == 2
+    files[0].rename(files[0].with_suffix(".jsonl.compressed"))
+    assert last_press(journal) is Decided.TAKEN
