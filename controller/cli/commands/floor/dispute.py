@@ -12,7 +12,7 @@ import psycopg
 
 from controller.cli.commands.dispute import write
 from controller.cli.commands.floor import db
-from controller.cli.commands.floor.run import EXIT_PROBLEM, EXIT_USAGE, floor_config
+from controller.cli.commands.floor.shared import EXIT_PROBLEM, EXIT_USAGE, floor_config
 from controller.floor import disputestore, report
 from controller.history import dispute
 from controller.poker.engine.tablesetup import ConfigError

@@ -8,25 +8,27 @@ from __future__ import annotations
 import argparse
 import sys
 from dataclasses import dataclass
-from typing import Final
 
 import nats.errors
 import psycopg
 
 from controller.cli.commands.floor import db
+from controller.cli.commands.floor.shared import (
+    EXIT_OK,
+    EXIT_PROBLEM,
+    EXIT_USAGE,
+    floor_config,
+    owner_dsn,
+)
 from controller.config.settings import LogSettings
 from controller.floor import report, store
-from controller.floor.floortoml import FloorConfig, load, read_secret
+from controller.floor.floortoml import FloorConfig, read_secret
 from controller.floor.web import dbschema as web_schema
 from controller.history.recall import HandRecord, RecalledHand, format_hand
 from controller.logs.jsonreport import print_report
 from controller.logs.logsetup import configure_logging
 from controller.poker.engine.tablesetup import ConfigError
 from controller.poker.words import counted
-
-EXIT_OK: Final = 0
-EXIT_PROBLEM: Final = 1
-EXIT_USAGE: Final = 2
 
 
 @dataclass(frozen=True)
@@ -51,24 +53,6 @@ class FloorVerifyJson:
     open_alarms: int
     #: Why the acknowledgements could not be read (every alarm then counted open), or null.
     acknowledgements_unread: str | None
-
-
-def floor_config(args: argparse.Namespace, name: str) -> FloorConfig | None:
-    """floor.toml as ``--config`` names it, or None after saying why (every floor command)."""
-    try:
-        return load(args.config)
-    except ConfigError as error:
-        print(f"tablectl floor {name}: {error}", file=sys.stderr)
-        return None
-
-
-def owner_dsn(config: FloorConfig, given: str | None) -> str:
-    """The database owner's connection (``--owner-dsn``, or the writer's database over the
-    local socket as the user running the command: the DBA's)."""
-    if given is not None:
-        return given
-    dbname = psycopg.conninfo.conninfo_to_dict(config.writer.conninfo).get("dbname")
-    return psycopg.conninfo.make_conninfo(dbname=str(dbname))
 
 
 def run_setup(args: argparse.Namespace) -> int:

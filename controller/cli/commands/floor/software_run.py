@@ -14,7 +14,7 @@ from pathlib import Path
 import psycopg
 
 from controller.cli.commands.floor import db
-from controller.cli.commands.floor.run import (
+from controller.cli.commands.floor.shared import (
     EXIT_OK,
     EXIT_PROBLEM,
     EXIT_USAGE,

@@ -16,7 +16,7 @@ import sys
 import psycopg
 
 from controller.cli.commands.floor import db
-from controller.cli.commands.floor.run import (
+from controller.cli.commands.floor.shared import (
     EXIT_OK,
     EXIT_PROBLEM,
     EXIT_USAGE,
