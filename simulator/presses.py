@@ -38,7 +38,10 @@ def last_press(directory: Path) -> Decided | None:
     """The decision of the last button journaled in ``directory``; None while it has none yet
     (the decision follows its input, and a restarted controller writes one its last run lost
     at the cut) or no button is journaled. Reads the ends of the last two plain files: a
-    new hand's press is in the file before its decision's."""
+    new hand's press is in the file before its decision's. A file closed at its size limit
+    (``[journal] max_bytes``, 16 MiB) between another press and its decision, then compressed,
+    is not read, and the press stays undecided here: the journals of the bots that read this
+    rotate by hands long before that size."""
     files = sorted(directory.glob("journal-*.jsonl"))[-2:]
     pressed: int | None = None
     decided: dict[int, list[dict[str, object]]] = {}
