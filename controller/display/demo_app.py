@@ -122,16 +122,19 @@ class TrainingDisplay(DealerDisplay):
         super().__init__(view)
         self.actions = dict(actions)
         self._note_timer: Timer | None = None
+        # Held, not queried: the note's timer may fire while the app closes, when the screen
+        # that held the note is gone and a query of it finds nothing.
+        self._note = TrainingNote(id="training-note")
 
     def compose(self) -> ComposeResult:
         yield from super().compose()
         # After the log in the screen's column (the footer is docked): the grid above gives
         # it the line, so nothing is drawn over another.
-        yield TrainingNote(id="training-note")
+        yield self._note
 
     def action_train(self, name: str) -> None:
         """Do one training key's work; what it did shows for a moment below the log."""
-        note = self.query_one(TrainingNote)
+        note = self._note
         note.update(self.actions[name]())
         note.add_class("-shown")
         if self._note_timer is not None:
@@ -140,7 +143,7 @@ class TrainingDisplay(DealerDisplay):
 
     def _hide_note(self) -> None:
         self._note_timer = None
-        self.query_one(TrainingNote).remove_class("-shown")
+        self._note.remove_class("-shown")
 
     def action_help(self) -> None:
         """How to read the display, and the training keys."""
