@@ -4,7 +4,8 @@ A keypad has no light and no line of text (docs/hardware-keypad.md), so a bench 
 is a keypad cannot read what the controller shows on its panel, nor see it acknowledge a
 press. ``DisplayWatch`` attaches to the controller's display feed (``[display] socket``,
 docs/display.md, The socket), as ``tablectl display`` does, and keeps the last view: whether
-the controller holds the keypad (``ready``: its panel is connected), and whether it has taken
+the controller holds the keypad and would take a press (``ready``: its panel is connected
+and no device pauses the table), and whether it has taken
 a press the bot's own table took (``taken``: the display shows the same hand, seat to act and
 dealer's prompt). It attaches again whenever the feed ends (the controller restarted).
 """
@@ -53,13 +54,18 @@ class DisplayWatch:
             return self._view
 
     def ready(self) -> str | None:
-        """Why a press now would reach no controller (None: a controller holds the keypad)."""
+        """Why a press now would reach no controller, or be refused by it (None: a controller
+        holds the keypad and no device pauses its table: a paused table refuses every press,
+        rules-interpretation.md, Integrity, A paused table takes no press)."""
         view = self.view
         if view is None:
             return f"no controller's display at {self.path} (is tablectl run started?)"
         panel = next((d for d in view.devices if d.name == PANEL), None)
         if panel is not None and panel.pauses:
             return f"the controller has no keypad: {panel.message or panel.state.value}"
+        paused = next((d for d in view.devices if d.pauses), None)
+        if paused is not None:
+            return f"the controller's table is paused: {paused.message or paused.state.value}"
         return None
 
     def taken(self, table: Table) -> str | None:
