@@ -277,7 +277,7 @@ def _unplugged(cable: KeypadCable, watch: DisplayWatch) -> None:
     if cable.plugged:
         cable.unplug()
     deadline = time.monotonic() + LET_GO
-    while watch.ready() is None and time.monotonic() < deadline:
+    while watch.holds_keypad() is None and time.monotonic() < deadline:
         time.sleep(0.01)
 
 

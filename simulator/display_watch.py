@@ -53,16 +53,24 @@ class DisplayWatch:
         with self._lock:
             return self._view
 
-    def ready(self) -> str | None:
-        """Why a press now would reach no controller, or be refused by it (None: a controller
-        holds the keypad and no device pauses its table: a paused table refuses every press,
-        rules-interpretation.md, Integrity, A paused table takes no press)."""
+    def holds_keypad(self) -> str | None:
+        """Why no controller holds the keypad now (None: one does, its panel connected)."""
         view = self.view
         if view is None:
             return f"no controller's display at {self.path} (is tablectl run started?)"
         panel = next((d for d in view.devices if d.name == PANEL), None)
         if panel is not None and panel.pauses:
             return f"the controller has no keypad: {panel.message or panel.state.value}"
+        return None
+
+    def ready(self) -> str | None:
+        """Why a press now would reach no controller, or be refused by it (None: a controller
+        holds the keypad and no device pauses its table: a paused table refuses every press,
+        rules-interpretation.md, Integrity, A paused table takes no press)."""
+        why = self.holds_keypad()
+        view = self.view
+        if why is not None or view is None:
+            return why
         paused = next((d for d in view.devices if d.pauses), None)
         if paused is not None:
             return f"the controller's table is paused: {paused.message or paused.state.value}"
