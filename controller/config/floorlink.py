@@ -9,13 +9,14 @@ the files themselves, the password file's mode and content and the TLS files, is
 
 from __future__ import annotations
 
+import math
 import os
 import stat
 from pathlib import Path
 from typing import Final
 from urllib.parse import urlsplit
 
-from controller.config.settings import FloorLinkSettings
+from controller.config.settings import ACK_TIMEOUT, FloorLinkSettings
 from controller.tomlcheck import MISSING, Problem, Section
 
 #: A password file may be read by its owner (0600) and by its group (0640), by nobody else.
@@ -26,6 +27,9 @@ DEFAULT_PORT: Final = 4222
 #: --poll``): a record written wakes it at once where inotify watches the journal's folder
 #: (controller/forwarder/watch.py); this is how often it reads where inotify cannot.
 POLL: Final = 1.0
+#: The most ``[floor] ack_timeout`` may be: a forwarder waiting longer for a broker that stopped
+#: answering holds its records back from the floor for as long.
+MAX_ACK_TIMEOUT: Final = 300.0
 _URL_TEXT: Final = (
     'a list of the floor\'s NATS servers, e.g. ["tls://floor-nats-1.casino.lan:4222"]: '
     "nats:// or tls:// URLs of a host and a port, all of one scheme, no user or password in "
@@ -71,9 +75,35 @@ def read_floor(section: Section | None, base: Path) -> FloorLinkSettings | None:
             if section.has(name):
                 # A TLS file with nats:// servers would never be used: refuse it.
                 section.fail(name, "expected tls:// servers when a TLS file is given")
-    if len(section.problems) > before or servers is None or user is None or password is None:
+    ack_timeout = _ack_timeout(section)
+    if (
+        len(section.problems) > before
+        or servers is None
+        or user is None
+        or password is None
+        or ack_timeout is None
+    ):
         return None
-    return FloorLinkSettings(servers, user, password, tls_ca, tls_cert, tls_key)
+    return FloorLinkSettings(servers, user, password, tls_ca, tls_cert, tls_key, ack_timeout)
+
+
+def _ack_timeout(section: Section) -> float | None:
+    value = section.data.get("ack_timeout", MISSING)
+    if value is MISSING:
+        return ACK_TIMEOUT  # the default
+    if (
+        not isinstance(value, int | float)
+        or isinstance(value, bool)
+        or not math.isfinite(value)
+        or not 0 < value <= MAX_ACK_TIMEOUT
+    ):
+        section.fail(
+            "ack_timeout",
+            "expected the seconds a publish waits for the stream's acknowledgement, more than "
+            f"0 and at most {MAX_ACK_TIMEOUT:g}",
+        )
+        return None
+    return float(value)
 
 
 def _servers(section: Section) -> tuple[str, ...] | None:

@@ -84,7 +84,15 @@ SECTION_KEYS: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType(
         "control": ("socket",),
         "display": ("socket",),
         "rules": RULE_NAMES,
-        "floor": ("servers", "user", "password_file", "tls_ca", "tls_cert", "tls_key"),
+        "floor": (
+            "servers",
+            "user",
+            "password_file",
+            "tls_ca",
+            "tls_cert",
+            "tls_key",
+            "ack_timeout",
+        ),
         "keys": ("private_key",),
     }
 )

@@ -140,6 +140,10 @@ class LogSettings:
     file: Path | None = None
 
 
+#: ``[floor] ack_timeout`` by default: seconds.
+ACK_TIMEOUT: Final = 5.0
+
+
 @dataclass(frozen=True, slots=True)
 class FloorLinkSettings:
     """``[floor]``: how ``tablectl forward`` reaches the floor's NATS servers (docs/floor.md,
@@ -155,6 +159,10 @@ class FloorLinkSettings:
     #: This table's own certificate and key, for servers that ask for one (mutual TLS).
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    #: How long a publish waits for the stream's acknowledgement, and a direct get for its
+    #: answer, before the forwarder ends the connection and retries (docs/floor.md, The
+    #: forwarder): longer for a slow link to the floor.
+    ack_timeout: float = ACK_TIMEOUT
 
     @property
     def tls(self) -> bool:

@@ -58,8 +58,6 @@ from controller.journal import Record, RecordError
 from controller.journal.record import parse_line
 from controller.journal.retention import Forwarded
 
-#: How long a publish waits for its acknowledgement, and a direct get for its answer.
-ACK_TIMEOUT: Final = 5.0
 #: How long a connection to one server may take.
 CONNECT_TIMEOUT: Final = 5.0
 #: The most records read from the journal at a time (each is published and acknowledged).
@@ -213,7 +211,8 @@ class Forwarder:
         ours = await self._journal_id()
         client = await self._connect()
         try:
-            js = client.jetstream(timeout=ACK_TIMEOUT)
+            # How long a publish waits for its acknowledgement, and a direct get for its answer.
+            js = client.jetstream(timeout=self.floor.ack_timeout)
             after, last_seq = await self._resume(js, ours)
             follower = Follower(self.journal, after=after)
             watch = JournalWatch(self.journal)
@@ -289,7 +288,12 @@ class Forwarder:
                 f"the stream {STREAM} does not answer (the floor has not created it yet, or it "
                 "does not allow direct gets)"
             ) from None
-        except (TimeoutError, nats.errors.Error) as error:
+        except TimeoutError:
+            raise SessionLost(
+                "asking the stream where the table stands: no answer within "
+                f"{self.floor.ack_timeout:g} s ([floor] ack_timeout)"
+            ) from None
+        except nats.errors.Error as error:
             raise SessionLost(f"asking the stream where the table stands: {_text(error)}") from None
         last_seq = int(message.seq or 0)
         headers = message.headers or {}
@@ -374,7 +378,7 @@ class Forwarder:
         headers = publish_headers(record, last_seq)
         try:
             ack = await js.publish(
-                self.subject, raw, timeout=ACK_TIMEOUT, stream=STREAM, headers=headers
+                self.subject, raw, timeout=self.floor.ack_timeout, stream=STREAM, headers=headers
             )
         except APIError as error:
             if error.err_code == WRONG_LAST_SEQUENCE:
@@ -385,7 +389,12 @@ class Forwarder:
             raise SessionLost(f"the broker refused seq {record.seq}: {_text(error)}") from None
         except NoStreamResponseError:
             raise SessionLost(f"no stream takes {self.subject} (the floor creates it)") from None
-        except (TimeoutError, nats.errors.Error) as error:
+        except TimeoutError:
+            raise SessionLost(
+                f"publishing seq {record.seq}: no acknowledgement within "
+                f"{self.floor.ack_timeout:g} s ([floor] ack_timeout)"
+            ) from None
+        except nats.errors.Error as error:
             raise SessionLost(f"publishing seq {record.seq}: {_text(error)}") from None
         if ack.stream != STREAM:
             raise SessionLost(f"seq {record.seq} was stored in stream {ack.stream}, not {STREAM}")

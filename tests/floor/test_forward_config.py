@@ -38,6 +38,7 @@ def test_the_section_read_whole() -> None:
             tls_ca="ca.pem",
             tls_cert="/etc/t.pem",
             tls_key="/etc/t.key",
+            ack_timeout=12.5,
         )
     )
     assert settings.floor == FloorLinkSettings(
@@ -47,8 +48,12 @@ def test_the_section_read_whole() -> None:
         Path("ca.pem"),
         Path("/etc/t.pem"),
         Path("/etc/t.key"),
+        12.5,
     )
     assert settings.floor.tls
+    default = load(_with_floor()).floor
+    assert default is not None
+    assert default.ack_timeout == 5.0  # docs/deploy.md, [floor]
 
 
 @pytest.mark.parametrize(
@@ -71,6 +76,10 @@ def test_the_section_read_whole() -> None:
             "tls_cert and tls_key together",
         ),
         ({"passwd_file": "/p"}, "floor.passwd_file", "did you mean 'password_file'?"),
+        ({"ack_timeout": 0}, "floor.ack_timeout", "more than 0 and at most 300"),
+        ({"ack_timeout": 301}, "floor.ack_timeout", "more than 0 and at most 300"),
+        ({"ack_timeout": "5s"}, "floor.ack_timeout", "the seconds a publish waits"),
+        ({"ack_timeout": True}, "floor.ack_timeout", "the seconds a publish waits"),
     ],
 )
 def test_each_mistake_is_reported_at_its_key(
