@@ -136,9 +136,11 @@ def table_toml(
     password: str | None = None,
     servers: Sequence[str] | None = None,
     tls: TlsFiles | None = None,
+    ack_timeout: float | None = None,
 ) -> Path:
     """A table.toml for ``table_id`` whose [floor] names ``server`` and the table's user (or
-    ``user`` and ``password``), the password in a file of mode 0600 beside it."""
+    ``user`` and ``password``), the password in a file of mode 0600 beside it; its
+    ``ack_timeout`` if given."""
     credentials = server.table_user(table_id)
     secret = directory / f"{table_id}.password"
     secret.write_text((password or credentials.password) + "\n", encoding="utf-8")
@@ -155,6 +157,8 @@ def table_toml(
     floor["password_file"] = str(secret)
     if tls is not None:
         floor["tls_ca"] = str(tls.ca)
+    if ack_timeout is not None:
+        floor["ack_timeout"] = ack_timeout
     config = directory / f"{table_id}.toml"
     config.write_text(to_toml(data), encoding="utf-8")
     return config

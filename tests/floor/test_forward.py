@@ -272,11 +272,13 @@ def test_a_broker_that_stops_answering_is_waited_out(
 ) -> None:
     """A slow broker (here frozen with SIGSTOP): the acknowledgement does not come, the
     forwarder gives up on that connection after its timeout and retries; the broker answers
-    again and it catches up, in order."""
+    again and it catches up, in order. The timeout is [floor] ack_timeout, 2 s here rather than
+    its 5 s default: long enough that a loaded machine's acknowledgement of seq 1 to 10 comes
+    within it (the first retry must be seq 11's), and no 5 s waited out."""
     server = nats_factory(("T1",))
     create_stream(server)
     journal = tmp_path / "journal"
-    config = table_toml(tmp_path, server, "T1", journal)
+    config = table_toml(tmp_path, server, "T1", journal, ack_timeout=2.0)
     assert server._process is not None
     pid = server._process.pid  # the nats-server itself
     with _writer(journal) as writer:
@@ -293,4 +295,4 @@ def test_a_broker_that_stops_answering_is_waited_out(
     assert stop(process) == 0
     assert _stored(server, "T1") == _expected("T1", records, journal)
     [retry, *_] = events_of(config, "forward_retrying")
-    assert "publishing seq 11" in str(retry["reason"])
+    assert "publishing seq 11: no acknowledgement within 2 s" in str(retry["reason"])

@@ -28,11 +28,12 @@ from controller.forwarder.subjects import STREAM, inbox_prefix_of, subject_of
 from simulator.servers_nats import NatsServer
 
 
-def _refused_forward(tmp_path: Path, server: NatsServer, reason: str, **keys: str) -> None:
+def _refused_forward(tmp_path: Path, server: NatsServer, reason: str, **keys: str) -> list[str]:
     """The forwarder of T1 with these [floor] keys keeps retrying, logs ``reason`` and stores
-    nothing."""
+    nothing (the reasons it logged). A request the server refuses is answered by nothing: the
+    forwarder waits its [floor] ack_timeout for it, 1 s here rather than its 5 s default."""
     write_journal(tmp_path / "journal", 5)
-    config = table_toml(tmp_path, server, "T1", tmp_path / "journal", **keys)  # type: ignore[arg-type]
+    config = table_toml(tmp_path, server, "T1", tmp_path / "journal", ack_timeout=1.0, **keys)  # type: ignore[arg-type]
     process = start_forward(config)
     eventually(retried_more_than(config, 1), "two retries", process)
     assert stop(process) == 0
@@ -41,6 +42,7 @@ def _refused_forward(tmp_path: Path, server: NatsServer, reason: str, **keys: st
     ]
     assert any(reason.lower() in text.lower() for text in reasons), reasons
     assert held(server, "T1") == []
+    return reasons
 
 
 def test_a_wrong_password_is_refused_and_retried(tmp_path: Path, nats_factory: NatsFactory) -> None:
@@ -56,9 +58,12 @@ def test_a_table_forwarding_as_another_tables_user_stores_nothing(
     server = nats_factory(("T1", "T2"))
     create_stream(server)
     other = server.table_user("T2")
-    _refused_forward(
+    reasons = _refused_forward(
         tmp_path, server, "Permissions Violation", user=other.user, password=other.password
     )
+    # The refused question goes unanswered: the session ends at [floor] ack_timeout.
+    said = "asking the stream where the table stands: no answer within 1 s ([floor] ack_timeout)"
+    assert any(said in text for text in reasons), reasons
 
 
 async def _as_table(server: NatsServer, table_id: str) -> nats.NATS:
