@@ -65,7 +65,7 @@ from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Alarm, Event
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
-from controller.table.loop import Controller
+from controller.table.loop import Controller, wait_until
 from drivers.pn532 import commands
 from drivers.pn532.backend import uid_text
 from drivers.seam.tags import DEVICE_CLOCK_MODULUS, TagFamily
@@ -230,6 +230,10 @@ def deal(
         try:
             while claims.claim():
                 dealer.run(1)
+            # A card read twice is an input the bot never made: the lockstep then counts the
+            # bot's last act taken before the controller has taken it. Wait for the hands.
+            hands = len(dealer.bot.records)
+            wait_until(lambda: controller.core.finished >= hands, args.patience)
         finally:
             core = controller.core
             result |= {"hands": core.finished, "voided": core.voided}
