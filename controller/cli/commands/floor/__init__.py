@@ -45,13 +45,13 @@ def _whole(what: str, most: int) -> Callable[[str], int]:
 # What each action runs, imported when it runs (each a function, so mypy checks the name and
 # its type where a module and function named as text could not be).
 def _setup() -> Runner:
-    from controller.cli.commands.floor.run import run_setup  # noqa: PLC0415
+    from controller.cli.commands.floor.serve_run import run_setup  # noqa: PLC0415
 
     return run_setup
 
 
 def _serve() -> Runner:
-    from controller.cli.commands.floor.run import run_serve  # noqa: PLC0415
+    from controller.cli.commands.floor.serve_run import run_serve  # noqa: PLC0415
 
     return run_serve
 
