@@ -65,10 +65,10 @@ class Testbed:
     """The two emulated keypads (umockdev's GObject API: only inside umockdev-run)."""
 
     def __init__(self, folder: Path) -> None:
-        import gi  # type: ignore[import-untyped]  # noqa: PLC0415 -- only under umockdev-run
+        import gi  # noqa: PLC0415 -- only under umockdev-run
 
         gi.require_version("UMockdev", "1.0")
-        from gi.repository import UMockdev  # type: ignore[import-untyped]  # noqa: PLC0415
+        from gi.repository import UMockdev  # noqa: PLC0415
 
         self.testbed: Any = UMockdev.Testbed.new()
         for spec in (PANEL, FLOOR):
