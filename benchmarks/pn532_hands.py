@@ -26,9 +26,9 @@ pitch to that call, for the pitch it was read in.
 **Every card read exactly once**: after the run, each table's journal (verified intact) is
 read, and each read of a tag (a ``card`` record, or a ``tag`` record: a tag the table
 alarmed on) is given to the pitch of the same tag at the same reader that came last before
-the read's host stamp (``read_ms``). A pitch given no read is **missed** (the dealer's bot
-pitched it again: the controller never showed it); a pitch given more than one, or a read
-given no pitch, is **doubled**. A card read twice holds the hand with an alarm; the dealer
+the read's host stamp (``read_ms``). A pitch given no read is **missed** (the dealer passed
+the card again: its reader never listed it); a pitch given more than one, or a read given
+no pitch, is **doubled**. A card read twice holds the hand with an alarm; the dealer
 resolves it as at a table (undo dismisses the read) and deals on, and the alarm is printed.
 A table that stops (the controller took no input for ``--patience`` seconds) is reported
 with what it dealt before; the run then fails. ``--dir`` keeps each table's journal, log and
@@ -65,6 +65,7 @@ from controller.logs.logsetup import configure_logging, reset_logging
 from controller.poker.engine.events import Alarm, Event
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
+from controller.poker.words import counted
 from controller.table.loop import Controller, wait_until
 from drivers.pn532 import commands
 from drivers.pn532.backend import uid_text
@@ -341,8 +342,9 @@ def report(args: argparse.Namespace, results: list[dict[str, Any]]) -> int:
     intact = all(result["intact"] for result in results)
     interval = statistics.median(pitch_interval(result["pitches"]) for result in results)
     print(
-        f"{hands} hands ({', '.join(f'{g} {n}' for g, n in games.items())}) on {args.tables} "
-        f"tables in {seconds:.0f} s; {sum(r['voided'] for r in results)} void; "
+        f"{counted(hands, 'hand')} ({', '.join(f'{g} {n}' for g, n in games.items())}) on "
+        f"{counted(args.tables, 'table')} in {seconds:.0f} s; "
+        f"{sum(r['voided'] for r in results)} void; "
         f"journals {'intact' if intact else 'NOT INTACT'}"
     )
     print(
@@ -380,7 +382,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", default=",".join(sorted(GAMES)), help="comma-separated")
     parser.add_argument("--pitch", type=float, default=PITCH, help="seconds in a field")
     parser.add_argument(
-        "--pause", type=float, default=0.25, help="seconds from a card's pitch to the next card"
+        "--pause", type=float, default=0.25, help="seconds from a card leaving to the next"
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--progress", type=float, default=0.0, help="seconds between reports")
@@ -397,6 +399,8 @@ def main(argv: list[str] | None = None) -> int:
             parser.error(f"--games: {game!r}; expected some of {', '.join(sorted(GAMES))}")
     if args.hands < 1 or args.tables < 1:
         parser.error("--hands and --tables: expected 1 or more")
+    if not args.pitch > 0 or args.pause < 0 or not args.patience > 0:
+        parser.error("--pitch and --patience: expected more than 0 s; --pause: 0 s or more")
     args.baud = commands.POWER_UP_BAUD  # the shoe's table.toml default (baudrate)
     if args.dir is not None:
         if args.dir.exists() and any(args.dir.iterdir()):

@@ -24,7 +24,7 @@ def test_a_hand_through_pn532_readers_counts_its_cards_and_times_them_to_the_eng
     for every card it pitched, and times each one read to the engine."""
     status = pn532_hands.main(["--hands", "1", "--games", "mambo", "--pause", "0"])
     out = capsys.readouterr().out
-    assert "1 hands (mambo 1) on 1 tables" in out, out
+    assert "1 hand (mambo 1) on 1 table in " in out, out
     assert "journals intact" in out
     counted = re.search(r"cards pitched (\d+), read once (\d+), missed (\d+), doubled (\d+)", out)
     assert counted is not None, out
@@ -70,3 +70,11 @@ def test_a_cards_time_to_the_engine_runs_from_the_pitch_it_was_read_in() -> None
     assert pn532_hands.latencies(pitches, taken) == pytest.approx([0.02, 0.01])
     with pytest.raises(RuntimeError, match="04BB at the slot reader reached the engine"):
         pn532_hands.latencies(pitches, [("slot", "04BB", 11.0)])
+
+
+def test_a_pitch_of_no_time_is_refused_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        pn532_hands.main(["--hands", "1", "--pitch", "0"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "--pitch and --patience: expected more than 0 s; --pause: 0 s or more" in err
