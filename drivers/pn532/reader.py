@@ -236,6 +236,11 @@ class Pn532Reader:
         failures = silent = 0
         body = cmd.in_list_passive_target(cmd.MAX_TARGETS)
         while not self.stopping.is_set():
+            # The chip lists what is in its field when the poll reaches it: a read is stamped
+            # then, not when its answer is taken in, which a host kept off the CPU may do late;
+            # a lingering card's late answer stamped late would fall past the repeat window and
+            # read the card twice (docs/hardware.md, What a PN532 shoe loses, No clock).
+            asked = self.clock()
             try:
                 data = line.exchange(body, self.timing.poll_bound, "InListPassiveTarget")
                 targets = cmd.parse_targets(data)
@@ -255,7 +260,7 @@ class Pn532Reader:
                 self.owner.reader_fault(self, None)
             failures = silent = 0
             if targets:
-                self.owner.tags_seen(self, targets, self.clock())
+                self.owner.tags_seen(self, targets, asked)
             self._pause(self.timing.poll_interval)
 
     def _pause(self, seconds: float) -> None:

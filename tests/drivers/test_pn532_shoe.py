@@ -231,3 +231,27 @@ def test_a_reader_that_keeps_failing_while_talking_is_a_reader_fault(tmp_path: P
         assert not [e for e in b.drain() if isinstance(e, DeviceDown)]
         b.readers.place("slot", NTAG, DWELL)
         assert b.next(TagRead).uid == "04A2B3C4D5E680"
+
+
+def test_a_cards_answer_taken_in_late_is_stamped_when_its_poll_was_sent(tmp_path: Path) -> None:
+    """A read is stamped when its poll was sent, when the chip lists what is in its field, not
+    when its answer was taken in, which a host kept off the CPU may do late: stamped late, the
+    listing of a card that was in the field once would fall past the repeat window and read it
+    twice (docs/hardware.md, What a PN532 shoe loses, No clock). Here the answer to a poll
+    sent while the card was in the field comes late, within the poll's 250 ms bound but past
+    the window."""
+    with bench(tmp_path, repeat_window=0.1) as b:
+        come_up(b)
+        b.readers.place("slot", NTAG, DWELL)
+        first = b.next(TagRead)
+        with b.readers.locked():
+            b.readers.chips["slot"].late(0.2)
+        events = b.run_for(1.0)
+        assert [e for e in events if isinstance(e, TagRead)] == []
+        with b.readers.locked():
+            chip = b.readers.chips["slot"]
+            assert (chip.counters.cancelled, chip.counters.listed > 1) == (0, True)
+        totals = b.shoe.line_totals()["slot"]
+        assert isinstance(totals, dict)
+        assert totals["repeats_dropped"] >= 1
+        assert first.uid == "04A2B3C4D5E680"
