@@ -61,6 +61,26 @@ def free_port() -> int:
         return port
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process ``pid`` holds the socket listening on TCP ``port`` of 127.0.0.1: a
+    server that answers on a port ``free_port`` gave may be another process's that took the
+    port first (another test worker's), where ours then failed to bind (Linux's /proc)."""
+    wanted = f"0100007F:{port:04X}"
+    inodes = set()
+    with contextlib.suppress(OSError), open("/proc/net/tcp", encoding="ascii") as table:
+        for line in table.readlines()[1:]:
+            fields = line.split()
+            if fields[1] == wanted and fields[3] == "0A":  # TCP_LISTEN
+                inodes.add(f"socket:[{fields[9]}]")
+    fds = Path(f"/proc/{pid}/fd")
+    with contextlib.suppress(OSError):
+        for fd in fds.iterdir():
+            with contextlib.suppress(OSError):
+                if os.readlink(fd) in inodes:
+                    return True
+    return False
+
+
 def unprivileged_user() -> str | None:
     """The user a server that refuses root runs as: ``nobody`` when we are root, else None (as
     ourselves)."""

@@ -46,7 +46,7 @@ from controller.journal import schema
 from controller.journal import tablerecords as rec
 from controller.journal.record import GENESIS, make_record_line, parse_line
 from controller.poker.announce import hidden_cards
-from simulator.servers import free_port
+from simulator.servers import free_port, listens
 from simulator.servers_nats import NatsServer, NatsUser
 from simulator.servers_pg import PostgresServer
 
@@ -180,7 +180,9 @@ class WebProcess:
             stderr=subprocess.STDOUT,
         )
         deadline = time.monotonic() + PATIENCE
-        while not self._answers():
+        # Answering is not enough: another worker's floor web may hold the port free_port gave
+        # (ours then fails to bind), and a login there is to another floor's users.
+        while not (self._answers() and listens(self.process.pid, floor.port)):
             if self.process.poll() is not None:
                 raise AssertionError(f"floor web exited:\n{self.log.read_text()}")
             if time.monotonic() > deadline:
