@@ -7,10 +7,11 @@ database as its owner."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import psycopg
-from floorhelp import FloorProcess, fixture_lines, journal_id, publish
+from floorhelp import PATIENCE, FloorProcess, fixture_lines, journal_id, publish
 from servershelp import NatsFactory
 from webhelp import (
     Client,
@@ -118,15 +119,26 @@ def test_a_supervisor_never_gets_a_face_down_card_of_a_hand_in_progress_and_surv
         assert hidden_of(lines[:SECOND_ROUND]) <= cards_in(settled.body)
         assert ("supervisor", "supervisor", "T1", root, 1, "hand page") in card_views(floor)
         # Each view recorded is logged too, before its response is sent (docs/floor-web.md,
-        # Who did what): who, through what, which hand; at info.
-        logged = [json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"]
-        viewed = [line for line in logged if line["event"] == "web_card_view"]
+        # Who did what): who, through what, which hand; at info. The feeds still open may
+        # record a view as this reads: read the log again until it has each view stored, which
+        # comes a moment after its row.
+        deadline = time.monotonic() + PATIENCE
+        while True:
+            stored_views = set(card_views(floor))
+            logged = [
+                json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"
+            ]
+            viewed = [line for line in logged if line["event"] == "web_card_view"]
+            logged_views = {
+                (line["user"], line["role"], h["table"], h["journal"], h["hand"], line["through"])
+                for line in viewed
+                for h in line["hands"]
+            }
+            if logged_views == stored_views or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
         assert {line["level"] for line in viewed} == {"info"}
-        assert {
-            (line["user"], line["role"], h["table"], h["journal"], h["hand"], line["through"])
-            for line in viewed
-            for h in line["hands"]
-        } == set(card_views(floor))
+        assert logged_views == stored_views
         floor_feed.close()
     finally:
         for feed in feeds.values():
