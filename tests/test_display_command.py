@@ -19,7 +19,8 @@ from controller.display.demo import SCENES
 from controller.display.demo_app import DemoDisplay
 from controller.display.view import TableView
 
-pytestmark = pytest.mark.fast
+# Not in the fast tier: each test runs the display's Textual app, 2 s of the tier's CPU in all
+# (docs/testing.md, How the tier stays fast).
 
 
 def test_without_demo_a_configuration_that_cannot_be_read_is_named_and_exits_2(

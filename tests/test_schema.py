@@ -189,7 +189,7 @@ def test_schemadoc_writes_the_file_or_prints_it(
 # --- the records ----------------------------------------------------------------------------
 
 
-@pytest.mark.fast
+# Not fast: it reads every committed journal, 1.3 s (docs/testing.md, How the tier stays fast).
 def test_every_committed_record_fits_the_published_schema_with_its_version() -> None:
     """The journals before the schema (version 0) are version 1's records without the version,
     version 1's are version 2's of the ISO/IEC 15693 family, and version 2's records are version

@@ -17,7 +17,7 @@ from typing import Final
 import pytest
 from treetext import LEADER, ROOT, texts
 
-pytestmark = pytest.mark.fast
+# Not in the fast tier: it reads the whole tree, 0.8 s (docs/testing.md, How the tier stays fast).
 
 #: A tracker's number: the word, singular or plural, in any case, then the number, with or
 #: without a ``#`` between (the forms test_the_check_finds_a_tracker_number_and_only_one tries).
