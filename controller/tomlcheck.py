@@ -168,7 +168,11 @@ class Section:
             return None
         return value
 
-    def seconds(self, name: str, default: float, *, above: float, maximum: float) -> float | None:
+    def seconds(
+        self, name: str, default: float, *, above: float, maximum: float, floor: str = ""
+    ) -> float | None:
+        """A number of seconds, more than ``above`` (``floor`` says why, if it needs saying)
+        and at most ``maximum``; ``default`` when absent, None (a problem noted) when wrong."""
         value = self.data.get(name, MISSING)
         if value is MISSING:
             return default
@@ -178,10 +182,10 @@ class Section:
             or not math.isfinite(value)
             or not above < value <= maximum
         ):
+            why = f" ({floor})" if floor else ""
             self.fail(
                 name,
-                f"expected a number of seconds, more than {above:g} (the devices' heartbeat "
-                f"interval, docs/protocol.md 6) and at most {maximum:g}",
+                f"expected a number of seconds, more than {above:g}{why} and at most {maximum:g}",
             )
             return None
         return float(value)

@@ -9,7 +9,6 @@ the files themselves, the password file's mode and content and the TLS files, is
 
 from __future__ import annotations
 
-import math
 import os
 import stat
 from pathlib import Path
@@ -75,7 +74,8 @@ def read_floor(section: Section | None, base: Path) -> FloorLinkSettings | None:
             if section.has(name):
                 # A TLS file with nats:// servers would never be used: refuse it.
                 section.fail(name, "expected tls:// servers when a TLS file is given")
-    ack_timeout = _ack_timeout(section)
+    # How long a publish waits for the stream's acknowledgement (docs/deploy.md, [floor]).
+    ack_timeout = section.seconds("ack_timeout", ACK_TIMEOUT, above=0, maximum=MAX_ACK_TIMEOUT)
     if (
         len(section.problems) > before
         or servers is None
@@ -85,25 +85,6 @@ def read_floor(section: Section | None, base: Path) -> FloorLinkSettings | None:
     ):
         return None
     return FloorLinkSettings(servers, user, password, tls_ca, tls_cert, tls_key, ack_timeout)
-
-
-def _ack_timeout(section: Section) -> float | None:
-    value = section.data.get("ack_timeout", MISSING)
-    if value is MISSING:
-        return ACK_TIMEOUT  # the default
-    if (
-        not isinstance(value, int | float)
-        or isinstance(value, bool)
-        or not math.isfinite(value)
-        or not 0 < value <= MAX_ACK_TIMEOUT
-    ):
-        section.fail(
-            "ack_timeout",
-            "expected the seconds a publish waits for the stream's acknowledgement, more than "
-            f"0 and at most {MAX_ACK_TIMEOUT:g}",
-        )
-        return None
-    return float(value)
 
 
 def _servers(section: Section) -> tuple[str, ...] | None:

@@ -78,8 +78,8 @@ def test_the_section_read_whole() -> None:
         ({"passwd_file": "/p"}, "floor.passwd_file", "did you mean 'password_file'?"),
         ({"ack_timeout": 0}, "floor.ack_timeout", "more than 0 and at most 300"),
         ({"ack_timeout": 301}, "floor.ack_timeout", "more than 0 and at most 300"),
-        ({"ack_timeout": "5s"}, "floor.ack_timeout", "the seconds a publish waits"),
-        ({"ack_timeout": True}, "floor.ack_timeout", "the seconds a publish waits"),
+        ({"ack_timeout": "5s"}, "floor.ack_timeout", "a number of seconds, more than 0"),
+        ({"ack_timeout": True}, "floor.ack_timeout", "a number of seconds, more than 0"),
     ],
 )
 def test_each_mistake_is_reported_at_its_key(
