@@ -23,7 +23,7 @@ import psycopg
 import pytest
 from nats.aio.msg import Msg
 from nats.js import JetStreamContext
-from nats.js.api import DeliverPolicy, StreamConfig
+from nats.js.api import DeliverPolicy, RawStreamMsg, StreamConfig
 from servershelp import NatsFactory
 
 from controller.forwarder.subjects import (
@@ -427,7 +427,7 @@ def test_the_example_config_runs_a_cluster_that_refuses_what_it_must(
                 )
                 js = table.jetstream()
                 await publish_once_the_stream_answers(js, subject_of("T1"), b"record", "r1")
-                last = await js.get_last_msg(STREAM, subject_of("T1"), direct=True)
+                last = await last_once_replicated(js, subject_of("T1"))
                 assert last.data == b"record"
                 assert await headers_heard_by_the_web(cluster.nodes[2], cluster, trusting)
                 forged = js.publish(subject_of("T2"), b"forged", timeout=PATIENCE)
@@ -460,6 +460,19 @@ async def publish_once_the_stream_answers(
             return
         except nats.js.errors.NoStreamResponseError:
             assert time.monotonic() < deadline, f"no stream answered {subject} in {PATIENCE} s"
+            await asyncio.sleep(0.05)
+
+
+async def last_once_replicated(js: JetStreamContext, subject: str) -> RawStreamMsg:
+    """The subject's last message by a direct get, asked again while it is not found: with
+    allow_direct every replica answers a direct get, and a follower answers 404 for a message
+    its leader acknowledged until it has applied it (a replica is eventually consistent)."""
+    deadline = time.monotonic() + PATIENCE
+    while True:
+        try:
+            return await js.get_last_msg(STREAM, subject, direct=True)
+        except nats.js.errors.NotFoundError:
+            assert time.monotonic() < deadline, f"{subject}: no replica had it in {PATIENCE} s"
             await asyncio.sleep(0.05)
 
 
