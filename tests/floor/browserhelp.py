@@ -10,7 +10,9 @@ goes through; where the screenshots go.
   the form of the page at hand (a refused login's page). The caller waits for where it lands;
 - ``shots(tmp_path)``: TABLECTL_WEB_SCREENSHOTS=docs/floor-web writes the pages' screenshots for
   the docs; they go into the test's folder otherwise;
-- ``cell(driver, table, name)``: one cell of the floor page's row of a table.
+- ``cell(driver, table, name)``: one cell of the floor page's row of a table;
+- ``click(driver, element)``: a click on a page that redraws itself, taken once nothing covers
+  the element.
 """
 
 from __future__ import annotations
@@ -24,10 +26,15 @@ from typing import Final
 import pytest
 from floorhelp import PATIENCE
 from selenium import webdriver
-from selenium.common.exceptions import StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    StaleElementReferenceException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
+from selenium.webdriver.remote.webelement import WebElement
 from selenium.webdriver.support import expected_conditions as ready
 from selenium.webdriver.support.ui import WebDriverWait
 from webhelp import PASSWORD
@@ -154,3 +161,20 @@ def read(driver: WebDriver, css: str, attribute: str | None = None) -> str:
         except StaleElementReferenceException:
             continue
     raise AssertionError(f"{css} redrawn ten times over while being read")
+
+
+def click(driver: WebDriver, element: WebElement) -> None:
+    """Click ``element`` as a user would, clicked again while another element covers its point.
+    Chromium clicks the point where the element was when it scrolled it into view, and refuses
+    the click if the page's layout has moved since then (a loaded run saw a feed's first redraw
+    land in between: "not clickable at point (1283, 21). Other element would receive the
+    click: <td class="ack">"). A user clicks again; the element is the same one, so what was
+    typed into its form is kept. A redraw that replaced it fails as stale."""
+
+    def clicked(_driver: WebDriver) -> bool:
+        element.click()
+        return True
+
+    WebDriverWait(
+        driver, PATIENCE, poll_frequency=0.1, ignored_exceptions=(ElementClickInterceptedException,)
+    ).until(clicked, f"{element.tag_name} still covered after {PATIENCE} s")

@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import psycopg
-from browserhelp import cell, log_in, shots
+from browserhelp import cell, click, log_in, shots
 from floorhelp import PATIENCE, fixture_lines
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -61,7 +61,7 @@ def test_an_alarm_appears_on_the_floor_and_is_acknowledged_with_a_note(
         note = first.find_element(By.NAME, "note")
         note.send_keys(NOTE)
         browser.save_screenshot(str(shots(tmp_path) / "alarms.png"))
-        first.find_element(By.TAG_NAME, "button").click()
+        click(browser, first.find_element(By.TAG_NAME, "button"))
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#alarm-list tr.acked")) == 1)
         acked = browser.find_element(By.CSS_SELECTOR, "#alarm-list tr.acked")
         assert "supervisor, 20" in acked.text

@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import psycopg
-from browserhelp import log_in
+from browserhelp import click, log_in
 from floorhelp import PATIENCE, FloorDb, arrivals, fixture_lines, ingest_now, rewritten
 from selenium.webdriver.common.by import By
 from selenium.webdriver.remote.webdriver import WebDriver
@@ -121,7 +121,7 @@ def test_the_group_is_acknowledged_in_the_browser_with_one_note(
         lead.find_element(By.NAME, "note").send_keys("Both records re-sent by a restored PC.")
         group = lead.find_element(By.CLASS_NAME, "ack-group")
         assert group.text == "Acknowledge all 2 conflict of T1"
-        group.click()
+        click(browser, group)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#alarm-list tr.acked")) == 2)
         wait.until(ready.text_to_be_present_in_element((By.ID, "open-count"), "1 open"))
         assert browser.find_elements(By.CLASS_NAME, "ack-group") == []
