@@ -18,17 +18,25 @@ BIN := $(VENV)/bin
 RUNTIME := $(VENV)/.installed-runtime
 TESTING := $(VENV)/.installed-test
 WHEELHOUSE := wheelhouse
-# The tests in two worker processes (pytest-xdist), each test file whole in one of them
-# (docs/testing.md has the figures). PYTEST_WORKERS=0 runs them in this one process (for
-# --pdb, say: make test-fast PYTEST_WORKERS=0).
-PYTEST_WORKERS ?= 2
-PYTEST_PARALLEL := $(if $(filter 0,$(PYTEST_WORKERS)),,-n $(PYTEST_WORKERS) --dist loadfile)
+# The tests in worker processes (pytest-xdist), each test file whole in one of them: four for
+# the default suite, which waits on servers and processes a third of its time (four fill both
+# cores), two for the fast tier and the reliability tier, which are CPU-bound (docs/testing.md,
+# Workers, has the figures). PYTEST_WORKERS=N runs any of them in N; PYTEST_WORKERS=0 in this
+# one process (for --pdb, say: make test-fast PYTEST_WORKERS=0).
+PYTEST_WORKERS ?=
+parallel = $(if $(filter 0,$(1)),,-n $(1) --dist loadfile)
+SUITE_PARALLEL := $(call parallel,$(or $(PYTEST_WORKERS),4))
+TIER_PARALLEL := $(call parallel,$(or $(PYTEST_WORKERS),2))
 # Python's bytecode cache for the test runs and every tablectl they start, kept in the venv (not
 # the tree) and written even where PYTHONDONTWRITEBYTECODE is set: without it each worker
 # compiles and rewrites every test module again on every run (6 s of CPU a worker, half of it
 # saved) and each of the suite's hundreds of tablectl processes compiles what it imports
-# (docs/testing.md, Two workers).
-PYTEST := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache $(BIN)/python -m pytest
+# (docs/testing.md, Workers). A cache elsewhere than __pycache__ leaves the bytecode pip and
+# Python's install wrote unused, so make install-test writes the cache of the standard library,
+# the venv's packages and tablectl's own once (compileall), as pip does at an install: the
+# first make test of a fresh clone then compiles nothing twice.
+PYCACHE := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(abspath $(VENV))/pycache
+PYTEST := $(PYCACHE) $(BIN)/python -m pytest
 
 .PHONY: install install-test demo test test-fast test-reliability lint typecheck pytest bench wheelhouse clean
 
@@ -43,6 +51,12 @@ $(RUNTIME): pyproject.toml | $(BIN)/python
 # The test extras hold the runtime too: both markers are then true.
 $(TESTING): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --editable '.[test]'
+	$(PYCACHE) $(BIN)/python -m compileall -q -j 0 \
+		-x '/(test|tests|idlelib|tkinter|turtledemo|lib2to3|ensurepip|site-packages|dist-packages)/' \
+		"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["stdlib"])')"
+	$(PYCACHE) $(BIN)/python -m compileall -q -j 0 \
+		"$$($(BIN)/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')" \
+		controller drivers simulator
 	touch $@ $(RUNTIME)
 
 install: $(RUNTIME)
@@ -74,18 +88,18 @@ typecheck: $(TESTING)
 	$(BIN)/mypy --strict controller drivers simulator benchmarks
 
 pytest: $(TESTING)
-	$(PYTEST) $(PYTEST_PARALLEL)
+	$(PYTEST) $(SUITE_PARALLEL)
 
 test: lint typecheck pytest
 
 # A second -m replaces pyproject's addopts -m "not slow", so "not slow" is said again here.
 test-fast: $(TESTING)
-	$(PYTEST) $(PYTEST_PARALLEL) -m "fast and not slow"
+	$(PYTEST) $(TIER_PARALLEL) -m "fast and not slow"
 
 # The reliability tier (docs/testing.md): each of its tests is slow too, so -m slow still
 # runs them with the rest of the slow tier.
 test-reliability: $(TESTING)
-	$(PYTEST) $(PYTEST_PARALLEL) -m reliability
+	$(PYTEST) $(TIER_PARALLEL) -m reliability
 
 bench: $(TESTING)
 	$(BIN)/python benchmarks/evaluators.py
