@@ -77,19 +77,25 @@ async def refused(client: nats.NATS, asking: Awaitable[object], subject: str) ->
     answered, so waiting out a timeout only cost its seconds (docs/testing.md, Where the
     default suite's time goes)."""
     request = asyncio.ensure_future(asking)
-    words = f'permissions violation for publish to "{subject.lower()}"'
-    errors: list[Exception] = client.seen_errors  # type: ignore[attr-defined]
-    told: asyncio.Event = client.told  # type: ignore[attr-defined]
     try:
-        while words not in said(errors):
-            told.clear()
-            await asyncio.wait_for(told.wait(), PATIENCE)
+        await told_to(client, f'permissions violation for publish to "{subject.lower()}"')
         # A round trip after the refusal: the server has handled the request, and no
         # answer came for it.
         await client.flush(timeout=PATIENCE)
         assert not request.done(), f"{subject}: answered after its refusal: {request}"
     finally:
         request.cancel()
+
+
+async def told_to(client: nats.NATS, words: str) -> None:
+    """Wait until the server's -ERR saying ``words`` (lowered) has reached ``client``'s error
+    callback: nats-py runs the callback as a task of its own, so even a flush's PONG, which the
+    server sends after the -ERR, may come back before the callback has run."""
+    errors: list[Exception] = client.seen_errors  # type: ignore[attr-defined]
+    told: asyncio.Event = client.told  # type: ignore[attr-defined]
+    while words not in said(errors):
+        told.clear()
+        await asyncio.wait_for(told.wait(), PATIENCE)
 
 
 async def make_stream(server: NatsServer) -> None:
@@ -217,7 +223,7 @@ def test_the_web_s_user_follows_the_stream_and_may_change_nothing_in_it(
             await refused(web, js.delete_stream(STREAM), f"$JS.API.STREAM.DELETE.{STREAM}")
             await refused(web, js.purge_stream(STREAM), f"$JS.API.STREAM.PURGE.{STREAM}")
             await web.subscribe("_INBOX.>")
-            await web.flush(timeout=PATIENCE)
+            await told_to(web, 'permissions violation for subscription to "_inbox.>"')
             errors: list[Exception] = web.seen_errors  # type: ignore[attr-defined]
             return heard, errors
         finally:
