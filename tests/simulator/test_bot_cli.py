@@ -77,17 +77,20 @@ def test_sim_help_lists_the_bot_options() -> None:
     assert "--repeat-window" in text
 
 
-@pytest.mark.parametrize("given", ["0", "-1", "soon"])
+@pytest.mark.parametrize("command", ["sim", "run"])
+@pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "soon"])
 def test_a_repeat_window_is_a_positive_number_of_seconds(
-    given: str, capsys: pytest.CaptureFixture[str]
+    command: str, given: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """The bot's shuffles outlast ``--repeat-window`` (docs/simulator.md, Dealer bots)."""
+    """The bot's shuffles outlast ``--repeat-window`` (docs/simulator.md, Dealer bots), and the
+    controller's is the same option: a window of none (or nan) would take a lingering card for a
+    new read each time it is seen (docs/protocol.md, 7)."""
     with pytest.raises(SystemExit) as stopped:
-        build_parser().parse_args(["sim", f"--repeat-window={given}"])
+        build_parser().parse_args([command, f"--repeat-window={given}"])
     assert stopped.value.code == 2
     said = f"argument --repeat-window: '{given}': expected a positive number of seconds"
     assert capsys.readouterr().err.splitlines()[-1].endswith(said)
-    assert build_parser().parse_args(["sim", "--repeat-window", "0.02"]).repeat_window == 0.02
+    assert build_parser().parse_args([command, "--repeat-window", "0.02"]).repeat_window == 0.02
 
 
 def test_a_random_bot_plays_its_hands_then_the_piped_console_ends(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import sys
 import threading
 from typing import Final
 
+from controller.cli.commands._options import repeat_window
 from controller.cli.commands._paths import READ_FILE
 from controller.cli.registry import help_line
 from controller.config.settings import DEFAULT_CONFIG
@@ -88,7 +89,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     )
     parser.add_argument(
         "--repeat-window",
-        type=float,
+        type=repeat_window,
         default=0.5,
         metavar="SECONDS",
         help="the shoe's RFID repeat window (docs/protocol.md, 7; default 0.5): shorter only "

@@ -15,6 +15,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, TextIO
 
+from controller.cli.commands._options import repeat_window
 from controller.cli.commands._paths import (
     OUTPUT_FILE_IN_FOLDER,
     OUTPUT_FOLDER,
@@ -159,23 +160,12 @@ def add_bot_options(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--repeat-window",
-        type=_window,
+        type=repeat_window,
         default=0.5,
         metavar="SECONDS",
         help="the controller's RFID repeat window, its tablectl run --repeat-window (default "
         "0.5): the bot's shuffles outlast it; shorter only with a controller run with the same",
     )
-
-
-def _window(text: str) -> float:
-    """A repeat window: a positive number of seconds (argparse names the option)."""
-    try:
-        seconds = float(text)
-    except ValueError:
-        seconds = -1.0
-    if not 0 < seconds < 3600:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds")
-    return seconds
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, stdout: TextIO | None = None) -> int:
