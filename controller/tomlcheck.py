@@ -169,9 +169,9 @@ class Section:
         return value
 
     def seconds(
-        self, name: str, default: float, *, above: float, maximum: float, floor: str = ""
+        self, name: str, default: float, *, above: float, maximum: float, above_why: str = ""
     ) -> float | None:
-        """A number of seconds, more than ``above`` (``floor`` says why, if it needs saying)
+        """A number of seconds, more than ``above`` (``above_why`` says why, if it needs saying)
         and at most ``maximum``; ``default`` when absent, None (a problem noted) when wrong."""
         value = self.data.get(name, MISSING)
         if value is MISSING:
@@ -182,7 +182,7 @@ class Section:
             or not math.isfinite(value)
             or not above < value <= maximum
         ):
-            why = f" ({floor})" if floor else ""
+            why = f" ({above_why})" if above_why else ""
             self.fail(
                 name,
                 f"expected a number of seconds, more than {above:g}{why} and at most {maximum:g}",

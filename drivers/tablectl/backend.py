@@ -99,7 +99,7 @@ def read_protocol_settings(section: Section, role: str) -> ProtocolSettings | No
         DEFAULT_HEARTBEAT_TIMEOUT,
         above=HEARTBEAT_INTERVAL,
         maximum=MAX_HEARTBEAT_TIMEOUT,
-        floor="the devices' heartbeat interval, docs/protocol.md 6",
+        above_why="the devices' heartbeat interval, docs/protocol.md 6",
     )
     if len(section.problems) > before or port is None or baudrate is None or timeout is None:
         return None
