@@ -349,9 +349,17 @@ def crash_run(
         finally:
             status = killer.stop()
     assert status == 0
+    return replayed_as_dealt(tmp_path, dealer, killer, hands=hands, started=started)
+
+
+def replayed_as_dealt(
+    tmp_path: Path, dealer: AckedDealer, killer: Killer, *, hands: int, started: float
+) -> CrashResult:
+    """The run's journal intact, and replayed it settles every hand and stack as the dealer's
+    own uninterrupted engine did; what the run did."""
     report = verify(tmp_path / "journal")
     assert report.intact, report.summary()
-    replayed = TableCore(spec, config, keep_results=hands)
+    replayed = TableCore(dealer.spec, dealer.config, keep_results=hands)
     for record in JournalReader(tmp_path / "journal"):
         replayed.replay(record)
     assert list(replayed.results) == dealer.results, first_difference(

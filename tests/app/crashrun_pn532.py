@@ -21,11 +21,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from crashrun import NEW_HAND, AckedDealer, CrashResult, Killer, first_difference
+from crashrun import NEW_HAND, AckedDealer, CrashResult, Killer, replayed_as_dealt
 
-from controller.journal import JournalReader, verify
 from controller.poker.games import GAMES
-from controller.table.core import TableCore
 from drivers.seam.tags import TagFamily
 from simulator.acts import Act, Press, table_input
 from simulator.pn532.serve import Pn532Readers
@@ -180,23 +178,6 @@ def crash_run_pn532(
         finally:
             status = killer.stop()
     assert status == 0
-    report = verify(tmp_path / "journal")
-    assert report.intact, report.summary()
-    replayed = TableCore(spec, config, keep_results=hands)
-    for record in JournalReader(tmp_path / "journal"):
-        replayed.replay(record)
-    assert list(replayed.results) == dealer.results, first_difference(
-        list(replayed.results), dealer.results, tmp_path
-    )
-    assert replayed.table.stacks == dealer.table.stacks
-    assert len(dealer.results) == hands
+    result = replayed_as_dealt(tmp_path, dealer, killer, hands=hands, started=started)
     assert journal_reads(tmp_path / "journal") == dealer.reads  # each card journaled once
-    result = CrashResult(
-        hands,
-        dealer.inputs,
-        killer.kills,
-        time.monotonic() - started,
-        report.records,
-        dealer.pressed_again,
-    )
     return result, pitch.repitched
