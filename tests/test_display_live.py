@@ -23,7 +23,7 @@ from controller.display.app import DealerDisplay
 from controller.display.demo import SCENES
 from controller.display.view import PotView, SeatStatus, TableView
 from controller.display.widgets import LOG_LINES, LogPanel, NextCardPanel, SeatBox
-from controller.history.script import parse_script
+from controller.history.script import HandScript, parse_script
 from controller.journal import tablerecords as rec
 from controller.poker.engine import events as ev
 from controller.poker.games import GAMES
@@ -185,6 +185,17 @@ check_call
 SCRIPTS: Final = {"five-card-stud": FIVE_CARD_STUD, "mambo": MAMBO, "triple-draw": TRIPLE_DRAW}
 
 
+def ready_core(script: HandScript) -> TableCore:
+    """The controller's core for a hand script's game and table, both devices' hellos taken
+    and deck A in play: as a table stands before its first hand."""
+    assert script.game is not None
+    core = TableCore(GAMES[script.game], script.config)
+    for name in ROLES:
+        core.take(rec.DEVICE, {"device": name, "event": "ready", "boot": f"{name}-boot"})
+    core.take(rec.DECK, {"hand": 1, "deck": "A"})
+    return core
+
+
 def live_views(text: str) -> dict[str, TableView]:
     """Play a hand script as the controller takes it (the devices' hellos, the deck in play,
     each input as its journal record) and keep the view built after each ``# view:`` mark."""
@@ -195,11 +206,7 @@ def live_views(text: str) -> dict[str, TableView]:
     }
     script = parse_script(text, "live")
     assert not script.errors
-    assert script.game is not None
-    core = TableCore(GAMES[script.game], script.config)
-    for name in ROLES:
-        core.take(rec.DEVICE, {"device": name, "event": "ready", "boot": f"{name}-boot"})
-    core.take(rec.DECK, {"hand": 1, "deck": "A"})
+    core = ready_core(script)
     builder = ViewBuilder(TABLE_ID)
     views: dict[str, TableView] = {}
     waiting = sorted(marks)

@@ -10,18 +10,15 @@ from typing import Final
 
 import pytest
 from display_harness import WIDE
-from test_display_live import FIVE_CARD_STUD
+from test_display_live import FIVE_CARD_STUD, ready_core
 from test_display_snapshots import looks_as_committed
 
 from controller.display.view import DeviceState, TableView
 from controller.history.script import parse_script
 from controller.journal import tablerecords as rec
 from controller.poker.engine.events import Refused
-from controller.poker.games import GAMES
 from controller.poker.inputs import Button, ButtonPress, CardRead
-from controller.table.core import TableCore
 from controller.table.viewbuilder import ViewBuilder
-from drivers.seam.events import ROLES
 
 TABLE_ID: Final = "T-7"
 #: What the display's log shows for a fold pressed while the shoe is lost.
@@ -35,11 +32,7 @@ def paused_press_view() -> tuple[TableView, TableView]:
     the shoe lost, then fold pressed: the views after the shoe's loss and after the press."""
     text = FIVE_CARD_STUD.split("# view: bet")[0]
     script = parse_script(text, "paused")
-    assert script.game is not None
-    core = TableCore(GAMES[script.game], script.config)
-    for name in ROLES:
-        core.take(rec.DEVICE, {"device": name, "event": "ready", "boot": f"{name}-boot"})
-    core.take(rec.DECK, {"hand": 1, "deck": "A"})
+    core = ready_core(script)
     builder = ViewBuilder(TABLE_ID)
     seq = 0
     for seq, line in enumerate(script.lines, start=1):
