@@ -127,15 +127,18 @@ def keypad_bench(folder: Path, game: str, *options: str, console: str = "") -> B
                     break
         finally:
             status = 0 if controller is None else stop_controller(controller)
-            if run.said and run.said[-1].startswith("bot: done"):
-                # A finite bot done and the input over, the simulator ends by itself: a SIGTERM
-                # sent then could land after its handlers are given back on the way out, and
-                # kill it (-15) where it had nothing left to clean up.
-                assert sim.wait(timeout=WAIT) == 0
-            else:
-                if sim.poll() is None:
-                    sim.terminate()
-                assert sim.wait(timeout=WAIT) in (0, 1, 128 + signal.SIGTERM)
+            # A finite bot done and the input over, the simulator ends by itself: a SIGTERM
+            # sent then could land after its handlers are given back on the way out, and kill
+            # it (-15) where it had nothing left to clean up. Otherwise it is stopped.
+            done = bool(run.said) and run.said[-1].startswith("bot: done")
+            if not done and sim.poll() is None:
+                sim.terminate()
+            try:
+                ended = sim.wait(timeout=WAIT)
+            except subprocess.TimeoutExpired:
+                sim.kill()  # so the with block's own wait ends
+                raise AssertionError(f"the simulator did not end within {WAIT} s") from None
+            assert ended in ((0,) if done else (0, 1, 128 + signal.SIGTERM)), ended
             assert status == 0, errors.read_text(encoding="utf-8", errors="replace")
     log = folder / "tablectl.log"
     run.log = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
