@@ -177,4 +177,4 @@ def click(driver: WebDriver, element: WebElement) -> None:
 
     WebDriverWait(
         driver, PATIENCE, poll_frequency=0.1, ignored_exceptions=(ElementClickInterceptedException,)
-    ).until(clicked, f"{element.tag_name} still covered after {PATIENCE} s")
+    ).until(clicked, f"the element still covered after {PATIENCE} s")
