@@ -57,6 +57,23 @@ def wait_for_log(path: Path, event: str, timeout: float = PATIENCE) -> dict[str,
     raise AssertionError(f"no {event} in the log within {timeout} s: {log_lines(path)[-5:]}")
 
 
+def wait_for_devices(path: Path, timeout: float = PATIENCE) -> None:
+    """Wait until the log has the shoe and the panel back. The table opens paused, both
+    devices lost, and a paused table refuses every press (docs/app.md, Devices lost and
+    found): a test that presses before both are back has its press refused, not taken."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        back = {
+            line.get("device") for line in log_lines(path) if line.get("event") == "device_back"
+        }
+        if {"shoe", "panel"} <= back:
+            return
+        time.sleep(0.05)
+    raise AssertionError(
+        f"the shoe and the panel not both back within {timeout} s: {log_lines(path)[-5:]}"
+    )
+
+
 def test_run_deals_from_the_configured_devices_and_stops_cleanly_on_sigterm(
     tmp_path: Path,
 ) -> None:
@@ -74,7 +91,7 @@ def test_run_deals_from_the_configured_devices_and_stops_cleanly_on_sigterm(
             stderr=subprocess.PIPE,
         )
         try:
-            wait_for_log(log, "table_opened")
+            wait_for_devices(log)
             sim.shuffle(3)
             sim.press(Button.NEW_HAND)
             started = wait_for_log(log, "hand_started")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from apphelp import AS_ROOT, PATIENCE, table_toml
-from test_app_commands import ROOT, log_lines, on_terminal, wait_for_log
+from test_app_commands import ROOT, log_lines, on_terminal, wait_for_devices, wait_for_log
 
 from controller.journal import verify
 from controller.poker.inputs import Button
@@ -108,7 +108,7 @@ def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
         display = on_terminal([*TABLECTL, "display", "--config", str(config)], screen.slave)
         os.close(screen.slave)
         try:
-            wait_for_log(log, "table_opened")
+            wait_for_devices(log)
             assert screen.wait_for(b"TEST-7"), screen.drawn[-2000:]
             sim.shuffle(3)
             sim.press(Button.NEW_HAND)

@@ -255,7 +255,7 @@ def test_a_stop_in_the_first_hand(
         config = table(tmp_path, sim, plain_journal)
         process = started(config)
         for device in ("shoe", "panel"):
-            until(f"the {device}'s hello", logged(log, "device_ready", device=device), process)
+            until(f"the {device}'s hello", logged(log, "device_back", device=device), process)
         sim.shuffle(3)
         sim.press(Button.NEW_HAND)
         until("the first hand", logged(log, "hand_started"), process)

@@ -57,7 +57,7 @@ def test_a_second_controller_on_a_running_tables_devices_is_refused_naming_port_
                 stderr=errors,
             )
         try:
-            assert wait_count(first_log, "device_ready", 2), "the first table has both devices"
+            assert wait_count(first_log, "device_back", 2), "the first table has both devices"
 
             second = subprocess.run(
                 [*TABLECTL, "--config", str(second_config), *AS_ROOT],
