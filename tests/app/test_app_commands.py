@@ -42,9 +42,14 @@ def on_terminal(argv: list[str], terminal: int) -> subprocess.Popen[bytes]:
 
 
 def log_lines(path: Path) -> list[dict[str, object]]:
+    """The log's whole lines so far. A line the running table is writing may be read in
+    part: one write(2) of a line is copied into the file a page at a time and the file's
+    size moves with each page, so a reader can see the line's head without its end. Only
+    the lines ended by their newline are read; the one in writing is read at the next poll."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+    whole = path.read_bytes()
+    return [json.loads(line) for line in whole[: whole.rfind(b"\n") + 1].splitlines()]
 
 
 def wait_for_log(path: Path, event: str, timeout: float = PATIENCE) -> dict[str, object]:
