@@ -27,6 +27,7 @@ from controller.poker.engine.events import HandStarted
 from controller.poker.inputs import Button
 from controller.table.control import ControlError, ControlServer, send
 from controller.table.loop import Controller, wait_until
+from controller.table.unixsocket import answers
 from simulator.table import Simulator
 
 
@@ -190,7 +191,9 @@ def test_tablectl_run_takes_seat_changes_on_its_configured_socket(tmp_path: Path
         )
         try:
             wait_for_log(tmp_path / "tablectl.log", "table_opened")
-            assert wait_until(path.exists, PATIENCE)
+            # The socket's file is there from its bind, a moment before it listens (a connect
+            # between the two is refused): wait until it answers, as a client would find it.
+            assert wait_until(lambda: answers(path), PATIENCE)
             answer = send(path, {"change": "sit", "seat": 4, "chips": 250})
             assert answer["ok"] is True, answer
             assert "seat 4 250" in str(send(path, {"change": "show"})["text"])
