@@ -206,8 +206,11 @@ class FloorProcess:
         return code
 
 
-def publish(url: str, user: NatsUser, table_id: str, lines: Sequence[bytes]) -> None:
-    """Publish ``lines`` as the table's forwarder does: its subject, each record's message id."""
+def publish(
+    url: str, user: NatsUser, table_id: str, lines: Sequence[bytes], *, first: int = 1
+) -> None:
+    """Publish ``lines`` as the table's forwarder does: its subject, each record's message id
+    (from record ``first`` on)."""
 
     async def run() -> None:
         client = await nats.connect(
@@ -215,7 +218,7 @@ def publish(url: str, user: NatsUser, table_id: str, lines: Sequence[bytes]) -> 
         )
         try:
             js = client.jetstream()
-            for arrival in arrivals(table_id, lines):
+            for arrival in arrivals(table_id, lines, range(first, len(lines) + 1)):
                 assert arrival.message_id is not None
                 await js.publish(
                     arrival.subject, arrival.line, headers={"Nats-Msg-Id": arrival.message_id}
