@@ -3,29 +3,23 @@
 ``Simulator`` is the Python API the console and the tests use. It owns the
 two device cores (simulator.virtualshoe, simulator.virtualpanel), a fault line for each
 (simulator.faults) and a connector for each (simulator.transports: real
-ptys or ``sim://`` URLs). One thread serves both devices: it reads what the
-host writes to the ptys and writes what the devices say when their timers
-fall due. Every action (deal, press, a fault) runs under one lock and its
-output is written at once.
+ptys or ``sim://`` URLs). One thread serves both devices
+(simulator.serving): it reads what the host writes to the ptys and writes
+what the devices say when their timers fall due. Every action (deal, press,
+a fault) runs under one lock and its output is written at once.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 import random
-import selectors
-import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final, Literal, TypeVar
 
 from controller.poker.words import counted
 from drivers.seam.events import ROLES
 from drivers.seam.tags import TagFamily
-from simulator.clock import ManualClock
 from simulator.decks import TagDeck, make_decks, shuffled, write_deck_file
 from simulator.devices import (
     PANEL_IDENTITY,
@@ -35,6 +29,7 @@ from simulator.devices import (
     Timing,
 )
 from simulator.faults import LineFaults
+from simulator.serving import ServedEndpoints
 from simulator.sim_device import SimDevice, Trace, boot_id
 from simulator.table_actions import TableActions
 from simulator.transports import DEFAULT_TABLE, Endpoint, MemoryEndpoint, PtyEndpoint
@@ -50,10 +45,11 @@ MAX_WAIT: Final = 0.1
 _T = TypeVar("_T")
 
 
-class Simulator(TableActions):
+class Simulator(TableActions, ServedEndpoints):
     """The simulated shoe and panel, served on ptys or as ``sim://`` URLs.
 
-    Use it as a context manager (or call ``start`` and ``close``). ``seed``
+    Use it as a context manager (or call ``start`` and ``close``: ``ServedEndpoints``'s,
+    as is ``locked``). ``seed``
     makes the decks' tags, the shuffles, the boot ids and the faults' random
     choices repeatable. The dealer's and the technician's actions (deal, press, the
     faults) are ``simulator.table_actions.TableActions``.
@@ -76,13 +72,10 @@ class Simulator(TableActions):
         if transport == "pty" and directory is None:
             raise ValueError("a pty simulator needs a directory for its 'shoe' and 'panel' links")
         self.seed = seed
-        self.clock = clock
         self.transport = transport
-        self.directory = directory
         # ``tags``: the cards' tag family, ISO/IEC 14443-A for a shoe of PN532 readers
         # (simulator/pn532/shoe.py).
         self.decks: tuple[TagDeck, TagDeck] = make_decks(seed, tags)
-        self._lock = threading.RLock()
         self._foreign_tags = 0
         now = clock()
         timing = timing or Timing()
@@ -114,11 +107,7 @@ class Simulator(TableActions):
             for device in self.devices.values():
                 device.endpoint.close()
             raise
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._wake_r, self._wake_w = -1, -1
-        # A test's clock: whatever falls due by a new time is written before it can be read.
-        self._unwatch = clock.watch(self._advanced) if isinstance(clock, ManualClock) else None
+        super().__init__(clock, directory, thread_name="tablectl-sim", max_wait=MAX_WAIT)
 
     def _endpoint(
         self, name: str, transport: Transport, directory: Path | None, table: str
@@ -128,43 +117,6 @@ class Simulator(TableActions):
             assert directory is not None  # checked by the constructor
             return PtyEndpoint(name, receive, directory)
         return MemoryEndpoint(name, receive, table)
-
-    # --- life -----------------------------------------------------------------------------
-
-    def start(self) -> Simulator:
-        """Plug the devices in and start serving them."""
-        if self._thread is not None:
-            raise RuntimeError("the simulator is running already")
-        if self.directory is not None:
-            self.directory.mkdir(parents=True, exist_ok=True)
-        for device in self.devices.values():
-            device.endpoint.plug()
-        self._wake_r, self._wake_w = os.pipe()
-        os.set_blocking(self._wake_r, False)
-        self._thread = threading.Thread(target=self._serve, name="tablectl-sim", daemon=True)
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        """Stop serving and unplug everything; the links and ports are gone afterwards."""
-        if self._thread is not None:
-            self._stop.set()
-            self._wake()
-            self._thread.join()
-            self._thread = None
-            os.close(self._wake_r)
-            os.close(self._wake_w)
-        for device in self.devices.values():
-            device.endpoint.close()
-        if self._unwatch is not None:
-            self._unwatch()
-            self._unwatch = None
-
-    def __enter__(self) -> Simulator:
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     @property
     def shoe(self) -> VirtualShoe:
@@ -197,86 +149,20 @@ class Simulator(TableActions):
             paths.append(path)
         return paths
 
-    # --- serving --------------------------------------------------------------------------
+    # --- serving (simulator.serving) --------------------------------------------------------
 
-    def _receiver(self, name: str) -> Callable[[bytes], None]:
-        def receive(data: bytes) -> None:
-            with self._lock:
-                now = self.clock()
-                device = self.devices[name]
-                device.from_host(data, now)
-                device.pump(now)
+    def _endpoints(self) -> dict[str, Endpoint]:
+        return {name: device.endpoint for name, device in self.devices.items()}
 
-        return receive
+    def _heard(self, name: str, data: bytes, now: float) -> None:
+        self.devices[name].from_host(data, now)
 
-    def _advanced(self, now: float) -> None:
-        """A manual clock moves on to ``now``: write what falls due by then."""
-        with self._lock:
-            for device in self.devices.values():
-                device.pump(now)
+    def _pump(self, now: float) -> None:
+        for device in self.devices.values():
+            device.pump(now)
 
-    def _wake(self) -> None:
-        # A full pipe means a wake is pending already; a closed one, that the loop has stopped.
-        with contextlib.suppress(OSError):
-            os.write(self._wake_w, b"!")
-
-    def _serve(self) -> None:
-        with selectors.DefaultSelector() as selector:
-            selector.register(self._wake_r, selectors.EVENT_READ, None)
-            watched: dict[str, tuple[int, int]] = {}  # device -> (fd, generation)
-            while not self._stop.is_set():
-                with self._lock:
-                    self._watch(selector, watched)
-                    now = self.clock()
-                    for device in self.devices.values():
-                        device.pump(now)
-                    deadline = min(d.deadline(now) for d in self.devices.values())
-                wait = min(max(deadline - now, 0.0), MAX_WAIT)
-                for key, _ in selector.select(wait):
-                    if key.data is None:
-                        while True:
-                            try:
-                                if not os.read(self._wake_r, 64):
-                                    break
-                            except BlockingIOError:
-                                break
-                    else:
-                        self._read(key.data, key.fd)
-
-    def _watch(self, selector: selectors.BaseSelector, watched: dict[str, tuple[int, int]]) -> None:
-        """Select on every plugged pty's current master; forget old ones (after a replug)."""
-        for name, device in self.devices.items():
-            endpoint = device.endpoint
-            current = None
-            if isinstance(endpoint, PtyEndpoint) and endpoint.master is not None:
-                current = (endpoint.master, endpoint.generation)
-            if watched.get(name) == current:
-                continue
-            if name in watched:
-                # Closed by an unplug: the kernel has dropped it already.
-                with contextlib.suppress(KeyError, ValueError, OSError):
-                    selector.unregister(watched.pop(name)[0])
-            if current is not None:
-                # The new pty may have reused the old master's number.
-                with contextlib.suppress(KeyError, ValueError, OSError):
-                    selector.unregister(current[0])
-                selector.register(current[0], selectors.EVENT_READ, name)
-                watched[name] = current
-
-    def _read(self, name: str, fd: int) -> None:
-        with self._lock:
-            endpoint = self.devices[name].endpoint
-            if isinstance(endpoint, PtyEndpoint) and endpoint.master == fd:
-                endpoint.read_available()
-
-    @contextmanager
-    def locked(self) -> Iterator[None]:
-        """Hold the simulator still (read a consistent state); write what is due after."""
-        with self._lock:
-            yield
-            now = self.clock()
-            for device in self.devices.values():
-                device.pump(now)
+    def _deadline(self, now: float) -> float:
+        return min(device.deadline(now) for device in self.devices.values())
 
     def _act(self, action: Callable[[], _T]) -> _T:
         with self.locked():

@@ -93,15 +93,12 @@ class TableActions(ABC):
 
     @abstractmethod
     def _act(self, action: Callable[[], _T]) -> _T:
-        """Run ``action`` under the lock; write what it made the devices say."""
+        """Run ``action`` under the lock; write what it made the devices say and wake the
+        serving thread (a port came or went, a timer moved)."""
 
     @abstractmethod
     def _device(self, name: str) -> SimDevice:
         """The device called ``name``, or a ``DeviceError`` naming the devices."""
-
-    @abstractmethod
-    def _wake(self) -> None:
-        """Wake the serving thread (a port came or went)."""
 
     # --- the dealer's and the technician's actions ------------------------------------------
 
@@ -195,7 +192,6 @@ class TableActions(ABC):
             sim_device.core.link_lost()
 
         self._act(pull)
-        self._wake()
 
     def replug(self, device: str) -> None:
         """Plug ``device`` back in: the same path or URL; it says hello again."""
@@ -211,7 +207,6 @@ class TableActions(ABC):
             sim_device.core.link_back(self.clock())
 
         self._act(plug)
-        self._wake()
 
     def power_cycle(self, device: str) -> None:
         """Switch ``device`` off and on: a new boot id; what it had not sent is lost."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import select
 import termios
 import time
 from collections.abc import Callable, Iterator
@@ -22,6 +23,7 @@ from simulator.devices import SHOE_IDENTITY, Identity, Timing
 from simulator.protocol_sim import parse_url
 from simulator.sim_device import boot_id
 from simulator.table import Simulator
+from simulator.transports import PtyEndpoint
 
 OpenPort = Callable[[str], serial.SerialBase]
 #: Section 10's timers, shortened for the tests.
@@ -163,6 +165,27 @@ def test_the_pty_is_raw_behind_a_stable_link(tmp_path: Path) -> None:
         sim.replug("panel")
         assert (directory / "panel").is_symlink()
     assert not (directory / "shoe").exists(), "closing the simulator removes its links"
+
+
+def test_what_the_host_wrote_before_an_advance_is_heard_at_the_old_time(tmp_path: Path) -> None:
+    """The clock's watch reads the ptys before it writes what fell due (simulator/serving.py):
+    a query the serving thread has not read yet is heard by the time the advance returns."""
+    clock = ManualClock()
+    with Simulator(directory=tmp_path / "sim", timing=TIMING, clock=clock) as sim:
+        endpoint = sim.devices["shoe"].endpoint
+        assert isinstance(endpoint, PtyEndpoint)
+        fd = os.open(sim.address("shoe"), os.O_RDWR | os.O_NOCTTY)
+        try:
+            with sim.locked():  # the serving thread cannot read the query meanwhile
+                os.write(fd, b"$HCQRY,1*4C\r\n")
+                assert endpoint.master is not None
+                readable, _, _ = select.select([endpoint.master], [], [], WAIT)
+                assert readable, "the query reached the pty's master"
+                assert sim.shoe.link.queries == 0
+                clock.advance(0.0)
+                assert sim.shoe.link.queries == 1
+        finally:
+            os.close(fd)
 
 
 def test_sim_urls_name_the_device_and_optionally_the_table() -> None:
