@@ -13,6 +13,7 @@ from controller.cli.main import main
 from controller.config.settings import JournalSettings
 from controller.history.recall import hands
 from controller.journal import JournalReader, schema, verify
+from controller.journal import tablerecords as rec
 from controller.poker.engine.events import Alarm
 from controller.poker.games import GAMES
 from controller.poker.inputs import Button
@@ -58,6 +59,13 @@ def test_recall_works_while_an_alarm_holds_the_hand(
         assert wait_until(lambda: controller.core.table.hand_number == 2, PATIENCE)
         table.sim.foreign_tag()
         assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
+        # The core holds the alarm as it takes the tag's record; recall reads the alarm in the
+        # decision record, journaled only after the announcement (controller/table/loop.py):
+        # wait until the journal's last record is that decision.
+        journal = controller.journal
+        assert wait_until(
+            lambda: journal.last is not None and journal.last.kind in rec.DECISIONS, PATIENCE
+        )
         assert main(["recall", "--journal", str(tmp_path / "journal")]) == 0
     out = capsys.readouterr().out
     assert "Hand 1, Mambo Stud" in out
