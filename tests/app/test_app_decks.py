@@ -114,7 +114,9 @@ def test_a_card_of_the_deck_not_in_play_is_an_integrity_alarm(tmp_path: Path) ->
         # of its last read in hand 1 (docs/protocol.md 7), however fast hand 1 was dealt.
         table.clock.advance(SHUFFLE_SECONDS)
         table.sim.press(Button.NEW_HAND)
-        assert wait_until(lambda: controller.core.table.hand_number == 2, PATIENCE)
+        # The deck goes in play once the core has begun the hand (Controller._deck_for): its
+        # record in the core, not the hand's number, says the switch is made.
+        assert wait_until(lambda: controller.core.deck == rec.DeckInPlay(2, "B"), PATIENCE)
         assert controller.decks.active.name == "B"
         card = table.sim.other_deck()
         assert wait_until(lambda: isinstance(controller.core.table.pending, Alarm), PATIENCE)
