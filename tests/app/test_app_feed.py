@@ -57,7 +57,11 @@ class Client:
         self.ended.set()
 
     def messages(self) -> list[wire.Hello | TableView]:
-        return [wire.decode_line(line + b"\n") for line in bytes(self.received).splitlines()]
+        """The whole lines received so far: a recv may end anywhere in a line (a backlog
+        larger than its buffer), and the line's rest comes with the next one."""
+        received = bytes(self.received)
+        whole = received[: received.rfind(b"\n") + 1]
+        return [wire.decode_line(line + b"\n") for line in whole.splitlines()]
 
     def views(self) -> list[TableView]:
         return [m for m in self.messages() if isinstance(m, TableView)]
