@@ -15,6 +15,7 @@ from apphelp import PATIENCE, SHUFFLE_SECONDS, dealer, json_log, sim_table
 
 from controller.cli.main import main
 from controller.journal import JournalReader
+from controller.journal import tablerecords as rec
 from controller.poker.announce import announce, hidden_cards
 from controller.poker.engine import events as ev
 from controller.poker.inputs import Button
@@ -76,8 +77,16 @@ def next_hand(table: SimTable) -> None:
 
 
 def deal_until_a_seat_acts(table: SimTable) -> int:
-    """Deal the cards the table asks for until a seat must act; that seat."""
+    """Deal the cards the table asks for until a seat must act; that seat. Each card is waited
+    for until its decision is journaled, after its announcement (controller/table/loop.py): a
+    status read then finds the journal as it stands, not one record short."""
     controller = table.controller
+    journal = controller.journal
+
+    def decided(taken: int) -> bool:
+        last = journal.last
+        return controller.inputs >= taken and last is not None and last.kind in rec.DECISIONS
+
     while True:
         pending = controller.core.table.pending
         if isinstance(pending, ev.ActionRequired):
@@ -88,7 +97,7 @@ def deal_until_a_seat_acts(table: SimTable) -> int:
             table.sim.burn()
         else:
             table.sim.deal()
-        assert wait_until(lambda n=taken: controller.inputs >= n, PATIENCE)
+        assert wait_until(lambda n=taken: decided(n), PATIENCE)
 
 
 @contextmanager
