@@ -180,9 +180,10 @@ def log_events(folder: Path) -> list[dict[str, object]]:
     log = folder / "tablectl.log"
     if not log.exists():
         return []
-    lines = log.read_text(encoding="utf-8").splitlines()
-    # The last line may be half written.
-    return [json.loads(line) for line in lines if line.endswith("}")]
+    # The last line may be half written, and its head may end with a nested object's "}":
+    # only the lines ended by their newline are whole.
+    whole = log.read_bytes()
+    return [json.loads(line) for line in whole[: whole.rfind(b"\n") + 1].splitlines()]
 
 
 def logged(folder: Path, event: str) -> list[dict[str, object]]:
