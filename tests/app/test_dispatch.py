@@ -24,6 +24,9 @@ def test_before_the_run_events_wait_and_during_it_each_is_handled_on_its_drivers
     loop = threading.Thread(target=dispatch.run, args=(stop,), name="loop")
     loop.start()
     try:
+        # The run hands events to the drivers' threads once it has drained what came before
+        # (Dispatch.run): a put before that, the loop's thread not yet in its run, is queued.
+        assert wait_until(lambda: handled == [("hello", "loop")], PATIENCE)
         driver = threading.Thread(target=inbox.put, args=("card",), name="shoe-reader")
         driver.start()
         driver.join(PATIENCE)
