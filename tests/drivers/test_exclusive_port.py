@@ -250,7 +250,13 @@ def test_a_port_held_after_an_unplug_pauses_the_link_naming_the_holder_and_it_re
         try:
             with structlog.testing.capture_logs() as logs:
                 driver.wake()
-                wait_until(lambda: tries[-1:] == ["held"], "a reopen found the port held")
+                # The line, not the spy: the reading thread logs it after the open raised, so
+                # the spy's "held" comes first and the test could leave the capture before it.
+                wait_until(
+                    lambda: any(line["event"] == "port_held" for line in logs),
+                    "a reopen found the port held and said so",
+                )
+            assert tries[-1:] == ["held"]
             assert driver.running
             (said,) = [line for line in logs if line["event"] == "port_held"]
             assert f"is held by pid {os.getpid()} (" in said["error"]
