@@ -333,10 +333,27 @@ def _serve_until_dealt(
             result.update(written={}, idle=0.0)
         stop.set()
 
+    served = threading.Event()
+
+    def go_once_up() -> None:
+        # The table opens paused, both devices lost, and refuses every press until its core
+        # has taken both hellos (docs/app.md, Devices lost and found): the dealer's first act
+        # is a new hand's press, so it goes once the core holds neither device lost, not once
+        # the drivers are started (the panel's hello may be taken before the shoe's).
+        while controller.core.pauses:
+            if served.wait(0.001):
+                return
+        ready.send("go")
+
     waiter = threading.Thread(target=wait_for_dealer, name="dealer-done")
     waiter.start()
-    ready.send("go")
-    serve(controller, stop, feed=feed)
+    goer = threading.Thread(target=go_once_up, name="dealer-go")
+    goer.start()
+    try:
+        serve(controller, stop, feed=feed)
+    finally:
+        served.set()
+        goer.join()
     waiter.join()
     ready.send("bye")
 
