@@ -215,6 +215,14 @@ def retried_more_than(config: Path, count: int) -> Callable[[], bool]:
     return lambda: len(events_of(config, "forward_retrying")) > count
 
 
+def acked(config: Path, seq: int) -> Callable[[], bool]:
+    """Whether the forwarder has taken the stream's acknowledgement of ``seq``, for
+    ``eventually``: its forward_status line saying so, logged at each acknowledgement when it
+    runs with ``--status-every`` 0.000001. The stream holding the record does not say it: the
+    acknowledgement may still be on its way, and a stop then notes the seq before it."""
+    return lambda: any(e["acked"] == seq for e in events_of(config, "forward_status"))
+
+
 def events_of(config: Path, event: str) -> list[dict[str, object]]:
     return [line for line in log_events(config) if line["event"] == event]
 

@@ -10,11 +10,11 @@ from datetime import timedelta
 from pathlib import Path
 
 from forwardhelp import (
+    acked,
     create_stream,
     eventually,
     forward,
     held,
-    holds,
     start_forward,
     stop,
     table_toml,
@@ -78,11 +78,11 @@ def test_sigterm_notes_the_last_acknowledged_record(
     journal = tmp_path / "journal"
     records = write_journal(journal, 10, hands_per_file=3)
     config = table_toml(tmp_path, server, "T1", journal)
-    process = start_forward(config)
+    process = start_forward(config, "--status-every", "0.000001")  # a line at each ack
     try:
         eventually(lambda: Forwarded.read(journal) == Forwarded(records[0].hash, 10), "noted 10")
         write_journal(journal, 30, first=10, hands_per_file=3)
-        eventually(holds(server, "T1", 40), "the stream holds 40", process)
+        eventually(acked(config, 40), "the acknowledgement of seq 40 taken", process)
     finally:
         assert stop(process, signal.SIGTERM) == 0
     assert Forwarded.read(journal) == Forwarded(records[0].hash, 40)
@@ -96,11 +96,11 @@ def test_sigint_notes_the_last_acknowledged_record_too(
     journal = tmp_path / "journal"
     records = write_journal(journal, 5, hands_per_file=3)
     config = table_toml(tmp_path, server, "T1", journal)
-    process = start_forward(config)
+    process = start_forward(config, "--status-every", "0.000001")
     try:
         eventually(lambda: Forwarded.read(journal) == Forwarded(records[0].hash, 5), "noted 5")
         write_journal(journal, 7, first=5, hands_per_file=3)
-        eventually(holds(server, "T1", 12), "the stream holds 12", process)
+        eventually(acked(config, 12), "the acknowledgement of seq 12 taken", process)
     finally:
         assert stop(process, signal.SIGINT) == 0
     assert Forwarded.read(journal) == Forwarded(records[0].hash, 12)
