@@ -15,6 +15,7 @@ import subprocess
 import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -47,10 +48,24 @@ class Screen:
 
     def wait_for(self, text: bytes, after: int = 0) -> bool:
         """Read until ``text`` is drawn past offset ``after``, or PATIENCE runs out."""
+        return self.wait_until(lambda: text in self.drawn[after:])
+
+    def wait_until(self, holds: Callable[[], bool]) -> bool:
+        """Read until what is drawn makes ``holds()`` true, or PATIENCE runs out."""
         deadline = time.monotonic() + PATIENCE
-        while text not in self.drawn[after:] and time.monotonic() < deadline:
+        while not holds() and time.monotonic() < deadline:
             self.drain(0.1)
-        return text in self.drawn[after:]
+        return holds()
+
+    def styles(self, text: bytes, after: int = 0) -> list[bytes]:
+        """How ``text`` was drawn past offset ``after``, each time: from the escape sequence
+        before it (its colours) to its end."""
+        drawn, found = bytes(self.drawn), []
+        start = drawn.find(text, after)
+        while start >= 0:
+            found.append(drawn[drawn.rfind(b"\x1b[", 0, start) : start + len(text)])
+            start = drawn.find(text, start + 1)
+        return found
 
     def close(self) -> None:
         os.close(self.master)
@@ -110,6 +125,8 @@ def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
         try:
             wait_for_devices(log)
             assert screen.wait_for(b"TEST-7"), screen.drawn[-2000:]
+            # The header as the display draws it while it follows the table (not dimmed).
+            linked = screen.styles(b"TEST-7")[0]
             sim.shuffle(3)
             sim.press(Button.NEW_HAND)
             # The button and the cards come on two links: deal once the hand has begun.
@@ -126,9 +143,18 @@ def test_a_signal_closes_the_table_and_the_attached_display_waits_for_it(
             assert verify(tmp_path / "journal").intact
 
             assert screen.wait_for(b"NOT REACHABLE", gone), screen.drawn[-2000:]
+            # The last table stays under the banner, dimmed (docs/display.md).
+            assert screen.wait_until(
+                lambda: any(style != linked for style in screen.styles(b"TEST-7", gone))
+            ), screen.drawn[-2000:]
+            dimmed = len(screen.drawn)
             assert display.poll() is None, "the display stays when the table goes"
             table = start_run(config, tmp_path)
             assert wait_count(log, "display_attached", 2), "the display attached by itself"
+            # The table logs the attach as it accepts the display, which follows it only once it
+            # has read the feed's hello, and then draws the table undimmed: only then does it
+            # know the table keeps running (AttachedDisplay.farewell).
+            assert screen.wait_until(lambda: linked in screen.drawn[dimmed:]), screen.drawn[-2000:]
             assert display.poll() is None
 
             drawn = len(screen.drawn)
