@@ -17,6 +17,7 @@ from pathlib import Path
 from confighelp import to_toml, valid
 from forwardhelp import (
     TABLECTL,
+    acked,
     create_stream,
     events_of,
     eventually,
@@ -283,8 +284,10 @@ def test_a_broker_that_stops_answering_is_waited_out(
     pid = server._process.pid  # the nats-server itself
     with _writer(journal) as writer:
         records = _append(writer, 10)
-        process = start_forward(config)
-        eventually(holds(server, "T1", 10), "10 records stored", process)
+        process = start_forward(config, "--status-every", "0.000001")  # a line at each ack
+        # Its acknowledgement of seq 10 taken, not only the record stored: an ack still in the
+        # broker's queue when it freezes would make the first retry seq 10's.
+        eventually(acked(config, 10), "the acknowledgement of seq 10 taken", process)
         os.kill(pid, signal.SIGSTOP)
         try:
             records += _append(writer, 10)
