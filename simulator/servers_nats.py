@@ -9,7 +9,7 @@ credentials is refused. A table's user may publish to its own journal subject on
 direct get of the last record on that subject (the forwarder's resume) and subscribe to its own
 inbox prefix (the replies to both); the floor's user may do everything in the account but
 publish a table's record. Readiness is the monitoring port's ``/healthz`` (JetStream included),
-on loopback too.
+on loopback too, answered while the server's own process holds its ports.
 """
 
 from __future__ import annotations
@@ -32,7 +32,15 @@ from controller.forwarder.subjects import (
     subject_of,
     web_permissions,
 )
-from simulator.servers import Guarded, ServerError, Throwaway, binary, free_port, wait_until
+from simulator.servers import (
+    Guarded,
+    ServerError,
+    Throwaway,
+    binary,
+    free_port,
+    listens,
+    wait_until,
+)
 from simulator.servers_tls import TlsFiles
 
 NATS_SERVER: Final = "nats-server"
@@ -186,12 +194,21 @@ class NatsServer(Throwaway):
         self.wait_ready()
 
     def _healthy(self) -> bool:
+        """``/healthz`` answers 200, and this server's own process holds its ports: a port
+        ``free_port`` gave may be another process's that took it first (another test worker's
+        nats-server, whose ``/healthz`` answers), ours then failing to bind and exiting."""
+        assert self._process is not None
         url = f"http://127.0.0.1:{self.monitor_port}/healthz"
         try:
             with urllib.request.urlopen(url, timeout=2) as answer:
-                return bool(answer.status == 200)
+                if answer.status != 200:
+                    return False
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             return False
+        ports = [self.port, self.monitor_port]
+        if self.cluster is not None:
+            ports.append(self.cluster.route_port)
+        return all(listens(self._process.pid, port) for port in ports)
 
 
 def _cluster_block(node: ClusterNode) -> dict[str, object]:
