@@ -6,14 +6,21 @@ password counts against the login's rate limit."""
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Iterator
 
 import psycopg
 import pytest
 from floorhelp import PATIENCE
-from webhelp import PASSWORD, Client, WebFloor, WebProcess, at_full_strength, web_floor
+from webhelp import (
+    PASSWORD,
+    Client,
+    WebFloor,
+    WebProcess,
+    at_full_strength,
+    log_lines,
+    web_floor,
+)
 
 from controller.floor.web.accountpage import CHANGED, PAGE
 from simulator.servers_nats import NatsServer
@@ -56,7 +63,7 @@ def logged(web: WebProcess, event: str, user: str) -> list[dict[str, object]]:
     answers: the line may follow the reply by a moment)."""
     deadline = time.monotonic() + PATIENCE
     while True:
-        lines = [json.loads(line) for line in web.log.read_text().splitlines() if "{" in line]
+        lines = log_lines(web.log)
         found = [line for line in lines if line["event"] == event and line["user"] == user]
         if found or time.monotonic() > deadline:
             return found

@@ -6,7 +6,6 @@ database as its owner."""
 
 from __future__ import annotations
 
-import json
 import time
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from webhelp import (
     WebProcess,
     cards_in,
     hidden_of,
+    log_lines,
     publish_records,
     serving,
     web_floor,
@@ -125,9 +125,7 @@ def test_a_supervisor_never_gets_a_face_down_card_of_a_hand_in_progress_and_surv
         deadline = time.monotonic() + PATIENCE
         while True:
             stored_views = set(card_views(floor))
-            logged = [
-                json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"
-            ]
+            logged = log_lines(web.log)
             viewed = [line for line in logged if line["event"] == "web_card_view"]
             logged_views = {
                 (line["user"], line["role"], h["table"], h["journal"], h["hand"], line["through"])

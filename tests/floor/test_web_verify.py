@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import html
 import io
-import json
 import re
 import tarfile
 import threading
@@ -22,7 +21,7 @@ from floorhelp import PATIENCE, arrivals, ingest_now, rewritten, tablectl
 from keyedtable import store_as_owner
 from servershelp import NatsFactory
 from test_floor_dispute import TABLE_ID, keyed_table
-from webhelp import Client, WebFloor, WebProcess, web_floor
+from webhelp import Client, WebFloor, WebProcess, log_lines, web_floor
 
 from controller.floor import keys, software
 from controller.floor.chainwalk import ChainWalk
@@ -234,7 +233,7 @@ def test_a_rehashed_forged_chain_is_caught_by_the_checkpoints_signatures(
         assert field(page, "verdict-text") == f"links intact; signatures BAD at record {first}"
         assert field(page, "first-bad-seq") == str(first)
         # A walk that does not vouch for the journal is logged at warning, with its verdict.
-        logged = [json.loads(line) for line in web.log.read_text().splitlines() if line[:1] == "{"]
+        logged = log_lines(web.log)
         [verified] = [line for line in logged if line["event"] == "web_journal_verified"]
         assert (verified["level"], verified["verified"]) == ("warning", False)
         assert verified["verdict"] == f"links intact; signatures BAD at record {first}"

@@ -203,6 +203,16 @@ class WebProcess:
         return code
 
 
+def log_lines(log: Path) -> list[dict[str, Any]]:
+    """The JSON lines of a running process's log (``WebProcess.log``) so far, each one its
+    newline ended: a line being written can be read in part (the file grows a page at a time
+    as one write is copied in), and json.loads of its head raises where the reader should
+    read again."""
+    text = log.read_text()
+    ended = text[: text.rfind("\n") + 1]
+    return [json.loads(line) for line in ended.splitlines() if line.startswith("{")]
+
+
 @contextmanager
 def serving(floor: WebFloor) -> Iterator[tuple[FloorProcess, WebProcess]]:
     """``floor serve`` (once it logs ``floor_serving``) and ``floor web`` (once it answers) for
