@@ -123,6 +123,12 @@ def panel_text(table: SimTable) -> str:
         return table.sim.panel.text
 
 
+def texts_received(table: SimTable) -> int:
+    """How many text lines the simulated panel has been sent (it keeps the last one)."""
+    with table.sim.locked():
+        return table.sim.panel.texts_received
+
+
 def ready(device: str, outcome: HelloOutcome, lost: LostRange | None = None) -> DeviceUp:
     """The driver's report that ``device`` said hello (boot ``B<device>``) and was welcomed."""
     return DeviceUp(device, f"B{device}", "0", outcome, lost, model="TEST", firmware="1")

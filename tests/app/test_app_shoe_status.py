@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
-from apphelp import PATIENCE, json_log, panel_text, ready, sim_table
+from apphelp import PATIENCE, json_log, panel_text, ready, sim_table, texts_received
 
 from controller.config.settings import JournalSettings
 from controller.display.view import DeviceState, Severity, TableView
@@ -101,9 +101,13 @@ def test_a_shoe_fault_mid_hand_pauses_the_table_through_a_restart_until_it_clear
         assert (shoe.name, shoe.state) == ("shoe", DeviceState.FAULT)
         assert "resumes where it stopped" in shoe.message
         table.stop_controller()
+        drawn = texts_received(table)
         controller = table.start_controller()
         assert controller.core.shoe != rec.ShoeCondition()  # replayed from the journal
         assert wait_until(lambda: controller.core.devices["shoe"].connected, PATIENCE)
+        # The panel keeps the line it was last sent: the restarted controller's own is a text
+        # received after the restart.
+        assert wait_until(lambda: texts_received(table) > drawn, PATIENCE)
         assert wait_until(lambda: panel_text(table) == line, PATIENCE), panel_text(table)
         clear(table.sim)  # type: ignore[operator]  # a lambda of the parametrization
         assert wait_until(lambda: not controller.core.paused_by, PATIENCE)
