@@ -13,6 +13,7 @@ and start again on the same files: ``nats``, ``postgres``, ``floor``, each table
 
     with FloorLab(directory, tables=3, hands=20) as lab:
         lab.wait_dealt()
+        lab.close_tables()  # the journals final
         lab.wait_caught_up()
         assert all(c.same for c in lab.compare().values())
 
@@ -308,6 +309,17 @@ class FloorLab:
         errors = [t.table.error for t in self.tables.values() if t.table.error]
         if errors:
             raise PartError("; ".join(errors))
+
+    def close_tables(self) -> None:
+        """Stop every table's dealer, then its controller (each waited for): its journal is
+        final, for ``wait_caught_up`` and ``compare``. A dealer done is not a journal done: the
+        controller acknowledges an input before it journals the input's decision and, at a
+        hand's end, its checkpoint (controller/table/loop.py ``_input``), so the floor could
+        hold a journal to its end a moment before that end grew."""
+        for lab_table in self.tables.values():
+            lab_table.table.end_dealing()
+        for lab_table in self.tables.values():
+            lab_table.table.stop()
 
     def heads(self) -> dict[str, tuple[str, int]]:
         """Each table's journals' chain heads in the floor's store: (journal id, head seq)."""

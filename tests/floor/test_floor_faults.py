@@ -173,6 +173,7 @@ def assert_floor_holds_every_journal(lab: FloorLab, run: FaultRun) -> dict[str, 
     """Every table's journal in the floor exactly, chains verified, no alarm; the records of
     each table."""
     lab.wait_dealt(PATIENCE)
+    lab.close_tables()  # every journal final (FloorLab.close_tables)
     lab.wait_caught_up(PATIENCE)
     compared = lab.compare()
     wrong = {t: c.differences() for t, c in compared.items() if not c.same}
