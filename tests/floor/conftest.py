@@ -9,6 +9,9 @@ simulator/servers_pg.py), stopped at the end.
 - ``tls_files -> TlsFiles``: a throwaway CA and server certificate in the test's folder.
 - ``browser -> WebDriver``: a headless chromium, clean each test, one a worker
   (tests/floor/browserhelp.py).
+
+A ``tablectl forward`` a test started and left running (a test that failed before it stopped
+it) is killed after the test (``forwardhelp.end_forwarders``).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from pathlib import Path
 
 import pytest
 from browserhelp import browser, chromium
+from forwardhelp import end_forwarders
 from servershelp import NatsFactory
 
 from simulator.servers_nats import NatsServer
@@ -25,6 +29,13 @@ from simulator.servers_pg import PostgresServer
 from simulator.servers_tls import TlsFiles, make_tls
 
 __all__ = ["browser", "chromium"]  # the fixtures, from browserhelp.py, for every browser test
+
+
+@pytest.fixture(autouse=True)
+def _forwarders_ended() -> Iterator[None]:
+    """After each test, no forwarder it started runs on (forwardhelp.end_forwarders)."""
+    yield
+    end_forwarders()
 
 
 @pytest.fixture

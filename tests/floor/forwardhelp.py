@@ -175,12 +175,17 @@ def forward(config: Path, *args: str, timeout: float = 120) -> subprocess.Comple
     )
 
 
+#: Every forwarder started in this worker, so that those a test left running (one that
+#: failed before its stop) are ended after it (``end_forwarders``, tests/floor/conftest.py).
+STARTED: list[subprocess.Popen[str]] = []
+
+
 def start_forward(config: Path, *args: str) -> subprocess.Popen[str]:
     """``tablectl forward --config CONFIG ARGS`` started; its log goes to ``<table>.log``
     beside the config (``log_events``), anything else it prints to ``<config>.stderr``."""
     stderr = config.with_suffix(".stderr").open("a", encoding="utf-8")
     try:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             [*TABLECTL, "forward", "--config", str(config), "--poll", "0.05", *args],
             stdout=subprocess.DEVNULL,
             stderr=stderr,
@@ -188,6 +193,22 @@ def start_forward(config: Path, *args: str) -> subprocess.Popen[str]:
         )
     finally:
         stderr.close()
+    STARTED.append(process)
+    return process
+
+
+def end_forwarders() -> list[int]:
+    """Kill and reap every forwarder started that still runs; their pids. A test stops its
+    forwarders itself: this ends what a failed one left, which would otherwise run on after
+    the suite, its server gone."""
+    ended = []
+    while STARTED:
+        process = STARTED.pop()
+        if process.poll() is None:
+            process.kill()
+            ended.append(process.pid)
+        process.wait()
+    return ended
 
 
 def stop(process: subprocess.Popen[str], sig: signal.Signals = signal.SIGTERM) -> int:
