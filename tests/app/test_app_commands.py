@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import fcntl
-import json
 import os
 import pty
 import select
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from apphelp import AS_ROOT, PATIENCE, table_toml
+from logread import whole_lines
 
 from controller.cli.main import main
 from controller.journal import verify
@@ -42,14 +42,8 @@ def on_terminal(argv: list[str], terminal: int) -> subprocess.Popen[bytes]:
 
 
 def log_lines(path: Path) -> list[dict[str, object]]:
-    """The log's whole lines so far. A line the running table is writing may be read in
-    part: one write(2) of a line is copied into the file a page at a time and the file's
-    size moves with each page, so a reader can see the line's head without its end. Only
-    the lines ended by their newline are read; the one in writing is read at the next poll."""
-    if not path.exists():
-        return []
-    whole = path.read_bytes()
-    return [json.loads(line) for line in whole[: whole.rfind(b"\n") + 1].splitlines()]
+    """The running table's log lines so far, each whole (logread.whole_lines)."""
+    return whole_lines(path)
 
 
 def wait_for_log(path: Path, event: str, timeout: float = PATIENCE) -> dict[str, object]:

@@ -5,7 +5,6 @@ stream holds of a table read back as the floor's user, a table.toml with [floor]
 from __future__ import annotations
 
 import asyncio
-import json
 import os
 import signal
 import ssl
@@ -18,6 +17,7 @@ from pathlib import Path
 
 import nats
 from confighelp import section, to_toml, valid
+from logread import whole_lines
 from nats.js.api import RetentionPolicy, StorageType, StreamConfig
 from nats.js.errors import NotFoundError
 
@@ -249,12 +249,9 @@ def events_of(config: Path, event: str) -> list[dict[str, object]]:
 
 
 def log_events(config: Path) -> list[dict[str, object]]:
-    """The forwarder's log lines so far (JSON), from the log file its table.toml names."""
-    log = config.with_suffix(".log")
-    if not log.exists():
-        return []
-    lines = log.read_text(encoding="utf-8").splitlines()
-    return [json.loads(line) for line in lines if line.endswith("}")]
+    """The forwarder's log lines so far (JSON), each whole (logread.whole_lines), from the
+    log file its table.toml names."""
+    return whole_lines(config.with_suffix(".log"))
 
 
 def eventually(

@@ -35,6 +35,7 @@ from floorhelp import (
     tablectl,
     write_floor_toml,
 )
+from logread import whole_lines
 from psycopg.conninfo import make_conninfo
 
 from controller.floor import store
@@ -204,13 +205,9 @@ class WebProcess:
 
 
 def log_lines(log: Path) -> list[dict[str, Any]]:
-    """The JSON lines of a running process's log (``WebProcess.log``) so far, each one its
-    newline ended: a line being written can be read in part (the file grows a page at a time
-    as one write is copied in), and json.loads of its head raises where the reader should
-    read again."""
-    text = log.read_text()
-    ended = text[: text.rfind("\n") + 1]
-    return [json.loads(line) for line in ended.splitlines() if line.startswith("{")]
+    """The JSON lines of a running process's log (``WebProcess.log``) so far, each whole
+    (logread.whole_lines; uvicorn's own words before the log is set up passed over)."""
+    return whole_lines(log, json_only=True)
 
 
 @contextmanager

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import pytest
 from devtime import WAIT
+from logread import whole_lines
 from test_bot_bench_stacks import (
     BENCH_WAIT,
     OUT_OF_STEP,
@@ -177,13 +178,8 @@ def test_the_bench_bot_deals_through_the_emulated_keypad(tmp_path: Path, game: s
 
 
 def log_events(folder: Path) -> list[dict[str, object]]:
-    log = folder / "tablectl.log"
-    if not log.exists():
-        return []
-    # The last line may be half written, and its head may end with a nested object's "}":
-    # only the lines ended by their newline are whole.
-    whole = log.read_bytes()
-    return [json.loads(line) for line in whole[: whole.rfind(b"\n") + 1].splitlines()]
+    """The running controller's log lines so far, each whole (logread.whole_lines)."""
+    return whole_lines(folder / "tablectl.log")
 
 
 def logged(folder: Path, event: str) -> list[dict[str, object]]:
