@@ -46,7 +46,13 @@ def last_press(directory: Path) -> Decided | None:
     pressed: int | None = None
     decided: dict[int, list[dict[str, object]]] = {}
     for path in files:
-        for line in _tail(path):
+        try:
+            lines = _tail(path)
+        except FileNotFoundError:
+            # Closed and compressed by the keeper since the listing: its new hand's press is
+            # read from the newer file's hand_started, as when it was gone before.
+            continue
+        for line in lines:
             try:
                 record = json.loads(line)
             except ValueError:

@@ -145,12 +145,18 @@ def journaled_up(directory: Path) -> bool:
     True when, after the newest start's ``software`` record, a ``ready`` ``device`` record
     stands for each device; a newest plain file with no start in it began with a hand this
     process dealt, so both were up."""
-    files = sorted(directory.glob("journal-*.jsonl"))
-    if not files:
-        return False
+    while True:
+        files = sorted(directory.glob("journal-*.jsonl"))
+        if not files:
+            return False
+        try:
+            text = files[-1].read_text(encoding="utf-8")
+        except FileNotFoundError:
+            continue  # closed at a hand's start and compressed since the listing: list again
+        break
     ready: set[str] = set()
     started = False
-    for line in files[-1].read_text(encoding="utf-8").splitlines():
+    for line in text.splitlines():
         try:
             record = json.loads(line)
         except ValueError:

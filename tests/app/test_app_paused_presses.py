@@ -45,6 +45,7 @@ from drivers.seam.events import (
     TagRead,
 )
 from drivers.seam.settings import DeviceSettings
+from simulator import presses
 from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
 from simulator.presses import Decided, last_press
 from simulator.simtable import demo_config, unplugged_table
@@ -342,4 +343,28 @@ def test_a_new_hands_press_is_read_taken_though_its_file_is_compressed(
     files = sorted(journal.glob("journal-*.jsonl"))
     assert len(files) == 2
     files[0].rename(files[0].with_suffix(".jsonl.compressed"))
+    assert last_press(journal) is Decided.TAKEN
+
+
+def test_a_file_compressed_between_the_listing_and_the_reading_is_passed_over(
+    tmp_path: Path, opened: list[Hands], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The keeper may compress the file closed as a hand began after the bot listed the
+    journal's files and before it reads them (docs/journal.md, Files and rotation): the press
+    still reads as taken, from the newer file, and nothing raises."""
+    journal = tmp_path / "journal"
+    hands = Hands(journal, hands_per_file=1)
+    opened.append(hands)
+    hands.deal_until(_to_act)
+    hands.press(Button.MISDEAL)  # hand 1 void: the next hand begins a file
+    hands.press(Button.NEW_HAND)
+    older = sorted(journal.glob("journal-*.jsonl"))[0]
+    tail = presses._tail
+
+    def compressed_first(path: Path) -> list[str]:
+        if path == older:
+            path.rename(path.with_suffix(".jsonl.compressed"))  # the keeper, just now
+        return tail(path)
+
+    monkeypatch.setattr(presses, "_tail", compressed_first)
     assert last_press(journal) is Decided.TAKEN
