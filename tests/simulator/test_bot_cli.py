@@ -78,8 +78,8 @@ def test_sim_help_lists_the_bot_options() -> None:
 
 
 @pytest.mark.parametrize("command", ["sim", "run"])
-@pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "soon"])
-def test_a_repeat_window_is_a_positive_number_of_seconds(
+@pytest.mark.parametrize("given", ["0", "-1", "nan", "inf", "soon", "3600"])
+def test_a_repeat_window_is_a_number_of_seconds_above_0_and_under_an_hour(
     command: str, given: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The bot's shuffles outlast ``--repeat-window`` (docs/simulator.md, Dealer bots), and the
@@ -88,7 +88,9 @@ def test_a_repeat_window_is_a_positive_number_of_seconds(
     with pytest.raises(SystemExit) as stopped:
         build_parser().parse_args([command, f"--repeat-window={given}"])
     assert stopped.value.code == 2
-    said = f"argument --repeat-window: '{given}': expected a positive number of seconds"
+    said = (
+        f"argument --repeat-window: '{given}': expected a number of seconds above 0 and under 3600"
+    )
     assert capsys.readouterr().err.splitlines()[-1].endswith(said)
     assert build_parser().parse_args([command, "--repeat-window", "0.02"]).repeat_window == 0.02
 

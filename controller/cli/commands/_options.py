@@ -24,7 +24,9 @@ def repeat_window(text: str) -> float:
     except ValueError:
         seconds = -1.0
     if not 0 < seconds < MAX_REPEAT_WINDOW:
-        raise argparse.ArgumentTypeError(f"{text!r}: expected a positive number of seconds")
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: expected a number of seconds above 0 and under {MAX_REPEAT_WINDOW:g}"
+        )
     return seconds
 
 
