@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 from apphelp import PATIENCE, dealer, json_log, ready, sim_table
@@ -20,6 +21,7 @@ from controller.config.settings import JournalSettings
 from controller.display.view import TableView
 from controller.journal import JournalReader, schema
 from controller.journal import tablerecords as rec
+from controller.journal.files import file_name
 from controller.poker.engine.events import (
     ActionRequired,
     CardDealt,
@@ -49,6 +51,7 @@ from simulator import presses
 from simulator.keypad import SimKeypad, fit_keypad, keypad_panel
 from simulator.presses import Decided, last_press
 from simulator.simtable import demo_config, unplugged_table
+from simulator.waits import journaled_up
 
 Pending = Callable[[object], bool]
 
@@ -328,12 +331,10 @@ def test_before_the_journals_first_hand_the_engine_refuses_a_press_in_its_own_wo
     assert replayed(tmp_path / "journal", hands.core).table.hand_number == 0
 
 
-def test_a_new_hands_press_is_read_taken_though_its_file_is_compressed(
-    tmp_path: Path, opened: list[Hands]
-) -> None:
-    """docs/journal.md, Files and rotation: a file is closed as a hand begins, so the new
-    hand's press is the old file's last input and its decision the new file's first record;
-    the keeper compresses the old one (here: it is gone). The press reads as taken."""
+def _a_hand_in_a_new_file(tmp_path: Path, opened: list[Hands]) -> tuple[Path, list[Path]]:
+    """A journal of one hand a file: hand 1 void, hand 2 pressed, so its press is the first
+    file's last input and its decision the second file's first record (docs/journal.md, Files
+    and rotation). The journal and its two plain files."""
     journal = tmp_path / "journal"
     hands = Hands(journal, hands_per_file=1)
     opened.append(hands)
@@ -342,7 +343,20 @@ def test_a_new_hands_press_is_read_taken_though_its_file_is_compressed(
     hands.press(Button.NEW_HAND)
     files = sorted(journal.glob("journal-*.jsonl"))
     assert len(files) == 2
-    files[0].rename(files[0].with_suffix(".jsonl.compressed"))
+    return journal, files
+
+
+def _compressed(path: Path) -> None:
+    """What the keeper does to a finished file, as the bots' readers see it: it is gone."""
+    path.rename(path.with_suffix(".jsonl.compressed"))
+
+
+def test_a_new_hands_press_is_read_taken_though_its_file_is_compressed(
+    tmp_path: Path, opened: list[Hands]
+) -> None:
+    """The keeper compresses the file the new hand's press is in: the press reads as taken."""
+    journal, files = _a_hand_in_a_new_file(tmp_path, opened)
+    _compressed(files[0])
     assert last_press(journal) is Decided.TAKEN
 
 
@@ -350,21 +364,35 @@ def test_a_file_compressed_between_the_listing_and_the_reading_is_passed_over(
     tmp_path: Path, opened: list[Hands], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The keeper may compress the file closed as a hand began after the bot listed the
-    journal's files and before it reads them (docs/journal.md, Files and rotation): the press
-    still reads as taken, from the newer file, and nothing raises."""
-    journal = tmp_path / "journal"
-    hands = Hands(journal, hands_per_file=1)
-    opened.append(hands)
-    hands.deal_until(_to_act)
-    hands.press(Button.MISDEAL)  # hand 1 void: the next hand begins a file
-    hands.press(Button.NEW_HAND)
-    older = sorted(journal.glob("journal-*.jsonl"))[0]
+    journal's files and before it reads them: the press still reads as taken, from the newer
+    file, and nothing raises."""
+    journal, files = _a_hand_in_a_new_file(tmp_path, opened)
     tail = presses._tail
 
     def compressed_first(path: Path) -> list[str]:
-        if path == older:
-            path.rename(path.with_suffix(".jsonl.compressed"))  # the keeper, just now
+        if path == files[0]:
+            _compressed(path)  # the keeper, just now
         return tail(path)
 
     monkeypatch.setattr(presses, "_tail", compressed_first)
     assert last_press(journal) is Decided.TAKEN
+
+
+def test_a_newest_file_rotated_between_the_listing_and_the_reading_is_listed_again(
+    tmp_path: Path, opened: list[Hands], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """journaled_up reads the newest plain file; a hand that begins between its listing and
+    its reading closes that file (and the keeper compresses it): it lists the files again and
+    reads the new newest, which began with a hand, so both devices were up."""
+    journal, files = _a_hand_in_a_new_file(tmp_path, opened)
+    read_text = Path.read_text
+
+    def rotated_first(path: Path, *args: Any, **kwargs: Any) -> str:
+        if path == files[-1] and path.exists():
+            following = path.with_name(file_name(3))
+            following.write_bytes(path.read_bytes().splitlines(keepends=True)[0])
+            _compressed(path)  # the writer rotated, the keeper compressed, just now
+        return read_text(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_text", rotated_first)
+    assert journaled_up(journal)
