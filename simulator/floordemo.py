@@ -137,7 +137,6 @@ def _run_in(args: argparse.Namespace, folder: Path, out: TextIO) -> int:
             try:
                 _say(f"{tables} dealing {counted(args.hands, 'hand')} each ({args.game})")
                 lab.wait_dealt()
-                lab.close_tables()  # every journal final: its last checkpoint written
                 _say("dealt; waiting until the floor holds every journal")
                 lab.wait_caught_up()
                 forwarded = lab.forwarded()
